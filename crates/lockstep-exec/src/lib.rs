@@ -1,14 +1,131 @@
-pub fn add(left: u64, right: u64) -> u64 {
-    left + right
+//! The CPU engine: lowers the IR to wave bytecode and runs a dispatch with
+//! exact wave semantics at any wave size from 4 to 128.
+//!
+//! Groups run in parallel on all cores; the waves of one group take turns on
+//! one worker, pausing at barriers.
+
+pub mod alu;
+pub mod bytecode;
+pub mod compile;
+mod engine;
+pub mod memory;
+pub mod value;
+
+use rayon::prelude::*;
+
+pub use compile::Program;
+pub use lockstep_ir::Span;
+pub use memory::Memory;
+
+/// An error while compiling to bytecode or running a dispatch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExecError {
+    pub message: String,
+    /// The source construct responsible, when known.
+    pub span: Option<Span>,
+    pub notes: Vec<String>,
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+impl ExecError {
+    pub fn new(message: impl Into<String>, span: Option<Span>) -> ExecError {
+        ExecError { message: message.into(), span, notes: Vec::new() }
+    }
 
-    #[test]
-    fn it_works() {
-        let result = add(2, 2);
-        assert_eq!(result, 4);
+    pub fn with_note(mut self, note: impl Into<String>) -> ExecError {
+        self.notes.push(note.into());
+        self
+    }
+}
+
+impl std::fmt::Display for ExecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ExecError {}
+
+/// Wave sizes the engine runs.
+pub const MIN_WAVE_SIZE: u32 = 4;
+pub const MAX_WAVE_SIZE: u32 = 128;
+
+/// The most threads one dispatch may run (groups × threads per group).
+pub const MAX_DISPATCH_THREADS: u64 = 1 << 34;
+
+/// How to run a dispatch.
+#[derive(Clone, Debug)]
+pub struct DispatchConfig {
+    /// Lanes per wave: a power of two from 4 to 128.
+    pub wave_size: u32,
+    /// Worker threads; 0 means one per core.
+    pub threads: usize,
+    /// Loop iterations one wave may run before the dispatch stops with an
+    /// error (catches loops that never end).
+    pub step_budget: u64,
+    /// Thread groups in x, y, z.
+    pub group_count: [u32; 3],
+}
+
+impl Default for DispatchConfig {
+    fn default() -> DispatchConfig {
+        DispatchConfig {
+            wave_size: 32,
+            threads: 0,
+            step_budget: 1 << 24,
+            group_count: [1, 1, 1],
+        }
+    }
+}
+
+/// Checks that `n` is a wave size the engine runs.
+pub fn validate_wave_size(n: u32) -> Result<(), ExecError> {
+    if (MIN_WAVE_SIZE..=MAX_WAVE_SIZE).contains(&n) && n.is_power_of_two() {
+        Ok(())
+    } else {
+        Err(ExecError::new(
+            format!("wave size {n} is not supported: it must be a power of two from {MIN_WAVE_SIZE} to {MAX_WAVE_SIZE}"),
+            None,
+        ))
+    }
+}
+
+/// Runs `program` over `buffers` (indexed by resource id; several resources
+/// may share one buffer).
+pub fn dispatch(program: &Program, buffers: &[&Memory], config: &DispatchConfig) -> Result<(), ExecError> {
+    validate_wave_size(config.wave_size)?;
+    let [gx, gy, gz] = config.group_count;
+    if gx == 0 || gy == 0 || gz == 0 {
+        return Err(ExecError::new("the dispatch has a group count of zero", None));
+    }
+    let groups = u64::from(gx) * u64::from(gy) * u64::from(gz);
+    let per_group: u64 = program.group_size.iter().map(|&n| u64::from(n)).product();
+    if groups.saturating_mul(per_group) > MAX_DISPATCH_THREADS || groups > u64::from(u32::MAX) {
+        return Err(ExecError::new(
+            format!("the dispatch is too large: {groups} groups of {per_group} threads (the limit is {MAX_DISPATCH_THREADS} threads)"),
+            None,
+        ));
+    }
+    if buffers.len() < program.element_strides.len() {
+        return Err(ExecError::new("a resource of the shader has no buffer", None));
+    }
+    let ctx = engine::Context {
+        program,
+        buffers,
+        wave_size: config.wave_size as usize,
+        step_budget: config.step_budget,
+        group_count: config.group_count,
+    };
+    let run = || {
+        (0..groups as u32)
+            .into_par_iter()
+            .try_for_each_init(engine::Worker::new, |worker, g| worker.run_group(&ctx, g))
+    };
+    if config.threads == 1 {
+        let mut worker = engine::Worker::new();
+        return (0..groups as u32).try_for_each(|g| worker.run_group(&ctx, g));
+    }
+    match rayon::ThreadPoolBuilder::new().num_threads(config.threads).build() {
+        Ok(pool) => pool.install(run),
+        Err(e) => Err(ExecError::new(format!("cannot start worker threads: {e}"), None)),
     }
 }

@@ -1,14 +1,67 @@
-pub fn add(left: u64, right: u64) -> u64 {
-    left + right
+//! The HLSL type checker: resolves names, types, overloads and intrinsics of
+//! a parsed translation unit and lowers it to the typed IR of `lockstep-ir`.
+//!
+//! Every type error becomes a [`Diagnostic`]; [`lower`] returns `None` when
+//! an error was reported. No input panics: deep nesting is cut off by a depth
+//! limit with a diagnostic.
+
+mod access;
+mod call;
+mod context;
+mod convert;
+mod entry;
+mod expr;
+mod fold;
+mod func;
+mod globals;
+mod init;
+mod intrinsics;
+mod ops;
+mod resource;
+mod stmt;
+mod types;
+
+use lockstep_syntax::{Diagnostics, SourceMap, ast};
+
+pub use lockstep_syntax::Diagnostic;
+
+/// How to compile: the entry point, the shader-model profile and the
+/// language options that change types.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompileOptions {
+    /// The name of the entry function (`-E`).
+    pub entry: String,
+    /// The profile's shader model (`-T cs_6_5` is `(6, 5)`).
+    pub shader_model: (u32, u32),
+    /// `-enable-16bit-types`: `half` is binary16 and 16-bit integers exist.
+    pub enable_16bit_types: bool,
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn it_works() {
-        let result = add(2, 2);
-        assert_eq!(result, 4);
+impl Default for CompileOptions {
+    fn default() -> CompileOptions {
+        CompileOptions {
+            entry: "main".to_string(),
+            shader_model: (6, 10),
+            enable_16bit_types: false,
+        }
     }
+}
+
+/// Checks the translation unit and lowers it. Returns None when an error was
+/// reported.
+pub fn lower(
+    tu: &ast::TranslationUnit,
+    map: &SourceMap,
+    opts: &CompileOptions,
+    diags: &mut Diagnostics,
+) -> Option<lockstep_ir::Module> {
+    let _ = map;
+    let errors_before = diags.items.iter().filter(|d| d.is_error()).count();
+    let mut sema = context::Sema::new(opts, diags);
+    for item in &tu.items {
+        sema.lower_item(item);
+    }
+    let module = sema.finish();
+    let errors_after = diags.items.iter().filter(|d| d.is_error()).count();
+    (errors_after == errors_before).then_some(module)
 }

@@ -42,6 +42,26 @@ pub struct SourceFile {
     pub included_from: Option<Span>,
     /// Byte offsets of line starts, for line/column lookup.
     line_starts: Vec<u32>,
+    /// `#line` directives seen in this file, sorted by offset.
+    line_directives: Vec<LineDirective>,
+}
+
+/// A `#line N "name"` directive: from byte `offset` on (the start of the line
+/// after the directive), the line at `offset` is reported as line `line`, in
+/// the file called `name` (or the file's own name when `None`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineDirective {
+    pub offset: u32,
+    pub line: u32,
+    pub name: Option<String>,
+}
+
+/// A location as diagnostics report it: after `#line` directives are applied.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PresumedLoc {
+    pub name: String,
+    pub line: u32,
+    pub col: u32,
 }
 
 impl SourceFile {
@@ -54,6 +74,7 @@ impl SourceFile {
             text,
             included_from,
             line_starts,
+            line_directives: Vec::new(),
         }
     }
 
@@ -71,6 +92,45 @@ impl SourceFile {
 
     pub fn line_starts(&self) -> &[u32] {
         &self.line_starts
+    }
+
+    pub fn line_directives(&self) -> &[LineDirective] {
+        &self.line_directives
+    }
+
+    /// Records a `#line` directive taking effect at `offset`. A directive
+    /// without a name keeps the name set by an earlier one.
+    pub fn add_line_directive(&mut self, offset: u32, line: u32, name: Option<String>) {
+        let name = name.or_else(|| {
+            self.line_directives
+                .iter()
+                .rev()
+                .find(|d| d.offset <= offset)
+                .and_then(|d| d.name.clone())
+        });
+        let at = self.line_directives.partition_point(|d| d.offset <= offset);
+        self.line_directives
+            .insert(at, LineDirective { offset, line, name });
+    }
+
+    /// Name, line and column of a byte offset with `#line` directives
+    /// applied.
+    pub fn presumed(&self, offset: u32) -> PresumedLoc {
+        let (line, col) = self.line_col(offset);
+        let index = self.line_directives.partition_point(|d| d.offset <= offset);
+        let Some(directive) = index.checked_sub(1).map(|i| &self.line_directives[i]) else {
+            return PresumedLoc {
+                name: self.name.clone(),
+                line,
+                col,
+            };
+        };
+        let (directive_line, _) = self.line_col(directive.offset);
+        PresumedLoc {
+            name: directive.name.clone().unwrap_or_else(|| self.name.clone()),
+            line: directive.line.saturating_add(line - directive_line),
+            col,
+        }
     }
 }
 
@@ -96,15 +156,33 @@ impl SourceMap {
         &self.files[id.0 as usize]
     }
 
+    /// Like [`SourceMap::file`], but `None` for an id from another map.
+    pub fn get(&self, id: FileId) -> Option<&SourceFile> {
+        self.files.get(id.0 as usize)
+    }
+
+    /// Records a `#line` directive; see [`SourceFile::add_line_directive`].
+    pub fn add_line_directive(&mut self, file: FileId, offset: u32, line: u32, name: Option<String>) {
+        if let Some(f) = self.files.get_mut(file.0 as usize) {
+            f.add_line_directive(offset, line, name);
+        }
+    }
+
+    /// The location diagnostics report for the span's start, with `#line`
+    /// directives applied.
+    pub fn presumed_location(&self, span: Span) -> PresumedLoc {
+        self.file(span.file).presumed(span.start)
+    }
+
     pub fn files(&self) -> &[SourceFile] {
         &self.files
     }
 
-    /// `name:line:col` of the span's start.
+    /// `name:line:col` of the span's start, as changed by `#line`
+    /// directives (the span itself stays a byte range of the real file).
     pub fn location(&self, span: Span) -> String {
-        let file = self.file(span.file);
-        let (line, col) = file.line_col(span.start);
-        format!("{}:{}:{}", file.name, line, col)
+        let loc = self.presumed_location(span);
+        format!("{}:{}:{}", loc.name, loc.line, loc.col)
     }
 
     /// The `#include` sites leading to `file`, innermost first.

@@ -1,14 +1,154 @@
-pub fn add(left: u64, right: u64) -> u64 {
-    left + right
+//! Lockstep's public API: compile an HLSL compute shader, bind a pipeline's
+//! buffers to it, run the dispatch on the CPU with exact wave semantics, and
+//! check the results.
+//!
+//! ```no_run
+//! use lockstep::{CompileOptions, RunOptions, MemoryLoader};
+//! let source = std::fs::read_to_string("shader.hlsl").unwrap();
+//! let pipeline = lockstep::pipeline::parse(&std::fs::read_to_string("pipeline.yaml").unwrap()).unwrap();
+//! let shader = lockstep::compile("shader.hlsl", &source, &CompileOptions::default(), &MemoryLoader::default())
+//!     .map_err(|e| e.render(false))
+//!     .unwrap();
+//! let run = lockstep::run(&shader, &pipeline, &RunOptions::default()).unwrap();
+//! assert!(run.outcomes.iter().all(|o| o.passed));
+//! ```
+
+mod bind;
+mod render;
+
+pub use lockstep_exec as exec;
+pub use lockstep_ir as ir;
+pub use lockstep_pipeline as pipeline;
+pub use lockstep_sema as sema;
+pub use lockstep_syntax as syntax;
+pub use lockstep_wave as wave;
+
+pub use bind::{RunError, RunOptions, RunOutput, run};
+pub use render::render_diagnostics;
+
+use lockstep_syntax::preprocess::{PreprocessOptions, SourceLoader};
+use lockstep_syntax::{Diagnostic, Diagnostics, SourceMap};
+
+/// How to compile a shader (DXC's flags).
+#[derive(Clone, Debug)]
+pub struct CompileOptions {
+    /// `-E`: the entry point.
+    pub entry: String,
+    /// `-T cs_6_x`: the shader model.
+    pub shader_model: (u32, u32),
+    /// `-enable-16bit-types`.
+    pub enable_16bit_types: bool,
+    /// `-D NAME[=VALUE]`.
+    pub defines: Vec<(String, String)>,
+    /// `-I DIR`, searched after the including file's directory.
+    pub include_dirs: Vec<String>,
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn it_works() {
-        let result = add(2, 2);
-        assert_eq!(result, 4);
+impl Default for CompileOptions {
+    fn default() -> CompileOptions {
+        CompileOptions {
+            entry: "main".to_string(),
+            shader_model: (6, 10),
+            enable_16bit_types: false,
+            defines: Vec::new(),
+            include_dirs: Vec::new(),
+        }
     }
+}
+
+/// The highest shader model Lockstep knows.
+pub const MAX_SHADER_MODEL: (u32, u32) = (6, 10);
+
+/// Parses a `-T` profile such as `cs_6_5`.
+pub fn parse_profile(profile: &str) -> Result<(u32, u32), String> {
+    let err = || format!("invalid profile '{profile}': expected cs_6_0 to cs_6_{}", MAX_SHADER_MODEL.1);
+    let rest = profile.strip_prefix("cs_").ok_or_else(|| {
+        if profile.len() > 3 && profile.as_bytes()[2] == b'_' {
+            format!("profile '{profile}' is not a compute profile: Lockstep runs compute shaders (cs_6_x)")
+        } else {
+            err()
+        }
+    })?;
+    let (major, minor) = rest.split_once('_').ok_or_else(err)?;
+    let major: u32 = major.parse().map_err(|_| err())?;
+    let minor: u32 = minor.parse().map_err(|_| err())?;
+    if major != 6 || minor > MAX_SHADER_MODEL.1 {
+        return Err(err());
+    }
+    Ok((major, minor))
+}
+
+/// A compiled shader ready to run.
+pub struct Shader {
+    pub module: ir::Module,
+    pub program: exec::Program,
+    pub source_map: SourceMap,
+    /// Warnings and notes from compiling (no errors).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Compilation failed: the diagnostics say why.
+#[derive(Debug)]
+pub struct CompileError {
+    pub source_map: SourceMap,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl CompileError {
+    /// Renders every diagnostic as a compiler does.
+    pub fn render(&self, color: bool) -> String {
+        render_diagnostics(&self.source_map, &self.diagnostics, color)
+    }
+}
+
+/// Reads included files from a map of path → text (for tests and embedders
+/// without a file system).
+#[derive(Clone, Debug, Default)]
+pub struct MemoryLoader {
+    pub files: std::collections::HashMap<String, String>,
+}
+
+impl SourceLoader for MemoryLoader {
+    fn load(&self, path: &str) -> Option<String> {
+        self.files.get(path).cloned()
+    }
+}
+
+/// Compiles HLSL source text. `name` is the file name diagnostics print;
+/// `#include`s are read through `loader`.
+pub fn compile(name: &str, source: &str, opts: &CompileOptions, loader: &dyn SourceLoader) -> Result<Shader, CompileError> {
+    let mut map = SourceMap::new();
+    let main = map.add(name, source, None);
+    let mut diags = Diagnostics::default();
+    let pp = PreprocessOptions {
+        defines: opts.defines.clone(),
+        include_dirs: opts.include_dirs.clone(),
+        shader_model: opts.shader_model,
+    };
+    let tu = lockstep_syntax::parser::parse_file(&mut map, main, &pp, loader, &mut diags);
+    let fail = |map: SourceMap, diags: Diagnostics| CompileError { source_map: map, diagnostics: diags.items };
+    if diags.has_errors() {
+        return Err(fail(map, diags));
+    }
+    let sema_opts = lockstep_sema::CompileOptions {
+        entry: opts.entry.clone(),
+        shader_model: opts.shader_model,
+        enable_16bit_types: opts.enable_16bit_types,
+    };
+    let module = lockstep_sema::lower(&tu, &map, &sema_opts, &mut diags);
+    let module = match module {
+        Some(m) if !diags.has_errors() => m,
+        _ => return Err(fail(map, diags)),
+    };
+    let program = match exec::Program::compile(&module) {
+        Ok(p) => p,
+        Err(e) => {
+            let span = e.span.map(|s| syntax::Span::new(syntax::FileId(s.file), s.start, s.end)).unwrap_or_default();
+            let mut d = Diagnostic::error(span, e.message);
+            d.notes = e.notes;
+            diags.push(d);
+            return Err(fail(map, diags));
+        }
+    };
+    Ok(Shader { module, program, source_map: map, diagnostics: diags.items })
 }

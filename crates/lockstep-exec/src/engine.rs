@@ -1,0 +1,672 @@
+//! The interpreter: runs the waves of a group over their bytecode, pausing
+//! them at barriers, and runs groups in parallel.
+//!
+//! Control flow follows the execution-mask model of DESIGN.md: `cur` holds
+//! the active lanes; every lane that left a construct early (`break`,
+//! `continue`, `return`) is recorded in that construct's frame and in
+//! `parked`, and comes back when the construct ends. A reconvergence point
+//! re-enables exactly the lanes that entered the construct and are not
+//! parked by an enclosing one.
+
+use lockstep_ir::{AtomicOp, ResourceQuery, ScalarType, SystemValue, WaveOp};
+use lockstep_wave::{self as wave, Arith, Bits, Lane, Mask};
+
+use crate::bytecode::{Address, Inst, Reg, Space};
+use crate::compile::Program;
+use crate::memory::Memory;
+use crate::value::Val;
+use crate::{ExecError, with_arith, with_int, with_scalar};
+
+/// A construct's saved masks.
+#[derive(Clone, Copy, Debug, Default)]
+struct Frame {
+    /// The lanes active when the construct began.
+    entry: Mask,
+    /// `if`: the lanes of the else branch; loop: the lanes of this iteration.
+    aux: Mask,
+    /// Lanes that left by `break` (loops, switches) or `return` (calls).
+    exited: Mask,
+    /// Lanes that took `continue` this iteration.
+    continued: Mask,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Status {
+    Running,
+    AtBarrier,
+    Done,
+}
+
+/// One wave's whole state: it can stop at a barrier and resume later.
+struct Wave {
+    pc: usize,
+    cur: Mask,
+    parked: Mask,
+    frames: Vec<Frame>,
+    regs: Vec<u64>,
+    status: Status,
+    iterations: u64,
+}
+
+/// What the waves of one dispatch share.
+pub(crate) struct Context<'a> {
+    pub program: &'a Program,
+    pub buffers: &'a [&'a Memory],
+    pub wave_size: usize,
+    pub step_budget: u64,
+    pub group_count: [u32; 3],
+}
+
+/// Per-worker scratch reused from group to group.
+pub(crate) struct Worker {
+    waves: Vec<Wave>,
+    groupshared: Memory,
+    scratch: Vec<u64>,
+}
+
+impl Worker {
+    pub fn new() -> Worker {
+        Worker {
+            waves: Vec::new(),
+            groupshared: Memory::zeroed(0),
+            scratch: vec![0; 4 * 128],
+        }
+    }
+
+    /// Runs one thread group to completion.
+    pub fn run_group(&mut self, ctx: &Context, group: u32) -> Result<(), ExecError> {
+        let p = ctx.program;
+        let w = ctx.wave_size;
+        let [gx, gy, _] = ctx.group_count;
+        let group_id = [group % gx, (group / gx) % gy, group / (gx * gy)];
+        let threads = (p.group_size[0] * p.group_size[1] * p.group_size[2]) as usize;
+        let wave_count = threads.div_ceil(w);
+        self.groupshared.reset(p.groupshared_bytes as usize);
+        if self.waves.len() < wave_count {
+            self.waves.resize_with(wave_count, || Wave {
+                pc: 0,
+                cur: 0,
+                parked: 0,
+                frames: Vec::new(),
+                regs: Vec::new(),
+                status: Status::Done,
+                iterations: 0,
+            });
+        }
+        for (index, wave) in self.waves[..wave_count].iter_mut().enumerate() {
+            wave.start(ctx, index, threads, group_id);
+        }
+        loop {
+            for i in 0..wave_count {
+                if self.waves[i].status == Status::Running {
+                    let (waves, gs, scratch) = (&mut self.waves, &self.groupshared, &mut self.scratch);
+                    waves[i].run(ctx, gs, scratch)?;
+                }
+            }
+            let mut any_waiting = false;
+            for wave in &mut self.waves[..wave_count] {
+                if wave.status == Status::AtBarrier {
+                    wave.status = Status::Running;
+                    any_waiting = true;
+                }
+            }
+            if !any_waiting {
+                return Ok(());
+            }
+        }
+    }
+}
+
+fn full_mask(n: usize) -> Mask {
+    if n >= 128 { Mask::MAX } else { (1u128 << n) - 1 }
+}
+
+impl Wave {
+    fn start(&mut self, ctx: &Context, index: usize, threads: usize, group_id: [u32; 3]) {
+        let p = ctx.program;
+        let w = ctx.wave_size;
+        self.regs.resize(p.reg_count as usize * w, 0);
+        self.pc = 0;
+        self.frames.clear();
+        self.parked = 0;
+        self.iterations = 0;
+        self.status = Status::Running;
+        let first = index * w;
+        self.cur = full_mask(threads.saturating_sub(first).min(w));
+        let [x, y, _] = p.group_size;
+        for (sv, regs, ty) in &p.inputs {
+            for lane in 0..w {
+                let gi = (first + lane) as u32;
+                let gtid = [gi % x, (gi / x) % y, gi / (x * y)];
+                let value = |c: usize| match sv {
+                    SystemValue::GroupIndex => gi,
+                    SystemValue::GroupThreadId => gtid[c],
+                    SystemValue::GroupId => group_id[c],
+                    SystemValue::DispatchThreadId => group_id[c].wrapping_mul(p.group_size[c]).wrapping_add(gtid[c]),
+                };
+                for (c, reg) in regs.iter().enumerate() {
+                    let bits = crate::value::convert_bits(u64::from(value(c.min(2))), ScalarType::UInt32, *ty);
+                    self.regs[reg.0 as usize * w + lane] = bits;
+                }
+            }
+        }
+    }
+
+    fn reg(&self, r: Reg, w: usize) -> &[u64] {
+        let start = r.0 as usize * w;
+        &self.regs[start..start + w]
+    }
+
+    fn reg_mut(&mut self, r: Reg, w: usize) -> &mut [u64] {
+        let start = r.0 as usize * w;
+        &mut self.regs[start..start + w]
+    }
+
+    /// Copies a register into scratch so it can be read while another
+    /// register of the same file is written.
+    fn stash<'s>(&self, r: Reg, w: usize, scratch: &'s mut [u64]) -> &'s [u64] {
+        scratch[..w].copy_from_slice(self.reg(r, w));
+        &scratch[..w]
+    }
+
+    fn lanes(&self, w: usize) -> impl Iterator<Item = usize> + use<> {
+        let cur = self.cur;
+        (0..w).filter(move |&l| cur >> l & 1 == 1)
+    }
+
+    /// Runs until the wave finishes or reaches a barrier.
+    fn run(&mut self, ctx: &Context, gs: &Memory, scratch: &mut [u64]) -> Result<(), ExecError> {
+        let code = &ctx.program.code;
+        let w = ctx.wave_size;
+        loop {
+            let inst = &code[self.pc];
+            self.pc += 1;
+            match *inst {
+                Inst::Const { dst, bits } => self.reg_mut(dst, w).fill(bits),
+                Inst::Unary { f, dst, a } => {
+                    let (sa, _) = scratch.split_at_mut(w);
+                    let a = self.stash(a, w, sa);
+                    f(self.reg_mut(dst, w), a);
+                }
+                Inst::Binary { f, dst, a, b } => {
+                    let (sa, rest) = scratch.split_at_mut(w);
+                    let a = self.stash(a, w, sa);
+                    let b = self.stash(b, w, rest);
+                    f(self.reg_mut(dst, w), a, b);
+                }
+                Inst::Ternary { f, dst, a, b, c } => {
+                    let (sa, rest) = scratch.split_at_mut(w);
+                    let (sb, sc) = rest.split_at_mut(w);
+                    let a = self.stash(a, w, sa);
+                    let b = self.stash(b, w, sb);
+                    let c = self.stash(c, w, sc);
+                    f(self.reg_mut(dst, w), a, b, c);
+                }
+                Inst::Copy { dst, src } => {
+                    let s = self.stash(src, w, scratch);
+                    self.reg_mut(dst, w).copy_from_slice(s);
+                }
+                Inst::CopyMasked { dst, src } => {
+                    let s = self.stash(src, w, scratch);
+                    let cur = self.cur;
+                    for (l, d) in self.reg_mut(dst, w).iter_mut().enumerate() {
+                        if cur >> l & 1 == 1 {
+                            *d = s[l];
+                        }
+                    }
+                }
+                Inst::Select { dst, cond, a, b } => {
+                    let (sc, rest) = scratch.split_at_mut(w);
+                    let (sa, sb) = rest.split_at_mut(w);
+                    let c = self.stash(cond, w, sc);
+                    let a = self.stash(a, w, sa);
+                    let b = self.stash(b, w, sb);
+                    for (l, d) in self.reg_mut(dst, w).iter_mut().enumerate() {
+                        *d = if c[l] != 0 { a[l] } else { b[l] };
+                    }
+                }
+                Inst::IndexScale { dst, index, index_ty, scale, base } => {
+                    for l in 0..w {
+                        let raw = self.regs[index.0 as usize * w + l];
+                        let idx = if index_ty.is_signed() && index_ty.is_integer() {
+                            sign_extend(raw, index_ty.bits())
+                        } else {
+                            raw
+                        };
+                        let b = base.map_or(0, |b| self.regs[b.0 as usize * w + l]);
+                        self.regs[dst.0 as usize * w + l] = b.wrapping_add(idx.wrapping_mul(scale));
+                    }
+                }
+                Inst::Gather { dst, base, delta, limit } => {
+                    for l in 0..w {
+                        let d = self.regs[delta.0 as usize * w + l];
+                        let v = if d < u64::from(limit) { self.regs[(base.0 as usize + d as usize) * w + l] } else { 0 };
+                        self.regs[dst.0 as usize * w + l] = v;
+                    }
+                }
+                Inst::Scatter { base, delta, limit, src } => {
+                    for l in self.lanes(w) {
+                        let d = self.regs[delta.0 as usize * w + l];
+                        if d < u64::from(limit) {
+                            self.regs[(base.0 as usize + d as usize) * w + l] = self.regs[src.0 as usize * w + l];
+                        }
+                    }
+                }
+                Inst::Load { dst, addr, ty } => {
+                    let mem = memory(ctx, gs, addr.space);
+                    for l in self.lanes(w) {
+                        let at = self.address(addr, l, w);
+                        self.regs[dst.0 as usize * w + l] = mem.load(at, ty);
+                    }
+                }
+                Inst::Store { addr, ty, src } => {
+                    let mem = memory(ctx, gs, addr.space);
+                    for l in self.lanes(w) {
+                        let at = self.address(addr, l, w);
+                        mem.store(at, ty, self.regs[src.0 as usize * w + l]);
+                    }
+                }
+                Inst::Atomic { op, ty, addr, dst, a, b } => self.atomic(ctx, gs, op, ty, addr, [dst, a, b]),
+                Inst::Query { dst, resource, query } => {
+                    let len = ctx.buffers.get(resource.index()).map_or(0, |m| m.len());
+                    let stride = u64::from(Ord::max(ctx.program.element_strides[resource.index()], 1));
+                    let value = match query {
+                        ResourceQuery::ElementCount => len / stride,
+                        ResourceQuery::Stride => stride,
+                        ResourceQuery::ByteSize => len,
+                    };
+                    self.reg_mut(dst, w).fill(value & 0xFFFF_FFFF);
+                }
+                Inst::Wave { op, ty, dst, a, b } => self.wave_op(op, ty, dst, a, b, w),
+                Inst::Wave4 { op, ty, dst, a } => self.wave4(op, ty, dst, a, w),
+                Inst::MultiPrefix { op, ty, dst, a, mask } => self.multi_prefix(op, ty, dst, a, mask, w),
+                Inst::IfBegin { cond, else_pc } => {
+                    let c = self.mask_of(cond, w);
+                    self.frames.push(Frame { entry: self.cur, aux: self.cur & !c, ..Frame::default() });
+                    self.cur &= c;
+                    if self.cur == 0 {
+                        self.pc = else_pc as usize;
+                    }
+                }
+                Inst::Else { end_pc } => {
+                    let frame = self.top();
+                    self.cur = frame.aux & !self.parked;
+                    if self.cur == 0 {
+                        self.pc = end_pc as usize;
+                    }
+                }
+                Inst::IfEnd => {
+                    let frame = self.pop();
+                    self.cur = frame.entry & !self.parked;
+                }
+                Inst::LoopBegin => self.frames.push(Frame { entry: self.cur, ..Frame::default() }),
+                Inst::LoopIter { exit_pc, span } => {
+                    if self.cur == 0 {
+                        self.pc = exit_pc as usize;
+                        continue;
+                    }
+                    self.iterations += 1;
+                    if self.iterations > ctx.step_budget {
+                        return Err(ExecError::new(
+                            format!("loop exceeded the step budget of {} iterations in one wave", ctx.step_budget),
+                            Some(span),
+                        )
+                        .with_note("the loop may never end; raise the budget with --max-steps if it is meant to run this long"));
+                    }
+                    let cur = self.cur;
+                    self.frames.last_mut().expect("loop frame").aux = cur;
+                }
+                Inst::LoopContinuing => {
+                    let frame = self.frames.last_mut().expect("loop frame");
+                    let continued = std::mem::take(&mut frame.continued);
+                    let iteration = frame.aux;
+                    self.parked &= !continued;
+                    self.cur = iteration & !self.parked;
+                }
+                Inst::Jump { target } => self.pc = target as usize,
+                Inst::LoopEnd | Inst::SwitchEnd | Inst::CallEnd => {
+                    let frame = self.pop();
+                    self.parked &= !frame.exited;
+                    self.cur = frame.entry & !self.parked;
+                }
+                Inst::SwitchBegin => {
+                    self.frames.push(Frame { entry: self.cur, ..Frame::default() });
+                    self.cur = 0;
+                }
+                Inst::SwitchCase { selector, selector_ty, ref values, ref default_all } => {
+                    let entry = self.top().entry;
+                    let mut selected: Mask = 0;
+                    for l in 0..w {
+                        if entry >> l & 1 == 0 {
+                            continue;
+                        }
+                        let raw = self.regs[selector.0 as usize * w + l];
+                        let v = if selector_ty.is_signed() { sign_extend(raw, selector_ty.bits()) } else { raw };
+                        let hit = match default_all {
+                            Some(all) => !all.contains(&v),
+                            None => values.contains(&v),
+                        };
+                        if hit {
+                            selected |= 1 << l;
+                        }
+                    }
+                    self.cur = (self.cur | selected) & !self.parked;
+                }
+                Inst::CallBegin => self.frames.push(Frame { entry: self.cur, ..Frame::default() }),
+                Inst::Break { frame } | Inst::Return { frame } => {
+                    let cur = self.cur;
+                    self.frames[frame as usize].exited |= cur;
+                    self.parked |= cur;
+                    self.cur = 0;
+                }
+                Inst::Continue { frame } => {
+                    let cur = self.cur;
+                    self.frames[frame as usize].continued |= cur;
+                    self.parked |= cur;
+                    self.cur = 0;
+                }
+                Inst::Barrier => {
+                    if self.cur != 0 {
+                        self.status = Status::AtBarrier;
+                        return Ok(());
+                    }
+                }
+                Inst::Exit => {
+                    self.status = Status::Done;
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    fn top(&self) -> Frame {
+        self.frames.last().copied().unwrap_or_default()
+    }
+
+    fn pop(&mut self) -> Frame {
+        self.frames.pop().unwrap_or_default()
+    }
+
+    fn mask_of(&self, r: Reg, w: usize) -> Mask {
+        self.reg(r, w)
+            .iter()
+            .enumerate()
+            .fold(0, |m, (l, &v)| if v != 0 { m | 1 << l } else { m })
+    }
+
+    fn address(&self, addr: Address, lane: usize, w: usize) -> u64 {
+        let base = addr.dynamic.map_or(0, |r| self.regs[r.0 as usize * w + lane]);
+        base.wrapping_add(u64::from(addr.offset))
+    }
+
+    fn atomic(&mut self, ctx: &Context, gs: &Memory, op: AtomicOp, ty: ScalarType, addr: Address, [dst, a, b]: [Reg; 3]) {
+        let w = ctx.wave_size;
+        let mem = memory(ctx, gs, addr.space);
+        for l in self.lanes(w) {
+            let at = self.address(addr, l, w);
+            let x = self.regs[a.0 as usize * w + l];
+            let y = self.regs[b.0 as usize * w + l];
+            self.regs[dst.0 as usize * w + l] = mem.atomic(at, ty, op, x, y);
+        }
+    }
+
+    fn wave_op(&mut self, op: WaveOp, ty: ScalarType, dst: Reg, a: Reg, b: Reg, w: usize) {
+        let mask = self.cur;
+        let mut out = [0u64; 128];
+        let out = &mut out[..w];
+        match op {
+            WaveOp::IsFirstLane => {
+                for (l, o) in out.iter_mut().enumerate() {
+                    *o = u64::from(wave::is_first_lane(mask, l));
+                }
+            }
+            WaveOp::GetLaneCount => out.fill(w as u64),
+            WaveOp::GetLaneIndex => {
+                for (l, o) in out.iter_mut().enumerate() {
+                    *o = l as u64;
+                }
+            }
+            _ => {
+                let src = self.reg(a, w);
+                let other = self.reg(b, w);
+                with_scalar!(ty, T => lane_op::<T>(op, decode::<T>(src).as_slice(w), other, mask, out))
+            }
+        }
+        self.reg_mut(dst, w).copy_from_slice(out);
+    }
+
+    fn wave4(&mut self, op: WaveOp, ty: ScalarType, dst: [Reg; 4], a: Reg, w: usize) {
+        let mask = self.cur;
+        let src = self.reg(a, w);
+        let mut words = [[0u32; 4]; 128];
+        match op {
+            WaveOp::Ballot => {
+                let vals = decode::<bool>(src);
+                let ballot = wave::active_ballot(vals.as_slice(w), mask);
+                words[..w].fill(ballot);
+            }
+            _ => with_scalar!(ty, T => {
+                let vals = decode::<T>(src);
+                for (l, word) in words[..w].iter_mut().enumerate() {
+                    *word = wave::match_mask(vals.as_slice(w), mask, l);
+                }
+            }),
+        }
+        for (k, r) in dst.iter().enumerate() {
+            let out = self.reg_mut(*r, w);
+            for (l, o) in out.iter_mut().enumerate() {
+                *o = u64::from(words[l][k]);
+            }
+        }
+    }
+
+    fn multi_prefix(&mut self, op: WaveOp, ty: ScalarType, dst: Reg, a: Reg, mask_regs: [Reg; 4], w: usize) {
+        let mask = self.cur;
+        let partition: Vec<[u32; 4]> = (0..w)
+            .map(|l| std::array::from_fn(|k| self.reg(mask_regs[k], w)[l] as u32))
+            .collect();
+        let src = self.reg(a, w);
+        let mut out = [0u64; 128];
+        let out = &mut out[..w];
+        if op == WaveOp::MultiPrefixCountBits {
+            let vals = decode::<bool>(src);
+            for (l, o) in out.iter_mut().enumerate() {
+                *o = u64::from(wave::multi_prefix_count_bits(vals.as_slice(w), mask, &partition, l));
+            }
+        } else {
+            with_arith!(ty, T => {
+                let vals = decode::<T>(src);
+                for (l, o) in out.iter_mut().enumerate() {
+                    *o = multi_prefix_lane::<T>(op, vals.as_slice(w), mask, &partition, l).to_lane();
+                }
+            }, ())
+        }
+        self.reg_mut(dst, w).copy_from_slice(out);
+    }
+}
+
+fn multi_prefix_lane<T: Val + Arith + MaybeBits>(op: WaveOp, v: &[T], mask: Mask, p: &[[u32; 4]], l: usize) -> T {
+    match op {
+        WaveOp::MultiPrefixSum => wave::multi_prefix_sum(v, mask, p, l),
+        WaveOp::MultiPrefixProduct => wave::multi_prefix_product(v, mask, p, l),
+        _ => T::multi_bits(op, v, mask, p, l).unwrap_or(T::ZERO),
+    }
+}
+
+fn sign_extend(raw: u64, bits: u32) -> u64 {
+    if bits >= 64 {
+        raw
+    } else {
+        let shift = 64 - bits;
+        (((raw << shift) as i64) >> shift) as u64
+    }
+}
+
+fn memory<'a>(ctx: &'a Context, gs: &'a Memory, space: Space) -> &'a Memory {
+    match space {
+        Space::Groupshared => gs,
+        Space::Resource(id) => ctx.buffers[id.index()],
+    }
+}
+
+/// Lane values decoded from a register into their Rust type.
+struct Decoded<T> {
+    vals: [T; 128],
+}
+
+impl<T: Copy> Decoded<T> {
+    fn as_slice(&self, w: usize) -> &[T] {
+        &self.vals[..w]
+    }
+}
+
+fn decode<T: Val>(src: &[u64]) -> Decoded<T> {
+    let mut vals = [T::default(); 128];
+    for (v, &b) in vals.iter_mut().zip(src) {
+        *v = T::from_lane(b);
+    }
+    Decoded { vals }
+}
+
+/// Bitwise operations where the type has them: lets one generic function
+/// serve every wave op while bit ops exist only for integers.
+trait MaybeBits: Sized {
+    fn reduce_bits(op: WaveOp, v: &[Self], mask: Mask) -> Option<Self>;
+    fn multi_bits(op: WaveOp, v: &[Self], mask: Mask, p: &[[u32; 4]], l: usize) -> Option<Self>;
+}
+
+macro_rules! maybe_bits {
+    (yes: $($t:ty),*; no: $($n:ty),*) => {
+        $(impl MaybeBits for $t {
+            fn reduce_bits(op: WaveOp, v: &[Self], mask: Mask) -> Option<Self> {
+                Some(match op {
+                    WaveOp::BitAnd => wave::active_bit_and(v, mask),
+                    WaveOp::BitOr => wave::active_bit_or(v, mask),
+                    WaveOp::BitXor => wave::active_bit_xor(v, mask),
+                    _ => return None,
+                })
+            }
+            fn multi_bits(op: WaveOp, v: &[Self], mask: Mask, p: &[[u32; 4]], l: usize) -> Option<Self> {
+                Some(match op {
+                    WaveOp::MultiPrefixBitAnd => wave::multi_prefix_bit_and(v, mask, p, l),
+                    WaveOp::MultiPrefixBitOr => wave::multi_prefix_bit_or(v, mask, p, l),
+                    WaveOp::MultiPrefixBitXor => wave::multi_prefix_bit_xor(v, mask, p, l),
+                    _ => return None,
+                })
+            }
+        })*
+        $(impl MaybeBits for $n {
+            fn reduce_bits(_: WaveOp, _: &[Self], _: Mask) -> Option<Self> { None }
+            fn multi_bits(_: WaveOp, _: &[Self], _: Mask, _: &[[u32; 4]], _: usize) -> Option<Self> { None }
+        })*
+    };
+}
+maybe_bits!(yes: i16, u16, i32, u32, i64, u64; no: bool, half::f16, f32, f64);
+
+/// Arithmetic where the type has it (all but `bool`).
+trait MaybeArith: Sized {
+    fn reduce(op: WaveOp, v: &[Self], mask: Mask, out: &mut [u64]) -> bool;
+}
+
+impl MaybeArith for bool {
+    fn reduce(_: WaveOp, _: &[bool], _: Mask, _: &mut [u64]) -> bool {
+        false
+    }
+}
+
+macro_rules! maybe_arith {
+    ($($t:ty),*) => {$(
+        impl MaybeArith for $t {
+            fn reduce(op: WaveOp, v: &[Self], mask: Mask, out: &mut [u64]) -> bool {
+                let uniform = match op {
+                    WaveOp::Sum => wave::active_sum(v, mask),
+                    WaveOp::Product => wave::active_product(v, mask),
+                    WaveOp::Min => wave::active_min(v, mask),
+                    WaveOp::Max => wave::active_max(v, mask),
+                    WaveOp::PrefixSum | WaveOp::PrefixProduct => {
+                        let mut tmp = [<$t as Arith>::ZERO; 128];
+                        let tmp = &mut tmp[..v.len()];
+                        if op == WaveOp::PrefixSum {
+                            wave::prefix_sum_wave(v, mask, tmp);
+                        } else {
+                            wave::prefix_product_wave(v, mask, tmp);
+                        }
+                        for (o, x) in out.iter_mut().zip(tmp.iter()) {
+                            *o = x.to_lane();
+                        }
+                        return true;
+                    }
+                    _ => match <$t as MaybeBits>::reduce_bits(op, v, mask) {
+                        Some(x) => x,
+                        None => return false,
+                    },
+                };
+                out.fill(uniform.to_lane());
+                true
+            }
+        }
+    )*};
+}
+maybe_arith!(i16, u16, i32, u32, i64, u64, half::f16, f32, f64);
+
+/// The per-component wave ops shared by every type.
+fn lane_op<T: Val + Lane + MaybeArith>(op: WaveOp, v: &[T], other: &[u64], mask: Mask, out: &mut [u64]) {
+    let w = v.len();
+    match op {
+        WaveOp::AnyTrue | WaveOp::AllTrue | WaveOp::CountBits | WaveOp::PrefixCountBits => {
+            let b: Vec<bool> = v.iter().map(|x| x.to_lane() != 0).collect();
+            match op {
+                WaveOp::AnyTrue => out.fill(u64::from(wave::active_any_true(&b, mask))),
+                WaveOp::AllTrue => out.fill(u64::from(wave::active_all_true(&b, mask))),
+                WaveOp::CountBits => out.fill(u64::from(wave::active_count_bits(&b, mask))),
+                _ => {
+                    let mut counts = [0u32; 128];
+                    wave::prefix_count_bits_wave(&b, mask, &mut counts[..w]);
+                    for (o, c) in out.iter_mut().zip(counts) {
+                        *o = u64::from(c);
+                    }
+                }
+            }
+        }
+        WaveOp::ReadLaneFirst => {
+            let first = wave::read_lane_first(v, mask).unwrap_or_default();
+            out.fill(first.to_lane());
+        }
+        WaveOp::ReadLaneAt => {
+            for (o, &idx) in out.iter_mut().zip(other) {
+                *o = wave::read_lane_at(v, idx as u32).to_lane();
+            }
+        }
+        WaveOp::AllEqual => out.fill(u64::from(wave::active_all_equal(v, mask))),
+        WaveOp::QuadReadAcrossX | WaveOp::QuadReadAcrossY | WaveOp::QuadReadAcrossDiagonal | WaveOp::QuadReadLaneAt => {
+            for (l, o) in out.iter_mut().enumerate() {
+                let x = match op {
+                    WaveOp::QuadReadAcrossX => wave::quad_read_across_x(v, l),
+                    WaveOp::QuadReadAcrossY => wave::quad_read_across_y(v, l),
+                    WaveOp::QuadReadAcrossDiagonal => wave::quad_read_across_diagonal(v, l),
+                    _ => wave::quad_read_lane_at(v, l, other[l] as u32),
+                };
+                *o = x.to_lane();
+            }
+        }
+        WaveOp::QuadAny | WaveOp::QuadAll => {
+            for (l, o) in out.iter_mut().enumerate() {
+                let quad = l & !3;
+                let bits = (quad..(quad + 4).min(w)).filter(|&q| mask >> q & 1 == 1).map(|q| v[q].to_lane() != 0);
+                let r = if op == WaveOp::QuadAny { bits.clone().any(|b| b) } else { bits.clone().all(|b| b) };
+                *o = u64::from(r);
+            }
+        }
+        _ => {
+            let _ = T::reduce(op, v, mask, out);
+        }
+    }
+}
+
+#[allow(dead_code)]
+fn _assert_bits<T: Bits>() {}
+
+#[allow(dead_code)]
+fn _int_types(ty: ScalarType) -> bool {
+    with_int!(ty, T => { _assert_bits::<T>(); true }, false)
+}

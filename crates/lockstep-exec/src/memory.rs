@@ -1,0 +1,184 @@
+//! Device and groupshared memory: slices of atomic 32-bit words.
+//!
+//! Plain loads and stores are `Relaxed` atomics (plain moves on x86), so
+//! groups can run in parallel in safe Rust. Narrower stores update their word
+//! with a compare-and-swap loop; 64-bit atomics take a striped lock so that
+//! they are atomic with respect to each other.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use lockstep_ir::{AtomicOp, ScalarType};
+
+use crate::value::Val;
+
+/// A buffer's bytes as atomic words. The length in bytes may be any number;
+/// accesses past it read 0 and write nothing.
+#[derive(Debug)]
+pub struct Memory {
+    words: Vec<AtomicU32>,
+    len: u64,
+}
+
+static WIDE_LOCKS: [Mutex<()>; 64] = [const { Mutex::new(()) }; 64];
+
+impl Memory {
+    pub fn zeroed(len: usize) -> Memory {
+        Memory {
+            words: (0..len.div_ceil(4)).map(|_| AtomicU32::new(0)).collect(),
+            len: len as u64,
+        }
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Memory {
+        let mem = Memory::zeroed(bytes.len());
+        for (word, chunk) in mem.words.iter().zip(bytes.chunks(4)) {
+            let mut b = [0u8; 4];
+            b[..chunk.len()].copy_from_slice(chunk);
+            word.store(u32::from_le_bytes(b), Relaxed);
+        }
+        mem
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out: Vec<u8> = self
+            .words
+            .iter()
+            .flat_map(|w| w.load(Relaxed).to_le_bytes())
+            .collect();
+        out.truncate(self.len as usize);
+        out
+    }
+
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Zeroes every word (groupshared memory at the start of a group).
+    pub fn clear(&self) {
+        for w in &self.words {
+            w.store(0, Relaxed);
+        }
+    }
+
+    /// Resizes to `len` bytes and zeroes (reused groupshared memory).
+    pub fn reset(&mut self, len: usize) {
+        if self.words.len() != len.div_ceil(4) {
+            *self = Memory::zeroed(len);
+        } else {
+            self.len = len as u64;
+            self.clear();
+        }
+    }
+
+    fn in_bounds(&self, offset: u64, size: u32) -> bool {
+        offset.checked_add(u64::from(size)).is_some_and(|end| end <= self.len) && offset % u64::from(size.min(4)) == 0
+    }
+
+    fn word(&self, offset: u64) -> &AtomicU32 {
+        &self.words[(offset / 4) as usize]
+    }
+
+    /// Reads a scalar; 0 when out of bounds or misaligned.
+    pub fn load(&self, offset: u64, ty: ScalarType) -> u64 {
+        let size = ty.size();
+        if !self.in_bounds(offset, size) {
+            return 0;
+        }
+        match size {
+            2 => u64::from((self.word(offset).load(Relaxed) >> ((offset % 4) * 8)) & 0xFFFF),
+            4 => u64::from(self.word(offset).load(Relaxed)),
+            _ => {
+                let lo = self.word(offset).load(Relaxed);
+                let hi = self.word(offset + 4).load(Relaxed);
+                u64::from(lo) | (u64::from(hi) << 32)
+            }
+        }
+    }
+
+    /// Writes a scalar; dropped when out of bounds or misaligned.
+    pub fn store(&self, offset: u64, ty: ScalarType, bits: u64) {
+        let size = ty.size();
+        if !self.in_bounds(offset, size) {
+            return;
+        }
+        match size {
+            2 => {
+                let shift = (offset % 4) * 8;
+                let mask = 0xFFFFu32 << shift;
+                let value = ((bits as u32) & 0xFFFF) << shift;
+                let _ = self
+                    .word(offset)
+                    .fetch_update(Relaxed, Relaxed, |w| Some((w & !mask) | value));
+            }
+            4 => self.word(offset).store(bits as u32, Relaxed),
+            _ => {
+                self.word(offset).store(bits as u32, Relaxed);
+                self.word(offset + 4).store((bits >> 32) as u32, Relaxed);
+            }
+        }
+    }
+
+    /// An atomic read-modify-write of a 32- or 64-bit integer; returns the
+    /// original value (0 when out of bounds, and nothing is written).
+    pub fn atomic(&self, offset: u64, ty: ScalarType, op: AtomicOp, a: u64, b: u64) -> u64 {
+        let size = ty.size();
+        if !self.in_bounds(offset, size) || size < 4 {
+            return 0;
+        }
+        if size == 4 {
+            let word = self.word(offset);
+            let mut old = 0;
+            let _ = word.fetch_update(Relaxed, Relaxed, |w| {
+                old = w;
+                atomic_result(op, ty, u64::from(w), a, b).map(|v| v as u32)
+            });
+            return u64::from(old);
+        }
+        let lock = &WIDE_LOCKS[((offset / 8) % 64) as usize];
+        let _guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+        let old = self.load(offset, ty);
+        if let Some(new) = atomic_result(op, ty, old, a, b) {
+            self.store(offset, ty, new);
+        }
+        old
+    }
+}
+
+/// The new value of an atomic, or `None` when it writes nothing (a failed
+/// compare).
+fn atomic_result(op: AtomicOp, ty: ScalarType, old: u64, a: u64, b: u64) -> Option<u64> {
+    fn minmax<T: Val + Ord>(old: u64, a: u64, max: bool) -> u64 {
+        let (x, y) = (T::from_lane(old), T::from_lane(a));
+        (if max { x.max(y) } else { x.min(y) }).to_lane()
+    }
+    let width_mask = if ty.size() == 8 { u64::MAX } else { 0xFFFF_FFFF };
+    let signed = ty.is_signed();
+    Some(match op {
+        AtomicOp::Add => old.wrapping_add(a) & width_mask,
+        AtomicOp::And => old & a,
+        AtomicOp::Or => old | a,
+        AtomicOp::Xor => old ^ a,
+        AtomicOp::Exchange => a,
+        AtomicOp::Min | AtomicOp::Max => {
+            let max = op == AtomicOp::Max;
+            match (ty.size(), signed) {
+                (8, true) => minmax::<i64>(old, a, max),
+                (8, false) => minmax::<u64>(old, a, max),
+                (_, true) => minmax::<i32>(old, a, max),
+                (_, false) => minmax::<u32>(old, a, max),
+            }
+        }
+        AtomicOp::CompareExchange | AtomicOp::CompareStore => {
+            if old == a & width_mask {
+                b & width_mask
+            } else {
+                return None;
+            }
+        }
+    })
+}

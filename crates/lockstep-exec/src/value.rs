@@ -1,0 +1,143 @@
+//! How each scalar type sits in a 64-bit register lane.
+//!
+//! Every register lane is a `u64` holding the value's own bit pattern,
+//! zero-extended (an `int` of -1 is `0x0000_0000_FFFF_FFFF`, `true` is 1).
+
+use half::f16;
+
+/// A scalar type that can live in a register lane.
+pub trait Val: Copy + Default + 'static {
+    fn from_lane(bits: u64) -> Self;
+    fn to_lane(self) -> u64;
+}
+
+impl Val for bool {
+    fn from_lane(bits: u64) -> bool {
+        bits != 0
+    }
+    fn to_lane(self) -> u64 {
+        u64::from(self)
+    }
+}
+
+macro_rules! int_val {
+    ($($t:ty => $u:ty),*) => {$(
+        impl Val for $t {
+            fn from_lane(bits: u64) -> $t {
+                bits as $u as $t
+            }
+            fn to_lane(self) -> u64 {
+                self as $u as u64
+            }
+        }
+    )*};
+}
+int_val!(i16 => u16, u16 => u16, i32 => u32, u32 => u32, i64 => u64, u64 => u64);
+
+impl Val for f16 {
+    fn from_lane(bits: u64) -> f16 {
+        f16::from_bits(bits as u16)
+    }
+    fn to_lane(self) -> u64 {
+        u64::from(f16::to_bits(self))
+    }
+}
+
+impl Val for f32 {
+    fn from_lane(bits: u64) -> f32 {
+        f32::from_bits(bits as u32)
+    }
+    fn to_lane(self) -> u64 {
+        u64::from(f32::to_bits(self))
+    }
+}
+
+impl Val for f64 {
+    fn from_lane(bits: u64) -> f64 {
+        f64::from_bits(bits)
+    }
+    fn to_lane(self) -> u64 {
+        f64::to_bits(self)
+    }
+}
+
+/// Expands `$body` once per scalar type, with `$T` bound to the Rust type.
+#[macro_export]
+macro_rules! with_scalar {
+    ($ty:expr, $T:ident => $body:expr) => {
+        match $ty {
+            lockstep_ir::ScalarType::Bool => { type $T = bool; $body }
+            lockstep_ir::ScalarType::Int16 => { type $T = i16; $body }
+            lockstep_ir::ScalarType::UInt16 => { type $T = u16; $body }
+            lockstep_ir::ScalarType::Int32 => { type $T = i32; $body }
+            lockstep_ir::ScalarType::UInt32 => { type $T = u32; $body }
+            lockstep_ir::ScalarType::Int64 => { type $T = i64; $body }
+            lockstep_ir::ScalarType::UInt64 => { type $T = u64; $body }
+            lockstep_ir::ScalarType::Float16 => { type $T = half::f16; $body }
+            lockstep_ir::ScalarType::Float32 => { type $T = f32; $body }
+            lockstep_ir::ScalarType::Float64 => { type $T = f64; $body }
+        }
+    };
+}
+
+/// Like [`with_scalar!`] for the arithmetic types; `$none` for `bool`.
+#[macro_export]
+macro_rules! with_arith {
+    ($ty:expr, $T:ident => $body:expr, $none:expr) => {
+        match $ty {
+            lockstep_ir::ScalarType::Bool => $none,
+            lockstep_ir::ScalarType::Int16 => { type $T = i16; $body }
+            lockstep_ir::ScalarType::UInt16 => { type $T = u16; $body }
+            lockstep_ir::ScalarType::Int32 => { type $T = i32; $body }
+            lockstep_ir::ScalarType::UInt32 => { type $T = u32; $body }
+            lockstep_ir::ScalarType::Int64 => { type $T = i64; $body }
+            lockstep_ir::ScalarType::UInt64 => { type $T = u64; $body }
+            lockstep_ir::ScalarType::Float16 => { type $T = half::f16; $body }
+            lockstep_ir::ScalarType::Float32 => { type $T = f32; $body }
+            lockstep_ir::ScalarType::Float64 => { type $T = f64; $body }
+        }
+    };
+}
+
+/// Like [`with_scalar!`] for the integer types; `$none` otherwise.
+#[macro_export]
+macro_rules! with_int {
+    ($ty:expr, $T:ident => $body:expr, $none:expr) => {
+        match $ty {
+            lockstep_ir::ScalarType::Int16 => { type $T = i16; $body }
+            lockstep_ir::ScalarType::UInt16 => { type $T = u16; $body }
+            lockstep_ir::ScalarType::Int32 => { type $T = i32; $body }
+            lockstep_ir::ScalarType::UInt32 => { type $T = u32; $body }
+            lockstep_ir::ScalarType::Int64 => { type $T = i64; $body }
+            lockstep_ir::ScalarType::UInt64 => { type $T = u64; $body }
+            _ => $none,
+        }
+    };
+}
+
+/// Like [`with_scalar!`] for the float types; `$none` otherwise.
+#[macro_export]
+macro_rules! with_float {
+    ($ty:expr, $T:ident => $body:expr, $none:expr) => {
+        match $ty {
+            lockstep_ir::ScalarType::Float16 => { type $T = half::f16; $body }
+            lockstep_ir::ScalarType::Float32 => { type $T = f32; $body }
+            lockstep_ir::ScalarType::Float64 => { type $T = f64; $body }
+            _ => $none,
+        }
+    };
+}
+
+/// Converts a value between scalar types with HLSL's rules (see
+/// `lockstep_wave::Cast`): float to integer saturates (NaN gives 0), integer
+/// to float and narrowing float conversions round to nearest even, anything
+/// to bool is `!= 0`, bool to number is 0 or 1.
+pub fn convert_bits(bits: u64, from: lockstep_ir::ScalarType, to: lockstep_ir::ScalarType) -> u64 {
+    if from == to {
+        return bits;
+    }
+    with_scalar!(from, A => {
+        let value = A::from_lane(bits);
+        with_scalar!(to, B => lockstep_wave::convert::<B, A>(value).to_lane())
+    })
+}

@@ -1,0 +1,114 @@
+//! Resource kinds and the flattened descriptor-set bindings of a pipeline.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::error::PipelineError;
+use crate::named::{self, Named};
+
+/// The HLSL resource type a buffer is bound as.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    StructuredBuffer,
+    RwStructuredBuffer,
+    Buffer,
+    RwBuffer,
+    ByteAddressBuffer,
+    RwByteAddressBuffer,
+    /// Also spelled `CBuffer`.
+    ConstantBuffer,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 7] = [
+        Kind::StructuredBuffer,
+        Kind::RwStructuredBuffer,
+        Kind::Buffer,
+        Kind::RwBuffer,
+        Kind::ByteAddressBuffer,
+        Kind::RwByteAddressBuffer,
+        Kind::ConstantBuffer,
+    ];
+
+    /// The name used in pipeline files.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Kind::StructuredBuffer => "StructuredBuffer",
+            Kind::RwStructuredBuffer => "RWStructuredBuffer",
+            Kind::Buffer => "Buffer",
+            Kind::RwBuffer => "RWBuffer",
+            Kind::ByteAddressBuffer => "ByteAddressBuffer",
+            Kind::RwByteAddressBuffer => "RWByteAddressBuffer",
+            Kind::ConstantBuffer => "ConstantBuffer",
+        }
+    }
+
+    /// Whether shaders may write the resource (a UAV).
+    pub const fn is_writable(self) -> bool {
+        matches!(
+            self,
+            Kind::RwStructuredBuffer | Kind::RwBuffer | Kind::RwByteAddressBuffer
+        )
+    }
+
+    /// The D3D register class: `t` (SRV), `u` (UAV) or `b` (CBV).
+    pub const fn register_class(self) -> char {
+        match self {
+            Kind::ConstantBuffer => 'b',
+            _ if self.is_writable() => 'u',
+            _ => 't',
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Kind {
+    type Err = PipelineError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        named::lookup(text).map_err(PipelineError::new)
+    }
+}
+
+impl Named for Kind {
+    const WHAT: &'static str = "resource kind";
+    const ALL: &'static [Self] = &Kind::ALL;
+    const ALIASES: &'static [(&'static str, Self)] = &[("CBuffer", Kind::ConstantBuffer)];
+
+    fn name(self) -> &'static str {
+        Kind::name(self)
+    }
+}
+
+/// One resource of a descriptor set, bound to a buffer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    /// The bound buffer's name (a key of `Pipeline::buffers`).
+    pub name: String,
+    pub kind: Kind,
+    /// The D3D register number, in the class given by `kind`.
+    pub register: u32,
+    pub space: u32,
+    /// The index of the descriptor set the resource was listed in.
+    pub set: usize,
+    /// The Vulkan binding number, when given.
+    pub vulkan_binding: Option<u32>,
+}
+
+impl Binding {
+    /// The register as HLSL spells it, e.g. `u1, space0`.
+    pub fn register_name(&self) -> String {
+        format!(
+            "{}{}, space{}",
+            self.kind.register_class(),
+            self.register,
+            self.space
+        )
+    }
+}

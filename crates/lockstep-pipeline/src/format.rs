@@ -1,0 +1,323 @@
+//! Element formats of buffer data: sizes, the text spellings of values and
+//! their little-endian byte encoding.
+//!
+//! Every element is handled as its raw bit pattern in a `u64`; each format
+//! is described by a row of [`Format::spec`] (name, size, class) and the
+//! class decides how text is parsed and rendered.
+
+use std::fmt;
+use std::str::FromStr;
+
+use half::f16;
+
+use crate::error::PipelineError;
+use crate::named::{self, Named};
+use crate::text::{parse_bool, parse_float, parse_int};
+
+/// The element format of a buffer, as named by the `Format` key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    Int16,
+    Int32,
+    Int64,
+    UInt16,
+    UInt32,
+    UInt64,
+    /// Half floats; `Data` spells them as bit patterns (`0x3C00` is 1.0).
+    Float16,
+    Float32,
+    Float64,
+    /// Booleans stored as 32-bit 0 or 1.
+    Bool,
+    Hex16,
+    Hex32,
+    Hex64,
+}
+
+/// How the values of a format are spelled and interpreted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    Signed,
+    Unsigned,
+    /// Integers spelled in hex on output, taking signed or unsigned input.
+    Hex,
+    Bool,
+    /// IEEE floats; 16-bit ones are spelled as bit patterns.
+    Float,
+}
+
+impl Format {
+    pub const ALL: [Format; 13] = [
+        Format::Int16,
+        Format::Int32,
+        Format::Int64,
+        Format::UInt16,
+        Format::UInt32,
+        Format::UInt64,
+        Format::Float16,
+        Format::Float32,
+        Format::Float64,
+        Format::Bool,
+        Format::Hex16,
+        Format::Hex32,
+        Format::Hex64,
+    ];
+
+    const fn spec(self) -> (&'static str, usize, Class) {
+        match self {
+            Format::Int16 => ("Int16", 2, Class::Signed),
+            Format::Int32 => ("Int32", 4, Class::Signed),
+            Format::Int64 => ("Int64", 8, Class::Signed),
+            Format::UInt16 => ("UInt16", 2, Class::Unsigned),
+            Format::UInt32 => ("UInt32", 4, Class::Unsigned),
+            Format::UInt64 => ("UInt64", 8, Class::Unsigned),
+            Format::Float16 => ("Float16", 2, Class::Float),
+            Format::Float32 => ("Float32", 4, Class::Float),
+            Format::Float64 => ("Float64", 8, Class::Float),
+            Format::Bool => ("Bool", 4, Class::Bool),
+            Format::Hex16 => ("Hex16", 2, Class::Hex),
+            Format::Hex32 => ("Hex32", 4, Class::Hex),
+            Format::Hex64 => ("Hex64", 8, Class::Hex),
+        }
+    }
+
+    /// The name used in pipeline files.
+    pub const fn name(self) -> &'static str {
+        self.spec().0
+    }
+
+    /// The size of one element in bytes.
+    pub const fn size(self) -> usize {
+        self.spec().1
+    }
+
+    const fn class(self) -> Class {
+        self.spec().2
+    }
+
+    const fn bits(self) -> u32 {
+        8 * self.size() as u32
+    }
+
+    pub fn is_float(self) -> bool {
+        self.class() == Class::Float
+    }
+
+    /// Whether values are two's-complement signed integers.
+    pub fn is_signed_integer(self) -> bool {
+        self.class() == Class::Signed
+    }
+
+    /// Reads the bit pattern of one element from its little-endian bytes
+    /// (`bytes` holds at most 8 bytes; missing high bytes read as zero).
+    pub fn read_bits(self, bytes: &[u8]) -> u64 {
+        let mut wide = [0u8; 8];
+        let n = bytes.len().min(self.size());
+        wide[..n].copy_from_slice(&bytes[..n]);
+        u64::from_le_bytes(wide)
+    }
+
+    /// Appends the little-endian bytes of one element.
+    pub fn write_bits(self, bits: u64, out: &mut Vec<u8>) {
+        out.extend_from_slice(&bits.to_le_bytes()[..self.size()]);
+    }
+
+    /// The bit patterns of the whole elements in `bytes`.
+    pub fn elements(self, bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
+        bytes
+            .chunks_exact(self.size())
+            .map(move |c| self.read_bits(c))
+    }
+
+    /// The numeric value of a float element, `None` for other formats.
+    pub fn float_value(self, bits: u64) -> Option<f64> {
+        match (self.class(), self.size()) {
+            (Class::Float, 2) => Some(f16::from_bits(bits as u16).to_f64()),
+            (Class::Float, 4) => Some(f64::from(f32::from_bits(bits as u32))),
+            (Class::Float, _) => Some(f64::from_bits(bits)),
+            _ => None,
+        }
+    }
+
+    /// Parses one `Data` or `FillValue` spelling into an element bit pattern.
+    pub fn encode(self, text: &str) -> Result<u64, String> {
+        match (self.class(), self.size()) {
+            (Class::Float, 4) => parse_float::<f32>(text)
+                .map(|v| u64::from(v.to_bits()))
+                .ok_or_else(|| not_a_number(text)),
+            (Class::Float, 8) => parse_float::<f64>(text)
+                .map(f64::to_bits)
+                .ok_or_else(|| not_a_number(text)),
+            _ => self.encode_integer(text),
+        }
+    }
+
+    fn encode_integer(self, text: &str) -> Result<u64, String> {
+        let value = if self.class() == Class::Bool {
+            parse_bool(text).map(i128::from)
+        } else {
+            parse_int(text)
+        };
+        let value = value.ok_or_else(|| self.not_an_integer(text))?;
+        let (low, high) = self.integer_range();
+        if !(low..=high).contains(&value) {
+            return Err(format!(
+                "{} is out of range for {self} ({low} to {high})",
+                text.trim()
+            ));
+        }
+        Ok(value as u64 & self.mask())
+    }
+
+    /// The accepted input range of integer spellings (bit patterns for
+    /// Float16, either signedness for Hex formats).
+    fn integer_range(self) -> (i128, i128) {
+        let bits = self.bits();
+        let signed_low = -(1i128 << (bits - 1));
+        let signed_high = (1i128 << (bits - 1)) - 1;
+        let unsigned_high = (1i128 << bits) - 1;
+        match self.class() {
+            Class::Signed => (signed_low, signed_high),
+            Class::Hex => (signed_low, unsigned_high),
+            Class::Bool => (0, 1),
+            Class::Unsigned | Class::Float => (0, unsigned_high),
+        }
+    }
+
+    fn mask(self) -> u64 {
+        u64::MAX >> (64 - self.bits())
+    }
+
+    fn not_an_integer(self, text: &str) -> String {
+        let text = text.trim();
+        match self.class() {
+            Class::Bool => format!("expected true, false, 0 or 1, found `{text}`"),
+            Class::Float => match parse_float::<f64>(text) {
+                Some(v) => format!(
+                    "Float16 data are bit patterns: write {} for {text}",
+                    hex(u64::from(f16::from_f64(v).to_bits()), 2)
+                ),
+                None => format!("expected a Float16 bit pattern, found `{text}`"),
+            },
+            _ => format!("expected an integer, found `{text}`"),
+        }
+    }
+
+    /// The spelling of an element as written in `Data`, which reads back as
+    /// the same bits (NaN payloads aside).
+    pub fn render_bits(self, bits: u64) -> String {
+        match (self.class(), self.size()) {
+            (Class::Signed, _) => sign_extend(bits, self.bits()).to_string(),
+            (Class::Unsigned | Class::Bool, _) => bits.to_string(),
+            (Class::Hex, size) | (Class::Float, size @ 2) => hex(bits, size),
+            (Class::Float, 4) => float_text(f32::from_bits(bits as u32)),
+            (Class::Float, _) => float_text(f64::from_bits(bits)),
+        }
+    }
+
+    /// The spelling of an element in result reports: the `Data` spelling,
+    /// with the value added for Float16 bit patterns.
+    pub fn describe_bits(self, bits: u64) -> String {
+        let rendered = self.render_bits(bits);
+        match (self, self.float_value(bits)) {
+            (Format::Float16, Some(value)) => {
+                format!("{rendered} ({})", self.describe_float(value))
+            }
+            _ => rendered,
+        }
+    }
+
+    /// A float value written with the shortest digits that identify it at
+    /// this format's precision (single precision for 16 and 32 bits).
+    pub fn describe_float(self, value: f64) -> String {
+        if self.size() == 8 {
+            float_text(value)
+        } else {
+            float_text(value as f32)
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Format {
+    type Err = PipelineError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        named::lookup(text).map_err(PipelineError::new)
+    }
+}
+
+impl Named for Format {
+    const WHAT: &'static str = "format";
+    const ALL: &'static [Self] = &Format::ALL;
+
+    fn name(self) -> &'static str {
+        Format::name(self)
+    }
+}
+
+fn not_a_number(text: &str) -> String {
+    format!("expected a number, found `{}`", text.trim())
+}
+
+fn sign_extend(bits: u64, width: u32) -> i64 {
+    let shift = 64 - width;
+    ((bits << shift) as i64) >> shift
+}
+
+/// `0x` and uppercase digits, two per byte.
+fn hex(bits: u64, size: usize) -> String {
+    format!("0x{bits:0width$X}", width = 2 * size)
+}
+
+/// Shortest round-tripping decimal (Rust's `Debug`), or the YAML spellings
+/// of NaN and the infinities.
+fn float_text<T: Into<f64> + fmt::Debug + Copy>(value: T) -> String {
+    let wide: f64 = value.into();
+    if wide.is_nan() {
+        ".nan".to_owned()
+    } else if wide.is_infinite() {
+        if wide > 0.0 { ".inf" } else { "-.inf" }.to_owned()
+    } else {
+        format!("{value:?}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_follow_names() {
+        for format in Format::ALL {
+            let digits: usize = format
+                .name()
+                .trim_start_matches(char::is_alphabetic)
+                .parse()
+                .unwrap_or(32);
+            assert_eq!(format.size() * 8, digits, "{format}");
+        }
+    }
+
+    #[test]
+    fn sign_extension() {
+        assert_eq!(sign_extend(0xFFFE, 16), -2);
+        assert_eq!(sign_extend(0x7FFF, 16), 32767);
+        assert_eq!(sign_extend(u64::MAX, 64), -1);
+    }
+
+    #[test]
+    fn float_text_spellings() {
+        assert_eq!(float_text(1.0f32), "1.0");
+        assert_eq!(float_text(0.1f32), "0.1");
+        assert_eq!(float_text(-0.0f64), "-0.0");
+        assert_eq!(float_text(1e300f64), "1e300");
+        assert_eq!(float_text(f32::NAN), ".nan");
+        assert_eq!(float_text(f64::NEG_INFINITY), "-.inf");
+    }
+}

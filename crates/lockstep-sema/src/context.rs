@@ -1,0 +1,345 @@
+//! The checker's state: the module being built, the global symbol tables,
+//! the function being lowered, and small helpers shared by every pass.
+
+use std::collections::{HashMap, HashSet};
+
+use lockstep_ir::{
+    self as ir, FunctionId, GroupsharedId, LocalId, ResourceId, Scalar, ScalarType, StaticId, Type,
+    TypeId,
+};
+use lockstep_syntax::{Diagnostic, Diagnostics, Span, ast};
+
+use crate::CompileOptions;
+
+/// How deep expressions and statements may nest before the checker gives up.
+pub(crate) const MAX_DEPTH: u32 = 200;
+
+/// An HLSL literal whose type is still open: it adopts the type of the
+/// other operand, or defaults to `int`/`float`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lit {
+    None,
+    Int,
+    Float,
+}
+
+/// A checked expression: the IR it lowers to plus what the IR cannot say.
+#[derive(Clone, Debug)]
+pub(crate) struct TExpr {
+    pub e: ir::Expr,
+    pub lit: Lit,
+    /// The HLSL type is `void` although the IR node carries a value (stores,
+    /// atomics without an original-value argument, `GetDimensions`).
+    pub void: bool,
+}
+
+impl TExpr {
+    pub fn new(kind: ir::ExprKind, ty: TypeId, span: Span) -> TExpr {
+        TExpr {
+            e: ir::Expr {
+                kind,
+                ty,
+                span: ir_span(span),
+            },
+            lit: Lit::None,
+            void: false,
+        }
+    }
+
+    pub fn of(e: ir::Expr) -> TExpr {
+        TExpr {
+            e,
+            lit: Lit::None,
+            void: false,
+        }
+    }
+
+    pub fn ty(&self) -> TypeId {
+        self.e.ty
+    }
+
+    /// The place this expression reads, if it is an lvalue.
+    pub fn place(&self) -> Option<&ir::Place> {
+        match &self.e.kind {
+            ir::ExprKind::Load(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+pub(crate) fn ir_span(span: Span) -> ir::Span {
+    ir::Span {
+        file: span.file.0,
+        start: span.start,
+        end: span.end,
+    }
+}
+
+/// The kind of a resource as HLSL sees it (the IR kind plus whether a
+/// constant buffer is a `cbuffer` block or a `ConstantBuffer<T>` object).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ResourceInfo {
+    pub id: ResourceId,
+    pub kind: ir::ResourceKind,
+    pub element: TypeId,
+}
+
+/// A name declared at global scope.
+#[derive(Clone, Debug)]
+pub(crate) enum GlobalSym {
+    Static { id: StaticId, ty: TypeId, is_const: bool },
+    Groupshared { id: GroupsharedId, ty: TypeId },
+    Resource(ResourceInfo),
+    /// A member of a `cbuffer` block or of `$Globals`.
+    CBufferMember { resource: ResourceId, field: u32, ty: TypeId },
+}
+
+/// A user function as declared (prototype and definition share one).
+#[derive(Clone, Debug)]
+pub(crate) struct FnSym {
+    pub name: String,
+    pub params: Vec<ParamSig>,
+    pub result: TypeId,
+    /// Assigned when the function is defined or first called, so that the
+    /// module holds no placeholder for functions that are only declared.
+    pub id: Option<FunctionId>,
+    pub defined: bool,
+    pub decl: ast::FunctionDecl,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct ParamSig {
+    pub name: String,
+    pub ty: TypeId,
+    pub dir: ir::ParamDirection,
+    pub default: Option<ast::Expr>,
+}
+
+/// What `break` leaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Breakable {
+    Loop,
+    Switch,
+}
+
+/// The function whose body is being lowered.
+#[derive(Debug)]
+pub(crate) struct FnCtx {
+    pub name: String,
+    pub id: FunctionId,
+    pub result: TypeId,
+    pub locals: Vec<ir::Variable>,
+    pub const_locals: HashSet<LocalId>,
+    pub scopes: Vec<HashMap<String, LocalId>>,
+    pub breakables: Vec<Breakable>,
+}
+
+pub(crate) struct Sema<'a> {
+    pub opts: &'a CompileOptions,
+    pub diags: &'a mut Diagnostics,
+    pub module: ir::Module,
+    pub globals: HashMap<String, GlobalSym>,
+    /// Structs and typedefs by name.
+    pub named_types: HashMap<String, TypeId>,
+    pub functions: HashMap<String, Vec<usize>>,
+    pub fn_syms: Vec<FnSym>,
+    /// Folded values of `static const` globals.
+    pub const_values: HashMap<StaticId, (TypeId, Vec<Scalar>)>,
+    pub resource_bindings: Vec<Option<ast::RegisterBinding>>,
+    /// The implicit `$Globals` constant buffer, created by the first plain
+    /// global, and its members.
+    pub globals_cb: Option<ResourceId>,
+    pub globals_members: Vec<ir::Member>,
+    /// Calls made by each function, for the recursion check.
+    pub call_graph: HashMap<FunctionId, Vec<(FunctionId, Span)>>,
+    /// Functions that were called, with the first call site.
+    pub called: HashMap<FunctionId, Span>,
+    pub fcx: Option<FnCtx>,
+    pub depth: u32,
+    pub depth_reported: bool,
+}
+
+impl<'a> Sema<'a> {
+    pub fn new(opts: &'a CompileOptions, diags: &'a mut Diagnostics) -> Sema<'a> {
+        Sema {
+            opts,
+            diags,
+            module: ir::Module::default(),
+            globals: HashMap::new(),
+            named_types: HashMap::new(),
+            functions: HashMap::new(),
+            fn_syms: Vec::new(),
+            const_values: HashMap::new(),
+            resource_bindings: Vec::new(),
+            globals_cb: None,
+            globals_members: Vec::new(),
+            call_graph: HashMap::new(),
+            called: HashMap::new(),
+            fcx: None,
+            depth: 0,
+            depth_reported: false,
+        }
+    }
+
+    pub fn lower_item(&mut self, item: &ast::Item) {
+        match item {
+            ast::Item::Function(f) => self.lower_function(f),
+            ast::Item::Struct(s) => self.declare_struct(s),
+            ast::Item::Typedef(t) => self.declare_typedef(t),
+            ast::Item::Variable(v) => self.declare_global(v),
+            ast::Item::CBuffer(c) => self.declare_cbuffer(c),
+        }
+    }
+
+    /// Assigns bindings, checks the entry point and the call graph, and
+    /// hands back the module.
+    pub fn finish(mut self) -> ir::Module {
+        self.finish_globals_cbuffer();
+        self.assign_bindings();
+        self.check_undefined_functions();
+        self.check_recursion();
+        self.check_groupshared_size();
+        self.lower_entry_point();
+        self.module
+    }
+
+    // ----- diagnostics -----
+
+    pub fn error(&mut self, span: Span, message: impl Into<String>) {
+        self.diags.push(Diagnostic::error(span, message));
+    }
+
+    pub fn warning(&mut self, span: Span, message: impl Into<String>) {
+        self.diags.push(Diagnostic::warning(span, message));
+    }
+
+    pub fn push(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    /// Enters one level of nesting; `false` (after one diagnostic) when the
+    /// limit is reached.
+    pub fn enter(&mut self, span: Span) -> bool {
+        if self.depth >= MAX_DEPTH {
+            if !self.depth_reported {
+                self.depth_reported = true;
+                self.error(span, "code is nested too deeply");
+            }
+            return false;
+        }
+        self.depth += 1;
+        true
+    }
+
+    pub fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    // ----- types -----
+
+    pub fn intern(&mut self, ty: Type) -> TypeId {
+        self.module.types.intern(ty)
+    }
+
+    pub fn scalar(&mut self, s: ScalarType) -> TypeId {
+        self.module.types.scalar(s)
+    }
+
+    pub fn void(&mut self) -> TypeId {
+        self.module.types.void()
+    }
+
+    pub fn get(&self, id: TypeId) -> &Type {
+        self.module.types.get(id)
+    }
+
+    pub fn show(&self, id: TypeId) -> String {
+        self.module.types.display(id)
+    }
+
+    pub fn is_void(&self, id: TypeId) -> bool {
+        matches!(self.get(id), Type::Void)
+    }
+
+    // ----- scopes -----
+
+    pub fn lookup_local(&self, name: &str) -> Option<LocalId> {
+        let fcx = self.fcx.as_ref()?;
+        fcx.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    pub fn push_scope(&mut self) {
+        if let Some(f) = self.fcx.as_mut() {
+            f.scopes.push(HashMap::new());
+        }
+    }
+
+    pub fn pop_scope(&mut self) {
+        if let Some(f) = self.fcx.as_mut() {
+            f.scopes.pop();
+        }
+    }
+
+    /// Declares a local in the innermost scope; `None` outside a function.
+    pub fn declare_local(&mut self, name: &ast::Ident, ty: TypeId, is_const: bool) -> Option<LocalId> {
+        let Some(fcx) = self.fcx.as_mut() else {
+            self.error(name.span, "local variable outside of a function");
+            return None;
+        };
+        let id = LocalId(fcx.locals.len() as u32);
+        let redefined = fcx
+            .scopes
+            .last()
+            .is_some_and(|s| s.contains_key(&name.name));
+        fcx.locals.push(ir::Variable {
+            name: name.name.clone(),
+            ty,
+            span: ir_span(name.span),
+        });
+        if is_const {
+            fcx.const_locals.insert(id);
+        }
+        if let Some(scope) = fcx.scopes.last_mut() {
+            scope.insert(name.name.clone(), id);
+        }
+        if redefined {
+            self.error(name.span, format!("redefinition of '{}'", name.name));
+        }
+        Some(id)
+    }
+
+    pub fn u32_const(&mut self, value: u32, span: Span) -> ir::Expr {
+        let ty = self.scalar(ScalarType::UInt32);
+        ir::Expr {
+            kind: ir::ExprKind::Const(vec![Scalar {
+                ty: ScalarType::UInt32,
+                bits: u64::from(value),
+            }]),
+            ty,
+            span: ir_span(span),
+        }
+    }
+
+    /// A `void` value: a constant with no components.
+    pub fn void_expr(&mut self, span: Span) -> TExpr {
+        let ty = self.void();
+        TExpr::new(ir::ExprKind::Const(Vec::new()), ty, span)
+    }
+
+    /// Attempts to fold an IR expression to constants.
+    pub fn fold(&self, e: &ir::Expr) -> Option<Vec<Scalar>> {
+        crate::fold::fold(&self.module.types, &self.const_values, e)
+    }
+
+    /// Folds `e` into a `Const` node when possible.
+    pub fn fold_expr(&self, e: ir::Expr) -> ir::Expr {
+        match self.fold(&e) {
+            Some(values) => ir::Expr {
+                kind: ir::ExprKind::Const(values),
+                ty: e.ty,
+                span: e.span,
+            },
+            None => e,
+        }
+    }
+}

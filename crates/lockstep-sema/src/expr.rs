@@ -1,0 +1,176 @@
+//! Expression checking: one small function per AST expression form, all
+//! reached from [`Sema::lower_expr`].
+
+use lockstep_ir::{self as ir, ExprKind, Place, PlaceRoot, Scalar, ScalarType};
+use lockstep_syntax::{Span, ast};
+
+use crate::context::{GlobalSym, Lit, Sema, TExpr};
+
+impl Sema<'_> {
+    /// Checks an expression and lowers it; `None` after a diagnostic.
+    pub fn lower_expr(&mut self, e: &ast::Expr) -> Option<TExpr> {
+        if !self.enter(e.span) {
+            return None;
+        }
+        let result = self.lower_expr_kind(e);
+        self.leave();
+        result
+    }
+
+    /// Checks an expression whose value is used.
+    pub fn lower_value(&mut self, e: &ast::Expr) -> Option<TExpr> {
+        let t = self.lower_expr(e)?;
+        self.rvalue(t, e.span)
+    }
+
+    fn lower_expr_kind(&mut self, e: &ast::Expr) -> Option<TExpr> {
+        let span = e.span;
+        match &e.kind {
+            ast::ExprKind::IntLit { value, suffix } => Some(self.int_literal(*value, *suffix, span)),
+            ast::ExprKind::FloatLit { value, suffix } => Some(self.float_literal(*value, *suffix, span)),
+            ast::ExprKind::BoolLit(b) => Some(self.bool_literal(*b, span)),
+            ast::ExprKind::Ident(id) => self.lower_ident(id),
+            ast::ExprKind::Unary { op, operand } => self.lower_unary(*op, operand, span),
+            ast::ExprKind::Binary { op, lhs, rhs } => self.lower_binary(*op, lhs, rhs, span),
+            ast::ExprKind::Assign { op, lhs, rhs } => self.lower_assign(*op, lhs, rhs, span),
+            ast::ExprKind::Conditional {
+                cond,
+                then_expr,
+                else_expr,
+            } => self.lower_conditional(cond, then_expr, else_expr, span),
+            ast::ExprKind::Call { callee, args } => self.lower_call(callee, args, span),
+            ast::ExprKind::MethodCall {
+                receiver,
+                method,
+                template_args,
+                args,
+            } => self.lower_method_call(receiver, method, template_args, args, span),
+            ast::ExprKind::Member { base, member } => self.lower_member(base, member, span),
+            ast::ExprKind::Index { base, index } => self.lower_index(base, index, span),
+            ast::ExprKind::Cast {
+                ty,
+                array_dims,
+                operand,
+            } => self.lower_cast(ty, array_dims, operand, span),
+            ast::ExprKind::Comma { lhs, rhs } => self.lower_comma(lhs, rhs, span),
+        }
+    }
+
+    pub fn constant(&mut self, s: ScalarType, bits: u64, span: Span) -> TExpr {
+        let ty = self.scalar(s);
+        TExpr::new(ExprKind::Const(vec![Scalar { ty: s, bits }]), ty, span)
+    }
+
+    fn int_literal(&mut self, value: u64, suffix: ast::IntSuffix, span: Span) -> TExpr {
+        let s = match suffix {
+            ast::IntSuffix::None if i64::try_from(value).is_ok() => {
+                let mut t = self.constant(ScalarType::Int64, value, span);
+                t.lit = Lit::Int;
+                return t;
+            }
+            ast::IntSuffix::None | ast::IntSuffix::UL | ast::IntSuffix::ULL => ScalarType::UInt64,
+            ast::IntSuffix::U => ScalarType::UInt32,
+            ast::IntSuffix::L | ast::IntSuffix::LL => ScalarType::Int64,
+        };
+        if s == ScalarType::UInt32 && value > u64::from(u32::MAX) {
+            self.warning(span, "integer literal is too large to be represented in type 'uint'");
+        }
+        let bits = value & if s == ScalarType::UInt32 { u64::from(u32::MAX) } else { u64::MAX };
+        self.constant(s, bits, span)
+    }
+
+    fn float_literal(&mut self, value: f64, suffix: ast::FloatSuffix, span: Span) -> TExpr {
+        let s = match suffix {
+            ast::FloatSuffix::None => {
+                let mut t = self.constant(ScalarType::Float64, value.to_bits(), span);
+                t.lit = Lit::Float;
+                return t;
+            }
+            ast::FloatSuffix::F => ScalarType::Float32,
+            ast::FloatSuffix::H if self.opts.enable_16bit_types => ScalarType::Float16,
+            ast::FloatSuffix::H => ScalarType::Float32,
+            ast::FloatSuffix::L => ScalarType::Float64,
+        };
+        let double = Scalar {
+            ty: ScalarType::Float64,
+            bits: value.to_bits(),
+        };
+        let bits = crate::fold::convert_scalar(double, s).bits;
+        self.constant(s, bits, span)
+    }
+
+    fn bool_literal(&mut self, b: bool, span: Span) -> TExpr {
+        self.constant(ScalarType::Bool, u64::from(b), span)
+    }
+
+    pub fn load(&mut self, root: PlaceRoot, path: Vec<ir::Access>, ty: ir::TypeId, span: Span) -> TExpr {
+        TExpr::new(ExprKind::Load(Place { root, path, ty }), ty, span)
+    }
+
+    fn lower_ident(&mut self, id: &ast::Ident) -> Option<TExpr> {
+        if let Some(local) = self.lookup_local(&id.name) {
+            let ty = self.fcx.as_ref()?.locals[local.index()].ty;
+            return Some(self.load(PlaceRoot::Local(local), Vec::new(), ty, id.span));
+        }
+        match self.globals.get(&id.name).cloned() {
+            Some(GlobalSym::Static { id: s, ty, .. }) => Some(self.load(PlaceRoot::Static(s), Vec::new(), ty, id.span)),
+            Some(GlobalSym::Groupshared { id: g, ty }) => {
+                Some(self.load(PlaceRoot::Groupshared(g), Vec::new(), ty, id.span))
+            }
+            Some(GlobalSym::CBufferMember { resource, field, ty }) => Some(self.load(
+                PlaceRoot::ConstantBuffer { resource },
+                vec![ir::Access::Field(field)],
+                ty,
+                id.span,
+            )),
+            Some(GlobalSym::Resource(info)) if info.kind == ir::ResourceKind::ConstantBuffer => Some(self.load(
+                PlaceRoot::ConstantBuffer { resource: info.id },
+                Vec::new(),
+                info.element,
+                id.span,
+            )),
+            Some(GlobalSym::Resource(_)) => {
+                self.error(id.span, format!("resource '{}' cannot be used as a value", id.name));
+                None
+            }
+            None if self.functions.contains_key(&id.name) => {
+                self.error(id.span, format!("function '{}' cannot be used as a value", id.name));
+                None
+            }
+            None => {
+                self.error(id.span, format!("use of undeclared identifier '{}'", id.name));
+                None
+            }
+        }
+    }
+
+    fn lower_cast(
+        &mut self,
+        ty: &ast::TypeExpr,
+        dims: &[Option<ast::Expr>],
+        operand: &ast::Expr,
+        span: Span,
+    ) -> Option<TExpr> {
+        let target = self.resolve_value_type(ty);
+        let target = match target {
+            Some(t) => self.apply_dims(t, dims, None, span),
+            None => None,
+        };
+        let value = self.lower_expr(operand)?;
+        let target = target?;
+        let e = self.cast_to(value, target, span)?;
+        Some(TExpr::of(e))
+    }
+
+    fn lower_comma(&mut self, lhs: &ast::Expr, rhs: &ast::Expr, span: Span) -> Option<TExpr> {
+        let first = self.lower_expr(lhs);
+        let second = self.lower_expr(rhs)?;
+        let first = first?;
+        let void = second.void;
+        let second = self.default_lit(second);
+        let ty = second.ty();
+        let mut t = TExpr::new(ExprKind::Sequence(Box::new(first.e), Box::new(second.e)), ty, span);
+        t.void = void;
+        Some(t)
+    }
+}

@@ -1,0 +1,248 @@
+//! Float element types: each computes in a native Rust float and rounds back once per operation.
+
+use core::ops::{Add, Div, Mul, Neg, Rem, Sub};
+
+use half::f16;
+
+use crate::lane::{Arith, Lane};
+
+/// A float type with native Rust arithmetic and math functions: `f32` and `f64`.
+///
+/// The methods forward to the standard library, so transcendental functions have the precision of
+/// the platform's math library; GPUs only promise approximations there, so no exact answer exists.
+pub trait NativeFloat:
+    Copy
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Rem<Output = Self>
+    + Neg<Output = Self>
+{
+    /// 1.0.
+    const ONE: Self;
+
+    /// Converts a constant, rounding to nearest even.
+    fn from_f64(x: f64) -> Self;
+    /// Whether the value is NaN.
+    fn is_nan(self) -> bool;
+    /// Whether the value is positive or negative infinity.
+    fn is_infinite(self) -> bool;
+    /// Whether the value is neither NaN nor infinite.
+    fn is_finite(self) -> bool;
+    /// Whether the sign bit is set (true for `-0.0`).
+    fn is_sign_negative(self) -> bool;
+    /// The value with the sign bit cleared.
+    fn abs(self) -> Self;
+    /// Rounds toward negative infinity.
+    fn floor(self) -> Self;
+    /// Rounds toward positive infinity.
+    fn ceil(self) -> Self;
+    /// Rounds to the nearest integer, ties to even.
+    fn round_ties_even(self) -> Self;
+    /// Rounds toward zero.
+    fn trunc(self) -> Self;
+    /// The square root.
+    fn sqrt(self) -> Self;
+    /// e raised to the value.
+    fn exp(self) -> Self;
+    /// 2 raised to the value.
+    fn exp2(self) -> Self;
+    /// The natural logarithm.
+    fn ln(self) -> Self;
+    /// The base-2 logarithm.
+    fn log2(self) -> Self;
+    /// The base-10 logarithm.
+    fn log10(self) -> Self;
+    /// The sine.
+    fn sin(self) -> Self;
+    /// The cosine.
+    fn cos(self) -> Self;
+    /// The tangent.
+    fn tan(self) -> Self;
+    /// The arcsine.
+    fn asin(self) -> Self;
+    /// The arccosine.
+    fn acos(self) -> Self;
+    /// The arctangent.
+    fn atan(self) -> Self;
+    /// The hyperbolic sine.
+    fn sinh(self) -> Self;
+    /// The hyperbolic cosine.
+    fn cosh(self) -> Self;
+    /// The hyperbolic tangent.
+    fn tanh(self) -> Self;
+    /// The four-quadrant arctangent of `self / x`.
+    fn atan2(self, x: Self) -> Self;
+    /// `self * a + b` with a single rounding.
+    fn mul_add(self, a: Self, b: Self) -> Self;
+}
+
+/// Generates `NativeFloat` methods that forward to the inherent method of the same name.
+macro_rules! forward {
+    ($t:ty: $($name:ident),*) => {$(
+        fn $name(self) -> Self { <$t>::$name(self) }
+    )*};
+}
+
+/// Generates `NativeFloat` predicates that forward to the inherent method of the same name.
+macro_rules! forward_predicate {
+    ($t:ty: $($name:ident),*) => {$(
+        fn $name(self) -> bool { <$t>::$name(self) }
+    )*};
+}
+
+/// Implements `NativeFloat`, `Float`, `Lane` and `Arith` for `f32` and `f64`, which are their own
+/// native type.
+macro_rules! impl_native_float {
+    ($($t:ty),*) => {$(
+        impl NativeFloat for $t {
+            const ONE: Self = 1.0;
+
+            fn from_f64(x: f64) -> Self { x as $t }
+            forward_predicate!($t: is_nan, is_infinite, is_finite, is_sign_negative);
+            forward!($t: abs, floor, ceil, round_ties_even, trunc, sqrt, exp, exp2, ln, log2,
+                log10, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh);
+            fn atan2(self, x: Self) -> Self { <$t>::atan2(self, x) }
+            fn mul_add(self, a: Self, b: Self) -> Self { <$t>::mul_add(self, a, b) }
+        }
+
+        impl Float for $t {
+            type Native = $t;
+
+            fn widen(self) -> Self { self }
+            fn narrow(wide: Self) -> Self { wide }
+        }
+
+        impl_float_arith!($t: 0.0, 1.0);
+    )*};
+}
+
+/// Implements `Lane` and `Arith` for a `Float` type in terms of its native type.
+macro_rules! impl_float_arith {
+    ($t:ty: $zero:expr, $one:expr) => {
+        impl Lane for $t {
+            fn same_value(self, other: Self) -> bool {
+                self.to_bits() == other.to_bits()
+            }
+        }
+
+        impl Arith for $t {
+            const ZERO: Self = $zero;
+            const ONE: Self = $one;
+            const LOWEST: Self = <$t>::NEG_INFINITY;
+            const HIGHEST: Self = <$t>::INFINITY;
+
+            fn add(self, o: Self) -> Self {
+                binary(self, o, |a, b| a + b)
+            }
+            fn sub(self, o: Self) -> Self {
+                binary(self, o, |a, b| a - b)
+            }
+            fn mul(self, o: Self) -> Self {
+                binary(self, o, |a, b| a * b)
+            }
+            fn div(self, o: Self) -> Self {
+                binary(self, o, |a, b| a / b)
+            }
+            fn rem(self, o: Self) -> Self {
+                binary(self, o, |a, b| a % b)
+            }
+            fn neg(self) -> Self {
+                unary(self, |a| -a)
+            }
+            fn min(self, o: Self) -> Self {
+                binary(self, o, min_num)
+            }
+            fn max(self, o: Self) -> Self {
+                binary(self, o, max_num)
+            }
+            fn abs(self) -> Self {
+                unary(self, NativeFloat::abs)
+            }
+        }
+    };
+}
+
+/// A float element type: `f16`, `f32` or `f64`.
+///
+/// Every float operation widens its operands to [`Float::Native`], computes there, and narrows the
+/// result with one rounding to nearest even. For `f32` and `f64` both steps are the identity; `f16`
+/// computes in `f32`, which is exact for the basic operators because `f32` has more than twice
+/// the precision of `f16`.
+pub trait Float: Arith {
+    /// The type the operations compute in.
+    type Native: NativeFloat;
+
+    /// Converts to the native type, exactly.
+    fn widen(self) -> Self::Native;
+    /// Converts from the native type, rounding to nearest even.
+    fn narrow(wide: Self::Native) -> Self;
+}
+
+impl_native_float!(f32, f64);
+
+impl Float for f16 {
+    type Native = f32;
+
+    fn widen(self) -> f32 {
+        self.to_f32()
+    }
+
+    fn narrow(wide: f32) -> Self {
+        f16::from_f32(wide)
+    }
+}
+
+impl_float_arith!(f16: f16::ZERO, f16::ONE);
+
+/// Applies a native function to one float operand with a single rounding.
+pub(crate) fn unary<T: Float>(x: T, f: impl FnOnce(T::Native) -> T::Native) -> T {
+    T::narrow(f(x.widen()))
+}
+
+/// Applies a native function to two float operands with a single rounding.
+pub(crate) fn binary<T: Float>(x: T, y: T, f: impl FnOnce(T::Native, T::Native) -> T::Native) -> T {
+    T::narrow(f(x.widen(), y.widen()))
+}
+
+/// IEEE minNum, as DXIL's `FMin`: a NaN operand loses to a number, and `-0.0 < +0.0`.
+///
+/// Rust's `f32::min` leaves the order of zeros unspecified, so the zero case is spelled out.
+pub(crate) fn min_num<F: NativeFloat>(a: F, b: F) -> F {
+    if a.is_nan() || b < a || (b == a && b.is_sign_negative()) {
+        b
+    } else {
+        a
+    }
+}
+
+/// IEEE maxNum, as DXIL's `FMax`: a NaN operand loses to a number, and `+0.0 > -0.0`.
+pub(crate) fn max_num<F: NativeFloat>(a: F, b: F) -> F {
+    if a.is_nan() || b > a || (b == a && !b.is_sign_negative()) {
+        b
+    } else {
+        a
+    }
+}
+
+/// Converts `f64` to `f16` with a single rounding to nearest even.
+///
+/// `half::f16::from_f64` rounds through `f32` (or drops low mantissa bits), which can round twice
+/// and miss the nearest value. Rounding to `f32` with round-to-odd first keeps a sticky bit, and
+/// because `f32` has more than `f16`'s precision plus two bits, the second rounding is then exact.
+pub(crate) fn f64_to_f16(x: f64) -> f16 {
+    let nearest = x as f32;
+    let inexact = f64::from(nearest) != x && !x.is_nan();
+    let odd = if inexact && nearest.to_bits() & 1 == 0 {
+        // Stepping the bit pattern by one moves one ulp away from or toward zero, because floats
+        // are sign and magnitude; the step goes toward `x`, which lies strictly inside that ulp.
+        let toward_zero = f64::from(nearest).abs() > x.abs();
+        let bits = nearest.to_bits();
+        f32::from_bits(if toward_zero { bits - 1 } else { bits + 1 })
+    } else {
+        nearest
+    };
+    f16::from_f32(odd)
+}

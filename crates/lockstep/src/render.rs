@@ -1,0 +1,69 @@
+//! Renders diagnostics the way compilers do: `file:line:col: error: message`,
+//! then the source line with a caret, via codespan-reporting.
+
+use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label, Severity as CsSeverity};
+use codespan_reporting::files::SimpleFiles;
+use codespan_reporting::term::{self, Config, DisplayStyle};
+use lockstep_syntax::{Diagnostic, Severity, SourceMap, Span};
+
+fn severity(s: Severity) -> CsSeverity {
+    match s {
+        Severity::Error => CsSeverity::Error,
+        Severity::Warning => CsSeverity::Warning,
+        Severity::Note => CsSeverity::Note,
+    }
+}
+
+fn range(map: &SourceMap, span: Span) -> std::ops::Range<usize> {
+    let len = map.file(span.file).text.len();
+    let start = (span.start as usize).min(len);
+    let end = (span.end as usize).clamp(start, len);
+    start..end
+}
+
+/// Renders diagnostics in order. With `color`, uses ANSI colours.
+pub fn render_diagnostics(map: &SourceMap, diags: &[Diagnostic], color: bool) -> String {
+    let mut files = SimpleFiles::new();
+    for f in map.files() {
+        files.add(f.name.clone(), f.text.clone());
+    }
+    let mut out = String::new();
+    for d in diags {
+        for site in map.include_chain(d.span.file) {
+            out.push_str(&format!("in file included from {}:\n", map.location(site)));
+        }
+        let file = d.span.file.0 as usize;
+        let mut labels = vec![Label::primary(file, range(map, d.span))];
+        labels.extend(
+            d.labels
+                .iter()
+                .map(|(span, text)| Label::secondary(span.file.0 as usize, range(map, *span)).with_message(text.clone())),
+        );
+        let cs = CsDiagnostic::new(severity(d.severity))
+            .with_message(d.message.clone())
+            .with_labels(labels)
+            .with_notes(d.notes.clone());
+        out.push_str(&emit(&files, &cs, DisplayStyle::Short, color));
+        // The rich form adds the source excerpt; its first two lines repeat
+        // the message and location that the short form already gave.
+        let rich = emit(&files, &cs, DisplayStyle::Rich, color);
+        for line in rich.lines().skip(2) {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn emit(files: &SimpleFiles<String, String>, d: &CsDiagnostic<usize>, style: DisplayStyle, color: bool) -> String {
+    let config = Config {
+        display_style: style,
+        chars: term::Chars::ascii(),
+        ..Config::default()
+    };
+    let mut buffer = if color { termcolor::Buffer::ansi() } else { termcolor::Buffer::no_color() };
+    if term::emit_to_write_style(&mut buffer, &config, files, d).is_err() {
+        return format!("{}\n", d.message);
+    }
+    String::from_utf8_lossy(buffer.as_slice()).into_owned()
+}
