@@ -1,3 +1,221 @@
-fn main() {
-    println!("Hello, world!");
+//! The `lockstep` command: compiles an HLSL compute shader and runs it on the
+//! CPU with exact wave semantics.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use lockstep::syntax::preprocess::SourceLoader;
+use lockstep::syntax::{Diagnostic, FileId, Span};
+use lockstep::{CompileOptions, RunOptions};
+
+/// Exit status: every result rule held.
+const EXIT_PASS: u8 = 0;
+/// Exit status: a result rule failed.
+const EXIT_FAIL: u8 = 1;
+/// Exit status: bad input (files, flags, pipeline, shader) or a run error.
+const EXIT_ERROR: u8 = 2;
+
+#[derive(Parser, Debug)]
+#[command(name = "lockstep", version, about = "Run HLSL compute shaders on the CPU with exact wave semantics")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Compile SHADER, run the dispatch PIPELINE describes, write the buffers
+    /// and check the pipeline's Results rules.
+    ///
+    /// Exit status: 0 when every rule holds (or there are none), 1 when a
+    /// rule fails, 2 on an input, compile or run error.
+    Run(RunArgs),
+}
+
+#[derive(Args, Debug)]
+struct CompileArgs {
+    /// Entry point (default: the pipeline's Entry, else `main`).
+    #[arg(short = 'E', value_name = "NAME")]
+    entry: Option<String>,
+    /// Shader profile, cs_6_0 to cs_6_10 (default: the highest).
+    #[arg(short = 'T', value_name = "PROFILE")]
+    profile: Option<String>,
+    /// Define a macro: -D NAME or -D NAME=VALUE.
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    defines: Vec<String>,
+    /// Add a directory to the #include search path.
+    #[arg(short = 'I', value_name = "DIR")]
+    include_dirs: Vec<PathBuf>,
+    /// Enable 16-bit types: half becomes binary16, int16_t/uint16_t exist.
+    #[arg(long = "enable-16bit-types")]
+    enable_16bit_types: bool,
+    /// HLSL language version (only 2021 is supported).
+    #[arg(long = "HV", value_name = "VERSION")]
+    hlsl_version: Option<u32>,
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
+    /// The pipeline file (offload-test-suite YAML).
+    pipeline: PathBuf,
+    /// The HLSL compute shader.
+    shader: PathBuf,
+    #[command(flatten)]
+    compile: CompileArgs,
+    /// Lanes per wave: a power of two from 4 to 128.
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    wave_size: u32,
+    /// Worker threads (default: one per core).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    threads: usize,
+    /// Loop iterations one wave may run before the run stops with an error.
+    #[arg(long, value_name = "N", default_value_t = RunOptions::default().step_budget)]
+    max_steps: u64,
+    /// Write the buffers to this file instead of standard output.
+    #[arg(short = 'o', value_name = "OUT.yaml")]
+    output: Option<PathBuf>,
+    /// Colour diagnostics: auto, always or never.
+    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    color: String,
+}
+
+/// Reads included files from disk.
+struct FsLoader;
+
+impl SourceLoader for FsLoader {
+    fn load(&self, path: &str) -> Option<String> {
+        let p = Path::new(path);
+        if p.is_file() { std::fs::read_to_string(p).ok() } else { None }
+    }
+}
+
+/// DXC spells some long flags with one dash; clap wants two.
+fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
+    args.map(|a| match a.as_str() {
+        "-enable-16bit-types" => "--enable-16bit-types".to_string(),
+        "-HV" => "--HV".to_string(),
+        _ => a,
+    })
+    .collect()
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse_from(normalize_args(std::env::args()));
+    let code = match cli.command {
+        Command::Run(args) => run(&args),
+    };
+    ExitCode::from(code)
+}
+
+fn error(message: impl std::fmt::Display) -> u8 {
+    eprintln!("error: {message}");
+    EXIT_ERROR
+}
+
+fn read(path: &Path, what: &str) -> Result<String, u8> {
+    std::fs::read_to_string(path).map_err(|e| error(format!("cannot read {what} '{}': {e}", path.display())))
+}
+
+fn use_color(when: &str) -> bool {
+    match when {
+        "always" => true,
+        "never" => false,
+        _ => std::io::stderr().is_terminal(),
+    }
+}
+
+fn compile_options(args: &CompileArgs, pipeline_entry: Option<&str>) -> Result<CompileOptions, String> {
+    let mut opts = CompileOptions::default();
+    if let Some(p) = &args.profile {
+        opts.shader_model = lockstep::parse_profile(p)?;
+    }
+    if let Some(v) = args.hlsl_version
+        && v != 2021
+    {
+        return Err(format!("HLSL version {v} is not supported: Lockstep implements HLSL 2021"));
+    }
+    opts.entry = args.entry.clone().or(pipeline_entry.map(str::to_string)).unwrap_or_else(|| "main".to_string());
+    opts.enable_16bit_types = args.enable_16bit_types;
+    for d in &args.defines {
+        let (name, value) = d.split_once('=').unwrap_or((d, "1"));
+        if name.is_empty() {
+            return Err(format!("invalid macro definition '-D {d}'"));
+        }
+        opts.defines.push((name.to_string(), value.to_string()));
+    }
+    opts.include_dirs = args.include_dirs.iter().map(|p| p.display().to_string()).collect();
+    Ok(opts)
+}
+
+fn run(args: &RunArgs) -> u8 {
+    let color = use_color(&args.color);
+    let pipeline_text = match read(&args.pipeline, "pipeline") {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let pipeline = match lockstep::pipeline::parse(&pipeline_text) {
+        Ok(p) => p,
+        Err(e) => return error(format!("{}:{e}", args.pipeline.display())),
+    };
+    if let Err(e) = lockstep::exec::validate_wave_size(args.wave_size) {
+        return error(format!("--wave-size: {e}"));
+    }
+    let opts = match compile_options(&args.compile, pipeline.entry.as_deref()) {
+        Ok(o) => o,
+        Err(e) => return error(e),
+    };
+    let source = match read(&args.shader, "shader") {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let name = args.shader.display().to_string();
+    let shader = match lockstep::compile(&name, &source, &opts, &FsLoader) {
+        Ok(s) => s,
+        Err(e) => {
+            eprint!("{}", e.render(color));
+            return EXIT_ERROR;
+        }
+    };
+    eprint!("{}", lockstep::render_diagnostics(&shader.source_map, &shader.diagnostics, color));
+    let run_opts = RunOptions { wave_size: args.wave_size, threads: args.threads, step_budget: args.max_steps };
+    let output = match lockstep::run(&shader, &pipeline, &run_opts) {
+        Ok(o) => o,
+        Err(e) => {
+            let span = e.span.map(|s| Span::new(FileId(s.file), s.start, s.end));
+            match span {
+                Some(span) => {
+                    let mut d = Diagnostic::error(span, e.message);
+                    d.notes = e.notes;
+                    eprint!("{}", lockstep::render_diagnostics(&shader.source_map, &[d], color));
+                }
+                None => {
+                    eprintln!("error: {}", e.message);
+                    for n in &e.notes {
+                        eprintln!("note: {n}");
+                    }
+                }
+            }
+            return EXIT_ERROR;
+        }
+    };
+    let yaml = lockstep::pipeline::render_buffers(&pipeline, &output.contents);
+    match &args.output {
+        Some(path) => {
+            if let Err(e) = std::fs::write(path, &yaml) {
+                return error(format!("cannot write '{}': {e}", path.display()));
+            }
+        }
+        None => {
+            let _ = std::io::stdout().write_all(yaml.as_bytes());
+        }
+    }
+    for outcome in &output.outcomes {
+        eprint!("{}", outcome.render());
+        if !outcome.render().ends_with('\n') {
+            eprintln!();
+        }
+    }
+    if output.passed() { EXIT_PASS } else { EXIT_FAIL }
 }

@@ -453,3 +453,13 @@ fn resource_kind(name: &str) -> Option<ResourceKind> {
         _ => return None,
     })
 }
+
+impl Sema<'_> {
+    /// Whether `name` names a type (for `float4(...)` written as a call).
+    pub fn is_type_name(&self, name: &str) -> bool {
+        let (base, _) = split_shape(name);
+        SCALAR_NAMES.iter().any(|(n, _)| *n == base)
+            || matches!(name, "vector" | "matrix")
+            || self.named_types.contains_key(name)
+    }
+}

@@ -169,10 +169,18 @@ pub enum Initializer {
 /// `cbuffer Name : register(b0) { float4 a; uint b; };`, also `tbuffer`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CBufferDecl {
+    /// Which keyword introduced the block.
+    pub kind: CBufferKind,
     pub name: Ident,
     pub register: Option<RegisterBinding>,
     pub members: Vec<VarDecl>,
     pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CBufferKind {
+    CBuffer,
+    TBuffer,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -332,6 +340,9 @@ pub enum ExprKind {
         suffix: FloatSuffix,
     },
     BoolLit(bool),
+    /// `"compute"` in `[shader("compute")]`: the contents with escapes
+    /// read; adjacent literals are joined.
+    StringLit(String),
     Ident(Ident),
     Unary {
         op: UnaryOp,

@@ -500,7 +500,7 @@ impl<'a> Preprocessor<'a> {
             "else" => self.else_directive(name, args),
             "endif" => self.endif(name, args),
             _ if !active => {}
-            "error" | "warning" => self.user_diagnostic(directive, name, line, span),
+            "error" | "warning" => self.user_diagnostic(directive, line, span),
             _ => {
                 self.report_line_errors(&line[1..]);
                 match directive {
@@ -889,7 +889,8 @@ impl<'a> Preprocessor<'a> {
         }
         let mut candidates = Vec::new();
         if let Some(file) = self.current_file().and_then(|f| self.map.get(f)) {
-            candidates.push(normalize_path(&join_path(dir_of(&file.name), &written)));
+            let dir = dir_of(&file.name).replace('\\', "/");
+            candidates.push(normalize_path(&join_path(&dir, &written)));
         }
         for dir in &self.opts.include_dirs {
             let path = normalize_path(&join_path(&dir.replace('\\', "/"), &written));
@@ -949,7 +950,7 @@ impl<'a> Preprocessor<'a> {
             .add_line_directive(last.span.file, offset as u32, number, name);
     }
 
-    fn user_diagnostic(&mut self, directive: &str, name: &Token, line: &[Token], span: Span) {
+    fn user_diagnostic(&mut self, directive: &str, line: &[Token], span: Span) {
         let mut message = String::new();
         if let (Some(first), Some(last)) = (line.get(2), line.last())
             && first.span.file == last.span.file
@@ -963,7 +964,6 @@ impl<'a> Preprocessor<'a> {
         if message.is_empty() {
             message = format!("#{directive}");
         }
-        let _ = name;
         if directive == "error" {
             self.error(span, message);
         } else {

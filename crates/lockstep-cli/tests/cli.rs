@@ -1,0 +1,112 @@
+//! The `lockstep` binary as a user runs it: exit codes, output, messages.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn lockstep(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lockstep")).current_dir(repo()).args(args).output().expect("run lockstep")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A scratch directory for this test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lockstep-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const EXAMPLE: [&str; 3] = ["run", "examples/compact_write.yaml", "examples/compact_write.hlsl"];
+
+#[test]
+fn example_passes_and_prints_buffers() {
+    let o = lockstep(&EXAMPLE);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.starts_with("Buffers:"), "{stdout}");
+    assert!(stderr(&o).contains("passed"), "{}", stderr(&o));
+}
+
+#[test]
+fn output_file_parses_back() {
+    let dir = scratch("out");
+    let out = dir.join("out.yaml");
+    let o = lockstep(&[EXAMPLE[0], EXAMPLE[1], EXAMPLE[2], "--wave-size", "4", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&out).unwrap();
+    // Feed the buffers back as a pipeline: same dispatch, no bindings needed
+    // to parse.
+    let pipeline = format!("---\nDispatchParameters:\n  DispatchGroupCount: [1, 1, 1]\n{text}");
+    let parsed = lockstep_pipeline::parse(&pipeline).unwrap();
+    assert_eq!(parsed.buffers.len(), 5);
+}
+
+#[test]
+fn failing_rule_exits_1_with_a_diff() {
+    let dir = scratch("fail");
+    let yaml = std::fs::read_to_string(repo().join(EXAMPLE[1])).unwrap();
+    // Expect one wrong counter value.
+    let broken = yaml.replace("  - Name: ExpectedCounter\n    Format: UInt32\n    Data: [ 42, 43 ]", "  - Name: ExpectedCounter\n    Format: UInt32\n    Data: [ 42, 44 ]");
+    assert_ne!(broken, yaml);
+    let path = dir.join("broken.yaml");
+    std::fs::write(&path, broken).unwrap();
+    let o = lockstep(&["run", path.to_str().unwrap(), EXAMPLE[2]]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("[1] expected 44, actual 43"), "{err}");
+}
+
+#[test]
+fn bad_wave_size_exits_2() {
+    for w in ["3", "256"] {
+        let o = lockstep(&[EXAMPLE[0], EXAMPLE[1], EXAMPLE[2], "--wave-size", w]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains(&format!("wave size {w} is not supported")), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn bad_yaml_exits_2_with_location() {
+    let dir = scratch("yaml");
+    let path = dir.join("bad.yaml");
+    std::fs::write(&path, "---\nBuffers:\n  - Name: A\n    Format: Int8\n    Data: [1]\n").unwrap();
+    let o = lockstep(&["run", path.to_str().unwrap(), EXAMPLE[2]]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("bad.yaml:4:"), "{err}");
+    assert!(err.contains("Int8"), "{err}");
+}
+
+#[test]
+fn missing_file_exits_2() {
+    let o = lockstep(&["run", "examples/compact_write.yaml", "nope.hlsl"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot read shader 'nope.hlsl'"), "{}", stderr(&o));
+}
+
+#[test]
+fn compile_error_exits_2_with_a_caret() {
+    let dir = scratch("compile");
+    let path = dir.join("bad.hlsl");
+    std::fs::write(&path, "[numthreads(1,1,1)]\nvoid main() {\n    uint x = undeclared;\n}\n").unwrap();
+    let o = lockstep(&["run", EXAMPLE[1], path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("bad.hlsl:3:14: error:"), "{err}");
+    assert!(err.contains("^"), "{err}");
+}
+
+#[test]
+fn dxc_style_flags() {
+    let o = lockstep(&[EXAMPLE[0], EXAMPLE[1], EXAMPLE[2], "-T", "cs_6_0", "-E", "main", "-D", "UNUSED=1", "-enable-16bit-types", "--threads", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = lockstep(&[EXAMPLE[0], EXAMPLE[1], EXAMPLE[2], "-T", "ps_6_0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not a compute profile"), "{}", stderr(&o));
+}

@@ -1,0 +1,299 @@
+//! User functions: declarations and definitions, overload resolution, calls
+//! with `in`/`out`/`inout` arguments, and the checks over the call graph
+//! (undefined functions, recursion).
+
+use std::collections::{HashMap, HashSet};
+
+use lockstep_ir::{self as ir, CallArg, ExprKind, FunctionId};
+use lockstep_syntax::{Diagnostic, Span, ast};
+
+use crate::context::{FnCtx, FnSym, ParamSig, Sema, TExpr, ir_span};
+
+fn direction(d: ast::ParamDirection) -> ir::ParamDirection {
+    match d {
+        ast::ParamDirection::In => ir::ParamDirection::In,
+        ast::ParamDirection::Out => ir::ParamDirection::Out,
+        ast::ParamDirection::InOut => ir::ParamDirection::InOut,
+    }
+}
+
+impl Sema<'_> {
+    pub fn lower_function(&mut self, f: &ast::FunctionDecl) {
+        let Some((result, params)) = self.function_signature(f) else {
+            return;
+        };
+        let existing = self.functions.get(&f.name.name).and_then(|list| {
+            list.iter().copied().find(|&i| {
+                let sym = &self.fn_syms[i];
+                sym.params.len() == params.len()
+                    && sym.params.iter().zip(&params).all(|(a, b)| a.ty == b.ty && a.dir == b.dir)
+            })
+        });
+        let idx = match existing {
+            Some(i) => {
+                if self.fn_syms[i].result != result {
+                    self.error(f.name.span, "functions that differ only in their return type cannot be overloaded");
+                    return;
+                }
+                if f.body.is_some() && self.fn_syms[i].defined {
+                    self.error(f.name.span, format!("redefinition of '{}'", f.name.name));
+                    return;
+                }
+                i
+            }
+            None => {
+                let i = self.fn_syms.len();
+                self.fn_syms.push(FnSym {
+                    name: f.name.name.clone(),
+                    params,
+                    result,
+                    id: None,
+                    defined: false,
+                    decl: f.clone(),
+                });
+                self.functions.entry(f.name.name.clone()).or_default().push(i);
+                i
+            }
+        };
+        if let Some(body) = &f.body {
+            self.fn_syms[idx].defined = true;
+            self.fn_syms[idx].decl = f.clone();
+            self.lower_body(idx, f, body);
+        }
+    }
+
+    fn function_signature(&mut self, f: &ast::FunctionDecl) -> Option<(ir::TypeId, Vec<ParamSig>)> {
+        let result = self.resolve_value_type(&f.return_type);
+        let mut params = Vec::new();
+        let mut ok = true;
+        for p in &f.params {
+            let ty = self
+                .resolve_value_type(&p.ty)
+                .and_then(|t| self.apply_dims(t, &p.array_dims, None, p.span));
+            match ty {
+                Some(ty) if !self.is_void(ty) => params.push(ParamSig {
+                    name: p.name.name.clone(),
+                    ty,
+                    dir: direction(p.direction),
+                    default: p.default.clone(),
+                }),
+                Some(_) => {
+                    self.error(p.span, "parameter cannot have type 'void'");
+                    ok = false;
+                }
+                None => ok = false,
+            }
+        }
+        let result = result?;
+        if let Some(ir::Type::Array { .. }) = Some(self.get(result)) {
+            self.error(f.return_type.span, "function cannot return an array");
+            return None;
+        }
+        ok.then_some((result, params))
+    }
+
+    /// The IR id of a function, assigned on first use.
+    pub fn function_id(&mut self, idx: usize) -> FunctionId {
+        if let Some(id) = self.fn_syms[idx].id {
+            return id;
+        }
+        let id = FunctionId(self.module.functions.len() as u32);
+        let sym = &self.fn_syms[idx];
+        let result = (!matches!(self.module.types.get(sym.result), ir::Type::Void)).then_some(sym.result);
+        self.module.functions.push(ir::Function {
+            name: sym.name.clone(),
+            params: sym.params.iter().map(|p| p.dir).collect(),
+            locals: Vec::new(),
+            result,
+            body: ir::Block::default(),
+            span: ir_span(sym.decl.span),
+        });
+        self.fn_syms[idx].id = Some(id);
+        id
+    }
+
+    fn lower_body(&mut self, idx: usize, f: &ast::FunctionDecl, body: &ast::Block) {
+        let id = self.function_id(idx);
+        let sym = self.fn_syms[idx].clone();
+        self.fcx = Some(FnCtx {
+            name: sym.name.clone(),
+            id,
+            result: sym.result,
+            locals: Vec::new(),
+            const_locals: HashSet::new(),
+            scopes: vec![HashMap::new()],
+            breakables: Vec::new(),
+        });
+        for (p, sig) in f.params.iter().zip(&sym.params) {
+            self.declare_local(&p.name, sig.ty, false);
+        }
+        self.call_graph.entry(id).or_default();
+        let block = self.lower_block(body);
+        let Some(fcx) = self.fcx.take() else {
+            return;
+        };
+        let function = &mut self.module.functions[id.index()];
+        function.locals = fcx.locals;
+        function.body = block;
+        function.span = ir_span(f.span);
+    }
+
+    fn signature_text(&self, sym: &FnSym) -> String {
+        let params: Vec<String> = sym
+            .params
+            .iter()
+            .map(|p| {
+                let dir = match p.dir {
+                    ir::ParamDirection::In => "",
+                    ir::ParamDirection::Out => "out ",
+                    ir::ParamDirection::InOut => "inout ",
+                };
+                format!("{dir}{}", self.show(p.ty))
+            })
+            .collect();
+        format!("{} {}({})", self.show(sym.result), sym.name, params.join(", "))
+    }
+
+    /// The cost of calling `sym` with these arguments; `None` if not viable.
+    fn candidate_cost(&self, sym: &FnSym, values: &[TExpr]) -> Option<u32> {
+        let required = sym.params.iter().take_while(|p| p.default.is_none()).count();
+        if values.len() < required || values.len() > sym.params.len() {
+            return None;
+        }
+        let mut cost = 0;
+        for (v, p) in values.iter().zip(&sym.params) {
+            cost += match p.dir {
+                ir::ParamDirection::In => self.conversion_cost(v, p.ty)?,
+                _ if v.place().is_some() && v.ty() != p.ty => return None,
+                _ => 0,
+            };
+        }
+        Some(cost)
+    }
+
+    pub fn call_user(&mut self, name: &str, args: &[ast::Expr], span: Span) -> Option<TExpr> {
+        let candidates = self.functions.get(name).cloned().unwrap_or_default();
+        let values: Vec<Option<TExpr>> = args.iter().map(|a| self.lower_expr(a)).collect();
+        let values: Vec<TExpr> = values.into_iter().collect::<Option<_>>()?;
+        let costs: Vec<(usize, u32)> = candidates
+            .iter()
+            .filter_map(|&i| self.candidate_cost(&self.fn_syms[i], &values).map(|c| (i, c)))
+            .collect();
+        let Some(best) = costs.iter().map(|c| c.1).min() else {
+            let mut d = Diagnostic::error(span, format!("no matching function for call to '{name}'"));
+            for &i in &candidates {
+                d = d.with_note(format!("candidate function not viable: '{}'", self.signature_text(&self.fn_syms[i])));
+            }
+            self.push(d);
+            return None;
+        };
+        let winners: Vec<usize> = costs.iter().filter(|c| c.1 == best).map(|c| c.0).collect();
+        if winners.len() > 1 {
+            let mut d = Diagnostic::error(span, format!("call to '{name}' is ambiguous"));
+            for &i in &winners {
+                d = d.with_note(format!("candidate function: '{}'", self.signature_text(&self.fn_syms[i])));
+            }
+            self.push(d);
+            return None;
+        }
+        self.build_call(winners[0], values, args, span)
+    }
+
+    fn build_call(&mut self, idx: usize, values: Vec<TExpr>, args: &[ast::Expr], span: Span) -> Option<TExpr> {
+        let sym = self.fn_syms[idx].clone();
+        let mut call_args = Vec::new();
+        for (i, p) in sym.params.iter().enumerate() {
+            let arg = match (values.get(i), p.dir) {
+                (Some(v), ir::ParamDirection::In) => CallArg::In(self.coerce(v.clone(), p.ty, args[i].span)?),
+                (Some(v), dir) => {
+                    let place = self.out_place(v, args[i].span)?;
+                    if dir == ir::ParamDirection::Out { CallArg::Out(place) } else { CallArg::InOut(place) }
+                }
+                (None, _) => {
+                    let default = p.default.clone()?;
+                    let v = self.lower_value(&default)?;
+                    CallArg::In(self.coerce(v, p.ty, default.span)?)
+                }
+            };
+            call_args.push(arg);
+        }
+        let id = self.function_id(idx);
+        if let Some(fcx) = &self.fcx {
+            let caller = fcx.id;
+            self.call_graph.entry(caller).or_default().push((id, span));
+        }
+        self.called.entry(id).or_insert(span);
+        let kind = ExprKind::Call {
+            function: id,
+            args: call_args,
+        };
+        Some(TExpr::new(kind, sym.result, span))
+    }
+
+    /// Reports functions that are called but never defined.
+    pub fn check_undefined_functions(&mut self) {
+        let mut missing: Vec<(Span, String)> = Vec::new();
+        for sym in &self.fn_syms {
+            if let (Some(id), false) = (sym.id, sym.defined) {
+                if let Some(&span) = self.called.get(&id) {
+                    missing.push((span, sym.name.clone()));
+                }
+            }
+        }
+        for (span, name) in missing {
+            self.error(span, format!("function '{name}' is used but never defined"));
+        }
+    }
+
+    /// HLSL has no recursion: reports each call that closes a cycle.
+    pub fn check_recursion(&mut self) {
+        let mut state: HashMap<FunctionId, u8> = HashMap::new();
+        let mut roots: Vec<FunctionId> = self.call_graph.keys().copied().collect();
+        roots.sort();
+        let mut found = Vec::new();
+        for root in roots {
+            let mut stack = Vec::new();
+            self.visit_calls(root, &mut state, &mut stack, &mut found);
+        }
+        for (span, cycle) in found {
+            let names: Vec<&str> = cycle.iter().map(|id| self.module.functions[id.index()].name.as_str()).collect();
+            let d = Diagnostic::error(span, format!("recursive call to '{}' is not allowed", names[names.len() - 1]))
+                .with_note(format!("call cycle: {}", names.join(" -> ")));
+            self.push(d);
+        }
+    }
+
+    fn visit_calls(
+        &self,
+        f: FunctionId,
+        state: &mut HashMap<FunctionId, u8>,
+        stack: &mut Vec<FunctionId>,
+        found: &mut Vec<(Span, Vec<FunctionId>)>,
+    ) {
+        if state.get(&f).copied().unwrap_or(0) != 0 || stack.len() > 10_000 {
+            return;
+        }
+        state.insert(f, 1);
+        stack.push(f);
+        for &(callee, span) in self.call_graph.get(&f).map(Vec::as_slice).unwrap_or(&[]) {
+            match state.get(&callee).copied().unwrap_or(0) {
+                0 => self.visit_calls(callee, state, stack, found),
+                1 => {
+                    let start = stack.iter().position(|&s| s == callee).unwrap_or(0);
+                    let mut cycle = stack[start..].to_vec();
+                    cycle.push(callee);
+                    found.push((span, cycle));
+                }
+                _ => {}
+            }
+        }
+        stack.pop();
+        state.insert(f, 2);
+    }
+}
+
+impl TExpr {
+    pub fn is_place(&self) -> bool {
+        self.place().is_some()
+    }
+}

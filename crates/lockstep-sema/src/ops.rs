@@ -1,0 +1,408 @@
+//! Operators: unary, binary, logical, conditional, assignment and
+//! increment/decrement, with HLSL's usual arithmetic conversions.
+
+use lockstep_ir::{self as ir, Access, BinaryOp, Builtin, ExprKind, Place, PlaceRoot, ScalarType, TypeId, UnaryOp};
+use lockstep_syntax::{Span, ast};
+
+use crate::context::{GlobalSym, Lit, Sema, TExpr};
+use crate::convert::common_scalar;
+use crate::types::{Shape, make_type, numeric};
+
+/// What kind of operand types a binary operator takes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum OpClass {
+    Arithmetic,
+    Bitwise,
+    Shift,
+    Equality,
+    Ordering,
+}
+
+fn ir_binary(op: ast::BinaryOp) -> (BinaryOp, OpClass) {
+    use ast::BinaryOp as A;
+    match op {
+        A::Add => (BinaryOp::Add, OpClass::Arithmetic),
+        A::Sub => (BinaryOp::Sub, OpClass::Arithmetic),
+        A::Mul => (BinaryOp::Mul, OpClass::Arithmetic),
+        A::Div => (BinaryOp::Div, OpClass::Arithmetic),
+        A::Rem => (BinaryOp::Rem, OpClass::Arithmetic),
+        A::Shl => (BinaryOp::Shl, OpClass::Shift),
+        A::Shr => (BinaryOp::Shr, OpClass::Shift),
+        A::BitAnd => (BinaryOp::BitAnd, OpClass::Bitwise),
+        A::BitOr => (BinaryOp::BitOr, OpClass::Bitwise),
+        A::BitXor => (BinaryOp::BitXor, OpClass::Bitwise),
+        A::LogicalAnd => (BinaryOp::And, OpClass::Bitwise),
+        A::LogicalOr => (BinaryOp::Or, OpClass::Bitwise),
+        A::Eq => (BinaryOp::Eq, OpClass::Equality),
+        A::Ne => (BinaryOp::Ne, OpClass::Equality),
+        A::Lt => (BinaryOp::Lt, OpClass::Ordering),
+        A::Le => (BinaryOp::Le, OpClass::Ordering),
+        A::Gt => (BinaryOp::Gt, OpClass::Ordering),
+        A::Ge => (BinaryOp::Ge, OpClass::Ordering),
+    }
+}
+
+pub(crate) fn op_spelling(op: ast::BinaryOp) -> &'static str {
+    use ast::BinaryOp as A;
+    match op {
+        A::Add => "+",
+        A::Sub => "-",
+        A::Mul => "*",
+        A::Div => "/",
+        A::Rem => "%",
+        A::Shl => "<<",
+        A::Shr => ">>",
+        A::BitAnd => "&",
+        A::BitOr => "|",
+        A::BitXor => "^",
+        A::LogicalAnd => "&&",
+        A::LogicalOr => "||",
+        A::Eq => "==",
+        A::Ne => "!=",
+        A::Lt => "<",
+        A::Le => "<=",
+        A::Gt => ">",
+        A::Ge => ">=",
+    }
+}
+
+impl Sema<'_> {
+    /// The common shape of two operands: a scalar (or 1-component value)
+    /// takes the other's shape, vectors and matrices truncate to the smaller.
+    pub fn common_shape(&mut self, a: Shape, b: Shape) -> Option<Shape> {
+        Some(match (a, b) {
+            (a, b) if a == b => a,
+            (a, b) if a.count() == 1 && b.count() == 1 => Shape::Scalar,
+            (a, b) if a.count() == 1 => b,
+            (a, b) if b.count() == 1 => a,
+            (Shape::Vector(n), Shape::Vector(m)) => Shape::Vector(n.min(m)),
+            (Shape::Matrix(r, c), Shape::Matrix(r2, c2)) => Shape::Matrix(r.min(r2), c.min(c2)),
+            _ => return None,
+        })
+    }
+
+    /// The common scalar type and shape of several numeric operands, or a
+    /// diagnostic naming them.
+    pub fn common_numeric(&mut self, items: &[&TExpr], span: Span) -> Option<(ScalarType, Lit, Shape)> {
+        let mut acc: Option<(ScalarType, Lit, Shape)> = None;
+        for t in items {
+            let Some((s, shape)) = numeric(&self.module.types, t.ty()) else {
+                self.invalid_operands(items, span);
+                return None;
+            };
+            acc = Some(match acc {
+                None => (s, t.lit, shape),
+                Some((s0, l0, shape0)) => {
+                    let (s, lit) = common_scalar((s0, l0), (s, t.lit));
+                    let Some(shape) = self.common_shape(shape0, shape) else {
+                        self.invalid_operands(items, span);
+                        return None;
+                    };
+                    (s, lit, shape)
+                }
+            });
+        }
+        acc
+    }
+
+    fn invalid_operands(&mut self, items: &[&TExpr], span: Span) {
+        let shown: Vec<String> = items.iter().map(|t| format!("'{}'", self.show(t.ty()))).collect();
+        self.error(span, format!("invalid operands to binary expression ({})", shown.join(" and ")));
+    }
+
+    pub fn lower_binary(&mut self, op: ast::BinaryOp, lhs: &ast::Expr, rhs: &ast::Expr, span: Span) -> Option<TExpr> {
+        if matches!(op, ast::BinaryOp::LogicalAnd | ast::BinaryOp::LogicalOr) {
+            return self.lower_logical(op, lhs, rhs, span);
+        }
+        let a = self.lower_value(lhs);
+        let b = self.lower_value(rhs);
+        self.binary_values(op, a?, b?, span)
+    }
+
+    /// Applies a binary operator to checked operands.
+    pub fn binary_values(&mut self, op: ast::BinaryOp, a: TExpr, b: TExpr, span: Span) -> Option<TExpr> {
+        let (ir_op, class) = ir_binary(op);
+        let (a, b) = if class == OpClass::Shift && (a.lit == Lit::None || b.lit == Lit::None) {
+            // The shift's type is the left operand's.
+            let a = self.default_lit(a);
+            let b = self.default_lit(b);
+            (a, b)
+        } else {
+            (a, b)
+        };
+        let (s, lit, shape) = self.common_numeric(&[&a, &b], span)?;
+        let s = if class == OpClass::Shift {
+            numeric(&self.module.types, a.ty()).map_or(s, |(s, _)| s)
+        } else {
+            s
+        };
+        let s = match (class, s) {
+            (OpClass::Equality, s) => s,
+            (_, ScalarType::Bool) => ScalarType::Int32,
+            (OpClass::Bitwise | OpClass::Shift, s) if s.is_float() => {
+                let (ta, tb) = (self.show(a.ty()), self.show(b.ty()));
+                self.error(span, format!("invalid operands to binary expression ('{ta}' and '{tb}')"));
+                return None;
+            }
+            (_, s) => s,
+        };
+        let operand_ty = self.intern(make_type(s, shape));
+        let divisor_zero = matches!(ir_op, BinaryOp::Div | BinaryOp::Rem)
+            && s.is_integer()
+            && self.fold(&b.e).is_some_and(|v| v.iter().any(|c| c.bits == 0));
+        let a = self.coerce(a, operand_ty, span)?;
+        let b = self.coerce(b, operand_ty, span)?;
+        if divisor_zero {
+            let what = if ir_op == BinaryOp::Div { "division" } else { "remainder" };
+            self.warning(span, format!("{what} by zero is undefined"));
+        }
+        let is_compare = matches!(class, OpClass::Equality | OpClass::Ordering);
+        let result_ty = if is_compare { self.intern(make_type(ScalarType::Bool, shape)) } else { operand_ty };
+        let kind = if ir_op == BinaryOp::Rem && s.is_float() {
+            ExprKind::Builtin(Builtin::Fmod, vec![a, b])
+        } else {
+            ExprKind::Binary(ir_op, Box::new(a), Box::new(b))
+        };
+        let mut t = TExpr::new(kind, result_ty, span);
+        if lit != Lit::None {
+            t.e = self.fold_expr(t.e);
+            if !is_compare {
+                t.lit = lit;
+            }
+        }
+        Some(t)
+    }
+
+    fn lower_logical(&mut self, op: ast::BinaryOp, lhs: &ast::Expr, rhs: &ast::Expr, span: Span) -> Option<TExpr> {
+        let a = self.lower_value(lhs);
+        let b = self.lower_value(rhs);
+        let (a, b) = (a?, b?);
+        let scalar = |s: &Self, t: &TExpr| numeric(&s.module.types, t.ty()).is_some_and(|(_, sh)| sh.count() == 1);
+        if !scalar(self, &a) || !scalar(self, &b) {
+            let alternative = if op == ast::BinaryOp::LogicalAnd { "and" } else { "or" };
+            self.error(
+                span,
+                format!(
+                    "operands for short-circuiting logical binary operator must be scalar, for non-scalar types use '{alternative}'"
+                ),
+            );
+            return None;
+        }
+        let a = self.to_bool_scalar(a, lhs.span)?;
+        let b = self.to_bool_scalar(b, rhs.span)?;
+        let ty = self.scalar(ScalarType::Bool);
+        let kind = if op == ast::BinaryOp::LogicalAnd {
+            ExprKind::LogicalAnd(Box::new(a), Box::new(b))
+        } else {
+            ExprKind::LogicalOr(Box::new(a), Box::new(b))
+        };
+        let e = self.wrap(kind, ty, span);
+        Some(TExpr::of(self.fold_expr(e)))
+    }
+
+    pub fn lower_conditional(
+        &mut self,
+        cond: &ast::Expr,
+        then_expr: &ast::Expr,
+        else_expr: &ast::Expr,
+        span: Span,
+    ) -> Option<TExpr> {
+        let c = self.lower_value(cond);
+        let a = self.lower_value(then_expr);
+        let b = self.lower_value(else_expr);
+        let (c, a, b) = (c?, a?, b?);
+        let scalar_cond = numeric(&self.module.types, c.ty()).is_some_and(|(_, sh)| sh.count() == 1);
+        if !scalar_cond {
+            self.error(
+                cond.span,
+                "condition for short-circuiting ternary operator must be scalar, for non-scalar types use 'select'",
+            );
+            return None;
+        }
+        let c = self.to_bool_scalar(c, cond.span)?;
+        let (ty, lit) = self.branch_type(&a, &b, span)?;
+        let a = self.coerce(a, ty, then_expr.span)?;
+        let b = self.coerce(b, ty, else_expr.span)?;
+        let kind = ExprKind::Conditional {
+            cond: Box::new(c),
+            accept: Box::new(a),
+            reject: Box::new(b),
+        };
+        let mut t = TExpr::new(kind, ty, span);
+        if lit != Lit::None {
+            t.e = self.fold_expr(t.e);
+            t.lit = lit;
+        }
+        Some(t)
+    }
+
+    /// The type both arms of `?:` convert to.
+    fn branch_type(&mut self, a: &TExpr, b: &TExpr, span: Span) -> Option<(TypeId, Lit)> {
+        if a.ty() == b.ty() && a.lit == b.lit {
+            return Some((a.ty(), a.lit));
+        }
+        let both_numeric = numeric(&self.module.types, a.ty()).is_some() && numeric(&self.module.types, b.ty()).is_some();
+        if !both_numeric {
+            let (ta, tb) = (self.show(a.ty()), self.show(b.ty()));
+            self.error(span, format!("incompatible operand types ('{ta}' and '{tb}')"));
+            return None;
+        }
+        let (s, lit, shape) = self.common_numeric(&[a, b], span)?;
+        Some((self.intern(make_type(s, shape)), lit))
+    }
+
+    pub fn lower_unary(&mut self, op: ast::UnaryOp, operand: &ast::Expr, span: Span) -> Option<TExpr> {
+        use ast::UnaryOp as U;
+        match op {
+            U::PreInc | U::PreDec | U::PostInc | U::PostDec => return self.lower_increment(op, operand, span),
+            _ => {}
+        }
+        let t = self.lower_value(operand)?;
+        let Some((s, shape)) = numeric(&self.module.types, t.ty()) else {
+            let shown = self.show(t.ty());
+            self.error(span, format!("invalid argument type '{shown}' to unary expression"));
+            return None;
+        };
+        let lit = t.lit;
+        let (target_scalar, kind): (ScalarType, Option<UnaryOp>) = match op {
+            U::Not => (ScalarType::Bool, Some(UnaryOp::Not)),
+            U::BitNot if s.is_float() => {
+                let shown = self.show(t.ty());
+                self.error(span, format!("invalid argument type '{shown}' to unary expression"));
+                return None;
+            }
+            U::BitNot => (promote_bool(s), Some(UnaryOp::BitNot)),
+            U::Neg => (promote_bool(s), Some(UnaryOp::Neg)),
+            _ => (promote_bool(s), None),
+        };
+        let ty = self.intern(make_type(target_scalar, shape));
+        let value = self.coerce(t, ty, operand.span)?;
+        let e = match kind {
+            Some(op) => self.wrap(ExprKind::Unary(op, Box::new(value)), ty, span),
+            None => value,
+        };
+        let mut t = TExpr::of(e);
+        if lit != Lit::None {
+            t.e = self.fold_expr(t.e);
+            if op != U::Not {
+                t.lit = lit;
+            }
+        }
+        Some(t)
+    }
+
+    fn lower_increment(&mut self, op: ast::UnaryOp, operand: &ast::Expr, span: Span) -> Option<TExpr> {
+        use ast::UnaryOp as U;
+        let target = self.lower_expr(operand)?;
+        let place = self.assignable(&target, operand.span)?;
+        let Some((s, shape)) = numeric(&self.module.types, place.ty).filter(|(s, _)| *s != ScalarType::Bool) else {
+            let shown = self.show(place.ty);
+            self.error(span, format!("cannot increment value of type '{shown}'"));
+            return None;
+        };
+        let one = self.constant(ScalarType::Int64, 1, span);
+        let one_values = self.fold(&one.e).unwrap_or_default();
+        let one_s = crate::fold::convert_scalar(one_values[0], s);
+        let ty = place.ty;
+        let ones = vec![one_s; shape.count() as usize];
+        let one = self.wrap(ExprKind::Const(ones), ty, span);
+        let ir_op = if matches!(op, U::PreInc | U::PostInc) { BinaryOp::Add } else { BinaryOp::Sub };
+        let value = self.wrap(ExprKind::Binary(ir_op, Box::new(target.e), Box::new(one)), ty, span);
+        let yield_old = matches!(op, U::PostInc | U::PostDec);
+        let kind = ExprKind::Assign {
+            place,
+            value: Box::new(value),
+            yield_old,
+        };
+        Some(TExpr::new(kind, ty, span))
+    }
+
+    pub fn lower_assign(
+        &mut self,
+        op: Option<ast::BinaryOp>,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+        span: Span,
+    ) -> Option<TExpr> {
+        let target = self.lower_expr(lhs);
+        let value = self.lower_value(rhs);
+        let target = target?;
+        let place = self.assignable(&target, lhs.span)?;
+        let value = value?;
+        let value = match op {
+            None => value,
+            Some(op) => self.binary_values(op, TExpr::of(target.e.clone()), value, span)?,
+        };
+        let value = self.coerce(value, place.ty, span)?;
+        let ty = place.ty;
+        let kind = ExprKind::Assign {
+            place,
+            value: Box::new(value),
+            yield_old: false,
+        };
+        Some(TExpr::new(kind, ty, span))
+    }
+
+    /// The place an assignment writes, or a diagnostic saying why `t` cannot
+    /// be written.
+    pub fn assignable(&mut self, t: &TExpr, span: Span) -> Option<Place> {
+        let Some(place) = t.place().filter(|_| t.lit == Lit::None && !t.void) else {
+            self.error(span, "cannot assign to a non-lvalue");
+            return None;
+        };
+        if let Some(message) = self.read_only_reason(place) {
+            self.error(span, message);
+            return None;
+        }
+        let duplicate = place.path.iter().any(|a| match a {
+            Access::Components(c) => c.iter().enumerate().any(|(i, x)| c[..i].contains(x)),
+            _ => false,
+        });
+        if duplicate {
+            self.error(span, "vector is not assignable (contains duplicate components)");
+            return None;
+        }
+        Some(place.clone())
+    }
+
+    fn read_only_reason(&self, place: &Place) -> Option<String> {
+        match &place.root {
+            PlaceRoot::Local(id) => {
+                let fcx = self.fcx.as_ref()?;
+                fcx.const_locals.contains(id).then(|| {
+                    let name = &fcx.locals[id.index()].name;
+                    format!("cannot assign to variable '{name}' with const-qualified type")
+                })
+            }
+            PlaceRoot::Static(id) => {
+                let is_const = self.globals.values().any(|g| {
+                    matches!(g, GlobalSym::Static { id: s, is_const: true, .. } if s == id)
+                });
+                is_const.then(|| {
+                    let name = &self.module.statics[id.index()].name;
+                    format!("cannot assign to variable '{name}' with const-qualified type")
+                })
+            }
+            PlaceRoot::Groupshared(_) => None,
+            PlaceRoot::BufferElement { resource, .. } | PlaceRoot::ByteAddress { resource, .. } => {
+                let kind = self.module.resources.get(resource.index())?.kind;
+                (!kind.is_writable()).then(|| "cannot assign to a read-only resource".to_string())
+            }
+            PlaceRoot::ConstantBuffer { .. } => Some("cannot assign to a constant buffer member".to_string()),
+        }
+    }
+}
+
+fn promote_bool(s: ScalarType) -> ScalarType {
+    if s == ScalarType::Bool { ScalarType::Int32 } else { s }
+}
+
+/// An IR constant of `ty`'s shape with every component `value`.
+#[allow(dead_code)]
+pub(crate) fn splat_const(ty: TypeId, count: u32, value: ir::Scalar, span: ir::Span) -> ir::Expr {
+    ir::Expr {
+        kind: ExprKind::Const(vec![value; count as usize]),
+        ty,
+        span,
+    }
+}

@@ -1,0 +1,387 @@
+//! The parser: recursive descent from preprocessed tokens to an
+//! [`ast::TranslationUnit`](crate::ast::TranslationUnit).
+//!
+//! It never gives up: an error is reported once, the parser skips to a
+//! point it knows (the end of the statement or declaration, or a closing
+//! brace) and goes on. A step limit stops it should it ever stop making
+//! progress, and nesting limits keep the recursion (and the tree) shallow
+//! enough for every later pass.
+
+mod expr;
+mod item;
+mod stmt;
+mod types;
+
+use std::cell::Cell;
+use std::collections::HashSet;
+
+use crate::ast::{Ident, TranslationUnit};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::lexer::{Token, TokenKind};
+use crate::preprocess::{PreprocessOptions, SourceLoader, preprocess};
+use crate::span::{FileId, SourceMap, Span};
+
+/// Parses preprocessed tokens (as [`preprocess`] returns them).
+pub fn parse(tokens: &[Token], diags: &mut Diagnostics) -> TranslationUnit {
+    let mut parser = Parser::new(tokens, diags);
+    let unit = parser.translation_unit();
+    if parser.stuck.get() {
+        let span = parser.peek_raw().span;
+        parser
+            .diags
+            .push(Diagnostic::error(span, "parser step limit exceeded"));
+    }
+    unit
+}
+
+/// Preprocesses and parses `main`.
+pub fn parse_file(
+    map: &mut SourceMap,
+    main: FileId,
+    opts: &PreprocessOptions,
+    loader: &dyn SourceLoader,
+    diags: &mut Diagnostics,
+) -> TranslationUnit {
+    let tokens = preprocess(map, main, opts, loader, diags);
+    parse(&tokens, diags)
+}
+
+/// Marks a failed parse whose error is already reported; the caller
+/// recovers.
+#[derive(Debug)]
+struct Reported;
+
+type PResult<T> = Result<T, Reported>;
+
+/// Brackets, blocks and prefix operators nest at most this deep.
+const MAX_NESTING: u32 = 256;
+/// Expression trees are at most this deep (long operator chains nest
+/// without recursion in the parser, but later passes recurse).
+const MAX_EXPR_DEPTH: u32 = 512;
+/// Looking at tokens this many times without consuming one means the parser
+/// is stuck.
+const STEP_LIMIT: u32 = 100_000;
+
+struct Parser<'d> {
+    /// The tokens, always ending with an `Eof` token.
+    tokens: Vec<Token>,
+    pos: usize,
+    diags: &'d mut Diagnostics,
+    /// Struct and typedef names declared so far.
+    type_names: HashSet<String>,
+    steps: Cell<u32>,
+    stuck: Cell<bool>,
+    nesting: u32,
+    nesting_reported: bool,
+    /// How many expression entry points are active; the tree depth is
+    /// checked when the outermost one returns.
+    expr_level: u32,
+    /// Inside template arguments, `>` closes the list instead of comparing.
+    no_gt: bool,
+    /// Tokens replaced when a `>>` was split, to undo on backtracking.
+    splits: Vec<(usize, Token)>,
+    /// The span of the last consumed token.
+    prev_span: Span,
+}
+
+/// A parser position to come back to after a speculative parse.
+struct Snapshot {
+    pos: usize,
+    diags: usize,
+    splits: usize,
+    prev_span: Span,
+}
+
+impl<'d> Parser<'d> {
+    fn new(tokens: &[Token], diags: &'d mut Diagnostics) -> Parser<'d> {
+        let mut tokens = tokens.to_vec();
+        if tokens.last().is_none_or(|t| t.kind != TokenKind::Eof) {
+            let span = tokens
+                .last()
+                .map_or(Span::default(), |t| Span::new(t.span.file, t.span.end, t.span.end));
+            tokens.push(Token {
+                kind: TokenKind::Eof,
+                text: String::new(),
+                span,
+                leading_space: false,
+                line_start: true,
+                error: None,
+                expansion: None,
+            });
+        }
+        // Tokens after an `Eof` are never looked at.
+        if let Some(first_eof) = tokens.iter().position(|t| t.kind == TokenKind::Eof) {
+            tokens.truncate(first_eof + 1);
+        }
+        Parser {
+            tokens,
+            pos: 0,
+            diags,
+            type_names: HashSet::new(),
+            steps: Cell::new(0),
+            stuck: Cell::new(false),
+            nesting: 0,
+            nesting_reported: false,
+            expr_level: 0,
+            no_gt: false,
+            splits: Vec::new(),
+            prev_span: Span::default(),
+        }
+    }
+
+    // ---- looking at tokens ----
+
+    fn eof(&self) -> &Token {
+        // `new` guarantees a final `Eof` token.
+        &self.tokens[self.tokens.len() - 1]
+    }
+
+    /// The token `n` ahead, counting a step.
+    fn nth(&self, n: usize) -> &Token {
+        let steps = self.steps.get() + 1;
+        self.steps.set(steps);
+        if steps > STEP_LIMIT {
+            self.stuck.set(true);
+        }
+        if self.stuck.get() {
+            return self.eof();
+        }
+        self.tokens.get(self.pos + n).unwrap_or_else(|| self.eof())
+    }
+
+    fn peek(&self) -> &Token {
+        self.nth(0)
+    }
+
+    /// The current token without counting a step.
+    fn peek_raw(&self) -> &Token {
+        self.tokens.get(self.pos).unwrap_or_else(|| self.eof())
+    }
+
+    fn at(&self, punct: &str) -> bool {
+        self.peek().is_punct(punct)
+    }
+
+    fn at_kw(&self, keyword: &str) -> bool {
+        self.peek().is_ident(keyword)
+    }
+
+    fn at_eof(&self) -> bool {
+        self.peek().kind == TokenKind::Eof
+    }
+
+    fn bump(&mut self) -> Token {
+        let tok = self.peek().clone();
+        if tok.kind != TokenKind::Eof {
+            self.pos += 1;
+        }
+        self.steps.set(0);
+        self.prev_span = tok.span;
+        tok
+    }
+
+    fn eat(&mut self, punct: &str) -> bool {
+        if self.at(punct) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn eat_kw(&mut self, keyword: &str) -> bool {
+        if self.at_kw(keyword) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, punct: &str, message: &str) -> PResult<Token> {
+        if self.at(punct) {
+            Ok(self.bump())
+        } else {
+            self.error_here(message);
+            Err(Reported)
+        }
+    }
+
+    /// Expects the bracket closing `open`, pointing back at it on error.
+    fn expect_closing(&mut self, punct: &str, open: &Token) -> PResult<Token> {
+        if self.at(punct) {
+            return Ok(self.bump());
+        }
+        let tok = self.peek().clone();
+        let d = self
+            .diagnostic(&tok, format!("expected '{punct}'"))
+            .with_label(open.span, format!("to match this '{}'", open.text));
+        self.diags.push(d);
+        Err(Reported)
+    }
+
+    /// Reports a missing `;` after the previous token, without failing: the
+    /// parse goes on as if it were there.
+    fn expect_semi(&mut self, message: &str) {
+        if !self.eat(";") {
+            let at = Span::new(self.prev_span.file, self.prev_span.end, self.prev_span.end);
+            let d = Diagnostic::error(at, message);
+            self.diags.push(d);
+        }
+    }
+
+    fn ident(&mut self, message: &str) -> PResult<Ident> {
+        let tok = self.peek();
+        if tok.kind == TokenKind::Ident && !types::is_keyword(&tok.text) {
+            let tok = self.bump();
+            Ok(Ident {
+                name: tok.text,
+                span: tok.span,
+            })
+        } else {
+            self.error_here(message);
+            Err(Reported)
+        }
+    }
+
+    // ---- diagnostics ----
+
+    fn diagnostic(&self, tok: &Token, message: impl Into<String>) -> Diagnostic {
+        let d = Diagnostic::error(tok.span, message);
+        match &tok.expansion {
+            Some(origin) => d.with_label(origin.definition, format!("expanded from macro '{}'", origin.name)),
+            None => d,
+        }
+    }
+
+    fn error_at(&mut self, tok: &Token, message: impl Into<String>) {
+        let d = self.diagnostic(tok, message);
+        self.diags.push(d);
+    }
+
+    fn error_here(&mut self, message: impl Into<String>) {
+        let tok = self.peek().clone();
+        self.error_at(&tok, message);
+    }
+
+    // ---- limits, backtracking, recovery ----
+
+    /// Runs `f` one nesting level deeper, failing past [`MAX_NESTING`].
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if self.nesting >= MAX_NESTING {
+            if !self.nesting_reported {
+                self.nesting_reported = true;
+                self.error_here(format!("bracket nesting level exceeded maximum of {MAX_NESTING}"));
+            }
+            return Err(Reported);
+        }
+        self.nesting += 1;
+        let result = f(self);
+        self.nesting -= 1;
+        result
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            pos: self.pos,
+            diags: self.diags.items.len(),
+            splits: self.splits.len(),
+            prev_span: self.prev_span,
+        }
+    }
+
+    fn restore(&mut self, snapshot: Snapshot) {
+        self.pos = snapshot.pos;
+        self.diags.items.truncate(snapshot.diags);
+        while self.splits.len() > snapshot.splits {
+            if let Some((index, tok)) = self.splits.pop() {
+                self.tokens[index] = tok;
+            }
+        }
+        self.prev_span = snapshot.prev_span;
+    }
+
+    /// Skips the rest of a broken statement: through the next `;` or
+    /// balanced `{ }` block, or up to a `}` closing the enclosing block.
+    fn recover_stmt(&mut self) {
+        let mut depth = 0u32;
+        loop {
+            let tok = self.peek();
+            if tok.kind == TokenKind::Eof {
+                return;
+            }
+            if tok.is_punct("}") {
+                if depth == 0 {
+                    return;
+                }
+                depth -= 1;
+                self.bump();
+                if depth == 0 {
+                    return;
+                }
+                continue;
+            }
+            if tok.is_punct(";") && depth == 0 {
+                self.bump();
+                return;
+            }
+            if tok.is_punct("{") {
+                depth += 1;
+            }
+            self.bump();
+        }
+    }
+
+    /// Skips the rest of a broken top-level declaration.
+    fn recover_item(&mut self) {
+        let mut depth = 0u32;
+        loop {
+            let tok = self.peek();
+            if tok.kind == TokenKind::Eof {
+                return;
+            }
+            if tok.is_punct(";") && depth == 0 {
+                self.bump();
+                return;
+            }
+            if tok.is_punct("}") {
+                self.bump();
+                if depth <= 1 {
+                    if depth == 1 {
+                        self.eat(";");
+                    }
+                    return;
+                }
+                depth -= 1;
+                continue;
+            }
+            if tok.is_punct("{") {
+                depth += 1;
+            }
+            self.bump();
+        }
+    }
+
+    /// Skips a balanced `( … )`, `[ … ]` or `{ … }` group starting at the
+    /// current token.
+    fn skip_balanced(&mut self) {
+        let mut depth = 0u32;
+        loop {
+            let tok = self.peek();
+            if tok.kind == TokenKind::Eof {
+                return;
+            }
+            let opens = tok.kind == TokenKind::Punct && matches!(tok.text.as_str(), "(" | "[" | "{");
+            let closes = tok.kind == TokenKind::Punct && matches!(tok.text.as_str(), ")" | "]" | "}");
+            self.bump();
+            if opens {
+                depth += 1;
+            } else if closes {
+                depth = depth.saturating_sub(1);
+            }
+            if depth == 0 {
+                return;
+            }
+        }
+    }
+}

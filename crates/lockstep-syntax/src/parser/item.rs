@@ -1,0 +1,526 @@
+//! Top-level declarations: functions, global variables, structs, typedefs
+//! and constant buffers; also the declarator syntax they share with local
+//! declarations.
+
+use super::types::{is_interpolation, is_keyword, is_storage, is_type_modifier};
+use super::{PResult, Parser, Reported};
+use crate::ast::{
+    Attribute, CBufferDecl, CBufferKind, Declarator, FieldDecl, FunctionDecl, Ident, Initializer, Item, Param,
+    ParamDirection, StructDecl, TranslationUnit, TypeExpr, TypedefDecl, VarDecl,
+};
+use crate::diag::Diagnostic;
+use crate::lexer::TokenKind;
+use crate::span::Span;
+
+/// Modifiers read before a type: those the declaration keeps, and those
+/// that belong to the type.
+pub(super) struct Specifiers {
+    pub(super) storage: Vec<Ident>,
+    pub(super) type_modifiers: Vec<Ident>,
+}
+
+impl Parser<'_> {
+    pub(super) fn translation_unit(&mut self) -> TranslationUnit {
+        let mut items = Vec::new();
+        while !self.at_eof() {
+            let before = self.pos;
+            if self.item(&mut items).is_err() {
+                self.recover_item();
+            }
+            if self.pos == before && !self.at_eof() {
+                self.bump();
+            }
+        }
+        TranslationUnit { items }
+    }
+
+    fn item(&mut self, items: &mut Vec<Item>) -> PResult<()> {
+        let start = self.peek().span;
+        let attributes = self.attributes()?;
+        let tok = self.peek().clone();
+        if tok.is_punct(";") {
+            self.bump();
+            return Ok(());
+        }
+        match tok.text.as_str() {
+            "struct" if tok.kind == TokenKind::Ident => self.struct_item(start, attributes, items),
+            "typedef" if tok.kind == TokenKind::Ident => self.typedef(items),
+            "cbuffer" | "tbuffer" if tok.kind == TokenKind::Ident => {
+                items.push(Item::CBuffer(self.cbuffer()?));
+                Ok(())
+            }
+            "namespace" | "template" | "class" | "interface" if tok.kind == TokenKind::Ident => {
+                self.error_at(&tok, format!("'{}' declarations are not supported", tok.text));
+                Err(Reported)
+            }
+            _ => {
+                let specifiers = self.specifiers();
+                self.check_type_start()?;
+                let ty = self.parse_type(specifiers.type_modifiers)?;
+                let item = self.declaration_rest(start, attributes, specifiers.storage, ty)?;
+                items.push(item);
+                Ok(())
+            }
+        }
+    }
+
+    /// Reads storage classes and type modifiers (in any order).
+    pub(super) fn specifiers(&mut self) -> Specifiers {
+        let mut specifiers = Specifiers {
+            storage: Vec::new(),
+            type_modifiers: Vec::new(),
+        };
+        loop {
+            let tok = self.peek();
+            if tok.kind != TokenKind::Ident {
+                break;
+            }
+            let word = tok.text.as_str();
+            let storage = is_storage(word) || (is_interpolation(word) && self.nth(1).kind == TokenKind::Ident);
+            let type_modifier = is_type_modifier(word);
+            if !storage && !type_modifier {
+                break;
+            }
+            let tok = self.bump();
+            let ident = Ident {
+                name: tok.text,
+                span: tok.span,
+            };
+            if storage {
+                specifiers.storage.push(ident);
+            } else {
+                specifiers.type_modifiers.push(ident);
+            }
+        }
+        specifiers
+    }
+
+    /// Reports a declaration that does not start with a type; an unknown
+    /// name followed by a name (`flaot x;`) is reported and parsed on.
+    pub(super) fn check_type_start(&mut self) -> PResult<()> {
+        if self.at_type_start(0) {
+            return Ok(());
+        }
+        let tok = self.peek().clone();
+        if tok.kind == TokenKind::Ident && !is_keyword(&tok.text) {
+            let next = self.nth(1);
+            if next.kind == TokenKind::Ident && !is_keyword(&next.text) {
+                self.error_at(&tok, format!("unknown type name '{}'", tok.text));
+                return Ok(());
+            }
+        }
+        self.error_at(&tok, "expected a type");
+        Err(Reported)
+    }
+
+    /// After the type of a top-level declaration: a function or variables.
+    fn declaration_rest(
+        &mut self,
+        start: Span,
+        attributes: Vec<Attribute>,
+        storage: Vec<Ident>,
+        ty: TypeExpr,
+    ) -> PResult<Item> {
+        let name = self.ident("expected identifier")?;
+        if self.at("(") {
+            return Ok(Item::Function(self.function(start, attributes, storage, ty, name)?));
+        }
+        if let Some(attribute) = attributes.first() {
+            self.diags.push(Diagnostic::warning(
+                attribute.span,
+                "attributes on variable declarations are ignored",
+            ));
+        }
+        let declarators = self.declarators(name)?;
+        self.expect_semi("expected ';' after top level declarator");
+        Ok(Item::Variable(VarDecl {
+            storage,
+            ty,
+            declarators,
+            span: start.to(self.prev_span),
+        }))
+    }
+
+    fn function(
+        &mut self,
+        start: Span,
+        attributes: Vec<Attribute>,
+        storage: Vec<Ident>,
+        mut return_type: TypeExpr,
+        name: Ident,
+    ) -> PResult<FunctionDecl> {
+        // `const` before a return type qualifies the type.
+        let (consts, storage): (Vec<Ident>, Vec<Ident>) = storage.into_iter().partition(|s| s.name == "const");
+        return_type.modifiers.splice(0..0, consts);
+        let open = self.bump();
+        let mut params = Vec::new();
+        if self.at_kw("void") && self.nth(1).is_punct(")") {
+            self.bump();
+        }
+        if !self.at(")") {
+            loop {
+                params.push(self.nested(|p| p.param())?);
+                if !self.eat(",") {
+                    break;
+                }
+            }
+        }
+        self.expect_closing(")", &open)?;
+        let semantic = if self.eat(":") {
+            Some(self.ident("expected semantic name")?)
+        } else {
+            None
+        };
+        let body = if self.at("{") {
+            Some(self.block()?)
+        } else if self.eat(";") {
+            None
+        } else {
+            self.error_here("expected function body after function declarator");
+            return Err(Reported);
+        };
+        Ok(FunctionDecl {
+            attributes,
+            storage,
+            return_type,
+            name,
+            params,
+            semantic,
+            body,
+            span: start.to(self.prev_span),
+        })
+    }
+
+    fn param(&mut self) -> PResult<Param> {
+        let start = self.peek().span;
+        let mut direction = ParamDirection::In;
+        let mut modifiers = Vec::new();
+        let mut type_modifiers = Vec::new();
+        loop {
+            let tok = self.peek();
+            if tok.kind != TokenKind::Ident {
+                break;
+            }
+            let word = tok.text.as_str();
+            match word {
+                "in" => direction = if direction == ParamDirection::Out { ParamDirection::InOut } else { direction },
+                "out" => {
+                    direction = if direction == ParamDirection::In && self.prev_was_in() {
+                        ParamDirection::InOut
+                    } else {
+                        ParamDirection::Out
+                    }
+                }
+                "inout" => direction = ParamDirection::InOut,
+                _ if is_storage(word) || (is_interpolation(word) && self.nth(1).kind == TokenKind::Ident) => {
+                    let tok = self.bump();
+                    modifiers.push(Ident {
+                        name: tok.text,
+                        span: tok.span,
+                    });
+                    continue;
+                }
+                _ if is_type_modifier(word) => {
+                    let tok = self.bump();
+                    type_modifiers.push(Ident {
+                        name: tok.text,
+                        span: tok.span,
+                    });
+                    continue;
+                }
+                _ => break,
+            }
+            self.bump();
+        }
+        self.check_type_start()?;
+        let ty = self.parse_type(type_modifiers)?;
+        let name = if self.peek().kind == TokenKind::Ident && !is_keyword(&self.peek().text) {
+            self.ident("expected identifier")?
+        } else {
+            // An unnamed parameter, as in a prototype.
+            Ident {
+                name: String::new(),
+                span: Span::new(ty.span.file, ty.span.end, ty.span.end),
+            }
+        };
+        let array_dims = self.array_dims()?;
+        let semantic = if self.eat(":") {
+            Some(self.ident("expected semantic name")?)
+        } else {
+            None
+        };
+        let default = if self.eat("=") {
+            Some(self.assign_top()?)
+        } else {
+            None
+        };
+        Ok(Param {
+            direction,
+            modifiers,
+            ty,
+            name,
+            array_dims,
+            semantic,
+            default,
+            span: start.to(self.prev_span),
+        })
+    }
+
+    /// Whether the previous token was `in` (for `in out`).
+    fn prev_was_in(&self) -> bool {
+        self.pos
+            .checked_sub(1)
+            .and_then(|i| self.tokens.get(i))
+            .is_some_and(|t| t.is_ident("in"))
+    }
+
+    /// `name [dims] [: annotations] [= init], …` with the first name read.
+    pub(super) fn declarators(&mut self, first: Ident) -> PResult<Vec<Declarator>> {
+        let mut declarators = vec![self.declarator_rest(first)?];
+        while self.eat(",") {
+            let name = self.ident("expected identifier")?;
+            declarators.push(self.declarator_rest(name)?);
+        }
+        Ok(declarators)
+    }
+
+    fn declarator_rest(&mut self, name: Ident) -> PResult<Declarator> {
+        let array_dims = self.array_dims()?;
+        let mut register = None;
+        let mut packoffset = None;
+        let mut semantic = None;
+        while self.eat(":") {
+            if self.at_kw("register") {
+                register = self.register()?;
+            } else if self.at_kw("packoffset") && self.nth(1).is_punct("(") {
+                packoffset = Some(self.packoffset()?);
+            } else {
+                semantic = Some(self.ident("expected semantic name")?);
+            }
+        }
+        let init = if self.eat("=") {
+            Some(self.initializer()?)
+        } else {
+            None
+        };
+        let span = name.span.to(self.prev_span);
+        Ok(Declarator {
+            name,
+            array_dims,
+            register,
+            packoffset,
+            semantic,
+            init,
+            span,
+        })
+    }
+
+    /// An expression or a `{ … }` list.
+    fn initializer(&mut self) -> PResult<Initializer> {
+        if !self.at("{") {
+            return Ok(Initializer::Expr(self.assign_top()?));
+        }
+        self.nested(|p| {
+            let open = p.bump();
+            let mut items = Vec::new();
+            while !p.at("}") {
+                items.push(p.initializer()?);
+                if !p.eat(",") {
+                    break;
+                }
+            }
+            p.expect_closing("}", &open)?;
+            Ok(Initializer::List(items, open.span.to(p.prev_span)))
+        })
+    }
+
+    /// `struct S { … };`, `struct S { … } s;`, `struct S;` or `struct S s;`.
+    fn struct_item(&mut self, start: Span, attributes: Vec<Attribute>, items: &mut Vec<Item>) -> PResult<()> {
+        self.bump();
+        if self.at("{") {
+            self.error_here("anonymous structs are not supported");
+            return Err(Reported);
+        }
+        let name = self.ident("expected identifier")?;
+        self.type_names.insert(name.name.clone());
+        if self.eat(";") {
+            return Ok(());
+        }
+        let ty = TypeExpr {
+            name: name.clone(),
+            args: Vec::new(),
+            modifiers: Vec::new(),
+            span: name.span,
+        };
+        if self.at(":") {
+            self.error_here("struct inheritance is not supported");
+            return Err(Reported);
+        }
+        if !self.at("{") {
+            // `struct S s;`: a declaration naming the type C-style.
+            let item = self.declaration_rest(start, attributes, Vec::new(), ty)?;
+            items.push(item);
+            return Ok(());
+        }
+        let fields = self.struct_body()?;
+        items.push(Item::Struct(StructDecl {
+            name,
+            fields,
+            span: start.to(self.prev_span),
+        }));
+        if self.peek().kind == TokenKind::Ident {
+            let var_start = self.peek().span;
+            let first = self.ident("expected identifier")?;
+            let declarators = self.declarators(first)?;
+            items.push(Item::Variable(VarDecl {
+                storage: Vec::new(),
+                ty,
+                declarators,
+                span: var_start.to(self.prev_span),
+            }));
+        }
+        self.expect_semi("expected ';' after struct");
+        Ok(())
+    }
+
+    fn struct_body(&mut self) -> PResult<Vec<FieldDecl>> {
+        let open = self.bump();
+        let mut fields = Vec::new();
+        while !self.at("}") && !self.at_eof() {
+            if self.fields(&mut fields).is_err() {
+                self.recover_stmt();
+            }
+        }
+        self.expect_closing("}", &open)?;
+        Ok(fields)
+    }
+
+    /// One field line: `[modifiers] type a [: SEM], b[2];`.
+    fn fields(&mut self, fields: &mut Vec<FieldDecl>) -> PResult<()> {
+        let start = self.peek().span;
+        let specifiers = self.specifiers();
+        self.check_type_start()?;
+        let ty = self.parse_type(specifiers.type_modifiers)?;
+        loop {
+            let name = self.ident("expected member name")?;
+            if self.at("(") {
+                self.error_here("struct member functions are not supported");
+                self.skip_balanced();
+                self.eat_kw("const");
+                if self.at("{") {
+                    self.skip_balanced();
+                } else {
+                    self.eat(";");
+                }
+                return Ok(());
+            }
+            let array_dims = self.array_dims()?;
+            let semantic = if self.eat(":") {
+                Some(self.ident("expected semantic name")?)
+            } else {
+                None
+            };
+            if self.at("=") {
+                self.error_here("struct fields cannot have initializers");
+                return Err(Reported);
+            }
+            fields.push(FieldDecl {
+                modifiers: specifiers.storage.clone(),
+                ty: ty.clone(),
+                name,
+                array_dims,
+                semantic,
+                span: start.to(self.prev_span),
+            });
+            if !self.eat(",") {
+                break;
+            }
+        }
+        self.expect_semi("expected ';' at end of declaration list");
+        Ok(())
+    }
+
+    /// `typedef type name [dims], …;`: one item per name.
+    fn typedef(&mut self, items: &mut Vec<Item>) -> PResult<()> {
+        let start = self.bump().span;
+        if !self.at_type_start(0) {
+            self.check_type_start()?;
+        }
+        let ty = self.parse_type(Vec::new())?;
+        loop {
+            let name = self.ident("expected identifier")?;
+            let array_dims = self.array_dims()?;
+            self.type_names.insert(name.name.clone());
+            items.push(Item::Typedef(TypedefDecl {
+                ty: ty.clone(),
+                name,
+                array_dims,
+                span: start.to(self.prev_span),
+            }));
+            if !self.eat(",") {
+                break;
+            }
+        }
+        self.expect_semi("expected ';' after typedef");
+        Ok(())
+    }
+
+    /// `cbuffer Name [: register(b0)] { members } [;]`, also `tbuffer`.
+    fn cbuffer(&mut self) -> PResult<CBufferDecl> {
+        let keyword = self.bump();
+        let kind = if keyword.text == "tbuffer" {
+            CBufferKind::TBuffer
+        } else {
+            CBufferKind::CBuffer
+        };
+        let name = self.ident("expected identifier")?;
+        let mut register = None;
+        if self.eat(":") {
+            if self.at_kw("register") {
+                register = self.register()?;
+            } else {
+                self.error_here("expected 'register'");
+                return Err(Reported);
+            }
+        }
+        let open = self.expect("{", "expected '{'")?;
+        let mut members = Vec::new();
+        while !self.at("}") && !self.at_eof() {
+            match self.member() {
+                Ok(member) => members.push(member),
+                Err(Reported) => self.recover_stmt(),
+            }
+        }
+        self.expect_closing("}", &open)?;
+        let span = keyword.span.to(self.prev_span);
+        self.eat(";");
+        Ok(CBufferDecl {
+            kind,
+            name,
+            register,
+            members,
+            span,
+        })
+    }
+
+    /// One declaration inside a `cbuffer`.
+    fn member(&mut self) -> PResult<VarDecl> {
+        let start = self.peek().span;
+        let specifiers = self.specifiers();
+        if self.at_kw("struct") && !self.nth(2).is_ident("struct") && self.nth(2).is_punct("{") {
+            self.error_here("struct definitions inside a cbuffer are not supported");
+            return Err(Reported);
+        }
+        self.check_type_start()?;
+        let ty = self.parse_type(specifiers.type_modifiers)?;
+        let name = self.ident("expected identifier")?;
+        let declarators = self.declarators(name)?;
+        self.expect_semi("expected ';' at end of declaration");
+        Ok(VarDecl {
+            storage: specifiers.storage,
+            ty,
+            declarators,
+            span: start.to(self.prev_span),
+        })
+    }
+}

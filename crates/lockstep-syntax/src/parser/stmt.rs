@@ -1,0 +1,297 @@
+//! Statements and blocks.
+
+use super::types::{is_interpolation, is_keyword, is_storage, is_type_modifier};
+use super::{PResult, Parser, Reported};
+use crate::ast::{Block, CaseLabel, Stmt, StmtKind, SwitchCase, VarDecl};
+use crate::diag::Diagnostic;
+use crate::lexer::TokenKind;
+
+impl Parser<'_> {
+    /// `{ statements }`; a missing `}` is reported and the block kept.
+    pub(super) fn block(&mut self) -> PResult<Block> {
+        self.nested(|p| {
+            let open = p.expect("{", "expected '{'")?;
+            let mut stmts = Vec::new();
+            while !p.at("}") && !p.at_eof() {
+                match p.stmt() {
+                    Ok(stmt) => stmts.push(stmt),
+                    Err(Reported) => p.recover_stmt(),
+                }
+            }
+            // A missing `}` is reported; the block still counts.
+            let _ = p.expect_closing("}", &open);
+            Ok(Block {
+                stmts,
+                span: open.span.to(p.prev_span),
+            })
+        })
+    }
+
+    pub(super) fn stmt(&mut self) -> PResult<Stmt> {
+        self.nested(|p| p.stmt_inner())
+    }
+
+    fn stmt_inner(&mut self) -> PResult<Stmt> {
+        let start = self.peek().span;
+        let attributes = self.attributes()?;
+        let tok = self.peek().clone();
+        let kind = if tok.is_punct("{") {
+            StmtKind::Block(self.block()?)
+        } else if tok.is_punct(";") {
+            self.bump();
+            StmtKind::Empty
+        } else if tok.kind == TokenKind::Ident {
+            match tok.text.as_str() {
+                "if" => self.if_stmt()?,
+                "for" => self.for_stmt()?,
+                "while" => self.while_stmt()?,
+                "do" => self.do_stmt()?,
+                "switch" => self.switch_stmt()?,
+                "break" => self.jump(StmtKind::Break, "expected ';' after break statement"),
+                "continue" => self.jump(StmtKind::Continue, "expected ';' after continue statement"),
+                "discard" => self.jump(StmtKind::Discard, "expected ';' after discard statement"),
+                "return" => self.return_stmt()?,
+                "case" | "default" => {
+                    self.error_at(&tok, format!("'{}' statement not in switch statement", tok.text));
+                    return Err(Reported);
+                }
+                "struct" | "typedef" | "cbuffer" | "tbuffer" => {
+                    self.error_at(&tok, format!("local '{}' declarations are not supported", tok.text));
+                    return Err(Reported);
+                }
+                _ => self.decl_or_expr_stmt()?,
+            }
+        } else {
+            self.expr_stmt()?
+        };
+        Ok(crate::ast::Stmt {
+            attributes,
+            kind,
+            span: start.to(self.prev_span),
+        })
+    }
+
+    /// Whether a statement starting here is a declaration: it starts with a
+    /// modifier, or with a type name not followed by `(` (which would be a
+    /// constructor call).
+    fn at_decl_start(&self) -> bool {
+        let tok = self.peek();
+        if tok.kind != TokenKind::Ident {
+            return false;
+        }
+        let word = tok.text.as_str();
+        if is_storage(word) || is_type_modifier(word) {
+            return true;
+        }
+        if is_interpolation(word) {
+            return self.nth(1).kind == TokenKind::Ident;
+        }
+        self.is_type_name(word) && !self.nth(1).is_punct("(")
+    }
+
+    fn decl_or_expr_stmt(&mut self) -> PResult<StmtKind> {
+        let tok = self.peek();
+        let next = self.nth(1);
+        let unknown_type = tok.kind == TokenKind::Ident
+            && !is_keyword(&tok.text)
+            && next.kind == TokenKind::Ident
+            && !is_keyword(&next.text);
+        if self.at_decl_start() || unknown_type {
+            let decl = self.local_decl()?;
+            self.expect_semi("expected ';' at end of declaration");
+            return Ok(StmtKind::Decl(decl));
+        }
+        self.expr_stmt()
+    }
+
+    /// A local declaration without its `;`.
+    fn local_decl(&mut self) -> PResult<VarDecl> {
+        let start = self.peek().span;
+        let specifiers = self.specifiers();
+        self.check_type_start()?;
+        let ty = self.parse_type(specifiers.type_modifiers)?;
+        let name = self.ident("expected identifier")?;
+        if self.at("(") {
+            self.error_here("function declarations are not allowed inside a function");
+            return Err(Reported);
+        }
+        let declarators = self.declarators(name)?;
+        Ok(VarDecl {
+            storage: specifiers.storage,
+            ty,
+            declarators,
+            span: start.to(self.prev_span),
+        })
+    }
+
+    fn expr_stmt(&mut self) -> PResult<StmtKind> {
+        let expr = self.expr_top()?;
+        self.expect_semi("expected ';' after expression");
+        Ok(StmtKind::Expr(expr))
+    }
+
+    fn jump(&mut self, kind: StmtKind, message: &str) -> StmtKind {
+        self.bump();
+        self.expect_semi(message);
+        kind
+    }
+
+    fn return_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let value = if self.at(";") {
+            None
+        } else {
+            Some(self.expr_top()?)
+        };
+        self.expect_semi("expected ';' after return statement");
+        Ok(StmtKind::Return(value))
+    }
+
+    /// `( expr )` after `if`, `while` or `switch`.
+    fn paren_condition(&mut self, keyword: &str) -> PResult<crate::ast::Expr> {
+        let open = self.expect("(", &format!("expected '(' after '{keyword}'"))?;
+        let cond = self.expr_top()?;
+        self.expect_closing(")", &open)?;
+        Ok(cond)
+    }
+
+    fn if_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let cond = self.paren_condition("if")?;
+        let then_branch = Box::new(self.stmt()?);
+        let else_branch = if self.eat_kw("else") {
+            Some(Box::new(self.stmt()?))
+        } else {
+            None
+        };
+        Ok(StmtKind::If {
+            cond,
+            then_branch,
+            else_branch,
+        })
+    }
+
+    fn for_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let open = self.expect("(", "expected '(' after 'for'")?;
+        let init_start = self.peek().span;
+        let init_kind = if self.eat(";") {
+            StmtKind::Empty
+        } else if self.at_decl_start() {
+            let decl = self.local_decl()?;
+            self.expect_semi("expected ';' in 'for' statement specifier");
+            StmtKind::Decl(decl)
+        } else {
+            let expr = self.expr_top()?;
+            self.expect_semi("expected ';' in 'for' statement specifier");
+            StmtKind::Expr(expr)
+        };
+        let init = Box::new(Stmt {
+            attributes: Vec::new(),
+            kind: init_kind,
+            span: init_start.to(self.prev_span),
+        });
+        let cond = if self.at(";") {
+            None
+        } else {
+            Some(self.expr_top()?)
+        };
+        self.expect_semi("expected ';' in 'for' statement specifier");
+        let step = if self.at(")") {
+            None
+        } else {
+            Some(self.expr_top()?)
+        };
+        self.expect_closing(")", &open)?;
+        let body = Box::new(self.stmt()?);
+        Ok(StmtKind::For {
+            init,
+            cond,
+            step,
+            body,
+        })
+    }
+
+    fn while_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let cond = self.paren_condition("while")?;
+        let body = Box::new(self.stmt()?);
+        Ok(StmtKind::While { cond, body })
+    }
+
+    fn do_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let body = Box::new(self.stmt()?);
+        if !self.eat_kw("while") {
+            self.error_here("expected 'while' in do/while loop");
+            return Err(Reported);
+        }
+        let cond = self.paren_condition("while")?;
+        self.expect_semi("expected ';' after do/while statement");
+        Ok(StmtKind::DoWhile { body, cond })
+    }
+
+    /// `switch (x) { … }`: consecutive labels share one [`SwitchCase`], and
+    /// a case's statements run until the next label.
+    fn switch_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let selector = self.paren_condition("switch")?;
+        let open = self.expect("{", "expected '{' after switch condition")?;
+        let mut cases: Vec<SwitchCase> = Vec::new();
+        while !self.at("}") && !self.at_eof() {
+            if self.at_kw("case") || self.at_kw("default") {
+                match self.case_label() {
+                    Ok(label) => {
+                        let label_span = match &label {
+                            CaseLabel::Case(e) => e.span,
+                            CaseLabel::Default(span) => *span,
+                        };
+                        match cases.last_mut() {
+                            Some(case) if case.body.is_empty() => {
+                                case.labels.push(label);
+                                case.span = case.span.to(self.prev_span);
+                            }
+                            _ => cases.push(SwitchCase {
+                                labels: vec![label],
+                                body: Vec::new(),
+                                span: label_span.to(self.prev_span),
+                            }),
+                        }
+                    }
+                    Err(Reported) => self.recover_stmt(),
+                }
+                continue;
+            }
+            match self.stmt() {
+                Ok(stmt) => match cases.last_mut() {
+                    Some(case) => {
+                        case.span = case.span.to(stmt.span);
+                        case.body.push(stmt);
+                    }
+                    None => self.diags.push(Diagnostic::warning(
+                        stmt.span,
+                        "statement before the first 'case' label will never be executed",
+                    )),
+                },
+                Err(Reported) => self.recover_stmt(),
+            }
+        }
+        let _ = self.expect_closing("}", &open);
+        Ok(StmtKind::Switch { selector, cases })
+    }
+
+    fn case_label(&mut self) -> PResult<CaseLabel> {
+        let keyword = self.bump();
+        let label = if keyword.text == "case" {
+            CaseLabel::Case(self.conditional_top()?)
+        } else {
+            CaseLabel::Default(keyword.span)
+        };
+        if !self.eat(":") {
+            let message = format!("expected ':' after '{}'", keyword.text);
+            self.error_here(message);
+            return Err(Reported);
+        }
+        Ok(label)
+    }
+}

@@ -1,0 +1,188 @@
+//! Binds a pipeline's buffers to a shader's resources, runs the dispatch and
+//! checks the pipeline's result rules.
+
+use lockstep_exec::{DispatchConfig, Memory};
+use lockstep_ir::{Resource, ResourceKind, Span, Type};
+use lockstep_pipeline::{Binding, Kind, Pipeline, RuleOutcome};
+
+use crate::Shader;
+
+/// How to run a dispatch.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Lanes per wave (4 to 128, a power of two).
+    pub wave_size: u32,
+    /// Worker threads; 0 means one per core.
+    pub threads: usize,
+    /// Loop iterations one wave may run before the run stops with an error.
+    pub step_budget: u64,
+}
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        let d = DispatchConfig::default();
+        RunOptions { wave_size: d.wave_size, threads: d.threads, step_budget: d.step_budget }
+    }
+}
+
+/// The buffers after a dispatch and the verdict of each result rule.
+#[derive(Clone, Debug)]
+pub struct RunOutput {
+    /// The bytes of every pipeline buffer, in the pipeline's order.
+    pub contents: Vec<Vec<u8>>,
+    pub outcomes: Vec<RuleOutcome>,
+}
+
+impl RunOutput {
+    pub fn passed(&self) -> bool {
+        self.outcomes.iter().all(|o| o.passed)
+    }
+}
+
+/// Why a dispatch could not run: a binding problem or an error while
+/// running (a loop over its step budget, say).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunError {
+    pub message: String,
+    /// The source construct responsible, when known.
+    pub span: Option<Span>,
+    pub notes: Vec<String>,
+}
+
+impl RunError {
+    fn new(message: impl Into<String>) -> RunError {
+        RunError { message: message.into(), span: None, notes: Vec::new() }
+    }
+
+    fn at(mut self, span: Span) -> RunError {
+        self.span = Some(span);
+        self
+    }
+
+    fn with_note(mut self, note: impl Into<String>) -> RunError {
+        self.notes.push(note.into());
+        self
+    }
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for RunError {}
+
+fn pipeline_kind(kind: ResourceKind) -> Kind {
+    match kind {
+        ResourceKind::StructuredBuffer => Kind::StructuredBuffer,
+        ResourceKind::RWStructuredBuffer => Kind::RwStructuredBuffer,
+        ResourceKind::Buffer => Kind::Buffer,
+        ResourceKind::RWBuffer => Kind::RwBuffer,
+        ResourceKind::ByteAddressBuffer => Kind::ByteAddressBuffer,
+        ResourceKind::RWByteAddressBuffer => Kind::RwByteAddressBuffer,
+        ResourceKind::ConstantBuffer => Kind::ConstantBuffer,
+    }
+}
+
+/// Runs the shader over the pipeline's buffers.
+pub fn run(shader: &Shader, pipeline: &Pipeline, opts: &RunOptions) -> Result<RunOutput, RunError> {
+    let memories: Vec<Memory> = pipeline.buffers.iter().map(|b| Memory::from_bytes(&b.data)).collect();
+    let mut bound = Vec::new();
+    for resource in &shader.module.resources {
+        let index = bind_resource(shader, pipeline, resource)?;
+        bound.push(&memories[index]);
+    }
+    let config = DispatchConfig {
+        wave_size: opts.wave_size,
+        threads: opts.threads,
+        step_budget: opts.step_budget,
+        group_count: pipeline.dispatch,
+    };
+    lockstep_exec::dispatch(&shader.program, &bound, &config).map_err(|e| RunError {
+        message: e.message,
+        span: e.span,
+        notes: e.notes,
+    })?;
+    let contents: Vec<Vec<u8>> = memories.iter().map(Memory::to_bytes).collect();
+    let outcomes = lockstep_pipeline::check_results(pipeline, &contents);
+    Ok(RunOutput { contents, outcomes })
+}
+
+/// Finds the pipeline buffer bound at the resource's register and checks
+/// that it fits the resource; returns the buffer's index.
+fn bind_resource(shader: &Shader, pipeline: &Pipeline, resource: &Resource) -> Result<usize, RunError> {
+    let class = resource.kind.register_class();
+    let register = format!("{class}{}, space{}", resource.register, resource.space);
+    let binding: &Binding = pipeline
+        .bindings
+        .iter()
+        .find(|b| b.kind.register_class() == class && b.register == resource.register && b.space == resource.space)
+        .ok_or_else(|| {
+            let listed: Vec<String> = pipeline.bindings.iter().map(|b| format!("'{}' at {}", b.name, b.register_name())).collect();
+            RunError::new(format!("resource '{}' ({register}) has no binding in the pipeline", resource.name))
+                .at(resource.span)
+                .with_note(if listed.is_empty() {
+                    "the pipeline's DescriptorSets bind no resources".to_string()
+                } else {
+                    format!("the pipeline binds {}", listed.join(", "))
+                })
+        })?;
+    let expected = pipeline_kind(resource.kind);
+    if binding.kind != expected {
+        return Err(RunError::new(format!(
+            "resource '{}' is a {} in the shader, but the pipeline binds buffer '{}' at {register} as a {}",
+            resource.name, expected, binding.name, binding.kind
+        ))
+        .at(resource.span));
+    }
+    let index = pipeline
+        .buffer_index(&binding.name)
+        .ok_or_else(|| RunError::new(format!("binding names an unknown buffer '{}'", binding.name)))?;
+    check_size(shader, pipeline, resource, index)?;
+    Ok(index)
+}
+
+fn check_size(shader: &Shader, pipeline: &Pipeline, resource: &Resource, index: usize) -> Result<(), RunError> {
+    let types = &shader.module.types;
+    let buffer = &pipeline.buffers[index];
+    let len = buffer.data.len() as u64;
+    let element = types.display(resource.element);
+    let too_small = |what: String| RunError::new(format!("buffer '{}' is too small for resource '{}': {what}", buffer.name, resource.name)).at(resource.span);
+    match resource.kind {
+        ResourceKind::ConstantBuffer => {
+            let size = lockstep_ir::layout::size_align(types, resource.element, resource.kind.layout_rule()).size;
+            if len < u64::from(size) {
+                return Err(too_small(format!("it holds {len} bytes, and the constant buffer's layout needs {size}")));
+            }
+        }
+        ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer => {
+            if len % 4 != 0 {
+                return Err(RunError::new(format!(
+                    "buffer '{}' holds {len} bytes; a byte-address buffer must hold a multiple of 4",
+                    buffer.name
+                ))
+                .at(resource.span));
+            }
+        }
+        _ => {
+            let stride = u64::from(lockstep_ir::layout::array_stride(types, resource.element, resource.kind.layout_rule()));
+            if let Some(given) = buffer.stride
+                && u64::from(given) != stride
+                && !matches!(types.get(resource.element), Type::Void)
+            {
+                return Err(RunError::new(format!(
+                    "buffer '{}' has Stride {given}, but the shader's element type '{element}' takes {stride} bytes",
+                    buffer.name
+                ))
+                .at(resource.span));
+            }
+            if stride > 0 && (len < stride || len % stride != 0) {
+                return Err(too_small(format!(
+                    "it holds {len} bytes, which is not a whole number of '{element}' elements of {stride} bytes"
+                )));
+            }
+        }
+    }
+    Ok(())
+}

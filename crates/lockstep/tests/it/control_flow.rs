@@ -1,0 +1,196 @@
+//! Divergence and reconvergence: which lanes a wave op sees inside if/else,
+//! switch fallthrough, loops with break and continue, early return and
+//! short-circuit operators. Expectations are derived by hand or by a plain
+//! lane-by-lane simulation written here.
+
+use lockstep::pipeline::Kind;
+
+use crate::harness::{WAVE_SIZES, buf, run_words};
+
+fn out_only(source: &str, threads: usize, w: u32) -> Vec<u32> {
+    run_words(source, [1, 1, 1], &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; threads])], w).remove(0)
+}
+
+#[test]
+fn if_else_then_reconverge() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(16, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    uint r;
+    if (gi % 2 == 0)
+        r = WaveActiveCountBits(true);
+    else
+        r = WavePrefixCountBits(true) + 100;
+    Out[gi] = r * 1000 + WaveActiveCountBits(true);
+}
+"#;
+    let out = out_only(source, 16, 8);
+    // Even lanes see the 4 even lanes of their wave; odd lanes count the odd
+    // lanes below them; after the if all 8 lanes are active again.
+    let want: Vec<u32> = (0..16).map(|t| if t % 2 == 0 { 4 } else { 100 + (t % 8) / 2 } * 1000 + 8).collect();
+    assert_eq!(out, want);
+}
+
+#[test]
+fn switch_with_fallthrough() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(8, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    uint r = 0;
+    switch (gi % 4)
+    {
+    case 0:
+        r += 1;
+    case 1:
+        r += WaveActiveCountBits(true) * 10;
+        break;
+    case 2:
+        r = 7;
+        break;
+    default:
+        r = WaveActiveCountBits(true) * 100;
+    }
+    Out[gi] = r;
+}
+"#;
+    // Case 1's body runs for the lanes of case 0 (falling through) and of
+    // case 1: lanes 0, 1, 4, 5.
+    assert_eq!(out_only(source, 8, 8), [41, 40, 7, 200, 41, 40, 7, 200]);
+    // At wave size 4 each wave has one lane per case.
+    assert_eq!(out_only(source, 8, 4), [21, 20, 7, 100, 21, 20, 7, 100]);
+}
+
+/// A plain simulation of the loop below: per wave, the lanes that reach
+/// the wave op in each iteration.
+fn loop_reference(threads: usize, w: usize) -> Vec<u32> {
+    let mut out = vec![0u32; threads];
+    for wave in 0..threads.div_ceil(w) {
+        let lanes: Vec<usize> = (wave * w..((wave + 1) * w).min(threads)).collect();
+        let mut running: Vec<usize> = lanes.clone();
+        for i in 0..10u32 {
+            // `continue` skips the rest of this iteration; `break` leaves.
+            let not_continued: Vec<usize> = running.iter().copied().filter(|&t| i != t as u32 % 5).collect();
+            let broke: Vec<usize> = not_continued.iter().copied().filter(|&t| i > t as u32 % 7 + 2).collect();
+            let reached: Vec<usize> = not_continued.iter().copied().filter(|t| !broke.contains(t)).collect();
+            for &t in &reached {
+                out[t] += reached.len() as u32;
+            }
+            running.retain(|t| !broke.contains(t));
+        }
+    }
+    out
+}
+
+#[test]
+fn loop_with_break_and_continue() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(24, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    uint acc = 0;
+    for (uint i = 0; i < 10; i++)
+    {
+        if (i == gi % 5)
+            continue;
+        if (i > gi % 7 + 2)
+            break;
+        acc += WaveActiveCountBits(true);
+    }
+    Out[gi] = acc;
+}
+"#;
+    for w in WAVE_SIZES {
+        assert_eq!(out_only(source, 24, w), loop_reference(24, w as usize), "wave size {w}");
+    }
+}
+
+#[test]
+fn while_and_do_while() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(8, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    uint n = gi;
+    uint steps = 0;
+    while (n != 0) { n = n / 2; steps++; }
+    uint k = 0;
+    do { k += 3; } while (k < gi);
+    Out[gi] = steps * 100 + k;
+}
+"#;
+    // steps = bit length of gi; k = smallest multiple of 3 that is >= gi (at least 3).
+    let want: Vec<u32> = (0..8u32).map(|g| (32 - g.leading_zeros()) * 100 + (g.div_ceil(3) * 3).max(3)).collect();
+    assert_eq!(out_only(source, 8, 4), want);
+}
+
+#[test]
+fn early_return_from_entry_and_function() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+uint f(uint x)
+{
+    if (x % 2 == 0)
+        return WaveActiveCountBits(true);
+    return 100 + WaveActiveCountBits(true);
+}
+[numthreads(8, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    if (gi % 3 == 0)
+    {
+        Out[gi] = 1000 + WaveActiveCountBits(true);
+        return;
+    }
+    // Lanes 1, 2, 4, 5, 7 remain: 2 and 4 even, 1, 5, 7 odd.
+    Out[gi] = f(gi) + 10000 * WaveActiveCountBits(true);
+}
+"#;
+    assert_eq!(out_only(source, 8, 8), [1003, 50103, 50002, 1003, 50002, 50103, 1003, 50103]);
+}
+
+#[test]
+fn short_circuit_operators() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(8, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    bool even = gi % 2 == 0;
+    bool a = even && (WaveActiveCountBits(true) == 4);
+    bool o = even || (WaveActiveCountBits(true) == 4);
+    uint c = (gi < 3) ? WaveActiveCountBits(true) : 50 + WaveActiveCountBits(true);
+    Out[gi] = c * 100 + uint(a) * 10 + uint(o);
+}
+"#;
+    // `&&` evaluates its right side on the 4 even lanes, `||` on the 4 odd
+    // lanes; `?:` splits 3 / 5.
+    let want: Vec<u32> = (0..8u32)
+        .map(|g| {
+            let c = if g < 3 { 3 } else { 55 };
+            let a = u32::from(g % 2 == 0);
+            c * 100 + a * 10 + 1
+        })
+        .collect();
+    assert_eq!(out_only(source, 8, 8), want);
+}
+
+#[test]
+fn partial_last_wave() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(20, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    Out[gi] = WaveActiveCountBits(true) * 1000 + WaveGetLaneCount() * 10 + (WaveActiveBallot(true).x == 0xF);
+}
+"#;
+    // 20 threads at wave size 8: waves of 8, 8 and 4 lanes.
+    let want: Vec<u32> = (0..20).map(|t| if t < 16 { 8080 } else { 4081 }).collect();
+    assert_eq!(out_only(source, 20, 8), want);
+}

@@ -1,0 +1,11 @@
+//! Integration tests of the whole tool: HLSL in, buffers out, checked
+//! against expectations derived independently of the engine (the
+//! specification's tables, hand-computed values, and the reference model in
+//! lockstep-wave).
+
+mod control_flow;
+mod examples;
+mod harness;
+mod intrinsics;
+mod memory;
+mod errors;

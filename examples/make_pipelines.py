@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Writes the example pipelines with expected results computed here, in
+plain Python, independently of the engine."""
+
+import random
+
+
+def flow(values, per_line=16):
+    lines = []
+    for i in range(0, len(values), per_line):
+        lines.append(", ".join(str(v) for v in values[i:i + per_line]))
+    return "[ " + ",\n            ".join(lines) + " ]"
+
+
+def pipeline(groups, buffers, results, bindings):
+    out = ["---", "Shaders:", "  - Stage: Compute", "    Entry: main",
+           f"    DispatchSize: [{groups}, 1, 1]", "Buffers:"]
+    for name, fmt, data in buffers:
+        out += [f"  - Name: {name}", f"    Format: {fmt}"]
+        if isinstance(data, int):
+            out.append(f"    FillSize: {data}")
+        else:
+            out.append(f"    Data: {flow(data)}")
+    out.append("Results:")
+    for actual, expected in results:
+        out += [f"  - Result: {actual}", "    Rule: BufferExact",
+                f"    Actual: {actual}", f"    Expected: {expected}"]
+    out += ["DescriptorSets:", "  - Resources:"]
+    for name, kind, reg in bindings:
+        out += [f"    - Name: {name}", f"      Kind: {kind}",
+                "      DirectXBinding:", f"        Register: {reg}",
+                "        Space: 0"]
+    return "\n".join(out) + "\n...\n"
+
+
+def compact_write():
+    groups, size = 2, 64
+    inputs = list(range(groups * size))
+    output, counters = [], []
+    for g in range(groups):
+        kept = [v for v in inputs[g * size:(g + 1) * size] if v % 3 != 0]
+        counters.append(len(kept))
+        output += kept + [0] * (size - len(kept))
+    return pipeline(groups, [
+        ("Input", "UInt32", inputs),
+        ("Output", "UInt32", 4 * groups * size),
+        ("Counter", "UInt32", 4 * groups),
+        ("ExpectedOutput", "UInt32", output),
+        ("ExpectedCounter", "UInt32", counters),
+    ], [("Output", "ExpectedOutput"), ("Counter", "ExpectedCounter")], [
+        ("Input", "StructuredBuffer", 0),
+        ("Output", "RWStructuredBuffer", 0),
+        ("Counter", "RWByteAddressBuffer", 1),
+    ])
+
+
+def ordered_append(name, groups, size, max_items, seed):
+    rng = random.Random(seed)
+    counts = [rng.randrange(max_items + 1) for _ in range(groups * size)]
+    output, totals = [], []
+    for g in range(groups):
+        items = []
+        for t in range(g * size, (g + 1) * size):
+            items += [t * 10 + i for i in range(counts[t])] if name == "ordered_append" else [t] * counts[t]
+        totals.append(len(items))
+        output += items + [0] * (size * max_items - len(items))
+    out_name, counter_name = ("Output", "BufferSize") if name == "ordered_append" else ("DataBuffer", "CounterBuffer")
+    return pipeline(groups, [
+        ("ItemCounts", "UInt32", counts),
+        (out_name, "UInt32", 4 * groups * size * max_items),
+        (counter_name, "UInt32", 4 * groups),
+        ("Expected" + out_name, "UInt32", output),
+        ("Expected" + counter_name, "UInt32", totals),
+    ], [(out_name, "Expected" + out_name), (counter_name, "Expected" + counter_name)], [
+        ("ItemCounts", "StructuredBuffer", 0),
+        (out_name, "RWStructuredBuffer", 0),
+        (counter_name, "RWByteAddressBuffer", 1),
+    ])
+
+
+def atomic_per_wave():
+    groups, size = 4, 64
+    n = groups * size
+    return pipeline(groups, [
+        ("Buffer", "UInt32", 4),
+        ("Marks", "UInt32", 4 * n),
+        ("ExpectedBuffer", "UInt32", [n]),
+        ("ExpectedMarks", "UInt32", [1] * n),
+    ], [("Buffer", "ExpectedBuffer"), ("Marks", "ExpectedMarks")], [
+        ("Buffer", "RWByteAddressBuffer", 0),
+        ("Marks", "RWStructuredBuffer", 1),
+    ])
+
+
+def uniform_fast_path():
+    groups, size = 4, 32
+    rng = random.Random(5)
+    inputs = [rng.randrange(1000) for _ in range(groups * size)]
+    # A few large inputs send their waves down the general path.
+    for i, v in [(5, 70000), (40, 65536), (77, 100000), (127, 92681)]:
+        inputs[i] = v
+
+    def tri(n):
+        n = min(n, 100000)
+        return min(n * (n + 1) // 2, 0xFFFFFFFF)
+
+    return pipeline(groups, [
+        ("Input", "UInt32", inputs),
+        ("Output", "UInt32", 4 * groups * size),
+        ("ExpectedOutput", "UInt32", [tri(n) for n in inputs]),
+    ], [("Output", "ExpectedOutput")], [
+        ("Input", "StructuredBuffer", 0),
+        ("Output", "RWStructuredBuffer", 0),
+    ])
+
+
+def main():
+    files = {
+        "compact_write.yaml": compact_write(),
+        "ordered_append.yaml": ordered_append("ordered_append", 3, 32, 3, 1),
+        "reserve_last_lane.yaml": ordered_append("reserve_last_lane", 2, 128, 3, 2),
+        "atomic_per_wave.yaml": atomic_per_wave(),
+        "uniform_fast_path.yaml": uniform_fast_path(),
+    }
+    for name, text in files.items():
+        with open(name, "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()

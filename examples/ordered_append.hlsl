@@ -1,0 +1,46 @@
+// Ordered append, from the WavePrefixSum example of the HLSL wave
+// intrinsics specification: each lane appends a varying number of items
+// (0 to 3); the items land contiguously, in thread order, with one atomic
+// per wave.
+//
+// Each group appends to its own region of Output and its own counter, so
+// the result does not depend on the order groups run in.
+
+StructuredBuffer<uint> ItemCounts : register(t0);
+RWStructuredBuffer<uint> Output : register(u0);
+RWByteAddressBuffer BufferSize : register(u1);
+
+#define GROUP_SIZE 32
+#define MAX_ITEMS 3
+
+[numthreads(GROUP_SIZE, 1, 1)]
+void main(uint3 dtid : SV_DispatchThreadID, uint3 gid : SV_GroupID)
+{
+    uint NumberOfItemsToAppend = ItemCounts[dtid.x];
+    bool doesThisLaneHaveAnAppendItem = (NumberOfItemsToAppend) ? 1 : 0;
+
+    // compute number of items to append for the whole wave
+    // (the specification counts the lanes that append with
+    // WaveActiveCountBits(doesThisLaneHaveAnAppendItem); reserving room for
+    // every item needs the sum of the counts)
+    uint appendCount = WaveActiveSum(NumberOfItemsToAppend);
+
+    // compute number of locations filled before this one
+    uint laneAppendOffset = WavePrefixSum(NumberOfItemsToAppend);
+
+    // update the output location for this whole wave
+    uint appendOffset;
+    if (WaveIsFirstLane()) // execute only once per wave
+    {
+        // this way, we only issue one atomic for the entire wave, which reduces contention
+        // and keeps the output data for each lane in this wave together in the output buffer
+        BufferSize.InterlockedAdd(gid.x * 4, appendCount, appendOffset);
+    }
+    appendOffset = WaveReadLaneFirst(appendOffset); // broadcast value
+    appendOffset += laneAppendOffset; // and add in the offset for this lane
+    if (doesThisLaneHaveAnAppendItem)
+    {
+        for (uint i = 0; i < NumberOfItemsToAppend; ++i)
+            Output[gid.x * GROUP_SIZE * MAX_ITEMS + appendOffset + i] = dtid.x * 10 + i; // write to the offset location for this lane
+    }
+}
