@@ -4,7 +4,7 @@
 // its wave; each lane then marks its own slot. Whatever the wave size and
 // the order waves run in, every slot is marked exactly once.
 
-RWByteAddressBuffer Buffer : register(u0);
+RWByteAddressBuffer Counter : register(u0); // the article's `Buffer`
 RWStructuredBuffer<uint> Marks : register(u1);
 
 static const uint bufferOffset = 0;
@@ -16,7 +16,7 @@ void main(uint3 dtid : SV_DispatchThreadID)
     uint oldValue;
     if (WaveIsFirstLane())
     {
-        Buffer.InterlockedAdd(bufferOffset, addend, oldValue);
+        Counter.InterlockedAdd(bufferOffset, addend, oldValue);
     }
     oldValue = WaveReadLaneFirst(oldValue);
     uint slot = oldValue + WavePrefixCountBits(true);

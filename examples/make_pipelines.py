@@ -82,12 +82,12 @@ def atomic_per_wave():
     groups, size = 4, 64
     n = groups * size
     return pipeline(groups, [
-        ("Buffer", "UInt32", 4),
+        ("Counter", "UInt32", 4),
         ("Marks", "UInt32", 4 * n),
-        ("ExpectedBuffer", "UInt32", [n]),
+        ("ExpectedCounter", "UInt32", [n]),
         ("ExpectedMarks", "UInt32", [1] * n),
-    ], [("Buffer", "ExpectedBuffer"), ("Marks", "ExpectedMarks")], [
-        ("Buffer", "RWByteAddressBuffer", 0),
+    ], [("Counter", "ExpectedCounter"), ("Marks", "ExpectedMarks")], [
+        ("Counter", "RWByteAddressBuffer", 0),
         ("Marks", "RWStructuredBuffer", 1),
     ])
 

@@ -48,7 +48,8 @@ impl Program {
         c.frames.push(FrameKind::Call);
         c.emit(Inst::CallBegin);
         c.zero_statics();
-        c.zero(&locals);
+        // Parameters hold the system values; the other locals start at 0.
+        c.zero(&locals[function.params.len().min(locals.len())..]);
         c.calls.push(CallContext {
             locals,
             local_types: function.locals.iter().map(|l| l.ty).collect(),

@@ -39,17 +39,37 @@ fn round_up(x: u32, to: u32) -> u32 {
 pub fn size_align(types: &TypeArena, ty: TypeId, rule: LayoutRule) -> SizeAlign {
     match (types.get(ty), rule) {
         (Type::Void, _) => SizeAlign { size: 0, align: 1 },
-        (Type::Scalar(s), _) => SizeAlign { size: s.size(), align: s.size() },
+        (Type::Scalar(s), _) => SizeAlign {
+            size: s.size(),
+            align: s.size(),
+        },
         (Type::Vector(s, n), _) => SizeAlign {
             size: s.size() * u32::from(*n),
             align: s.size(),
         },
-        (&Type::Matrix { scalar, rows, cols, .. }, LayoutRule::Packed) => SizeAlign {
+        (
+            &Type::Matrix {
+                scalar, rows, cols, ..
+            },
+            LayoutRule::Packed,
+        ) => SizeAlign {
             size: scalar.size() * u32::from(rows) * u32::from(cols),
             align: scalar.size(),
         },
-        (&Type::Matrix { scalar, rows, cols, row_major }, LayoutRule::CBuffer) => {
-            let (lines, per_line) = if row_major { (rows, cols) } else { (cols, rows) };
+        (
+            &Type::Matrix {
+                scalar,
+                rows,
+                cols,
+                row_major,
+            },
+            LayoutRule::CBuffer,
+        ) => {
+            let (lines, per_line) = if row_major {
+                (rows, cols)
+            } else {
+                (cols, rows)
+            };
             SizeAlign {
                 size: 16 * (u32::from(lines) - 1) + scalar.size() * u32::from(per_line),
                 align: 16,
@@ -63,8 +83,16 @@ pub fn size_align(types: &TypeArena, ty: TypeId, rule: LayoutRule) -> SizeAlign 
             } else {
                 stride.saturating_mul(len - 1).saturating_add(elem.size)
             };
-            let align = if rule == LayoutRule::CBuffer { 16 } else { elem.align };
-            let size = if rule == LayoutRule::Packed { stride.saturating_mul(len) } else { size };
+            let align = if rule == LayoutRule::CBuffer {
+                16
+            } else {
+                elem.align
+            };
+            let size = if rule == LayoutRule::Packed {
+                stride.saturating_mul(len)
+            } else {
+                size
+            };
             SizeAlign { size, align }
         }
         (Type::Struct { members, .. }, _) => {
@@ -75,8 +103,16 @@ pub fn size_align(types: &TypeArena, ty: TypeId, rule: LayoutRule) -> SizeAlign 
                 offset = start.saturating_add(sa.size);
                 align = align.max(sa.align);
             }
-            let align = if rule == LayoutRule::CBuffer { 16 } else { align };
-            let size = if rule == LayoutRule::Packed { round_up(offset, align) } else { offset };
+            let align = if rule == LayoutRule::CBuffer {
+                16
+            } else {
+                align
+            };
+            let size = if rule == LayoutRule::Packed {
+                round_up(offset, align)
+            } else {
+                offset
+            };
             SizeAlign { size, align }
         }
     }
@@ -120,10 +156,20 @@ pub fn member_offsets(types: &TypeArena, ty: TypeId, rule: LayoutRule) -> Vec<u3
 }
 
 /// The byte offset of element (`row`, `col`) of a matrix.
-pub fn matrix_element_offset(scalar: ScalarType, shape: (u8, u8), row_major: bool, (row, col): (u8, u8), rule: LayoutRule) -> u32 {
+pub fn matrix_element_offset(
+    scalar: ScalarType,
+    shape: (u8, u8),
+    row_major: bool,
+    (row, col): (u8, u8),
+    rule: LayoutRule,
+) -> u32 {
     let (rows, cols) = shape;
     let size = scalar.size();
-    let (line, within, per_line) = if row_major { (row, col, cols) } else { (col, row, rows) };
+    let (line, within, per_line) = if row_major {
+        (row, col, cols)
+    } else {
+        (col, row, rows)
+    };
     let line_stride = match rule {
         LayoutRule::Packed => size * u32::from(per_line),
         LayoutRule::CBuffer => 16,
@@ -139,10 +185,19 @@ pub fn scalar_slots(types: &TypeArena, ty: TypeId, rule: LayoutRule) -> Vec<Scal
     out
 }
 
-fn push_slots(types: &TypeArena, ty: TypeId, rule: LayoutRule, base: u32, out: &mut Vec<ScalarSlot>) {
+fn push_slots(
+    types: &TypeArena,
+    ty: TypeId,
+    rule: LayoutRule,
+    base: u32,
+    out: &mut Vec<ScalarSlot>,
+) {
     match types.get(ty) {
         Type::Void => {}
-        Type::Scalar(s) => out.push(ScalarSlot { offset: base, ty: *s }),
+        Type::Scalar(s) => out.push(ScalarSlot {
+            offset: base,
+            ty: *s,
+        }),
         Type::Vector(s, n) => {
             for i in 0..u32::from(*n) {
                 out.push(ScalarSlot {
@@ -151,10 +206,16 @@ fn push_slots(types: &TypeArena, ty: TypeId, rule: LayoutRule, base: u32, out: &
                 });
             }
         }
-        &Type::Matrix { scalar, rows, cols, row_major } => {
+        &Type::Matrix {
+            scalar,
+            rows,
+            cols,
+            row_major,
+        } => {
             for r in 0..rows {
                 for c in 0..cols {
-                    let offset = base + matrix_element_offset(scalar, (rows, cols), row_major, (r, c), rule);
+                    let offset =
+                        base + matrix_element_offset(scalar, (rows, cols), row_major, (r, c), rule);
                     out.push(ScalarSlot { offset, ty: scalar });
                 }
             }
@@ -162,7 +223,13 @@ fn push_slots(types: &TypeArena, ty: TypeId, rule: LayoutRule, base: u32, out: &
         &Type::Array { element, len } => {
             let stride = array_stride(types, element, rule);
             for i in 0..len {
-                push_slots(types, element, rule, base.saturating_add(i.saturating_mul(stride)), out);
+                push_slots(
+                    types,
+                    element,
+                    rule,
+                    base.saturating_add(i.saturating_mul(stride)),
+                    out,
+                );
             }
         }
         Type::Struct { members, .. } => {

@@ -8,6 +8,7 @@
 pub mod layout;
 pub mod print;
 pub mod types;
+pub mod verify;
 
 pub use layout::{LayoutRule, ScalarSlot};
 pub use types::{Member, ScalarType, Type, TypeArena, TypeId};
@@ -103,7 +104,9 @@ impl ResourceKind {
     pub fn is_writable(self) -> bool {
         matches!(
             self,
-            ResourceKind::RWStructuredBuffer | ResourceKind::RWBuffer | ResourceKind::RWByteAddressBuffer
+            ResourceKind::RWStructuredBuffer
+                | ResourceKind::RWBuffer
+                | ResourceKind::RWByteAddressBuffer
         )
     }
 
@@ -255,12 +258,20 @@ pub enum PlaceRoot {
     Static(StaticId),
     Groupshared(GroupsharedId),
     /// Element `index` of a structured or typed buffer (`buf[i]`).
-    BufferElement { resource: ResourceId, index: Box<Expr> },
+    BufferElement {
+        resource: ResourceId,
+        index: Box<Expr>,
+    },
     /// A value of the place's type at byte `address` of a byte-address buffer
     /// (`Load<T>`, `Store<T>`, `Interlocked*`).
-    ByteAddress { resource: ResourceId, address: Box<Expr> },
+    ByteAddress {
+        resource: ResourceId,
+        address: Box<Expr>,
+    },
     /// The whole constant buffer: its element struct.
-    ConstantBuffer { resource: ResourceId },
+    ConstantBuffer {
+        resource: ResourceId,
+    },
 }
 
 #[derive(Clone, Debug)]

@@ -31,7 +31,10 @@ impl ScalarType {
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, ScalarType::Float16 | ScalarType::Float32 | ScalarType::Float64)
+        matches!(
+            self,
+            ScalarType::Float16 | ScalarType::Float32 | ScalarType::Float64
+        )
     }
 
     pub fn is_integer(self) -> bool {
@@ -41,7 +44,12 @@ impl ScalarType {
     pub fn is_signed(self) -> bool {
         matches!(
             self,
-            ScalarType::Int16 | ScalarType::Int32 | ScalarType::Int64 | ScalarType::Float16 | ScalarType::Float32 | ScalarType::Float64
+            ScalarType::Int16
+                | ScalarType::Int32
+                | ScalarType::Int64
+                | ScalarType::Float16
+                | ScalarType::Float32
+                | ScalarType::Float64
         )
     }
 
@@ -157,7 +165,9 @@ impl TypeArena {
             Type::Vector(_, n) => u32::from(*n),
             Type::Matrix { rows, cols, .. } => u32::from(*rows) * u32::from(*cols),
             Type::Array { element, len } => self.component_count(*element).saturating_mul(*len),
-            Type::Struct { members, .. } => members.iter().map(|m| self.component_count(m.ty)).sum(),
+            Type::Struct { members, .. } => {
+                members.iter().map(|m| self.component_count(m.ty)).sum()
+            }
         }
     }
 
@@ -167,9 +177,12 @@ impl TypeArena {
             Type::Void => {}
             Type::Scalar(s) => out.push(*s),
             Type::Vector(s, n) => out.extend(std::iter::repeat_n(*s, usize::from(*n))),
-            Type::Matrix { scalar, rows, cols, .. } => {
-                out.extend(std::iter::repeat_n(*scalar, usize::from(*rows) * usize::from(*cols)))
-            }
+            Type::Matrix {
+                scalar, rows, cols, ..
+            } => out.extend(std::iter::repeat_n(
+                *scalar,
+                usize::from(*rows) * usize::from(*cols),
+            )),
             Type::Array { element, len } => {
                 for _ in 0..*len {
                     self.flatten(*element, out);
@@ -189,7 +202,9 @@ impl TypeArena {
             Type::Void => "void".to_string(),
             Type::Scalar(s) => s.name().to_string(),
             Type::Vector(s, n) => format!("{}{}", s.name(), n),
-            Type::Matrix { scalar, rows, cols, .. } => format!("{}{}x{}", scalar.name(), rows, cols),
+            Type::Matrix {
+                scalar, rows, cols, ..
+            } => format!("{}{}x{}", scalar.name(), rows, cols),
             Type::Array { element, len } => format!("{}[{}]", self.display(*element), len),
             Type::Struct { name, .. } => name.clone(),
         }

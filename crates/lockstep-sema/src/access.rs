@@ -1,11 +1,11 @@
 //! Member access, swizzles (vector and matrix) and indexing, on values and
 //! on places (so that the result stays assignable).
 
-use lockstep_ir::{self as ir, Access, ExprKind, PlaceRoot, ScalarType, Type, TypeId};
+use lockstep_ir::{self as ir, Access, ExprKind, ScalarType, Type, TypeId};
 use lockstep_syntax::{Span, ast};
 
 use crate::context::{Sema, TExpr};
-use crate::types::{Shape, make_type, numeric};
+use crate::types::{Shape, numeric};
 
 /// Parses a vector swizzle (`xyzw` or `rgba`, not mixed, 1 to 4 letters).
 fn vector_swizzle(name: &str) -> Result<Vec<u8>, char> {
@@ -37,7 +37,11 @@ fn matrix_swizzle(name: &str) -> Option<Vec<(u8, u8)>> {
             return None;
         }
         let (row, col) = (b[0] - b'0', b[1] - b'0');
-        let (row, col) = if zb { (row, col) } else { (row.checked_sub(1)?, col.checked_sub(1)?) };
+        let (row, col) = if zb {
+            (row, col)
+        } else {
+            (row.checked_sub(1)?, col.checked_sub(1)?)
+        };
         out.push((row, col));
         rest = &digits[2..];
     }
@@ -45,10 +49,24 @@ fn matrix_swizzle(name: &str) -> Option<Vec<(u8, u8)>> {
 }
 
 impl Sema<'_> {
-    pub fn lower_member(&mut self, base: &ast::Expr, member: &ast::Ident, span: Span) -> Option<TExpr> {
-        if let Some(info) = self.resource_of(base) {
-            if info.kind != ir::ResourceKind::ConstantBuffer {
-                self.error(member.span, format!("no member named '{}' in resource '{}'", member.name, ident_name(base)));
+    pub fn lower_member(
+        &mut self,
+        base: &ast::Expr,
+        member: &ast::Ident,
+        span: Span,
+    ) -> Option<TExpr> {
+        if let Some(info) = self.resource_of(base)
+            && info.kind != ir::ResourceKind::ConstantBuffer
+        {
+            {
+                self.error(
+                    member.span,
+                    format!(
+                        "no member named '{}' in resource '{}'",
+                        member.name,
+                        ident_name(base)
+                    ),
+                );
                 return None;
             }
         }
@@ -57,7 +75,10 @@ impl Sema<'_> {
         match self.get(t.ty()).clone() {
             Type::Struct { name, members } => {
                 let Some(i) = members.iter().position(|m| m.name == member.name) else {
-                    self.error(member.span, format!("no member named '{}' in '{name}'", member.name));
+                    self.error(
+                        member.span,
+                        format!("no member named '{}' in '{name}'", member.name),
+                    );
                     return None;
                 };
                 let ty = members[i].ty;
@@ -65,20 +86,43 @@ impl Sema<'_> {
             }
             Type::Scalar(s) => self.scalar_swizzle(t, s, member, span),
             Type::Vector(s, n) => self.swizzle(t, s, n, member, span),
-            Type::Matrix { scalar, rows, cols, .. } => self.matrix_member(t, scalar, (rows, cols), member, span),
+            Type::Matrix {
+                scalar, rows, cols, ..
+            } => self.matrix_member(t, scalar, (rows, cols), member, span),
             _ => {
                 let shown = self.show(t.ty());
-                self.error(member.span, format!("member reference base type '{shown}' is not a structure"));
+                self.error(
+                    member.span,
+                    format!("member reference base type '{shown}' is not a structure"),
+                );
                 None
             }
         }
     }
 
     /// Applies an access to a place (keeping it assignable) or to a value.
-    fn project(&mut self, t: TExpr, access: Access, ty: TypeId, span: Span) -> TExpr {
+    pub fn project(&mut self, mut t: TExpr, access: Access, ty: TypeId, span: Span) -> TExpr {
+        if let (ExprKind::Swizzle(_, prev), Access::Components(c)) = (&mut t.e.kind, &access) {
+            *prev = c
+                .iter()
+                .map(|&i| prev.get(usize::from(i)).copied().unwrap_or(i))
+                .collect();
+            t.e.ty = ty;
+            t.e.span = crate::context::ir_span(span);
+            return t;
+        }
         match t.e.kind {
             ExprKind::Load(mut place) => {
-                place.path.push(access);
+                // Swizzles of swizzles compose into one component list.
+                match (place.path.last_mut(), access) {
+                    (Some(Access::Components(prev)), Access::Components(c)) => {
+                        *prev = c
+                            .iter()
+                            .map(|&i| prev.get(usize::from(i)).copied().unwrap_or(i))
+                            .collect();
+                    }
+                    (_, access) => place.path.push(access),
+                }
                 place.ty = ty;
                 TExpr::new(ExprKind::Load(place), ty, span)
             }
@@ -98,11 +142,24 @@ impl Sema<'_> {
         }
     }
 
-    fn swizzle(&mut self, t: TExpr, s: ScalarType, n: u8, member: &ast::Ident, span: Span) -> Option<TExpr> {
+    fn swizzle(
+        &mut self,
+        t: TExpr,
+        s: ScalarType,
+        n: u8,
+        member: &ast::Ident,
+        span: Span,
+    ) -> Option<TExpr> {
         let comps = match vector_swizzle(&member.name) {
             Ok(c) if c.len() <= 4 => c,
             Ok(_) => {
-                self.error(member.span, format!("vector swizzle '{}' has more than 4 components", member.name));
+                self.error(
+                    member.span,
+                    format!(
+                        "vector swizzle '{}' has more than 4 components",
+                        member.name
+                    ),
+                );
                 return None;
             }
             Err(c) => {
@@ -112,7 +169,10 @@ impl Sema<'_> {
         };
         if comps.iter().any(|&c| c >= n) {
             let shown = self.show(t.ty());
-            self.error(member.span, format!("vector component access exceeds type '{shown}'"));
+            self.error(
+                member.span,
+                format!("vector component access exceeds type '{shown}'"),
+            );
             return None;
         }
         let ty = self.components_type(s, comps.len());
@@ -120,16 +180,29 @@ impl Sema<'_> {
     }
 
     fn components_type(&mut self, s: ScalarType, count: usize) -> TypeId {
-        if count == 1 { self.scalar(s) } else { self.intern(Type::Vector(s, count as u8)) }
+        if count == 1 {
+            self.scalar(s)
+        } else {
+            self.intern(Type::Vector(s, count as u8))
+        }
     }
 
     /// `f.x`, `f.xxx`: a scalar read as a vector.
-    fn scalar_swizzle(&mut self, t: TExpr, s: ScalarType, member: &ast::Ident, span: Span) -> Option<TExpr> {
+    fn scalar_swizzle(
+        &mut self,
+        t: TExpr,
+        s: ScalarType,
+        member: &ast::Ident,
+        span: Span,
+    ) -> Option<TExpr> {
         let comps = match vector_swizzle(&member.name) {
             Ok(c) if c.iter().all(|&c| c == 0) && c.len() <= 4 => c,
             Ok(_) => {
                 let shown = self.show(t.ty());
-                self.error(member.span, format!("vector component access exceeds type '{shown}'"));
+                self.error(
+                    member.span,
+                    format!("vector component access exceeds type '{shown}'"),
+                );
                 return None;
             }
             Err(c) => {
@@ -155,12 +228,21 @@ impl Sema<'_> {
     ) -> Option<TExpr> {
         let Some(elements) = matrix_swizzle(&member.name) else {
             let shown = self.show(t.ty());
-            self.error(member.span, format!("invalid matrix swizzle '{}' on '{shown}'", member.name));
+            self.error(
+                member.span,
+                format!("invalid matrix swizzle '{}' on '{shown}'", member.name),
+            );
             return None;
         };
         if elements.iter().any(|&(r, c)| r >= rows || c >= cols) {
             let shown = self.show(t.ty());
-            self.error(member.span, format!("matrix swizzle '{}' is out of bounds for '{shown}'", member.name));
+            self.error(
+                member.span,
+                format!(
+                    "matrix swizzle '{}' is out of bounds for '{shown}'",
+                    member.name
+                ),
+            );
             return None;
         }
         let comps: Vec<u8> = elements.iter().map(|&(r, c)| r * cols + c).collect();
@@ -168,7 +250,12 @@ impl Sema<'_> {
         Some(self.project(t, Access::Components(comps), ty, span))
     }
 
-    pub fn lower_index(&mut self, base: &ast::Expr, index: &ast::Expr, span: Span) -> Option<TExpr> {
+    pub fn lower_index(
+        &mut self,
+        base: &ast::Expr,
+        index: &ast::Expr,
+        span: Span,
+    ) -> Option<TExpr> {
         if let Some(info) = self.resource_of(base) {
             let i = self.lower_value(index)?;
             return self.buffer_element(info, i, index.span, span);
@@ -179,17 +266,23 @@ impl Sema<'_> {
         let (len, element) = match self.get(t.ty()).clone() {
             Type::Array { element, len } => (len, element),
             Type::Vector(s, n) => (u32::from(n), self.scalar(s)),
-            Type::Matrix { scalar, rows, cols, .. } => (u32::from(rows), self.intern(Type::Vector(scalar, cols))),
+            Type::Matrix {
+                scalar, rows, cols, ..
+            } => (u32::from(rows), self.intern(Type::Vector(scalar, cols))),
             _ => {
                 self.error(span, "subscripted value is not an array, matrix, or vector");
                 return None;
             }
         };
+        let constant = self.fold(&i.e).and_then(|v| v.first().copied());
         let i = self.index_value(i, index.span)?;
-        if let Some(v) = self.fold(&i).and_then(|v| v.first().copied()) {
+        if let Some(v) = constant {
             let v = crate::fold::as_i128(v);
             if v < 0 || v >= i128::from(len) {
-                self.error(index.span, format!("index {v} is out of bounds (the size is {len})"));
+                self.error(
+                    index.span,
+                    format!("index {v} is out of bounds (the size is {len})"),
+                );
                 return None;
             }
         }
@@ -201,18 +294,23 @@ impl Sema<'_> {
     pub fn index_value(&mut self, i: TExpr, span: Span) -> Option<ir::Expr> {
         let uint = self.scalar(ScalarType::UInt32);
         match numeric(&self.module.types, i.ty()) {
-            Some((s, Shape::Scalar)) if s.is_integer() && i.lit == crate::context::Lit::None => Some(i.e),
-            Some((_, shape)) if shape.count() == 1 => self.coerce(i, uint, span),
+            Some((s, Shape::Scalar)) if s.is_integer() && i.lit == crate::context::Lit::None => {
+                Some(i.e)
+            }
+            Some((s, shape))
+                if shape.count() == 1 && (s.is_integer() || i.lit == crate::context::Lit::Int) =>
+            {
+                self.coerce(i, uint, span)
+            }
             _ => {
-                let shown = self.show(i.ty());
-                self.error(span, format!("array subscript is not an integer (has type '{shown}')"));
+                let shown = self.show_t(&i);
+                self.error(
+                    span,
+                    format!("array subscript is not an integer (has type '{shown}')"),
+                );
                 None
             }
         }
-    }
-
-    pub fn make_shape_type(&mut self, s: ScalarType, shape: Shape) -> TypeId {
-        self.intern(make_type(s, shape))
     }
 }
 

@@ -11,14 +11,24 @@ use crate::intrinsics::{self, Class, Intrinsic, Op, Param, Ret, Shapes};
 use crate::types::{Resolved, Shape, make_type, numeric};
 
 impl Sema<'_> {
-    pub fn lower_call(&mut self, callee: &ast::Callee, args: &[ast::Expr], span: Span) -> Option<TExpr> {
+    pub fn lower_call(
+        &mut self,
+        callee: &ast::Callee,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<TExpr> {
         match callee {
             ast::Callee::Type(te) => self.lower_constructor(te, args, span),
             ast::Callee::Name(id) => self.lower_named_call(id, args, span),
         }
     }
 
-    fn lower_named_call(&mut self, id: &ast::Ident, args: &[ast::Expr], span: Span) -> Option<TExpr> {
+    fn lower_named_call(
+        &mut self,
+        id: &ast::Ident,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<TExpr> {
         let name = id.name.as_str();
         let is_variable = self.lookup_local(name).is_some() || self.globals.contains_key(name);
         if !is_variable && self.is_type_name(name) {
@@ -33,8 +43,14 @@ impl Sema<'_> {
         if self.functions.contains_key(name) {
             return self.call_user(name, args, span);
         }
-        if let Some(&(_, current)) = intrinsics::LEGACY_NAMES.iter().find(|(old, _)| *old == name) {
-            self.warning(id.span, format!("'{name}' is deprecated: use '{current}' instead"));
+        if let Some(&(_, current)) = intrinsics::LEGACY_NAMES
+            .iter()
+            .find(|(old, _)| *old == name)
+        {
+            self.warning(
+                id.span,
+                format!("'{name}' is deprecated: use '{current}' instead"),
+            );
             let intrinsic = intrinsics::find(current)?;
             return self.call_intrinsic(intrinsic, name, args, span);
         }
@@ -57,7 +73,10 @@ impl Sema<'_> {
                 span: id.span,
             });
             let shown = t.map_or_else(|| "resource".to_string(), |t| self.show(t.ty()));
-            self.error(span, format!("called object type '{shown}' is not a function"));
+            self.error(
+                span,
+                format!("called object type '{shown}' is not a function"),
+            );
             return None;
         }
         self.error(id.span, format!("use of undeclared identifier '{name}'"));
@@ -71,18 +90,29 @@ impl Sema<'_> {
 
     // ----- constructors -----
 
-    fn lower_constructor(&mut self, te: &ast::TypeExpr, args: &[ast::Expr], span: Span) -> Option<TExpr> {
+    fn lower_constructor(
+        &mut self,
+        te: &ast::TypeExpr,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<TExpr> {
         let target = match self.resolve_type(te)? {
             Resolved::Value(t) => t,
             Resolved::Resource(..) => {
-                self.error(span, format!("resource type '{}' cannot be constructed", te.name.name));
+                self.error(
+                    span,
+                    format!("resource type '{}' cannot be constructed", te.name.name),
+                );
                 return None;
             }
         };
         let values = self.lower_args(args)?;
         let Some((s, shape)) = numeric(&self.module.types, target) else {
             let shown = self.show(target);
-            self.error(span, format!("no matching constructor for initialization of '{shown}'"));
+            self.error(
+                span,
+                format!("no matching constructor for initialization of '{shown}'"),
+            );
             return None;
         };
         if shape == Shape::Scalar && values.len() == 1 {
@@ -94,7 +124,10 @@ impl Sema<'_> {
         for (v, a) in values.into_iter().zip(args) {
             let Some((_, arg_shape)) = numeric(&self.module.types, v.ty()) else {
                 let shown = self.show(v.ty());
-                self.error(a.span, format!("cannot use a value of type '{shown}' in a constructor"));
+                self.error(
+                    a.span,
+                    format!("cannot use a value of type '{shown}' in a constructor"),
+                );
                 return None;
             };
             count += arg_shape.count();
@@ -102,7 +135,11 @@ impl Sema<'_> {
             parts.push(self.cast_to(v, arg_ty, a.span)?);
         }
         if count != shape.count() {
-            let what = if matches!(shape, Shape::Matrix(..)) { "matrix" } else { "vector" };
+            let what = if matches!(shape, Shape::Matrix(..)) {
+                "matrix"
+            } else {
+                "vector"
+            };
             let few = if count < shape.count() { "few" } else { "many" };
             self.error(
                 span,
@@ -119,19 +156,44 @@ impl Sema<'_> {
 
     // ----- catalogue intrinsics -----
 
-    fn call_intrinsic(&mut self, i: &Intrinsic, shown: &str, args: &[ast::Expr], span: Span) -> Option<TExpr> {
+    fn call_intrinsic(
+        &mut self,
+        i: &Intrinsic,
+        shown: &str,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<TExpr> {
         if self.opts.shader_model < i.min_sm {
             let (major, minor) = i.min_sm;
-            self.error(span, format!("'{shown}' requires shader model {major}.{minor} or later"));
+            self.error(
+                span,
+                format!("'{shown}' requires shader model {major}.{minor} or later"),
+            );
             return None;
         }
         if args.len() != i.params.len() {
             self.wrong_arg_count(shown, &[i.params.len()], args.len(), span);
             return None;
         }
-        let values = self.lower_args(args)?;
-        let generic: Vec<&TExpr> = values.iter().zip(i.params).filter(|(_, p)| **p == Param::T).map(|(v, _)| v).collect();
-        let t = if generic.is_empty() { None } else { Some(self.resolve_generic(i, shown, &generic, span)?) };
+        let mut values = self.lower_args(args)?;
+        let all_literal = values
+            .iter()
+            .zip(i.params)
+            .all(|(v, p)| *p != Param::T || v.lit != Lit::None);
+        if all_literal {
+            values = values.into_iter().map(|v| self.default_lit(v)).collect();
+        }
+        let generic: Vec<&TExpr> = values
+            .iter()
+            .zip(i.params)
+            .filter(|(_, p)| **p == Param::T)
+            .map(|(v, _)| v)
+            .collect();
+        let t = if generic.is_empty() {
+            None
+        } else {
+            Some(self.resolve_generic(i, shown, &generic, span)?)
+        };
         let mut converted = Vec::new();
         for ((v, a), p) in values.into_iter().zip(args).zip(i.params) {
             let ty = match p {
@@ -190,7 +252,13 @@ impl Sema<'_> {
                 _ => None,
             };
             if let Some(need) = bad {
-                self.error(span, format!("{shown} requires {need}, but argument has type '{}'", s.name()));
+                self.error(
+                    span,
+                    format!(
+                        "{shown} requires {need}, but argument has type '{}'",
+                        s.name()
+                    ),
+                );
                 return None;
             }
         }
@@ -270,10 +338,13 @@ impl Sema<'_> {
     }
 
     fn no_matching(&mut self, name: &str, values: &[TExpr], span: Span) {
-        let shown: Vec<String> = values.iter().map(|v| self.show(v.ty())).collect();
+        let shown: Vec<String> = values.iter().map(|v| self.show_t(v)).collect();
         self.push(
             Diagnostic::error(span, format!("no matching function for call to '{name}'"))
-                .with_note(format!("no overload of '{name}' takes ({})", shown.join(", "))),
+                .with_note(format!(
+                    "no overload of '{name}' takes ({})",
+                    shown.join(", ")
+                )),
         );
     }
 
@@ -315,7 +386,11 @@ impl Sema<'_> {
             converted.push(self.coerce(v, ty, a.span)?);
         }
         let ty = self.intern(make_type(s, result));
-        Some(TExpr::new(ExprKind::Builtin(Builtin::Mul, converted), ty, span))
+        Some(TExpr::new(
+            ExprKind::Builtin(Builtin::Mul, converted),
+            ty,
+            span,
+        ))
     }
 
     fn lower_select(&mut self, args: &[ast::Expr], span: Span) -> Option<TExpr> {
@@ -363,8 +438,16 @@ impl Sema<'_> {
         let (a, b) = (it.next()?, it.next()?);
         let a = self.coerce(a, ty, args[0].span)?;
         let b = self.coerce(b, ty, args[1].span)?;
-        let op = if name == "and" { BinaryOp::And } else { BinaryOp::Or };
-        Some(TExpr::new(ExprKind::Binary(op, Box::new(a), Box::new(b)), ty, span))
+        let op = if name == "and" {
+            BinaryOp::And
+        } else {
+            BinaryOp::Or
+        };
+        Some(TExpr::new(
+            ExprKind::Binary(op, Box::new(a), Box::new(b)),
+            ty,
+            span,
+        ))
     }
 
     /// `asuint`, `asint`, `asfloat` and their 16-bit forms.
@@ -383,7 +466,8 @@ impl Sema<'_> {
         }
         let v = self.lower_value(&args[0])?;
         let v = self.default_lit(v);
-        let fits = numeric(&self.module.types, v.ty()).filter(|(s, _)| *s != ScalarType::Bool && s.size() == target.size());
+        let fits = numeric(&self.module.types, v.ty())
+            .filter(|(s, _)| *s != ScalarType::Bool && s.size() == target.size());
         let Some((_, shape)) = fits else {
             self.no_matching(name, &[v], span);
             return None;
@@ -411,7 +495,11 @@ impl Sema<'_> {
             converted.push(self.coerce(v, uint_ty, a.span)?);
         }
         let ty = self.intern(make_type(ScalarType::Float64, shape));
-        Some(TExpr::new(ExprKind::Builtin(Builtin::AsDouble, converted), ty, span))
+        Some(TExpr::new(
+            ExprKind::Builtin(Builtin::AsDouble, converted),
+            ty,
+            span,
+        ))
     }
 
     /// `asuint(double d, out uint lo, out uint hi)`: the bits of `d` as a
@@ -434,8 +522,16 @@ impl Sema<'_> {
             ty: ScalarType::UInt64,
             bits: 32,
         };
-        let shift = self.wrap(ExprKind::Const(vec![shift; shape.count() as usize]), u64_ty, span);
-        let high_bits = self.wrap(ExprKind::Binary(BinaryOp::Shr, Box::new(bits.clone()), Box::new(shift)), u64_ty, span);
+        let shift = self.wrap(
+            ExprKind::Const(vec![shift; shape.count() as usize]),
+            u64_ty,
+            span,
+        );
+        let high_bits = self.wrap(
+            ExprKind::Binary(BinaryOp::Shr, Box::new(bits.clone()), Box::new(shift)),
+            u64_ty,
+            span,
+        );
         let mut assigns = Vec::new();
         for (place, value) in [(lo, bits), (hi, high_bits)] {
             let value = self.wrap(ExprKind::Convert(Box::new(value)), u32_ty, span);
@@ -451,7 +547,11 @@ impl Sema<'_> {
         let second = assigns.pop()?;
         let first = assigns.pop()?;
         let ty = second.ty;
-        let mut t = TExpr::new(ExprKind::Sequence(Box::new(first), Box::new(second)), ty, span);
+        let mut t = TExpr::new(
+            ExprKind::Sequence(Box::new(first), Box::new(second)),
+            ty,
+            span,
+        );
         t.void = true;
         Some(t)
     }

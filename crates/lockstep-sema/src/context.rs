@@ -87,11 +87,22 @@ pub(crate) struct ResourceInfo {
 /// A name declared at global scope.
 #[derive(Clone, Debug)]
 pub(crate) enum GlobalSym {
-    Static { id: StaticId, ty: TypeId, is_const: bool },
-    Groupshared { id: GroupsharedId, ty: TypeId },
+    Static {
+        id: StaticId,
+        ty: TypeId,
+        is_const: bool,
+    },
+    Groupshared {
+        id: GroupsharedId,
+        ty: TypeId,
+    },
     Resource(ResourceInfo),
     /// A member of a `cbuffer` block or of `$Globals`.
-    CBufferMember { resource: ResourceId, field: u32, ty: TypeId },
+    CBufferMember {
+        resource: ResourceId,
+        field: u32,
+        ty: TypeId,
+    },
 }
 
 /// A user function as declared (prototype and definition share one).
@@ -109,7 +120,6 @@ pub(crate) struct FnSym {
 
 #[derive(Clone, Debug)]
 pub(crate) struct ParamSig {
-    pub name: String,
     pub ty: TypeId,
     pub dir: ir::ParamDirection,
     pub default: Option<ast::Expr>,
@@ -257,6 +267,16 @@ impl<'a> Sema<'a> {
         self.module.types.display(id)
     }
 
+    /// The type of a checked expression as a message shows it (a literal
+    /// as `int` or `float`).
+    pub fn show_t(&self, t: &TExpr) -> String {
+        match t.lit {
+            Lit::Int => "int".to_string(),
+            Lit::Float => "float".to_string(),
+            Lit::None => self.show(t.ty()),
+        }
+    }
+
     pub fn is_void(&self, id: TypeId) -> bool {
         matches!(self.get(id), Type::Void)
     }
@@ -281,7 +301,12 @@ impl<'a> Sema<'a> {
     }
 
     /// Declares a local in the innermost scope; `None` outside a function.
-    pub fn declare_local(&mut self, name: &ast::Ident, ty: TypeId, is_const: bool) -> Option<LocalId> {
+    pub fn declare_local(
+        &mut self,
+        name: &ast::Ident,
+        ty: TypeId,
+        is_const: bool,
+    ) -> Option<LocalId> {
         let Some(fcx) = self.fcx.as_mut() else {
             self.error(name.span, "local variable outside of a function");
             return None;
@@ -318,12 +343,6 @@ impl<'a> Sema<'a> {
             ty,
             span: ir_span(span),
         }
-    }
-
-    /// A `void` value: a constant with no components.
-    pub fn void_expr(&mut self, span: Span) -> TExpr {
-        let ty = self.void();
-        TExpr::new(ir::ExprKind::Const(Vec::new()), ty, span)
     }
 
     /// Attempts to fold an IR expression to constants.

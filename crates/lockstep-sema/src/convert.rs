@@ -65,7 +65,10 @@ impl Sema<'_> {
         let s = match t.lit {
             Lit::None => return t,
             Lit::Float => ScalarType::Float32,
-            Lit::Int => match self.fold(&t.e).map(|v| crate::fold::as_i128(v[0])) {
+            Lit::Int => match self
+                .fold(&t.e)
+                .and_then(|v| v.first().map(|s| crate::fold::as_i128(*s)))
+            {
                 Some(v) if i32::try_from(v).is_ok() => ScalarType::Int32,
                 Some(v) if u32::try_from(v).is_ok() => ScalarType::UInt32,
                 Some(_) => ScalarType::Int64,
@@ -73,10 +76,11 @@ impl Sema<'_> {
             },
         };
         let ty = self.intern(make_type(s, shape));
+        let span = t.e_span();
         let e = ir::Expr {
             kind: ExprKind::Convert(Box::new(t.e)),
             ty,
-            span: t.e_span(),
+            span,
         };
         TExpr::of(self.fold_expr(e))
     }
@@ -94,7 +98,7 @@ impl Sema<'_> {
     }
 
     /// Converts to a scalar `bool` (conditions, `&&`, `||`).
-    pub fn to_bool_scalar(&mut self, t: TExpr, span: Span) -> Option<ir::Expr> {
+    pub fn bool_condition(&mut self, t: TExpr, span: Span) -> Option<ir::Expr> {
         let t = self.rvalue(t, span)?;
         match numeric(&self.module.types, t.ty()) {
             Some((_, shape)) if shape.count() == 1 => {
@@ -103,17 +107,27 @@ impl Sema<'_> {
             }
             _ => {
                 let shown = self.show(t.ty());
-                self.error(span, format!("value of type '{shown}' is not contextually convertible to 'bool'"));
+                self.error(
+                    span,
+                    format!("value of type '{shown}' is not contextually convertible to 'bool'"),
+                );
                 None
             }
         }
     }
 
-    fn convert_value(&mut self, t: TExpr, target: TypeId, explicit: bool, span: Span) -> Option<ir::Expr> {
+    fn convert_value(
+        &mut self,
+        t: TExpr,
+        target: TypeId,
+        explicit: bool,
+        span: Span,
+    ) -> Option<ir::Expr> {
         if t.ty() == target {
             return Some(t.e);
         }
-        let lit = t.lit;
+        let fold_result = t.lit != Lit::None || matches!(t.e.kind, ExprKind::Const(_));
+        let from_ty = t.ty();
         let from = numeric(&self.module.types, t.ty());
         let to = numeric(&self.module.types, target);
         let converted = match (from, to) {
@@ -122,12 +136,15 @@ impl Sema<'_> {
             _ => None,
         };
         let Some(e) = converted else {
-            let from_shown = self.show(t.ty());
+            let from_shown = self.show(from_ty);
             let to_shown = self.show(target);
-            self.error(span, format!("cannot convert from '{from_shown}' to '{to_shown}'"));
+            self.error(
+                span,
+                format!("cannot convert from '{from_shown}' to '{to_shown}'"),
+            );
             return None;
         };
-        Some(if lit != Lit::None { self.fold_expr(e) } else { e })
+        Some(if fold_result { self.fold_expr(e) } else { e })
     }
 
     /// `(S)0`: a constant scalar repeated into every component of an
@@ -138,7 +155,15 @@ impl Sema<'_> {
         self.module.types.flatten(target, &mut slots);
         let values = slots
             .into_iter()
-            .map(|s| crate::fold::convert_scalar(value[0], s))
+            .map(|s| {
+                crate::fold::convert_scalar(
+                    value
+                        .first()
+                        .copied()
+                        .unwrap_or(ir::Scalar { ty: s, bits: 0 }),
+                    s,
+                )
+            })
             .collect();
         Some(ir::Expr {
             kind: ExprKind::Const(values),
@@ -174,18 +199,28 @@ impl Sema<'_> {
             (_, Shape::Scalar) => Some(self.first_component(e.clone(), s, shape, span)),
             (Shape::Vector(n), Shape::Vector(m)) if m < n => {
                 let ty = self.intern(Type::Vector(s, m));
-                Some(self.wrap(ExprKind::Swizzle(Box::new(e.clone()), (0..m).collect()), ty, span))
+                Some(self.wrap(
+                    ExprKind::Swizzle(Box::new(e.clone()), (0..m).collect()),
+                    ty,
+                    span,
+                ))
             }
             (Shape::Matrix(r, c), Shape::Matrix(r2, c2)) if r2 <= r && c2 <= c => {
                 let ty = self.intern(make_type(s, to_shape));
-                let elements = (0..r2).flat_map(|i| (0..c2).map(move |j| i * c + j)).collect();
+                let elements = (0..r2)
+                    .flat_map(|i| (0..c2).map(move |j| i * c + j))
+                    .collect();
                 Some(self.wrap(ExprKind::Swizzle(Box::new(e.clone()), elements), ty, span))
             }
             _ => None,
         };
         if let Some(truncated) = truncated {
             if !explicit {
-                let what = if matches!(shape, Shape::Matrix(..)) { "matrix" } else { "vector" };
+                let what = if matches!(shape, Shape::Matrix(..)) {
+                    "matrix"
+                } else {
+                    "vector"
+                };
                 self.warning(span, format!("implicit truncation of {what} type"));
             }
             return Some(self.convert_scalar_type(truncated, target, span));
@@ -199,7 +234,13 @@ impl Sema<'_> {
         None
     }
 
-    fn first_component(&mut self, e: ir::Expr, s: ScalarType, shape: Shape, span: Span) -> ir::Expr {
+    fn first_component(
+        &mut self,
+        e: ir::Expr,
+        s: ScalarType,
+        shape: Shape,
+        span: Span,
+    ) -> ir::Expr {
         if shape == Shape::Scalar {
             return e;
         }

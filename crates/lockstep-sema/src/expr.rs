@@ -26,9 +26,17 @@ impl Sema<'_> {
     fn lower_expr_kind(&mut self, e: &ast::Expr) -> Option<TExpr> {
         let span = e.span;
         match &e.kind {
-            ast::ExprKind::IntLit { value, suffix } => Some(self.int_literal(*value, *suffix, span)),
-            ast::ExprKind::FloatLit { value, suffix } => Some(self.float_literal(*value, *suffix, span)),
+            ast::ExprKind::IntLit { value, suffix } => {
+                Some(self.int_literal(*value, *suffix, span))
+            }
+            ast::ExprKind::FloatLit { value, suffix } => {
+                Some(self.float_literal(*value, *suffix, span))
+            }
             ast::ExprKind::BoolLit(b) => Some(self.bool_literal(*b, span)),
+            ast::ExprKind::StringLit(_) => {
+                self.error(span, "string literals are not supported in expressions");
+                None
+            }
             ast::ExprKind::Ident(id) => self.lower_ident(id),
             ast::ExprKind::Unary { op, operand } => self.lower_unary(*op, operand, span),
             ast::ExprKind::Binary { op, lhs, rhs } => self.lower_binary(*op, lhs, rhs, span),
@@ -73,9 +81,17 @@ impl Sema<'_> {
             ast::IntSuffix::L | ast::IntSuffix::LL => ScalarType::Int64,
         };
         if s == ScalarType::UInt32 && value > u64::from(u32::MAX) {
-            self.warning(span, "integer literal is too large to be represented in type 'uint'");
+            self.warning(
+                span,
+                "integer literal is too large to be represented in type 'uint'",
+            );
         }
-        let bits = value & if s == ScalarType::UInt32 { u64::from(u32::MAX) } else { u64::MAX };
+        let bits = value
+            & if s == ScalarType::UInt32 {
+                u64::from(u32::MAX)
+            } else {
+                u64::MAX
+            };
         self.constant(s, bits, span)
     }
 
@@ -103,7 +119,13 @@ impl Sema<'_> {
         self.constant(ScalarType::Bool, u64::from(b), span)
     }
 
-    pub fn load(&mut self, root: PlaceRoot, path: Vec<ir::Access>, ty: ir::TypeId, span: Span) -> TExpr {
+    pub fn load(
+        &mut self,
+        root: PlaceRoot,
+        path: Vec<ir::Access>,
+        ty: ir::TypeId,
+        span: Span,
+    ) -> TExpr {
         TExpr::new(ExprKind::Load(Place { root, path, ty }), ty, span)
     }
 
@@ -113,32 +135,49 @@ impl Sema<'_> {
             return Some(self.load(PlaceRoot::Local(local), Vec::new(), ty, id.span));
         }
         match self.globals.get(&id.name).cloned() {
-            Some(GlobalSym::Static { id: s, ty, .. }) => Some(self.load(PlaceRoot::Static(s), Vec::new(), ty, id.span)),
+            Some(GlobalSym::Static { id: s, ty, .. }) => {
+                Some(self.load(PlaceRoot::Static(s), Vec::new(), ty, id.span))
+            }
             Some(GlobalSym::Groupshared { id: g, ty }) => {
                 Some(self.load(PlaceRoot::Groupshared(g), Vec::new(), ty, id.span))
             }
-            Some(GlobalSym::CBufferMember { resource, field, ty }) => Some(self.load(
+            Some(GlobalSym::CBufferMember {
+                resource,
+                field,
+                ty,
+            }) => Some(self.load(
                 PlaceRoot::ConstantBuffer { resource },
                 vec![ir::Access::Field(field)],
                 ty,
                 id.span,
             )),
-            Some(GlobalSym::Resource(info)) if info.kind == ir::ResourceKind::ConstantBuffer => Some(self.load(
-                PlaceRoot::ConstantBuffer { resource: info.id },
-                Vec::new(),
-                info.element,
-                id.span,
-            )),
+            Some(GlobalSym::Resource(info)) if info.kind == ir::ResourceKind::ConstantBuffer => {
+                Some(self.load(
+                    PlaceRoot::ConstantBuffer { resource: info.id },
+                    Vec::new(),
+                    info.element,
+                    id.span,
+                ))
+            }
             Some(GlobalSym::Resource(_)) => {
-                self.error(id.span, format!("resource '{}' cannot be used as a value", id.name));
+                self.error(
+                    id.span,
+                    format!("resource '{}' cannot be used as a value", id.name),
+                );
                 None
             }
             None if self.functions.contains_key(&id.name) => {
-                self.error(id.span, format!("function '{}' cannot be used as a value", id.name));
+                self.error(
+                    id.span,
+                    format!("function '{}' cannot be used as a value", id.name),
+                );
                 None
             }
             None => {
-                self.error(id.span, format!("use of undeclared identifier '{}'", id.name));
+                self.error(
+                    id.span,
+                    format!("use of undeclared identifier '{}'", id.name),
+                );
                 None
             }
         }
@@ -169,7 +208,11 @@ impl Sema<'_> {
         let void = second.void;
         let second = self.default_lit(second);
         let ty = second.ty();
-        let mut t = TExpr::new(ExprKind::Sequence(Box::new(first.e), Box::new(second.e)), ty, span);
+        let mut t = TExpr::new(
+            ExprKind::Sequence(Box::new(first.e), Box::new(second.e)),
+            ty,
+            span,
+        );
         t.void = void;
         Some(t)
     }

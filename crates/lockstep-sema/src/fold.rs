@@ -6,7 +6,10 @@
 
 use std::collections::HashMap;
 
-use lockstep_ir::{Access, BinaryOp, ExprKind, PlaceRoot, Scalar, ScalarType, StaticId, Type, TypeArena, TypeId, UnaryOp};
+use lockstep_ir::{
+    Access, BinaryOp, ExprKind, PlaceRoot, Scalar, ScalarType, StaticId, Type, TypeArena, TypeId,
+    UnaryOp,
+};
 
 use lockstep_ir::Expr;
 
@@ -19,7 +22,11 @@ enum Value {
 }
 
 fn mask(bits: u32) -> u64 {
-    if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 }
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
 }
 
 /// The integer value of a scalar (floats truncate, bools are 0 or 1).
@@ -38,7 +45,9 @@ fn value(s: Scalar) -> Value {
         ScalarType::Int16 => Value::Int(i128::from(bits as u16 as i16)),
         ScalarType::Int32 => Value::Int(i128::from(bits as u32 as i32)),
         ScalarType::Int64 => Value::Int(i128::from(bits as i64)),
-        ScalarType::UInt16 | ScalarType::UInt32 | ScalarType::UInt64 => Value::Int(i128::from(bits)),
+        ScalarType::UInt16 | ScalarType::UInt32 | ScalarType::UInt64 => {
+            Value::Int(i128::from(bits))
+        }
         ScalarType::Float16 => Value::Float(f64::from(f16_to_f32(bits as u16))),
         ScalarType::Float32 => Value::Float(f64::from(f32::from_bits(bits as u32))),
         ScalarType::Float64 => Value::Float(f64::from_bits(bits)),
@@ -138,8 +147,17 @@ pub(crate) fn f32_to_f16(f: f32) -> u16 {
 }
 
 /// Folds `e` to its flattened constant components, if it is constant.
-pub(crate) fn fold(types: &TypeArena, consts: &HashMap<StaticId, (TypeId, Vec<Scalar>)>, e: &Expr) -> Option<Vec<Scalar>> {
-    Folder { types, consts, steps: 0 }.fold(e)
+pub(crate) fn fold(
+    types: &TypeArena,
+    consts: &HashMap<StaticId, (TypeId, Vec<Scalar>)>,
+    e: &Expr,
+) -> Option<Vec<Scalar>> {
+    Folder {
+        types,
+        consts,
+        steps: 0,
+    }
+    .fold(e)
 }
 
 struct Folder<'a> {
@@ -170,7 +188,10 @@ impl Folder<'_> {
             }
             ExprKind::Swizzle(x, comps) => {
                 let v = self.fold(x)?;
-                comps.iter().map(|&c| v.get(usize::from(c)).copied()).collect()
+                comps
+                    .iter()
+                    .map(|&c| v.get(usize::from(c)).copied())
+                    .collect()
             }
             ExprKind::Field(x, i) => {
                 let v = self.fold(x)?;
@@ -185,28 +206,62 @@ impl Folder<'_> {
             }
             ExprKind::Convert(x) => {
                 let target = self.types.scalar_of(e.ty)?;
-                Some(self.fold(x)?.into_iter().map(|s| convert_scalar(s, target)).collect())
+                Some(
+                    self.fold(x)?
+                        .into_iter()
+                        .map(|s| convert_scalar(s, target))
+                        .collect(),
+                )
             }
             ExprKind::Bitcast(x) => {
                 let target = self.types.scalar_of(e.ty)?;
-                Some(self.fold(x)?.into_iter().map(|s| Scalar { ty: target, bits: s.bits }).collect())
+                Some(
+                    self.fold(x)?
+                        .into_iter()
+                        .map(|s| Scalar {
+                            ty: target,
+                            bits: s.bits,
+                        })
+                        .collect(),
+                )
             }
             ExprKind::Unary(op, x) => self.fold(x)?.into_iter().map(|s| unary(*op, s)).collect(),
             ExprKind::Binary(op, a, b) => {
                 let (a, b) = (self.fold(a)?, self.fold(b)?);
                 let result = self.types.scalar_of(e.ty)?;
-                a.iter().zip(&b).map(|(x, y)| binary(*op, *x, *y, result)).collect()
+                a.iter()
+                    .zip(&b)
+                    .map(|(x, y)| binary(*op, *x, *y, result))
+                    .collect()
             }
             ExprKind::LogicalAnd(a, b) => self.logical(a, b, false),
             ExprKind::LogicalOr(a, b) => self.logical(a, b, true),
-            ExprKind::Conditional { cond, accept, reject } => {
+            ExprKind::Conditional {
+                cond,
+                accept,
+                reject,
+            } => {
                 let c = self.fold(cond)?;
-                if c.first()?.bits != 0 { self.fold(accept) } else { self.fold(reject) }
+                if c.first()?.bits != 0 {
+                    self.fold(accept)
+                } else {
+                    self.fold(reject)
+                }
             }
-            ExprKind::Select { cond, accept, reject } => {
+            ExprKind::Select {
+                cond,
+                accept,
+                reject,
+            } => {
                 let (c, a, r) = (self.fold(cond)?, self.fold(accept)?, self.fold(reject)?);
                 let n = a.len();
-                let pick = |i: usize| if c.get(i).or(c.first()).is_some_and(|s| s.bits != 0) { a[i] } else { r[i] };
+                let pick = |i: usize| {
+                    if c.get(i).or(c.first()).is_some_and(|s| s.bits != 0) {
+                        a[i]
+                    } else {
+                        r[i]
+                    }
+                };
                 Some((0..n).map(pick).collect())
             }
             _ => None,
@@ -216,10 +271,16 @@ impl Folder<'_> {
     fn logical(&mut self, a: &Expr, b: &Expr, is_or: bool) -> Option<Vec<Scalar>> {
         let a = self.fold(a)?.first()?.bits != 0;
         if a == is_or {
-            return Some(vec![Scalar { ty: ScalarType::Bool, bits: u64::from(a) }]);
+            return Some(vec![Scalar {
+                ty: ScalarType::Bool,
+                bits: u64::from(a),
+            }]);
         }
         let b = self.fold(b)?.first()?.bits != 0;
-        Some(vec![Scalar { ty: ScalarType::Bool, bits: u64::from(b) }])
+        Some(vec![Scalar {
+            ty: ScalarType::Bool,
+            bits: u64::from(b),
+        }])
     }
 
     fn load(&mut self, place: &lockstep_ir::Place) -> Option<Vec<Scalar>> {
@@ -236,7 +297,9 @@ impl Folder<'_> {
             let (start, len, next) = match (access, ty) {
                 (Access::Field(i), Some(t)) => {
                     let (s, l) = field_range(self.types, t, *i)?;
-                    let Type::Struct { members, .. } = self.types.get(t) else { return None };
+                    let Type::Struct { members, .. } = self.types.get(t) else {
+                        return None;
+                    };
                     (s, l, Some(members.get(*i as usize)?.ty))
                 }
                 (Access::Index(i), cur) => {
@@ -254,14 +317,19 @@ impl Folder<'_> {
                             (s, l, next)
                         }
                         None => {
-                            let i = usize::try_from(i).ok().filter(|&i| i < usize::from(row_width))?;
+                            let i = usize::try_from(i)
+                                .ok()
+                                .filter(|&i| i < usize::from(row_width))?;
                             row_width = 0;
                             (i, 1, None)
                         }
                     }
                 }
                 (Access::Components(c), _) => {
-                    values = c.iter().map(|&c| values.get(usize::from(c)).copied()).collect::<Option<_>>()?;
+                    values = c
+                        .iter()
+                        .map(|&c| values.get(usize::from(c)).copied())
+                        .collect::<Option<_>>()?;
                     row_width = 0;
                     ty = None;
                     continue;
@@ -280,7 +348,11 @@ fn field_range(types: &TypeArena, ty: lockstep_ir::TypeId, i: u32) -> Option<(us
     let Type::Struct { members, .. } = types.get(ty) else {
         return None;
     };
-    let start: u32 = members.iter().take(i as usize).map(|m| types.component_count(m.ty)).sum();
+    let start: u32 = members
+        .iter()
+        .take(i as usize)
+        .map(|m| types.component_count(m.ty))
+        .sum();
     let len = types.component_count(members.get(i as usize)?.ty);
     Some((start as usize, len as usize))
 }

@@ -26,13 +26,20 @@ impl Sema<'_> {
             list.iter().copied().find(|&i| {
                 let sym = &self.fn_syms[i];
                 sym.params.len() == params.len()
-                    && sym.params.iter().zip(&params).all(|(a, b)| a.ty == b.ty && a.dir == b.dir)
+                    && sym
+                        .params
+                        .iter()
+                        .zip(&params)
+                        .all(|(a, b)| a.ty == b.ty && a.dir == b.dir)
             })
         });
         let idx = match existing {
             Some(i) => {
                 if self.fn_syms[i].result != result {
-                    self.error(f.name.span, "functions that differ only in their return type cannot be overloaded");
+                    self.error(
+                        f.name.span,
+                        "functions that differ only in their return type cannot be overloaded",
+                    );
                     return;
                 }
                 if f.body.is_some() && self.fn_syms[i].defined {
@@ -51,7 +58,10 @@ impl Sema<'_> {
                     defined: false,
                     decl: f.clone(),
                 });
-                self.functions.entry(f.name.name.clone()).or_default().push(i);
+                self.functions
+                    .entry(f.name.name.clone())
+                    .or_default()
+                    .push(i);
                 i
             }
         };
@@ -72,7 +82,6 @@ impl Sema<'_> {
                 .and_then(|t| self.apply_dims(t, &p.array_dims, None, p.span));
             match ty {
                 Some(ty) if !self.is_void(ty) => params.push(ParamSig {
-                    name: p.name.name.clone(),
                     ty,
                     dir: direction(p.direction),
                     default: p.default.clone(),
@@ -99,7 +108,8 @@ impl Sema<'_> {
         }
         let id = FunctionId(self.module.functions.len() as u32);
         let sym = &self.fn_syms[idx];
-        let result = (!matches!(self.module.types.get(sym.result), ir::Type::Void)).then_some(sym.result);
+        let result =
+            (!matches!(self.module.types.get(sym.result), ir::Type::Void)).then_some(sym.result);
         self.module.functions.push(ir::Function {
             name: sym.name.clone(),
             params: sym.params.iter().map(|p| p.dir).collect(),
@@ -151,12 +161,21 @@ impl Sema<'_> {
                 format!("{dir}{}", self.show(p.ty))
             })
             .collect();
-        format!("{} {}({})", self.show(sym.result), sym.name, params.join(", "))
+        format!(
+            "{} {}({})",
+            self.show(sym.result),
+            sym.name,
+            params.join(", ")
+        )
     }
 
     /// The cost of calling `sym` with these arguments; `None` if not viable.
     fn candidate_cost(&self, sym: &FnSym, values: &[TExpr]) -> Option<u32> {
-        let required = sym.params.iter().take_while(|p| p.default.is_none()).count();
+        let required = sym
+            .params
+            .iter()
+            .take_while(|p| p.default.is_none())
+            .count();
         if values.len() < required || values.len() > sym.params.len() {
             return None;
         }
@@ -177,12 +196,19 @@ impl Sema<'_> {
         let values: Vec<TExpr> = values.into_iter().collect::<Option<_>>()?;
         let costs: Vec<(usize, u32)> = candidates
             .iter()
-            .filter_map(|&i| self.candidate_cost(&self.fn_syms[i], &values).map(|c| (i, c)))
+            .filter_map(|&i| {
+                self.candidate_cost(&self.fn_syms[i], &values)
+                    .map(|c| (i, c))
+            })
             .collect();
         let Some(best) = costs.iter().map(|c| c.1).min() else {
-            let mut d = Diagnostic::error(span, format!("no matching function for call to '{name}'"));
+            let mut d =
+                Diagnostic::error(span, format!("no matching function for call to '{name}'"));
             for &i in &candidates {
-                d = d.with_note(format!("candidate function not viable: '{}'", self.signature_text(&self.fn_syms[i])));
+                d = d.with_note(format!(
+                    "candidate function not viable: '{}'",
+                    self.signature_text(&self.fn_syms[i])
+                ));
             }
             self.push(d);
             return None;
@@ -191,7 +217,10 @@ impl Sema<'_> {
         if winners.len() > 1 {
             let mut d = Diagnostic::error(span, format!("call to '{name}' is ambiguous"));
             for &i in &winners {
-                d = d.with_note(format!("candidate function: '{}'", self.signature_text(&self.fn_syms[i])));
+                d = d.with_note(format!(
+                    "candidate function: '{}'",
+                    self.signature_text(&self.fn_syms[i])
+                ));
             }
             self.push(d);
             return None;
@@ -199,15 +228,27 @@ impl Sema<'_> {
         self.build_call(winners[0], values, args, span)
     }
 
-    fn build_call(&mut self, idx: usize, values: Vec<TExpr>, args: &[ast::Expr], span: Span) -> Option<TExpr> {
+    fn build_call(
+        &mut self,
+        idx: usize,
+        values: Vec<TExpr>,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<TExpr> {
         let sym = self.fn_syms[idx].clone();
         let mut call_args = Vec::new();
         for (i, p) in sym.params.iter().enumerate() {
             let arg = match (values.get(i), p.dir) {
-                (Some(v), ir::ParamDirection::In) => CallArg::In(self.coerce(v.clone(), p.ty, args[i].span)?),
+                (Some(v), ir::ParamDirection::In) => {
+                    CallArg::In(self.coerce(v.clone(), p.ty, args[i].span)?)
+                }
                 (Some(v), dir) => {
                     let place = self.out_place(v, args[i].span)?;
-                    if dir == ir::ParamDirection::Out { CallArg::Out(place) } else { CallArg::InOut(place) }
+                    if dir == ir::ParamDirection::Out {
+                        CallArg::Out(place)
+                    } else {
+                        CallArg::InOut(place)
+                    }
                 }
                 (None, _) => {
                     let default = p.default.clone()?;
@@ -234,10 +275,10 @@ impl Sema<'_> {
     pub fn check_undefined_functions(&mut self) {
         let mut missing: Vec<(Span, String)> = Vec::new();
         for sym in &self.fn_syms {
-            if let (Some(id), false) = (sym.id, sym.defined) {
-                if let Some(&span) = self.called.get(&id) {
-                    missing.push((span, sym.name.clone()));
-                }
+            if let (Some(id), false) = (sym.id, sym.defined)
+                && let Some(&span) = self.called.get(&id)
+            {
+                missing.push((span, sym.name.clone()));
             }
         }
         for (span, name) in missing {
@@ -256,9 +297,18 @@ impl Sema<'_> {
             self.visit_calls(root, &mut state, &mut stack, &mut found);
         }
         for (span, cycle) in found {
-            let names: Vec<&str> = cycle.iter().map(|id| self.module.functions[id.index()].name.as_str()).collect();
-            let d = Diagnostic::error(span, format!("recursive call to '{}' is not allowed", names[names.len() - 1]))
-                .with_note(format!("call cycle: {}", names.join(" -> ")));
+            let names: Vec<&str> = cycle
+                .iter()
+                .map(|id| self.module.functions[id.index()].name.as_str())
+                .collect();
+            let d = Diagnostic::error(
+                span,
+                format!(
+                    "recursive call to '{}' is not allowed",
+                    names[names.len() - 1]
+                ),
+            )
+            .with_note(format!("call cycle: {}", names.join(" -> ")));
             self.push(d);
         }
     }
@@ -289,11 +339,5 @@ impl Sema<'_> {
         }
         stack.pop();
         state.insert(f, 2);
-    }
-}
-
-impl TExpr {
-    pub fn is_place(&self) -> bool {
-        self.place().is_some()
     }
 }

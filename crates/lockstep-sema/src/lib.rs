@@ -6,6 +6,7 @@
 //! limit with a diagnostic.
 
 mod access;
+mod bindings;
 mod call;
 mod context;
 mod convert;
@@ -22,8 +23,6 @@ mod stmt;
 mod types;
 
 use lockstep_syntax::{Diagnostics, SourceMap, ast};
-
-pub use lockstep_syntax::Diagnostic;
 
 /// How to compile: the entry point, the shader-model profile and the
 /// language options that change types.
@@ -55,6 +54,8 @@ pub fn lower(
     opts: &CompileOptions,
     diags: &mut Diagnostics,
 ) -> Option<lockstep_ir::Module> {
+    // Spans already name their files; the map is only needed once messages
+    // quote the source.
     let _ = map;
     let errors_before = diags.items.iter().filter(|d| d.is_error()).count();
     let mut sema = context::Sema::new(opts, diags);

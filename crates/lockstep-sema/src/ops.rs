@@ -1,7 +1,10 @@
 //! Operators: unary, binary, logical, conditional, assignment and
 //! increment/decrement, with HLSL's usual arithmetic conversions.
 
-use lockstep_ir::{self as ir, Access, BinaryOp, Builtin, ExprKind, Place, PlaceRoot, ScalarType, TypeId, UnaryOp};
+use lockstep_ir::{
+    self as ir, Access, BinaryOp, Builtin, ExprKind, Place, PlaceRoot, ScalarType, Type, TypeId,
+    UnaryOp,
+};
 use lockstep_syntax::{Span, ast};
 
 use crate::context::{GlobalSym, Lit, Sema, TExpr};
@@ -42,30 +45,6 @@ fn ir_binary(op: ast::BinaryOp) -> (BinaryOp, OpClass) {
     }
 }
 
-pub(crate) fn op_spelling(op: ast::BinaryOp) -> &'static str {
-    use ast::BinaryOp as A;
-    match op {
-        A::Add => "+",
-        A::Sub => "-",
-        A::Mul => "*",
-        A::Div => "/",
-        A::Rem => "%",
-        A::Shl => "<<",
-        A::Shr => ">>",
-        A::BitAnd => "&",
-        A::BitOr => "|",
-        A::BitXor => "^",
-        A::LogicalAnd => "&&",
-        A::LogicalOr => "||",
-        A::Eq => "==",
-        A::Ne => "!=",
-        A::Lt => "<",
-        A::Le => "<=",
-        A::Gt => ">",
-        A::Ge => ">=",
-    }
-}
-
 impl Sema<'_> {
     /// The common shape of two operands: a scalar (or 1-component value)
     /// takes the other's shape, vectors and matrices truncate to the smaller.
@@ -83,7 +62,11 @@ impl Sema<'_> {
 
     /// The common scalar type and shape of several numeric operands, or a
     /// diagnostic naming them.
-    pub fn common_numeric(&mut self, items: &[&TExpr], span: Span) -> Option<(ScalarType, Lit, Shape)> {
+    pub fn common_numeric(
+        &mut self,
+        items: &[&TExpr],
+        span: Span,
+    ) -> Option<(ScalarType, Lit, Shape)> {
         let mut acc: Option<(ScalarType, Lit, Shape)> = None;
         for t in items {
             let Some((s, shape)) = numeric(&self.module.types, t.ty()) else {
@@ -106,11 +89,26 @@ impl Sema<'_> {
     }
 
     fn invalid_operands(&mut self, items: &[&TExpr], span: Span) {
-        let shown: Vec<String> = items.iter().map(|t| format!("'{}'", self.show(t.ty()))).collect();
-        self.error(span, format!("invalid operands to binary expression ({})", shown.join(" and ")));
+        let shown: Vec<String> = items
+            .iter()
+            .map(|t| format!("'{}'", self.show_t(t)))
+            .collect();
+        self.error(
+            span,
+            format!(
+                "invalid operands to binary expression ({})",
+                shown.join(" and ")
+            ),
+        );
     }
 
-    pub fn lower_binary(&mut self, op: ast::BinaryOp, lhs: &ast::Expr, rhs: &ast::Expr, span: Span) -> Option<TExpr> {
+    pub fn lower_binary(
+        &mut self,
+        op: ast::BinaryOp,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+        span: Span,
+    ) -> Option<TExpr> {
         if matches!(op, ast::BinaryOp::LogicalAnd | ast::BinaryOp::LogicalOr) {
             return self.lower_logical(op, lhs, rhs, span);
         }
@@ -120,7 +118,13 @@ impl Sema<'_> {
     }
 
     /// Applies a binary operator to checked operands.
-    pub fn binary_values(&mut self, op: ast::BinaryOp, a: TExpr, b: TExpr, span: Span) -> Option<TExpr> {
+    pub fn binary_values(
+        &mut self,
+        op: ast::BinaryOp,
+        a: TExpr,
+        b: TExpr,
+        span: Span,
+    ) -> Option<TExpr> {
         let (ir_op, class) = ir_binary(op);
         let (a, b) = if class == OpClass::Shift && (a.lit == Lit::None || b.lit == Lit::None) {
             // The shift's type is the left operand's.
@@ -140,24 +144,38 @@ impl Sema<'_> {
             (OpClass::Equality, s) => s,
             (_, ScalarType::Bool) => ScalarType::Int32,
             (OpClass::Bitwise | OpClass::Shift, s) if s.is_float() => {
-                let (ta, tb) = (self.show(a.ty()), self.show(b.ty()));
-                self.error(span, format!("invalid operands to binary expression ('{ta}' and '{tb}')"));
+                let (ta, tb) = (self.show_t(&a), self.show_t(&b));
+                self.error(
+                    span,
+                    format!("invalid operands to binary expression ('{ta}' and '{tb}')"),
+                );
                 return None;
             }
             (_, s) => s,
         };
         let operand_ty = self.intern(make_type(s, shape));
+        let operand_ty = self.keep_orientation(operand_ty, &[a.ty(), b.ty()]);
         let divisor_zero = matches!(ir_op, BinaryOp::Div | BinaryOp::Rem)
             && s.is_integer()
-            && self.fold(&b.e).is_some_and(|v| v.iter().any(|c| c.bits == 0));
+            && self
+                .fold(&b.e)
+                .is_some_and(|v| v.iter().any(|c| c.bits == 0));
         let a = self.coerce(a, operand_ty, span)?;
         let b = self.coerce(b, operand_ty, span)?;
         if divisor_zero {
-            let what = if ir_op == BinaryOp::Div { "division" } else { "remainder" };
+            let what = if ir_op == BinaryOp::Div {
+                "division"
+            } else {
+                "remainder"
+            };
             self.warning(span, format!("{what} by zero is undefined"));
         }
         let is_compare = matches!(class, OpClass::Equality | OpClass::Ordering);
-        let result_ty = if is_compare { self.intern(make_type(ScalarType::Bool, shape)) } else { operand_ty };
+        let result_ty = if is_compare {
+            self.intern(make_type(ScalarType::Bool, shape))
+        } else {
+            operand_ty
+        };
         let kind = if ir_op == BinaryOp::Rem && s.is_float() {
             ExprKind::Builtin(Builtin::Fmod, vec![a, b])
         } else {
@@ -173,13 +191,25 @@ impl Sema<'_> {
         Some(t)
     }
 
-    fn lower_logical(&mut self, op: ast::BinaryOp, lhs: &ast::Expr, rhs: &ast::Expr, span: Span) -> Option<TExpr> {
+    fn lower_logical(
+        &mut self,
+        op: ast::BinaryOp,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+        span: Span,
+    ) -> Option<TExpr> {
         let a = self.lower_value(lhs);
         let b = self.lower_value(rhs);
         let (a, b) = (a?, b?);
-        let scalar = |s: &Self, t: &TExpr| numeric(&s.module.types, t.ty()).is_some_and(|(_, sh)| sh.count() == 1);
+        let scalar = |s: &Self, t: &TExpr| {
+            numeric(&s.module.types, t.ty()).is_some_and(|(_, sh)| sh.count() == 1)
+        };
         if !scalar(self, &a) || !scalar(self, &b) {
-            let alternative = if op == ast::BinaryOp::LogicalAnd { "and" } else { "or" };
+            let alternative = if op == ast::BinaryOp::LogicalAnd {
+                "and"
+            } else {
+                "or"
+            };
             self.error(
                 span,
                 format!(
@@ -188,8 +218,8 @@ impl Sema<'_> {
             );
             return None;
         }
-        let a = self.to_bool_scalar(a, lhs.span)?;
-        let b = self.to_bool_scalar(b, rhs.span)?;
+        let a = self.bool_condition(a, lhs.span)?;
+        let b = self.bool_condition(b, rhs.span)?;
         let ty = self.scalar(ScalarType::Bool);
         let kind = if op == ast::BinaryOp::LogicalAnd {
             ExprKind::LogicalAnd(Box::new(a), Box::new(b))
@@ -211,7 +241,8 @@ impl Sema<'_> {
         let a = self.lower_value(then_expr);
         let b = self.lower_value(else_expr);
         let (c, a, b) = (c?, a?, b?);
-        let scalar_cond = numeric(&self.module.types, c.ty()).is_some_and(|(_, sh)| sh.count() == 1);
+        let scalar_cond =
+            numeric(&self.module.types, c.ty()).is_some_and(|(_, sh)| sh.count() == 1);
         if !scalar_cond {
             self.error(
                 cond.span,
@@ -219,7 +250,13 @@ impl Sema<'_> {
             );
             return None;
         }
-        let c = self.to_bool_scalar(c, cond.span)?;
+        let c = self.bool_condition(c, cond.span)?;
+        // Literal arms stay literal only when the whole expression folds.
+        let (a, b) = if self.fold(&c).is_some() {
+            (a, b)
+        } else {
+            (self.default_lit(a), self.default_lit(b))
+        };
         let (ty, lit) = self.branch_type(&a, &b, span)?;
         let a = self.coerce(a, ty, then_expr.span)?;
         let b = self.coerce(b, ty, else_expr.span)?;
@@ -241,34 +278,65 @@ impl Sema<'_> {
         if a.ty() == b.ty() && a.lit == b.lit {
             return Some((a.ty(), a.lit));
         }
-        let both_numeric = numeric(&self.module.types, a.ty()).is_some() && numeric(&self.module.types, b.ty()).is_some();
+        let both_numeric = numeric(&self.module.types, a.ty()).is_some()
+            && numeric(&self.module.types, b.ty()).is_some();
         if !both_numeric {
-            let (ta, tb) = (self.show(a.ty()), self.show(b.ty()));
-            self.error(span, format!("incompatible operand types ('{ta}' and '{tb}')"));
+            let (ta, tb) = (self.show_t(a), self.show_t(b));
+            self.error(
+                span,
+                format!("incompatible operand types ('{ta}' and '{tb}')"),
+            );
             return None;
         }
         let (s, lit, shape) = self.common_numeric(&[a, b], span)?;
-        Some((self.intern(make_type(s, shape)), lit))
+        let ty = self.intern(make_type(s, shape));
+        Some((self.keep_orientation(ty, &[a.ty(), b.ty()]), lit))
     }
 
-    pub fn lower_unary(&mut self, op: ast::UnaryOp, operand: &ast::Expr, span: Span) -> Option<TExpr> {
+    /// `ty`, or an operand's type that differs from it only by being
+    /// `row_major`, so that arithmetic on row-major matrices stays row-major.
+    pub fn keep_orientation(&self, ty: TypeId, operands: &[TypeId]) -> TypeId {
+        let Type::Matrix {
+            scalar, rows, cols, ..
+        } = *self.get(ty)
+        else {
+            return ty;
+        };
+        let same = |t: &TypeId| matches!(*self.get(*t), Type::Matrix { scalar: s, rows: r, cols: c, .. } if s == scalar && r == rows && c == cols);
+        operands.iter().copied().find(same).unwrap_or(ty)
+    }
+
+    pub fn lower_unary(
+        &mut self,
+        op: ast::UnaryOp,
+        operand: &ast::Expr,
+        span: Span,
+    ) -> Option<TExpr> {
         use ast::UnaryOp as U;
         match op {
-            U::PreInc | U::PreDec | U::PostInc | U::PostDec => return self.lower_increment(op, operand, span),
+            U::PreInc | U::PreDec | U::PostInc | U::PostDec => {
+                return self.lower_increment(op, operand, span);
+            }
             _ => {}
         }
         let t = self.lower_value(operand)?;
         let Some((s, shape)) = numeric(&self.module.types, t.ty()) else {
             let shown = self.show(t.ty());
-            self.error(span, format!("invalid argument type '{shown}' to unary expression"));
+            self.error(
+                span,
+                format!("invalid argument type '{shown}' to unary expression"),
+            );
             return None;
         };
         let lit = t.lit;
         let (target_scalar, kind): (ScalarType, Option<UnaryOp>) = match op {
             U::Not => (ScalarType::Bool, Some(UnaryOp::Not)),
             U::BitNot if s.is_float() => {
-                let shown = self.show(t.ty());
-                self.error(span, format!("invalid argument type '{shown}' to unary expression"));
+                let shown = self.show_t(&t);
+                self.error(
+                    span,
+                    format!("invalid argument type '{shown}' to unary expression"),
+                );
                 return None;
             }
             U::BitNot => (promote_bool(s), Some(UnaryOp::BitNot)),
@@ -291,23 +359,42 @@ impl Sema<'_> {
         Some(t)
     }
 
-    fn lower_increment(&mut self, op: ast::UnaryOp, operand: &ast::Expr, span: Span) -> Option<TExpr> {
+    fn lower_increment(
+        &mut self,
+        op: ast::UnaryOp,
+        operand: &ast::Expr,
+        span: Span,
+    ) -> Option<TExpr> {
         use ast::UnaryOp as U;
         let target = self.lower_expr(operand)?;
         let place = self.assignable(&target, operand.span)?;
-        let Some((s, shape)) = numeric(&self.module.types, place.ty).filter(|(s, _)| *s != ScalarType::Bool) else {
+        let Some((s, shape)) =
+            numeric(&self.module.types, place.ty).filter(|(s, _)| *s != ScalarType::Bool)
+        else {
             let shown = self.show(place.ty);
             self.error(span, format!("cannot increment value of type '{shown}'"));
             return None;
         };
-        let one = self.constant(ScalarType::Int64, 1, span);
-        let one_values = self.fold(&one.e).unwrap_or_default();
-        let one_s = crate::fold::convert_scalar(one_values[0], s);
+        let one_s = crate::fold::convert_scalar(
+            ir::Scalar {
+                ty: ScalarType::Int64,
+                bits: 1,
+            },
+            s,
+        );
         let ty = place.ty;
         let ones = vec![one_s; shape.count() as usize];
         let one = self.wrap(ExprKind::Const(ones), ty, span);
-        let ir_op = if matches!(op, U::PreInc | U::PostInc) { BinaryOp::Add } else { BinaryOp::Sub };
-        let value = self.wrap(ExprKind::Binary(ir_op, Box::new(target.e), Box::new(one)), ty, span);
+        let ir_op = if matches!(op, U::PreInc | U::PostInc) {
+            BinaryOp::Add
+        } else {
+            BinaryOp::Sub
+        };
+        let value = self.wrap(
+            ExprKind::Binary(ir_op, Box::new(target.e), Box::new(one)),
+            ty,
+            span,
+        );
         let yield_old = matches!(op, U::PostInc | U::PostDec);
         let kind = ExprKind::Assign {
             place,
@@ -359,7 +446,10 @@ impl Sema<'_> {
             _ => false,
         });
         if duplicate {
-            self.error(span, "vector is not assignable (contains duplicate components)");
+            self.error(
+                span,
+                "vector is not assignable (contains duplicate components)",
+            );
             return None;
         }
         Some(place.clone())
@@ -375,9 +465,9 @@ impl Sema<'_> {
                 })
             }
             PlaceRoot::Static(id) => {
-                let is_const = self.globals.values().any(|g| {
-                    matches!(g, GlobalSym::Static { id: s, is_const: true, .. } if s == id)
-                });
+                let is_const = self.globals.values().any(
+                    |g| matches!(g, GlobalSym::Static { id: s, is_const: true, .. } if s == id),
+                );
                 is_const.then(|| {
                     let name = &self.module.statics[id.index()].name;
                     format!("cannot assign to variable '{name}' with const-qualified type")
@@ -388,21 +478,17 @@ impl Sema<'_> {
                 let kind = self.module.resources.get(resource.index())?.kind;
                 (!kind.is_writable()).then(|| "cannot assign to a read-only resource".to_string())
             }
-            PlaceRoot::ConstantBuffer { .. } => Some("cannot assign to a constant buffer member".to_string()),
+            PlaceRoot::ConstantBuffer { .. } => {
+                Some("cannot assign to a constant buffer member".to_string())
+            }
         }
     }
 }
 
 fn promote_bool(s: ScalarType) -> ScalarType {
-    if s == ScalarType::Bool { ScalarType::Int32 } else { s }
-}
-
-/// An IR constant of `ty`'s shape with every component `value`.
-#[allow(dead_code)]
-pub(crate) fn splat_const(ty: TypeId, count: u32, value: ir::Scalar, span: ir::Span) -> ir::Expr {
-    ir::Expr {
-        kind: ExprKind::Const(vec![value; count as usize]),
-        ty,
-        span,
+    if s == ScalarType::Bool {
+        ScalarType::Int32
+    } else {
+        s
     }
 }

@@ -2,9 +2,9 @@
 //! (`Load`, `Store`, `Interlocked*`, `GetDimensions`), the global
 //! `Interlocked*` functions, and register assignment.
 
-use std::collections::HashSet;
-
-use lockstep_ir::{self as ir, AtomicOp, ExprKind, Place, PlaceRoot, ResourceKind, ResourceQuery, ScalarType, Type};
+use lockstep_ir::{
+    self as ir, AtomicOp, ExprKind, Place, PlaceRoot, ResourceKind, ResourceQuery, ScalarType, Type,
+};
 use lockstep_syntax::{Diagnostic, Span, ast};
 
 use crate::context::{GlobalSym, Lit, ResourceInfo, Sema, TExpr};
@@ -39,7 +39,10 @@ fn resource_type_name(kind: ResourceKind) -> &'static str {
 }
 
 fn is_byte_address(kind: ResourceKind) -> bool {
-    matches!(kind, ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer)
+    matches!(
+        kind,
+        ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer
+    )
 }
 
 impl Sema<'_> {
@@ -68,7 +71,13 @@ impl Sema<'_> {
     }
 
     /// `buf[i]`.
-    pub fn buffer_element(&mut self, info: ResourceInfo, i: TExpr, index_span: Span, span: Span) -> Option<TExpr> {
+    pub fn buffer_element(
+        &mut self,
+        info: ResourceInfo,
+        i: TExpr,
+        index_span: Span,
+        span: Span,
+    ) -> Option<TExpr> {
         if is_byte_address(info.kind) || info.kind == ResourceKind::ConstantBuffer {
             let shown = self.resource_display(info);
             self.error(span, format!("'{shown}' cannot be indexed"));
@@ -94,36 +103,53 @@ impl Sema<'_> {
         let Some(info) = self.resource_of(receiver) else {
             let t = self.lower_value(receiver)?;
             let shown = self.show(t.ty());
-            self.error(method.span, format!("member function call on a value of type '{shown}'"));
+            self.error(
+                method.span,
+                format!("member function call on a value of type '{shown}'"),
+            );
             return None;
         };
         let name = method.name.as_str();
         if name == "GetDimensions" {
             return self.get_dimensions(info, args, span);
         }
-        if let Some((op, counts)) = interlocked_op(name).filter(|_| info.kind == ResourceKind::RWByteAddressBuffer) {
+        if let Some((op, counts)) =
+            interlocked_op(name).filter(|_| info.kind == ResourceKind::RWByteAddressBuffer)
+        {
             return self.byte_address_atomic(info, name, op, counts, args, span);
         }
         match (is_byte_address(info.kind), name) {
             (false, "Load") if info.kind != ResourceKind::ConstantBuffer => {
-                let [index] = self.method_args::<1>(name, args, span)? else { return None };
+                let [index] = self.method_args::<1>(name, args, span)? else {
+                    return None;
+                };
                 let i = self.lower_value(index)?;
                 self.buffer_element(info, i, index.span, span)
             }
-            (true, "Load" | "Load2" | "Load3" | "Load4") => self.byte_address_load(info, name, template_args, args, span),
+            (true, "Load" | "Load2" | "Load3" | "Load4") => {
+                self.byte_address_load(info, name, template_args, args, span)
+            }
             (true, "Store" | "Store2" | "Store3" | "Store4") if info.kind.is_writable() => {
                 self.byte_address_store(info, name, template_args, args, span)
             }
             _ => {
                 let shown = self.resource_display(info);
-                self.error(method.span, format!("no member named '{name}' in '{shown}'"));
+                self.error(
+                    method.span,
+                    format!("no member named '{name}' in '{shown}'"),
+                );
                 None
             }
         }
     }
 
     /// Checks the argument count of a method with exactly `N` arguments.
-    fn method_args<'e, const N: usize>(&mut self, name: &str, args: &'e [ast::Expr], span: Span) -> Option<&'e [ast::Expr]> {
+    fn method_args<'e, const N: usize>(
+        &mut self,
+        name: &str,
+        args: &'e [ast::Expr],
+        span: Span,
+    ) -> Option<&'e [ast::Expr]> {
         if args.len() != N {
             self.wrong_arg_count(name, &[N], args.len(), span);
             return None;
@@ -139,14 +165,25 @@ impl Sema<'_> {
                 format!("{} arguments", parts.join(" or "))
             }
         };
-        let provided = if given == 1 { "1 was".to_string() } else { format!("{given} were") };
+        let provided = if given == 1 {
+            "1 was".to_string()
+        } else {
+            format!("{given} were")
+        };
         self.push(
             Diagnostic::error(span, format!("no matching function for call to '{name}'"))
-                .with_note(format!("candidate function not viable: requires {expected}, but {provided} provided")),
+                .with_note(format!(
+                    "candidate function not viable: requires {expected}, but {provided} provided"
+                )),
         );
     }
 
-    fn address_place(&mut self, info: ResourceInfo, address: &ast::Expr, ty: ir::TypeId) -> Option<Place> {
+    fn address_place(
+        &mut self,
+        info: ResourceInfo,
+        address: &ast::Expr,
+        ty: ir::TypeId,
+    ) -> Option<Place> {
         let a = self.lower_value(address)?;
         let uint = self.scalar(ScalarType::UInt32);
         let address_e = self.coerce(a, uint, address.span)?;
@@ -160,14 +197,26 @@ impl Sema<'_> {
         })
     }
 
-    fn byte_address_value_type(&mut self, name: &str, template_args: &[ast::TypeExpr], span: Span) -> Option<ir::TypeId> {
-        let width = name.chars().last().and_then(|c| c.to_digit(10)).unwrap_or(1) as u8;
+    fn byte_address_value_type(
+        &mut self,
+        name: &str,
+        template_args: &[ast::TypeExpr],
+        span: Span,
+    ) -> Option<ir::TypeId> {
+        let width = name
+            .chars()
+            .last()
+            .and_then(|c| c.to_digit(10))
+            .unwrap_or(1) as u8;
         match template_args {
             [] if width == 1 => Some(self.scalar(ScalarType::UInt32)),
             [] => Some(self.intern(Type::Vector(ScalarType::UInt32, width))),
             [te] if width == 1 => self.resolve_value_type(te),
             _ => {
-                self.error(span, format!("'{name}' takes at most one template argument"));
+                self.error(
+                    span,
+                    format!("'{name}' takes at most one template argument"),
+                );
                 None
             }
         }
@@ -181,7 +230,9 @@ impl Sema<'_> {
         args: &[ast::Expr],
         span: Span,
     ) -> Option<TExpr> {
-        let [address] = self.method_args::<1>(name, args, span)? else { return None };
+        let [address] = self.method_args::<1>(name, args, span)? else {
+            return None;
+        };
         let ty = self.byte_address_value_type(name, template_args, span)?;
         let place = self.address_place(info, address, ty)?;
         Some(TExpr::new(ExprKind::Load(place), ty, span))
@@ -195,7 +246,9 @@ impl Sema<'_> {
         args: &[ast::Expr],
         span: Span,
     ) -> Option<TExpr> {
-        let [address, value] = self.method_args::<2>(name, args, span)? else { return None };
+        let [address, value] = self.method_args::<2>(name, args, span)? else {
+            return None;
+        };
         let v = self.lower_value(value)?;
         let ty = if template_args.is_empty() && name == "Store" && v.lit == Lit::None {
             v.ty()
@@ -262,21 +315,30 @@ impl Sema<'_> {
     fn atomic_destination_ok(&self, place: &Place) -> bool {
         match &place.root {
             PlaceRoot::Groupshared(_) => true,
-            PlaceRoot::BufferElement { resource, .. } | PlaceRoot::ByteAddress { resource, .. } => self
-                .module
-                .resources
-                .get(resource.index())
-                .is_some_and(|r| r.kind.is_writable()),
+            PlaceRoot::BufferElement { resource, .. } | PlaceRoot::ByteAddress { resource, .. } => {
+                self.module
+                    .resources
+                    .get(resource.index())
+                    .is_some_and(|r| r.kind.is_writable())
+            }
             _ => false,
         }
     }
 
     /// Builds the atomic on `place`; `rest` holds the value arguments and
     /// the optional original-value output last.
-    fn atomic(&mut self, op: AtomicOp, place: Place, rest: &[ast::Expr], span: Span) -> Option<TExpr> {
+    fn atomic(
+        &mut self,
+        op: AtomicOp,
+        place: Place,
+        rest: &[ast::Expr],
+        span: Span,
+    ) -> Option<TExpr> {
         let ok_type = matches!(
             self.get(place.ty),
-            Type::Scalar(ScalarType::Int32 | ScalarType::UInt32 | ScalarType::Int64 | ScalarType::UInt64)
+            Type::Scalar(
+                ScalarType::Int32 | ScalarType::UInt32 | ScalarType::Int64 | ScalarType::UInt64
+            )
         );
         if !ok_type {
             let shown = self.show(place.ty);
@@ -293,7 +355,15 @@ impl Sema<'_> {
             values.push(self.coerce(v, place.ty, a.span)?);
         }
         let ty = place.ty;
-        let atomic = TExpr::new(ExprKind::Atomic { op, place, args: values }, ty, span);
+        let atomic = TExpr::new(
+            ExprKind::Atomic {
+                op,
+                place,
+                args: values,
+            },
+            ty,
+            span,
+        );
         let Some(original) = rest.get(value_count) else {
             let mut t = atomic;
             t.void = true;
@@ -316,22 +386,35 @@ impl Sema<'_> {
     /// An `out` argument: a writable place.
     pub fn out_place(&mut self, t: &TExpr, span: Span) -> Option<Place> {
         if t.place().is_none() || t.lit != Lit::None {
-            self.error(span, "cannot bind a non-lvalue argument to an out parameter");
+            self.error(
+                span,
+                "cannot bind a non-lvalue argument to an out parameter",
+            );
             return None;
         }
         self.assignable(t, span)
     }
 
-    fn get_dimensions(&mut self, info: ResourceInfo, args: &[ast::Expr], span: Span) -> Option<TExpr> {
+    fn get_dimensions(
+        &mut self,
+        info: ResourceInfo,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<TExpr> {
         let queries: &[ResourceQuery] = match info.kind {
             ResourceKind::StructuredBuffer | ResourceKind::RWStructuredBuffer => {
                 &[ResourceQuery::ElementCount, ResourceQuery::Stride]
             }
             ResourceKind::Buffer | ResourceKind::RWBuffer => &[ResourceQuery::ElementCount],
-            ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer => &[ResourceQuery::ByteSize],
+            ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer => {
+                &[ResourceQuery::ByteSize]
+            }
             ResourceKind::ConstantBuffer => {
                 let shown = self.resource_display(info);
-                self.error(span, format!("no member named 'GetDimensions' in '{shown}'"));
+                self.error(
+                    span,
+                    format!("no member named 'GetDimensions' in '{shown}'"),
+                );
                 return None;
             }
         };
@@ -364,70 +447,14 @@ impl Sema<'_> {
         let mut result = assigns.pop()?;
         while let Some(first) = assigns.pop() {
             let ty = result.ty;
-            result = self.wrap(ExprKind::Sequence(Box::new(first), Box::new(result)), ty, span);
+            result = self.wrap(
+                ExprKind::Sequence(Box::new(first), Box::new(result)),
+                ty,
+                span,
+            );
         }
         let mut t = TExpr::of(result);
         t.void = true;
         Some(t)
-    }
-
-    /// Gives every resource its register: explicit bindings are checked
-    /// first; then, per register class in space 0, each resource without one
-    /// takes the lowest free index in declaration order. `$Globals` is
-    /// allocated before the other implicit constant buffers, as DXC does
-    /// (it is the module's first constant buffer there).
-    pub fn assign_bindings(&mut self) {
-        let mut used: HashSet<(char, u32, u32)> = HashSet::new();
-        let mut owners: Vec<((char, u32, u32), String)> = Vec::new();
-        for i in 0..self.module.resources.len() {
-            let Some(binding) = self.resource_bindings.get(i).cloned().flatten() else {
-                continue;
-            };
-            let (name, class) = {
-                let r = &self.module.resources[i];
-                (r.name.clone(), r.kind.register_class())
-            };
-            if binding.class != class {
-                let what = match class {
-                    't' => "a read-only resource",
-                    'u' => "a read-write resource",
-                    _ => "a constant buffer",
-                };
-                self.error(
-                    binding.span,
-                    format!("register '{}{}' cannot bind {what} ('{name}' needs a '{class}' register)", binding.class, binding.index),
-                );
-                continue;
-            }
-            let key = (class, binding.index, binding.space);
-            if let Some((_, other)) = owners.iter().find(|(k, _)| *k == key) {
-                self.error(
-                    binding.span,
-                    format!("register {class}{} space{} is already bound to '{other}'", binding.index, binding.space),
-                );
-                continue;
-            }
-            used.insert(key);
-            owners.push((key, name));
-            let r = &mut self.module.resources[i];
-            r.register = binding.index;
-            r.space = binding.space;
-        }
-        let mut order: Vec<usize> = (0..self.module.resources.len()).collect();
-        if let Some(g) = self.globals_cb {
-            order.retain(|&i| i != g.index());
-            order.insert(0, g.index());
-        }
-        for i in order {
-            if self.resource_bindings.get(i).cloned().flatten().is_some() {
-                continue;
-            }
-            let class = self.module.resources[i].kind.register_class();
-            let index = (0u32..).find(|n| !used.contains(&(class, *n, 0))).unwrap_or(0);
-            used.insert((class, index, 0));
-            let r = &mut self.module.resources[i];
-            r.register = index;
-            r.space = 0;
-        }
     }
 }

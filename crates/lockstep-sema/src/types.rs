@@ -37,7 +37,9 @@ pub(crate) fn numeric(types: &TypeArena, ty: TypeId) -> Option<(ScalarType, Shap
     match *types.get(ty) {
         Type::Scalar(s) => Some((s, Shape::Scalar)),
         Type::Vector(s, n) => Some((s, Shape::Vector(n))),
-        Type::Matrix { scalar, rows, cols, .. } => Some((scalar, Shape::Matrix(rows, cols))),
+        Type::Matrix {
+            scalar, rows, cols, ..
+        } => Some((scalar, Shape::Matrix(rows, cols))),
         _ => None,
     }
 }
@@ -81,12 +83,30 @@ const SCALAR_NAMES: &[(&str, ScalarName)] = &[
     ("int16_t", ScalarName::Requires16(ScalarType::Int16)),
     ("uint16_t", ScalarName::Requires16(ScalarType::UInt16)),
     ("float16_t", ScalarName::Requires16(ScalarType::Float16)),
-    ("half", ScalarName::Min16(ScalarType::Float16, ScalarType::Float32)),
-    ("min16float", ScalarName::Min16(ScalarType::Float16, ScalarType::Float32)),
-    ("min10float", ScalarName::Min16(ScalarType::Float16, ScalarType::Float32)),
-    ("min16int", ScalarName::Min16(ScalarType::Int16, ScalarType::Int32)),
-    ("min12int", ScalarName::Min16(ScalarType::Int16, ScalarType::Int32)),
-    ("min16uint", ScalarName::Min16(ScalarType::UInt16, ScalarType::UInt32)),
+    (
+        "half",
+        ScalarName::Min16(ScalarType::Float16, ScalarType::Float32),
+    ),
+    (
+        "min16float",
+        ScalarName::Min16(ScalarType::Float16, ScalarType::Float32),
+    ),
+    (
+        "min10float",
+        ScalarName::Min16(ScalarType::Float16, ScalarType::Float32),
+    ),
+    (
+        "min16int",
+        ScalarName::Min16(ScalarType::Int16, ScalarType::Int32),
+    ),
+    (
+        "min12int",
+        ScalarName::Min16(ScalarType::Int16, ScalarType::Int32),
+    ),
+    (
+        "min16uint",
+        ScalarName::Min16(ScalarType::UInt16, ScalarType::UInt32),
+    ),
 ];
 
 const UNSUPPORTED_OBJECTS: &[&str] = &[
@@ -123,7 +143,10 @@ fn split_shape(name: &str) -> (&str, Shape) {
     let digit = |c: u8| (b'1'..=b'4').contains(&c);
     let n = b.len();
     if n >= 4 && b[n - 2] == b'x' && digit(b[n - 1]) && digit(b[n - 3]) {
-        return (&name[..n - 3], Shape::Matrix(b[n - 3] - b'0', b[n - 1] - b'0'));
+        return (
+            &name[..n - 3],
+            Shape::Matrix(b[n - 3] - b'0', b[n - 1] - b'0'),
+        );
     }
     if n >= 2 && digit(b[n - 1]) {
         return (&name[..n - 1], Shape::Vector(b[n - 1] - b'0'));
@@ -155,7 +178,10 @@ impl Sema<'_> {
             Resolved::Resource(..) => {
                 self.error(
                     te.span,
-                    format!("resource type '{}' is only supported for global variables", te.name.name),
+                    format!(
+                        "resource type '{}' is only supported for global variables",
+                        te.name.name
+                    ),
                 );
                 None
             }
@@ -174,7 +200,9 @@ impl Sema<'_> {
     fn resolve_type_inner(&mut self, te: &ast::TypeExpr) -> Option<Resolved> {
         let name = te.name.name.as_str();
         if let Some(kind) = resource_kind(name) {
-            return self.resolve_resource(te, kind).map(|(k, e)| Resolved::Resource(k, e));
+            return self
+                .resolve_resource(te, kind)
+                .map(|(k, e)| Resolved::Resource(k, e));
         }
         let ty = match name {
             "vector" => self.resolve_vector_template(te)?,
@@ -252,7 +280,10 @@ impl Sema<'_> {
             return Some(self.intern(make_type(ScalarType::Float32, Shape::Matrix(4, 4))));
         }
         if te.args.len() != 3 {
-            self.error(te.span, "'matrix' requires a scalar type, a row count and a column count");
+            self.error(
+                te.span,
+                "'matrix' requires a scalar type, a row count and a column count",
+            );
             return None;
         }
         let s = self.template_scalar(&te.args[0], te.span)?;
@@ -313,15 +344,25 @@ impl Sema<'_> {
         let n = self.const_u32(&expr, what)?;
         if !(1..=4).contains(&n) {
             let _ = span;
-            self.error(expr.span, format!("{what} must be between 1 and 4, but is {n}"));
+            self.error(
+                expr.span,
+                format!("{what} must be between 1 and 4, but is {n}"),
+            );
             return None;
         }
         Some(n as u8)
     }
 
-    fn resolve_resource(&mut self, te: &ast::TypeExpr, kind: ResourceKind) -> Option<(ResourceKind, TypeId)> {
+    fn resolve_resource(
+        &mut self,
+        te: &ast::TypeExpr,
+        kind: ResourceKind,
+    ) -> Option<(ResourceKind, TypeId)> {
         let name = te.name.name.as_str();
-        let byte_address = matches!(kind, ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer);
+        let byte_address = matches!(
+            kind,
+            ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer
+        );
         if byte_address {
             if !te.args.is_empty() {
                 self.error(te.span, format!("'{name}' takes no template arguments"));
@@ -343,7 +384,12 @@ impl Sema<'_> {
         Some((kind, element))
     }
 
-    fn check_resource_element(&mut self, te: &ast::TypeExpr, kind: ResourceKind, element: TypeId) -> Option<()> {
+    fn check_resource_element(
+        &mut self,
+        te: &ast::TypeExpr,
+        kind: ResourceKind,
+        element: TypeId,
+    ) -> Option<()> {
         let name = &te.name.name;
         let shown = self.show(element);
         let ok = match kind {
@@ -360,7 +406,10 @@ impl Sema<'_> {
                 ResourceKind::ConstantBuffer => "a struct",
                 _ => "a value type",
             };
-            self.error(te.span, format!("the element type of '{name}' must be {need}, but is '{shown}'"));
+            self.error(
+                te.span,
+                format!("the element type of '{name}' must be {need}, but is '{shown}'"),
+            );
             return None;
         }
         Some(())
@@ -368,7 +417,13 @@ impl Sema<'_> {
 
     /// Wraps `ty` in array types for `a[4][2]`; `unsized` replaces an
     /// outermost `[]`.
-    pub fn apply_dims(&mut self, ty: TypeId, dims: &[Option<ast::Expr>], unsized_len: Option<u32>, span: Span) -> Option<TypeId> {
+    pub fn apply_dims(
+        &mut self,
+        ty: TypeId,
+        dims: &[Option<ast::Expr>],
+        unsized_len: Option<u32>,
+        span: Span,
+    ) -> Option<TypeId> {
         let mut lens = Vec::with_capacity(dims.len());
         for (i, dim) in dims.iter().enumerate() {
             let len = match dim {
@@ -380,7 +435,10 @@ impl Sema<'_> {
                 }
             };
             if len == 0 {
-                self.error(dim.as_ref().map_or(span, |e| e.span), "array size must be greater than zero");
+                self.error(
+                    dim.as_ref().map_or(span, |e| e.span),
+                    "array size must be greater than zero",
+                );
                 return None;
             }
             lens.push(len);
@@ -403,18 +461,24 @@ impl Sema<'_> {
         let t = self.rvalue(t, e.span)?;
         let Some((s, Shape::Scalar)) = numeric(&self.module.types, t.ty()) else {
             let shown = self.show(t.ty());
-            self.error(e.span, format!("{what} must be an integer, but has type '{shown}'"));
+            self.error(
+                e.span,
+                format!("{what} must be an integer, but has type '{shown}'"),
+            );
             return None;
         };
         if !s.is_integer() {
-            self.error(e.span, format!("{what} must be an integer, but has type '{}'", s.name()));
+            self.error(
+                e.span,
+                format!("{what} must be an integer, but has type '{}'", s.name()),
+            );
             return None;
         }
         let Some(values) = self.fold(&t.e) else {
             self.error(e.span, format!("{what} is not a constant expression"));
             return None;
         };
-        let value = crate::fold::as_i128(values[0]);
+        let value = crate::fold::as_i128(*values.first()?);
         match u32::try_from(value) {
             Ok(v) => Some(v),
             Err(_) => {

@@ -180,9 +180,21 @@ impl<'d> Parser<'d> {
         tok
     }
 
+    /// Consumes the current token, returning only its span.
+    fn advance(&mut self) -> Span {
+        let tok = self.peek();
+        let span = tok.span;
+        if tok.kind != TokenKind::Eof {
+            self.pos += 1;
+        }
+        self.steps.set(0);
+        self.prev_span = span;
+        span
+    }
+
     fn eat(&mut self, punct: &str) -> bool {
         if self.at(punct) {
-            self.bump();
+            self.advance();
             true
         } else {
             false
@@ -191,7 +203,7 @@ impl<'d> Parser<'d> {
 
     fn eat_kw(&mut self, keyword: &str) -> bool {
         if self.at_kw(keyword) {
-            self.bump();
+            self.advance();
             true
         } else {
             false
@@ -207,15 +219,22 @@ impl<'d> Parser<'d> {
         }
     }
 
-    /// Expects the bracket closing `open`, pointing back at it on error.
-    fn expect_closing(&mut self, punct: &str, open: &Token) -> PResult<Token> {
+    /// Expects the bracket closing the one at `open`, pointing back at it on
+    /// error.
+    fn expect_closing(&mut self, punct: &str, open: Span) -> PResult<Span> {
         if self.at(punct) {
-            return Ok(self.bump());
+            return Ok(self.advance());
         }
+        let opening = match punct {
+            ")" => "(",
+            "]" => "[",
+            "}" => "{",
+            _ => "<",
+        };
         let tok = self.peek().clone();
         let d = self
             .diagnostic(&tok, format!("expected '{punct}'"))
-            .with_label(open.span, format!("to match this '{}'", open.text));
+            .with_label(open, format!("to match this '{opening}'"));
         self.diags.push(d);
         Err(Reported)
     }
@@ -232,7 +251,7 @@ impl<'d> Parser<'d> {
 
     fn ident(&mut self, message: &str) -> PResult<Ident> {
         let tok = self.peek();
-        if tok.kind == TokenKind::Ident && !types::is_keyword(&tok.text) {
+        if tok.kind == TokenKind::Ident && !types::is_keyword(&tok.text) && !types::is_builtin_type(&tok.text) {
             let tok = self.bump();
             Ok(Ident {
                 name: tok.text,
@@ -268,17 +287,26 @@ impl<'d> Parser<'d> {
 
     /// Runs `f` one nesting level deeper, failing past [`MAX_NESTING`].
     fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if !self.enter_nesting() {
+            return Err(Reported);
+        }
+        let result = f(self);
+        self.nesting -= 1;
+        result
+    }
+
+    /// Goes one nesting level deeper (the caller decrements `nesting` when
+    /// done); past [`MAX_NESTING`], reports once and returns false.
+    fn enter_nesting(&mut self) -> bool {
         if self.nesting >= MAX_NESTING {
             if !self.nesting_reported {
                 self.nesting_reported = true;
                 self.error_here(format!("bracket nesting level exceeded maximum of {MAX_NESTING}"));
             }
-            return Err(Reported);
+            return false;
         }
         self.nesting += 1;
-        let result = f(self);
-        self.nesting -= 1;
-        result
+        true
     }
 
     fn snapshot(&self) -> Snapshot {

@@ -84,8 +84,9 @@ impl PreprocessOptions {
 const MAX_INCLUDE_DEPTH: usize = 200;
 /// At most this many `#include`s are followed in one compilation.
 const MAX_INCLUDES: usize = 10_000;
-/// Macro expansion may produce at most this many tokens in all.
-const MAX_EXPANDED_TOKENS: usize = 4_000_000;
+/// Macro expansion may produce (or collect as arguments) at most this many
+/// tokens in all.
+const MAX_EXPANDED_TOKENS: usize = 1_000_000;
 /// Macro arguments nest at most this deep (each level is a recursive
 /// pre-expansion).
 const MAX_MACRO_DEPTH: u32 = 200;
@@ -179,13 +180,45 @@ struct PpToken {
 /// Sorted macro ids.
 type HideSet = Rc<Vec<u32>>;
 
+fn hide_intersection(a: &HideSet, b: &HideSet) -> HideSet {
+    if a.is_empty() || Rc::ptr_eq(a, b) {
+        return a.clone();
+    }
+    Rc::new(a.iter().copied().filter(|id| b.binary_search(id).is_ok()).collect())
+}
+
 fn hide_union(a: &HideSet, b: &HideSet) -> HideSet {
     if b.iter().all(|id| a.binary_search(id).is_ok()) {
         return a.clone();
     }
-    let mut merged: Vec<u32> = a.iter().chain(b.iter()).copied().collect();
-    merged.sort_unstable();
-    merged.dedup();
+    if a.iter().all(|id| b.binary_search(id).is_ok()) {
+        return b.clone();
+    }
+    let mut merged = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let next = match (a.get(i), b.get(j)) {
+            (Some(&x), Some(&y)) if x == y => {
+                i += 1;
+                j += 1;
+                x
+            }
+            (Some(&x), Some(&y)) if x < y => {
+                i += 1;
+                x
+            }
+            (Some(&x), None) => {
+                i += 1;
+                x
+            }
+            (_, Some(&y)) => {
+                j += 1;
+                y
+            }
+            (None, None) => break,
+        };
+        merged.push(next);
+    }
     Rc::new(merged)
 }
 
@@ -285,7 +318,6 @@ struct Preprocessor<'a> {
     expanded_count: usize,
     /// A fatal error stops preprocessing.
     fatal: bool,
-    depth_reported: bool,
     empty_hide: HideSet,
 }
 
@@ -309,7 +341,6 @@ impl<'a> Preprocessor<'a> {
             include_count: 0,
             expanded_count: 0,
             fatal: false,
-            depth_reported: false,
             empty_hide: Rc::new(Vec::new()),
         };
         pp.define_special("__LINE__", MacroKind::Line);
@@ -916,6 +947,9 @@ impl<'a> Preprocessor<'a> {
             args = &expanded;
         }
         let at = line.first().map_or(Span::default(), |t| t.span);
+        if args.first().is_some_and(|t| t.error.is_some()) {
+            return; // Already reported.
+        }
         let number = args
             .first()
             .filter(|t| t.kind == TokenKind::IntLit && t.text.bytes().all(|b| b.is_ascii_digit()))
@@ -928,11 +962,17 @@ impl<'a> Preprocessor<'a> {
         };
         let name = match args.get(1) {
             Some(t) if t.kind == TokenKind::StringLit && t.error.is_none() => Some(unquote(&t.text)),
-            Some(t) if line.first().is_some_and(|h| h.is_punct("#")) && line.get(1).is_some_and(|n| n.is_ident("line")) => {
-                self.error(t.span, "invalid filename for #line directive");
+            Some(t) => {
+                let marker = line.get(1).is_some_and(|n| n.kind == TokenKind::IntLit);
+                let message = if marker {
+                    "invalid filename for line marker directive"
+                } else {
+                    "invalid filename for #line directive"
+                };
+                self.error(t.span, message);
                 return;
             }
-            _ => None,
+            None => None,
         };
         let Some(last) = line.last() else {
             return;
@@ -987,11 +1027,12 @@ impl<'a> Preprocessor<'a> {
     /// expanded tokens.
     fn expand_list(&mut self, input: Vec<PpToken>, mode: Mode, depth: u32) -> Vec<PpToken> {
         if depth > MAX_MACRO_DEPTH {
-            if !self.depth_reported {
-                self.depth_reported = true;
-                let span = input.first().map_or(Span::default(), |t| t.tok.span);
-                self.error(span, "macro expansion nested too deeply");
-            }
+            // Fatal: going on would rescan the rest at every level.
+            let span = input.first().map_or(Span::default(), |t| t.tok.span);
+            self.fatal_error(span, "macro expansion nested too deeply");
+            return input;
+        }
+        if self.fatal {
             return input;
         }
         let mut stack = input;
@@ -1040,8 +1081,15 @@ impl<'a> Preprocessor<'a> {
                         continue;
                     }
                     if let Some((args, close)) = self.collect_args(&tok, &mut stack, params.len(), *variadic) {
-                        let span = tok.tok.span.to(close);
-                        let body = self.substitute(&mac, &tok, span, &args, mode, depth);
+                        let span = tok.tok.span.to(close.tok.span);
+                        // The invocation's hide set is what both its name and
+                        // its `)` hide (C's rescanning rule, as in Prosser's
+                        // algorithm).
+                        let name = PpToken {
+                            hide: hide_intersection(&tok.hide, &close.hide),
+                            ..tok
+                        };
+                        let body = self.substitute(&mac, &name, span, &args, mode, depth);
                         stack.extend(body.into_iter().rev());
                     }
                 }
@@ -1094,7 +1142,7 @@ impl<'a> Preprocessor<'a> {
         stack: &mut Vec<PpToken>,
         param_count: usize,
         variadic: bool,
-    ) -> Option<(Vec<Vec<PpToken>>, Span)> {
+    ) -> Option<(Vec<Vec<PpToken>>, PpToken)> {
         stack.pop(); // `(`
         let mut args: Vec<Vec<PpToken>> = vec![Vec::new()];
         let mut depth = 0u32;
@@ -1107,7 +1155,7 @@ impl<'a> Preprocessor<'a> {
                 depth += 1;
             } else if tok.tok.is_punct(")") {
                 if depth == 0 {
-                    break tok.tok.span;
+                    break tok;
                 }
                 depth -= 1;
             } else if tok.tok.is_punct(",") && depth == 0 && !(variadic && args.len() > param_count) {
@@ -1118,6 +1166,9 @@ impl<'a> Preprocessor<'a> {
                 last.push(tok);
             }
         };
+        // Collecting arguments is work too: nested invocations collect the
+        // same tokens once per level.
+        self.count_expansion_work(args.iter().map(Vec::len).sum(), name.tok.span);
         if param_count == 0 && !variadic && args.len() == 1 && args[0].is_empty() {
             args.clear();
         }
@@ -1256,11 +1307,17 @@ impl<'a> Preprocessor<'a> {
         for t in &mut out {
             t.hide = hide_union(&t.hide, &added);
         }
-        self.expanded_count += out.len();
-        if self.expanded_count > MAX_EXPANDED_TOKENS {
-            self.fatal_error(span, "macro expansion produced too many tokens");
-        }
+        self.count_expansion_work(out.len(), span);
         out
+    }
+
+    /// Counts tokens handled by macro expansion; past the budget, stops
+    /// with a fatal error (exponential macros would otherwise run for ever).
+    fn count_expansion_work(&mut self, tokens: usize, span: Span) {
+        self.expanded_count += tokens;
+        if self.expanded_count > MAX_EXPANDED_TOKENS && !self.fatal {
+            self.fatal_error(span, "macro expansion is too large");
+        }
     }
 
     /// `lhs ## rhs`: glues the spellings and lexes the result again.

@@ -114,21 +114,34 @@ pub fn run(shader: &Shader, pipeline: &Pipeline, opts: &RunOptions) -> Result<Ru
 fn bind_resource(shader: &Shader, pipeline: &Pipeline, resource: &Resource) -> Result<usize, RunError> {
     let class = resource.kind.register_class();
     let register = format!("{class}{}, space{}", resource.register, resource.space);
-    let binding: &Binding = pipeline
-        .bindings
-        .iter()
-        .find(|b| b.kind.register_class() == class && b.register == resource.register && b.space == resource.space)
-        .ok_or_else(|| {
-            let listed: Vec<String> = pipeline.bindings.iter().map(|b| format!("'{}' at {}", b.name, b.register_name())).collect();
-            RunError::new(format!("resource '{}' ({register}) has no binding in the pipeline", resource.name))
-                .at(resource.span)
-                .with_note(if listed.is_empty() {
-                    "the pipeline's DescriptorSets bind no resources".to_string()
-                } else {
-                    format!("the pipeline binds {}", listed.join(", "))
-                })
-        })?;
     let expected = pipeline_kind(resource.kind);
+    let at_register = |b: &&Binding| b.kind.register_class() == class && b.register == resource.register && b.space == resource.space;
+    let Some(binding) = pipeline.bindings.iter().find(at_register) else {
+        // A binding of the resource's name (or at its register number) in
+        // another register class is a mis-typed binding.
+        if let Some(b) = pipeline
+            .bindings
+            .iter()
+            .find(|b| b.name == resource.name || (b.register == resource.register && b.space == resource.space))
+        {
+            return Err(RunError::new(format!(
+                "resource '{}' is a {expected} at {register} in the shader, but the pipeline binds buffer '{}' at {} as a {}",
+                resource.name,
+                b.name,
+                b.register_name(),
+                b.kind
+            ))
+            .at(resource.span));
+        }
+        let listed: Vec<String> = pipeline.bindings.iter().map(|b| format!("'{}' at {}", b.name, b.register_name())).collect();
+        return Err(RunError::new(format!("resource '{}' ({register}) has no binding in the pipeline", resource.name))
+            .at(resource.span)
+            .with_note(if listed.is_empty() {
+                "the pipeline's DescriptorSets bind no resources".to_string()
+            } else {
+                format!("the pipeline binds {}", listed.join(", "))
+            }));
+    };
     if binding.kind != expected {
         return Err(RunError::new(format!(
             "resource '{}' is a {} in the shader, but the pipeline binds buffer '{}' at {register} as a {}",

@@ -42,6 +42,11 @@ impl Parser<'_> {
             self.bump();
             return Ok(());
         }
+        if tok.is_punct("}") {
+            self.bump();
+            self.error_at(&tok, "extraneous closing brace ('}')");
+            return Ok(());
+        }
         match tok.text.as_str() {
             "struct" if tok.kind == TokenKind::Ident => self.struct_item(start, attributes, items),
             "typedef" if tok.kind == TokenKind::Ident => self.typedef(items),
@@ -55,7 +60,7 @@ impl Parser<'_> {
             }
             _ => {
                 let specifiers = self.specifiers();
-                self.check_type_start()?;
+                self.check_type_start(&specifiers.type_modifiers)?;
                 let ty = self.parse_type(specifiers.type_modifiers)?;
                 let item = self.declaration_rest(start, attributes, specifiers.storage, ty)?;
                 items.push(item);
@@ -97,8 +102,12 @@ impl Parser<'_> {
 
     /// Reports a declaration that does not start with a type; an unknown
     /// name followed by a name (`flaot x;`) is reported and parsed on.
-    pub(super) fn check_type_start(&mut self) -> PResult<()> {
-        if self.at_type_start(0) {
+    pub(super) fn check_type_start(&mut self, type_modifiers: &[Ident]) -> PResult<()> {
+        // `unsigned x` means `unsigned int x`.
+        let implicit_int = type_modifiers
+            .iter()
+            .any(|m| m.name == "unsigned" || m.name == "signed");
+        if self.at_type_start(0) || implicit_int {
             return Ok(());
         }
         let tok = self.peek().clone();
@@ -159,13 +168,17 @@ impl Parser<'_> {
         }
         if !self.at(")") {
             loop {
-                params.push(self.nested(|p| p.param())?);
+                match self.nested(|p| p.param()) {
+                    Ok(param) => params.push(param),
+                    Err(Reported) if self.recover_param() => continue,
+                    Err(Reported) => break,
+                }
                 if !self.eat(",") {
                     break;
                 }
             }
         }
-        self.expect_closing(")", &open)?;
+        self.expect_closing(")", open.span)?;
         let semantic = if self.eat(":") {
             Some(self.ident("expected semantic name")?)
         } else {
@@ -232,7 +245,7 @@ impl Parser<'_> {
             }
             self.bump();
         }
-        self.check_type_start()?;
+        self.check_type_start(&type_modifiers)?;
         let ty = self.parse_type(type_modifiers)?;
         let name = if self.peek().kind == TokenKind::Ident && !is_keyword(&self.peek().text) {
             self.ident("expected identifier")?
@@ -264,6 +277,32 @@ impl Parser<'_> {
             default,
             span: start.to(self.prev_span),
         })
+    }
+
+    /// Skips the rest of a broken parameter: up to the next `,` (consumed)
+    /// or the closing `)`, without leaving the parameter list. Returns
+    /// whether a `,` was consumed (another parameter follows).
+    fn recover_param(&mut self) -> bool {
+        let mut depth = 0u32;
+        loop {
+            let tok = self.peek();
+            if tok.kind == TokenKind::Eof || tok.is_punct("{") || tok.is_punct(";") {
+                return false;
+            }
+            if depth == 0 && tok.is_punct(")") {
+                return false;
+            }
+            if depth == 0 && tok.is_punct(",") {
+                self.bump();
+                return true;
+            }
+            if tok.is_punct("(") || tok.is_punct("[") {
+                depth += 1;
+            } else if tok.is_punct(")") || tok.is_punct("]") {
+                depth = depth.saturating_sub(1);
+            }
+            self.bump();
+        }
     }
 
     /// Whether the previous token was `in` (for `in out`).
@@ -329,7 +368,7 @@ impl Parser<'_> {
                     break;
                 }
             }
-            p.expect_closing("}", &open)?;
+            p.expect_closing("}", open.span)?;
             Ok(Initializer::List(items, open.span.to(p.prev_span)))
         })
     }
@@ -339,6 +378,7 @@ impl Parser<'_> {
         self.bump();
         if self.at("{") {
             self.error_here("anonymous structs are not supported");
+            self.skip_balanced();
             return Err(Reported);
         }
         let name = self.ident("expected identifier")?;
@@ -368,7 +408,8 @@ impl Parser<'_> {
             fields,
             span: start.to(self.prev_span),
         }));
-        if self.peek().kind == TokenKind::Ident {
+        let next = self.peek();
+        if next.kind == TokenKind::Ident && !is_keyword(&next.text) && !self.is_type_name(&next.text) {
             let var_start = self.peek().span;
             let first = self.ident("expected identifier")?;
             let declarators = self.declarators(first)?;
@@ -391,7 +432,7 @@ impl Parser<'_> {
                 self.recover_stmt();
             }
         }
-        self.expect_closing("}", &open)?;
+        self.expect_closing("}", open.span)?;
         Ok(fields)
     }
 
@@ -399,7 +440,7 @@ impl Parser<'_> {
     fn fields(&mut self, fields: &mut Vec<FieldDecl>) -> PResult<()> {
         let start = self.peek().span;
         let specifiers = self.specifiers();
-        self.check_type_start()?;
+        self.check_type_start(&specifiers.type_modifiers)?;
         let ty = self.parse_type(specifiers.type_modifiers)?;
         loop {
             let name = self.ident("expected member name")?;
@@ -443,9 +484,7 @@ impl Parser<'_> {
     /// `typedef type name [dims], …;`: one item per name.
     fn typedef(&mut self, items: &mut Vec<Item>) -> PResult<()> {
         let start = self.bump().span;
-        if !self.at_type_start(0) {
-            self.check_type_start()?;
-        }
+        self.check_type_start(&[])?;
         let ty = self.parse_type(Vec::new())?;
         loop {
             let name = self.ident("expected identifier")?;
@@ -486,12 +525,12 @@ impl Parser<'_> {
         let open = self.expect("{", "expected '{'")?;
         let mut members = Vec::new();
         while !self.at("}") && !self.at_eof() {
-            match self.member() {
+            match self.cbuffer_member() {
                 Ok(member) => members.push(member),
                 Err(Reported) => self.recover_stmt(),
             }
         }
-        self.expect_closing("}", &open)?;
+        self.expect_closing("}", open.span)?;
         let span = keyword.span.to(self.prev_span);
         self.eat(";");
         Ok(CBufferDecl {
@@ -504,14 +543,14 @@ impl Parser<'_> {
     }
 
     /// One declaration inside a `cbuffer`.
-    fn member(&mut self) -> PResult<VarDecl> {
+    fn cbuffer_member(&mut self) -> PResult<VarDecl> {
         let start = self.peek().span;
         let specifiers = self.specifiers();
-        if self.at_kw("struct") && !self.nth(2).is_ident("struct") && self.nth(2).is_punct("{") {
+        if self.at_kw("struct") && self.nth(2).is_punct("{") {
             self.error_here("struct definitions inside a cbuffer are not supported");
             return Err(Reported);
         }
-        self.check_type_start()?;
+        self.check_type_start(&specifiers.type_modifiers)?;
         let ty = self.parse_type(specifiers.type_modifiers)?;
         let name = self.ident("expected identifier")?;
         let declarators = self.declarators(name)?;

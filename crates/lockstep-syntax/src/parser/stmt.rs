@@ -19,7 +19,7 @@ impl Parser<'_> {
                 }
             }
             // A missing `}` is reported; the block still counts.
-            let _ = p.expect_closing("}", &open);
+            let _ = p.expect_closing("}", open.span);
             Ok(Block {
                 stmts,
                 span: open.span.to(p.prev_span),
@@ -108,7 +108,7 @@ impl Parser<'_> {
     fn local_decl(&mut self) -> PResult<VarDecl> {
         let start = self.peek().span;
         let specifiers = self.specifiers();
-        self.check_type_start()?;
+        self.check_type_start(&specifiers.type_modifiers)?;
         let ty = self.parse_type(specifiers.type_modifiers)?;
         let name = self.ident("expected identifier")?;
         if self.at("(") {
@@ -151,7 +151,7 @@ impl Parser<'_> {
     fn paren_condition(&mut self, keyword: &str) -> PResult<crate::ast::Expr> {
         let open = self.expect("(", &format!("expected '(' after '{keyword}'"))?;
         let cond = self.expr_top()?;
-        self.expect_closing(")", &open)?;
+        self.expect_closing(")", open.span)?;
         Ok(cond)
     }
 
@@ -202,7 +202,7 @@ impl Parser<'_> {
         } else {
             Some(self.expr_top()?)
         };
-        self.expect_closing(")", &open)?;
+        self.expect_closing(")", open.span)?;
         let body = Box::new(self.stmt()?);
         Ok(StmtKind::For {
             init,
@@ -276,7 +276,7 @@ impl Parser<'_> {
                 Err(Reported) => self.recover_stmt(),
             }
         }
-        let _ = self.expect_closing("}", &open);
+        let _ = self.expect_closing("}", open.span);
         Ok(StmtKind::Switch { selector, cases })
     }
 

@@ -185,13 +185,16 @@ impl Parser<'_> {
         }
         self.eat_kw("struct");
         let tok = self.peek().clone();
-        let name = if tok.kind == TokenKind::Ident && (self.is_type_name(&tok.text) || !is_keyword(&tok.text)) {
+        let sign = modifiers.iter().any(|m| m.name == "unsigned" || m.name == "signed");
+        let is_name = tok.kind == TokenKind::Ident
+            && (self.is_type_name(&tok.text) || (!is_keyword(&tok.text) && !sign));
+        let name = if is_name {
             self.bump();
             Ident {
                 name: tok.text.clone(),
                 span: tok.span,
             }
-        } else if modifiers.iter().any(|m| m.name == "unsigned" || m.name == "signed") {
+        } else if sign {
             // `unsigned x` means `unsigned int x`.
             let span = modifiers.last().map_or(tok.span, |m| m.span);
             Ident {
@@ -226,6 +229,10 @@ impl Parser<'_> {
 
     fn template_arg_list(&mut self, open: &Token) -> PResult<Vec<TemplateArg>> {
         let mut args = Vec::new();
+        if self.at(">") {
+            self.error_here("expected a type");
+            return Err(Reported);
+        }
         loop {
             let index = args.len();
             // The first argument is always a type; an unknown name there is
@@ -320,11 +327,11 @@ impl Parser<'_> {
                         }
                     }
                 }
-                self.expect_closing(")", &paren)?;
+                self.expect_closing(")", paren.span)?;
             }
-            self.expect_closing("]", &open)?;
+            self.expect_closing("]", open.span)?;
             if double {
-                self.expect_closing("]", &open)?;
+                self.expect_closing("]", open.span)?;
             }
             attributes.push(Attribute {
                 name,
@@ -345,7 +352,7 @@ impl Parser<'_> {
                 continue;
             }
             let size = self.expr_top()?;
-            self.expect_closing("]", &open)?;
+            self.expect_closing("]", open.span)?;
             dims.push(Some(size));
         }
         Ok(dims)
@@ -369,7 +376,7 @@ impl Parser<'_> {
                 break;
             }
         }
-        self.expect_closing(")", &open)?;
+        self.expect_closing(")", open.span)?;
         let span = keyword.span.to(self.prev_span);
         // A shader-profile prefix (`ps_5_0`) is accepted and ignored.
         let parts: Vec<&Token> = parts.iter().filter(|t| !t.text.contains('_')).collect();
@@ -430,7 +437,7 @@ impl Parser<'_> {
             name.push_str(&tok.text);
             span = Some(span.map_or(tok.span, |s| s.to(tok.span)));
         }
-        self.expect_closing(")", &open)?;
+        self.expect_closing(")", open.span)?;
         Ok(Ident {
             name,
             span: span.unwrap_or(open.span),

@@ -15,7 +15,13 @@ fn check(source: &str, want: Expect) {
 fn malformed_hlsl() {
     check(
         "[numthreads(1,1,1)]\nvoid main() {\n    uint x = 1\n}\n",
-        expect![[r#""#]],
+        expect![[r#"
+            test.hlsl:3:15: error: expected ';' at end of declaration
+              |
+            3 |     uint x = 1
+              |               ^
+
+        "#]],
     );
 }
 
@@ -23,7 +29,13 @@ fn malformed_hlsl() {
 fn unknown_intrinsic() {
     check(
         "[numthreads(1,1,1)]\nvoid main() {\n    uint x = WaveActiveSummm(1u);\n}\n",
-        expect![[r#""#]],
+        expect![[r#"
+            test.hlsl:3:14: error: use of undeclared identifier 'WaveActiveSummm'
+              |
+            3 |     uint x = WaveActiveSummm(1u);
+              |              ^^^^^^^^^^^^^^^
+
+        "#]],
     );
 }
 
@@ -31,7 +43,13 @@ fn unknown_intrinsic() {
 fn wrong_argument_type() {
     check(
         "[numthreads(1,1,1)]\nvoid main() {\n    float x = WaveActiveBitAnd(1.5f);\n}\n",
-        expect![[r#""#]],
+        expect![[r#"
+            test.hlsl:3:15: error: WaveActiveBitAnd requires an integer type, but argument has type 'float'
+              |
+            3 |     float x = WaveActiveBitAnd(1.5f);
+              |               ^^^^^^^^^^^^^^^^^^^^^^
+
+        "#]],
     );
 }
 
@@ -39,7 +57,13 @@ fn wrong_argument_type() {
 fn legacy_name_warns() {
     check(
         "RWStructuredBuffer<uint> O;\n[numthreads(1,1,1)]\nvoid main() {\n    O[0] = WaveAllSum(1u);\n}\n",
-        expect![[r#""#]],
+        expect![[r#"
+            test.hlsl:4:12: warning: 'WaveAllSum' is deprecated: use 'WaveActiveSum' instead
+              |
+            4 |     O[0] = WaveAllSum(1u);
+              |            ^^^^^^^^^^
+
+        "#]],
     );
 }
 
@@ -67,19 +91,39 @@ const STORE: &str = "RWStructuredBuffer<uint4> Out : register(u0);\n[numthreads(
 #[test]
 fn missing_binding() {
     let got = run_error(STORE, &[buf("Other", Kind::RwStructuredBuffer, 3, vec![0; 16])], &RunOptions::default());
-    expect![[r#""#]].assert_eq(&got);
+    expect![[r#"
+        test.hlsl:1:27: error: resource 'Out' (u0, space0) has no binding in the pipeline
+          |
+        1 | RWStructuredBuffer<uint4> Out : register(u0);
+          |                           ^^^^^^^^^^^^^^^^^^
+          |
+          = the pipeline binds 'Other' at u3, space0
+
+    "#]].assert_eq(&got);
 }
 
 #[test]
 fn mistyped_binding() {
     let got = run_error(STORE, &[buf("Out", Kind::StructuredBuffer, 0, vec![0; 16])], &RunOptions::default());
-    expect![[r#""#]].assert_eq(&got);
+    expect![[r#"
+        test.hlsl:1:27: error: resource 'Out' is a RWStructuredBuffer at u0, space0 in the shader, but the pipeline binds buffer 'Out' at t0, space0 as a StructuredBuffer
+          |
+        1 | RWStructuredBuffer<uint4> Out : register(u0);
+          |                           ^^^^^^^^^^^^^^^^^^
+
+    "#]].assert_eq(&got);
 }
 
 #[test]
 fn buffer_too_small_for_its_type() {
     let got = run_error(STORE, &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 6])], &RunOptions::default());
-    expect![[r#""#]].assert_eq(&got);
+    expect![[r#"
+        test.hlsl:1:27: error: buffer 'Out' is too small for resource 'Out': it holds 24 bytes, which is not a whole number of 'uint4' elements of 16 bytes
+          |
+        1 | RWStructuredBuffer<uint4> Out : register(u0);
+          |                           ^^^^^^^^^^^^^^^^^^
+
+    "#]].assert_eq(&got);
 }
 
 #[test]
@@ -87,7 +131,17 @@ fn endless_loop_stops_at_the_step_budget() {
     let source = "RWStructuredBuffer<uint> Out : register(u0);\n[numthreads(4,1,1)]\nvoid main(uint gi : SV_GroupIndex) {\n    uint i = 0;\n    while (gi < 100) {\n        i++;\n    }\n    Out[gi] = i;\n}\n";
     let opts = RunOptions { step_budget: 1000, ..RunOptions::default() };
     let got = run_error(source, &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 4])], &opts);
-    expect![[r#""#]].assert_eq(&got);
+    expect![[r#"
+        test.hlsl:5:5: error: loop exceeded the step budget of 1000 iterations in one wave
+          |  
+        5 | /     while (gi < 100) {
+        6 | |         i++;
+        7 | |     }
+          | \-----^
+          |  
+          = the loop may never end; raise the budget with --max-steps if it is meant to run this long
+
+    "#]].assert_eq(&got);
 }
 
 #[test]

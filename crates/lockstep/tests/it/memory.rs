@@ -8,15 +8,15 @@ use crate::harness::{WAVE_SIZES, buf, run_words};
 #[test]
 fn groupshared_across_barriers_between_waves() {
     let source = r#"
-groupshared uint shared[64];
+groupshared uint squares[64];
 groupshared uint waveTotals[16];
 RWStructuredBuffer<uint> Out : register(u0);
 [numthreads(64, 1, 1)]
 void main(uint gi : SV_GroupIndex)
 {
-    shared[gi] = gi * gi;
+    squares[gi] = gi * gi;
     GroupMemoryBarrierWithGroupSync();
-    uint other = shared[63 - gi];
+    uint other = squares[63 - gi];
     // A block-wide prefix sum: scan within the wave, then across waves.
     uint inWave = WavePrefixSum(gi);
     uint lanes = WaveGetLaneCount();
@@ -66,25 +66,30 @@ fn out_of_bounds_reads_are_zero_and_writes_dropped() {
     let source = r#"
 StructuredBuffer<uint> In : register(t0);
 RWStructuredBuffer<uint> Out : register(u0);
+RWStructuredBuffer<uint> Far : register(u1);
 [numthreads(8, 1, 1)]
 void main(uint gi : SV_GroupIndex)
 {
     uint v = In[gi + 4];
     Out[gi] = v + 1;
-    Out[gi + 6] = 100 + gi;
+    Far[gi + 6] = 100 + gi;
 }
 "#;
     for w in WAVE_SIZES {
         let out = run_words(
             source,
             [1, 1, 1],
-            &[buf("In", Kind::StructuredBuffer, 0, vec![10, 11, 12, 13, 14, 15, 16, 17]), buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 8])],
+            &[
+                buf("In", Kind::StructuredBuffer, 0, vec![10, 11, 12, 13, 14, 15, 16, 17]),
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 8]),
+                buf("Far", Kind::RwStructuredBuffer, 1, vec![0; 8]),
+            ],
             w,
         );
-        // Lanes 4..7 read past the end: 0. Lanes 2..7 write past the end.
-        // The store of lane 0 and 1 to slots 6 and 7 comes after the first
-        // store, so it wins there.
-        assert_eq!(out[1], [15, 16, 17, 18, 1, 1, 100, 101], "wave size {w}");
+        // Lanes 4..7 read past the end of In: 0. Lanes 2..7 write past the
+        // end of Far: dropped.
+        assert_eq!(out[1], [15, 16, 17, 18, 1, 1, 1, 1], "wave size {w}");
+        assert_eq!(out[2], [0, 0, 0, 0, 0, 0, 100, 101], "wave size {w}");
         assert_eq!(out[0], [10, 11, 12, 13, 14, 15, 16, 17]);
     }
 }

@@ -1,0 +1,371 @@
+//! Global declarations: structs, typedefs, `static` and `static const`
+//! values, `groupshared` memory, resources, `cbuffer` blocks and the
+//! implicit `$Globals` constant buffer.
+
+use lockstep_ir::{
+    self as ir, LayoutRule, Member, PlaceRoot, ResourceKind, StaticId, Type, TypeId,
+};
+use lockstep_syntax::{Diagnostic, Span, ast};
+
+use crate::context::{GlobalSym, ResourceInfo, Sema, ir_span};
+use crate::types::Resolved;
+
+/// D3D12's limit on groupshared memory per thread group.
+const GROUPSHARED_LIMIT: u32 = 32 * 1024;
+
+fn has(storage: &[ast::Ident], name: &str) -> bool {
+    storage.iter().any(|s| s.name == name)
+}
+
+impl Sema<'_> {
+    pub fn declare_struct(&mut self, s: &ast::StructDecl) {
+        if self.named_types.contains_key(&s.name.name) || self.is_type_name(&s.name.name) {
+            self.error(s.name.span, format!("redefinition of '{}'", s.name.name));
+            return;
+        }
+        let mut members: Vec<Member> = Vec::new();
+        for f in &s.fields {
+            let Some(ty) = self
+                .resolve_value_type(&f.ty)
+                .and_then(|t| self.apply_dims(t, &f.array_dims, None, f.span))
+            else {
+                continue;
+            };
+            let ty = if f.modifiers.iter().any(|m| m.name == "row_major") {
+                self.set_orientation(ty, true)
+            } else {
+                ty
+            };
+            if self.is_void(ty) {
+                self.error(f.name.span, "field has incomplete type 'void'");
+                continue;
+            }
+            if members.iter().any(|m| m.name == f.name.name) {
+                self.error(f.name.span, format!("duplicate member '{}'", f.name.name));
+                continue;
+            }
+            members.push(Member {
+                name: f.name.name.clone(),
+                ty,
+            });
+        }
+        let ty = self.intern(Type::Struct {
+            name: s.name.name.clone(),
+            members,
+        });
+        if self.module.types.component_count(ty) > crate::types::MAX_COMPONENTS {
+            self.error(
+                s.name.span,
+                format!("struct '{}' is too large", s.name.name),
+            );
+            return;
+        }
+        self.named_types.insert(s.name.name.clone(), ty);
+    }
+
+    pub fn declare_typedef(&mut self, t: &ast::TypedefDecl) {
+        let Some(ty) = self
+            .resolve_value_type(&t.ty)
+            .and_then(|ty| self.apply_dims(ty, &t.array_dims, None, t.span))
+        else {
+            return;
+        };
+        match self.named_types.get(&t.name.name) {
+            Some(&existing) if existing != ty => {
+                self.error(
+                    t.name.span,
+                    format!(
+                        "typedef redefinition with different types for '{}'",
+                        t.name.name
+                    ),
+                );
+            }
+            _ if self.is_type_name(&t.name.name)
+                && !self.named_types.contains_key(&t.name.name) =>
+            {
+                self.error(t.name.span, format!("redefinition of '{}'", t.name.name));
+            }
+            _ => {
+                self.named_types.insert(t.name.name.clone(), ty);
+            }
+        }
+    }
+
+    fn check_global_name(&mut self, name: &ast::Ident) -> bool {
+        if self.globals.contains_key(&name.name) {
+            self.error(name.span, format!("redefinition of '{}'", name.name));
+            return false;
+        }
+        true
+    }
+
+    pub fn declare_global(&mut self, v: &ast::VarDecl) {
+        let Some(resolved) = self.resolve_type(&v.ty) else {
+            return;
+        };
+        let is_static = has(&v.storage, "static");
+        let is_groupshared = has(&v.storage, "groupshared");
+        let is_const = has(&v.storage, "const") || crate::types::has_modifier(&v.ty, "const");
+        let base = match resolved {
+            Resolved::Resource(kind, element) => {
+                if is_static || is_groupshared {
+                    self.error(v.span, "resources cannot be 'static' or 'groupshared'");
+                    return;
+                }
+                for d in &v.declarators {
+                    self.declare_resource(d, kind, element);
+                }
+                return;
+            }
+            Resolved::Value(base) => base,
+        };
+        if self.is_void(base) {
+            self.error(v.ty.span, "variable has incomplete type 'void'");
+            return;
+        }
+        for d in &v.declarators {
+            if !self.check_global_name(&d.name) {
+                continue;
+            }
+            if is_groupshared {
+                self.declare_groupshared(base, d);
+            } else if is_static {
+                self.declare_static(base, d, is_const);
+            } else {
+                self.declare_globals_member(base, d);
+            }
+        }
+    }
+
+    fn declare_resource(&mut self, d: &ast::Declarator, kind: ResourceKind, element: TypeId) {
+        if !self.check_global_name(&d.name) {
+            return;
+        }
+        if !d.array_dims.is_empty() {
+            self.error(d.span, "arrays of resources are not supported");
+            return;
+        }
+        if d.init.is_some() {
+            self.error(d.span, "resources cannot have an initializer");
+            return;
+        }
+        let id = self.add_resource(&d.name.name, kind, element, d.register.clone(), d.span);
+        self.globals.insert(
+            d.name.name.clone(),
+            GlobalSym::Resource(ResourceInfo { id, kind, element }),
+        );
+    }
+
+    fn add_resource(
+        &mut self,
+        name: &str,
+        kind: ResourceKind,
+        element: TypeId,
+        register: Option<ast::RegisterBinding>,
+        span: Span,
+    ) -> ir::ResourceId {
+        let id = ir::ResourceId(self.module.resources.len() as u32);
+        self.module.resources.push(ir::Resource {
+            name: name.to_string(),
+            kind,
+            element,
+            register: 0,
+            space: 0,
+            explicit_binding: register.is_some(),
+            span: ir_span(span),
+        });
+        self.resource_bindings.push(register);
+        id
+    }
+
+    fn declare_groupshared(&mut self, base: TypeId, d: &ast::Declarator) {
+        if d.init.is_some() {
+            self.error(d.span, "groupshared variables cannot have an initializer");
+            return;
+        }
+        let Some(ty) = self.apply_dims(base, &d.array_dims, None, d.span) else {
+            return;
+        };
+        let id = ir::GroupsharedId(self.module.groupshared.len() as u32);
+        self.module.groupshared.push(ir::Variable {
+            name: d.name.name.clone(),
+            ty,
+            span: ir_span(d.span),
+        });
+        self.globals
+            .insert(d.name.name.clone(), GlobalSym::Groupshared { id, ty });
+    }
+
+    /// A `static` global: initialized in `static_init` (zero when it has no
+    /// initializer); a `static const` with a constant value is also folded.
+    fn declare_static(&mut self, base: TypeId, d: &ast::Declarator, is_const: bool) {
+        let Some((ty, value)) = self.declarator_value(base, d) else {
+            return;
+        };
+        let Ok(value) = value else {
+            let id = StaticId(self.module.statics.len() as u32);
+            self.module.statics.push(ir::Variable {
+                name: d.name.name.clone(),
+                ty,
+                span: ir_span(d.span),
+            });
+            self.globals
+                .insert(d.name.name.clone(), GlobalSym::Static { id, ty, is_const });
+            return;
+        };
+        if is_const && value.is_none() {
+            self.error(
+                d.name.span,
+                format!("const variable '{}' must be initialized", d.name.name),
+            );
+        }
+        let value = value.unwrap_or_else(|| self.zero_value(ty, d.span));
+        let id = StaticId(self.module.statics.len() as u32);
+        self.module.statics.push(ir::Variable {
+            name: d.name.name.clone(),
+            ty,
+            span: ir_span(d.span),
+        });
+        if is_const && let Some(values) = self.fold(&value) {
+            self.const_values.insert(id, (ty, values));
+        }
+        self.globals
+            .insert(d.name.name.clone(), GlobalSym::Static { id, ty, is_const });
+        let place = ir::Place {
+            root: PlaceRoot::Static(id),
+            path: Vec::new(),
+            ty,
+        };
+        let kind = ir::ExprKind::Assign {
+            place,
+            value: Box::new(value),
+            yield_old: false,
+        };
+        let e = self.wrap(kind, ty, d.span);
+        self.module.static_init.stmts.push(ir::Stmt::Expr(e));
+    }
+
+    /// A plain global: a member of `$Globals`, whose values come from the
+    /// host; an initializer is ignored, as in DXC.
+    fn declare_globals_member(&mut self, base: TypeId, d: &ast::Declarator) {
+        let Some(ty) = self.apply_dims(base, &d.array_dims, None, d.span) else {
+            return;
+        };
+        if d.init.is_some() {
+            self.warning(
+                d.span,
+                format!("initializer of global variable '{}' is ignored: non-static globals are constant buffer members; use 'static const'", d.name.name),
+            );
+        }
+        let resource = match self.globals_cb {
+            Some(r) => r,
+            None => {
+                let void = self.void();
+                let r =
+                    self.add_resource("$Globals", ResourceKind::ConstantBuffer, void, None, d.span);
+                self.globals_cb = Some(r);
+                r
+            }
+        };
+        let field = self.globals_members.len() as u32;
+        self.globals_members.push(Member {
+            name: d.name.name.clone(),
+            ty,
+        });
+        self.globals.insert(
+            d.name.name.clone(),
+            GlobalSym::CBufferMember {
+                resource,
+                field,
+                ty,
+            },
+        );
+    }
+
+    pub fn finish_globals_cbuffer(&mut self) {
+        let Some(r) = self.globals_cb else {
+            return;
+        };
+        let members = std::mem::take(&mut self.globals_members);
+        let element = self.intern(Type::Struct {
+            name: "$Globals".to_string(),
+            members,
+        });
+        self.module.resources[r.index()].element = element;
+    }
+
+    pub fn declare_cbuffer(&mut self, c: &ast::CBufferDecl) {
+        let void = self.void();
+        let resource = self.add_resource(
+            &c.name.name,
+            ResourceKind::ConstantBuffer,
+            void,
+            c.register.clone(),
+            c.span,
+        );
+        let mut members: Vec<Member> = Vec::new();
+        for v in &c.members {
+            if !v.storage.is_empty()
+                && v.storage
+                    .iter()
+                    .any(|s| matches!(s.name.as_str(), "static" | "groupshared"))
+            {
+                self.error(
+                    v.span,
+                    "constant buffer members cannot be 'static' or 'groupshared'",
+                );
+                continue;
+            }
+            let Some(base) = self.resolve_value_type(&v.ty) else {
+                continue;
+            };
+            for d in &v.declarators {
+                if !self.check_global_name(&d.name) {
+                    continue;
+                }
+                let Some(ty) = self.apply_dims(base, &d.array_dims, None, d.span) else {
+                    continue;
+                };
+                let field = members.len() as u32;
+                members.push(Member {
+                    name: d.name.name.clone(),
+                    ty,
+                });
+                self.globals.insert(
+                    d.name.name.clone(),
+                    GlobalSym::CBufferMember {
+                        resource,
+                        field,
+                        ty,
+                    },
+                );
+            }
+        }
+        let element = self.intern(Type::Struct {
+            name: c.name.name.clone(),
+            members,
+        });
+        self.module.resources[resource.index()].element = element;
+    }
+
+    pub fn check_groupshared_size(&mut self) {
+        let mut total = 0u32;
+        for v in &self.module.groupshared {
+            let size = ir::layout::size_align(&self.module.types, v.ty, LayoutRule::Packed).size;
+            total = total.saturating_add(size);
+        }
+        if total > GROUPSHARED_LIMIT {
+            let span = self
+                .module
+                .groupshared
+                .first()
+                .map(|v| v.span)
+                .unwrap_or_default();
+            let span = Span::new(lockstep_syntax::FileId(span.file), span.start, span.end);
+            self.push(Diagnostic::error(
+                span,
+                format!("total groupshared memory of {total} bytes exceeds the limit of {GROUPSHARED_LIMIT} bytes"),
+            ));
+        }
+    }
+}

@@ -1,0 +1,677 @@
+//! Expressions, by precedence climbing, with C's precedence and
+//! associativity (assignment and `?:` to the right, comma lowest).
+
+use super::types::is_keyword;
+use super::{MAX_EXPR_DEPTH, PResult, Parser, Reported};
+use crate::ast::{BinaryOp, Callee, Expr, ExprKind, FloatSuffix, Ident, IntSuffix, TemplateArg, TypeExpr, UnaryOp};
+use crate::lexer::{NumberValue, Token, TokenKind, parse_number};
+
+fn binary_op(tok: &Token, no_gt: bool) -> Option<(BinaryOp, u8)> {
+    if tok.kind != TokenKind::Punct {
+        return None;
+    }
+    Some(match tok.text.as_str() {
+        "||" => (BinaryOp::LogicalOr, 1),
+        "&&" => (BinaryOp::LogicalAnd, 2),
+        "|" => (BinaryOp::BitOr, 3),
+        "^" => (BinaryOp::BitXor, 4),
+        "&" => (BinaryOp::BitAnd, 5),
+        "==" => (BinaryOp::Eq, 6),
+        "!=" => (BinaryOp::Ne, 6),
+        "<" => (BinaryOp::Lt, 7),
+        ">" if !no_gt => (BinaryOp::Gt, 7),
+        "<=" => (BinaryOp::Le, 7),
+        ">=" => (BinaryOp::Ge, 7),
+        "<<" => (BinaryOp::Shl, 8),
+        ">>" if !no_gt => (BinaryOp::Shr, 8),
+        "+" => (BinaryOp::Add, 9),
+        "-" => (BinaryOp::Sub, 9),
+        "*" => (BinaryOp::Mul, 10),
+        "/" => (BinaryOp::Div, 10),
+        "%" => (BinaryOp::Rem, 10),
+        _ => return None,
+    })
+}
+
+/// `=` gives `Some(None)`, `+=` gives `Some(Some(Add))`.
+fn assign_op(tok: &Token) -> Option<Option<BinaryOp>> {
+    if tok.kind != TokenKind::Punct {
+        return None;
+    }
+    Some(match tok.text.as_str() {
+        "=" => None,
+        "+=" => Some(BinaryOp::Add),
+        "-=" => Some(BinaryOp::Sub),
+        "*=" => Some(BinaryOp::Mul),
+        "/=" => Some(BinaryOp::Div),
+        "%=" => Some(BinaryOp::Rem),
+        "<<=" => Some(BinaryOp::Shl),
+        ">>=" => Some(BinaryOp::Shr),
+        "&=" => Some(BinaryOp::BitAnd),
+        "|=" => Some(BinaryOp::BitOr),
+        "^=" => Some(BinaryOp::BitXor),
+        _ => return None,
+    })
+}
+
+fn prefix_op(tok: &Token) -> Option<UnaryOp> {
+    if tok.kind != TokenKind::Punct {
+        return None;
+    }
+    Some(match tok.text.as_str() {
+        "-" => UnaryOp::Neg,
+        "+" => UnaryOp::Plus,
+        "!" => UnaryOp::Not,
+        "~" => UnaryOp::BitNot,
+        "++" => UnaryOp::PreInc,
+        "--" => UnaryOp::PreDec,
+        _ => return None,
+    })
+}
+
+impl Parser<'_> {
+    // ---- entry points: the tree depth is checked at the outermost ----
+
+    /// A full expression, commas included.
+    pub(super) fn expr_top(&mut self) -> PResult<Expr> {
+        self.entry(|p| p.expr())
+    }
+
+    /// An assignment expression (no top-level comma): initializers,
+    /// arguments.
+    pub(super) fn assign_top(&mut self) -> PResult<Expr> {
+        self.entry(|p| p.assign())
+    }
+
+    /// A conditional expression: `case` labels, template arguments.
+    pub(super) fn conditional_top(&mut self) -> PResult<Expr> {
+        self.entry(|p| p.conditional())
+    }
+
+    fn entry(&mut self, f: impl FnOnce(&mut Self) -> PResult<Expr>) -> PResult<Expr> {
+        self.expr_level += 1;
+        let result = f(self);
+        self.expr_level -= 1;
+        let expr = result?;
+        if self.expr_level == 0 && too_deep(&expr) {
+            let span = expr.span;
+            dismantle(expr);
+            self.diags.push(crate::diag::Diagnostic::error(
+                span,
+                format!("expression nesting depth exceeds maximum of {MAX_EXPR_DEPTH}"),
+            ));
+            return Err(Reported);
+        }
+        Ok(expr)
+    }
+
+    /// A full expression inside brackets: one level deeper, and with `>` an
+    /// operator again even inside template arguments.
+    fn bracketed_expr(&mut self) -> PResult<Expr> {
+        if !self.enter_nesting() {
+            return Err(Reported);
+        }
+        let saved = self.no_gt;
+        self.no_gt = false;
+        let result = self.expr();
+        self.no_gt = saved;
+        self.nesting -= 1;
+        result
+    }
+
+    // ---- precedence levels ----
+
+    fn expr(&mut self) -> PResult<Expr> {
+        let mut lhs = self.assign()?;
+        while self.eat(",") {
+            let rhs = self.assign()?;
+            let span = lhs.span.to(rhs.span);
+            lhs = Expr {
+                kind: ExprKind::Comma {
+                    lhs: Box::new(lhs),
+                    rhs: Box::new(rhs),
+                },
+                span,
+            };
+        }
+        Ok(lhs)
+    }
+
+    fn assign(&mut self) -> PResult<Expr> {
+        let lhs = self.conditional()?;
+        let Some(op) = assign_op(self.peek()) else {
+            return Ok(lhs);
+        };
+        self.bump();
+        let rhs = self.nested(|p| p.assign())?;
+        let span = lhs.span.to(rhs.span);
+        Ok(Expr {
+            kind: ExprKind::Assign {
+                op,
+                lhs: Box::new(lhs),
+                rhs: Box::new(rhs),
+            },
+            span,
+        })
+    }
+
+    fn conditional(&mut self) -> PResult<Expr> {
+        let cond = self.binary(1)?;
+        if !self.at("?") {
+            return Ok(cond);
+        }
+        let question = self.bump();
+        let then_expr = self.bracketed_expr()?;
+        if !self.at(":") {
+            let tok = self.peek().clone();
+            let d = self
+                .diagnostic(&tok, "expected ':'")
+                .with_label(question.span, "to match this '?'");
+            self.diags.push(d);
+            return Err(Reported);
+        }
+        self.bump();
+        let else_expr = self.nested(|p| p.assign())?;
+        let span = cond.span.to(else_expr.span);
+        Ok(Expr {
+            kind: ExprKind::Conditional {
+                cond: Box::new(cond),
+                then_expr: Box::new(then_expr),
+                else_expr: Box::new(else_expr),
+            },
+            span,
+        })
+    }
+
+    fn binary(&mut self, min_precedence: u8) -> PResult<Expr> {
+        let mut lhs = self.unary()?;
+        while let Some((op, precedence)) = binary_op(self.peek(), self.no_gt) {
+            if precedence < min_precedence {
+                break;
+            }
+            self.bump();
+            let rhs = self.binary(precedence + 1)?;
+            let span = lhs.span.to(rhs.span);
+            lhs = Expr {
+                kind: ExprKind::Binary {
+                    op,
+                    lhs: Box::new(lhs),
+                    rhs: Box::new(rhs),
+                },
+                span,
+            };
+        }
+        Ok(lhs)
+    }
+
+    fn unary(&mut self) -> PResult<Expr> {
+        if let Some(op) = prefix_op(self.peek()) {
+            let start = self.advance();
+            let operand = self.nested(|p| p.unary())?;
+            let span = start.to(operand.span);
+            return Ok(Expr {
+                kind: ExprKind::Unary {
+                    op,
+                    operand: Box::new(operand),
+                },
+                span,
+            });
+        }
+        if self.at("(")
+            && self.at_type_start(1)
+            && let Some(cast) = self.try_cast()?
+        {
+            return Ok(cast);
+        }
+        let primary = self.primary()?;
+        self.postfix(primary)
+    }
+
+    /// `(type[dims]) operand`, or `None` (with nothing consumed) when the
+    /// parenthesis does not hold just a type.
+    fn try_cast(&mut self) -> PResult<Option<Expr>> {
+        let snapshot = self.snapshot();
+        let open = self.bump();
+        let target = self.nested(|p| {
+            let ty = p.parse_type(Vec::new())?;
+            let dims = p.array_dims()?;
+            if p.at(")") { Ok((ty, dims)) } else { Err(Reported) }
+        });
+        let Ok((ty, array_dims)) = target else {
+            self.restore(snapshot);
+            return Ok(None);
+        };
+        self.bump();
+        let operand = self.nested(|p| p.unary())?;
+        let span = open.span.to(operand.span);
+        Ok(Some(Expr {
+            kind: ExprKind::Cast {
+                ty,
+                array_dims,
+                operand: Box::new(operand),
+            },
+            span,
+        }))
+    }
+
+    fn postfix(&mut self, mut expr: Expr) -> PResult<Expr> {
+        loop {
+            if self.at("[") {
+                let open = self.advance();
+                let index = self.bracketed_expr()?;
+                self.expect_closing("]", open)?;
+                let span = expr.span.to(self.prev_span);
+                expr = Expr {
+                    kind: ExprKind::Index {
+                        base: Box::new(expr),
+                        index: Box::new(index),
+                    },
+                    span,
+                };
+            } else if self.at(".") {
+                self.advance();
+                expr = self.member(expr)?;
+            } else if self.at("++") || self.at("--") {
+                let op = if self.at("++") {
+                    UnaryOp::PostInc
+                } else {
+                    UnaryOp::PostDec
+                };
+                let end = self.advance();
+                let span = expr.span.to(end);
+                expr = Expr {
+                    kind: ExprKind::Unary {
+                        op,
+                        operand: Box::new(expr),
+                    },
+                    span,
+                };
+            } else {
+                return Ok(expr);
+            }
+        }
+    }
+
+    /// After `base.`: a member, a swizzle, or a method call (possibly with
+    /// template arguments, `buf.Load<float2>(a)`).
+    fn member(&mut self, base: Expr) -> PResult<Expr> {
+        let tok = self.peek().clone();
+        if tok.kind != TokenKind::Ident {
+            self.error_at(&tok, "expected member name");
+            return Err(Reported);
+        }
+        self.bump();
+        let member = Ident {
+            name: tok.text,
+            span: tok.span,
+        };
+        let mut template_args = Vec::new();
+        if self.at("<") && self.template_call_ahead() {
+            template_args = self.nested(|p| p.method_template_args())?;
+        }
+        if !self.at("(") {
+            let span = base.span.to(member.span);
+            return Ok(Expr {
+                kind: ExprKind::Member {
+                    base: Box::new(base),
+                    member,
+                },
+                span,
+            });
+        }
+        let args = self.call_args()?;
+        let span = base.span.to(self.prev_span);
+        Ok(Expr {
+            kind: ExprKind::MethodCall {
+                receiver: Box::new(base),
+                method: member,
+                template_args,
+                args,
+            },
+            span,
+        })
+    }
+
+    /// At `<` after a method name: whether `<types>(` follows, so the `<`
+    /// opens template arguments rather than comparing.
+    fn template_call_ahead(&self) -> bool {
+        let first = self.nth(1);
+        if first.kind != TokenKind::Ident || !self.is_type_name(&first.text) {
+            return false;
+        }
+        let mut depth: i32 = 1;
+        for i in 2..64 {
+            let tok = self.nth(i);
+            match tok.kind {
+                TokenKind::Ident | TokenKind::IntLit => {}
+                TokenKind::Punct => match tok.text.as_str() {
+                    "," => {}
+                    "<" => depth += 1,
+                    ">" => depth -= 1,
+                    ">>" => depth -= 2,
+                    _ => return false,
+                },
+                _ => return false,
+            }
+            if depth <= 0 {
+                return depth == 0 && self.nth(i + 1).is_punct("(");
+            }
+        }
+        false
+    }
+
+    fn method_template_args(&mut self) -> PResult<Vec<TypeExpr>> {
+        let open = self.bump();
+        let saved = self.no_gt;
+        self.no_gt = true;
+        let mut args = Vec::new();
+        let result = loop {
+            match self.parse_type(Vec::new()) {
+                Ok(ty) => args.push(ty),
+                Err(e) => break Err(e),
+            }
+            if !self.eat(",") {
+                break self.expect_template_close(&open);
+            }
+        };
+        self.no_gt = saved;
+        result.map(|()| args)
+    }
+
+    /// `( args )`.
+    fn call_args(&mut self) -> PResult<Vec<Expr>> {
+        let open = self.advance();
+        if !self.enter_nesting() {
+            return Err(Reported);
+        }
+        let saved = self.no_gt;
+        self.no_gt = false;
+        let result = self.call_arg_list(open);
+        self.no_gt = saved;
+        self.nesting -= 1;
+        result
+    }
+
+    fn call_arg_list(&mut self, open: crate::span::Span) -> PResult<Vec<Expr>> {
+        let mut args = Vec::new();
+        if !self.at(")") {
+            loop {
+                args.push(self.assign()?);
+                if !self.eat(",") {
+                    break;
+                }
+            }
+        }
+        self.expect_closing(")", open)?;
+        Ok(args)
+    }
+
+    fn primary(&mut self) -> PResult<Expr> {
+        let tok = self.peek();
+        match tok.kind {
+            TokenKind::IntLit | TokenKind::FloatLit => {
+                let kind = number_kind(&tok.text);
+                let span = self.advance();
+                Ok(Expr { kind, span })
+            }
+            TokenKind::CharLit => {
+                let value = char_literal_value(&tok.text);
+                let span = self.advance();
+                Ok(Expr {
+                    kind: ExprKind::IntLit {
+                        value,
+                        suffix: IntSuffix::None,
+                    },
+                    span,
+                })
+            }
+            TokenKind::StringLit => Ok(self.string_literal()),
+            TokenKind::Ident => self.identifier_expr(),
+            TokenKind::Punct if tok.text == "(" => {
+                let open = self.advance();
+                let inner = self.bracketed_expr()?;
+                self.expect_closing(")", open)?;
+                Ok(inner)
+            }
+            _ => {
+                self.error_here("expected expression");
+                Err(Reported)
+            }
+        }
+    }
+
+    /// Adjacent string literals, joined.
+    fn string_literal(&mut self) -> Expr {
+        let first = self.bump();
+        let mut text = unescape(&first.text);
+        let mut span = first.span;
+        while self.peek().kind == TokenKind::StringLit {
+            let next = self.bump();
+            text.push_str(&unescape(&next.text));
+            span = span.to(next.span);
+        }
+        Expr {
+            kind: ExprKind::StringLit(text),
+            span,
+        }
+    }
+
+    fn identifier_expr(&mut self) -> PResult<Expr> {
+        if self.at_kw("true") || self.at_kw("false") {
+            let value = self.at_kw("true");
+            let span = self.advance();
+            return Ok(Expr {
+                kind: ExprKind::BoolLit(value),
+                span,
+            });
+        }
+        let tok = self.peek().clone();
+        if self.at_type_start(0) {
+            let ty = self.parse_type(Vec::new())?;
+            if !self.at("(") {
+                self.error_at(&tok, format!("unexpected type name '{}': expected expression", ty.name.name));
+                return Err(Reported);
+            }
+            let args = self.call_args()?;
+            let span = ty.span.to(self.prev_span);
+            return Ok(Expr {
+                kind: ExprKind::Call {
+                    callee: Callee::Type(ty),
+                    args,
+                },
+                span,
+            });
+        }
+        if is_keyword(&tok.text) {
+            self.error_at(&tok, "expected expression");
+            return Err(Reported);
+        }
+        self.bump();
+        let name = Ident {
+            name: tok.text,
+            span: tok.span,
+        };
+        if !self.at("(") {
+            return Ok(Expr {
+                span: name.span,
+                kind: ExprKind::Ident(name),
+            });
+        }
+        let args = self.call_args()?;
+        let span = name.span.to(self.prev_span);
+        Ok(Expr {
+            kind: ExprKind::Call {
+                callee: Callee::Name(name),
+                args,
+            },
+            span,
+        })
+    }
+}
+
+/// The literal's value; a malformed literal (already reported by the
+/// preprocessor) reads as 0.
+fn number_kind(text: &str) -> ExprKind {
+    match parse_number(text) {
+        Ok(NumberValue::Int { value, suffix }) => ExprKind::IntLit { value, suffix },
+        Ok(NumberValue::Float { value, suffix }) => ExprKind::FloatLit { value, suffix },
+        Err(_) if crate::lexer::looks_like_float(text) => ExprKind::FloatLit {
+            value: 0.0,
+            suffix: FloatSuffix::None,
+        },
+        Err(_) => ExprKind::IntLit {
+            value: 0,
+            suffix: IntSuffix::None,
+        },
+    }
+}
+
+fn char_literal_value(text: &str) -> u64 {
+    unescape(text).chars().next().map_or(0, |c| u64::from(u32::from(c)))
+}
+
+/// The contents of a string or character literal with escapes read.
+fn unescape(literal: &str) -> String {
+    let mut chars = literal.chars();
+    let quote = chars.next();
+    let mut inner: String = chars.collect();
+    if inner.ends_with(|c| Some(c) == quote) {
+        inner.pop();
+    }
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('0') => out.push('\0'),
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+/// Whether the tree is deeper than [`MAX_EXPR_DEPTH`]; iterative, so any
+/// depth is safe to measure.
+fn too_deep(expr: &Expr) -> bool {
+    let mut stack = vec![(expr, 1u32)];
+    while let Some((expr, depth)) = stack.pop() {
+        if depth > MAX_EXPR_DEPTH {
+            return true;
+        }
+        for child in children(expr) {
+            stack.push((child, depth + 1));
+        }
+    }
+    false
+}
+
+fn children(expr: &Expr) -> Vec<&Expr> {
+    match &expr.kind {
+        ExprKind::IntLit { .. }
+        | ExprKind::FloatLit { .. }
+        | ExprKind::BoolLit(_)
+        | ExprKind::StringLit(_)
+        | ExprKind::Ident(_) => Vec::new(),
+        ExprKind::Unary { operand, .. } => vec![operand],
+        ExprKind::Binary { lhs, rhs, .. } | ExprKind::Assign { lhs, rhs, .. } | ExprKind::Comma { lhs, rhs } => {
+            vec![lhs, rhs]
+        }
+        ExprKind::Conditional {
+            cond,
+            then_expr,
+            else_expr,
+        } => vec![cond, then_expr, else_expr],
+        ExprKind::Call { callee, args } => {
+            let mut out: Vec<&Expr> = args.iter().collect();
+            if let Callee::Type(ty) = callee {
+                type_exprs(ty, &mut out);
+            }
+            out
+        }
+        ExprKind::MethodCall {
+            receiver,
+            template_args,
+            args,
+            ..
+        } => {
+            let mut out: Vec<&Expr> = std::iter::once(&**receiver).chain(args).collect();
+            for ty in template_args {
+                type_exprs(ty, &mut out);
+            }
+            out
+        }
+        ExprKind::Member { base, .. } => vec![base],
+        ExprKind::Index { base, index } => vec![base, index],
+        ExprKind::Cast {
+            ty,
+            array_dims,
+            operand,
+        } => {
+            let mut out: Vec<&Expr> = std::iter::once(&**operand).chain(array_dims.iter().flatten()).collect();
+            type_exprs(ty, &mut out);
+            out
+        }
+    }
+}
+
+/// The expressions among a type's template arguments (types nest only as
+/// deep as the parser's nesting limit allows).
+fn type_exprs<'e>(ty: &'e TypeExpr, out: &mut Vec<&'e Expr>) {
+    for arg in &ty.args {
+        match arg {
+            TemplateArg::Expr(e) => out.push(e),
+            TemplateArg::Type(t) => type_exprs(t, out),
+        }
+    }
+}
+
+/// Drops a tree without recursion.
+fn dismantle(expr: Expr) {
+    let mut stack = vec![expr];
+    while let Some(expr) = stack.pop() {
+        match expr.kind {
+            ExprKind::Unary { operand, .. } => stack.push(*operand),
+            ExprKind::Binary { lhs, rhs, .. } | ExprKind::Assign { lhs, rhs, .. } | ExprKind::Comma { lhs, rhs } => {
+                stack.push(*lhs);
+                stack.push(*rhs);
+            }
+            ExprKind::Conditional {
+                cond,
+                then_expr,
+                else_expr,
+            } => {
+                stack.push(*cond);
+                stack.push(*then_expr);
+                stack.push(*else_expr);
+            }
+            ExprKind::Call { args, .. } => stack.extend(args),
+            ExprKind::MethodCall { receiver, args, .. } => {
+                stack.push(*receiver);
+                stack.extend(args);
+            }
+            ExprKind::Member { base, .. } => stack.push(*base),
+            ExprKind::Index { base, index } => {
+                stack.push(*base);
+                stack.push(*index);
+            }
+            ExprKind::Cast {
+                operand, array_dims, ..
+            } => {
+                stack.push(*operand);
+                stack.extend(array_dims.into_iter().flatten());
+            }
+            ExprKind::IntLit { .. }
+            | ExprKind::FloatLit { .. }
+            | ExprKind::BoolLit(_)
+            | ExprKind::StringLit(_)
+            | ExprKind::Ident(_) => {}
+        }
+    }
+}
