@@ -1046,6 +1046,23 @@ impl<'m> Compiler<'m> {
     }
 
     fn store(&mut self, loc: &Loc, values: &[Reg]) {
+        // A value read straight from the registers being written (`v.yx =
+        // v`) is copied first, so no component is overwritten before it is
+        // read.
+        let copied;
+        let values = if matches!(loc.kind, LocKind::Regs { .. }) && values.iter().any(|v| loc.comps.iter().any(|c| c.0 == v.0)) {
+            copied = values
+                .iter()
+                .map(|&src| {
+                    let dst = self.temp();
+                    self.emit(Inst::Copy { dst, src });
+                    dst
+                })
+                .collect::<Vec<_>>();
+            &copied[..]
+        } else {
+            values
+        };
         for (i, &(at, ty)) in loc.comps.iter().enumerate() {
             let Some(&src) = values.get(i) else { break };
             match (&loc.kind, loc.dynamic) {

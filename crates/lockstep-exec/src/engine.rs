@@ -614,14 +614,18 @@ fn lane_op<T: Val + Lane + MaybeArith>(op: WaveOp, v: &[T], other: &[u64], mask:
     let w = v.len();
     match op {
         WaveOp::AnyTrue | WaveOp::AllTrue | WaveOp::CountBits | WaveOp::PrefixCountBits => {
-            let b: Vec<bool> = v.iter().map(|x| x.to_lane() != 0).collect();
+            let mut b = [false; 128];
+            for (b, x) in b.iter_mut().zip(v) {
+                *b = x.to_lane() != 0;
+            }
+            let b = &b[..w];
             match op {
-                WaveOp::AnyTrue => out.fill(u64::from(wave::active_any_true(&b, mask))),
-                WaveOp::AllTrue => out.fill(u64::from(wave::active_all_true(&b, mask))),
-                WaveOp::CountBits => out.fill(u64::from(wave::active_count_bits(&b, mask))),
+                WaveOp::AnyTrue => out.fill(u64::from(wave::active_any_true(b, mask))),
+                WaveOp::AllTrue => out.fill(u64::from(wave::active_all_true(b, mask))),
+                WaveOp::CountBits => out.fill(u64::from(wave::active_count_bits(b, mask))),
                 _ => {
                     let mut counts = [0u32; 128];
-                    wave::prefix_count_bits_wave(&b, mask, &mut counts[..w]);
+                    wave::prefix_count_bits_wave(b, mask, &mut counts[..w]);
                     for (o, c) in out.iter_mut().zip(counts) {
                         *o = u64::from(c);
                     }

@@ -1,9 +1,9 @@
 //! The HLSL type checker: resolves names, types, overloads and intrinsics of
 //! a parsed translation unit and lowers it to the typed IR of `lockstep-ir`.
 //!
-//! Every type error becomes a [`Diagnostic`]; [`lower`] returns `None` when
-//! an error was reported. No input panics: deep nesting is cut off by a depth
-//! limit with a diagnostic.
+//! Every type error becomes a [`Diagnostic`](lockstep_syntax::Diagnostic);
+//! [`lower`] returns `None` when an error was reported. No input panics:
+//! deep nesting is cut off by a depth limit with a diagnostic.
 
 mod access;
 mod bindings;

@@ -7,9 +7,10 @@
 use std::fmt::Write;
 
 use crate::ast::{
-    Attribute, Block, CBufferDecl, CBufferKind, CaseLabel, Declarator, Expr, ExprKind, FieldDecl, FloatSuffix,
-    FunctionDecl, Initializer, IntSuffix, Item, Param, ParamDirection, RegisterBinding, Stmt, StmtKind, StructDecl,
-    TemplateArg, TranslationUnit, TypeExpr, TypedefDecl, UnaryOp, VarDecl,
+    Attribute, Block, CBufferDecl, CBufferKind, CaseLabel, Declarator, Expr, ExprKind, FieldDecl,
+    FloatSuffix, FunctionDecl, Initializer, IntSuffix, Item, Param, ParamDirection,
+    RegisterBinding, Stmt, StmtKind, StructDecl, TemplateArg, TranslationUnit, TypeExpr,
+    TypedefDecl, UnaryOp, VarDecl,
 };
 
 /// The whole unit, one top-level item after another.

@@ -102,7 +102,9 @@ impl fmt::Display for NumberError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             NumberError::InvalidOctalDigit(c) => write!(f, "invalid digit '{c}' in octal constant"),
-            NumberError::InvalidIntSuffix(s) => write!(f, "invalid suffix '{s}' on integer constant"),
+            NumberError::InvalidIntSuffix(s) => {
+                write!(f, "invalid suffix '{s}' on integer constant")
+            }
             NumberError::InvalidFloatSuffix(s) => {
                 write!(f, "invalid suffix '{s}' on floating constant")
             }
@@ -159,7 +161,8 @@ pub fn parse_number(text: &str) -> Result<NumberValue, NumberError> {
 
 fn parse_int(text: &str) -> Result<NumberValue, NumberError> {
     let bytes = text.as_bytes();
-    let (radix, digits_start) = if bytes.len() > 1 && bytes[0] == b'0' && (bytes[1] | 0x20) == b'x' {
+    let (radix, digits_start) = if bytes.len() > 1 && bytes[0] == b'0' && (bytes[1] | 0x20) == b'x'
+    {
         (16, 2)
     } else if text.starts_with('0') {
         (8, 1)
@@ -254,8 +257,8 @@ fn suffix_text(text: &str, at: usize) -> String {
 /// Punctuators, longest first within each length.
 const PUNCT3: [&str; 3] = ["<<=", ">>=", "..."];
 const PUNCT2: [&str; 21] = [
-    "::", "##", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=", "*=", "/=",
-    "%=", "&=", "|=", "^=",
+    "::", "##", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=", "*=",
+    "/=", "%=", "&=", "|=", "^=",
 ];
 const PUNCT1: &str = "#(){}[];,.?:~!+-*/%&|^=<>";
 
@@ -345,7 +348,11 @@ impl Lexer {
             match self.peek(0) {
                 None => {
                     self.pos = start + 2;
-                    self.push(start, TokenKind::Unknown, Some(LexError::UnterminatedComment));
+                    self.push(
+                        start,
+                        TokenKind::Unknown,
+                        Some(LexError::UnterminatedComment),
+                    );
                     self.pos = self.chars.len();
                     return;
                 }
@@ -365,7 +372,10 @@ impl Lexer {
         if c.is_ascii_digit() || (c == '.' && next.is_some_and(|d| d.is_ascii_digit())) {
             self.number(start);
         } else if c.is_ascii_alphabetic() || c == '_' {
-            while self.peek(0).is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            while self
+                .peek(0)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
                 self.pos += 1;
             }
             self.push(start, TokenKind::Ident, None);
@@ -417,7 +427,13 @@ impl Lexer {
                     self.push(start, kind, Some(error));
                     return;
                 }
-                Some('\\') => self.pos += if self.peek(1).is_some_and(|c| c != '\n') { 2 } else { 1 },
+                Some('\\') => {
+                    self.pos += if self.peek(1).is_some_and(|c| c != '\n') {
+                        2
+                    } else {
+                        1
+                    }
+                }
                 Some(c) => {
                     self.pos += 1;
                     if c == quote {

@@ -96,9 +96,9 @@ impl<'d> Parser<'d> {
     fn new(tokens: &[Token], diags: &'d mut Diagnostics) -> Parser<'d> {
         let mut tokens = tokens.to_vec();
         if tokens.last().is_none_or(|t| t.kind != TokenKind::Eof) {
-            let span = tokens
-                .last()
-                .map_or(Span::default(), |t| Span::new(t.span.file, t.span.end, t.span.end));
+            let span = tokens.last().map_or(Span::default(), |t| {
+                Span::new(t.span.file, t.span.end, t.span.end)
+            });
             tokens.push(Token {
                 kind: TokenKind::Eof,
                 text: String::new(),
@@ -251,7 +251,10 @@ impl<'d> Parser<'d> {
 
     fn ident(&mut self, message: &str) -> PResult<Ident> {
         let tok = self.peek();
-        if tok.kind == TokenKind::Ident && !types::is_keyword(&tok.text) && !types::is_builtin_type(&tok.text) {
+        if tok.kind == TokenKind::Ident
+            && !types::is_keyword(&tok.text)
+            && !types::is_builtin_type(&tok.text)
+        {
             let tok = self.bump();
             Ok(Ident {
                 name: tok.text,
@@ -268,7 +271,10 @@ impl<'d> Parser<'d> {
     fn diagnostic(&self, tok: &Token, message: impl Into<String>) -> Diagnostic {
         let d = Diagnostic::error(tok.span, message);
         match &tok.expansion {
-            Some(origin) => d.with_label(origin.definition, format!("expanded from macro '{}'", origin.name)),
+            Some(origin) => d.with_label(
+                origin.definition,
+                format!("expanded from macro '{}'", origin.name),
+            ),
             None => d,
         }
     }
@@ -301,7 +307,9 @@ impl<'d> Parser<'d> {
         if self.nesting >= MAX_NESTING {
             if !self.nesting_reported {
                 self.nesting_reported = true;
-                self.error_here(format!("bracket nesting level exceeded maximum of {MAX_NESTING}"));
+                self.error_here(format!(
+                    "bracket nesting level exceeded maximum of {MAX_NESTING}"
+                ));
             }
             return false;
         }
@@ -399,8 +407,10 @@ impl<'d> Parser<'d> {
             if tok.kind == TokenKind::Eof {
                 return;
             }
-            let opens = tok.kind == TokenKind::Punct && matches!(tok.text.as_str(), "(" | "[" | "{");
-            let closes = tok.kind == TokenKind::Punct && matches!(tok.text.as_str(), ")" | "]" | "}");
+            let opens =
+                tok.kind == TokenKind::Punct && matches!(tok.text.as_str(), "(" | "[" | "{");
+            let closes =
+                tok.kind == TokenKind::Punct && matches!(tok.text.as_str(), ")" | "]" | "}");
             self.bump();
             if opens {
                 depth += 1;

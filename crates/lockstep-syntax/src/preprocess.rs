@@ -114,7 +114,9 @@ pub fn preprocess(
         let tokens = lexer::lex(id, &pp.map.file(id).text);
         pp.push_frame(id, tokens);
     }
-    let builtin = pp.map.add("<built-in>", builtin_text(opts.shader_model), None);
+    let builtin = pp
+        .map
+        .add("<built-in>", builtin_text(opts.shader_model), None);
     let tokens = lexer::lex(builtin, &pp.map.file(builtin).text);
     pp.push_frame(builtin, tokens);
     pp.run();
@@ -184,7 +186,12 @@ fn hide_intersection(a: &HideSet, b: &HideSet) -> HideSet {
     if a.is_empty() || Rc::ptr_eq(a, b) {
         return a.clone();
     }
-    Rc::new(a.iter().copied().filter(|id| b.binary_search(id).is_ok()).collect())
+    Rc::new(
+        a.iter()
+            .copied()
+            .filter(|id| b.binary_search(id).is_ok())
+            .collect(),
+    )
 }
 
 fn hide_union(a: &HideSet, b: &HideSet) -> HideSet {
@@ -233,7 +240,10 @@ struct Macro {
 #[derive(Clone, Debug, PartialEq)]
 enum MacroKind {
     Object,
-    Function { params: Vec<String>, variadic: bool },
+    Function {
+        params: Vec<String>,
+        variadic: bool,
+    },
     /// `__LINE__`
     Line,
     /// `__FILE__`
@@ -250,7 +260,9 @@ impl Macro {
                 .iter()
                 .zip(&other.body)
                 .enumerate()
-                .all(|(i, (a, b))| a.text == b.text && (i == 0 || a.leading_space == b.leading_space))
+                .all(|(i, (a, b))| {
+                    a.text == b.text && (i == 0 || a.leading_space == b.leading_space)
+                })
     }
 
     /// The argument index a body token names, for function-like macros.
@@ -475,7 +487,9 @@ impl<'a> Preprocessor<'a> {
         };
         let start = frame.pos;
         let mut end = start;
-        while end < frame.tokens.len() && !(end > start && frame.tokens[end].line_start && frame.tokens[end].is_punct("#")) {
+        while end < frame.tokens.len()
+            && !(end > start && frame.tokens[end].line_start && frame.tokens[end].is_punct("#"))
+        {
             end += 1;
         }
         frame.pos = end;
@@ -554,7 +568,10 @@ impl<'a> Preprocessor<'a> {
 
     fn extra_tokens(&mut self, directive: &str, extra: &[Token]) {
         if let Some(first) = extra.first() {
-            self.warning(first.span, format!("extra tokens at end of #{directive} directive"));
+            self.warning(
+                first.span,
+                format!("extra tokens at end of #{directive} directive"),
+            );
         }
     }
 
@@ -582,7 +599,11 @@ impl<'a> Preprocessor<'a> {
                     defined == (directive == "ifdef")
                 }
             };
-            if value { CondState::Taking } else { CondState::Waiting }
+            if value {
+                CondState::Taking
+            } else {
+                CondState::Waiting
+            }
         };
         self.push_cond(Cond {
             if_span: span,
@@ -592,7 +613,12 @@ impl<'a> Preprocessor<'a> {
     }
 
     /// The identifier operand of `#ifdef`, `#ifndef` and `#undef`.
-    fn macro_name_operand(&mut self, directive: &str, name: &Token, args: &[Token]) -> Option<String> {
+    fn macro_name_operand(
+        &mut self,
+        directive: &str,
+        name: &Token,
+        args: &[Token],
+    ) -> Option<String> {
         let Some(operand) = args.first() else {
             self.error(name.span, "macro name missing");
             return None;
@@ -743,7 +769,11 @@ impl<'a> Preprocessor<'a> {
 
     /// Parses `(a, b, ...)` after a macro name; returns the parameters,
     /// whether the macro is variadic, and the index where the body starts.
-    fn macro_params(&mut self, paren: &Token, args: &[Token]) -> Option<(Vec<String>, bool, usize)> {
+    fn macro_params(
+        &mut self,
+        paren: &Token,
+        args: &[Token],
+    ) -> Option<(Vec<String>, bool, usize)> {
         let mut params: Vec<String> = Vec::new();
         let mut variadic = false;
         let mut i = 2;
@@ -759,7 +789,10 @@ impl<'a> Preprocessor<'a> {
                 variadic = true;
             } else if tok.kind == TokenKind::Ident && tok.text != "__VA_ARGS__" {
                 if params.contains(&tok.text) {
-                    self.error(tok.span, format!("duplicate macro parameter name '{}'", tok.text));
+                    self.error(
+                        tok.span,
+                        format!("duplicate macro parameter name '{}'", tok.text),
+                    );
                     return None;
                 }
                 params.push(tok.text.clone());
@@ -793,7 +826,10 @@ impl<'a> Preprocessor<'a> {
         let body = &mac.body;
         for edge in [body.first(), body.last()].into_iter().flatten() {
             if edge.is_punct("##") {
-                self.error(edge.span, "'##' cannot appear at either end of a macro expansion");
+                self.error(
+                    edge.span,
+                    "'##' cannot appear at either end of a macro expansion",
+                );
                 return false;
             }
         }
@@ -849,7 +885,12 @@ impl<'a> Preprocessor<'a> {
 
     /// The file name of `#include "name"` or `#include <name>`, possibly
     /// produced by macros.
-    fn header_name(&mut self, directive: &Token, args: &[Token], may_expand: bool) -> Option<(String, Span)> {
+    fn header_name(
+        &mut self,
+        directive: &Token,
+        args: &[Token],
+        may_expand: bool,
+    ) -> Option<(String, Span)> {
         let Some(first) = args.first() else {
             self.error(directive.span, "expected \"FILENAME\" or <FILENAME>");
             return None;
@@ -893,10 +934,10 @@ impl<'a> Preprocessor<'a> {
             && open.span.file == close.span.file
             && open.span.end <= close.span.start;
         if from_source
-            && let Some(text) = self
-                .map
-                .get(open.span.file)
-                .and_then(|f| f.text.get(open.span.end as usize..close.span.start as usize))
+            && let Some(text) = self.map.get(open.span.file).and_then(|f| {
+                f.text
+                    .get(open.span.end as usize..close.span.start as usize)
+            })
         {
             return text.replace("\\\r\n", "").replace("\\\n", "");
         }
@@ -961,7 +1002,9 @@ impl<'a> Preprocessor<'a> {
             return;
         };
         let name = match args.get(1) {
-            Some(t) if t.kind == TokenKind::StringLit && t.error.is_none() => Some(unquote(&t.text)),
+            Some(t) if t.kind == TokenKind::StringLit && t.error.is_none() => {
+                Some(unquote(&t.text))
+            }
             Some(t) => {
                 let marker = line.get(1).is_some_and(|n| n.kind == TokenKind::IntLit);
                 let message = if marker {
@@ -994,12 +1037,16 @@ impl<'a> Preprocessor<'a> {
         let mut message = String::new();
         if let (Some(first), Some(last)) = (line.get(2), line.last())
             && first.span.file == last.span.file
-            && let Some(text) = self
-                .map
-                .get(first.span.file)
-                .and_then(|f| f.text.get(first.span.start as usize..last.span.end as usize))
+            && let Some(text) = self.map.get(first.span.file).and_then(|f| {
+                f.text
+                    .get(first.span.start as usize..last.span.end as usize)
+            })
         {
-            message = text.replace("\\\r\n", "").replace("\\\n", "").trim().to_string();
+            message = text
+                .replace("\\\r\n", "")
+                .replace("\\\n", "")
+                .trim()
+                .to_string();
         }
         if message.is_empty() {
             message = format!("#{directive}");
@@ -1013,7 +1060,11 @@ impl<'a> Preprocessor<'a> {
 
     fn pragma(&mut self, args: &[Token], span: Span) {
         if args.first().is_some_and(|t| t.is_ident("once")) {
-            if let Some(name) = self.current_file().and_then(|f| self.map.get(f)).map(|f| f.name.clone()) {
+            if let Some(name) = self
+                .current_file()
+                .and_then(|f| self.map.get(f))
+                .map(|f| f.name.clone())
+            {
                 self.once.insert(normalize_path(&name.replace('\\', "/")));
             }
             return;
@@ -1080,7 +1131,9 @@ impl<'a> Preprocessor<'a> {
                         out.push(tok);
                         continue;
                     }
-                    if let Some((args, close)) = self.collect_args(&tok, &mut stack, params.len(), *variadic) {
+                    if let Some((args, close)) =
+                        self.collect_args(&tok, &mut stack, params.len(), *variadic)
+                    {
                         let span = tok.tok.span.to(close.tok.span);
                         // The invocation's hide set is what both its name and
                         // its `)` hide (C's rescanning rule, as in Prosser's
@@ -1130,7 +1183,11 @@ impl<'a> Preprocessor<'a> {
                 self.error(name.tok.span, "missing ')' after 'defined'");
             }
         }
-        let value = if self.macros.contains_key(&name.tok.text) { "1" } else { "0" };
+        let value = if self.macros.contains_key(&name.tok.text) {
+            "1"
+        } else {
+            "0"
+        };
         self.generated(tok, TokenKind::IntLit, value.to_string())
     }
 
@@ -1158,7 +1215,8 @@ impl<'a> Preprocessor<'a> {
                     break tok;
                 }
                 depth -= 1;
-            } else if tok.tok.is_punct(",") && depth == 0 && !(variadic && args.len() > param_count) {
+            } else if tok.tok.is_punct(",") && depth == 0 && !(variadic && args.len() > param_count)
+            {
                 args.push(Vec::new());
                 continue;
             }
@@ -1204,7 +1262,11 @@ impl<'a> Preprocessor<'a> {
         mode: Mode,
         depth: u32,
     ) -> Vec<PpToken> {
-        let origin = name.tok.expansion.clone().unwrap_or_else(|| mac.origin.clone());
+        let origin = name
+            .tok
+            .expansion
+            .clone()
+            .unwrap_or_else(|| mac.origin.clone());
         let body_token = |t: &Token, hide: &HideSet| PpToken {
             tok: Token {
                 span,
@@ -1230,7 +1292,10 @@ impl<'a> Preprocessor<'a> {
         };
         let empty = self.empty_hide.clone();
         let variadic_index = match &mac.kind {
-            MacroKind::Function { params, variadic: true } => Some(params.len()),
+            MacroKind::Function {
+                params,
+                variadic: true,
+            } => Some(params.len()),
             _ => None,
         };
         let mut expanded_args: Vec<Option<Vec<PpToken>>> = vec![None; args.len()];
@@ -1241,7 +1306,10 @@ impl<'a> Preprocessor<'a> {
             let t = &body[i];
             let param = mac.param_index(t).filter(|&p| p < args.len());
             if t.is_punct("#")
-                && let Some(p) = body.get(i + 1).and_then(|n| mac.param_index(n)).filter(|&p| p < args.len())
+                && let Some(p) = body
+                    .get(i + 1)
+                    .and_then(|n| mac.param_index(n))
+                    .filter(|&p| p < args.len())
             {
                 out.push(stringize(&args[p], body_token(t, &empty)));
                 i += 2;
@@ -1321,7 +1389,13 @@ impl<'a> Preprocessor<'a> {
     }
 
     /// `lhs ## rhs`: glues the spellings and lexes the result again.
-    fn paste(&mut self, lhs: PpToken, rhs: PpToken, span: Span, origin: &Arc<MacroOrigin>) -> Vec<PpToken> {
+    fn paste(
+        &mut self,
+        lhs: PpToken,
+        rhs: PpToken,
+        span: Span,
+        origin: &Arc<MacroOrigin>,
+    ) -> Vec<PpToken> {
         if lhs.placemarker {
             return vec![rhs];
         }
@@ -1346,7 +1420,10 @@ impl<'a> Preprocessor<'a> {
                 placemarker: false,
             }],
             _ => {
-                self.error(span, format!("pasting formed '{text}', an invalid preprocessing token"));
+                self.error(
+                    span,
+                    format!("pasting formed '{text}', an invalid preprocessing token"),
+                );
                 vec![lhs, rhs]
             }
         }
@@ -1413,7 +1490,8 @@ fn unquote(literal: &str) -> String {
 
 /// The directory part of a path (`""` for a bare name).
 fn dir_of(path: &str) -> &str {
-    path.rfind(['/', '\\']).map_or("", |i| &path[..i.max(1).min(path.len())])
+    path.rfind(['/', '\\'])
+        .map_or("", |i| &path[..i.max(1).min(path.len())])
 }
 
 fn join_path(dir: &str, name: &str) -> String {
@@ -1443,5 +1521,9 @@ fn normalize_path(path: &str) -> String {
         }
     }
     let joined = parts.join("/");
-    if absolute { format!("/{joined}") } else { joined }
+    if absolute {
+        format!("/{joined}")
+    } else {
+        joined
+    }
 }

@@ -145,7 +145,12 @@ impl SourceMap {
         SourceMap::default()
     }
 
-    pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>, included_from: Option<Span>) -> FileId {
+    pub fn add(
+        &mut self,
+        name: impl Into<String>,
+        text: impl Into<String>,
+        included_from: Option<Span>,
+    ) -> FileId {
         let id = FileId(self.files.len() as u32);
         self.files
             .push(SourceFile::new(name.into(), text.into(), included_from));
@@ -162,7 +167,13 @@ impl SourceMap {
     }
 
     /// Records a `#line` directive; see [`SourceFile::add_line_directive`].
-    pub fn add_line_directive(&mut self, file: FileId, offset: u32, line: u32, name: Option<String>) {
+    pub fn add_line_directive(
+        &mut self,
+        file: FileId,
+        offset: u32,
+        line: u32,
+        name: Option<String>,
+    ) {
         if let Some(f) = self.files.get_mut(file.0 as usize) {
             f.add_line_directive(offset, line, name);
         }

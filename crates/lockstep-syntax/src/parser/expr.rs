@@ -3,8 +3,11 @@
 
 use super::types::is_keyword;
 use super::{MAX_EXPR_DEPTH, PResult, Parser, Reported};
-use crate::ast::{BinaryOp, Callee, Expr, ExprKind, FloatSuffix, Ident, IntSuffix, TemplateArg, TypeExpr, UnaryOp};
+use crate::ast::{
+    BinaryOp, Callee, Expr, ExprKind, FloatSuffix, Ident, IntSuffix, TemplateArg, TypeExpr, UnaryOp,
+};
 use crate::lexer::{NumberValue, Token, TokenKind, parse_number};
+use crate::span::Span;
 
 fn binary_op(tok: &Token, no_gt: bool) -> Option<(BinaryOp, u8)> {
     if tok.kind != TokenKind::Punct {
@@ -69,6 +72,75 @@ fn prefix_op(tok: &Token) -> Option<UnaryOp> {
     })
 }
 
+/// The parser's internal result: boxed, so the recursive functions keep
+/// small stack frames (the tree's children are boxes anyway).
+type PBox = PResult<Box<Expr>>;
+
+// Nodes are built out of line so that the temporaries of building them do
+// not sit in the frames of the recursive functions.
+
+#[inline(never)]
+fn binary_node(op: BinaryOp, lhs: Box<Expr>, rhs: Box<Expr>) -> Box<Expr> {
+    let span = lhs.span.to(rhs.span);
+    Box::new(Expr {
+        kind: ExprKind::Binary { op, lhs, rhs },
+        span,
+    })
+}
+
+#[inline(never)]
+fn assign_node(op: Option<BinaryOp>, lhs: Box<Expr>, rhs: Box<Expr>) -> Box<Expr> {
+    let span = lhs.span.to(rhs.span);
+    Box::new(Expr {
+        kind: ExprKind::Assign { op, lhs, rhs },
+        span,
+    })
+}
+
+#[inline(never)]
+fn comma_node(lhs: Box<Expr>, rhs: Box<Expr>) -> Box<Expr> {
+    let span = lhs.span.to(rhs.span);
+    Box::new(Expr {
+        kind: ExprKind::Comma { lhs, rhs },
+        span,
+    })
+}
+
+#[inline(never)]
+fn conditional_node(cond: Box<Expr>, then_expr: Box<Expr>, else_expr: Box<Expr>) -> Box<Expr> {
+    let span = cond.span.to(else_expr.span);
+    Box::new(Expr {
+        kind: ExprKind::Conditional {
+            cond,
+            then_expr,
+            else_expr,
+        },
+        span,
+    })
+}
+
+#[inline(never)]
+fn unary_node(op: UnaryOp, operand: Box<Expr>, span: Span) -> Box<Expr> {
+    Box::new(Expr {
+        kind: ExprKind::Unary { op, operand },
+        span,
+    })
+}
+
+#[inline(never)]
+fn index_node(base: Box<Expr>, index: Box<Expr>, end: Span) -> Box<Expr> {
+    let span = base.span.to(end);
+    Box::new(Expr {
+        kind: ExprKind::Index { base, index },
+        span,
+    })
+}
+
+#[inline(never)]
+fn node(kind: ExprKind, span: Span) -> Box<Expr> {
+    Box::new(Expr { kind, span })
+}
+
 impl Parser<'_> {
     // ---- entry points: the tree depth is checked at the outermost ----
 
@@ -88,11 +160,11 @@ impl Parser<'_> {
         self.entry(|p| p.conditional())
     }
 
-    fn entry(&mut self, f: impl FnOnce(&mut Self) -> PResult<Expr>) -> PResult<Expr> {
+    fn entry(&mut self, f: impl FnOnce(&mut Self) -> PBox) -> PResult<Expr> {
         self.expr_level += 1;
         let result = f(self);
         self.expr_level -= 1;
-        let expr = result?;
+        let expr = *result?;
         if self.expr_level == 0 && too_deep(&expr) {
             let span = expr.span;
             dismantle(expr);
@@ -107,7 +179,7 @@ impl Parser<'_> {
 
     /// A full expression inside brackets: one level deeper, and with `>` an
     /// operator again even inside template arguments.
-    fn bracketed_expr(&mut self) -> PResult<Expr> {
+    fn bracketed_expr(&mut self) -> PBox {
         if !self.enter_nesting() {
             return Err(Reported);
         }
@@ -121,101 +193,69 @@ impl Parser<'_> {
 
     // ---- precedence levels ----
 
-    fn expr(&mut self) -> PResult<Expr> {
+    fn expr(&mut self) -> PBox {
         let mut lhs = self.assign()?;
         while self.eat(",") {
             let rhs = self.assign()?;
-            let span = lhs.span.to(rhs.span);
-            lhs = Expr {
-                kind: ExprKind::Comma {
-                    lhs: Box::new(lhs),
-                    rhs: Box::new(rhs),
-                },
-                span,
-            };
+            lhs = comma_node(lhs, rhs);
         }
         Ok(lhs)
     }
 
-    fn assign(&mut self) -> PResult<Expr> {
+    fn assign(&mut self) -> PBox {
         let lhs = self.conditional()?;
         let Some(op) = assign_op(self.peek()) else {
             return Ok(lhs);
         };
-        self.bump();
+        self.advance();
         let rhs = self.nested(|p| p.assign())?;
-        let span = lhs.span.to(rhs.span);
-        Ok(Expr {
-            kind: ExprKind::Assign {
-                op,
-                lhs: Box::new(lhs),
-                rhs: Box::new(rhs),
-            },
-            span,
-        })
+        Ok(assign_node(op, lhs, rhs))
     }
 
-    fn conditional(&mut self) -> PResult<Expr> {
+    fn conditional(&mut self) -> PBox {
         let cond = self.binary(1)?;
         if !self.at("?") {
             return Ok(cond);
         }
-        let question = self.bump();
+        let question = self.advance();
         let then_expr = self.bracketed_expr()?;
         if !self.at(":") {
-            let tok = self.peek().clone();
-            let d = self
-                .diagnostic(&tok, "expected ':'")
-                .with_label(question.span, "to match this '?'");
-            self.diags.push(d);
+            self.expected_colon(question);
             return Err(Reported);
         }
-        self.bump();
+        self.advance();
         let else_expr = self.nested(|p| p.assign())?;
-        let span = cond.span.to(else_expr.span);
-        Ok(Expr {
-            kind: ExprKind::Conditional {
-                cond: Box::new(cond),
-                then_expr: Box::new(then_expr),
-                else_expr: Box::new(else_expr),
-            },
-            span,
-        })
+        Ok(conditional_node(cond, then_expr, else_expr))
     }
 
-    fn binary(&mut self, min_precedence: u8) -> PResult<Expr> {
+    #[inline(never)]
+    fn expected_colon(&mut self, question: Span) {
+        let tok = self.peek().clone();
+        let d = self
+            .diagnostic(&tok, "expected ':'")
+            .with_label(question, "to match this '?'");
+        self.diags.push(d);
+    }
+
+    fn binary(&mut self, min_precedence: u8) -> PBox {
         let mut lhs = self.unary()?;
         while let Some((op, precedence)) = binary_op(self.peek(), self.no_gt) {
             if precedence < min_precedence {
                 break;
             }
-            self.bump();
+            self.advance();
             let rhs = self.binary(precedence + 1)?;
-            let span = lhs.span.to(rhs.span);
-            lhs = Expr {
-                kind: ExprKind::Binary {
-                    op,
-                    lhs: Box::new(lhs),
-                    rhs: Box::new(rhs),
-                },
-                span,
-            };
+            lhs = binary_node(op, lhs, rhs);
         }
         Ok(lhs)
     }
 
-    fn unary(&mut self) -> PResult<Expr> {
+    fn unary(&mut self) -> PBox {
         if let Some(op) = prefix_op(self.peek()) {
             let start = self.advance();
             let operand = self.nested(|p| p.unary())?;
             let span = start.to(operand.span);
-            return Ok(Expr {
-                kind: ExprKind::Unary {
-                    op,
-                    operand: Box::new(operand),
-                },
-                span,
-            });
+            return Ok(unary_node(op, operand, span));
         }
         if self.at("(")
             && self.at_type_start(1)
@@ -229,45 +269,43 @@ impl Parser<'_> {
 
     /// `(type[dims]) operand`, or `None` (with nothing consumed) when the
     /// parenthesis does not hold just a type.
-    fn try_cast(&mut self) -> PResult<Option<Expr>> {
+    #[inline(never)]
+    fn try_cast(&mut self) -> PResult<Option<Box<Expr>>> {
         let snapshot = self.snapshot();
-        let open = self.bump();
+        let open = self.advance();
         let target = self.nested(|p| {
             let ty = p.parse_type(Vec::new())?;
             let dims = p.array_dims()?;
-            if p.at(")") { Ok((ty, dims)) } else { Err(Reported) }
+            if p.at(")") {
+                Ok((ty, dims))
+            } else {
+                Err(Reported)
+            }
         });
         let Ok((ty, array_dims)) = target else {
             self.restore(snapshot);
             return Ok(None);
         };
-        self.bump();
+        self.advance();
         let operand = self.nested(|p| p.unary())?;
-        let span = open.span.to(operand.span);
-        Ok(Some(Expr {
-            kind: ExprKind::Cast {
+        let span = open.to(operand.span);
+        Ok(Some(node(
+            ExprKind::Cast {
                 ty,
                 array_dims,
-                operand: Box::new(operand),
+                operand,
             },
             span,
-        }))
+        )))
     }
 
-    fn postfix(&mut self, mut expr: Expr) -> PResult<Expr> {
+    fn postfix(&mut self, mut expr: Box<Expr>) -> PBox {
         loop {
             if self.at("[") {
                 let open = self.advance();
                 let index = self.bracketed_expr()?;
-                self.expect_closing("]", open)?;
-                let span = expr.span.to(self.prev_span);
-                expr = Expr {
-                    kind: ExprKind::Index {
-                        base: Box::new(expr),
-                        index: Box::new(index),
-                    },
-                    span,
-                };
+                let close = self.expect_closing("]", open)?;
+                expr = index_node(expr, index, close);
             } else if self.at(".") {
                 self.advance();
                 expr = self.member(expr)?;
@@ -279,13 +317,7 @@ impl Parser<'_> {
                 };
                 let end = self.advance();
                 let span = expr.span.to(end);
-                expr = Expr {
-                    kind: ExprKind::Unary {
-                        op,
-                        operand: Box::new(expr),
-                    },
-                    span,
-                };
+                expr = unary_node(op, expr, span);
             } else {
                 return Ok(expr);
             }
@@ -294,13 +326,14 @@ impl Parser<'_> {
 
     /// After `base.`: a member, a swizzle, or a method call (possibly with
     /// template arguments, `buf.Load<float2>(a)`).
-    fn member(&mut self, base: Expr) -> PResult<Expr> {
+    #[inline(never)]
+    fn member(&mut self, base: Box<Expr>) -> PBox {
         let tok = self.peek().clone();
         if tok.kind != TokenKind::Ident {
             self.error_at(&tok, "expected member name");
             return Err(Reported);
         }
-        self.bump();
+        self.advance();
         let member = Ident {
             name: tok.text,
             span: tok.span,
@@ -311,25 +344,19 @@ impl Parser<'_> {
         }
         if !self.at("(") {
             let span = base.span.to(member.span);
-            return Ok(Expr {
-                kind: ExprKind::Member {
-                    base: Box::new(base),
-                    member,
-                },
-                span,
-            });
+            return Ok(node(ExprKind::Member { base, member }, span));
         }
         let args = self.call_args()?;
         let span = base.span.to(self.prev_span);
-        Ok(Expr {
-            kind: ExprKind::MethodCall {
-                receiver: Box::new(base),
+        Ok(node(
+            ExprKind::MethodCall {
+                receiver: base,
                 method: member,
                 template_args,
                 args,
             },
             span,
-        })
+        ))
     }
 
     /// At `<` after a method name: whether `<types>(` follows, so the `<`
@@ -361,7 +388,7 @@ impl Parser<'_> {
     }
 
     fn method_template_args(&mut self) -> PResult<Vec<TypeExpr>> {
-        let open = self.bump();
+        let open = self.advance();
         let saved = self.no_gt;
         self.no_gt = true;
         let mut args = Vec::new();
@@ -371,7 +398,7 @@ impl Parser<'_> {
                 Err(e) => break Err(e),
             }
             if !self.eat(",") {
-                break self.expect_template_close(&open);
+                break self.expect_template_close(open);
             }
         };
         self.no_gt = saved;
@@ -392,11 +419,11 @@ impl Parser<'_> {
         result
     }
 
-    fn call_arg_list(&mut self, open: crate::span::Span) -> PResult<Vec<Expr>> {
+    fn call_arg_list(&mut self, open: Span) -> PResult<Vec<Expr>> {
         let mut args = Vec::new();
         if !self.at(")") {
             loop {
-                args.push(self.assign()?);
+                args.push(*self.assign()?);
                 if !self.eat(",") {
                     break;
                 }
@@ -406,24 +433,24 @@ impl Parser<'_> {
         Ok(args)
     }
 
-    fn primary(&mut self) -> PResult<Expr> {
+    fn primary(&mut self) -> PBox {
         let tok = self.peek();
         match tok.kind {
             TokenKind::IntLit | TokenKind::FloatLit => {
                 let kind = number_kind(&tok.text);
                 let span = self.advance();
-                Ok(Expr { kind, span })
+                Ok(node(kind, span))
             }
             TokenKind::CharLit => {
                 let value = char_literal_value(&tok.text);
                 let span = self.advance();
-                Ok(Expr {
-                    kind: ExprKind::IntLit {
+                Ok(node(
+                    ExprKind::IntLit {
                         value,
                         suffix: IntSuffix::None,
                     },
                     span,
-                })
+                ))
             }
             TokenKind::StringLit => Ok(self.string_literal()),
             TokenKind::Ident => self.identifier_expr(),
@@ -441,7 +468,8 @@ impl Parser<'_> {
     }
 
     /// Adjacent string literals, joined.
-    fn string_literal(&mut self) -> Expr {
+    #[inline(never)]
+    fn string_literal(&mut self) -> Box<Expr> {
         let first = self.bump();
         let mut text = unescape(&first.text);
         let mut span = first.span;
@@ -450,62 +478,60 @@ impl Parser<'_> {
             text.push_str(&unescape(&next.text));
             span = span.to(next.span);
         }
-        Expr {
-            kind: ExprKind::StringLit(text),
-            span,
-        }
+        node(ExprKind::StringLit(text), span)
     }
 
-    fn identifier_expr(&mut self) -> PResult<Expr> {
+    #[inline(never)]
+    fn identifier_expr(&mut self) -> PBox {
         if self.at_kw("true") || self.at_kw("false") {
             let value = self.at_kw("true");
             let span = self.advance();
-            return Ok(Expr {
-                kind: ExprKind::BoolLit(value),
-                span,
-            });
+            return Ok(node(ExprKind::BoolLit(value), span));
         }
         let tok = self.peek().clone();
         if self.at_type_start(0) {
             let ty = self.parse_type(Vec::new())?;
             if !self.at("(") {
-                self.error_at(&tok, format!("unexpected type name '{}': expected expression", ty.name.name));
+                self.error_at(
+                    &tok,
+                    format!(
+                        "unexpected type name '{}': expected expression",
+                        ty.name.name
+                    ),
+                );
                 return Err(Reported);
             }
             let args = self.call_args()?;
             let span = ty.span.to(self.prev_span);
-            return Ok(Expr {
-                kind: ExprKind::Call {
+            return Ok(node(
+                ExprKind::Call {
                     callee: Callee::Type(ty),
                     args,
                 },
                 span,
-            });
+            ));
         }
         if is_keyword(&tok.text) {
             self.error_at(&tok, "expected expression");
             return Err(Reported);
         }
-        self.bump();
+        self.advance();
         let name = Ident {
             name: tok.text,
             span: tok.span,
         };
         if !self.at("(") {
-            return Ok(Expr {
-                span: name.span,
-                kind: ExprKind::Ident(name),
-            });
+            return Ok(node(ExprKind::Ident(name), tok.span));
         }
         let args = self.call_args()?;
         let span = name.span.to(self.prev_span);
-        Ok(Expr {
-            kind: ExprKind::Call {
+        Ok(node(
+            ExprKind::Call {
                 callee: Callee::Name(name),
                 args,
             },
             span,
-        })
+        ))
     }
 }
 
@@ -527,7 +553,10 @@ fn number_kind(text: &str) -> ExprKind {
 }
 
 fn char_literal_value(text: &str) -> u64 {
-    unescape(text).chars().next().map_or(0, |c| u64::from(u32::from(c)))
+    unescape(text)
+        .chars()
+        .next()
+        .map_or(0, |c| u64::from(u32::from(c)))
 }
 
 /// The contents of a string or character literal with escapes read.
@@ -580,7 +609,9 @@ fn children(expr: &Expr) -> Vec<&Expr> {
         | ExprKind::StringLit(_)
         | ExprKind::Ident(_) => Vec::new(),
         ExprKind::Unary { operand, .. } => vec![operand],
-        ExprKind::Binary { lhs, rhs, .. } | ExprKind::Assign { lhs, rhs, .. } | ExprKind::Comma { lhs, rhs } => {
+        ExprKind::Binary { lhs, rhs, .. }
+        | ExprKind::Assign { lhs, rhs, .. }
+        | ExprKind::Comma { lhs, rhs } => {
             vec![lhs, rhs]
         }
         ExprKind::Conditional {
@@ -614,7 +645,9 @@ fn children(expr: &Expr) -> Vec<&Expr> {
             array_dims,
             operand,
         } => {
-            let mut out: Vec<&Expr> = std::iter::once(&**operand).chain(array_dims.iter().flatten()).collect();
+            let mut out: Vec<&Expr> = std::iter::once(&**operand)
+                .chain(array_dims.iter().flatten())
+                .collect();
             type_exprs(ty, &mut out);
             out
         }
@@ -638,7 +671,9 @@ fn dismantle(expr: Expr) {
     while let Some(expr) = stack.pop() {
         match expr.kind {
             ExprKind::Unary { operand, .. } => stack.push(*operand),
-            ExprKind::Binary { lhs, rhs, .. } | ExprKind::Assign { lhs, rhs, .. } | ExprKind::Comma { lhs, rhs } => {
+            ExprKind::Binary { lhs, rhs, .. }
+            | ExprKind::Assign { lhs, rhs, .. }
+            | ExprKind::Comma { lhs, rhs } => {
                 stack.push(*lhs);
                 stack.push(*rhs);
             }
@@ -662,7 +697,9 @@ fn dismantle(expr: Expr) {
                 stack.push(*index);
             }
             ExprKind::Cast {
-                operand, array_dims, ..
+                operand,
+                array_dims,
+                ..
             } => {
                 stack.push(*operand);
                 stack.extend(array_dims.into_iter().flatten());

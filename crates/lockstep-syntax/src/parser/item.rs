@@ -5,8 +5,8 @@
 use super::types::{is_interpolation, is_keyword, is_storage, is_type_modifier};
 use super::{PResult, Parser, Reported};
 use crate::ast::{
-    Attribute, CBufferDecl, CBufferKind, Declarator, FieldDecl, FunctionDecl, Ident, Initializer, Item, Param,
-    ParamDirection, StructDecl, TranslationUnit, TypeExpr, TypedefDecl, VarDecl,
+    Attribute, CBufferDecl, CBufferKind, Declarator, FieldDecl, FunctionDecl, Ident, Initializer,
+    Item, Param, ParamDirection, StructDecl, TranslationUnit, TypeExpr, TypedefDecl, VarDecl,
 };
 use crate::diag::Diagnostic;
 use crate::lexer::TokenKind;
@@ -55,7 +55,10 @@ impl Parser<'_> {
                 Ok(())
             }
             "namespace" | "template" | "class" | "interface" if tok.kind == TokenKind::Ident => {
-                self.error_at(&tok, format!("'{}' declarations are not supported", tok.text));
+                self.error_at(
+                    &tok,
+                    format!("'{}' declarations are not supported", tok.text),
+                );
                 Err(Reported)
             }
             _ => {
@@ -81,7 +84,8 @@ impl Parser<'_> {
                 break;
             }
             let word = tok.text.as_str();
-            let storage = is_storage(word) || (is_interpolation(word) && self.nth(1).kind == TokenKind::Ident);
+            let storage = is_storage(word)
+                || (is_interpolation(word) && self.nth(1).kind == TokenKind::Ident);
             let type_modifier = is_type_modifier(word);
             if !storage && !type_modifier {
                 break;
@@ -132,7 +136,9 @@ impl Parser<'_> {
     ) -> PResult<Item> {
         let name = self.ident("expected identifier")?;
         if self.at("(") {
-            return Ok(Item::Function(self.function(start, attributes, storage, ty, name)?));
+            return Ok(Item::Function(
+                self.function(start, attributes, storage, ty, name)?,
+            ));
         }
         if let Some(attribute) = attributes.first() {
             self.diags.push(Diagnostic::warning(
@@ -159,7 +165,8 @@ impl Parser<'_> {
         name: Ident,
     ) -> PResult<FunctionDecl> {
         // `const` before a return type qualifies the type.
-        let (consts, storage): (Vec<Ident>, Vec<Ident>) = storage.into_iter().partition(|s| s.name == "const");
+        let (consts, storage): (Vec<Ident>, Vec<Ident>) =
+            storage.into_iter().partition(|s| s.name == "const");
         return_type.modifiers.splice(0..0, consts);
         let open = self.bump();
         let mut params = Vec::new();
@@ -216,7 +223,13 @@ impl Parser<'_> {
             }
             let word = tok.text.as_str();
             match word {
-                "in" => direction = if direction == ParamDirection::Out { ParamDirection::InOut } else { direction },
+                "in" => {
+                    direction = if direction == ParamDirection::Out {
+                        ParamDirection::InOut
+                    } else {
+                        direction
+                    }
+                }
                 "out" => {
                     direction = if direction == ParamDirection::In && self.prev_was_in() {
                         ParamDirection::InOut
@@ -225,7 +238,9 @@ impl Parser<'_> {
                     }
                 }
                 "inout" => direction = ParamDirection::InOut,
-                _ if is_storage(word) || (is_interpolation(word) && self.nth(1).kind == TokenKind::Ident) => {
+                _ if is_storage(word)
+                    || (is_interpolation(word) && self.nth(1).kind == TokenKind::Ident) =>
+                {
                     let tok = self.bump();
                     modifiers.push(Ident {
                         name: tok.text,
@@ -374,7 +389,12 @@ impl Parser<'_> {
     }
 
     /// `struct S { … };`, `struct S { … } s;`, `struct S;` or `struct S s;`.
-    fn struct_item(&mut self, start: Span, attributes: Vec<Attribute>, items: &mut Vec<Item>) -> PResult<()> {
+    fn struct_item(
+        &mut self,
+        start: Span,
+        attributes: Vec<Attribute>,
+        items: &mut Vec<Item>,
+    ) -> PResult<()> {
         self.bump();
         if self.at("{") {
             self.error_here("anonymous structs are not supported");
@@ -409,7 +429,10 @@ impl Parser<'_> {
             span: start.to(self.prev_span),
         }));
         let next = self.peek();
-        if next.kind == TokenKind::Ident && !is_keyword(&next.text) && !self.is_type_name(&next.text) {
+        if next.kind == TokenKind::Ident
+            && !is_keyword(&next.text)
+            && !self.is_type_name(&next.text)
+        {
             let var_start = self.peek().span;
             let first = self.ident("expected identifier")?;
             let declarators = self.declarators(first)?;

@@ -2,9 +2,19 @@
 
 use super::types::{is_interpolation, is_keyword, is_storage, is_type_modifier};
 use super::{PResult, Parser, Reported};
-use crate::ast::{Block, CaseLabel, Stmt, StmtKind, SwitchCase, VarDecl};
+use crate::ast::{Attribute, Block, CaseLabel, Stmt, StmtKind, SwitchCase, VarDecl};
 use crate::diag::Diagnostic;
 use crate::lexer::TokenKind;
+use crate::span::Span;
+
+#[inline(never)]
+fn stmt_node(attributes: Vec<Attribute>, kind: StmtKind, span: Span) -> Box<Stmt> {
+    Box::new(Stmt {
+        attributes,
+        kind,
+        span,
+    })
+}
 
 impl Parser<'_> {
     /// `{ statements }`; a missing `}` is reported and the block kept.
@@ -14,7 +24,7 @@ impl Parser<'_> {
             let mut stmts = Vec::new();
             while !p.at("}") && !p.at_eof() {
                 match p.stmt() {
-                    Ok(stmt) => stmts.push(stmt),
+                    Ok(stmt) => stmts.push(*stmt),
                     Err(Reported) => p.recover_stmt(),
                 }
             }
@@ -27,11 +37,18 @@ impl Parser<'_> {
         })
     }
 
-    pub(super) fn stmt(&mut self) -> PResult<Stmt> {
-        self.nested(|p| p.stmt_inner())
+    /// A statement, boxed: the recursive functions pass boxes so that their
+    /// stack frames stay small.
+    pub(super) fn stmt(&mut self) -> PResult<Box<Stmt>> {
+        if !self.enter_nesting() {
+            return Err(Reported);
+        }
+        let result = self.stmt_inner();
+        self.nesting -= 1;
+        result
     }
 
-    fn stmt_inner(&mut self) -> PResult<Stmt> {
+    fn stmt_inner(&mut self) -> PResult<Box<Stmt>> {
         let start = self.peek().span;
         let attributes = self.attributes()?;
         let tok = self.peek().clone();
@@ -48,15 +65,23 @@ impl Parser<'_> {
                 "do" => self.do_stmt()?,
                 "switch" => self.switch_stmt()?,
                 "break" => self.jump(StmtKind::Break, "expected ';' after break statement"),
-                "continue" => self.jump(StmtKind::Continue, "expected ';' after continue statement"),
+                "continue" => {
+                    self.jump(StmtKind::Continue, "expected ';' after continue statement")
+                }
                 "discard" => self.jump(StmtKind::Discard, "expected ';' after discard statement"),
                 "return" => self.return_stmt()?,
                 "case" | "default" => {
-                    self.error_at(&tok, format!("'{}' statement not in switch statement", tok.text));
+                    self.error_at(
+                        &tok,
+                        format!("'{}' statement not in switch statement", tok.text),
+                    );
                     return Err(Reported);
                 }
                 "struct" | "typedef" | "cbuffer" | "tbuffer" => {
-                    self.error_at(&tok, format!("local '{}' declarations are not supported", tok.text));
+                    self.error_at(
+                        &tok,
+                        format!("local '{}' declarations are not supported", tok.text),
+                    );
                     return Err(Reported);
                 }
                 _ => self.decl_or_expr_stmt()?,
@@ -64,11 +89,7 @@ impl Parser<'_> {
         } else {
             self.expr_stmt()?
         };
-        Ok(crate::ast::Stmt {
-            attributes,
-            kind,
-            span: start.to(self.prev_span),
-        })
+        Ok(stmt_node(attributes, kind, start.to(self.prev_span)))
     }
 
     /// Whether a statement starting here is a declaration: it starts with a
@@ -158,9 +179,9 @@ impl Parser<'_> {
     fn if_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
         let cond = self.paren_condition("if")?;
-        let then_branch = Box::new(self.stmt()?);
+        let then_branch = self.stmt()?;
         let else_branch = if self.eat_kw("else") {
-            Some(Box::new(self.stmt()?))
+            Some(self.stmt()?)
         } else {
             None
         };
@@ -203,7 +224,7 @@ impl Parser<'_> {
             Some(self.expr_top()?)
         };
         self.expect_closing(")", open.span)?;
-        let body = Box::new(self.stmt()?);
+        let body = self.stmt()?;
         Ok(StmtKind::For {
             init,
             cond,
@@ -215,13 +236,13 @@ impl Parser<'_> {
     fn while_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
         let cond = self.paren_condition("while")?;
-        let body = Box::new(self.stmt()?);
+        let body = self.stmt()?;
         Ok(StmtKind::While { cond, body })
     }
 
     fn do_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
-        let body = Box::new(self.stmt()?);
+        let body = self.stmt()?;
         if !self.eat_kw("while") {
             self.error_here("expected 'while' in do/while loop");
             return Err(Reported);
@@ -266,7 +287,7 @@ impl Parser<'_> {
                 Ok(stmt) => match cases.last_mut() {
                     Some(case) => {
                         case.span = case.span.to(stmt.span);
-                        case.body.push(stmt);
+                        case.body.push(*stmt);
                     }
                     None => self.diags.push(Diagnostic::warning(
                         stmt.span,

@@ -8,11 +8,49 @@ use crate::lexer::{Token, TokenKind};
 
 /// Words that can never name a variable or function.
 const KEYWORDS: &[&str] = &[
-    "if", "else", "for", "while", "do", "switch", "case", "default", "break", "continue", "return", "discard",
-    "struct", "typedef", "cbuffer", "tbuffer", "true", "false", "static", "const", "groupshared", "uniform",
-    "extern", "in", "out", "inout", "inline", "export", "precise", "volatile", "shared", "globallycoherent",
-    "namespace", "template", "class", "interface", "register", "unsigned", "signed", "row_major", "column_major",
-    "snorm", "unorm",
+    "if",
+    "else",
+    "for",
+    "while",
+    "do",
+    "switch",
+    "case",
+    "default",
+    "break",
+    "continue",
+    "return",
+    "discard",
+    "struct",
+    "typedef",
+    "cbuffer",
+    "tbuffer",
+    "true",
+    "false",
+    "static",
+    "const",
+    "groupshared",
+    "uniform",
+    "extern",
+    "in",
+    "out",
+    "inout",
+    "inline",
+    "export",
+    "precise",
+    "volatile",
+    "shared",
+    "globallycoherent",
+    "namespace",
+    "template",
+    "class",
+    "interface",
+    "register",
+    "unsigned",
+    "signed",
+    "row_major",
+    "column_major",
+    "snorm",
+    "unorm",
 ];
 
 /// Storage classes and other declaration modifiers, kept in
@@ -33,10 +71,23 @@ const STORAGE: &[&str] = &[
 
 /// Interpolation modifiers: modifiers only when a type follows, otherwise
 /// ordinary identifiers.
-const INTERPOLATION: &[&str] = &["nointerpolation", "linear", "centroid", "noperspective", "sample"];
+const INTERPOLATION: &[&str] = &[
+    "nointerpolation",
+    "linear",
+    "centroid",
+    "noperspective",
+    "sample",
+];
 
 /// Modifiers that belong to the type (`TypeExpr::modifiers`).
-const TYPE_MODIFIERS: &[&str] = &["unsigned", "signed", "row_major", "column_major", "snorm", "unorm"];
+const TYPE_MODIFIERS: &[&str] = &[
+    "unsigned",
+    "signed",
+    "row_major",
+    "column_major",
+    "snorm",
+    "unorm",
+];
 
 /// Scalar type names; each also has vector (`float4`) and matrix
 /// (`float4x4`) forms.
@@ -185,7 +236,9 @@ impl Parser<'_> {
         }
         self.eat_kw("struct");
         let tok = self.peek().clone();
-        let sign = modifiers.iter().any(|m| m.name == "unsigned" || m.name == "signed");
+        let sign = modifiers
+            .iter()
+            .any(|m| m.name == "unsigned" || m.name == "signed");
         let is_name = tok.kind == TokenKind::Ident
             && (self.is_type_name(&tok.text) || (!is_keyword(&tok.text) && !sign));
         let name = if is_name {
@@ -249,13 +302,13 @@ impl Parser<'_> {
                 break;
             }
         }
-        self.expect_template_close(open)?;
+        self.expect_template_close(open.span)?;
         Ok(args)
     }
 
     /// Consumes a `>` closing a template argument list, splitting `>>`
     /// (and `>=`, `>>=`) when needed.
-    pub(super) fn expect_template_close(&mut self, open: &Token) -> PResult<()> {
+    pub(super) fn expect_template_close(&mut self, open: crate::span::Span) -> PResult<()> {
         let tok = self.peek().clone();
         if tok.is_punct(">") {
             self.bump();
@@ -284,7 +337,7 @@ impl Parser<'_> {
         }
         let d = self
             .diagnostic(&tok, "expected '>'")
-            .with_label(open.span, "to match this '<'");
+            .with_label(open, "to match this '<'");
         self.diags.push(d);
         Err(Reported)
     }
@@ -380,7 +433,8 @@ impl Parser<'_> {
         let span = keyword.span.to(self.prev_span);
         // A shader-profile prefix (`ps_5_0`) is accepted and ignored.
         let parts: Vec<&Token> = parts.iter().filter(|t| !t.text.contains('_')).collect();
-        let (spaces, slots): (Vec<&Token>, Vec<&Token>) = parts.iter().partition(|t| t.text.starts_with("space"));
+        let (spaces, slots): (Vec<&Token>, Vec<&Token>) =
+            parts.iter().partition(|t| t.text.starts_with("space"));
         let mut space = 0;
         if let Some(tok) = spaces.first() {
             match tok.text["space".len()..].parse::<u32>() {
@@ -429,7 +483,8 @@ impl Parser<'_> {
         let mut span = None::<crate::span::Span>;
         while !self.at(")") && !self.at_eof() {
             let tok = self.peek().clone();
-            if !(tok.kind == TokenKind::Ident || tok.kind == TokenKind::IntLit || tok.is_punct(".")) {
+            if !(tok.kind == TokenKind::Ident || tok.kind == TokenKind::IntLit || tok.is_punct("."))
+            {
                 self.error_at(&tok, "expected packoffset component");
                 return Err(Reported);
             }

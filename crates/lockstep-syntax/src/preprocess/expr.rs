@@ -98,7 +98,10 @@ impl Eval<'_> {
     fn enter(&mut self) -> Result<(), Error> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err((self.here(), "preprocessor expression nested too deeply".to_string()));
+            return Err((
+                self.here(),
+                "preprocessor expression nested too deeply".to_string(),
+            ));
         }
         Ok(())
     }
@@ -121,13 +124,20 @@ impl Eval<'_> {
         self.enter()?;
         let then_value = self.comma(live && cond.is_true())?;
         if !self.at(":") {
-            return Err((self.here(), "expected ':' in preprocessor expression".to_string()));
+            return Err((
+                self.here(),
+                "expected ':' in preprocessor expression".to_string(),
+            ));
         }
         self.pos += 1;
         let else_value = self.conditional(live && !cond.is_true())?;
         self.depth -= 1;
         let unsigned = then_value.unsigned || else_value.unsigned;
-        let chosen = if cond.is_true() { then_value } else { else_value };
+        let chosen = if cond.is_true() {
+            then_value
+        } else {
+            else_value
+        };
         Ok(Value {
             bits: chosen.bits,
             unsigned,
@@ -136,7 +146,10 @@ impl Eval<'_> {
 
     fn binary(&mut self, min_precedence: u8, live: bool) -> Result<Value, Error> {
         let mut lhs = self.unary(live)?;
-        while let Some(op) = self.peek().filter(|t| binary_precedence(t).is_some_and(|p| p >= min_precedence)) {
+        while let Some(op) = self
+            .peek()
+            .filter(|t| binary_precedence(t).is_some_and(|p| p >= min_precedence))
+        {
             let precedence = binary_precedence(op).unwrap_or(u8::MAX);
             let (op, span) = (op.text.clone(), op.span);
             self.pos += 1;
@@ -155,14 +168,18 @@ impl Eval<'_> {
         let Some(tok) = self.peek() else {
             return Err((self.end, "expected value in expression".to_string()));
         };
-        if tok.kind == TokenKind::Punct && matches!(tok.text.as_str(), "+" | "-" | "~" | "!" | "(") {
+        if tok.kind == TokenKind::Punct && matches!(tok.text.as_str(), "+" | "-" | "~" | "!" | "(")
+        {
             let op = tok.text.clone();
             self.pos += 1;
             self.enter()?;
             let value = if op == "(" {
                 let inner = self.comma(live)?;
                 if !self.at(")") {
-                    return Err((self.here(), "expected ')' in preprocessor expression".to_string()));
+                    return Err((
+                        self.here(),
+                        "expected ')' in preprocessor expression".to_string(),
+                    ));
                 }
                 self.pos += 1;
                 inner
@@ -198,10 +215,18 @@ impl Eval<'_> {
                     unsigned: matches!(suffix, IntSuffix::U | IntSuffix::UL | IntSuffix::ULL)
                         || value > i64::MAX as u64,
                 },
-                _ => return Err((tok.span, "invalid integer constant in preprocessor expression".to_string())),
+                _ => {
+                    return Err((
+                        tok.span,
+                        "invalid integer constant in preprocessor expression".to_string(),
+                    ));
+                }
             },
             TokenKind::FloatLit => {
-                return Err((tok.span, "floating point literal in preprocessor expression".to_string()));
+                return Err((
+                    tok.span,
+                    "floating point literal in preprocessor expression".to_string(),
+                ));
             }
             TokenKind::CharLit => Value::signed(char_value(&tok.text)),
             TokenKind::Ident => Value::truth(tok.text == "true"),
@@ -209,7 +234,10 @@ impl Eval<'_> {
                 return Err((tok.span, "expected value in expression".to_string()));
             }
             _ => {
-                return Err((tok.span, "invalid token at start of a preprocessor expression".to_string()));
+                return Err((
+                    tok.span,
+                    "invalid token at start of a preprocessor expression".to_string(),
+                ));
             }
         };
         self.pos += 1;
@@ -249,14 +277,21 @@ fn apply(op: &str, lhs: Value, rhs: Value, live: bool, span: Span) -> Result<Val
         "/" | "%" => {
             if r == 0 {
                 if live {
-                    return Err((span, "division by zero in preprocessor expression".to_string()));
+                    return Err((
+                        span,
+                        "division by zero in preprocessor expression".to_string(),
+                    ));
                 }
                 arith(0)
             } else if unsigned {
                 arith(if op == "/" { l / r } else { l % r })
             } else {
                 let (a, b) = (l as i64, r as i64);
-                arith(if op == "/" { a.wrapping_div(b) } else { a.wrapping_rem(b) } as u64)
+                arith(if op == "/" {
+                    a.wrapping_div(b)
+                } else {
+                    a.wrapping_rem(b)
+                } as u64)
             }
         }
         "+" => arith(l.wrapping_add(r)),

@@ -32,5 +32,9 @@ fn corpus() {
             failures.push(format!("{}:\n{actual}", expected_path.display()));
         }
     }
-    assert!(failures.is_empty(), "snapshots differ (UPDATE_EXPECT=1 refreshes):\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "snapshots differ (UPDATE_EXPECT=1 refreshes):\n{}",
+        failures.join("\n")
+    );
 }

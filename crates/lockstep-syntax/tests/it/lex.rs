@@ -18,7 +18,12 @@ fn check_lex(input: &str, expect: Expect) {
         if tok.leading_space {
             flags.push_str(" space");
         }
-        out.push_str(&format!("{:?} {:?} {line}:{col}+{}{flags}", tok.kind, tok.text, tok.span.end - tok.span.start));
+        out.push_str(&format!(
+            "{:?} {:?} {line}:{col}+{}{flags}",
+            tok.kind,
+            tok.text,
+            tok.span.end - tok.span.start
+        ));
         if let Some(error) = &tok.error {
             out.push_str(&format!(" error: {error}"));
         }
@@ -45,8 +50,29 @@ fn check_numbers(spellings: &[&str], expect: Expect) {
 fn integer_literals() {
     check_numbers(
         &[
-            "0", "42", "0x1F", "0XffFF", "017", "0u", "1u", "1U", "1l", "1L", "1ul", "1uL", "1lu", "1LU", "1ll", "1LL",
-            "1ull", "1ULL", "1llu", "0xFFu", "0xFFull", "4294967295", "18446744073709551615",
+            "0",
+            "42",
+            "0x1F",
+            "0XffFF",
+            "017",
+            "0u",
+            "1u",
+            "1U",
+            "1l",
+            "1L",
+            "1ul",
+            "1uL",
+            "1lu",
+            "1LU",
+            "1ll",
+            "1LL",
+            "1ull",
+            "1ULL",
+            "1llu",
+            "0xFFu",
+            "0xFFull",
+            "4294967295",
+            "18446744073709551615",
         ],
         expect![[r###"
             0 => int 0 None
@@ -80,8 +106,8 @@ fn integer_literals() {
 fn float_literals() {
     check_numbers(
         &[
-            "1.0", "1.", ".5", "1e-3", "1E3", "1.5f", "1.5F", "1.5h", "1.5H", "1.5l", "1.5L", "2.0e+3F", "1.e2",
-            ".5e-1h", "3e10",
+            "1.0", "1.", ".5", "1e-3", "1E3", "1.5f", "1.5F", "1.5h", "1.5H", "1.5l", "1.5L",
+            "2.0e+3F", "1.e2", ".5e-1h", "3e10",
         ],
         expect![[r###"
             1.0 => float 1.0 None
@@ -106,7 +132,18 @@ fn float_literals() {
 #[test]
 fn malformed_numbers() {
     check_numbers(
-        &["09", "1z", "1uu", "0x", "0xg", "18446744073709551616", "1.5q", "1.0ff", "1e", "1.0.xx"],
+        &[
+            "09",
+            "1z",
+            "1uu",
+            "0x",
+            "0xg",
+            "18446744073709551616",
+            "1.5q",
+            "1.0ff",
+            "1e",
+            "1.0.xx",
+        ],
         expect![[r###"
             09 => error: invalid digit '9' in octal constant
             1z => error: invalid suffix 'z' on integer constant

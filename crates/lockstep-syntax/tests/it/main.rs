@@ -15,7 +15,9 @@ use expect_test::Expect;
 use lockstep_syntax::ast::TranslationUnit;
 use lockstep_syntax::ast_print::print_unit;
 use lockstep_syntax::lexer::TokenKind;
-use lockstep_syntax::{Diagnostics, PreprocessOptions, SourceMap, Span, Token, parse_file, preprocess};
+use lockstep_syntax::{
+    Diagnostics, PreprocessOptions, SourceMap, Span, Token, parse_file, preprocess,
+};
 
 /// The name the main file of every test has; diagnostics in it print as
 /// `line:col`, those in other files as `name:line:col`.
@@ -41,13 +43,20 @@ pub fn render_diags(map: &SourceMap, diags: &Diagnostics) -> String {
     let mut out = String::new();
     for d in &diags.items {
         let severity = format!("{:?}", d.severity).to_lowercase();
-        out.push_str(&format!("{}: {severity}: {}\n", location(map, d.span), d.message));
+        out.push_str(&format!(
+            "{}: {severity}: {}\n",
+            location(map, d.span),
+            d.message
+        ));
         for (span, label) in &d.labels {
             out.push_str(&format!("  {}: note: {label}\n", location(map, *span)));
         }
         if map.get(d.span.file).is_some() {
             for site in map.include_chain(d.span.file) {
-                out.push_str(&format!("  in file included from {}\n", location(map, site)));
+                out.push_str(&format!(
+                    "  in file included from {}\n",
+                    location(map, site)
+                ));
             }
         }
         for note in &d.notes {
@@ -58,7 +67,10 @@ pub fn render_diags(map: &SourceMap, diags: &Diagnostics) -> String {
 }
 
 /// Parses `files[0]` (named [`MAIN`]) with the others loadable by name.
-pub fn parse_files(files: &[(&str, &str)], opts: &PreprocessOptions) -> (TranslationUnit, SourceMap, Diagnostics) {
+pub fn parse_files(
+    files: &[(&str, &str)],
+    opts: &PreprocessOptions,
+) -> (TranslationUnit, SourceMap, Diagnostics) {
     let mut map = SourceMap::new();
     let main = map.add(MAIN, files[0].1, None);
     let loader: HashMap<String, String> = files[1..]
@@ -83,7 +95,10 @@ pub fn ast_and_diags(files: &[(&str, &str)], opts: &PreprocessOptions) -> String
 
 /// Parses `input` and compares the S-expression tree and the diagnostics.
 pub fn check(input: &str, expect: Expect) {
-    expect.assert_eq(&ast_and_diags(&[(MAIN, input)], &PreprocessOptions::default()));
+    expect.assert_eq(&ast_and_diags(
+        &[(MAIN, input)],
+        &PreprocessOptions::default(),
+    ));
 }
 
 /// Like [`check`], with more files and options.
@@ -119,7 +134,10 @@ fn token_lines(map: &SourceMap, tokens: &[Token]) -> String {
         if tok.kind == TokenKind::Eof {
             break;
         }
-        let line = (tok.span.file.0, map.file(tok.span.file).line_col(tok.span.start).0);
+        let line = (
+            tok.span.file.0,
+            map.file(tok.span.file).line_col(tok.span.start).0,
+        );
         if last.is_some() && last != Some(line) {
             out.push('\n');
         } else if last.is_some() {
@@ -135,10 +153,12 @@ fn token_lines(map: &SourceMap, tokens: &[Token]) -> String {
 }
 
 pub fn check_pp(input: &str, expect: Expect) {
-    expect.assert_eq(&preprocess_files(&[(MAIN, input)], &PreprocessOptions::default()));
+    expect.assert_eq(&preprocess_files(
+        &[(MAIN, input)],
+        &PreprocessOptions::default(),
+    ));
 }
 
 pub fn check_pp_with(files: &[(&str, &str)], opts: &PreprocessOptions, expect: Expect) {
     expect.assert_eq(&preprocess_files(files, opts));
 }
-mod stackprobe;

@@ -18,7 +18,9 @@ fn literals_in_expressions() {
 
 #[test]
 fn bad_literals_are_reported() {
-    check("static const uint a = 09;\nstatic const uint b = 1q;\nstatic const float c = 1.0x;\nstatic const uint d = 99999999999999999999;\n", expect![[r#"
+    check(
+        "static const uint a = 09;\nstatic const uint b = 1q;\nstatic const float c = 1.0x;\nstatic const uint d = 99999999999999999999;\n",
+        expect![[r#"
         (var static const uint (a = 0))
         (var static const uint (b = 0))
         (var static const float (c = 0.0))
@@ -28,7 +30,8 @@ fn bad_literals_are_reported() {
         2:23: error: invalid suffix 'q' on integer constant
         3:24: error: invalid suffix 'x' on floating constant
         4:23: error: integer literal is too large to be represented in any integer type
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
@@ -150,13 +153,16 @@ fn templates() {
 
 #[test]
 fn template_errors() {
-    check("vector<float, 4 v;\nRWBuffer<> w;\nfloat ok;\n", expect![[r#"
+    check(
+        "vector<float, 4 v;\nRWBuffer<> w;\nfloat ok;\n",
+        expect![[r#"
         (var float ok)
         ---
         1:17: error: expected '>'
           1:7: note: to match this '<'
         2:10: error: expected a type
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
@@ -207,7 +213,9 @@ fn type_spellings() {
 
 #[test]
 fn not_types() {
-    check("float5 a;\nfloat4x5 b;\nfloat0 c;\nint1x1 ok;\n", expect![[r#"
+    check(
+        "float5 a;\nfloat4x5 b;\nfloat0 c;\nint1x1 ok;\n",
+        expect![[r#"
         (var float5 a)
         (var float4x5 b)
         (var float0 c)
@@ -216,7 +224,8 @@ fn not_types() {
         1:1: error: unknown type name 'float5'
         2:1: error: unknown type name 'float4x5'
         3:1: error: unknown type name 'float0'
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
@@ -546,7 +555,9 @@ fn top_level_errors() {
 
 #[test]
 fn missing_semicolons_do_not_lose_statements() {
-    check("void f() {\n    a = 1\n    b = 2\n    int c\n    return\n}\nfloat x\nfloat y;\n", expect![[r#"
+    check(
+        "void f() {\n    a = 1\n    b = 2\n    int c\n    return\n}\nfloat x\nfloat y;\n",
+        expect![[r#"
         (fn void f ()
           (= a 1)
           (= b 2)
@@ -559,27 +570,37 @@ fn missing_semicolons_do_not_lose_statements() {
         4:10: error: expected ';' at end of declaration
         6:1: error: expected expression
         7:8: error: expected ';' after top level declarator
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn deep_nesting_is_an_error_not_a_crash() {
-    let deep = format!("void f() {{ a = {}1{}; b = 1; }}\n", "(".repeat(10_000), ")".repeat(10_000));
+    let deep = format!(
+        "void f() {{ a = {}1{}; b = 1; }}\n",
+        "(".repeat(10_000),
+        ")".repeat(10_000)
+    );
     let out = crate::ast_and_diags(&[(crate::MAIN, &deep)], &Default::default());
     expect![[r#"
         (fn void f ()
           (= b 1))
         ---
         1:270: error: bracket nesting level exceeded maximum of 256
-    "#]].assert_eq(&out);
+    "#]]
+    .assert_eq(&out);
 
-    let blocks = format!("void f() {{ {} }}\nfloat ok;\n", "{".repeat(5_000) + &"}".repeat(5_000));
+    let blocks = format!(
+        "void f() {{ {} }}\nfloat ok;\n",
+        "{".repeat(5_000) + &"}".repeat(5_000)
+    );
     let out = crate::ast_and_diags(&[(crate::MAIN, &blocks)], &Default::default());
     let diagnostics = &out[out.find("---").unwrap_or(0)..];
     expect![[r#"
         ---
         1:139: error: bracket nesting level exceeded maximum of 256
-    "#]].assert_eq(diagnostics);
+    "#]]
+    .assert_eq(diagnostics);
     assert!(out.contains("(var float ok)"));
 
     let unary = format!("void f() {{ a = {}1; }}\n", "-".repeat(10_000));
@@ -588,14 +609,19 @@ fn deep_nesting_is_an_error_not_a_crash() {
         (fn void f ())
         ---
         1:524: error: bracket nesting level exceeded maximum of 256
-    "#]].assert_eq(&out);
+    "#]]
+    .assert_eq(&out);
 }
 
 #[test]
 fn long_operator_chains_are_limited() {
     let ok = format!("void f() {{ a = 1{}; }}\n", " + 1".repeat(500));
     let out = crate::ast_and_diags(&[(crate::MAIN, &ok)], &Default::default());
-    assert!(!out.contains("error"), "{}", &out[out.len().saturating_sub(200)..]);
+    assert!(
+        !out.contains("error"),
+        "{}",
+        &out[out.len().saturating_sub(200)..]
+    );
 
     let long = format!("void f() {{ a = 1{}; b = 2; }}\n", " + 1".repeat(100_000));
     let out = crate::ast_and_diags(&[(crate::MAIN, &long)], &Default::default());
@@ -604,7 +630,8 @@ fn long_operator_chains_are_limited() {
           (= b 2))
         ---
         1:12: error: expression nesting depth exceeds maximum of 512
-    "#]].assert_eq(&out);
+    "#]]
+    .assert_eq(&out);
 
     let members = format!("void f() {{ a = b{}; }}\n", ".x".repeat(100_000));
     let out = crate::ast_and_diags(&[(crate::MAIN, &members)], &Default::default());
@@ -612,5 +639,6 @@ fn long_operator_chains_are_limited() {
         (fn void f ())
         ---
         1:12: error: expression nesting depth exceeds maximum of 512
-    "#]].assert_eq(&out);
+    "#]]
+    .assert_eq(&out);
 }

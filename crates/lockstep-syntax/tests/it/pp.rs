@@ -268,13 +268,16 @@ fn skipped_blocks_are_not_checked() {
 
 #[test]
 fn invalid_directive_and_null_directive() {
-    check_pp("#\n#bogus\n# 12 junk\n#123abc\nok\n", expect![[r#"
+    check_pp(
+        "#\n#bogus\n# 12 junk\n#123abc\nok\n",
+        expect![[r#"
         ok
         ---
         2:2: error: invalid preprocessing directive
         3:6: error: invalid filename for line marker directive
         4:2: error: invalid suffix 'abc' on integer constant
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
@@ -327,7 +330,10 @@ fn line_directive_does_not_move_spans() {
     let d = &diags.items[0];
     // The span is still a byte range of the real file…
     assert_eq!(d.span.file.0, 0);
-    assert_eq!(&map.file(d.span.file).text[d.span.start as usize..d.span.end as usize], ";");
+    assert_eq!(
+        &map.file(d.span.file).text[d.span.start as usize..d.span.end as usize],
+        ";"
+    );
     assert_eq!(map.file(d.span.file).line_col(d.span.start), (2, 9));
     // …and only the reported location changes.
     assert_eq!(location(&map, d.span), "gen.hlsl:10:9");
@@ -348,7 +354,10 @@ fn predefined_macros() {
         ..opts()
     };
     check_pp_with(
-        &[(MAIN, "#if __SHADER_TARGET_MAJOR == 6 && __SHADER_TARGET_MINOR >= 6\nwave_size_ok\n#endif\n")],
+        &[(
+            MAIN,
+            "#if __SHADER_TARGET_MAJOR == 6 && __SHADER_TARGET_MINOR >= 6\nwave_size_ok\n#endif\n",
+        )],
         &sm66,
         expect![[r#"
             wave_size_ok
@@ -368,12 +377,16 @@ fn command_line_defines() {
         ],
         ..opts()
     };
-    check_pp_with(&[(MAIN, "FLAG SIZE [EMPTY] SQ(3) __HLSL_VERSION\n")], &opts, expect![[r#"
+    check_pp_with(
+        &[(MAIN, "FLAG SIZE [EMPTY] SQ(3) __HLSL_VERSION\n")],
+        &opts,
+        expect![[r#"
         1 64 [ ] ( ( 3 ) * ( 3 ) ) 2018
         ---
         <command line>:5:9: warning: '__HLSL_VERSION' macro redefined
           <built-in>:1:9: note: previous definition is here
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
@@ -384,8 +397,14 @@ fn includes_relative_and_include_dirs() {
     };
     check_pp_with(
         &[
-            (MAIN, "#include \"sub/a.hlsl\"\n#include <lib.hlsl>\n#include \"both.hlsl\"\n#include \"deep.hlsl\"\nmain_end\n"),
-            ("sub/a.hlsl", "in_a\n#include \"b.hlsl\"\n#include \"../top.hlsl\"\n"),
+            (
+                MAIN,
+                "#include \"sub/a.hlsl\"\n#include <lib.hlsl>\n#include \"both.hlsl\"\n#include \"deep.hlsl\"\nmain_end\n",
+            ),
+            (
+                "sub/a.hlsl",
+                "in_a\n#include \"b.hlsl\"\n#include \"../top.hlsl\"\n",
+            ),
             ("sub/b.hlsl", "in_sub_b\n"),
             ("top.hlsl", "in_top\n"),
             ("inc/lib.hlsl", "in_inc_lib\n"),
@@ -434,7 +453,10 @@ fn include_chain_is_recorded() {
         ("a.hlsl", "\n\n#include \"b.hlsl\"\n"),
         ("b.hlsl", "int x = ;\n#error from b\n"),
     ];
-    check_with(&files, &opts(), expect![[r#"
+    check_with(
+        &files,
+        &opts(),
+        expect![[r#"
         (var int first)
         ---
         b.hlsl:2:1: error: from b
@@ -443,7 +465,8 @@ fn include_chain_is_recorded() {
         b.hlsl:1:9: error: expected expression
           in file included from a.hlsl:3:1
           in file included from 2:1
-    "#]]);
+    "#]],
+    );
     let (_, map, _) = parse_files(&files, &opts());
     let names: Vec<(&str, Option<String>)> = map
         .files()
@@ -473,16 +496,23 @@ fn include_chain_is_recorded() {
                 ),
             ),
         ]
-    "#]].assert_debug_eq(&names);
+    "#]]
+    .assert_debug_eq(&names);
 }
 
 #[test]
 fn pragma_once_and_include_guards() {
     check_pp_with(
         &[
-            (MAIN, "#include \"once.hlsl\"\n#include \"once.hlsl\"\n#include \"./once.hlsl\"\n#include \"guard.hlsl\"\n#include \"guard.hlsl\"\nend\n"),
+            (
+                MAIN,
+                "#include \"once.hlsl\"\n#include \"once.hlsl\"\n#include \"./once.hlsl\"\n#include \"guard.hlsl\"\n#include \"guard.hlsl\"\nend\n",
+            ),
             ("once.hlsl", "#pragma once\nonce_body\n"),
-            ("guard.hlsl", "#ifndef GUARD\n#define GUARD\nguard_body\n#endif\n"),
+            (
+                "guard.hlsl",
+                "#ifndef GUARD\n#define GUARD\nguard_body\n#endif\n",
+            ),
         ],
         &opts(),
         expect![[r#"
@@ -495,7 +525,13 @@ fn pragma_once_and_include_guards() {
 
 #[test]
 fn include_depth_limit() {
-    let files = [(MAIN, "#include \"self.hlsl\"\nafter\n"), ("self.hlsl", "x\n#include \"self.hlsl\"\n#include \"self.hlsl\"\n")];
+    let files = [
+        (MAIN, "#include \"self.hlsl\"\nafter\n"),
+        (
+            "self.hlsl",
+            "x\n#include \"self.hlsl\"\n#include \"self.hlsl\"\n",
+        ),
+    ];
     let out = crate::preprocess_files(&files, &opts());
     let lines: Vec<&str> = out.lines().collect();
     // 200 nested copies, then a fatal error: nothing after it is read.
@@ -504,15 +540,25 @@ fn include_depth_limit() {
     expect![[r#"
         self.hlsl:2:10: error: #include nested too deeply
           in file included from self.hlsl:2:1
-          in file included from self.hlsl:2:1"#]].assert_eq(&lines[first_error..first_error + 3].join("\n"));
-    assert_eq!(lines.iter().filter(|l| l.contains("in file included from")).count(), 200);
+          in file included from self.hlsl:2:1"#]]
+    .assert_eq(&lines[first_error..first_error + 3].join("\n"));
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.contains("in file included from"))
+            .count(),
+        200
+    );
     assert!(!out.contains("after"));
 }
 
 #[test]
 fn conditionals_do_not_cross_files() {
     check_pp_with(
-        &[(MAIN, "#include \"open.hlsl\"\n#endif\nend\n"), ("open.hlsl", "#if 1\nopen\n")],
+        &[
+            (MAIN, "#include \"open.hlsl\"\n#endif\nend\n"),
+            ("open.hlsl", "#if 1\nopen\n"),
+        ],
         &opts(),
         expect![[r#"
             open
@@ -549,7 +595,10 @@ fn expansion_spans_point_at_the_use_site() {
 #[test]
 fn macro_in_file_included_reports_chain() {
     check_with(
-        &[(MAIN, "#include \"defs.hlsl\"\nvoid main() { USE_IT; }\n"), ("defs.hlsl", "#define USE_IT int = 3\n")],
+        &[
+            (MAIN, "#include \"defs.hlsl\"\nvoid main() { USE_IT; }\n"),
+            ("defs.hlsl", "#define USE_IT int = 3\n"),
+        ],
         &opts(),
         expect![[r#"
             (fn void main ())
@@ -595,5 +644,8 @@ fn expansion_limits() {
     // Arguments nested deeper than the limit.
     let deep = format!("#define F(x) x\n{}1{}\n", "F(".repeat(300), ")".repeat(300));
     let out = crate::preprocess_files(&[(MAIN, &deep)], &opts());
-    assert!(out.contains("error: macro expansion nested too deeply"), "{out}");
+    assert!(
+        out.contains("error: macro expansion nested too deeply"),
+        "{out}"
+    );
 }

@@ -7,5 +7,6 @@ mod control_flow;
 mod examples;
 mod harness;
 mod intrinsics;
+mod language;
 mod memory;
 mod errors;

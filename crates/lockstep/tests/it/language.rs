@@ -1,0 +1,226 @@
+//! HLSL language features end to end, with hand-derived expectations:
+//! structs, matrices, arrays, swizzles, parameters, resources and their
+//! layouts, atomics, the preprocessor.
+
+use lockstep::pipeline::Kind;
+use lockstep::{CompileOptions, MemoryLoader, RunOptions};
+
+use crate::harness::{buf, pipeline, run_words};
+
+fn single(source: &str, n: usize) -> Vec<u32> {
+    run_words(source, [1, 1, 1], &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; n])], 8).remove(0)
+}
+
+#[test]
+fn structs_arrays_swizzles_and_parameters() {
+    let source = r#"
+struct Pair { uint a; uint2 b; };
+typedef uint Word;
+static const Word kTable[4] = { 10, 20, 30, 40 };
+RWStructuredBuffer<uint> Out : register(u0);
+
+void twice(inout uint x, out uint y) { y = x * 2; x += 1; }
+
+[numthreads(4, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    Pair p;
+    p.a = gi;
+    p.b = uint2(5, 6);
+    p.b.yx = p.b;             // swizzle write: b = (6, 5)
+    uint arr[4];
+    for (uint i = 0; i < 4; ++i)
+        arr[i] = kTable[(i + gi) % 4];
+    uint y;
+    uint x = arr[gi];          // dynamic index: kTable[(2 * gi) % 4]
+    twice(x, y);
+    uint4 v = uint4(p.b, p.a, 1);
+    Out[gi] = v.x * 1000000 + v.y * 100000 + v.z * 10000 + x * 10 + (y == (x - 1) * 2);
+}
+"#;
+    // x = kTable[(2gi) % 4] + 1, y = 2 * (x - 1).
+    let want: Vec<u32> = (0..4u32).map(|g| 6_000_000 + 500_000 + g * 10_000 + ([10, 20, 30, 40][(2 * g as usize) % 4] + 1) * 10 + 1).collect();
+    assert_eq!(single(source, 4), want);
+}
+
+#[test]
+fn matrices_and_mul() {
+    let source = r#"
+RWStructuredBuffer<float4> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main()
+{
+    float2x3 m = float2x3(1, 2, 3,
+                          4, 5, 6);
+    float3 v = float3(1, 0, -1);
+    float2 mv = mul(m, v);                 // (1 - 3, 4 - 6) = (-2, -2)
+    float2 vm = mul(float2(1, 1), m);      // (5, 7, 9)
+    float3x2 t = transpose(m);
+    Out[0] = float4(mv, m[1].z, t[2].x);   // (-2, -2, 6, 3)
+    Out[1] = float4(vm.xy, dot(v, v), m._m12);
+}
+"#;
+    let out = run_words(source, [1, 1, 1], &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 8])], 4).remove(0);
+    let f: Vec<f32> = out.iter().map(|&b| f32::from_bits(b)).collect();
+    assert_eq!(f, [-2.0, -2.0, 6.0, 3.0, 5.0, 7.0, 2.0, 6.0]);
+}
+
+#[test]
+fn structured_buffer_of_structs_and_cbuffer_packing() {
+    let source = r#"
+struct Item { uint key; float3 pos; uint2 extra; };   // 4 + 12 + 8 = 24 bytes
+StructuredBuffer<Item> Items : register(t0);
+cbuffer Params : register(b0)
+{
+    uint count;       // offset 0
+    float3 scale;     // offset 4: fits in the first register
+    float2 bias;      // offset 16: a new register
+    uint tail;        // offset 24
+};
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(2, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    Item it = Items[gi];
+    Out[gi] = it.key + uint(it.pos.y * scale.z) + it.extra.y + count + uint(bias.y) + tail;
+}
+"#;
+    let f = |x: f32| x.to_bits();
+    // Item 0: key 1, pos (0, 2, 0), extra (0, 100); item 1: key 2, pos (0, 3, 0), extra (0, 200).
+    let items = vec![1, f(0.0), f(2.0), f(0.0), 0, 100, 2, f(0.0), f(3.0), f(0.0), 0, 200];
+    // count = 1000, scale = (0, 0, 10), bias = (0, 5), tail = 7: 32 bytes.
+    let params = vec![1000, f(0.0), f(0.0), f(10.0), f(0.0), f(5.0), 7, 0];
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[buf("Items", Kind::StructuredBuffer, 0, items), buf("Params", Kind::ConstantBuffer, 0, params), buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 2])],
+        4,
+    );
+    assert_eq!(out[2], [1 + 20 + 100 + 1000 + 5 + 7, 2 + 30 + 200 + 1000 + 5 + 7]);
+}
+
+#[test]
+fn byte_address_buffers_and_get_dimensions() {
+    let source = r#"
+ByteAddressBuffer In : register(t0);
+RWByteAddressBuffer Raw : register(u0);
+RWStructuredBuffer<uint2> Out : register(u1);
+[numthreads(1, 1, 1)]
+void main()
+{
+    uint4 q = In.Load4(0);
+    uint2 d = In.Load2(8);
+    float f = In.Load<float>(16);
+    Raw.Store(0, q.x + q.w);
+    Raw.Store2(4, d.yx);
+    Raw.Store<float>(12, f * 2);
+    uint bytes;
+    In.GetDimensions(bytes);
+    uint count, stride;
+    Out.GetDimensions(count, stride);
+    Out[0] = uint2(bytes, count * 100 + stride);
+}
+"#;
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[
+            buf("In", Kind::ByteAddressBuffer, 0, vec![1, 2, 3, 4, 1.5f32.to_bits()]),
+            buf("Raw", Kind::RwByteAddressBuffer, 0, vec![0; 4]),
+            buf("Out", Kind::RwStructuredBuffer, 1, vec![0; 6]),
+        ],
+        4,
+    );
+    assert_eq!(out[1], [5, 4, 3, 3.0f32.to_bits()]);
+    assert_eq!(&out[2][..2], [20, 3 * 100 + 8]);
+}
+
+#[test]
+fn interlocked_family_on_buffers_and_groupshared() {
+    let source = r#"
+RWStructuredBuffer<uint> U : register(u0);
+RWStructuredBuffer<int> I : register(u1);
+RWStructuredBuffer<uint64_t> Wide : register(u2);
+groupshared uint g;
+[numthreads(16, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    if (gi == 0) g = 0;
+    GroupMemoryBarrierWithGroupSync();
+    InterlockedOr(g, 1u << gi);
+    InterlockedAdd(U[0], 1);
+    InterlockedMax(U[1], gi * 3);
+    InterlockedMin(I[0], -int(gi));
+    InterlockedAnd(U[2], ~(1u << gi));
+    InterlockedXor(U[3], gi);
+    uint old;
+    InterlockedCompareExchange(U[4], gi, gi + 1, old);   // counts 0 -> 16 only in lane order
+    InterlockedExchange(U[5], 7, old);
+    InterlockedCompareStore(U[6], 0, 9);
+    InterlockedAdd(Wide[0], 0x100000000ull + gi);
+    GroupMemoryBarrierWithGroupSync();
+    if (gi == 0) U[7] = g;
+}
+"#;
+    for w in [4, 16] {
+        let out = run_words(
+            source,
+            [1, 1, 1],
+            &[
+                buf("U", Kind::RwStructuredBuffer, 0, vec![0, 0, 0xFFFF_FFFF, 0, 0, 0, 0, 0]),
+                buf("I", Kind::RwStructuredBuffer, 1, vec![0]),
+                buf("Wide", Kind::RwStructuredBuffer, 2, vec![0, 0]),
+            ],
+            w,
+        );
+        // Xor of 0..15 is 0; the compare-exchange chain advances once per
+        // lane in lane order.
+        assert_eq!(out[0], [16, 45, 0xFFFF_0000, 0, 16, 7, 9, 0xFFFF], "wave size {w}");
+        assert_eq!(out[1], [(-15i32) as u32]);
+        assert_eq!(out[2], [120, 16], "wave size {w}");
+    }
+}
+
+#[test]
+fn preprocessor_and_includes() {
+    let mut loader = MemoryLoader::default();
+    loader.files.insert("common.hlsli".to_string(), "#define SCALE(x) ((x) * FACTOR)\n#define CAT(a, b) a##b\n".to_string());
+    let source = r#"
+#include "common.hlsli"
+#ifndef FACTOR
+#error FACTOR must be defined
+#endif
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+#if FACTOR > 2 && defined(EXTRA)
+    uint CAT(va, lue) = SCALE(gi) + EXTRA;
+#else
+    uint value = 0;
+#endif
+    Out[gi] = value;
+}
+"#;
+    let opts = CompileOptions { defines: vec![("FACTOR".into(), "3".into()), ("EXTRA".into(), "100".into())], ..CompileOptions::default() };
+    let shader = lockstep::compile("main.hlsl", source, &opts, &loader).unwrap_or_else(|e| panic!("{}", e.render(false)));
+    let p = pipeline([1, 1, 1], &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 4])]);
+    let out = lockstep::run(&shader, &p, &RunOptions::default()).unwrap();
+    assert_eq!(out.contents[0], [100u32, 103, 106, 109].iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
+
+    // Without FACTOR the #error fires, pointing into the main file.
+    let err = lockstep::compile("main.hlsl", source, &CompileOptions::default(), &loader).err().unwrap();
+    let text = err.render(false);
+    assert!(text.starts_with("main.hlsl:4:1: error: FACTOR must be defined"), "{text}");
+}
+
+#[test]
+fn diagnostics_show_the_include_chain() {
+    let mut loader = MemoryLoader::default();
+    loader.files.insert("bad.hlsli".to_string(), "uint broken() { return undefinedName; }\n".to_string());
+    let source = "#include \"bad.hlsli\"\n[numthreads(1,1,1)]\nvoid main() {}\n";
+    let err = lockstep::compile("main.hlsl", source, &CompileOptions::default(), &loader).err().unwrap();
+    let text = err.render(false);
+    assert!(text.starts_with("in file included from main.hlsl:1:"), "{text}");
+    assert!(text.contains("bad.hlsli:1:24: error: use of undeclared identifier 'undefinedName'"), "{text}");
+}
