@@ -368,6 +368,8 @@ impl Sema<'_> {
         use ast::UnaryOp as U;
         let target = self.lower_expr(operand)?;
         let place = self.assignable(&target, operand.span)?;
+        let (setup, place) = self.stabilize_place(place, span);
+        let target = TExpr::of(self.wrap(ExprKind::Load(place.clone()), target.ty(), span));
         let Some((s, shape)) =
             numeric(&self.module.types, place.ty).filter(|(s, _)| *s != ScalarType::Bool)
         else {
@@ -401,7 +403,8 @@ impl Sema<'_> {
             value: Box::new(value),
             yield_old,
         };
-        Some(TExpr::new(kind, ty, span))
+        let assign = self.wrap(kind, ty, span);
+        Some(TExpr::of(self.sequence(setup, assign)))
     }
 
     pub fn lower_assign(
@@ -416,9 +419,18 @@ impl Sema<'_> {
         let target = target?;
         let place = self.assignable(&target, lhs.span)?;
         let value = value?;
+        // A compound assignment reads and writes the place: its index
+        // expressions must run once.
+        let (setup, place) = match op {
+            None => (Vec::new(), place),
+            Some(_) => self.stabilize_place(place, span),
+        };
         let value = match op {
             None => value,
-            Some(op) => self.binary_values(op, TExpr::of(target.e.clone()), value, span)?,
+            Some(op) => {
+                let current = self.wrap(ExprKind::Load(place.clone()), target.ty(), span);
+                self.binary_values(op, TExpr::of(current), value, span)?
+            }
         };
         let value = self.coerce(value, place.ty, span)?;
         let ty = place.ty;
@@ -427,7 +439,48 @@ impl Sema<'_> {
             value: Box::new(value),
             yield_old: false,
         };
-        Some(TExpr::new(kind, ty, span))
+        let assign = self.wrap(kind, ty, span);
+        Some(TExpr::of(self.sequence(setup, assign)))
+    }
+
+    /// Moves every index of `place` that has side effects (`a[i++]`) into a
+    /// fresh local, so that a place read and then written evaluates each
+    /// index once. Returns the assignments to run first.
+    fn stabilize_place(&mut self, mut place: Place, span: Span) -> (Vec<ir::Expr>, Place) {
+        let mut setup = Vec::new();
+        match &mut place.root {
+            ir::PlaceRoot::BufferElement { index: e, .. } | ir::PlaceRoot::ByteAddress { address: e, .. } => {
+                self.hoist(e, &mut setup, span);
+            }
+            _ => {}
+        }
+        for access in &mut place.path {
+            if let ir::Access::Index(e) = access {
+                self.hoist(e, &mut setup, span);
+            }
+        }
+        (setup, place)
+    }
+
+    fn hoist(&mut self, e: &mut Box<ir::Expr>, setup: &mut Vec<ir::Expr>, span: Span) {
+        if !has_side_effects(e) {
+            return;
+        }
+        let Some(fcx) = self.fcx.as_mut() else { return };
+        let id = ir::LocalId(fcx.locals.len() as u32);
+        fcx.locals.push(ir::Variable { name: format!("index.{}", id.0), ty: e.ty, span: e.span });
+        let temp = Place { root: ir::PlaceRoot::Local(id), path: Vec::new(), ty: e.ty };
+        let load = self.wrap(ExprKind::Load(temp.clone()), e.ty, span);
+        let value = std::mem::replace(&mut **e, load);
+        let ty = value.ty;
+        setup.push(self.wrap(ExprKind::Assign { place: temp, value: Box::new(value), yield_old: false }, ty, span));
+    }
+
+    fn sequence(&mut self, setup: Vec<ir::Expr>, last: ir::Expr) -> ir::Expr {
+        setup.into_iter().rev().fold(last, |rest, first| {
+            let (ty, span) = (rest.ty, rest.span);
+            ir::Expr { kind: ExprKind::Sequence(Box::new(first), Box::new(rest)), ty, span }
+        })
     }
 
     /// The place an assignment writes, or a diagnostic saying why `t` cannot
@@ -491,4 +544,32 @@ fn promote_bool(s: ScalarType) -> ScalarType {
     } else {
         s
     }
+}
+
+/// Whether evaluating `e` changes any state (an assignment, a call or an
+/// atomic somewhere inside).
+fn has_side_effects(e: &ir::Expr) -> bool {
+    use ExprKind as K;
+    let any = |es: &[ir::Expr]| es.iter().any(has_side_effects);
+    match &e.kind {
+        K::Assign { .. } | K::Atomic { .. } | K::Call { .. } => true,
+        K::Const(_) | K::ResourceQuery { .. } => false,
+        K::Load(p) => place_has_side_effects(p),
+        K::Construct(es) | K::Builtin(_, es) | K::Wave(_, es) => any(es),
+        K::Splat(a) | K::Swizzle(a, _) | K::Field(a, _) | K::Unary(_, a) | K::Convert(a) | K::Bitcast(a) => has_side_effects(a),
+        K::Index(a, b) | K::Binary(_, a, b) | K::LogicalAnd(a, b) | K::LogicalOr(a, b) | K::Sequence(a, b) => {
+            has_side_effects(a) || has_side_effects(b)
+        }
+        K::Conditional { cond, accept, reject } | K::Select { cond, accept, reject } => {
+            has_side_effects(cond) || has_side_effects(accept) || has_side_effects(reject)
+        }
+    }
+}
+
+fn place_has_side_effects(p: &Place) -> bool {
+    let root = match &p.root {
+        ir::PlaceRoot::BufferElement { index: e, .. } | ir::PlaceRoot::ByteAddress { address: e, .. } => has_side_effects(e),
+        _ => false,
+    };
+    root || p.path.iter().any(|a| matches!(a, ir::Access::Index(e) if has_side_effects(e)))
 }

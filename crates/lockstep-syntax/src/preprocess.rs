@@ -1420,10 +1420,10 @@ impl<'a> Preprocessor<'a> {
                 placemarker: false,
             }],
             _ => {
-                self.error(
-                    span,
-                    format!("pasting formed '{text}', an invalid preprocessing token"),
-                );
+                let message = format!("pasting formed '{text}', an invalid preprocessing token");
+                let label = format!("expanded from macro '{}'", origin.name);
+                let d = Diagnostic::error(span, message).with_label(origin.definition, label);
+                self.diags.push(d);
                 vec![lhs, rhs]
             }
         }

@@ -113,6 +113,7 @@ fn token_pasting() {
             abc c
             ---
             6:1: error: pasting formed '+-', an invalid preprocessing token
+              1:9: note: expanded from macro 'CAT'
         "#]],
     );
 }
@@ -648,4 +649,44 @@ fn expansion_limits() {
         out.contains("error: macro expansion nested too deeply"),
         "{out}"
     );
+}
+
+/// Each output token as `text@line:col`, with `<M` when it came out of
+/// macro `M`'s body.
+fn token_spans(input: &str) -> String {
+    let mut map = SourceMap::new();
+    let main = map.add(MAIN, input, None);
+    let mut diags = Diagnostics::default();
+    let tokens = preprocess(&mut map, main, &opts(), &NoIncludes, &mut diags);
+    let mut out = String::new();
+    for tok in &tokens {
+        let (line, col) = map.file(tok.span.file).line_col(tok.span.start);
+        let width = tok.span.end - tok.span.start;
+        out.push_str(&format!("{}@{line}:{col}+{width}", tok.text));
+        if let Some(origin) = &tok.expansion {
+            out.push_str(&format!("<{}", origin.name));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn token_spans_of_expansions() {
+    // Body tokens take the whole invocation's span and name the outermost
+    // macro; argument tokens keep their own spans.
+    expect![[r#"
+        (@4:1+8<OUTER
+        a@4:7+1
+        +@4:1+8<OUTER
+        1@4:1+8<OUTER
+        )@4:1+8<OUTER
+        *@4:1+8<OUTER
+        2@4:1+8<OUTER
+        b@5:1+1
+        @6:1+0
+    "#]]
+    .assert_eq(&token_spans(
+        "#define INNER(v) (v + 1)\n#define OUTER(x) INNER(x) * K\n#define K 2\nOUTER(a)\nb\n",
+    ));
 }

@@ -224,3 +224,24 @@ fn diagnostics_show_the_include_chain() {
     assert!(text.starts_with("in file included from main.hlsl:1:"), "{text}");
     assert!(text.contains("bad.hlsli:1:24: error: use of undeclared identifier 'undefinedName'"), "{text}");
 }
+
+#[test]
+fn compound_assignment_evaluates_the_index_once() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main()
+{
+    uint a[4] = { 1, 2, 3, 4 };
+    uint i = 0;
+    a[i++] += 10;     // a[0] = 11, i = 1
+    a[i++]++;         // a[1] = 3, i = 2
+    Out[i++] *= 5;    // Out[2] = 35, i = 3
+    Out[0] = a[0];
+    Out[1] = a[1];
+    Out[3] = i;
+}
+"#;
+    let out = run_words(source, [1, 1, 1], &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0, 0, 7, 0])], 4).remove(0);
+    assert_eq!(out, [11, 3, 35, 3]);
+}
