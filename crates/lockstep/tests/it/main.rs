@@ -3,6 +3,7 @@
 //! specification's tables, hand-computed values, and the reference model in
 //! lockstep-wave).
 
+mod builtins;
 mod control_flow;
 mod examples;
 mod harness;

@@ -1,0 +1,105 @@
+//! Math and bit built-ins at run time, against hand-derived values.
+
+use lockstep::pipeline::Kind;
+
+use crate::harness::{buf, run_words};
+
+/// Runs `exprs` (each a `float` expression) on one lane and returns the
+/// results.
+fn floats(exprs: &[&str]) -> Vec<f32> {
+    let body: String = exprs.iter().enumerate().map(|(i, e)| format!("    Out[{i}] = asuint((float)({e}));\n")).collect();
+    let source = format!("RWStructuredBuffer<uint> Out : register(u0);\n[numthreads(1, 1, 1)]\nvoid main()\n{{\n{body}}}\n");
+    let out = run_words(&source, [1, 1, 1], &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; exprs.len()])], 4).remove(0);
+    out.iter().map(|&b| f32::from_bits(b)).collect()
+}
+
+fn uints(exprs: &[&str]) -> Vec<u32> {
+    let body: String = exprs.iter().enumerate().map(|(i, e)| format!("    Out[{i}] = (uint)({e});\n")).collect();
+    let source = format!("RWStructuredBuffer<uint> Out : register(u0);\n[numthreads(1, 1, 1)]\nvoid main()\n{{\n    int m = -3;\n    uint z = 0;\n{body}}}\n");
+    run_words(&source, [1, 1, 1], &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; exprs.len()])], 4).remove(0)
+}
+
+#[test]
+fn float_builtins() {
+    let cases: &[(&str, f32)] = &[
+        ("abs(-2.5)", 2.5),
+        ("min(-1.0, 2.0)", -1.0),
+        ("max(-1.0, 2.0)", 2.0),
+        ("clamp(5.0, 0.0, 3.0)", 3.0),
+        ("saturate(1.5)", 1.0),
+        ("saturate(-0.5)", 0.0),
+        ("floor(-1.5)", -2.0),
+        ("ceil(-1.5)", -1.0),
+        ("round(2.5)", 2.0),
+        ("round(3.5)", 4.0),
+        ("trunc(-1.75)", -1.0),
+        ("frac(-0.25)", 0.75),
+        ("fmod(-7.5, 2.0)", -1.5),
+        ("sqrt(16.0)", 4.0),
+        ("rsqrt(4.0)", 0.5),
+        ("rcp(4.0)", 0.25),
+        ("exp2(3.0)", 8.0),
+        ("log2(8.0)", 3.0),
+        ("pow(2.0, 10.0)", 1024.0),
+        ("exp(0.0)", 1.0),
+        ("log(1.0)", 0.0),
+        ("sin(0.0)", 0.0),
+        ("cos(0.0)", 1.0),
+        ("lerp(2.0, 4.0, 0.25)", 2.5),
+        ("mad(2.0, 3.0, 4.0)", 10.0),
+        ("dot(float3(1, 2, 3), float3(4, 5, 6))", 32.0),
+        ("cross(float3(1, 0, 0), float3(0, 1, 0)).z", 1.0),
+        ("length(float2(3, 4))", 5.0),
+        ("distance(float2(1, 1), float2(4, 5))", 5.0),
+        ("normalize(float2(0, 2)).y", 1.0),
+        ("select(bool2(true, false), float2(1, 2), float2(3, 4)).y", 4.0),
+        ("asdouble(0u, 0x3FF00000u)", 1.0),
+        ("f16tof32(0x4000u)", 2.0),
+        ("asfloat(0x40490FDBu)", std::f32::consts::PI),
+        ("sign(-3.5)", -1.0),
+        ("atan2(1.0, 1.0)", 1.0f32.atan2(1.0)),
+        ("fma(2.0l, 3.0l, 1.0l)", 7.0),
+    ];
+    let exprs: Vec<&str> = cases.iter().map(|c| c.0).collect();
+    let got = floats(&exprs);
+    for ((expr, want), got) in cases.iter().zip(got) {
+        assert_eq!(got.to_bits(), want.to_bits(), "{expr}: got {got}, want {want}");
+    }
+}
+
+#[test]
+fn integer_and_bit_builtins() {
+    let cases: &[(&str, u32)] = &[
+        ("abs(m)", 3),
+        ("min(m, 2)", (-3i32) as u32),
+        ("max(7u, 9u)", 9),
+        ("clamp(m, -1, 1)", (-1i32) as u32),
+        ("sign(m)", (-1i32) as u32),
+        ("countbits(0xF0F0u)", 8),
+        ("firstbithigh(0x10000u)", 16),
+        ("firstbithigh(z)", 0xFFFF_FFFF),
+        ("firstbitlow(0x18u)", 3),
+        ("reversebits(1u)", 0x8000_0000),
+        ("f32tof16(1.0)", 0x3C00),
+        ("asuint(1.0)", 0x3F80_0000),
+        ("asint(-2.0)", 0xC000_0000),
+        ("isnan(asfloat(0x7FC00000u))", 1),
+        ("isinf(asfloat(0xFF800000u))", 1),
+        ("isfinite(1.0)", 1),
+        ("all(bool3(true, true, false))", 0),
+        ("any(bool3(false, true, false))", 1),
+        ("and(true, false)", 0),
+        ("or(false, true)", 1),
+        ("7u / z", 0xFFFF_FFFF),
+        ("1u << 33u", 2),
+        ("m >> 1", (-2i32) as u32),
+        ("m % 2", (-1i32) as u32),
+        ("(uint)(-1.5)", 0),
+        ("(int)(-1.5)", (-1i32) as u32),
+    ];
+    let exprs: Vec<&str> = cases.iter().map(|c| c.0).collect();
+    let got = uints(&exprs);
+    for ((expr, want), got) in cases.iter().zip(got) {
+        assert_eq!(got, *want, "{expr}: got {got:#x}, want {want:#x}");
+    }
+}
