@@ -18,7 +18,11 @@ const EXIT_FAIL: u8 = 1;
 const EXIT_ERROR: u8 = 2;
 
 #[derive(Parser, Debug)]
-#[command(name = "lockstep", version, about = "Run HLSL compute shaders on the CPU with exact wave semantics")]
+#[command(
+    name = "lockstep",
+    version,
+    about = "Run HLSL compute shaders on the CPU with exact wave semantics"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -87,7 +91,11 @@ struct FsLoader;
 impl SourceLoader for FsLoader {
     fn load(&self, path: &str) -> Option<String> {
         let p = Path::new(path);
-        if p.is_file() { std::fs::read_to_string(p).ok() } else { None }
+        if p.is_file() {
+            std::fs::read_to_string(p).ok()
+        } else {
+            None
+        }
     }
 }
 
@@ -115,7 +123,8 @@ fn error(message: impl std::fmt::Display) -> u8 {
 }
 
 fn read(path: &Path, what: &str) -> Result<String, u8> {
-    std::fs::read_to_string(path).map_err(|e| error(format!("cannot read {what} '{}': {e}", path.display())))
+    std::fs::read_to_string(path)
+        .map_err(|e| error(format!("cannot read {what} '{}': {e}", path.display())))
 }
 
 fn use_color(when: &str) -> bool {
@@ -126,7 +135,10 @@ fn use_color(when: &str) -> bool {
     }
 }
 
-fn compile_options(args: &CompileArgs, pipeline_entry: Option<&str>) -> Result<CompileOptions, String> {
+fn compile_options(
+    args: &CompileArgs,
+    pipeline_entry: Option<&str>,
+) -> Result<CompileOptions, String> {
     let mut opts = CompileOptions::default();
     if let Some(p) = &args.profile {
         opts.shader_model = lockstep::parse_profile(p)?;
@@ -134,9 +146,15 @@ fn compile_options(args: &CompileArgs, pipeline_entry: Option<&str>) -> Result<C
     if let Some(v) = args.hlsl_version
         && v != 2021
     {
-        return Err(format!("HLSL version {v} is not supported: Lockstep implements HLSL 2021"));
+        return Err(format!(
+            "HLSL version {v} is not supported: Lockstep implements HLSL 2021"
+        ));
     }
-    opts.entry = args.entry.clone().or(pipeline_entry.map(str::to_string)).unwrap_or_else(|| "main".to_string());
+    opts.entry = args
+        .entry
+        .clone()
+        .or(pipeline_entry.map(str::to_string))
+        .unwrap_or_else(|| "main".to_string());
     opts.enable_16bit_types = args.enable_16bit_types;
     for d in &args.defines {
         let (name, value) = d.split_once('=').unwrap_or((d, "1"));
@@ -145,7 +163,11 @@ fn compile_options(args: &CompileArgs, pipeline_entry: Option<&str>) -> Result<C
         }
         opts.defines.push((name.to_string(), value.to_string()));
     }
-    opts.include_dirs = args.include_dirs.iter().map(|p| p.display().to_string()).collect();
+    opts.include_dirs = args
+        .include_dirs
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
     Ok(opts)
 }
 
@@ -178,8 +200,15 @@ fn run(args: &RunArgs) -> u8 {
             return EXIT_ERROR;
         }
     };
-    eprint!("{}", lockstep::render_diagnostics(&shader.source_map, &shader.diagnostics, color));
-    let run_opts = RunOptions { wave_size: args.wave_size, threads: args.threads, step_budget: args.max_steps };
+    eprint!(
+        "{}",
+        lockstep::render_diagnostics(&shader.source_map, &shader.diagnostics, color)
+    );
+    let run_opts = RunOptions {
+        wave_size: args.wave_size,
+        threads: args.threads,
+        step_budget: args.max_steps,
+    };
     let output = match lockstep::run(&shader, &pipeline, &run_opts) {
         Ok(o) => o,
         Err(e) => {
@@ -188,7 +217,10 @@ fn run(args: &RunArgs) -> u8 {
                 Some(span) => {
                     let mut d = Diagnostic::error(span, e.message);
                     d.notes = e.notes;
-                    eprint!("{}", lockstep::render_diagnostics(&shader.source_map, &[d], color));
+                    eprint!(
+                        "{}",
+                        lockstep::render_diagnostics(&shader.source_map, &[d], color)
+                    );
                 }
                 None => {
                     eprintln!("error: {}", e.message);
@@ -217,5 +249,9 @@ fn run(args: &RunArgs) -> u8 {
             eprintln!();
         }
     }
-    if output.passed() { EXIT_PASS } else { EXIT_FAIL }
+    if output.passed() {
+        EXIT_PASS
+    } else {
+        EXIT_FAIL
+    }
 }

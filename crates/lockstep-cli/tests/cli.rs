@@ -8,7 +8,11 @@ fn repo() -> PathBuf {
 }
 
 fn lockstep(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lockstep")).current_dir(repo()).args(args).output().expect("run lockstep")
+    Command::new(env!("CARGO_BIN_EXE_lockstep"))
+        .current_dir(repo())
+        .args(args)
+        .output()
+        .expect("run lockstep")
 }
 
 fn stderr(o: &Output) -> String {
@@ -22,7 +26,11 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-const EXAMPLE: [&str; 3] = ["run", "examples/compact_write.yaml", "examples/compact_write.hlsl"];
+const EXAMPLE: [&str; 3] = [
+    "run",
+    "examples/compact_write.yaml",
+    "examples/compact_write.hlsl",
+];
 
 #[test]
 fn example_passes_and_prints_buffers() {
@@ -37,7 +45,15 @@ fn example_passes_and_prints_buffers() {
 fn output_file_parses_back() {
     let dir = scratch("out");
     let out = dir.join("out.yaml");
-    let o = lockstep(&[EXAMPLE[0], EXAMPLE[1], EXAMPLE[2], "--wave-size", "4", "-o", out.to_str().unwrap()]);
+    let o = lockstep(&[
+        EXAMPLE[0],
+        EXAMPLE[1],
+        EXAMPLE[2],
+        "--wave-size",
+        "4",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = std::fs::read_to_string(&out).unwrap();
     // Feed the buffers back as a pipeline: same dispatch, no bindings needed
@@ -52,7 +68,10 @@ fn failing_rule_exits_1_with_a_diff() {
     let dir = scratch("fail");
     let yaml = std::fs::read_to_string(repo().join(EXAMPLE[1])).unwrap();
     // Expect one wrong counter value.
-    let broken = yaml.replace("  - Name: ExpectedCounter\n    Format: UInt32\n    Data: [ 42, 43 ]", "  - Name: ExpectedCounter\n    Format: UInt32\n    Data: [ 42, 44 ]");
+    let broken = yaml.replace(
+        "  - Name: ExpectedCounter\n    Format: UInt32\n    Data: [ 42, 43 ]",
+        "  - Name: ExpectedCounter\n    Format: UInt32\n    Data: [ 42, 44 ]",
+    );
     assert_ne!(broken, yaml);
     let path = dir.join("broken.yaml");
     std::fs::write(&path, broken).unwrap();
@@ -67,7 +86,11 @@ fn bad_wave_size_exits_2() {
     for w in ["3", "256"] {
         let o = lockstep(&[EXAMPLE[0], EXAMPLE[1], EXAMPLE[2], "--wave-size", w]);
         assert_eq!(o.status.code(), Some(2));
-        assert!(stderr(&o).contains(&format!("wave size {w} is not supported")), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("wave size {w} is not supported")),
+            "{}",
+            stderr(&o)
+        );
     }
 }
 
@@ -75,7 +98,11 @@ fn bad_wave_size_exits_2() {
 fn bad_yaml_exits_2_with_location() {
     let dir = scratch("yaml");
     let path = dir.join("bad.yaml");
-    std::fs::write(&path, "---\nBuffers:\n  - Name: A\n    Format: Int8\n    Data: [1]\n").unwrap();
+    std::fs::write(
+        &path,
+        "---\nBuffers:\n  - Name: A\n    Format: Int8\n    Data: [1]\n",
+    )
+    .unwrap();
     let o = lockstep(&["run", path.to_str().unwrap(), EXAMPLE[2]]);
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
@@ -87,14 +114,22 @@ fn bad_yaml_exits_2_with_location() {
 fn missing_file_exits_2() {
     let o = lockstep(&["run", "examples/compact_write.yaml", "nope.hlsl"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("cannot read shader 'nope.hlsl'"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot read shader 'nope.hlsl'"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
 fn compile_error_exits_2_with_a_caret() {
     let dir = scratch("compile");
     let path = dir.join("bad.hlsl");
-    std::fs::write(&path, "[numthreads(1,1,1)]\nvoid main() {\n    uint x = undeclared;\n}\n").unwrap();
+    std::fs::write(
+        &path,
+        "[numthreads(1,1,1)]\nvoid main() {\n    uint x = undeclared;\n}\n",
+    )
+    .unwrap();
     let o = lockstep(&["run", EXAMPLE[1], path.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
@@ -104,9 +139,26 @@ fn compile_error_exits_2_with_a_caret() {
 
 #[test]
 fn dxc_style_flags() {
-    let o = lockstep(&[EXAMPLE[0], EXAMPLE[1], EXAMPLE[2], "-T", "cs_6_0", "-E", "main", "-D", "UNUSED=1", "-enable-16bit-types", "--threads", "1"]);
+    let o = lockstep(&[
+        EXAMPLE[0],
+        EXAMPLE[1],
+        EXAMPLE[2],
+        "-T",
+        "cs_6_0",
+        "-E",
+        "main",
+        "-D",
+        "UNUSED=1",
+        "-enable-16bit-types",
+        "--threads",
+        "1",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = lockstep(&[EXAMPLE[0], EXAMPLE[1], EXAMPLE[2], "-T", "ps_6_0"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("not a compute profile"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not a compute profile"),
+        "{}",
+        stderr(&o)
+    );
 }

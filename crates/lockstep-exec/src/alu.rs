@@ -22,7 +22,13 @@ fn map2<A: Val, R: Val>(dst: &mut [u64], a: &[u64], b: &[u64], f: impl Fn(A, A) 
 }
 
 #[inline(always)]
-fn map3<A: Val, R: Val>(dst: &mut [u64], a: &[u64], b: &[u64], c: &[u64], f: impl Fn(A, A, A) -> R) {
+fn map3<A: Val, R: Val>(
+    dst: &mut [u64],
+    a: &[u64],
+    b: &[u64],
+    c: &[u64],
+    f: impl Fn(A, A, A) -> R,
+) {
     for (((d, &x), &y), &z) in dst.iter_mut().zip(a).zip(b).zip(c) {
         *d = f(A::from_lane(x), A::from_lane(y), A::from_lane(z)).to_lane();
     }
@@ -271,7 +277,18 @@ fn convert_pair(from: ScalarType, to: ScalarType) -> UnaryFn {
             impl ConvTag for $name { const TY: ScalarType = ScalarType::$ty; }
         )*};
     }
-    tags!(TBool = Bool, TI16 = Int16, TU16 = UInt16, TI32 = Int32, TU32 = UInt32, TI64 = Int64, TU64 = UInt64, TF16 = Float16, TF32 = Float32, TF64 = Float64);
+    tags!(
+        TBool = Bool,
+        TI16 = Int16,
+        TU16 = UInt16,
+        TI32 = Int32,
+        TU32 = UInt32,
+        TI64 = Int64,
+        TU64 = UInt64,
+        TF16 = Float16,
+        TF32 = Float32,
+        TF64 = Float64
+    );
     macro_rules! inner {
         ($A:ident) => {
             match to {

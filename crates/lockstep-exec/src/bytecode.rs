@@ -39,70 +39,172 @@ pub type FrameDepth = u16;
 #[derive(Clone, Debug)]
 pub enum Inst {
     /// Fills registers with constants (run once when a wave starts).
-    Const { dst: Reg, bits: u64 },
-    Unary { f: UnaryFn, dst: Reg, a: Reg },
-    Binary { f: BinaryFn, dst: Reg, a: Reg, b: Reg },
-    Ternary { f: TernaryFn, dst: Reg, a: Reg, b: Reg, c: Reg },
+    Const {
+        dst: Reg,
+        bits: u64,
+    },
+    Unary {
+        f: UnaryFn,
+        dst: Reg,
+        a: Reg,
+    },
+    Binary {
+        f: BinaryFn,
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Ternary {
+        f: TernaryFn,
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+        c: Reg,
+    },
     /// Unmasked copy (temporaries).
-    Copy { dst: Reg, src: Reg },
+    Copy {
+        dst: Reg,
+        src: Reg,
+    },
     /// Copy on the active lanes only (assignment to a variable).
-    CopyMasked { dst: Reg, src: Reg },
+    CopyMasked {
+        dst: Reg,
+        src: Reg,
+    },
     /// `dst = cond ? a : b`, per lane.
-    Select { dst: Reg, cond: Reg, a: Reg, b: Reg },
+    Select {
+        dst: Reg,
+        cond: Reg,
+        a: Reg,
+        b: Reg,
+    },
     /// `dst = base_value + index * scale`, with `index` sign- or
     /// zero-extended from `index_ty` and wrapping 64-bit arithmetic.
-    IndexScale { dst: Reg, index: Reg, index_ty: ScalarType, scale: u64, base: Option<Reg> },
+    IndexScale {
+        dst: Reg,
+        index: Reg,
+        index_ty: ScalarType,
+        scale: u64,
+        base: Option<Reg>,
+    },
     /// `dst[l] = regs[base + delta[l]][l]` when `delta[l] < limit`, else 0.
-    Gather { dst: Reg, base: Reg, delta: Reg, limit: u32 },
+    Gather {
+        dst: Reg,
+        base: Reg,
+        delta: Reg,
+        limit: u32,
+    },
     /// `regs[base + delta[l]][l] = src[l]` on active lanes with `delta[l] < limit`.
-    Scatter { base: Reg, delta: Reg, limit: u32, src: Reg },
+    Scatter {
+        base: Reg,
+        delta: Reg,
+        limit: u32,
+        src: Reg,
+    },
     /// Reads a scalar from memory on the active lanes; out of bounds reads 0.
-    Load { dst: Reg, addr: Address, ty: ScalarType },
+    Load {
+        dst: Reg,
+        addr: Address,
+        ty: ScalarType,
+    },
     /// Writes a scalar on the active lanes; out of bounds writes are dropped.
-    Store { addr: Address, ty: ScalarType, src: Reg },
+    Store {
+        addr: Address,
+        ty: ScalarType,
+        src: Reg,
+    },
     /// Atomic read-modify-write on the active lanes, in lane order.
-    Atomic { op: AtomicOp, ty: ScalarType, addr: Address, dst: Reg, a: Reg, b: Reg },
-    Query { dst: Reg, resource: ResourceId, query: ResourceQuery },
+    Atomic {
+        op: AtomicOp,
+        ty: ScalarType,
+        addr: Address,
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Query {
+        dst: Reg,
+        resource: ResourceId,
+        query: ResourceQuery,
+    },
     /// A wave op on one component: `dst = op(a[, b])`. `ty` is the operand's
     /// scalar type.
-    Wave { op: WaveOp, ty: ScalarType, dst: Reg, a: Reg, b: Reg },
+    Wave {
+        op: WaveOp,
+        ty: ScalarType,
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
     /// Ballot-like ops write four registers (`uint4`).
-    Wave4 { op: WaveOp, ty: ScalarType, dst: [Reg; 4], a: Reg },
+    Wave4 {
+        op: WaveOp,
+        ty: ScalarType,
+        dst: [Reg; 4],
+        a: Reg,
+    },
     /// `WaveMultiPrefix*`: `mask` is a `uint4` partition.
-    MultiPrefix { op: WaveOp, ty: ScalarType, dst: Reg, a: Reg, mask: [Reg; 4] },
+    MultiPrefix {
+        op: WaveOp,
+        ty: ScalarType,
+        dst: Reg,
+        a: Reg,
+        mask: [Reg; 4],
+    },
 
     // Structured control flow over the execution mask. See `engine.rs`.
     /// Pushes an `if` frame; the active lanes narrow to `cond`; jumps to
     /// `else_pc` when none is left.
-    IfBegin { cond: Reg, else_pc: u32 },
+    IfBegin {
+        cond: Reg,
+        else_pc: u32,
+    },
     /// Switches to the lanes that did not take the branch; jumps to `end_pc`
     /// when none.
-    Else { end_pc: u32 },
+    Else {
+        end_pc: u32,
+    },
     /// Reconverges and pops the frame.
     IfEnd,
     /// Pushes a loop frame.
     LoopBegin,
     /// Top of every iteration: leaves through `exit_pc` when no lane is left;
     /// counts the iteration against the step budget.
-    LoopIter { exit_pc: u32, span: Span },
+    LoopIter {
+        exit_pc: u32,
+        span: Span,
+    },
     /// Brings back the lanes that took `continue`.
     LoopContinuing,
-    Jump { target: u32 },
+    Jump {
+        target: u32,
+    },
     /// Pops the loop frame; brings back the lanes that took `break`.
     LoopEnd,
     /// Pushes a switch frame; no lane active until a case selects it.
     SwitchBegin,
     /// The lanes whose selector is in `values` (or, for the default case, in
     /// none of `all_values`) join the lanes falling through.
-    SwitchCase { selector: Reg, selector_ty: ScalarType, values: Box<[u64]>, default_all: Option<Box<[u64]>> },
+    SwitchCase {
+        selector: Reg,
+        selector_ty: ScalarType,
+        values: Box<[u64]>,
+        default_all: Option<Box<[u64]>>,
+    },
     SwitchEnd,
     /// Pushes a frame that `return` leaves (an inlined call).
     CallBegin,
     CallEnd,
     /// The active lanes leave the frame at `frame`.
-    Break { frame: FrameDepth },
-    Continue { frame: FrameDepth },
-    Return { frame: FrameDepth },
+    Break {
+        frame: FrameDepth,
+    },
+    Continue {
+        frame: FrameDepth,
+    },
+    Return {
+        frame: FrameDepth,
+    },
     /// Group barrier: the wave waits until every wave of the group arrives.
     Barrier,
     /// End of the entry point.

@@ -3,13 +3,14 @@
 
 use lockstep_ir::layout::{array_stride, scalar_slots};
 use lockstep_ir::{
-    Access, Block, Builtin, CallArg, Expr, ExprKind, Function, FunctionId, LayoutRule, LocalId, Module, Place, PlaceRoot,
-    ResourceKind, ScalarType, Span, Stmt, SystemValue, Type, TypeId, UnaryOp, WaveOp,
+    Access, Block, Builtin, CallArg, Expr, ExprKind, Function, FunctionId, LayoutRule, LocalId,
+    Module, Place, PlaceRoot, ResourceKind, ScalarType, Span, Stmt, SystemValue, Type, TypeId,
+    UnaryOp, WaveOp,
 };
 
+use crate::ExecError;
 use crate::alu::{self, BuiltinFn};
 use crate::bytecode::{Address, FrameDepth, Inst, Reg, Space};
-use crate::ExecError;
 
 /// A shader ready to run.
 #[derive(Debug)]
@@ -41,7 +42,10 @@ impl Program {
             .iter()
             .enumerate()
             .map(|(i, sv)| {
-                let ty = module.types.scalar_of(function.locals[i].ty).unwrap_or(ScalarType::UInt32);
+                let ty = module
+                    .types
+                    .scalar_of(function.locals[i].ty)
+                    .unwrap_or(ScalarType::UInt32);
                 (*sv, locals.get(i).cloned().unwrap_or_default(), ty)
             })
             .collect();
@@ -118,8 +122,12 @@ fn scalar_of_shape(ty: &Type) -> ScalarType {
 #[derive(Clone, Debug)]
 enum LocKind {
     /// In registers; `end` is one past the root variable's last register.
-    Regs { end: u32 },
-    Mem { space: Space },
+    Regs {
+        end: u32,
+    },
+    Mem {
+        space: Space,
+    },
 }
 
 /// A resolved place: component locations (register numbers or byte
@@ -163,7 +171,6 @@ impl<'m> Compiler<'m> {
         self.code.len() - 1
     }
 
-
     fn alloc(&mut self, n: u32) -> Vec<Reg> {
         let regs = (self.next_reg..self.next_reg + n).map(Reg).collect();
         self.next_reg += n;
@@ -188,7 +195,8 @@ impl<'m> Compiler<'m> {
     fn layout_groupshared(&mut self) -> Result<u32, ExecError> {
         let mut offset = 0u32;
         for var in &self.module.groupshared {
-            let sa = lockstep_ir::layout::size_align(&self.module.types, var.ty, LayoutRule::Packed);
+            let sa =
+                lockstep_ir::layout::size_align(&self.module.types, var.ty, LayoutRule::Packed);
             offset = offset.div_ceil(sa.align.max(4)) * sa.align.max(4);
             self.groupshared.push(offset);
             offset = offset
@@ -217,7 +225,10 @@ impl<'m> Compiler<'m> {
     /// Registers for every local of a function, zeroed so that a read before
     /// any write is deterministic.
     fn allocate_locals(&mut self, f: &Function) -> Vec<Vec<Reg>> {
-        f.locals.iter().map(|l| self.alloc(self.module.types.component_count(l.ty))).collect()
+        f.locals
+            .iter()
+            .map(|l| self.alloc(self.module.types.component_count(l.ty)))
+            .collect()
     }
 
     fn zero(&mut self, regs: &[Vec<Reg>]) {
@@ -254,11 +265,19 @@ impl<'m> Compiler<'m> {
             Stmt::Expr(e) => {
                 self.expr(e)?;
             }
-            Stmt::If { cond, accept, reject } => {
+            Stmt::If {
+                cond,
+                accept,
+                reject,
+            } => {
                 let c = self.expr(cond)?[0];
                 self.if_else(c, |s| s.block(accept), |s| s.block(reject))?;
             }
-            Stmt::Loop { body, continuing, span } => self.lower_loop(body, continuing, *span)?,
+            Stmt::Loop {
+                body,
+                continuing,
+                span,
+            } => self.lower_loop(body, continuing, *span)?,
             Stmt::Switch { selector, cases } => self.lower_switch(selector, cases)?,
             Stmt::Break => {
                 let frame = self
@@ -277,7 +296,11 @@ impl<'m> Compiler<'m> {
             Stmt::Return(value) => {
                 if let Some(value) = value {
                     let v = self.expr(value)?;
-                    let result = self.calls.last().map(|c| c.result.clone()).unwrap_or_default();
+                    let result = self
+                        .calls
+                        .last()
+                        .map(|c| c.result.clone())
+                        .unwrap_or_default();
                     for (&dst, &src) in result.iter().zip(&v) {
                         self.emit(Inst::CopyMasked { dst, src });
                     }
@@ -306,12 +329,20 @@ impl<'m> Compiler<'m> {
         reject(self)?;
         let end = self.emit(Inst::IfEnd);
         self.frames.pop();
-        self.code[begin] = Inst::IfBegin { cond, else_pc: else_at as u32 };
+        self.code[begin] = Inst::IfBegin {
+            cond,
+            else_pc: else_at as u32,
+        };
         self.code[else_at] = Inst::Else { end_pc: end as u32 };
         Ok(())
     }
 
-    fn lower_loop(&mut self, body: &Block, continuing: &Block, span: Span) -> Result<(), ExecError> {
+    fn lower_loop(
+        &mut self,
+        body: &Block,
+        continuing: &Block,
+        span: Span,
+    ) -> Result<(), ExecError> {
         self.emit(Inst::LoopBegin);
         self.frames.push(FrameKind::Loop);
         let top = self.emit(Inst::LoopIter { exit_pc: 0, span });
@@ -321,14 +352,28 @@ impl<'m> Compiler<'m> {
         self.emit(Inst::Jump { target: top as u32 });
         let exit = self.emit(Inst::LoopEnd);
         self.frames.pop();
-        self.code[top] = Inst::LoopIter { exit_pc: exit as u32, span };
+        self.code[top] = Inst::LoopIter {
+            exit_pc: exit as u32,
+            span,
+        };
         Ok(())
     }
 
-    fn lower_switch(&mut self, selector: &Expr, cases: &[lockstep_ir::SwitchCase]) -> Result<(), ExecError> {
-        let selector_ty = self.module.types.scalar_of(selector.ty).unwrap_or(ScalarType::Int32);
+    fn lower_switch(
+        &mut self,
+        selector: &Expr,
+        cases: &[lockstep_ir::SwitchCase],
+    ) -> Result<(), ExecError> {
+        let selector_ty = self
+            .module
+            .types
+            .scalar_of(selector.ty)
+            .unwrap_or(ScalarType::Int32);
         let sel = self.expr(selector)?[0];
-        let all: Box<[u64]> = cases.iter().flat_map(|c| c.values.iter().copied()).collect();
+        let all: Box<[u64]> = cases
+            .iter()
+            .flat_map(|c| c.values.iter().copied())
+            .collect();
         self.emit(Inst::SwitchBegin);
         self.frames.push(FrameKind::Switch);
         for case in cases {
@@ -376,7 +421,10 @@ impl<'m> Compiler<'m> {
             }
             ExprKind::Swizzle(a, comps) => {
                 let v = self.expr(a)?;
-                Ok(comps.iter().map(|&c| v.get(usize::from(c)).copied().unwrap_or(v[0])).collect())
+                Ok(comps
+                    .iter()
+                    .map(|&c| v.get(usize::from(c)).copied().unwrap_or(v[0]))
+                    .collect())
             }
             ExprKind::Field(a, index) => {
                 let v = self.expr(a)?;
@@ -388,8 +436,16 @@ impl<'m> Compiler<'m> {
             ExprKind::Binary(op, a, b) => self.binary(*op, a, b, e.span),
             ExprKind::LogicalAnd(a, b) => self.logical(a, b, true),
             ExprKind::LogicalOr(a, b) => self.logical(a, b, false),
-            ExprKind::Conditional { cond, accept, reject } => self.conditional(cond, accept, reject, e.ty),
-            ExprKind::Select { cond, accept, reject } => self.select(cond, accept, reject),
+            ExprKind::Conditional {
+                cond,
+                accept,
+                reject,
+            } => self.conditional(cond, accept, reject, e.ty),
+            ExprKind::Select {
+                cond,
+                accept,
+                reject,
+            } => self.select(cond, accept, reject),
             ExprKind::Convert(a) => self.convert(a, e.ty),
             ExprKind::Bitcast(a) => {
                 let v = self.expr(a)?;
@@ -398,7 +454,11 @@ impl<'m> Compiler<'m> {
                     .zip(to)
                     .map(|(&src, ty)| {
                         let dst = self.temp();
-                        self.emit(Inst::Unary { f: alu::bitcast(ty), dst, a: src });
+                        self.emit(Inst::Unary {
+                            f: alu::bitcast(ty),
+                            dst,
+                            a: src,
+                        });
                         dst
                     })
                     .collect())
@@ -406,7 +466,11 @@ impl<'m> Compiler<'m> {
             ExprKind::Builtin(b, args) => self.builtin(*b, args, e),
             ExprKind::Wave(op, args) => self.wave(*op, args, e),
             ExprKind::Call { function, args } => self.call(*function, args),
-            ExprKind::Assign { place, value, yield_old } => {
+            ExprKind::Assign {
+                place,
+                value,
+                yield_old,
+            } => {
                 let v = self.expr(value)?;
                 let loc = self.place(place)?;
                 let old = if *yield_old {
@@ -431,7 +495,10 @@ impl<'m> Compiler<'m> {
                     vals.push(self.expr(a)?[0]);
                 }
                 let LocKind::Mem { space } = loc.kind else {
-                    return Err(ExecError::new("atomic operation on a value that is not in memory", Some(e.span)));
+                    return Err(ExecError::new(
+                        "atomic operation on a value that is not in memory",
+                        Some(e.span),
+                    ));
                 };
                 let (offset, ty) = loc.comps[0];
                 let dst = self.temp();
@@ -440,7 +507,11 @@ impl<'m> Compiler<'m> {
                 self.emit(Inst::Atomic {
                     op: *op,
                     ty,
-                    addr: Address { space, dynamic: loc.dynamic, offset },
+                    addr: Address {
+                        space,
+                        dynamic: loc.dynamic,
+                        offset,
+                    },
                     dst,
                     a,
                     b,
@@ -449,7 +520,11 @@ impl<'m> Compiler<'m> {
             }
             ExprKind::ResourceQuery { resource, query } => {
                 let dst = self.temp();
-                self.emit(Inst::Query { dst, resource: *resource, query: *query });
+                self.emit(Inst::Query {
+                    dst,
+                    resource: *resource,
+                    query: *query,
+                });
                 Ok(vec![dst])
             }
             ExprKind::Sequence(a, b) => {
@@ -463,7 +538,10 @@ impl<'m> Compiler<'m> {
         let Type::Struct { members, .. } = self.module.types.get(struct_ty) else {
             return 0..0;
         };
-        let start: u32 = members[..index as usize].iter().map(|m| self.count(m.ty)).sum();
+        let start: u32 = members[..index as usize]
+            .iter()
+            .map(|m| self.count(m.ty))
+            .sum();
         let len = self.count(members[index as usize].ty);
         start as usize..(start + len) as usize
     }
@@ -500,14 +578,29 @@ impl<'m> Compiler<'m> {
             self.emit(Inst::Copy { dst, src });
         }
         let idx = self.expr(index)?[0];
-        let index_ty = self.module.types.scalar_of(index.ty).unwrap_or(ScalarType::UInt32);
+        let index_ty = self
+            .module
+            .types
+            .scalar_of(index.ty)
+            .unwrap_or(ScalarType::UInt32);
         let delta = self.temp();
-        self.emit(Inst::IndexScale { dst: delta, index: idx, index_ty, scale: u64::from(n), base: None });
+        self.emit(Inst::IndexScale {
+            dst: delta,
+            index: idx,
+            index_ty,
+            scale: u64::from(n),
+            base: None,
+        });
         Ok((0..n as usize)
             .map(|c| {
                 let dst = self.temp();
                 let limit = (v.len() - c) as u32;
-                self.emit(Inst::Gather { dst, base: base[c], delta, limit });
+                self.emit(Inst::Gather {
+                    dst,
+                    base: base[c],
+                    delta,
+                    limit,
+                });
                 dst
             })
             .collect())
@@ -528,7 +621,13 @@ impl<'m> Compiler<'m> {
             .collect()
     }
 
-    fn binary(&mut self, op: lockstep_ir::BinaryOp, a: &Expr, b: &Expr, span: Span) -> Result<Vec<Reg>, ExecError> {
+    fn binary(
+        &mut self,
+        op: lockstep_ir::BinaryOp,
+        a: &Expr,
+        b: &Expr,
+        span: Span,
+    ) -> Result<Vec<Reg>, ExecError> {
         let va = self.expr(a)?;
         let vb = self.expr(b)?;
         let tys = self.flatten(a.ty);
@@ -546,11 +645,20 @@ impl<'m> Compiler<'m> {
         (0..va.len())
             .map(|i| {
                 let ty = tys.get(i).copied().unwrap_or(ScalarType::Int32);
-                let f = alu::binary(op, ty)
-                    .ok_or_else(|| ExecError::new(format!("operator {op:?} is not defined on {}", ty.name()), Some(span)))?;
+                let f = alu::binary(op, ty).ok_or_else(|| {
+                    ExecError::new(
+                        format!("operator {op:?} is not defined on {}", ty.name()),
+                        Some(span),
+                    )
+                })?;
                 let dst = self.temp();
                 let b = vb.get(i).copied().unwrap_or(vb[0]);
-                self.emit(Inst::Binary { f, dst, a: va[i], b });
+                self.emit(Inst::Binary {
+                    f,
+                    dst,
+                    a: va[i],
+                    b,
+                });
                 Ok(dst)
             })
             .collect()
@@ -559,19 +667,29 @@ impl<'m> Compiler<'m> {
     fn logical(&mut self, a: &Expr, b: &Expr, is_and: bool) -> Result<Vec<Reg>, ExecError> {
         let ra = self.expr(a)?[0];
         let result = self.temp();
-        self.emit(Inst::Copy { dst: result, src: ra });
+        self.emit(Inst::Copy {
+            dst: result,
+            src: ra,
+        });
         let cond = if is_and {
             ra
         } else {
             let not_a = self.temp();
-            self.emit(Inst::Unary { f: alu::unary(UnaryOp::Not, ScalarType::Bool).expect("not"), dst: not_a, a: ra });
+            self.emit(Inst::Unary {
+                f: alu::unary(UnaryOp::Not, ScalarType::Bool).expect("not"),
+                dst: not_a,
+                a: ra,
+            });
             not_a
         };
         self.if_else(
             cond,
             |s| {
                 let rb = s.expr(b)?[0];
-                s.emit(Inst::CopyMasked { dst: result, src: rb });
+                s.emit(Inst::CopyMasked {
+                    dst: result,
+                    src: rb,
+                });
                 Ok(())
             },
             |_| Ok(()),
@@ -579,7 +697,13 @@ impl<'m> Compiler<'m> {
         Ok(vec![result])
     }
 
-    fn conditional(&mut self, cond: &Expr, accept: &Expr, reject: &Expr, ty: TypeId) -> Result<Vec<Reg>, ExecError> {
+    fn conditional(
+        &mut self,
+        cond: &Expr,
+        accept: &Expr,
+        reject: &Expr,
+        ty: TypeId,
+    ) -> Result<Vec<Reg>, ExecError> {
         let c = self.expr(cond)?[0];
         let result = self.alloc(self.count(ty));
         let r2 = result.clone();
@@ -611,7 +735,12 @@ impl<'m> Compiler<'m> {
             .map(|i| {
                 let dst = self.temp();
                 let cond = c.get(i).copied().unwrap_or(c[0]);
-                self.emit(Inst::Select { dst, cond, a: a[i], b: b.get(i).copied().unwrap_or(b[0]) });
+                self.emit(Inst::Select {
+                    dst,
+                    cond,
+                    a: a[i],
+                    b: b.get(i).copied().unwrap_or(b[0]),
+                });
                 dst
             })
             .collect())
@@ -634,7 +763,11 @@ impl<'m> Compiler<'m> {
                     return src;
                 }
                 let dst = self.temp();
-                self.emit(Inst::Unary { f: alu::convert(f, t), dst, a: src });
+                self.emit(Inst::Unary {
+                    f: alu::convert(f, t),
+                    dst,
+                    a: src,
+                });
                 dst
             })
             .collect()
@@ -670,7 +803,10 @@ impl<'m> Compiler<'m> {
                 self.emit(Inst::Copy { dst, src });
             }
         }
-        let result = f.result.map(|t| self.alloc(self.count(t))).unwrap_or_default();
+        let result = f
+            .result
+            .map(|t| self.alloc(self.count(t)))
+            .unwrap_or_default();
         self.calls.push(CallContext {
             locals: locals.clone(),
             local_types,
@@ -695,34 +831,61 @@ impl<'m> Compiler<'m> {
         for a in args {
             vals.push(self.expr(a)?);
         }
-        let arg_ty = args.first().map_or(ScalarType::Float32, |a| self.flatten(a.ty).first().copied().unwrap_or(ScalarType::Float32));
-        let unsupported = || ExecError::new(format!("{b:?} is not defined on {}", arg_ty.name()), Some(e.span));
+        let arg_ty = args.first().map_or(ScalarType::Float32, |a| {
+            self.flatten(a.ty)
+                .first()
+                .copied()
+                .unwrap_or(ScalarType::Float32)
+        });
+        let unsupported = || {
+            ExecError::new(
+                format!("{b:?} is not defined on {}", arg_ty.name()),
+                Some(e.span),
+            )
+        };
         match b {
-            Builtin::Dot => self.dot(&vals[0], &vals[1], arg_ty, e.span).map(|r| vec![r]),
+            Builtin::Dot => self
+                .dot(&vals[0], &vals[1], arg_ty, e.span)
+                .map(|r| vec![r]),
             Builtin::Length => {
                 let d = self.dot(&vals[0], &vals[0], arg_ty, e.span)?;
-                self.map_builtin(Builtin::Sqrt, &[vec![d]], arg_ty).ok_or_else(unsupported)
+                self.map_builtin(Builtin::Sqrt, &[vec![d]], arg_ty)
+                    .ok_or_else(unsupported)
             }
             Builtin::Distance => {
-                let diff = self.binary_regs(lockstep_ir::BinaryOp::Sub, &vals[0], &vals[1], &vec![arg_ty; vals[0].len()], e.span)?;
+                let diff = self.binary_regs(
+                    lockstep_ir::BinaryOp::Sub,
+                    &vals[0],
+                    &vals[1],
+                    &vec![arg_ty; vals[0].len()],
+                    e.span,
+                )?;
                 let d = self.dot(&diff, &diff, arg_ty, e.span)?;
-                self.map_builtin(Builtin::Sqrt, &[vec![d]], arg_ty).ok_or_else(unsupported)
+                self.map_builtin(Builtin::Sqrt, &[vec![d]], arg_ty)
+                    .ok_or_else(unsupported)
             }
             Builtin::Normalize => {
                 let d = self.dot(&vals[0], &vals[0], arg_ty, e.span)?;
-                let inv = self.map_builtin(Builtin::Rsqrt, &[vec![d]], arg_ty).ok_or_else(unsupported)?;
+                let inv = self
+                    .map_builtin(Builtin::Rsqrt, &[vec![d]], arg_ty)
+                    .ok_or_else(unsupported)?;
                 let tys = vec![arg_ty; vals[0].len()];
                 self.binary_regs(lockstep_ir::BinaryOp::Mul, &vals[0], &inv, &tys, e.span)
             }
             Builtin::Cross => self.cross(&vals[0], &vals[1], arg_ty, e.span),
-            Builtin::All | Builtin::Any => self.all_any(&vals[0], arg_ty, b == Builtin::All).map(|r| vec![r]),
+            Builtin::All | Builtin::Any => self
+                .all_any(&vals[0], arg_ty, b == Builtin::All)
+                .map(|r| vec![r]),
             Builtin::Mul => self.mul(args, &vals, e),
             Builtin::Transpose => {
                 let Type::Matrix { rows, cols, .. } = *self.module.types.get(args[0].ty) else {
                     return Err(unsupported());
                 };
                 let (rows, cols) = (usize::from(rows), usize::from(cols));
-                Ok((0..cols).flat_map(|c| (0..rows).map(move |r| (r, c))).map(|(r, c)| vals[0][r * cols + c]).collect())
+                Ok((0..cols)
+                    .flat_map(|c| (0..rows).map(move |r| (r, c)))
+                    .map(|(r, c)| vals[0][r * cols + c])
+                    .collect())
             }
             _ => self.map_builtin(b, &vals, arg_ty).ok_or_else(unsupported),
         }
@@ -739,8 +902,19 @@ impl<'m> Compiler<'m> {
             let a = arg(0, i)?;
             self.emit(match f {
                 BuiltinFn::Unary(f) => Inst::Unary { f, dst, a },
-                BuiltinFn::Binary(f) => Inst::Binary { f, dst, a, b: arg(1, i)? },
-                BuiltinFn::Ternary(f) => Inst::Ternary { f, dst, a, b: arg(1, i)?, c: arg(2, i)? },
+                BuiltinFn::Binary(f) => Inst::Binary {
+                    f,
+                    dst,
+                    a,
+                    b: arg(1, i)?,
+                },
+                BuiltinFn::Ternary(f) => Inst::Ternary {
+                    f,
+                    dst,
+                    a,
+                    b: arg(1, i)?,
+                    c: arg(2, i)?,
+                },
             });
             out.push(dst);
         }
@@ -749,7 +923,8 @@ impl<'m> Compiler<'m> {
 
     /// `a · b`, summed left to right.
     fn dot(&mut self, a: &[Reg], b: &[Reg], ty: ScalarType, span: Span) -> Result<Reg, ExecError> {
-        let products = self.binary_regs(lockstep_ir::BinaryOp::Mul, a, b, &vec![ty; a.len()], span)?;
+        let products =
+            self.binary_regs(lockstep_ir::BinaryOp::Mul, a, b, &vec![ty; a.len()], span)?;
         let mut acc = products[0];
         for &p in &products[1..] {
             acc = self.binary_regs(lockstep_ir::BinaryOp::Add, &[acc], &[p], &[ty], span)?[0];
@@ -757,7 +932,13 @@ impl<'m> Compiler<'m> {
         Ok(acc)
     }
 
-    fn cross(&mut self, a: &[Reg], b: &[Reg], ty: ScalarType, span: Span) -> Result<Vec<Reg>, ExecError> {
+    fn cross(
+        &mut self,
+        a: &[Reg],
+        b: &[Reg],
+        ty: ScalarType,
+        span: Span,
+    ) -> Result<Vec<Reg>, ExecError> {
         use lockstep_ir::BinaryOp::{Mul, Sub};
         let mut out = Vec::new();
         for (i, j) in [(1, 2), (2, 0), (0, 1)] {
@@ -770,7 +951,11 @@ impl<'m> Compiler<'m> {
 
     fn all_any(&mut self, v: &[Reg], ty: ScalarType, all: bool) -> Result<Reg, ExecError> {
         let bools = self.convert_regs(v, &vec![ty; v.len()], &vec![ScalarType::Bool; v.len()]);
-        let op = if all { lockstep_ir::BinaryOp::And } else { lockstep_ir::BinaryOp::Or };
+        let op = if all {
+            lockstep_ir::BinaryOp::And
+        } else {
+            lockstep_ir::BinaryOp::Or
+        };
         let mut acc = bools[0];
         for &x in &bools[1..] {
             acc = self.binary_regs(op, &[acc], &[x], &[ScalarType::Bool], Span::default())?[0];
@@ -785,17 +970,30 @@ impl<'m> Compiler<'m> {
             Type::Matrix { rows, cols, .. } => Some((usize::from(rows), usize::from(cols))),
             _ => None,
         };
-        let ty = self.flatten(e.ty).first().copied().unwrap_or(ScalarType::Float32);
+        let ty = self
+            .flatten(e.ty)
+            .first()
+            .copied()
+            .unwrap_or(ScalarType::Float32);
         let (a, b) = (&vals[0], &vals[1]);
         let tys = vec![ty; a.len().max(b.len())];
         let (sa, sb) = (shape(args[0].ty), shape(args[1].ty));
         if a.len() == 1 || b.len() == 1 {
-            return self.binary_regs(lockstep_ir::BinaryOp::Mul, if a.len() == 1 { b } else { a }, if a.len() == 1 { a } else { b }, &tys, e.span);
+            return self.binary_regs(
+                lockstep_ir::BinaryOp::Mul,
+                if a.len() == 1 { b } else { a },
+                if a.len() == 1 { a } else { b },
+                &tys,
+                e.span,
+            );
         }
         let (ra, ca) = sa.unwrap_or((1, a.len()));
         let (rb, cb) = sb.unwrap_or((b.len(), 1));
         if ca != rb {
-            return Err(ExecError::new("mul: operand shapes do not match", Some(e.span)));
+            return Err(ExecError::new(
+                "mul: operand shapes do not match",
+                Some(e.span),
+            ));
         }
         let mut out = Vec::new();
         for i in 0..ra {
@@ -820,12 +1018,23 @@ impl<'m> Compiler<'m> {
         match op {
             WaveOp::IsFirstLane | WaveOp::GetLaneCount | WaveOp::GetLaneIndex => {
                 let dst = self.temp();
-                self.emit(Inst::Wave { op, ty: ScalarType::Bool, dst, a: none, b: none });
+                self.emit(Inst::Wave {
+                    op,
+                    ty: ScalarType::Bool,
+                    dst,
+                    a: none,
+                    b: none,
+                });
                 Ok(vec![dst])
             }
             WaveOp::Ballot => {
                 let dst = self.alloc4();
-                self.emit(Inst::Wave4 { op, ty: ScalarType::Bool, dst, a: vals[0][0] });
+                self.emit(Inst::Wave4 {
+                    op,
+                    ty: ScalarType::Bool,
+                    dst,
+                    a: vals[0][0],
+                });
                 Ok(dst.to_vec())
             }
             WaveOp::Match => {
@@ -833,11 +1042,22 @@ impl<'m> Compiler<'m> {
                 let mut acc: Option<[Reg; 4]> = None;
                 for (i, &a) in vals[0].iter().enumerate() {
                     let dst = self.alloc4();
-                    self.emit(Inst::Wave4 { op, ty: tys[i], dst, a });
+                    self.emit(Inst::Wave4 {
+                        op,
+                        ty: tys[i],
+                        dst,
+                        a,
+                    });
                     acc = Some(match acc {
                         None => dst,
                         Some(prev) => {
-                            let and = self.binary_regs(lockstep_ir::BinaryOp::BitAnd, &prev, &dst, &[ScalarType::UInt32; 4], e.span)?;
+                            let and = self.binary_regs(
+                                lockstep_ir::BinaryOp::BitAnd,
+                                &prev,
+                                &dst,
+                                &[ScalarType::UInt32; 4],
+                                e.span,
+                            )?;
                             [and[0], and[1], and[2], and[3]]
                         }
                     });
@@ -857,7 +1077,13 @@ impl<'m> Compiler<'m> {
                     .enumerate()
                     .map(|(i, &a)| {
                         let dst = self.temp();
-                        self.emit(Inst::MultiPrefix { op, ty: tys[i], dst, a, mask });
+                        self.emit(Inst::MultiPrefix {
+                            op,
+                            ty: tys[i],
+                            dst,
+                            a,
+                            mask,
+                        });
                         dst
                     })
                     .collect())
@@ -869,7 +1095,13 @@ impl<'m> Compiler<'m> {
                     .enumerate()
                     .map(|(i, &a)| {
                         let dst = self.temp();
-                        self.emit(Inst::Wave { op, ty: tys[i], dst, a, b });
+                        self.emit(Inst::Wave {
+                            op,
+                            ty: tys[i],
+                            dst,
+                            a,
+                            b,
+                        });
                         dst
                     })
                     .collect())
@@ -899,7 +1131,11 @@ impl<'m> Compiler<'m> {
             PlaceRoot::Groupshared(id) => {
                 let var = &self.module.groupshared[id.index()];
                 let base = self.groupshared[id.index()];
-                (self.mem_loc(Space::Groupshared, var.ty, LayoutRule::Packed, base, None), var.ty, LayoutRule::Packed)
+                (
+                    self.mem_loc(Space::Groupshared, var.ty, LayoutRule::Packed, base, None),
+                    var.ty,
+                    LayoutRule::Packed,
+                )
             }
             PlaceRoot::BufferElement { resource, index } => {
                 let r = self.module.resource(*resource);
@@ -908,24 +1144,63 @@ impl<'m> Compiler<'m> {
                 let idx = self.expr(index)?[0];
                 let index_ty = types.scalar_of(index.ty).unwrap_or(ScalarType::UInt32);
                 let addr = self.temp();
-                self.emit(Inst::IndexScale { dst: addr, index: idx, index_ty, scale: u64::from(stride), base: None });
-                (self.mem_loc(Space::Resource(*resource), r.element, rule, 0, Some(addr)), r.element, rule)
+                self.emit(Inst::IndexScale {
+                    dst: addr,
+                    index: idx,
+                    index_ty,
+                    scale: u64::from(stride),
+                    base: None,
+                });
+                (
+                    self.mem_loc(Space::Resource(*resource), r.element, rule, 0, Some(addr)),
+                    r.element,
+                    rule,
+                )
             }
             PlaceRoot::ByteAddress { resource, address } => {
                 let a = self.expr(address)?[0];
                 let index_ty = types.scalar_of(address.ty).unwrap_or(ScalarType::UInt32);
                 let addr = self.temp();
-                self.emit(Inst::IndexScale { dst: addr, index: a, index_ty, scale: 1, base: None });
+                self.emit(Inst::IndexScale {
+                    dst: addr,
+                    index: a,
+                    index_ty,
+                    scale: 1,
+                    base: None,
+                });
                 // The place's own type is what the access reads or writes.
                 if !place.path.is_empty() {
-                    return Err(ExecError::new("a byte-address access cannot have a path", None));
+                    return Err(ExecError::new(
+                        "a byte-address access cannot have a path",
+                        None,
+                    ));
                 }
                 let root_ty = place.ty;
-                (self.mem_loc(Space::Resource(*resource), root_ty, LayoutRule::Packed, 0, Some(addr)), root_ty, LayoutRule::Packed)
+                (
+                    self.mem_loc(
+                        Space::Resource(*resource),
+                        root_ty,
+                        LayoutRule::Packed,
+                        0,
+                        Some(addr),
+                    ),
+                    root_ty,
+                    LayoutRule::Packed,
+                )
             }
             PlaceRoot::ConstantBuffer { resource } => {
                 let r = self.module.resource(*resource);
-                (self.mem_loc(Space::Resource(*resource), r.element, LayoutRule::CBuffer, 0, None), r.element, LayoutRule::CBuffer)
+                (
+                    self.mem_loc(
+                        Space::Resource(*resource),
+                        r.element,
+                        LayoutRule::CBuffer,
+                        0,
+                        None,
+                    ),
+                    r.element,
+                    LayoutRule::CBuffer,
+                )
             }
         };
         let mut ty = PlaceTy::Id(ty);
@@ -938,7 +1213,12 @@ impl<'m> Compiler<'m> {
     fn local(&self, id: LocalId) -> Result<(Vec<Reg>, TypeId), ExecError> {
         self.calls
             .last()
-            .and_then(|c| Some((c.locals.get(id.index())?.clone(), *c.local_types.get(id.index())?)))
+            .and_then(|c| {
+                Some((
+                    c.locals.get(id.index())?.clone(),
+                    *c.local_types.get(id.index())?,
+                ))
+            })
             .ok_or_else(|| ExecError::new("reference to an unknown local variable", None))
     }
 
@@ -951,16 +1231,33 @@ impl<'m> Compiler<'m> {
         }
     }
 
-    fn mem_loc(&self, space: Space, ty: TypeId, rule: LayoutRule, base: u32, dynamic: Option<Reg>) -> Loc {
+    fn mem_loc(
+        &self,
+        space: Space,
+        ty: TypeId,
+        rule: LayoutRule,
+        base: u32,
+        dynamic: Option<Reg>,
+    ) -> Loc {
         let comps = scalar_slots(&self.module.types, ty, rule)
             .into_iter()
             .map(|s| (base.saturating_add(s.offset), s.ty))
             .collect();
-        Loc { kind: LocKind::Mem { space }, comps, dynamic }
+        Loc {
+            kind: LocKind::Mem { space },
+            comps,
+            dynamic,
+        }
     }
 
     /// Applies one access to a location; returns the type it now has.
-    fn project(&mut self, loc: &mut Loc, ty: PlaceTy, access: &Access, rule: LayoutRule) -> Result<PlaceTy, ExecError> {
+    fn project(
+        &mut self,
+        loc: &mut Loc,
+        ty: PlaceTy,
+        access: &Access,
+        rule: LayoutRule,
+    ) -> Result<PlaceTy, ExecError> {
         let types = &self.module.types;
         let shape = match ty {
             PlaceTy::Id(id) => types.get(id).clone(),
@@ -969,7 +1266,10 @@ impl<'m> Compiler<'m> {
         match access {
             Access::Field(i) => {
                 let (Type::Struct { members, .. }, PlaceTy::Id(id)) = (&shape, ty) else {
-                    return Err(ExecError::new("field access on a value that is not a struct", None));
+                    return Err(ExecError::new(
+                        "field access on a value that is not a struct",
+                        None,
+                    ));
                 };
                 let member = members
                     .get(*i as usize)
@@ -979,20 +1279,28 @@ impl<'m> Compiler<'m> {
                 Ok(PlaceTy::Id(member_ty))
             }
             Access::Components(list) => {
-                let picked: Option<Vec<_>> = list.iter().map(|&c| loc.comps.get(usize::from(c)).copied()).collect();
-                loc.comps = picked.ok_or_else(|| ExecError::new("component index out of range", None))?;
+                let picked: Option<Vec<_>> = list
+                    .iter()
+                    .map(|&c| loc.comps.get(usize::from(c)).copied())
+                    .collect();
+                loc.comps =
+                    picked.ok_or_else(|| ExecError::new("component index out of range", None))?;
                 let scalar = scalar_of_shape(&shape);
                 Ok(PlaceTy::Vector(scalar, list.len() as u8))
             }
             Access::Index(index) => {
                 let (n, elem_ty) = match shape {
                     Type::Array { element, .. } => (self.count(element), PlaceTy::Id(element)),
-                    Type::Matrix { scalar, cols, .. } => (u32::from(cols), PlaceTy::Vector(scalar, cols)),
+                    Type::Matrix { scalar, cols, .. } => {
+                        (u32::from(cols), PlaceTy::Vector(scalar, cols))
+                    }
                     ref other => (1, PlaceTy::Vector(scalar_of_shape(other), 1)),
                 };
                 let scale = match (&loc.kind, &shape) {
                     (LocKind::Regs { .. }, _) => u64::from(n),
-                    (LocKind::Mem { .. }, Type::Array { element, .. }) => u64::from(array_stride(types, *element, rule)),
+                    (LocKind::Mem { .. }, Type::Array { element, .. }) => {
+                        u64::from(array_stride(types, *element, rule))
+                    }
                     // Vector components and matrix rows: the distance from
                     // the first element to the second.
                     (LocKind::Mem { .. }, _) => loc
@@ -1009,9 +1317,19 @@ impl<'m> Compiler<'m> {
                     }
                 }
                 let idx = self.expr(index)?[0];
-                let index_ty = self.module.types.scalar_of(index.ty).unwrap_or(ScalarType::UInt32);
+                let index_ty = self
+                    .module
+                    .types
+                    .scalar_of(index.ty)
+                    .unwrap_or(ScalarType::UInt32);
                 let delta = self.temp();
-                self.emit(Inst::IndexScale { dst: delta, index: idx, index_ty, scale, base: loc.dynamic });
+                self.emit(Inst::IndexScale {
+                    dst: delta,
+                    index: idx,
+                    index_ty,
+                    scale,
+                    base: loc.dynamic,
+                });
                 loc.dynamic = Some(delta);
                 loc.comps.truncate(n as usize);
                 Ok(elem_ty)
@@ -1028,7 +1346,12 @@ impl<'m> Compiler<'m> {
                     .iter()
                     .map(|&(r, _)| {
                         let dst = self.temp();
-                        self.emit(Inst::Gather { dst, base: Reg(r), delta, limit: end - r });
+                        self.emit(Inst::Gather {
+                            dst,
+                            base: Reg(r),
+                            delta,
+                            limit: end - r,
+                        });
                         dst
                     })
                     .collect(),
@@ -1038,7 +1361,15 @@ impl<'m> Compiler<'m> {
                 .iter()
                 .map(|&(offset, ty)| {
                     let dst = self.temp();
-                    self.emit(Inst::Load { dst, addr: Address { space, dynamic: loc.dynamic, offset }, ty });
+                    self.emit(Inst::Load {
+                        dst,
+                        addr: Address {
+                            space,
+                            dynamic: loc.dynamic,
+                            offset,
+                        },
+                        ty,
+                    });
                     dst
                 })
                 .collect(),
@@ -1050,7 +1381,9 @@ impl<'m> Compiler<'m> {
         // v`) is copied first, so no component is overwritten before it is
         // read.
         let copied;
-        let values = if matches!(loc.kind, LocKind::Regs { .. }) && values.iter().any(|v| loc.comps.iter().any(|c| c.0 == v.0)) {
+        let values = if matches!(loc.kind, LocKind::Regs { .. })
+            && values.iter().any(|v| loc.comps.iter().any(|c| c.0 == v.0))
+        {
             copied = values
                 .iter()
                 .map(|&src| {
@@ -1070,10 +1403,23 @@ impl<'m> Compiler<'m> {
                     self.emit(Inst::CopyMasked { dst: Reg(at), src });
                 }
                 (LocKind::Regs { end }, Some(delta)) => {
-                    self.emit(Inst::Scatter { base: Reg(at), delta, limit: end - at, src });
+                    self.emit(Inst::Scatter {
+                        base: Reg(at),
+                        delta,
+                        limit: end - at,
+                        src,
+                    });
                 }
                 (LocKind::Mem { space }, dynamic) => {
-                    self.emit(Inst::Store { addr: Address { space: *space, dynamic, offset: at }, ty, src });
+                    self.emit(Inst::Store {
+                        addr: Address {
+                            space: *space,
+                            dynamic,
+                            offset: at,
+                        },
+                        ty,
+                        src,
+                    });
                 }
             }
         }

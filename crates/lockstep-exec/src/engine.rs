@@ -99,7 +99,8 @@ impl Worker {
         loop {
             for i in 0..wave_count {
                 if self.waves[i].status == Status::Running {
-                    let (waves, gs, scratch) = (&mut self.waves, &self.groupshared, &mut self.scratch);
+                    let (waves, gs, scratch) =
+                        (&mut self.waves, &self.groupshared, &mut self.scratch);
                     waves[i].run(ctx, gs, scratch)?;
                 }
             }
@@ -118,7 +119,11 @@ impl Worker {
 }
 
 fn full_mask(n: usize) -> Mask {
-    if n >= 128 { Mask::MAX } else { (1u128 << n) - 1 }
+    if n >= 128 {
+        Mask::MAX
+    } else {
+        (1u128 << n) - 1
+    }
 }
 
 impl Wave {
@@ -142,10 +147,16 @@ impl Wave {
                     SystemValue::GroupIndex => gi,
                     SystemValue::GroupThreadId => gtid[c],
                     SystemValue::GroupId => group_id[c],
-                    SystemValue::DispatchThreadId => group_id[c].wrapping_mul(p.group_size[c]).wrapping_add(gtid[c]),
+                    SystemValue::DispatchThreadId => group_id[c]
+                        .wrapping_mul(p.group_size[c])
+                        .wrapping_add(gtid[c]),
                 };
                 for (c, reg) in regs.iter().enumerate() {
-                    let bits = crate::value::convert_bits(u64::from(value(c.min(2))), ScalarType::UInt32, *ty);
+                    let bits = crate::value::convert_bits(
+                        u64::from(value(c.min(2))),
+                        ScalarType::UInt32,
+                        *ty,
+                    );
                     self.regs[reg.0 as usize * w + lane] = bits;
                 }
             }
@@ -225,7 +236,13 @@ impl Wave {
                         *d = if c[l] != 0 { a[l] } else { b[l] };
                     }
                 }
-                Inst::IndexScale { dst, index, index_ty, scale, base } => {
+                Inst::IndexScale {
+                    dst,
+                    index,
+                    index_ty,
+                    scale,
+                    base,
+                } => {
                     for l in 0..w {
                         let raw = self.regs[index.0 as usize * w + l];
                         let idx = if index_ty.is_signed() && index_ty.is_integer() {
@@ -237,18 +254,33 @@ impl Wave {
                         self.regs[dst.0 as usize * w + l] = b.wrapping_add(idx.wrapping_mul(scale));
                     }
                 }
-                Inst::Gather { dst, base, delta, limit } => {
+                Inst::Gather {
+                    dst,
+                    base,
+                    delta,
+                    limit,
+                } => {
                     for l in 0..w {
                         let d = self.regs[delta.0 as usize * w + l];
-                        let v = if d < u64::from(limit) { self.regs[(base.0 as usize + d as usize) * w + l] } else { 0 };
+                        let v = if d < u64::from(limit) {
+                            self.regs[(base.0 as usize + d as usize) * w + l]
+                        } else {
+                            0
+                        };
                         self.regs[dst.0 as usize * w + l] = v;
                     }
                 }
-                Inst::Scatter { base, delta, limit, src } => {
+                Inst::Scatter {
+                    base,
+                    delta,
+                    limit,
+                    src,
+                } => {
                     for l in self.lanes(w) {
                         let d = self.regs[delta.0 as usize * w + l];
                         if d < u64::from(limit) {
-                            self.regs[(base.0 as usize + d as usize) * w + l] = self.regs[src.0 as usize * w + l];
+                            self.regs[(base.0 as usize + d as usize) * w + l] =
+                                self.regs[src.0 as usize * w + l];
                         }
                     }
                 }
@@ -266,10 +298,22 @@ impl Wave {
                         mem.store(at, ty, self.regs[src.0 as usize * w + l]);
                     }
                 }
-                Inst::Atomic { op, ty, addr, dst, a, b } => self.atomic(ctx, gs, op, ty, addr, [dst, a, b]),
-                Inst::Query { dst, resource, query } => {
+                Inst::Atomic {
+                    op,
+                    ty,
+                    addr,
+                    dst,
+                    a,
+                    b,
+                } => self.atomic(ctx, gs, op, ty, addr, [dst, a, b]),
+                Inst::Query {
+                    dst,
+                    resource,
+                    query,
+                } => {
                     let len = ctx.buffers.get(resource.index()).map_or(0, |m| m.len());
-                    let stride = u64::from(Ord::max(ctx.program.element_strides[resource.index()], 1));
+                    let stride =
+                        u64::from(Ord::max(ctx.program.element_strides[resource.index()], 1));
                     let value = match query {
                         ResourceQuery::ElementCount => len / stride,
                         ResourceQuery::Stride => stride,
@@ -279,10 +323,20 @@ impl Wave {
                 }
                 Inst::Wave { op, ty, dst, a, b } => self.wave_op(op, ty, dst, a, b, w),
                 Inst::Wave4 { op, ty, dst, a } => self.wave4(op, ty, dst, a, w),
-                Inst::MultiPrefix { op, ty, dst, a, mask } => self.multi_prefix(op, ty, dst, a, mask, w),
+                Inst::MultiPrefix {
+                    op,
+                    ty,
+                    dst,
+                    a,
+                    mask,
+                } => self.multi_prefix(op, ty, dst, a, mask, w),
                 Inst::IfBegin { cond, else_pc } => {
                     let c = self.mask_of(cond, w);
-                    self.frames.push(Frame { entry: self.cur, aux: self.cur & !c, ..Frame::default() });
+                    self.frames.push(Frame {
+                        entry: self.cur,
+                        aux: self.cur & !c,
+                        ..Frame::default()
+                    });
                     self.cur &= c;
                     if self.cur == 0 {
                         self.pc = else_pc as usize;
@@ -299,7 +353,10 @@ impl Wave {
                     let frame = self.pop();
                     self.cur = frame.entry & !self.parked;
                 }
-                Inst::LoopBegin => self.frames.push(Frame { entry: self.cur, ..Frame::default() }),
+                Inst::LoopBegin => self.frames.push(Frame {
+                    entry: self.cur,
+                    ..Frame::default()
+                }),
                 Inst::LoopIter { exit_pc, span } => {
                     if self.cur == 0 {
                         self.pc = exit_pc as usize;
@@ -330,10 +387,18 @@ impl Wave {
                     self.cur = frame.entry & !self.parked;
                 }
                 Inst::SwitchBegin => {
-                    self.frames.push(Frame { entry: self.cur, ..Frame::default() });
+                    self.frames.push(Frame {
+                        entry: self.cur,
+                        ..Frame::default()
+                    });
                     self.cur = 0;
                 }
-                Inst::SwitchCase { selector, selector_ty, ref values, ref default_all } => {
+                Inst::SwitchCase {
+                    selector,
+                    selector_ty,
+                    ref values,
+                    ref default_all,
+                } => {
                     let entry = self.top().entry;
                     let mut selected: Mask = 0;
                     for l in 0..w {
@@ -341,7 +406,11 @@ impl Wave {
                             continue;
                         }
                         let raw = self.regs[selector.0 as usize * w + l];
-                        let v = if selector_ty.is_signed() { sign_extend(raw, selector_ty.bits()) } else { raw };
+                        let v = if selector_ty.is_signed() {
+                            sign_extend(raw, selector_ty.bits())
+                        } else {
+                            raw
+                        };
                         let hit = match default_all {
                             Some(all) => !all.contains(&v),
                             None => values.contains(&v),
@@ -352,7 +421,10 @@ impl Wave {
                     }
                     self.cur = (self.cur | selected) & !self.parked;
                 }
-                Inst::CallBegin => self.frames.push(Frame { entry: self.cur, ..Frame::default() }),
+                Inst::CallBegin => self.frames.push(Frame {
+                    entry: self.cur,
+                    ..Frame::default()
+                }),
                 Inst::Break { frame } | Inst::Return { frame } => {
                     let cur = self.cur;
                     self.frames[frame as usize].exited |= cur;
@@ -395,11 +467,21 @@ impl Wave {
     }
 
     fn address(&self, addr: Address, lane: usize, w: usize) -> u64 {
-        let base = addr.dynamic.map_or(0, |r| self.regs[r.0 as usize * w + lane]);
+        let base = addr
+            .dynamic
+            .map_or(0, |r| self.regs[r.0 as usize * w + lane]);
         base.wrapping_add(u64::from(addr.offset))
     }
 
-    fn atomic(&mut self, ctx: &Context, gs: &Memory, op: AtomicOp, ty: ScalarType, addr: Address, [dst, a, b]: [Reg; 3]) {
+    fn atomic(
+        &mut self,
+        ctx: &Context,
+        gs: &Memory,
+        op: AtomicOp,
+        ty: ScalarType,
+        addr: Address,
+        [dst, a, b]: [Reg; 3],
+    ) {
         let w = ctx.wave_size;
         let mem = memory(ctx, gs, addr.space);
         for l in self.lanes(w) {
@@ -460,7 +542,15 @@ impl Wave {
         }
     }
 
-    fn multi_prefix(&mut self, op: WaveOp, ty: ScalarType, dst: Reg, a: Reg, mask_regs: [Reg; 4], w: usize) {
+    fn multi_prefix(
+        &mut self,
+        op: WaveOp,
+        ty: ScalarType,
+        dst: Reg,
+        a: Reg,
+        mask_regs: [Reg; 4],
+        w: usize,
+    ) {
         let mask = self.cur;
         let partition: Vec<[u32; 4]> = (0..w)
             .map(|l| std::array::from_fn(|k| self.reg(mask_regs[k], w)[l] as u32))
@@ -471,7 +561,12 @@ impl Wave {
         if op == WaveOp::MultiPrefixCountBits {
             let vals = decode::<bool>(src);
             for (l, o) in out.iter_mut().enumerate() {
-                *o = u64::from(wave::multi_prefix_count_bits(vals.as_slice(w), mask, &partition, l));
+                *o = u64::from(wave::multi_prefix_count_bits(
+                    vals.as_slice(w),
+                    mask,
+                    &partition,
+                    l,
+                ));
             }
         } else {
             with_arith!(ty, T => {
@@ -485,7 +580,13 @@ impl Wave {
     }
 }
 
-fn multi_prefix_lane<T: Val + Arith + MaybeBits>(op: WaveOp, v: &[T], mask: Mask, p: &[[u32; 4]], l: usize) -> T {
+fn multi_prefix_lane<T: Val + Arith + MaybeBits>(
+    op: WaveOp,
+    v: &[T],
+    mask: Mask,
+    p: &[[u32; 4]],
+    l: usize,
+) -> T {
     match op {
         WaveOp::MultiPrefixSum => wave::multi_prefix_sum(v, mask, p, l),
         WaveOp::MultiPrefixProduct => wave::multi_prefix_product(v, mask, p, l),
@@ -610,7 +711,13 @@ macro_rules! maybe_arith {
 maybe_arith!(i16, u16, i32, u32, i64, u64, half::f16, f32, f64);
 
 /// The per-component wave ops shared by every type.
-fn lane_op<T: Val + Lane + MaybeArith>(op: WaveOp, v: &[T], other: &[u64], mask: Mask, out: &mut [u64]) {
+fn lane_op<T: Val + Lane + MaybeArith>(
+    op: WaveOp,
+    v: &[T],
+    other: &[u64],
+    mask: Mask,
+    out: &mut [u64],
+) {
     let w = v.len();
     match op {
         WaveOp::AnyTrue | WaveOp::AllTrue | WaveOp::CountBits | WaveOp::PrefixCountBits => {
@@ -642,7 +749,10 @@ fn lane_op<T: Val + Lane + MaybeArith>(op: WaveOp, v: &[T], other: &[u64], mask:
             }
         }
         WaveOp::AllEqual => out.fill(u64::from(wave::active_all_equal(v, mask))),
-        WaveOp::QuadReadAcrossX | WaveOp::QuadReadAcrossY | WaveOp::QuadReadAcrossDiagonal | WaveOp::QuadReadLaneAt => {
+        WaveOp::QuadReadAcrossX
+        | WaveOp::QuadReadAcrossY
+        | WaveOp::QuadReadAcrossDiagonal
+        | WaveOp::QuadReadLaneAt => {
             for (l, o) in out.iter_mut().enumerate() {
                 let x = match op {
                     WaveOp::QuadReadAcrossX => wave::quad_read_across_x(v, l),
@@ -656,8 +766,14 @@ fn lane_op<T: Val + Lane + MaybeArith>(op: WaveOp, v: &[T], other: &[u64], mask:
         WaveOp::QuadAny | WaveOp::QuadAll => {
             for (l, o) in out.iter_mut().enumerate() {
                 let quad = l & !3;
-                let bits = (quad..(quad + 4).min(w)).filter(|&q| mask >> q & 1 == 1).map(|q| v[q].to_lane() != 0);
-                let r = if op == WaveOp::QuadAny { bits.clone().any(|b| b) } else { bits.clone().all(|b| b) };
+                let bits = (quad..(quad + 4).min(w))
+                    .filter(|&q| mask >> q & 1 == 1)
+                    .map(|q| v[q].to_lane() != 0);
+                let r = if op == WaveOp::QuadAny {
+                    bits.clone().any(|b| b)
+                } else {
+                    bits.clone().all(|b| b)
+                };
                 *o = u64::from(r);
             }
         }

@@ -28,7 +28,11 @@ pub struct ExecError {
 
 impl ExecError {
     pub fn new(message: impl Into<String>, span: Option<Span>) -> ExecError {
-        ExecError { message: message.into(), span, notes: Vec::new() }
+        ExecError {
+            message: message.into(),
+            span,
+            notes: Vec::new(),
+        }
     }
 
     pub fn with_note(mut self, note: impl Into<String>) -> ExecError {
@@ -50,7 +54,7 @@ pub const MIN_WAVE_SIZE: u32 = 4;
 pub const MAX_WAVE_SIZE: u32 = 128;
 
 /// The most threads one dispatch may run (groups × threads per group).
-pub const MAX_DISPATCH_THREADS: u64 = 1 << 34;
+pub const MAX_DISPATCH_THREADS: u64 = 1 << 30;
 
 /// How to run a dispatch.
 #[derive(Clone, Debug)]
@@ -83,7 +87,9 @@ pub fn validate_wave_size(n: u32) -> Result<(), ExecError> {
         Ok(())
     } else {
         Err(ExecError::new(
-            format!("wave size {n} is not supported: it must be a power of two from {MIN_WAVE_SIZE} to {MAX_WAVE_SIZE}"),
+            format!(
+                "wave size {n} is not supported: it must be a power of two from {MIN_WAVE_SIZE} to {MAX_WAVE_SIZE}"
+            ),
             None,
         ))
     }
@@ -91,22 +97,34 @@ pub fn validate_wave_size(n: u32) -> Result<(), ExecError> {
 
 /// Runs `program` over `buffers` (indexed by resource id; several resources
 /// may share one buffer).
-pub fn dispatch(program: &Program, buffers: &[&Memory], config: &DispatchConfig) -> Result<(), ExecError> {
+pub fn dispatch(
+    program: &Program,
+    buffers: &[&Memory],
+    config: &DispatchConfig,
+) -> Result<(), ExecError> {
     validate_wave_size(config.wave_size)?;
     let [gx, gy, gz] = config.group_count;
     if gx == 0 || gy == 0 || gz == 0 {
-        return Err(ExecError::new("the dispatch has a group count of zero", None));
+        return Err(ExecError::new(
+            "the dispatch has a group count of zero",
+            None,
+        ));
     }
     let groups = u64::from(gx) * u64::from(gy) * u64::from(gz);
     let per_group: u64 = program.group_size.iter().map(|&n| u64::from(n)).product();
     if groups.saturating_mul(per_group) > MAX_DISPATCH_THREADS || groups > u64::from(u32::MAX) {
         return Err(ExecError::new(
-            format!("the dispatch is too large: {groups} groups of {per_group} threads (the limit is {MAX_DISPATCH_THREADS} threads)"),
+            format!(
+                "the dispatch is too large: {groups} groups of {per_group} threads (the limit is {MAX_DISPATCH_THREADS} threads)"
+            ),
             None,
         ));
     }
     if buffers.len() < program.element_strides.len() {
-        return Err(ExecError::new("a resource of the shader has no buffer", None));
+        return Err(ExecError::new(
+            "a resource of the shader has no buffer",
+            None,
+        ));
     }
     let ctx = engine::Context {
         program,
@@ -124,8 +142,14 @@ pub fn dispatch(program: &Program, buffers: &[&Memory], config: &DispatchConfig)
         let mut worker = engine::Worker::new();
         return (0..groups as u32).try_for_each(|g| worker.run_group(&ctx, g));
     }
-    match rayon::ThreadPoolBuilder::new().num_threads(config.threads).build() {
+    match rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads)
+        .build()
+    {
         Ok(pool) => pool.install(run),
-        Err(e) => Err(ExecError::new(format!("cannot start worker threads: {e}"), None)),
+        Err(e) => Err(ExecError::new(
+            format!("cannot start worker threads: {e}"),
+            None,
+        )),
     }
 }

@@ -76,7 +76,10 @@ impl Memory {
     }
 
     fn in_bounds(&self, offset: u64, size: u32) -> bool {
-        offset.checked_add(u64::from(size)).is_some_and(|end| end <= self.len) && offset % u64::from(size.min(4)) == 0
+        offset
+            .checked_add(u64::from(size))
+            .is_some_and(|end| end <= self.len)
+            && offset.is_multiple_of(u64::from(size.min(4)))
     }
 
     fn word(&self, offset: u64) -> &AtomicU32 {
@@ -156,7 +159,11 @@ fn atomic_result(op: AtomicOp, ty: ScalarType, old: u64, a: u64, b: u64) -> Opti
         let (x, y) = (T::from_lane(old), T::from_lane(a));
         (if max { x.max(y) } else { x.min(y) }).to_lane()
     }
-    let width_mask = if ty.size() == 8 { u64::MAX } else { 0xFFFF_FFFF };
+    let width_mask = if ty.size() == 8 {
+        u64::MAX
+    } else {
+        0xFFFF_FFFF
+    };
     let signed = ty.is_signed();
     Some(match op {
         AtomicOp::Add => old.wrapping_add(a) & width_mask,

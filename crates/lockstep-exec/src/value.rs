@@ -66,16 +66,46 @@ impl Val for f64 {
 macro_rules! with_scalar {
     ($ty:expr, $T:ident => $body:expr) => {
         match $ty {
-            lockstep_ir::ScalarType::Bool => { type $T = bool; $body }
-            lockstep_ir::ScalarType::Int16 => { type $T = i16; $body }
-            lockstep_ir::ScalarType::UInt16 => { type $T = u16; $body }
-            lockstep_ir::ScalarType::Int32 => { type $T = i32; $body }
-            lockstep_ir::ScalarType::UInt32 => { type $T = u32; $body }
-            lockstep_ir::ScalarType::Int64 => { type $T = i64; $body }
-            lockstep_ir::ScalarType::UInt64 => { type $T = u64; $body }
-            lockstep_ir::ScalarType::Float16 => { type $T = half::f16; $body }
-            lockstep_ir::ScalarType::Float32 => { type $T = f32; $body }
-            lockstep_ir::ScalarType::Float64 => { type $T = f64; $body }
+            lockstep_ir::ScalarType::Bool => {
+                type $T = bool;
+                $body
+            }
+            lockstep_ir::ScalarType::Int16 => {
+                type $T = i16;
+                $body
+            }
+            lockstep_ir::ScalarType::UInt16 => {
+                type $T = u16;
+                $body
+            }
+            lockstep_ir::ScalarType::Int32 => {
+                type $T = i32;
+                $body
+            }
+            lockstep_ir::ScalarType::UInt32 => {
+                type $T = u32;
+                $body
+            }
+            lockstep_ir::ScalarType::Int64 => {
+                type $T = i64;
+                $body
+            }
+            lockstep_ir::ScalarType::UInt64 => {
+                type $T = u64;
+                $body
+            }
+            lockstep_ir::ScalarType::Float16 => {
+                type $T = half::f16;
+                $body
+            }
+            lockstep_ir::ScalarType::Float32 => {
+                type $T = f32;
+                $body
+            }
+            lockstep_ir::ScalarType::Float64 => {
+                type $T = f64;
+                $body
+            }
         }
     };
 }
@@ -86,15 +116,42 @@ macro_rules! with_arith {
     ($ty:expr, $T:ident => $body:expr, $none:expr) => {
         match $ty {
             lockstep_ir::ScalarType::Bool => $none,
-            lockstep_ir::ScalarType::Int16 => { type $T = i16; $body }
-            lockstep_ir::ScalarType::UInt16 => { type $T = u16; $body }
-            lockstep_ir::ScalarType::Int32 => { type $T = i32; $body }
-            lockstep_ir::ScalarType::UInt32 => { type $T = u32; $body }
-            lockstep_ir::ScalarType::Int64 => { type $T = i64; $body }
-            lockstep_ir::ScalarType::UInt64 => { type $T = u64; $body }
-            lockstep_ir::ScalarType::Float16 => { type $T = half::f16; $body }
-            lockstep_ir::ScalarType::Float32 => { type $T = f32; $body }
-            lockstep_ir::ScalarType::Float64 => { type $T = f64; $body }
+            lockstep_ir::ScalarType::Int16 => {
+                type $T = i16;
+                $body
+            }
+            lockstep_ir::ScalarType::UInt16 => {
+                type $T = u16;
+                $body
+            }
+            lockstep_ir::ScalarType::Int32 => {
+                type $T = i32;
+                $body
+            }
+            lockstep_ir::ScalarType::UInt32 => {
+                type $T = u32;
+                $body
+            }
+            lockstep_ir::ScalarType::Int64 => {
+                type $T = i64;
+                $body
+            }
+            lockstep_ir::ScalarType::UInt64 => {
+                type $T = u64;
+                $body
+            }
+            lockstep_ir::ScalarType::Float16 => {
+                type $T = half::f16;
+                $body
+            }
+            lockstep_ir::ScalarType::Float32 => {
+                type $T = f32;
+                $body
+            }
+            lockstep_ir::ScalarType::Float64 => {
+                type $T = f64;
+                $body
+            }
         }
     };
 }
@@ -104,12 +161,30 @@ macro_rules! with_arith {
 macro_rules! with_int {
     ($ty:expr, $T:ident => $body:expr, $none:expr) => {
         match $ty {
-            lockstep_ir::ScalarType::Int16 => { type $T = i16; $body }
-            lockstep_ir::ScalarType::UInt16 => { type $T = u16; $body }
-            lockstep_ir::ScalarType::Int32 => { type $T = i32; $body }
-            lockstep_ir::ScalarType::UInt32 => { type $T = u32; $body }
-            lockstep_ir::ScalarType::Int64 => { type $T = i64; $body }
-            lockstep_ir::ScalarType::UInt64 => { type $T = u64; $body }
+            lockstep_ir::ScalarType::Int16 => {
+                type $T = i16;
+                $body
+            }
+            lockstep_ir::ScalarType::UInt16 => {
+                type $T = u16;
+                $body
+            }
+            lockstep_ir::ScalarType::Int32 => {
+                type $T = i32;
+                $body
+            }
+            lockstep_ir::ScalarType::UInt32 => {
+                type $T = u32;
+                $body
+            }
+            lockstep_ir::ScalarType::Int64 => {
+                type $T = i64;
+                $body
+            }
+            lockstep_ir::ScalarType::UInt64 => {
+                type $T = u64;
+                $body
+            }
             _ => $none,
         }
     };
@@ -120,9 +195,18 @@ macro_rules! with_int {
 macro_rules! with_float {
     ($ty:expr, $T:ident => $body:expr, $none:expr) => {
         match $ty {
-            lockstep_ir::ScalarType::Float16 => { type $T = half::f16; $body }
-            lockstep_ir::ScalarType::Float32 => { type $T = f32; $body }
-            lockstep_ir::ScalarType::Float64 => { type $T = f64; $body }
+            lockstep_ir::ScalarType::Float16 => {
+                type $T = half::f16;
+                $body
+            }
+            lockstep_ir::ScalarType::Float32 => {
+                type $T = f32;
+                $body
+            }
+            lockstep_ir::ScalarType::Float64 => {
+                type $T = f64;
+                $body
+            }
             _ => $none,
         }
     };

@@ -449,7 +449,8 @@ impl Sema<'_> {
     fn stabilize_place(&mut self, mut place: Place, span: Span) -> (Vec<ir::Expr>, Place) {
         let mut setup = Vec::new();
         match &mut place.root {
-            ir::PlaceRoot::BufferElement { index: e, .. } | ir::PlaceRoot::ByteAddress { address: e, .. } => {
+            ir::PlaceRoot::BufferElement { index: e, .. }
+            | ir::PlaceRoot::ByteAddress { address: e, .. } => {
                 self.hoist(e, &mut setup, span);
             }
             _ => {}
@@ -468,18 +469,38 @@ impl Sema<'_> {
         }
         let Some(fcx) = self.fcx.as_mut() else { return };
         let id = ir::LocalId(fcx.locals.len() as u32);
-        fcx.locals.push(ir::Variable { name: format!("index.{}", id.0), ty: e.ty, span: e.span });
-        let temp = Place { root: ir::PlaceRoot::Local(id), path: Vec::new(), ty: e.ty };
+        fcx.locals.push(ir::Variable {
+            name: format!("index.{}", id.0),
+            ty: e.ty,
+            span: e.span,
+        });
+        let temp = Place {
+            root: ir::PlaceRoot::Local(id),
+            path: Vec::new(),
+            ty: e.ty,
+        };
         let load = self.wrap(ExprKind::Load(temp.clone()), e.ty, span);
         let value = std::mem::replace(&mut **e, load);
         let ty = value.ty;
-        setup.push(self.wrap(ExprKind::Assign { place: temp, value: Box::new(value), yield_old: false }, ty, span));
+        setup.push(self.wrap(
+            ExprKind::Assign {
+                place: temp,
+                value: Box::new(value),
+                yield_old: false,
+            },
+            ty,
+            span,
+        ));
     }
 
     fn sequence(&mut self, setup: Vec<ir::Expr>, last: ir::Expr) -> ir::Expr {
         setup.into_iter().rev().fold(last, |rest, first| {
             let (ty, span) = (rest.ty, rest.span);
-            ir::Expr { kind: ExprKind::Sequence(Box::new(first), Box::new(rest)), ty, span }
+            ir::Expr {
+                kind: ExprKind::Sequence(Box::new(first), Box::new(rest)),
+                ty,
+                span,
+            }
         })
     }
 
@@ -556,20 +577,38 @@ fn has_side_effects(e: &ir::Expr) -> bool {
         K::Const(_) | K::ResourceQuery { .. } => false,
         K::Load(p) => place_has_side_effects(p),
         K::Construct(es) | K::Builtin(_, es) | K::Wave(_, es) => any(es),
-        K::Splat(a) | K::Swizzle(a, _) | K::Field(a, _) | K::Unary(_, a) | K::Convert(a) | K::Bitcast(a) => has_side_effects(a),
-        K::Index(a, b) | K::Binary(_, a, b) | K::LogicalAnd(a, b) | K::LogicalOr(a, b) | K::Sequence(a, b) => {
-            has_side_effects(a) || has_side_effects(b)
+        K::Splat(a)
+        | K::Swizzle(a, _)
+        | K::Field(a, _)
+        | K::Unary(_, a)
+        | K::Convert(a)
+        | K::Bitcast(a) => has_side_effects(a),
+        K::Index(a, b)
+        | K::Binary(_, a, b)
+        | K::LogicalAnd(a, b)
+        | K::LogicalOr(a, b)
+        | K::Sequence(a, b) => has_side_effects(a) || has_side_effects(b),
+        K::Conditional {
+            cond,
+            accept,
+            reject,
         }
-        K::Conditional { cond, accept, reject } | K::Select { cond, accept, reject } => {
-            has_side_effects(cond) || has_side_effects(accept) || has_side_effects(reject)
-        }
+        | K::Select {
+            cond,
+            accept,
+            reject,
+        } => has_side_effects(cond) || has_side_effects(accept) || has_side_effects(reject),
     }
 }
 
 fn place_has_side_effects(p: &Place) -> bool {
     let root = match &p.root {
-        ir::PlaceRoot::BufferElement { index: e, .. } | ir::PlaceRoot::ByteAddress { address: e, .. } => has_side_effects(e),
+        ir::PlaceRoot::BufferElement { index: e, .. }
+        | ir::PlaceRoot::ByteAddress { address: e, .. } => has_side_effects(e),
         _ => false,
     };
-    root || p.path.iter().any(|a| matches!(a, ir::Access::Index(e) if has_side_effects(e)))
+    root || p
+        .path
+        .iter()
+        .any(|a| matches!(a, ir::Access::Index(e) if has_side_effects(e)))
 }

@@ -235,7 +235,7 @@ pub enum StmtKind {
 
 /// One or more labels followed by the statements up to the next label.
 /// `case 1: case 2: a(); /* falls through */ default: b(); break;` gives two
-/// cases: labels [1, 2] with `a();`, and [default] with `b(); break;`.
+/// cases: labels `[1, 2]` with `a();`, and `[default]` with `b(); break;`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SwitchCase {
     pub labels: Vec<CaseLabel>,

@@ -395,6 +395,9 @@ impl Lexer {
     fn number(&mut self, start: usize) {
         let hex = self.peek(0) == Some('0') && matches!(self.peek(1), Some('x' | 'X'));
         while let Some(c) = self.peek(0) {
+            if c == '.' && self.swizzle_follows() {
+                break;
+            }
             if c.is_ascii_alphanumeric() || c == '_' || c == '.' {
                 self.pos += 1;
                 if !hex && matches!(c, 'e' | 'E') && matches!(self.peek(0), Some('+' | '-')) {
@@ -412,6 +415,22 @@ impl Lexer {
         };
         let error = parse_number(&text).err().map(LexError::Number);
         self.push(start, kind, error);
+    }
+
+    /// At a `.` inside a number: whether a swizzle follows (`1.xxx`,
+    /// `2.0.rg`), which ends the number before the `.`.
+    fn swizzle_follows(&self) -> bool {
+        let mut len = 0;
+        while let Some(c) = self.peek(1 + len) {
+            if !(c.is_ascii_alphanumeric() || c == '_') {
+                break;
+            }
+            if !"xyzwrgba".contains(c) {
+                return false;
+            }
+            len += 1;
+        }
+        (1..=4).contains(&len)
     }
 
     fn quoted(&mut self, start: usize, quote: char) {

@@ -78,17 +78,7 @@ struct Parser<'d> {
     expr_level: u32,
     /// Inside template arguments, `>` closes the list instead of comparing.
     no_gt: bool,
-    /// Tokens replaced when a `>>` was split, to undo on backtracking.
-    splits: Vec<(usize, Token)>,
     /// The span of the last consumed token.
-    prev_span: Span,
-}
-
-/// A parser position to come back to after a speculative parse.
-struct Snapshot {
-    pos: usize,
-    diags: usize,
-    splits: usize,
     prev_span: Span,
 }
 
@@ -124,7 +114,6 @@ impl<'d> Parser<'d> {
             nesting_reported: false,
             expr_level: 0,
             no_gt: false,
-            splits: Vec::new(),
             prev_span: Span::default(),
         }
     }
@@ -289,7 +278,7 @@ impl<'d> Parser<'d> {
         self.error_at(&tok, message);
     }
 
-    // ---- limits, backtracking, recovery ----
+    // ---- limits and recovery ----
 
     /// Runs `f` one nesting level deeper, failing past [`MAX_NESTING`].
     fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
@@ -315,26 +304,6 @@ impl<'d> Parser<'d> {
         }
         self.nesting += 1;
         true
-    }
-
-    fn snapshot(&self) -> Snapshot {
-        Snapshot {
-            pos: self.pos,
-            diags: self.diags.items.len(),
-            splits: self.splits.len(),
-            prev_span: self.prev_span,
-        }
-    }
-
-    fn restore(&mut self, snapshot: Snapshot) {
-        self.pos = snapshot.pos;
-        self.diags.items.truncate(snapshot.diags);
-        while self.splits.len() > snapshot.splits {
-            if let Some((index, tok)) = self.splits.pop() {
-                self.tokens[index] = tok;
-            }
-        }
-        self.prev_span = snapshot.prev_span;
     }
 
     /// Skips the rest of a broken statement: through the next `;` or

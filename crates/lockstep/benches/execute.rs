@@ -34,15 +34,30 @@ fn words(ws: &[u32]) -> Vec<u8> {
 }
 
 fn buffer(name: &str, data: Vec<u8>) -> BufferDesc {
-    BufferDesc { name: name.to_string(), format: Format::UInt32, stride: None, channels: 1, data }
+    BufferDesc {
+        name: name.to_string(),
+        format: Format::UInt32,
+        stride: None,
+        channels: 1,
+        data,
+    }
 }
 
 fn binding(name: &str, kind: Kind, register: u32) -> Binding {
-    Binding { name: name.to_string(), kind, register, space: 0, set: 0, vulkan_binding: None }
+    Binding {
+        name: name.to_string(),
+        kind,
+        register,
+        space: 0,
+        set: 0,
+        vulkan_binding: None,
+    }
 }
 
 fn ordered_append(c: &mut Criterion) {
-    let counts: Vec<u32> = (0..ELEMENTS as u32).map(|i| (i.wrapping_mul(2654435761) >> 13) % 4).collect();
+    let counts: Vec<u32> = (0..ELEMENTS as u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) % 4)
+        .collect();
     let total: u32 = counts.iter().sum();
     let pipeline = Pipeline {
         dispatch: [(ELEMENTS / 64) as u32, 1, 1],
@@ -59,8 +74,13 @@ fn ordered_append(c: &mut Criterion) {
             binding("BufferSize", Kind::RwByteAddressBuffer, 1),
         ],
     };
-    let shader = lockstep::compile("ordered_append.hlsl", ORDERED_APPEND, &CompileOptions::default(), &MemoryLoader::default())
-        .unwrap_or_else(|e| panic!("{}", e.render(false)));
+    let shader = lockstep::compile(
+        "ordered_append.hlsl",
+        ORDERED_APPEND,
+        &CompileOptions::default(),
+        &MemoryLoader::default(),
+    )
+    .unwrap_or_else(|e| panic!("{}", e.render(false)));
     let mut group = c.benchmark_group("execute");
     group.throughput(Throughput::Elements(ELEMENTS as u64));
     group.sample_size(10);
@@ -68,7 +88,11 @@ fn ordered_append(c: &mut Criterion) {
         for threads in [1, 0] {
             let label = if threads == 1 { "1thread" } else { "allcores" };
             group.bench_function(format!("wave{wave_size}/ordered_append/{label}"), |b| {
-                let opts = RunOptions { wave_size, threads, ..RunOptions::default() };
+                let opts = RunOptions {
+                    wave_size,
+                    threads,
+                    ..RunOptions::default()
+                };
                 b.iter(|| {
                     let out = lockstep::run(&shader, &pipeline, &opts).expect("dispatch");
                     let size = u32::from_le_bytes(out.contents[2][..4].try_into().unwrap());

@@ -21,7 +21,11 @@ pub struct RunOptions {
 impl Default for RunOptions {
     fn default() -> RunOptions {
         let d = DispatchConfig::default();
-        RunOptions { wave_size: d.wave_size, threads: d.threads, step_budget: d.step_budget }
+        RunOptions {
+            wave_size: d.wave_size,
+            threads: d.threads,
+            step_budget: d.step_budget,
+        }
     }
 }
 
@@ -51,7 +55,11 @@ pub struct RunError {
 
 impl RunError {
     fn new(message: impl Into<String>) -> RunError {
-        RunError { message: message.into(), span: None, notes: Vec::new() }
+        RunError {
+            message: message.into(),
+            span: None,
+            notes: Vec::new(),
+        }
     }
 
     fn at(mut self, span: Span) -> RunError {
@@ -87,7 +95,11 @@ fn pipeline_kind(kind: ResourceKind) -> Kind {
 
 /// Runs the shader over the pipeline's buffers.
 pub fn run(shader: &Shader, pipeline: &Pipeline, opts: &RunOptions) -> Result<RunOutput, RunError> {
-    let memories: Vec<Memory> = pipeline.buffers.iter().map(|b| Memory::from_bytes(&b.data)).collect();
+    let memories: Vec<Memory> = pipeline
+        .buffers
+        .iter()
+        .map(|b| Memory::from_bytes(&b.data))
+        .collect();
     let mut bound = Vec::new();
     for resource in &shader.module.resources {
         let index = bind_resource(shader, pipeline, resource)?;
@@ -111,19 +123,26 @@ pub fn run(shader: &Shader, pipeline: &Pipeline, opts: &RunOptions) -> Result<Ru
 
 /// Finds the pipeline buffer bound at the resource's register and checks
 /// that it fits the resource; returns the buffer's index.
-fn bind_resource(shader: &Shader, pipeline: &Pipeline, resource: &Resource) -> Result<usize, RunError> {
+fn bind_resource(
+    shader: &Shader,
+    pipeline: &Pipeline,
+    resource: &Resource,
+) -> Result<usize, RunError> {
     let class = resource.kind.register_class();
     let register = format!("{class}{}, space{}", resource.register, resource.space);
     let expected = pipeline_kind(resource.kind);
-    let at_register = |b: &&Binding| b.kind.register_class() == class && b.register == resource.register && b.space == resource.space;
+    let at_register = |b: &&Binding| {
+        b.kind.register_class() == class
+            && b.register == resource.register
+            && b.space == resource.space
+    };
     let Some(binding) = pipeline.bindings.iter().find(at_register) else {
         // A binding of the resource's name (or at its register number) in
         // another register class is a mis-typed binding.
-        if let Some(b) = pipeline
-            .bindings
-            .iter()
-            .find(|b| b.name == resource.name || (b.register == resource.register && b.space == resource.space))
-        {
+        if let Some(b) = pipeline.bindings.iter().find(|b| {
+            b.name == resource.name
+                || (b.register == resource.register && b.space == resource.space)
+        }) {
             return Err(RunError::new(format!(
                 "resource '{}' is a {expected} at {register} in the shader, but the pipeline binds buffer '{}' at {} as a {}",
                 resource.name,
@@ -133,14 +152,21 @@ fn bind_resource(shader: &Shader, pipeline: &Pipeline, resource: &Resource) -> R
             ))
             .at(resource.span));
         }
-        let listed: Vec<String> = pipeline.bindings.iter().map(|b| format!("'{}' at {}", b.name, b.register_name())).collect();
-        return Err(RunError::new(format!("resource '{}' ({register}) has no binding in the pipeline", resource.name))
-            .at(resource.span)
-            .with_note(if listed.is_empty() {
-                "the pipeline's DescriptorSets bind no resources".to_string()
-            } else {
-                format!("the pipeline binds {}", listed.join(", "))
-            }));
+        let listed: Vec<String> = pipeline
+            .bindings
+            .iter()
+            .map(|b| format!("'{}' at {}", b.name, b.register_name()))
+            .collect();
+        return Err(RunError::new(format!(
+            "resource '{}' ({register}) has no binding in the pipeline",
+            resource.name
+        ))
+        .at(resource.span)
+        .with_note(if listed.is_empty() {
+            "the pipeline's DescriptorSets bind no resources".to_string()
+        } else {
+            format!("the pipeline binds {}", listed.join(", "))
+        }));
     };
     if binding.kind != expected {
         return Err(RunError::new(format!(
@@ -149,28 +175,49 @@ fn bind_resource(shader: &Shader, pipeline: &Pipeline, resource: &Resource) -> R
         ))
         .at(resource.span));
     }
-    let index = pipeline
-        .buffer_index(&binding.name)
-        .ok_or_else(|| RunError::new(format!("binding names an unknown buffer '{}'", binding.name)))?;
+    let index = pipeline.buffer_index(&binding.name).ok_or_else(|| {
+        RunError::new(format!(
+            "binding names an unknown buffer '{}'",
+            binding.name
+        ))
+    })?;
     check_size(shader, pipeline, resource, index)?;
     Ok(index)
 }
 
-fn check_size(shader: &Shader, pipeline: &Pipeline, resource: &Resource, index: usize) -> Result<(), RunError> {
+fn check_size(
+    shader: &Shader,
+    pipeline: &Pipeline,
+    resource: &Resource,
+    index: usize,
+) -> Result<(), RunError> {
     let types = &shader.module.types;
     let buffer = &pipeline.buffers[index];
     let len = buffer.data.len() as u64;
     let element = types.display(resource.element);
-    let too_small = |what: String| RunError::new(format!("buffer '{}' is too small for resource '{}': {what}", buffer.name, resource.name)).at(resource.span);
+    let too_small = |what: String| {
+        RunError::new(format!(
+            "buffer '{}' is too small for resource '{}': {what}",
+            buffer.name, resource.name
+        ))
+        .at(resource.span)
+    };
     match resource.kind {
         ResourceKind::ConstantBuffer => {
-            let size = lockstep_ir::layout::size_align(types, resource.element, resource.kind.layout_rule()).size;
+            let size = lockstep_ir::layout::size_align(
+                types,
+                resource.element,
+                resource.kind.layout_rule(),
+            )
+            .size;
             if len < u64::from(size) {
-                return Err(too_small(format!("it holds {len} bytes, and the constant buffer's layout needs {size}")));
+                return Err(too_small(format!(
+                    "it holds {len} bytes, and the constant buffer's layout needs {size}"
+                )));
             }
         }
         ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer => {
-            if len % 4 != 0 {
+            if !len.is_multiple_of(4) {
                 return Err(RunError::new(format!(
                     "buffer '{}' holds {len} bytes; a byte-address buffer must hold a multiple of 4",
                     buffer.name
@@ -179,7 +226,11 @@ fn check_size(shader: &Shader, pipeline: &Pipeline, resource: &Resource, index: 
             }
         }
         _ => {
-            let stride = u64::from(lockstep_ir::layout::array_stride(types, resource.element, resource.kind.layout_rule()));
+            let stride = u64::from(lockstep_ir::layout::array_stride(
+                types,
+                resource.element,
+                resource.kind.layout_rule(),
+            ));
             if let Some(given) = buffer.stride
                 && u64::from(given) != stride
                 && !matches!(types.get(resource.element), Type::Void)
@@ -190,7 +241,7 @@ fn check_size(shader: &Shader, pipeline: &Pipeline, resource: &Resource, index: 
                 ))
                 .at(resource.span));
             }
-            if stride > 0 && (len < stride || len % stride != 0) {
+            if stride > 0 && (len < stride || !len.is_multiple_of(stride)) {
                 return Err(too_small(format!(
                     "it holds {len} bytes, which is not a whole number of '{element}' elements of {stride} bytes"
                 )));

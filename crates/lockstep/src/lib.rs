@@ -61,7 +61,12 @@ pub const MAX_SHADER_MODEL: (u32, u32) = (6, 10);
 
 /// Parses a `-T` profile such as `cs_6_5`.
 pub fn parse_profile(profile: &str) -> Result<(u32, u32), String> {
-    let err = || format!("invalid profile '{profile}': expected cs_6_0 to cs_6_{}", MAX_SHADER_MODEL.1);
+    let err = || {
+        format!(
+            "invalid profile '{profile}': expected cs_6_0 to cs_6_{}",
+            MAX_SHADER_MODEL.1
+        )
+    };
     let rest = profile.strip_prefix("cs_").ok_or_else(|| {
         if profile.len() > 3 && profile.as_bytes()[2] == b'_' {
             format!("profile '{profile}' is not a compute profile: Lockstep runs compute shaders (cs_6_x)")
@@ -116,17 +121,29 @@ impl SourceLoader for MemoryLoader {
 
 /// Compiles HLSL source text. `name` is the file name diagnostics print;
 /// `#include`s are read through `loader`.
-pub fn compile(name: &str, source: &str, opts: &CompileOptions, loader: &dyn SourceLoader) -> Result<Shader, CompileError> {
+pub fn compile(
+    name: &str,
+    source: &str,
+    opts: &CompileOptions,
+    loader: &dyn SourceLoader,
+) -> Result<Shader, CompileError> {
     let mut map = SourceMap::new();
     let main = map.add(name, source, None);
     let mut diags = Diagnostics::default();
+    let mut defines = opts.defines.clone();
+    if opts.enable_16bit_types {
+        defines.insert(0, ("__HLSL_ENABLE_16_BIT".to_string(), "1".to_string()));
+    }
     let pp = PreprocessOptions {
-        defines: opts.defines.clone(),
+        defines,
         include_dirs: opts.include_dirs.clone(),
         shader_model: opts.shader_model,
     };
     let tu = lockstep_syntax::parser::parse_file(&mut map, main, &pp, loader, &mut diags);
-    let fail = |map: SourceMap, diags: Diagnostics| CompileError { source_map: map, diagnostics: diags.items };
+    let fail = |map: SourceMap, diags: Diagnostics| CompileError {
+        source_map: map,
+        diagnostics: diags.items,
+    };
     if diags.has_errors() {
         return Err(fail(map, diags));
     }
@@ -143,12 +160,20 @@ pub fn compile(name: &str, source: &str, opts: &CompileOptions, loader: &dyn Sou
     let program = match exec::Program::compile(&module) {
         Ok(p) => p,
         Err(e) => {
-            let span = e.span.map(|s| syntax::Span::new(syntax::FileId(s.file), s.start, s.end)).unwrap_or_default();
+            let span = e
+                .span
+                .map(|s| syntax::Span::new(syntax::FileId(s.file), s.start, s.end))
+                .unwrap_or_default();
             let mut d = Diagnostic::error(span, e.message);
             d.notes = e.notes;
             diags.push(d);
             return Err(fail(map, diags));
         }
     };
-    Ok(Shader { module, program, source_map: map, diagnostics: diags.items })
+    Ok(Shader {
+        module,
+        program,
+        source_map: map,
+        diagnostics: diags.items,
+    })
 }

@@ -34,11 +34,9 @@ pub fn render_diagnostics(map: &SourceMap, diags: &[Diagnostic], color: bool) ->
         }
         let file = d.span.file.0 as usize;
         let mut labels = vec![Label::primary(file, range(map, d.span))];
-        labels.extend(
-            d.labels
-                .iter()
-                .map(|(span, text)| Label::secondary(span.file.0 as usize, range(map, *span)).with_message(text.clone())),
-        );
+        labels.extend(d.labels.iter().map(|(span, text)| {
+            Label::secondary(span.file.0 as usize, range(map, *span)).with_message(text.clone())
+        }));
         let cs = CsDiagnostic::new(severity(d.severity))
             .with_message(d.message.clone())
             .with_labels(labels)
@@ -55,13 +53,22 @@ pub fn render_diagnostics(map: &SourceMap, diags: &[Diagnostic], color: bool) ->
     out
 }
 
-fn emit(files: &SimpleFiles<String, String>, d: &CsDiagnostic<usize>, style: DisplayStyle, color: bool) -> String {
+fn emit(
+    files: &SimpleFiles<String, String>,
+    d: &CsDiagnostic<usize>,
+    style: DisplayStyle,
+    color: bool,
+) -> String {
     let config = Config {
         display_style: style,
         chars: term::Chars::ascii(),
         ..Config::default()
     };
-    let mut buffer = if color { termcolor::Buffer::ansi() } else { termcolor::Buffer::no_color() };
+    let mut buffer = if color {
+        termcolor::Buffer::ansi()
+    } else {
+        termcolor::Buffer::no_color()
+    };
     if term::emit_to_write_style(&mut buffer, &config, files, d).is_err() {
         return format!("{}\n", d.message);
     }

@@ -1,7 +1,7 @@
 //! Expressions, by precedence climbing, with C's precedence and
 //! associativity (assignment and `?:` to the right, comma lowest).
 
-use super::types::is_keyword;
+use super::types::{is_keyword, is_template, is_type_modifier};
 use super::{MAX_EXPR_DEPTH, PResult, Parser, Reported};
 use crate::ast::{
     BinaryOp, Callee, Expr, ExprKind, FloatSuffix, Ident, IntSuffix, TemplateArg, TypeExpr, UnaryOp,
@@ -271,22 +271,12 @@ impl Parser<'_> {
     /// parenthesis does not hold just a type.
     #[inline(never)]
     fn try_cast(&mut self) -> PResult<Option<Box<Expr>>> {
-        let snapshot = self.snapshot();
-        let open = self.advance();
-        let target = self.nested(|p| {
-            let ty = p.parse_type(Vec::new())?;
-            let dims = p.array_dims()?;
-            if p.at(")") {
-                Ok((ty, dims))
-            } else {
-                Err(Reported)
-            }
-        });
-        let Ok((ty, array_dims)) = target else {
-            self.restore(snapshot);
+        if !self.cast_ahead() {
             return Ok(None);
-        };
-        self.advance();
+        }
+        let open = self.advance();
+        let (ty, array_dims) = self.nested(|p| Ok((p.parse_type(Vec::new())?, p.array_dims()?)))?;
+        self.expect_closing(")", open)?;
         let operand = self.nested(|p| p.unary())?;
         let span = open.to(operand.span);
         Ok(Some(node(
@@ -297,6 +287,88 @@ impl Parser<'_> {
             },
             span,
         )))
+    }
+
+    /// At `(` followed by a type name: whether the parenthesis holds just a
+    /// type (`(float3)`, `(vector<float, 2>)`, `(uint[4])`), so that it is
+    /// a cast. A scan rather than a trial parse, so that nested parentheses
+    /// are never parsed twice.
+    fn cast_ahead(&self) -> bool {
+        let mut i = 1;
+        while self.nth(i).kind == TokenKind::Ident
+            && (is_type_modifier(&self.nth(i).text)
+                || matches!(self.nth(i).text.as_str(), "const" | "struct"))
+        {
+            i += 1;
+        }
+        let name = self.nth(i);
+        if name.kind != TokenKind::Ident || !self.is_type_name(&name.text) {
+            return false;
+        }
+        let template = is_template(&name.text);
+        i += 1;
+        if template && self.nth(i).is_punct("<") {
+            let Some(after) = self.skip_angle_brackets(i) else {
+                return false;
+            };
+            i = after;
+        }
+        while self.nth(i).is_punct("[") {
+            let Some(after) = self.skip_brackets(i) else {
+                return false;
+            };
+            i = after;
+        }
+        self.nth(i).is_punct(")")
+    }
+
+    /// From the `<` at `i`, the index after its matching `>`; `<` and `>`
+    /// inside parentheses compare and do not count.
+    fn skip_angle_brackets(&self, mut i: usize) -> Option<usize> {
+        let (mut angles, mut parens) = (0i64, 0i64);
+        loop {
+            let tok = self.nth(i);
+            i += 1;
+            match (tok.kind, tok.text.as_str()) {
+                (TokenKind::Eof, _) => return None,
+                (TokenKind::Punct, "(" | "[") => parens += 1,
+                (TokenKind::Punct, ")" | "]") => {
+                    parens -= 1;
+                    if parens < 0 {
+                        return None;
+                    }
+                }
+                (TokenKind::Punct, ";" | "{" | "}") => return None,
+                (TokenKind::Punct, "<") if parens == 0 => angles += 1,
+                (TokenKind::Punct, ">") if parens == 0 => angles -= 1,
+                (TokenKind::Punct, ">>") if parens == 0 => angles -= 2,
+                _ => {}
+            }
+            if angles == 0 && parens == 0 {
+                return Some(i);
+            }
+            if angles < 0 {
+                return None;
+            }
+        }
+    }
+
+    /// From the `[` at `i`, the index after its matching `]`.
+    fn skip_brackets(&self, mut i: usize) -> Option<usize> {
+        let mut depth = 0i64;
+        loop {
+            let tok = self.nth(i);
+            i += 1;
+            match (tok.kind, tok.text.as_str()) {
+                (TokenKind::Eof, _) | (TokenKind::Punct, ";" | "{" | "}") => return None,
+                (TokenKind::Punct, "(" | "[") => depth += 1,
+                (TokenKind::Punct, ")" | "]") => depth -= 1,
+                _ => {}
+            }
+            if depth == 0 {
+                return Some(i);
+            }
+        }
     }
 
     fn postfix(&mut self, mut expr: Box<Expr>) -> PBox {

@@ -54,7 +54,9 @@ impl Parser<'_> {
                 items.push(Item::CBuffer(self.cbuffer()?));
                 Ok(())
             }
-            "namespace" | "template" | "class" | "interface" if tok.kind == TokenKind::Ident => {
+            "namespace" | "template" | "class" | "interface" | "enum"
+                if tok.kind == TokenKind::Ident =>
+            {
                 self.error_at(
                     &tok,
                     format!("'{}' declarations are not supported", tok.text),

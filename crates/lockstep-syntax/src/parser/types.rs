@@ -325,7 +325,6 @@ impl Parser<'_> {
             } else {
                 (span, span)
             };
-            self.splits.push((self.pos, tok.clone()));
             self.tokens[self.pos] = Token {
                 text: tok.text[1..].to_string(),
                 span: rest,

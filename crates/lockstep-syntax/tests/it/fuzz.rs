@@ -5,9 +5,11 @@
 use std::collections::HashMap;
 
 use lockstep_syntax::ast_print::print_unit;
-use lockstep_syntax::{Diagnostics, PreprocessOptions, SourceMap, parse_file};
+use lockstep_syntax::lexer::lex;
+use lockstep_syntax::{Diagnostics, PreprocessOptions, SourceMap, parse, parse_file};
 
 const REALISTIC: &str = include_str!("../data/realistic.hlsl");
+const FEATURES: &str = include_str!("../data/features.hlsl");
 
 /// A small deterministic generator (xorshift64*), so failures reproduce.
 struct Rng(u64);
@@ -43,6 +45,8 @@ fn run(text: &str) {
         defines: vec![("D".to_string(), "1".to_string())],
         ..PreprocessOptions::default()
     };
+    // The parser alone, on tokens no preprocessor has seen.
+    let _ = parse(&lex(main, text), &mut Diagnostics::default());
     let mut diags = Diagnostics::default();
     let unit = parse_file(&mut map, main, &opts, &loader, &mut diags);
     let _ = print_unit(&unit);
@@ -65,17 +69,21 @@ fn run(text: &str) {
 }
 
 #[test]
-fn every_prefix_of_a_real_shader() {
-    for (end, _) in REALISTIC.char_indices() {
-        run(&REALISTIC[..end]);
+fn every_prefix_of_real_shaders() {
+    for shader in [REALISTIC, FEATURES] {
+        for (end, _) in shader.char_indices() {
+            run(&shader[..end]);
+        }
+        run(shader);
     }
-    run(REALISTIC);
 }
 
 #[test]
-fn every_suffix_of_a_real_shader() {
-    for (start, _) in REALISTIC.char_indices().step_by(3) {
-        run(&REALISTIC[start..]);
+fn every_suffix_of_real_shaders() {
+    for shader in [REALISTIC, FEATURES] {
+        for (start, _) in shader.char_indices().step_by(3) {
+            run(&shader[start..]);
+        }
     }
 }
 
@@ -233,7 +241,7 @@ fn random_token_soup() {
 }
 
 #[test]
-fn mutated_real_shader() {
+fn mutated_real_shaders() {
     let words: Vec<&str> = REALISTIC
         .split_inclusive(|c: char| !c.is_alphanumeric() && c != '_')
         .collect();
@@ -311,4 +319,17 @@ fn deeply_nested_input_of_every_kind() {
             .join()
             .unwrap_or_else(|_| panic!("panicked"));
     }
+}
+
+#[test]
+fn failing_casts_do_not_reparse_exponentially() {
+    let depth = 60;
+    let text = format!(
+        "void f() {{ a = {}1{}; }}",
+        "(vector<float, ".repeat(depth),
+        "> + 1)".repeat(depth)
+    );
+    let started = std::time::Instant::now();
+    run(&text);
+    assert!(started.elapsed().as_secs() < 10);
 }

@@ -162,8 +162,8 @@ fn malformed_numbers() {
 #[test]
 fn number_tokens() {
     check_lex(
-        "1 1.5f .5 1e-3 2.0e+3F 0x1e+1 0xFFu a.5",
-        expect![[r###"
+        "1 1.5f .5 1e-3 2.0e+3F 0x1e+1 0xFFu a.5 1.xxx 2.0.rg 1.f 3.e1",
+        expect![[r#"
             IntLit "1" 1:1+1 bol
             FloatLit "1.5f" 1:3+4 space
             FloatLit ".5" 1:8+2 space
@@ -175,7 +175,15 @@ fn number_tokens() {
             IntLit "0xFFu" 1:31+5 space
             Ident "a" 1:37+1 space
             FloatLit ".5" 1:38+2
-        "###]],
+            IntLit "1" 1:41+1 space
+            Punct "." 1:42+1
+            Ident "xxx" 1:43+3
+            FloatLit "2.0" 1:47+3 space
+            Punct "." 1:50+1
+            Ident "rg" 1:51+2
+            FloatLit "1.f" 1:54+3 space
+            FloatLit "3.e1" 1:58+4 space
+        "#]],
     );
 }
 

@@ -642,3 +642,23 @@ fn long_operator_chains_are_limited() {
     "#]]
     .assert_eq(&out);
 }
+
+#[test]
+fn step_limit_stops_a_runaway_lookahead() {
+    // Deciding whether `(vector<…` is a cast scans ahead without consuming
+    // tokens; far past any real shader, the step limit ends the parse.
+    let text = format!(
+        "void f() {{ a = (vector<float, {}1>)b; }}\nfloat after;\n",
+        "1 + ".repeat(60_000)
+    );
+    let out = crate::ast_and_diags(&[(crate::MAIN, &text)], &Default::default());
+    expect![[r#"
+        (fn void f ())
+        ---
+        3:1: error: expected expression
+        3:1: error: expected '}'
+          1:10: note: to match this '{'
+        1:16: error: parser step limit exceeded
+    "#]]
+    .assert_eq(&out);
+}

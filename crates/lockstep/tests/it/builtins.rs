@@ -7,16 +7,50 @@ use crate::harness::{buf, run_words};
 /// Runs `exprs` (each a `float` expression) on one lane and returns the
 /// results.
 fn floats(exprs: &[&str]) -> Vec<f32> {
-    let body: String = exprs.iter().enumerate().map(|(i, e)| format!("    Out[{i}] = asuint((float)({e}));\n")).collect();
-    let source = format!("RWStructuredBuffer<uint> Out : register(u0);\n[numthreads(1, 1, 1)]\nvoid main()\n{{\n{body}}}\n");
-    let out = run_words(&source, [1, 1, 1], &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; exprs.len()])], 4).remove(0);
+    let body: String = exprs
+        .iter()
+        .enumerate()
+        .map(|(i, e)| format!("    Out[{i}] = asuint((float)({e}));\n"))
+        .collect();
+    let source = format!(
+        "RWStructuredBuffer<uint> Out : register(u0);\n[numthreads(1, 1, 1)]\nvoid main()\n{{\n{body}}}\n"
+    );
+    let out = run_words(
+        &source,
+        [1, 1, 1],
+        &[buf(
+            "Out",
+            Kind::RwStructuredBuffer,
+            0,
+            vec![0; exprs.len()],
+        )],
+        4,
+    )
+    .remove(0);
     out.iter().map(|&b| f32::from_bits(b)).collect()
 }
 
 fn uints(exprs: &[&str]) -> Vec<u32> {
-    let body: String = exprs.iter().enumerate().map(|(i, e)| format!("    Out[{i}] = (uint)({e});\n")).collect();
-    let source = format!("RWStructuredBuffer<uint> Out : register(u0);\n[numthreads(1, 1, 1)]\nvoid main()\n{{\n    int m = -3;\n    uint z = 0;\n{body}}}\n");
-    run_words(&source, [1, 1, 1], &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; exprs.len()])], 4).remove(0)
+    let body: String = exprs
+        .iter()
+        .enumerate()
+        .map(|(i, e)| format!("    Out[{i}] = (uint)({e});\n"))
+        .collect();
+    let source = format!(
+        "RWStructuredBuffer<uint> Out : register(u0);\n[numthreads(1, 1, 1)]\nvoid main()\n{{\n    int m = -3;\n    uint z = 0;\n{body}}}\n"
+    );
+    run_words(
+        &source,
+        [1, 1, 1],
+        &[buf(
+            "Out",
+            Kind::RwStructuredBuffer,
+            0,
+            vec![0; exprs.len()],
+        )],
+        4,
+    )
+    .remove(0)
 }
 
 #[test]
@@ -52,7 +86,10 @@ fn float_builtins() {
         ("length(float2(3, 4))", 5.0),
         ("distance(float2(1, 1), float2(4, 5))", 5.0),
         ("normalize(float2(0, 2)).y", 1.0),
-        ("select(bool2(true, false), float2(1, 2), float2(3, 4)).y", 4.0),
+        (
+            "select(bool2(true, false), float2(1, 2), float2(3, 4)).y",
+            4.0,
+        ),
         ("asdouble(0u, 0x3FF00000u)", 1.0),
         ("f16tof32(0x4000u)", 2.0),
         ("asfloat(0x40490FDBu)", std::f32::consts::PI),
@@ -63,7 +100,11 @@ fn float_builtins() {
     let exprs: Vec<&str> = cases.iter().map(|c| c.0).collect();
     let got = floats(&exprs);
     for ((expr, want), got) in cases.iter().zip(got) {
-        assert_eq!(got.to_bits(), want.to_bits(), "{expr}: got {got}, want {want}");
+        assert_eq!(
+            got.to_bits(),
+            want.to_bits(),
+            "{expr}: got {got}, want {want}"
+        );
     }
 }
 

@@ -8,7 +8,13 @@ use lockstep::pipeline::Kind;
 use crate::harness::{WAVE_SIZES, buf, run_words};
 
 fn out_only(source: &str, threads: usize, w: u32) -> Vec<u32> {
-    run_words(source, [1, 1, 1], &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; threads])], w).remove(0)
+    run_words(
+        source,
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; threads])],
+        w,
+    )
+    .remove(0)
 }
 
 #[test]
@@ -29,7 +35,9 @@ void main(uint gi : SV_GroupIndex)
     let out = out_only(source, 16, 8);
     // Even lanes see the 4 even lanes of their wave; odd lanes count the odd
     // lanes below them; after the if all 8 lanes are active again.
-    let want: Vec<u32> = (0..16).map(|t| if t % 2 == 0 { 4 } else { 100 + (t % 8) / 2 } * 1000 + 8).collect();
+    let want: Vec<u32> = (0..16)
+        .map(|t| if t % 2 == 0 { 4 } else { 100 + (t % 8) / 2 } * 1000 + 8)
+        .collect();
     assert_eq!(out, want);
 }
 
@@ -73,9 +81,21 @@ fn loop_reference(threads: usize, w: usize) -> Vec<u32> {
         let mut running: Vec<usize> = lanes.clone();
         for i in 0..10u32 {
             // `continue` skips the rest of this iteration; `break` leaves.
-            let not_continued: Vec<usize> = running.iter().copied().filter(|&t| i != t as u32 % 5).collect();
-            let broke: Vec<usize> = not_continued.iter().copied().filter(|&t| i > t as u32 % 7 + 2).collect();
-            let reached: Vec<usize> = not_continued.iter().copied().filter(|t| !broke.contains(t)).collect();
+            let not_continued: Vec<usize> = running
+                .iter()
+                .copied()
+                .filter(|&t| i != t as u32 % 5)
+                .collect();
+            let broke: Vec<usize> = not_continued
+                .iter()
+                .copied()
+                .filter(|&t| i > t as u32 % 7 + 2)
+                .collect();
+            let reached: Vec<usize> = not_continued
+                .iter()
+                .copied()
+                .filter(|t| !broke.contains(t))
+                .collect();
             for &t in &reached {
                 out[t] += reached.len() as u32;
             }
@@ -105,7 +125,11 @@ void main(uint gi : SV_GroupIndex)
 }
 "#;
     for w in WAVE_SIZES {
-        assert_eq!(out_only(source, 24, w), loop_reference(24, w as usize), "wave size {w}");
+        assert_eq!(
+            out_only(source, 24, w),
+            loop_reference(24, w as usize),
+            "wave size {w}"
+        );
     }
 }
 
@@ -125,7 +149,9 @@ void main(uint gi : SV_GroupIndex)
 }
 "#;
     // steps = bit length of gi; k = smallest multiple of 3 that is >= gi (at least 3).
-    let want: Vec<u32> = (0..8u32).map(|g| (32 - g.leading_zeros()) * 100 + (g.div_ceil(3) * 3).max(3)).collect();
+    let want: Vec<u32> = (0..8u32)
+        .map(|g| (32 - g.leading_zeros()) * 100 + (g.div_ceil(3) * 3).max(3))
+        .collect();
     assert_eq!(out_only(source, 8, 4), want);
 }
 
@@ -151,7 +177,10 @@ void main(uint gi : SV_GroupIndex)
     Out[gi] = f(gi) + 10000 * WaveActiveCountBits(true);
 }
 "#;
-    assert_eq!(out_only(source, 8, 8), [1003, 50103, 50002, 1003, 50002, 50103, 1003, 50103]);
+    assert_eq!(
+        out_only(source, 8, 8),
+        [1003, 50103, 50002, 1003, 50002, 50103, 1003, 50103]
+    );
 }
 
 #[test]

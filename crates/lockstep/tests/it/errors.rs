@@ -73,7 +73,9 @@ fn run_error(source: &str, buffers: &[crate::harness::Buf], opts: &RunOptions) -
     match lockstep::run(&shader, &p, opts) {
         Ok(_) => "ran".to_string(),
         Err(e) => {
-            let span = e.span.map(|s| lockstep::syntax::Span::new(lockstep::syntax::FileId(s.file), s.start, s.end));
+            let span = e.span.map(|s| {
+                lockstep::syntax::Span::new(lockstep::syntax::FileId(s.file), s.start, s.end)
+            });
             match span {
                 Some(span) => {
                     let mut d = lockstep::syntax::Diagnostic::error(span, e.message);
@@ -90,7 +92,11 @@ const STORE: &str = "RWStructuredBuffer<uint4> Out : register(u0);\n[numthreads(
 
 #[test]
 fn missing_binding() {
-    let got = run_error(STORE, &[buf("Other", Kind::RwStructuredBuffer, 3, vec![0; 16])], &RunOptions::default());
+    let got = run_error(
+        STORE,
+        &[buf("Other", Kind::RwStructuredBuffer, 3, vec![0; 16])],
+        &RunOptions::default(),
+    );
     expect![[r#"
         test.hlsl:1:27: error: resource 'Out' (u0, space0) has no binding in the pipeline
           |
@@ -99,12 +105,17 @@ fn missing_binding() {
           |
           = the pipeline binds 'Other' at u3, space0
 
-    "#]].assert_eq(&got);
+    "#]]
+    .assert_eq(&got);
 }
 
 #[test]
 fn mistyped_binding() {
-    let got = run_error(STORE, &[buf("Out", Kind::StructuredBuffer, 0, vec![0; 16])], &RunOptions::default());
+    let got = run_error(
+        STORE,
+        &[buf("Out", Kind::StructuredBuffer, 0, vec![0; 16])],
+        &RunOptions::default(),
+    );
     expect![[r#"
         test.hlsl:1:27: error: resource 'Out' is a RWStructuredBuffer at u0, space0 in the shader, but the pipeline binds buffer 'Out' at t0, space0 as a StructuredBuffer
           |
@@ -116,7 +127,11 @@ fn mistyped_binding() {
 
 #[test]
 fn buffer_too_small_for_its_type() {
-    let got = run_error(STORE, &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 6])], &RunOptions::default());
+    let got = run_error(
+        STORE,
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 6])],
+        &RunOptions::default(),
+    );
     expect![[r#"
         test.hlsl:1:27: error: buffer 'Out' is too small for resource 'Out': it holds 24 bytes, which is not a whole number of 'uint4' elements of 16 bytes
           |
@@ -129,8 +144,15 @@ fn buffer_too_small_for_its_type() {
 #[test]
 fn endless_loop_stops_at_the_step_budget() {
     let source = "RWStructuredBuffer<uint> Out : register(u0);\n[numthreads(4,1,1)]\nvoid main(uint gi : SV_GroupIndex) {\n    uint i = 0;\n    while (gi < 100) {\n        i++;\n    }\n    Out[gi] = i;\n}\n";
-    let opts = RunOptions { step_budget: 1000, ..RunOptions::default() };
-    let got = run_error(source, &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 4])], &opts);
+    let opts = RunOptions {
+        step_budget: 1000,
+        ..RunOptions::default()
+    };
+    let got = run_error(
+        source,
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 4])],
+        &opts,
+    );
     expect![[r#"
         test.hlsl:5:5: error: loop exceeded the step budget of 1000 iterations in one wave
           |  
@@ -147,7 +169,17 @@ fn endless_loop_stops_at_the_step_budget() {
 #[test]
 fn bad_wave_sizes() {
     for w in [0, 3, 2, 256, 96] {
-        let got = run_error(STORE, &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 16])], &RunOptions { wave_size: w, ..RunOptions::default() });
-        assert_eq!(got, format!("wave size {w} is not supported: it must be a power of two from 4 to 128"));
+        let got = run_error(
+            STORE,
+            &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 16])],
+            &RunOptions {
+                wave_size: w,
+                ..RunOptions::default()
+            },
+        );
+        assert_eq!(
+            got,
+            format!("wave size {w} is not supported: it must be a power of two from 4 to 128")
+        );
     }
 }

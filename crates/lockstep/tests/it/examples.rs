@@ -21,9 +21,15 @@ fn examples_dir() -> std::path::PathBuf {
 #[test]
 fn every_example_passes_at_every_wave_size() {
     let mut count = 0;
-    let mut entries: Vec<_> = std::fs::read_dir(examples_dir()).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(examples_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     entries.sort();
-    for hlsl in entries.iter().filter(|p| p.extension().is_some_and(|e| e == "hlsl")) {
+    for hlsl in entries
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "hlsl"))
+    {
         let yaml = hlsl.with_extension("yaml");
         let source = std::fs::read_to_string(hlsl).unwrap();
         let pipeline = lockstep::pipeline::parse(&std::fs::read_to_string(&yaml).unwrap()).unwrap();
@@ -32,8 +38,12 @@ fn every_example_passes_at_every_wave_size() {
             .unwrap_or_else(|e| panic!("{}", e.render(false)));
         assert!(!pipeline.results.is_empty(), "{name} has no Results");
         for w in WAVE_SIZES {
-            let opts = RunOptions { wave_size: w, ..RunOptions::default() };
-            let out = lockstep::run(&shader, &pipeline, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let opts = RunOptions {
+                wave_size: w,
+                ..RunOptions::default()
+            };
+            let out =
+                lockstep::run(&shader, &pipeline, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
             for o in &out.outcomes {
                 assert!(o.passed, "{name} at wave size {w}:\n{}", o.render());
             }

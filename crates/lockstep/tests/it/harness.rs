@@ -14,7 +14,12 @@ pub struct Buf {
 }
 
 pub fn buf(name: &'static str, kind: Kind, register: u32, words: Vec<u32>) -> Buf {
-    Buf { name, kind, register, words }
+    Buf {
+        name,
+        kind,
+        register,
+        words,
+    }
 }
 
 pub fn pipeline(groups: [u32; 3], buffers: &[Buf]) -> Pipeline {
@@ -60,13 +65,27 @@ pub fn run_words(source: &str, groups: [u32; 3], buffers: &[Buf], wave_size: u32
     run_compiled(&shader, groups, buffers, wave_size)
 }
 
-pub fn run_compiled(shader: &lockstep::Shader, groups: [u32; 3], buffers: &[Buf], wave_size: u32) -> Vec<Vec<u32>> {
+pub fn run_compiled(
+    shader: &lockstep::Shader,
+    groups: [u32; 3],
+    buffers: &[Buf],
+    wave_size: u32,
+) -> Vec<Vec<u32>> {
     let p = pipeline(groups, buffers);
-    let opts = RunOptions { wave_size, threads: 2, ..RunOptions::default() };
+    let opts = RunOptions {
+        wave_size,
+        threads: 2,
+        ..RunOptions::default()
+    };
     let out = lockstep::run(shader, &p, &opts).unwrap_or_else(|e| panic!("run failed: {e}"));
     out.contents
         .iter()
-        .map(|bytes| bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+        .map(|bytes| {
+            bytes
+                .chunks(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        })
         .collect()
 }
 

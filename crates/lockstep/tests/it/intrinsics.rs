@@ -68,58 +68,191 @@ fn bools(values: &[u32]) -> Vec<bool> {
 
 macro_rules! case {
     ($name:expr, $result:expr, |$v:ident, $m:ident, $l:ident| $body:expr) => {
-        Case { name: $name, result: $result, reference: |$v, $m, $l| { let _ = (&$v, $m, $l); $body }, all_active_only: false }
+        Case {
+            name: $name,
+            result: $result,
+            reference: |$v, $m, $l| {
+                let _ = (&$v, $m, $l);
+                $body
+            },
+            all_active_only: false,
+        }
     };
 }
 
 fn cases() -> Vec<Case> {
     vec![
-        case!("WaveIsFirstLane", "uint4(WaveIsFirstLane(), 0, 0, 0)", |v, m, l| x(wave::is_first_lane(m, l) as u32)),
-        case!("WaveGetLaneIndex", "uint4(WaveGetLaneIndex(), 0, 0, 0)", |v, m, l| x(l as u32)),
-        case!("WaveGetLaneCount", "uint4(WaveGetLaneCount(), 0, 0, 0)", |v, m, l| x(v.len() as u32)),
-        case!("WaveActiveAnyTrue", "uint4(WaveActiveAnyTrue((v & 1) != 0), 0, 0, 0)", |v, m, l| x(wave::active_any_true(&bools(v), m) as u32)),
-        case!("WaveActiveAllTrue", "uint4(WaveActiveAllTrue((v & 1) != 0), 0, 0, 0)", |v, m, l| x(wave::active_all_true(&bools(v), m) as u32)),
-        case!("WaveActiveBallot", "WaveActiveBallot((v & 1) != 0)", |v, m, l| wave::active_ballot(&bools(v), m)),
-        case!("WaveReadLaneFirst uint", "uint4(WaveReadLaneFirst(v), 0, 0, 0)", |v, m, l| x(wave::read_lane_first(v, m).unwrap())),
-        case!("WaveReadLaneFirst float3", "asuint(float4(WaveReadLaneFirst(float3(asfloat(v), 1.5, -asfloat(v))), 0))", |v, m, l| {
-            let first = f(wave::read_lane_first(v, m).unwrap());
-            [first.to_bits(), 1.5f32.to_bits(), (-first).to_bits(), 0]
-        }),
-        case!("WaveReadLaneAt uniform", "uint4(WaveReadLaneAt(v, WaveReadLaneFirst(WaveGetLaneIndex())), 0, 0, 0)", |v, m, l| {
-            x(wave::read_lane_at(v, wave::first_active_lane(m).unwrap() as u32))
-        }),
+        case!(
+            "WaveIsFirstLane",
+            "uint4(WaveIsFirstLane(), 0, 0, 0)",
+            |v, m, l| x(wave::is_first_lane(m, l) as u32)
+        ),
+        case!(
+            "WaveGetLaneIndex",
+            "uint4(WaveGetLaneIndex(), 0, 0, 0)",
+            |v, m, l| x(l as u32)
+        ),
+        case!(
+            "WaveGetLaneCount",
+            "uint4(WaveGetLaneCount(), 0, 0, 0)",
+            |v, m, l| x(v.len() as u32)
+        ),
+        case!(
+            "WaveActiveAnyTrue",
+            "uint4(WaveActiveAnyTrue((v & 1) != 0), 0, 0, 0)",
+            |v, m, l| x(wave::active_any_true(&bools(v), m) as u32)
+        ),
+        case!(
+            "WaveActiveAllTrue",
+            "uint4(WaveActiveAllTrue((v & 1) != 0), 0, 0, 0)",
+            |v, m, l| x(wave::active_all_true(&bools(v), m) as u32)
+        ),
+        case!(
+            "WaveActiveBallot",
+            "WaveActiveBallot((v & 1) != 0)",
+            |v, m, l| wave::active_ballot(&bools(v), m)
+        ),
+        case!(
+            "WaveReadLaneFirst uint",
+            "uint4(WaveReadLaneFirst(v), 0, 0, 0)",
+            |v, m, l| x(wave::read_lane_first(v, m).unwrap())
+        ),
+        case!(
+            "WaveReadLaneFirst float3",
+            "asuint(float4(WaveReadLaneFirst(float3(asfloat(v), 1.5, -asfloat(v))), 0))",
+            |v, m, l| {
+                let first = f(wave::read_lane_first(v, m).unwrap());
+                [first.to_bits(), 1.5f32.to_bits(), (-first).to_bits(), 0]
+            }
+        ),
+        case!(
+            "WaveReadLaneAt uniform",
+            "uint4(WaveReadLaneAt(v, WaveReadLaneFirst(WaveGetLaneIndex())), 0, 0, 0)",
+            |v, m, l| {
+                x(wave::read_lane_at(
+                    v,
+                    wave::first_active_lane(m).unwrap() as u32,
+                ))
+            }
+        ),
         Case {
             name: "WaveReadLaneAt shuffle",
             result: "uint4(WaveReadLaneAt(v, WaveGetLaneIndex() ^ 1), 0, 0, 0)",
             reference: |v, _m, l| x(wave::read_lane_at(v, (l ^ 1) as u32)),
             all_active_only: true,
         },
-        case!("WaveActiveAllEqual uint2", "uint4(WaveActiveAllEqual(uint2(v & 1, 7)), 0, 0)", |v, m, l| {
-            [wave::active_all_equal(&map(v, |a| a & 1), m) as u32, 1, 0, 0]
-        }),
-        case!("WaveActiveCountBits", "uint4(WaveActiveCountBits((v & 1) != 0), 0, 0, 0)", |v, m, l| x(wave::active_count_bits(&bools(v), m))),
-        case!("WaveActiveSum uint", "uint4(WaveActiveSum(v), 0, 0, 0)", |v, m, l| x(wave::active_sum(v, m))),
-        case!("WaveActiveSum int2", "uint4(asuint(WaveActiveSum(int2(asint(v), -asint(v)))), 0, 0)", |v, m, l| {
-            let s = wave::active_sum(&map(v, i), m);
-            [s as u32, s.wrapping_neg() as u32, 0, 0]
-        }),
-        case!("WaveActiveSum float", "uint4(asuint(WaveActiveSum(asfloat(v))), 0, 0, 0)", |v, m, l| x(wave::active_sum(&map(v, f), m).to_bits())),
-        case!("WaveActiveProduct uint", "uint4(WaveActiveProduct(v), 0, 0, 0)", |v, m, l| x(wave::active_product(v, m))),
-        case!("WaveActiveProduct float", "uint4(asuint(WaveActiveProduct(asfloat(v))), 0, 0, 0)", |v, m, l| x(wave::active_product(&map(v, f), m).to_bits())),
-        case!("WaveActiveBitAnd uint", "uint4(WaveActiveBitAnd(v), 0, 0, 0)", |v, m, l| x(wave::active_bit_and(v, m))),
-        case!("WaveActiveBitOr int", "uint4(asuint(WaveActiveBitOr(asint(v))), 0, 0, 0)", |v, m, l| x(wave::active_bit_or(&map(v, i), m) as u32)),
-        case!("WaveActiveBitXor uint3", "uint4(WaveActiveBitXor(uint3(v, v >> 3, 5)), 0)", |v, m, l| {
-            [wave::active_bit_xor(v, m), wave::active_bit_xor(&map(v, |a| a >> 3), m), wave::active_bit_xor(&vec![5; v.len()], m), 0]
-        }),
-        case!("WaveActiveMin int", "uint4(asuint(WaveActiveMin(asint(v))), 0, 0, 0)", |v, m, l| x(wave::active_min(&map(v, i), m) as u32)),
-        case!("WaveActiveMin float", "uint4(asuint(WaveActiveMin(asfloat(v))), 0, 0, 0)", |v, m, l| x(wave::active_min(&map(v, f), m).to_bits())),
-        case!("WaveActiveMax uint", "uint4(WaveActiveMax(v), 0, 0, 0)", |v, m, l| x(wave::active_max(v, m))),
-        case!("WaveActiveMax float", "uint4(asuint(WaveActiveMax(asfloat(v))), 0, 0, 0)", |v, m, l| x(wave::active_max(&map(v, f), m).to_bits())),
-        case!("WavePrefixCountBits", "uint4(WavePrefixCountBits((v & 1) != 0), 0, 0, 0)", |v, m, l| x(wave::prefix_count_bits(&bools(v), m, l))),
-        case!("WavePrefixSum uint", "uint4(WavePrefixSum(v), 0, 0, 0)", |v, m, l| x(wave::prefix_sum(v, m, l))),
-        case!("WavePrefixSum float", "uint4(asuint(WavePrefixSum(asfloat(v))), 0, 0, 0)", |v, m, l| x(wave::prefix_sum(&map(v, f), m, l).to_bits())),
-        case!("WavePrefixProduct int", "uint4(asuint(WavePrefixProduct(asint(v))), 0, 0, 0)", |v, m, l| x(wave::prefix_product(&map(v, i), m, l) as u32)),
-        case!("WavePrefixProduct float", "uint4(asuint(WavePrefixProduct(asfloat(v))), 0, 0, 0)", |v, m, l| x(wave::prefix_product(&map(v, f), m, l).to_bits())),
+        case!(
+            "WaveActiveAllEqual uint2",
+            "uint4(WaveActiveAllEqual(uint2(v & 1, 7)), 0, 0)",
+            |v, m, l| {
+                [
+                    wave::active_all_equal(&map(v, |a| a & 1), m) as u32,
+                    1,
+                    0,
+                    0,
+                ]
+            }
+        ),
+        case!(
+            "WaveActiveCountBits",
+            "uint4(WaveActiveCountBits((v & 1) != 0), 0, 0, 0)",
+            |v, m, l| x(wave::active_count_bits(&bools(v), m))
+        ),
+        case!(
+            "WaveActiveSum uint",
+            "uint4(WaveActiveSum(v), 0, 0, 0)",
+            |v, m, l| x(wave::active_sum(v, m))
+        ),
+        case!(
+            "WaveActiveSum int2",
+            "uint4(asuint(WaveActiveSum(int2(asint(v), -asint(v)))), 0, 0)",
+            |v, m, l| {
+                let s = wave::active_sum(&map(v, i), m);
+                [s as u32, s.wrapping_neg() as u32, 0, 0]
+            }
+        ),
+        case!(
+            "WaveActiveSum float",
+            "uint4(asuint(WaveActiveSum(asfloat(v))), 0, 0, 0)",
+            |v, m, l| x(wave::active_sum(&map(v, f), m).to_bits())
+        ),
+        case!(
+            "WaveActiveProduct uint",
+            "uint4(WaveActiveProduct(v), 0, 0, 0)",
+            |v, m, l| x(wave::active_product(v, m))
+        ),
+        case!(
+            "WaveActiveProduct float",
+            "uint4(asuint(WaveActiveProduct(asfloat(v))), 0, 0, 0)",
+            |v, m, l| x(wave::active_product(&map(v, f), m).to_bits())
+        ),
+        case!(
+            "WaveActiveBitAnd uint",
+            "uint4(WaveActiveBitAnd(v), 0, 0, 0)",
+            |v, m, l| x(wave::active_bit_and(v, m))
+        ),
+        case!(
+            "WaveActiveBitOr int",
+            "uint4(asuint(WaveActiveBitOr(asint(v))), 0, 0, 0)",
+            |v, m, l| x(wave::active_bit_or(&map(v, i), m) as u32)
+        ),
+        case!(
+            "WaveActiveBitXor uint3",
+            "uint4(WaveActiveBitXor(uint3(v, v >> 3, 5)), 0)",
+            |v, m, l| {
+                [
+                    wave::active_bit_xor(v, m),
+                    wave::active_bit_xor(&map(v, |a| a >> 3), m),
+                    wave::active_bit_xor(&vec![5; v.len()], m),
+                    0,
+                ]
+            }
+        ),
+        case!(
+            "WaveActiveMin int",
+            "uint4(asuint(WaveActiveMin(asint(v))), 0, 0, 0)",
+            |v, m, l| x(wave::active_min(&map(v, i), m) as u32)
+        ),
+        case!(
+            "WaveActiveMin float",
+            "uint4(asuint(WaveActiveMin(asfloat(v))), 0, 0, 0)",
+            |v, m, l| x(wave::active_min(&map(v, f), m).to_bits())
+        ),
+        case!(
+            "WaveActiveMax uint",
+            "uint4(WaveActiveMax(v), 0, 0, 0)",
+            |v, m, l| x(wave::active_max(v, m))
+        ),
+        case!(
+            "WaveActiveMax float",
+            "uint4(asuint(WaveActiveMax(asfloat(v))), 0, 0, 0)",
+            |v, m, l| x(wave::active_max(&map(v, f), m).to_bits())
+        ),
+        case!(
+            "WavePrefixCountBits",
+            "uint4(WavePrefixCountBits((v & 1) != 0), 0, 0, 0)",
+            |v, m, l| x(wave::prefix_count_bits(&bools(v), m, l))
+        ),
+        case!(
+            "WavePrefixSum uint",
+            "uint4(WavePrefixSum(v), 0, 0, 0)",
+            |v, m, l| x(wave::prefix_sum(v, m, l))
+        ),
+        case!(
+            "WavePrefixSum float",
+            "uint4(asuint(WavePrefixSum(asfloat(v))), 0, 0, 0)",
+            |v, m, l| x(wave::prefix_sum(&map(v, f), m, l).to_bits())
+        ),
+        case!(
+            "WavePrefixProduct int",
+            "uint4(asuint(WavePrefixProduct(asint(v))), 0, 0, 0)",
+            |v, m, l| x(wave::prefix_product(&map(v, i), m, l) as u32)
+        ),
+        case!(
+            "WavePrefixProduct float",
+            "uint4(asuint(WavePrefixProduct(asfloat(v))), 0, 0, 0)",
+            |v, m, l| x(wave::prefix_product(&map(v, f), m, l).to_bits())
+        ),
     ]
 }
 
@@ -129,12 +262,19 @@ fn values(seed: u32) -> Vec<u32> {
     (0..THREADS as u32)
         .map(|t| {
             let h = (t.wrapping_mul(2654435761) ^ seed).rotate_left(7);
-            if t % 2 == 0 { ((h % 17) as f32 * 0.25 - 1.5).to_bits() } else { h }
+            if t % 2 == 0 {
+                ((h % 17) as f32 * 0.25 - 1.5).to_bits()
+            } else {
+                h
+            }
         })
         .collect()
 }
 
-fn active_sets() -> Vec<(&'static str, fn(usize, usize) -> bool)> {
+/// Whether lane `lane` of a wave of `w` lanes is active.
+type ActiveSet = fn(lane: usize, w: usize) -> bool;
+
+fn active_sets() -> Vec<(&'static str, ActiveSet)> {
     vec![
         ("all", |_, _| true),
         ("every other lane", |lane, _| lane % 2 == 0),
@@ -145,7 +285,13 @@ fn active_sets() -> Vec<(&'static str, fn(usize, usize) -> bool)> {
 }
 
 /// Runs one case and compares every active lane with the reference.
-fn check_case(case: &Case, shader: &lockstep::Shader, w: usize, active: &[bool], vals: &[u32]) -> Result<(), String> {
+fn check_case(
+    case: &Case,
+    shader: &lockstep::Shader,
+    w: usize,
+    active: &[bool],
+    vals: &[u32],
+) -> Result<(), String> {
     let act: Vec<u32> = active.iter().map(|&a| a as u32).collect();
     let out = run_compiled(
         shader,
@@ -153,18 +299,33 @@ fn check_case(case: &Case, shader: &lockstep::Shader, w: usize, active: &[bool],
         &[
             buf("Active", Kind::StructuredBuffer, 0, act),
             buf("Value", Kind::StructuredBuffer, 1, vals.to_vec()),
-            buf("Out", Kind::RwStructuredBuffer, 0, vec![0xDEAD; THREADS * 4]),
+            buf(
+                "Out",
+                Kind::RwStructuredBuffer,
+                0,
+                vec![0xDEAD; THREADS * 4],
+            ),
         ],
         w as u32,
     );
     for t in 0..THREADS {
         let (wave_index, lane) = (t / w, t % w);
         let lanes = wave_index * w..(wave_index + 1) * w;
-        let mask: Mask = lanes.clone().filter(|&u| active[u]).fold(0, |m, u| m | 1 << (u - wave_index * w));
+        let mask: Mask = lanes
+            .clone()
+            .filter(|&u| active[u])
+            .fold(0, |m, u| m | 1 << (u - wave_index * w));
         let got = &out[2][t * 4..t * 4 + 4];
-        let want = if active[t] { (case.reference)(&vals[lanes], mask, lane) } else { [0xDEAD; 4] };
+        let want = if active[t] {
+            (case.reference)(&vals[lanes], mask, lane)
+        } else {
+            [0xDEAD; 4]
+        };
         if got != want {
-            return Err(format!("{} at wave size {w}, thread {t}: got {got:08x?}, want {want:08x?}", case.name));
+            return Err(format!(
+                "{} at wave size {w}, thread {t}: got {got:08x?}, want {want:08x?}",
+                case.name
+            ));
         }
     }
     Ok(())
@@ -215,7 +376,10 @@ void main(uint gi : SV_GroupIndex)
     let out = run_compiled(
         &shader,
         [1, 1, 1],
-        &[buf("Sum", Kind::RwStructuredBuffer, 0, vec![99; 8]), buf("Product", Kind::RwStructuredBuffer, 1, vec![99; 8])],
+        &[
+            buf("Sum", Kind::RwStructuredBuffer, 0, vec![99; 8]),
+            buf("Product", Kind::RwStructuredBuffer, 1, vec![99; 8]),
+        ],
         8,
     );
     // Lanes 0 and 4 are inactive: their elements keep the fill value 99.

@@ -8,7 +8,13 @@ use lockstep::{CompileOptions, MemoryLoader, RunOptions};
 use crate::harness::{buf, pipeline, run_words};
 
 fn single(source: &str, n: usize) -> Vec<u32> {
-    run_words(source, [1, 1, 1], &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; n])], 8).remove(0)
+    run_words(
+        source,
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; n])],
+        8,
+    )
+    .remove(0)
 }
 
 #[test]
@@ -39,7 +45,11 @@ void main(uint gi : SV_GroupIndex)
 }
 "#;
     // x = kTable[(2gi) % 4] + 1, y = 2 * (x - 1).
-    let want: Vec<u32> = (0..4u32).map(|g| 6_000_000 + 500_000 + g * 10_000 + ([10, 20, 30, 40][(2 * g as usize) % 4] + 1) * 10 + 1).collect();
+    let want: Vec<u32> = (0..4u32)
+        .map(|g| {
+            6_000_000 + 500_000 + g * 10_000 + ([10, 20, 30, 40][(2 * g as usize) % 4] + 1) * 10 + 1
+        })
+        .collect();
     assert_eq!(single(source, 4), want);
 }
 
@@ -60,7 +70,13 @@ void main()
     Out[1] = float4(vm.xy, dot(v, v), m._m12);
 }
 "#;
-    let out = run_words(source, [1, 1, 1], &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 8])], 4).remove(0);
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 8])],
+        4,
+    )
+    .remove(0);
     let f: Vec<f32> = out.iter().map(|&b| f32::from_bits(b)).collect();
     assert_eq!(f, [-2.0, -2.0, 6.0, 3.0, 5.0, 7.0, 2.0, 6.0]);
 }
@@ -87,16 +103,36 @@ void main(uint gi : SV_GroupIndex)
 "#;
     let f = |x: f32| x.to_bits();
     // Item 0: key 1, pos (0, 2, 0), extra (0, 100); item 1: key 2, pos (0, 3, 0), extra (0, 200).
-    let items = vec![1, f(0.0), f(2.0), f(0.0), 0, 100, 2, f(0.0), f(3.0), f(0.0), 0, 200];
+    let items = vec![
+        1,
+        f(0.0),
+        f(2.0),
+        f(0.0),
+        0,
+        100,
+        2,
+        f(0.0),
+        f(3.0),
+        f(0.0),
+        0,
+        200,
+    ];
     // count = 1000, scale = (0, 0, 10), bias = (0, 5), tail = 7: 32 bytes.
     let params = vec![1000, f(0.0), f(0.0), f(10.0), f(0.0), f(5.0), 7, 0];
     let out = run_words(
         source,
         [1, 1, 1],
-        &[buf("Items", Kind::StructuredBuffer, 0, items), buf("Params", Kind::ConstantBuffer, 0, params), buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 2])],
+        &[
+            buf("Items", Kind::StructuredBuffer, 0, items),
+            buf("Params", Kind::ConstantBuffer, 0, params),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 2]),
+        ],
         4,
     );
-    assert_eq!(out[2], [1 + 20 + 100 + 1000 + 5 + 7, 2 + 30 + 200 + 1000 + 5 + 7]);
+    assert_eq!(
+        out[2],
+        [1 + 20 + 100 + 1000 + 5 + 7, 2 + 30 + 200 + 1000 + 5 + 7]
+    );
 }
 
 #[test]
@@ -125,7 +161,12 @@ void main()
         source,
         [1, 1, 1],
         &[
-            buf("In", Kind::ByteAddressBuffer, 0, vec![1, 2, 3, 4, 1.5f32.to_bits()]),
+            buf(
+                "In",
+                Kind::ByteAddressBuffer,
+                0,
+                vec![1, 2, 3, 4, 1.5f32.to_bits()],
+            ),
             buf("Raw", Kind::RwByteAddressBuffer, 0, vec![0; 4]),
             buf("Out", Kind::RwStructuredBuffer, 1, vec![0; 6]),
         ],
@@ -167,7 +208,12 @@ void main(uint gi : SV_GroupIndex)
             source,
             [1, 1, 1],
             &[
-                buf("U", Kind::RwStructuredBuffer, 0, vec![0, 0, 0xFFFF_FFFF, 0, 0, 0, 0, 0]),
+                buf(
+                    "U",
+                    Kind::RwStructuredBuffer,
+                    0,
+                    vec![0, 0, 0xFFFF_FFFF, 0, 0, 0, 0, 0],
+                ),
                 buf("I", Kind::RwStructuredBuffer, 1, vec![0]),
                 buf("Wide", Kind::RwStructuredBuffer, 2, vec![0, 0]),
             ],
@@ -175,7 +221,11 @@ void main(uint gi : SV_GroupIndex)
         );
         // Xor of 0..15 is 0; the compare-exchange chain advances once per
         // lane in lane order.
-        assert_eq!(out[0], [16, 45, 0xFFFF_0000, 0, 16, 7, 9, 0xFFFF], "wave size {w}");
+        assert_eq!(
+            out[0],
+            [16, 45, 0xFFFF_0000, 0, 16, 7, 9, 0xFFFF],
+            "wave size {w}"
+        );
         assert_eq!(out[1], [(-15i32) as u32]);
         assert_eq!(out[2], [120, 16], "wave size {w}");
     }
@@ -184,7 +234,10 @@ void main(uint gi : SV_GroupIndex)
 #[test]
 fn preprocessor_and_includes() {
     let mut loader = MemoryLoader::default();
-    loader.files.insert("common.hlsli".to_string(), "#define SCALE(x) ((x) * FACTOR)\n#define CAT(a, b) a##b\n".to_string());
+    loader.files.insert(
+        "common.hlsli".to_string(),
+        "#define SCALE(x) ((x) * FACTOR)\n#define CAT(a, b) a##b\n".to_string(),
+    );
     let source = r#"
 #include "common.hlsli"
 #ifndef FACTOR
@@ -202,27 +255,59 @@ void main(uint gi : SV_GroupIndex)
     Out[gi] = value;
 }
 "#;
-    let opts = CompileOptions { defines: vec![("FACTOR".into(), "3".into()), ("EXTRA".into(), "100".into())], ..CompileOptions::default() };
-    let shader = lockstep::compile("main.hlsl", source, &opts, &loader).unwrap_or_else(|e| panic!("{}", e.render(false)));
-    let p = pipeline([1, 1, 1], &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 4])]);
+    let opts = CompileOptions {
+        defines: vec![
+            ("FACTOR".into(), "3".into()),
+            ("EXTRA".into(), "100".into()),
+        ],
+        ..CompileOptions::default()
+    };
+    let shader = lockstep::compile("main.hlsl", source, &opts, &loader)
+        .unwrap_or_else(|e| panic!("{}", e.render(false)));
+    let p = pipeline(
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 4])],
+    );
     let out = lockstep::run(&shader, &p, &RunOptions::default()).unwrap();
-    assert_eq!(out.contents[0], [100u32, 103, 106, 109].iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
+    assert_eq!(
+        out.contents[0],
+        [100u32, 103, 106, 109]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<u8>>()
+    );
 
     // Without FACTOR the #error fires, pointing into the main file.
-    let err = lockstep::compile("main.hlsl", source, &CompileOptions::default(), &loader).err().unwrap();
+    let err = lockstep::compile("main.hlsl", source, &CompileOptions::default(), &loader)
+        .err()
+        .unwrap();
     let text = err.render(false);
-    assert!(text.starts_with("main.hlsl:4:1: error: FACTOR must be defined"), "{text}");
+    assert!(
+        text.starts_with("main.hlsl:4:1: error: FACTOR must be defined"),
+        "{text}"
+    );
 }
 
 #[test]
 fn diagnostics_show_the_include_chain() {
     let mut loader = MemoryLoader::default();
-    loader.files.insert("bad.hlsli".to_string(), "uint broken() { return undefinedName; }\n".to_string());
+    loader.files.insert(
+        "bad.hlsli".to_string(),
+        "uint broken() { return undefinedName; }\n".to_string(),
+    );
     let source = "#include \"bad.hlsli\"\n[numthreads(1,1,1)]\nvoid main() {}\n";
-    let err = lockstep::compile("main.hlsl", source, &CompileOptions::default(), &loader).err().unwrap();
+    let err = lockstep::compile("main.hlsl", source, &CompileOptions::default(), &loader)
+        .err()
+        .unwrap();
     let text = err.render(false);
-    assert!(text.starts_with("in file included from main.hlsl:1:"), "{text}");
-    assert!(text.contains("bad.hlsli:1:24: error: use of undeclared identifier 'undefinedName'"), "{text}");
+    assert!(
+        text.starts_with("in file included from main.hlsl:1:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("bad.hlsli:1:24: error: use of undeclared identifier 'undefinedName'"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -242,6 +327,12 @@ void main()
     Out[3] = i;
 }
 "#;
-    let out = run_words(source, [1, 1, 1], &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0, 0, 7, 0])], 4).remove(0);
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0, 0, 7, 0])],
+        4,
+    )
+    .remove(0);
     assert_eq!(out, [11, 3, 35, 3]);
 }

@@ -5,9 +5,9 @@
 
 mod builtins;
 mod control_flow;
+mod errors;
 mod examples;
 mod harness;
 mod intrinsics;
 mod language;
 mod memory;
-mod errors;

@@ -30,9 +30,17 @@ void main(uint gi : SV_GroupIndex)
 }
 "#;
     for w in [4, 8, 16, 32, 64] {
-        let out = run_words(source, [1, 1, 1], &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 64])], w).remove(0);
+        let out = run_words(
+            source,
+            [1, 1, 1],
+            &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 64])],
+            w,
+        )
+        .remove(0);
         // The other lane's square, and the sum of all group indices below.
-        let want: Vec<u32> = (0..64u32).map(|g| (63 - g) * (63 - g) * 10000 + (0..g).sum::<u32>()).collect();
+        let want: Vec<u32> = (0..64u32)
+            .map(|g| (63 - g) * (63 - g) * 10000 + (0..g).sum::<u32>())
+            .collect();
         assert_eq!(out, want, "wave size {w}");
     }
 }
@@ -56,8 +64,18 @@ void main(uint gi : SV_GroupIndex, uint3 gid : SV_GroupID)
 }
 "#;
     for w in [8, 32] {
-        let out = run_words(source, [4096, 1, 1], &[buf("Counter", Kind::RwStructuredBuffer, 0, vec![0; 3])], w).remove(0);
-        assert_eq!(out, [4096 * (64 * 65 / 2), 4095, 4096 * 64], "wave size {w}");
+        let out = run_words(
+            source,
+            [4096, 1, 1],
+            &[buf("Counter", Kind::RwStructuredBuffer, 0, vec![0; 3])],
+            w,
+        )
+        .remove(0);
+        assert_eq!(
+            out,
+            [4096 * (64 * 65 / 2), 4095, 4096 * 64],
+            "wave size {w}"
+        );
     }
 }
 
@@ -80,7 +98,12 @@ void main(uint gi : SV_GroupIndex)
             source,
             [1, 1, 1],
             &[
-                buf("In", Kind::StructuredBuffer, 0, vec![10, 11, 12, 13, 14, 15, 16, 17]),
+                buf(
+                    "In",
+                    Kind::StructuredBuffer,
+                    0,
+                    vec![10, 11, 12, 13, 14, 15, 16, 17],
+                ),
                 buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 8]),
                 buf("Far", Kind::RwStructuredBuffer, 1, vec![0; 8]),
             ],
