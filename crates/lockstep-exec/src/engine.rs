@@ -9,13 +9,13 @@
 //! parked by an enclosing one.
 
 use lockstep_ir::{AtomicOp, ResourceQuery, ScalarType, SystemValue, WaveOp};
-use lockstep_wave::{self as wave, Arith, Bits, Lane, Mask};
+use lockstep_wave::{self as wave, Arith, Lane, Mask};
 
 use crate::bytecode::{Address, Inst, Reg, Space};
 use crate::compile::Program;
 use crate::memory::Memory;
 use crate::value::Val;
-use crate::{ExecError, with_arith, with_int, with_scalar};
+use crate::{ExecError, with_arith, with_scalar};
 
 /// A construct's saved masks.
 #[derive(Clone, Copy, Debug, Default)]
@@ -781,12 +781,4 @@ fn lane_op<T: Val + Lane + MaybeArith>(
             let _ = T::reduce(op, v, mask, out);
         }
     }
-}
-
-#[allow(dead_code)]
-fn _assert_bits<T: Bits>() {}
-
-#[allow(dead_code)]
-fn _int_types(ty: ScalarType) -> bool {
-    with_int!(ty, T => { _assert_bits::<T>(); true }, false)
 }

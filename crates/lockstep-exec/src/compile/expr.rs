@@ -1,0 +1,430 @@
+//! Expressions: each evaluates to one register per scalar component.
+
+use super::place::LocKind;
+use super::*;
+use crate::bytecode::Address;
+
+impl Compiler<'_> {
+    pub(super) fn expr(&mut self, e: &Expr) -> Result<Vec<Reg>, ExecError> {
+        match &e.kind {
+            ExprKind::Const(scalars) => Ok(scalars
+                .iter()
+                .map(|s| {
+                    let dst = self.temp();
+                    self.emit(Inst::Const { dst, bits: s.bits });
+                    dst
+                })
+                .collect()),
+            ExprKind::Load(place) => {
+                let loc = self.place(place)?;
+                Ok(self.load(&loc))
+            }
+            ExprKind::Construct(args) => {
+                let mut out = Vec::new();
+                for a in args {
+                    out.extend(self.expr(a)?);
+                }
+                Ok(out)
+            }
+            ExprKind::Splat(a) => {
+                let r = self.expr(a)?[0];
+                Ok(vec![r; self.count(e.ty) as usize])
+            }
+            ExprKind::Swizzle(a, comps) => {
+                let v = self.expr(a)?;
+                Ok(comps
+                    .iter()
+                    .map(|&c| v.get(usize::from(c)).copied().unwrap_or(v[0]))
+                    .collect())
+            }
+            ExprKind::Field(a, index) => {
+                let v = self.expr(a)?;
+                let range = self.field_range(a.ty, *index);
+                Ok(v[range].to_vec())
+            }
+            ExprKind::Index(a, index) => self.index_value(a, index),
+            ExprKind::Unary(op, a) => self.unary(*op, a),
+            ExprKind::Binary(op, a, b) => self.binary(*op, a, b, e.span),
+            ExprKind::LogicalAnd(a, b) => self.logical(a, b, true),
+            ExprKind::LogicalOr(a, b) => self.logical(a, b, false),
+            ExprKind::Conditional {
+                cond,
+                accept,
+                reject,
+            } => self.conditional(cond, accept, reject, e.ty),
+            ExprKind::Select {
+                cond,
+                accept,
+                reject,
+            } => self.select(cond, accept, reject),
+            ExprKind::Convert(a) => self.convert(a, e.ty),
+            ExprKind::Bitcast(a) => {
+                let v = self.expr(a)?;
+                let to = self.flatten(e.ty);
+                Ok(v.iter()
+                    .zip(to)
+                    .map(|(&src, ty)| {
+                        let dst = self.temp();
+                        self.emit(Inst::Unary {
+                            f: alu::bitcast(ty),
+                            dst,
+                            a: src,
+                        });
+                        dst
+                    })
+                    .collect())
+            }
+            ExprKind::Builtin(b, args) => self.builtin(*b, args, e),
+            ExprKind::Wave(op, args) => self.wave(*op, args, e),
+            ExprKind::Call { function, args } => self.call(*function, args),
+            ExprKind::Assign {
+                place,
+                value,
+                yield_old,
+            } => {
+                let v = self.expr(value)?;
+                let loc = self.place(place)?;
+                let old = if *yield_old {
+                    let old = self.load(&loc);
+                    self.copy_to_temps(&old)
+                } else {
+                    Vec::new()
+                };
+                self.store(&loc, &v);
+                Ok(if *yield_old { old } else { v })
+            }
+            ExprKind::Atomic { op, place, args } => {
+                let loc = self.place(place)?;
+                let mut vals = Vec::new();
+                for a in args {
+                    vals.push(self.expr(a)?[0]);
+                }
+                let LocKind::Mem { space } = loc.kind else {
+                    return Err(ExecError::new(
+                        "atomic operation on a value that is not in memory",
+                        Some(e.span),
+                    ));
+                };
+                let (offset, ty) = loc.comps[0];
+                let dst = self.temp();
+                let a = vals.first().copied().unwrap_or(dst);
+                let b = vals.get(1).copied().unwrap_or(a);
+                self.emit(Inst::Atomic {
+                    op: *op,
+                    ty,
+                    addr: Address {
+                        space,
+                        dynamic: loc.dynamic,
+                        offset,
+                    },
+                    dst,
+                    a,
+                    b,
+                });
+                Ok(vec![dst])
+            }
+            ExprKind::ResourceQuery { resource, query } => {
+                let dst = self.temp();
+                self.emit(Inst::Query {
+                    dst,
+                    resource: *resource,
+                    query: *query,
+                });
+                Ok(vec![dst])
+            }
+            ExprKind::Sequence(a, b) => {
+                self.expr(a)?;
+                self.expr(b)
+            }
+        }
+    }
+
+    pub(super) fn field_range(&self, struct_ty: TypeId, index: u32) -> std::ops::Range<usize> {
+        let Type::Struct { members, .. } = self.module.types.get(struct_ty) else {
+            return 0..0;
+        };
+        let start: u32 = members[..index as usize]
+            .iter()
+            .map(|m| self.count(m.ty))
+            .sum();
+        let len = self.count(members[index as usize].ty);
+        start as usize..(start + len) as usize
+    }
+
+    /// The element type and component count of indexing into `ty`.
+    pub(super) fn element_of(&self, ty: TypeId) -> (u32, Option<TypeId>) {
+        match *self.module.types.get(ty) {
+            Type::Array { element, .. } => (self.count(element), Some(element)),
+            Type::Matrix { cols, .. } => (u32::from(cols), None),
+            _ => (1, None),
+        }
+    }
+
+    pub(super) fn const_index(index: &Expr) -> Option<u64> {
+        match &index.kind {
+            ExprKind::Const(s) if s.len() == 1 => Some(s[0].bits),
+            _ => None,
+        }
+    }
+
+    pub(super) fn index_value(&mut self, a: &Expr, index: &Expr) -> Result<Vec<Reg>, ExecError> {
+        let v = self.expr(a)?;
+        let (n, _) = self.element_of(a.ty);
+        let total = v.len() as u64;
+        if let Some(k) = Self::const_index(index) {
+            let start = k.saturating_mul(u64::from(n));
+            if start + u64::from(n) <= total {
+                return Ok(v[start as usize..(start + u64::from(n)) as usize].to_vec());
+            }
+        }
+        // A dynamic index reads through a contiguous copy of the value.
+        let base = self.copy_to_temps(&v);
+        let delta = self.scaled_index(index, u64::from(n), None)?;
+        Ok((0..n as usize)
+            .map(|c| {
+                let dst = self.temp();
+                let limit = (v.len() - c) as u32;
+                self.emit(Inst::Gather {
+                    dst,
+                    base: base[c],
+                    delta,
+                    limit,
+                });
+                dst
+            })
+            .collect())
+    }
+
+    pub(super) fn unary(&mut self, op: UnaryOp, a: &Expr) -> Result<Vec<Reg>, ExecError> {
+        let v = self.expr(a)?;
+        let tys = self.flatten(a.ty);
+        v.iter()
+            .zip(tys)
+            .map(|(&src, ty)| {
+                let f = alu::unary(op, ty)
+                    .ok_or_else(|| ExecError::new(format!("no {op:?} for {}", ty.name()), None))?;
+                let dst = self.temp();
+                self.emit(Inst::Unary { f, dst, a: src });
+                Ok(dst)
+            })
+            .collect()
+    }
+
+    pub(super) fn binary(
+        &mut self,
+        op: lockstep_ir::BinaryOp,
+        a: &Expr,
+        b: &Expr,
+        span: Span,
+    ) -> Result<Vec<Reg>, ExecError> {
+        let va = self.expr(a)?;
+        let vb = self.expr(b)?;
+        let tys = self.flatten(a.ty);
+        self.binary_regs(op, &va, &vb, &tys, span)
+    }
+
+    pub(super) fn binary_regs(
+        &mut self,
+        op: lockstep_ir::BinaryOp,
+        va: &[Reg],
+        vb: &[Reg],
+        tys: &[ScalarType],
+        span: Span,
+    ) -> Result<Vec<Reg>, ExecError> {
+        (0..va.len())
+            .map(|i| {
+                let ty = tys.get(i).copied().unwrap_or(ScalarType::Int32);
+                let f = alu::binary(op, ty).ok_or_else(|| {
+                    ExecError::new(
+                        format!("operator {op:?} is not defined on {}", ty.name()),
+                        Some(span),
+                    )
+                })?;
+                let dst = self.temp();
+                let b = vb.get(i).copied().unwrap_or(vb[0]);
+                self.emit(Inst::Binary {
+                    f,
+                    dst,
+                    a: va[i],
+                    b,
+                });
+                Ok(dst)
+            })
+            .collect()
+    }
+
+    pub(super) fn logical(
+        &mut self,
+        a: &Expr,
+        b: &Expr,
+        is_and: bool,
+    ) -> Result<Vec<Reg>, ExecError> {
+        let ra = self.expr(a)?[0];
+        let result = self.temp();
+        self.emit(Inst::Copy {
+            dst: result,
+            src: ra,
+        });
+        let cond = if is_and {
+            ra
+        } else {
+            let not_a = self.temp();
+            self.emit(Inst::Unary {
+                f: alu::unary(UnaryOp::Not, ScalarType::Bool).expect("not"),
+                dst: not_a,
+                a: ra,
+            });
+            not_a
+        };
+        self.if_else(
+            cond,
+            |s| {
+                let rb = s.expr(b)?[0];
+                s.emit(Inst::CopyMasked {
+                    dst: result,
+                    src: rb,
+                });
+                Ok(())
+            },
+            |_| Ok(()),
+        )?;
+        Ok(vec![result])
+    }
+
+    pub(super) fn conditional(
+        &mut self,
+        cond: &Expr,
+        accept: &Expr,
+        reject: &Expr,
+        ty: TypeId,
+    ) -> Result<Vec<Reg>, ExecError> {
+        let c = self.expr(cond)?[0];
+        let result = self.alloc(self.count(ty));
+        let r2 = result.clone();
+        self.if_else(
+            c,
+            |s| {
+                let v = s.expr(accept)?;
+                for (&dst, &src) in result.iter().zip(&v) {
+                    s.emit(Inst::CopyMasked { dst, src });
+                }
+                Ok(())
+            },
+            |s| {
+                let v = s.expr(reject)?;
+                for (&dst, &src) in r2.iter().zip(&v) {
+                    s.emit(Inst::CopyMasked { dst, src });
+                }
+                Ok(())
+            },
+        )?;
+        Ok(result)
+    }
+
+    pub(super) fn select(
+        &mut self,
+        cond: &Expr,
+        accept: &Expr,
+        reject: &Expr,
+    ) -> Result<Vec<Reg>, ExecError> {
+        let c = self.expr(cond)?;
+        let a = self.expr(accept)?;
+        let b = self.expr(reject)?;
+        Ok((0..a.len())
+            .map(|i| {
+                let dst = self.temp();
+                let cond = c.get(i).copied().unwrap_or(c[0]);
+                self.emit(Inst::Select {
+                    dst,
+                    cond,
+                    a: a[i],
+                    b: b.get(i).copied().unwrap_or(b[0]),
+                });
+                dst
+            })
+            .collect())
+    }
+
+    pub(super) fn convert(&mut self, a: &Expr, to: TypeId) -> Result<Vec<Reg>, ExecError> {
+        let v = self.expr(a)?;
+        let from = self.flatten(a.ty);
+        let to = self.flatten(to);
+        Ok(self.convert_regs(&v, &from, &to))
+    }
+
+    pub(super) fn convert_regs(
+        &mut self,
+        v: &[Reg],
+        from: &[ScalarType],
+        to: &[ScalarType],
+    ) -> Vec<Reg> {
+        to.iter()
+            .enumerate()
+            .map(|(i, &t)| {
+                let src = v.get(i).copied().unwrap_or(v[0]);
+                let f = from.get(i).copied().unwrap_or(from[0]);
+                if f == t {
+                    return src;
+                }
+                let dst = self.temp();
+                self.emit(Inst::Unary {
+                    f: alu::convert(f, t),
+                    dst,
+                    a: src,
+                });
+                dst
+            })
+            .collect()
+    }
+
+    pub(super) fn call(&mut self, id: FunctionId, args: &[CallArg]) -> Result<Vec<Reg>, ExecError> {
+        if self.calls.len() >= MAX_INLINE_DEPTH {
+            return Err(ExecError::new("calls nest too deeply", None));
+        }
+        let module = self.module;
+        let f = module.function(id);
+        let mut inputs = Vec::new();
+        let mut places = Vec::new();
+        for arg in args {
+            match arg {
+                CallArg::In(e) => inputs.push(Some(self.expr(e)?)),
+                CallArg::Out(p) => {
+                    places.push((inputs.len(), self.place(p)?));
+                    inputs.push(None);
+                }
+                CallArg::InOut(p) => {
+                    let loc = self.place(p)?;
+                    inputs.push(Some(self.load(&loc)));
+                    places.push((inputs.len() - 1, loc));
+                }
+            }
+        }
+        let locals = self.allocate_locals(f);
+        self.zero(&locals);
+        let local_types = f.locals.iter().map(|l| l.ty).collect();
+        for (param, value) in locals.iter().zip(&inputs) {
+            for (&dst, &src) in param.iter().zip(value.iter().flatten()) {
+                self.emit(Inst::Copy { dst, src });
+            }
+        }
+        let result = f
+            .result
+            .map(|t| self.alloc(self.count(t)))
+            .unwrap_or_default();
+        self.calls.push(CallContext {
+            locals: locals.clone(),
+            local_types,
+            result: result.clone(),
+        });
+        self.frames.push(FrameKind::Call);
+        self.emit(Inst::CallBegin);
+        self.block(&f.body)?;
+        self.emit(Inst::CallEnd);
+        self.frames.pop();
+        self.calls.pop();
+        for (param, loc) in places {
+            self.store(&loc, &locals[param]);
+        }
+        Ok(result)
+    }
+}

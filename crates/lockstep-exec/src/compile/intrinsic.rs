@@ -1,0 +1,325 @@
+//! Built-in functions and wave intrinsics: vector built-ins expand into
+//! scalar operations; everything else is one instruction per component.
+
+use super::*;
+
+impl Compiler<'_> {
+    pub(super) fn builtin(
+        &mut self,
+        b: Builtin,
+        args: &[Expr],
+        e: &Expr,
+    ) -> Result<Vec<Reg>, ExecError> {
+        let mut vals = Vec::new();
+        for a in args {
+            vals.push(self.expr(a)?);
+        }
+        let arg_ty = args.first().map_or(ScalarType::Float32, |a| {
+            self.flatten(a.ty)
+                .first()
+                .copied()
+                .unwrap_or(ScalarType::Float32)
+        });
+        let unsupported = || {
+            ExecError::new(
+                format!("{b:?} is not defined on {}", arg_ty.name()),
+                Some(e.span),
+            )
+        };
+        match b {
+            Builtin::Dot => self
+                .dot(&vals[0], &vals[1], arg_ty, e.span)
+                .map(|r| vec![r]),
+            Builtin::Length => {
+                let d = self.dot(&vals[0], &vals[0], arg_ty, e.span)?;
+                self.map_builtin(Builtin::Sqrt, &[vec![d]], arg_ty)
+                    .ok_or_else(unsupported)
+            }
+            Builtin::Distance => {
+                let diff = self.binary_regs(
+                    lockstep_ir::BinaryOp::Sub,
+                    &vals[0],
+                    &vals[1],
+                    &vec![arg_ty; vals[0].len()],
+                    e.span,
+                )?;
+                let d = self.dot(&diff, &diff, arg_ty, e.span)?;
+                self.map_builtin(Builtin::Sqrt, &[vec![d]], arg_ty)
+                    .ok_or_else(unsupported)
+            }
+            Builtin::Normalize => {
+                let d = self.dot(&vals[0], &vals[0], arg_ty, e.span)?;
+                let inv = self
+                    .map_builtin(Builtin::Rsqrt, &[vec![d]], arg_ty)
+                    .ok_or_else(unsupported)?;
+                let tys = vec![arg_ty; vals[0].len()];
+                self.binary_regs(lockstep_ir::BinaryOp::Mul, &vals[0], &inv, &tys, e.span)
+            }
+            Builtin::Cross => self.cross(&vals[0], &vals[1], arg_ty, e.span),
+            Builtin::All | Builtin::Any => self
+                .all_any(&vals[0], arg_ty, b == Builtin::All)
+                .map(|r| vec![r]),
+            Builtin::Mul => self.mul(args, &vals, e),
+            Builtin::Transpose => {
+                let Type::Matrix { rows, cols, .. } = *self.module.types.get(args[0].ty) else {
+                    return Err(unsupported());
+                };
+                let (rows, cols) = (usize::from(rows), usize::from(cols));
+                Ok((0..cols)
+                    .flat_map(|c| (0..rows).map(move |r| (r, c)))
+                    .map(|(r, c)| vals[0][r * cols + c])
+                    .collect())
+            }
+            _ => self.map_builtin(b, &vals, arg_ty).ok_or_else(unsupported),
+        }
+    }
+
+    /// A component-wise builtin over registers (scalar arguments splat).
+    pub(super) fn map_builtin(
+        &mut self,
+        b: Builtin,
+        vals: &[Vec<Reg>],
+        ty: ScalarType,
+    ) -> Option<Vec<Reg>> {
+        let f = alu::builtin(b, ty)?;
+        let n = vals.iter().map(Vec::len).max().unwrap_or(0);
+        let arg = |k: usize, i: usize| vals.get(k).map(|v| v.get(i).copied().unwrap_or(v[0]));
+        let mut out = Vec::with_capacity(n);
+        for i in 0..n {
+            let dst = self.temp();
+            let a = arg(0, i)?;
+            self.emit(match f {
+                BuiltinFn::Unary(f) => Inst::Unary { f, dst, a },
+                BuiltinFn::Binary(f) => Inst::Binary {
+                    f,
+                    dst,
+                    a,
+                    b: arg(1, i)?,
+                },
+                BuiltinFn::Ternary(f) => Inst::Ternary {
+                    f,
+                    dst,
+                    a,
+                    b: arg(1, i)?,
+                    c: arg(2, i)?,
+                },
+            });
+            out.push(dst);
+        }
+        Some(out)
+    }
+
+    /// `a · b`, summed left to right.
+    pub(super) fn dot(
+        &mut self,
+        a: &[Reg],
+        b: &[Reg],
+        ty: ScalarType,
+        span: Span,
+    ) -> Result<Reg, ExecError> {
+        let products =
+            self.binary_regs(lockstep_ir::BinaryOp::Mul, a, b, &vec![ty; a.len()], span)?;
+        let mut acc = products[0];
+        for &p in &products[1..] {
+            acc = self.binary_regs(lockstep_ir::BinaryOp::Add, &[acc], &[p], &[ty], span)?[0];
+        }
+        Ok(acc)
+    }
+
+    pub(super) fn cross(
+        &mut self,
+        a: &[Reg],
+        b: &[Reg],
+        ty: ScalarType,
+        span: Span,
+    ) -> Result<Vec<Reg>, ExecError> {
+        use lockstep_ir::BinaryOp::{Mul, Sub};
+        let mut out = Vec::new();
+        for (i, j) in [(1, 2), (2, 0), (0, 1)] {
+            let l = self.binary_regs(Mul, &[a[i]], &[b[j]], &[ty], span)?;
+            let r = self.binary_regs(Mul, &[a[j]], &[b[i]], &[ty], span)?;
+            out.extend(self.binary_regs(Sub, &l, &r, &[ty], span)?);
+        }
+        Ok(out)
+    }
+
+    pub(super) fn all_any(
+        &mut self,
+        v: &[Reg],
+        ty: ScalarType,
+        all: bool,
+    ) -> Result<Reg, ExecError> {
+        let bools = self.convert_regs(v, &vec![ty; v.len()], &vec![ScalarType::Bool; v.len()]);
+        let op = if all {
+            lockstep_ir::BinaryOp::And
+        } else {
+            lockstep_ir::BinaryOp::Or
+        };
+        let mut acc = bools[0];
+        for &x in &bools[1..] {
+            acc = self.binary_regs(op, &[acc], &[x], &[ScalarType::Bool], Span::default())?[0];
+        }
+        Ok(acc)
+    }
+
+    /// `mul(a, b)` for scalars, vectors and matrices.
+    pub(super) fn mul(
+        &mut self,
+        args: &[Expr],
+        vals: &[Vec<Reg>],
+        e: &Expr,
+    ) -> Result<Vec<Reg>, ExecError> {
+        let types = &self.module.types;
+        let shape = |ty: TypeId| match *types.get(ty) {
+            Type::Matrix { rows, cols, .. } => Some((usize::from(rows), usize::from(cols))),
+            _ => None,
+        };
+        let ty = self
+            .flatten(e.ty)
+            .first()
+            .copied()
+            .unwrap_or(ScalarType::Float32);
+        let (a, b) = (&vals[0], &vals[1]);
+        let tys = vec![ty; a.len().max(b.len())];
+        let (sa, sb) = (shape(args[0].ty), shape(args[1].ty));
+        if a.len() == 1 || b.len() == 1 {
+            return self.binary_regs(
+                lockstep_ir::BinaryOp::Mul,
+                if a.len() == 1 { b } else { a },
+                if a.len() == 1 { a } else { b },
+                &tys,
+                e.span,
+            );
+        }
+        let (ra, ca) = sa.unwrap_or((1, a.len()));
+        let (rb, cb) = sb.unwrap_or((b.len(), 1));
+        if ca != rb {
+            return Err(ExecError::new(
+                "mul: operand shapes do not match",
+                Some(e.span),
+            ));
+        }
+        let mut out = Vec::new();
+        for i in 0..ra {
+            for j in 0..cb {
+                let row: Vec<Reg> = (0..ca).map(|k| a[i * ca + k]).collect();
+                let col: Vec<Reg> = (0..ca).map(|k| b[k * cb + j]).collect();
+                out.push(self.dot(&row, &col, ty, e.span)?);
+            }
+        }
+        Ok(out)
+    }
+
+    // ----- wave intrinsics -----
+
+    pub(super) fn wave(
+        &mut self,
+        op: WaveOp,
+        args: &[Expr],
+        e: &Expr,
+    ) -> Result<Vec<Reg>, ExecError> {
+        let mut vals = Vec::new();
+        for a in args {
+            vals.push(self.expr(a)?);
+        }
+        let tys = args.first().map(|a| self.flatten(a.ty)).unwrap_or_default();
+        let none = self.temp();
+        match op {
+            WaveOp::IsFirstLane | WaveOp::GetLaneCount | WaveOp::GetLaneIndex => {
+                let dst = self.temp();
+                self.emit(Inst::Wave {
+                    op,
+                    ty: ScalarType::Bool,
+                    dst,
+                    a: none,
+                    b: none,
+                });
+                Ok(vec![dst])
+            }
+            WaveOp::Ballot => {
+                let dst = self.alloc4();
+                self.emit(Inst::Wave4 {
+                    op,
+                    ty: ScalarType::Bool,
+                    dst,
+                    a: vals[0][0],
+                });
+                Ok(dst.to_vec())
+            }
+            WaveOp::Match => {
+                // Lanes match when every component matches.
+                let mut acc: Option<[Reg; 4]> = None;
+                for (i, &a) in vals[0].iter().enumerate() {
+                    let dst = self.alloc4();
+                    self.emit(Inst::Wave4 {
+                        op,
+                        ty: tys[i],
+                        dst,
+                        a,
+                    });
+                    acc = Some(match acc {
+                        None => dst,
+                        Some(prev) => {
+                            let and = self.binary_regs(
+                                lockstep_ir::BinaryOp::BitAnd,
+                                &prev,
+                                &dst,
+                                &[ScalarType::UInt32; 4],
+                                e.span,
+                            )?;
+                            [and[0], and[1], and[2], and[3]]
+                        }
+                    });
+                }
+                Ok(acc.map(|a| a.to_vec()).unwrap_or_default())
+            }
+            WaveOp::MultiPrefixSum
+            | WaveOp::MultiPrefixProduct
+            | WaveOp::MultiPrefixCountBits
+            | WaveOp::MultiPrefixBitAnd
+            | WaveOp::MultiPrefixBitOr
+            | WaveOp::MultiPrefixBitXor => {
+                let m = &vals[1];
+                let mask = [m[0], m[1], m[2], m[3]];
+                Ok(vals[0]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &a)| {
+                        let dst = self.temp();
+                        self.emit(Inst::MultiPrefix {
+                            op,
+                            ty: tys[i],
+                            dst,
+                            a,
+                            mask,
+                        });
+                        dst
+                    })
+                    .collect())
+            }
+            _ => {
+                let b = vals.get(1).map_or(none, |v| v[0]);
+                Ok(vals[0]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &a)| {
+                        let dst = self.temp();
+                        self.emit(Inst::Wave {
+                            op,
+                            ty: tys[i],
+                            dst,
+                            a,
+                            b,
+                        });
+                        dst
+                    })
+                    .collect())
+            }
+        }
+    }
+
+    pub(super) fn alloc4(&mut self) -> [Reg; 4] {
+        let r = self.alloc(4);
+        [r[0], r[1], r[2], r[3]]
+    }
+}
