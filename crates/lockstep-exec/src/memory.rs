@@ -3,7 +3,8 @@
 //! Plain loads and stores are `Relaxed` atomics (plain moves on x86), so
 //! groups can run in parallel in safe Rust. Narrower stores update their word
 //! with a compare-and-swap loop; 64-bit atomics take a striped lock so that
-//! they are atomic with respect to each other.
+//! they are atomic with respect to each other (not with respect to 32-bit
+//! atomics on the same bytes, which D3D leaves undefined too).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
@@ -145,7 +146,7 @@ impl Memory {
         let lock = &WIDE_LOCKS[((offset / 8) % 64) as usize];
         let _guard = lock.lock().unwrap_or_else(|e| e.into_inner());
         let old = self.load(offset, ty);
-        if let Some(new) = atomic_result(op, ty, old, a, b) {
+        if let Some(new) = atomic_result(op, ty, old, a, b).filter(|&new| new != old) {
             self.store(offset, ty, new);
         }
         old
