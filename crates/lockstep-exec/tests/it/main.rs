@@ -31,7 +31,10 @@ fn out_of_bounds_and_misaligned_accesses() {
 fn atomics() {
     let m = Memory::zeroed(16);
     assert_eq!(m.atomic(0, S::UInt32, AtomicOp::Add, 5, 0), 0);
-    assert_eq!(m.atomic(0, S::UInt32, AtomicOp::Add, u64::from(u32::MAX), 0), 5);
+    assert_eq!(
+        m.atomic(0, S::UInt32, AtomicOp::Add, u64::from(u32::MAX), 0),
+        5
+    );
     assert_eq!(m.load(0, S::UInt32), 4, "32-bit adds wrap");
     m.store(4, S::Int32, u64::from((-5i32) as u32));
     m.atomic(4, S::Int32, AtomicOp::Min, u64::from((-7i32) as u32), 0);

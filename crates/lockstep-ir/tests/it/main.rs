@@ -5,8 +5,18 @@ use lockstep_ir::layout::{array_stride, member_offsets, scalar_slots, size_align
 use lockstep_ir::{LayoutRule, Member, ScalarType as S, Type, TypeArena, TypeId};
 
 fn strukt(types: &mut TypeArena, members: &[TypeId]) -> TypeId {
-    let members = members.iter().enumerate().map(|(i, &ty)| Member { name: format!("m{i}"), ty }).collect();
-    types.intern(Type::Struct { name: "S".into(), members })
+    let members = members
+        .iter()
+        .enumerate()
+        .map(|(i, &ty)| Member {
+            name: format!("m{i}"),
+            ty,
+        })
+        .collect();
+    types.intern(Type::Struct {
+        name: "S".into(),
+        members,
+    })
 }
 
 #[test]
@@ -15,7 +25,10 @@ fn cbuffer_packing() {
     let float = t.scalar(S::Float32);
     let float2 = t.vector(S::Float32, 2);
     let float3 = t.vector(S::Float32, 3);
-    let arr3 = t.intern(Type::Array { element: float, len: 3 });
+    let arr3 = t.intern(Type::Array {
+        element: float,
+        len: 3,
+    });
     // float, float3: the float3 fits after the float in register 0.
     let a = strukt(&mut t, &[float, float3]);
     assert_eq!(member_offsets(&t, a, LayoutRule::CBuffer), [0, 4]);
@@ -49,10 +62,25 @@ fn structured_buffer_packing() {
 #[test]
 fn matrices_are_column_major_unless_row_major() {
     let mut t = TypeArena::new();
-    let m = t.intern(Type::Matrix { scalar: S::Float32, rows: 2, cols: 3, row_major: false });
-    let r = t.intern(Type::Matrix { scalar: S::Float32, rows: 2, cols: 3, row_major: true });
+    let m = t.intern(Type::Matrix {
+        scalar: S::Float32,
+        rows: 2,
+        cols: 3,
+        row_major: false,
+    });
+    let r = t.intern(Type::Matrix {
+        scalar: S::Float32,
+        rows: 2,
+        cols: 3,
+        row_major: true,
+    });
     // Components flatten row-major: (0,0) (0,1) (0,2) (1,0) (1,1) (1,2).
-    let offsets = |ty, rule| scalar_slots(&t, ty, rule).iter().map(|s| s.offset).collect::<Vec<_>>();
+    let offsets = |ty, rule| {
+        scalar_slots(&t, ty, rule)
+            .iter()
+            .map(|s| s.offset)
+            .collect::<Vec<_>>()
+    };
     assert_eq!(offsets(m, LayoutRule::Packed), [0, 8, 16, 4, 12, 20]);
     assert_eq!(offsets(r, LayoutRule::Packed), [0, 4, 8, 12, 16, 20]);
     // In a constant buffer each column (or row) takes a register.
