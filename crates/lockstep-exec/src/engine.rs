@@ -173,11 +173,42 @@ impl Wave {
         &mut self.regs[start..start + w]
     }
 
-    /// Copies a register into scratch so it can be read while another
-    /// register of the same file is written.
-    fn stash<'s>(&self, r: Reg, w: usize, scratch: &'s mut [u64]) -> &'s [u64] {
-        scratch[..w].copy_from_slice(self.reg(r, w));
-        &scratch[..w]
+    /// Calls `f` with the destination register (mutable) and the source
+    /// registers. Sources are borrowed in place when none of them is the
+    /// destination, and copied to `scratch` otherwise.
+    fn with_operands<const N: usize>(
+        &mut self,
+        w: usize,
+        dst: Reg,
+        srcs: [Reg; N],
+        scratch: &mut [u64],
+        f: impl FnOnce(&mut [u64], [&[u64]; N]),
+    ) {
+        let d = dst.0 as usize;
+        if srcs.iter().all(|s| s.0 as usize != d) {
+            let (below, rest) = self.regs.split_at_mut(d * w);
+            let (dst_lanes, above) = rest.split_at_mut(w);
+            let (below, above) = (&*below, &*above);
+            let operands = srcs.map(|s| {
+                let i = s.0 as usize;
+                if i < d {
+                    &below[i * w..i * w + w]
+                } else {
+                    &above[(i - d - 1) * w..(i - d) * w]
+                }
+            });
+            f(dst_lanes, operands);
+        } else {
+            let mut chunks = scratch.chunks_mut(w);
+            let mut copies: [&[u64]; N] = [&[]; N];
+            for (copy, s) in copies.iter_mut().zip(srcs) {
+                let chunk = chunks.next().expect("scratch holds every operand");
+                chunk.copy_from_slice(self.reg(s, w));
+                *copy = chunk;
+            }
+            let start = d * w;
+            f(&mut self.regs[start..start + w], copies);
+        }
     }
 
     fn lanes(&self, w: usize) -> impl Iterator<Item = usize> + use<> {
@@ -195,46 +226,37 @@ impl Wave {
             match *inst {
                 Inst::Const { dst, bits } => self.reg_mut(dst, w).fill(bits),
                 Inst::Unary { f, dst, a } => {
-                    let (sa, _) = scratch.split_at_mut(w);
-                    let a = self.stash(a, w, sa);
-                    f(self.reg_mut(dst, w), a);
+                    self.with_operands(w, dst, [a], scratch, |d, [a]| f(d, a))
                 }
                 Inst::Binary { f, dst, a, b } => {
-                    let (sa, rest) = scratch.split_at_mut(w);
-                    let a = self.stash(a, w, sa);
-                    let b = self.stash(b, w, rest);
-                    f(self.reg_mut(dst, w), a, b);
+                    self.with_operands(w, dst, [a, b], scratch, |d, [a, b]| f(d, a, b))
                 }
                 Inst::Ternary { f, dst, a, b, c } => {
-                    let (sa, rest) = scratch.split_at_mut(w);
-                    let (sb, sc) = rest.split_at_mut(w);
-                    let a = self.stash(a, w, sa);
-                    let b = self.stash(b, w, sb);
-                    let c = self.stash(c, w, sc);
-                    f(self.reg_mut(dst, w), a, b, c);
+                    self.with_operands(w, dst, [a, b, c], scratch, |d, [a, b, c]| f(d, a, b, c))
                 }
                 Inst::Copy { dst, src } => {
-                    let s = self.stash(src, w, scratch);
-                    self.reg_mut(dst, w).copy_from_slice(s);
+                    self.with_operands(w, dst, [src], scratch, |d, [s]| d.copy_from_slice(s))
                 }
                 Inst::CopyMasked { dst, src } => {
-                    let s = self.stash(src, w, scratch);
                     let cur = self.cur;
-                    for (l, d) in self.reg_mut(dst, w).iter_mut().enumerate() {
-                        if cur >> l & 1 == 1 {
-                            *d = s[l];
+                    self.with_operands(w, dst, [src], scratch, |d, [s]| {
+                        if cur == full_mask(w) {
+                            d.copy_from_slice(s);
+                        } else {
+                            for (l, (d, &s)) in d.iter_mut().zip(s).enumerate() {
+                                if cur >> l & 1 == 1 {
+                                    *d = s;
+                                }
+                            }
                         }
-                    }
+                    })
                 }
                 Inst::Select { dst, cond, a, b } => {
-                    let (sc, rest) = scratch.split_at_mut(w);
-                    let (sa, sb) = rest.split_at_mut(w);
-                    let c = self.stash(cond, w, sc);
-                    let a = self.stash(a, w, sa);
-                    let b = self.stash(b, w, sb);
-                    for (l, d) in self.reg_mut(dst, w).iter_mut().enumerate() {
-                        *d = if c[l] != 0 { a[l] } else { b[l] };
-                    }
+                    self.with_operands(w, dst, [cond, a, b], scratch, |d, [c, a, b]| {
+                        for (l, d) in d.iter_mut().enumerate() {
+                            *d = if c[l] != 0 { a[l] } else { b[l] };
+                        }
+                    })
                 }
                 Inst::IndexScale {
                     dst,
