@@ -114,6 +114,30 @@ def uniform_fast_path():
     ])
 
 
+def coalesced_or():
+    groups, size, locations = 2, 128, 16
+    n = groups * size
+    xs = [(t * 7 + t // 5) % 4 for t in range(n)]
+    ys = [(t * 3 + t // 7) % 4 for t in range(n)]
+    keys = [x | (y << 16) for x, y in zip(xs, ys)]
+    bits = [1 << (t % 32) for t in range(n)]
+    mem = [0] * locations
+    for x, y, b in zip(xs, ys, bits):
+        mem[(x + y * 4) % locations] |= b
+    return pipeline(groups, [
+        ("Keys", "UInt32", keys),
+        ("Bits", "UInt32", bits),
+        ("Mem", "Hex32", 4 * locations),
+        ("Atomics", "UInt32", 4),
+        ("ExpectedMem", "Hex32", [f"0x{v:08X}" for v in mem]),
+    ], [("Mem", "ExpectedMem")], [
+        ("Keys", "StructuredBuffer", 0),
+        ("Bits", "StructuredBuffer", 1),
+        ("Mem", "RWStructuredBuffer", 0),
+        ("Atomics", "RWStructuredBuffer", 1),
+    ])
+
+
 def main():
     files = {
         "compact_write.yaml": compact_write(),
@@ -121,6 +145,7 @@ def main():
         "reserve_last_lane.yaml": ordered_append("reserve_last_lane", 2, 128, 3, 2),
         "atomic_per_wave.yaml": atomic_per_wave(),
         "uniform_fast_path.yaml": uniform_fast_path(),
+        "coalesced_or.yaml": coalesced_or(),
     }
     for name, text in files.items():
         with open(name, "w") as f:

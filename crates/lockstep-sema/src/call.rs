@@ -191,6 +191,8 @@ impl Sema<'_> {
             .collect();
         let t = if generic.is_empty() {
             None
+        } else if let Some(t) = self.aggregate_generic(i, &generic) {
+            Some(t)
         } else {
             Some(self.resolve_generic(i, shown, &generic, span)?)
         };
@@ -226,6 +228,26 @@ impl Sema<'_> {
                 _ => t_ty,
             },
         }
+    }
+
+    /// `T` for an intrinsic that takes any value, when the argument is a
+    /// struct or an array: the argument's own type, used as it is. The
+    /// scalar type and shape stand for the per-component results (one
+    /// `bool` for `WaveActiveAllEqual`).
+    fn aggregate_generic(
+        &mut self,
+        i: &Intrinsic,
+        values: &[&TExpr],
+    ) -> Option<(TypeId, ScalarType, Shape)> {
+        if i.shapes != Shapes::AnyValue || values.len() != 1 {
+            return None;
+        }
+        let ty = values[0].ty();
+        matches!(self.get(ty), Type::Struct { .. } | Type::Array { .. }).then_some((
+            ty,
+            ScalarType::Bool,
+            Shape::Scalar,
+        ))
     }
 
     /// Finds the type of the generic parameter `T` from its arguments.
@@ -279,7 +301,7 @@ impl Sema<'_> {
             _ => s,
         };
         let shape_ok = match i.shapes {
-            Shapes::Any => true,
+            Shapes::Any | Shapes::AnyValue => true,
             Shapes::ScalarVector => !matches!(shape, Shape::Matrix(..)),
             Shapes::Vector3 => shape == Shape::Vector(3),
             Shapes::Matrix => matches!(shape, Shape::Matrix(..)),

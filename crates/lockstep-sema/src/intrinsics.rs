@@ -28,6 +28,9 @@ pub(crate) enum Class {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Shapes {
     Any,
+    /// Any value: scalars, vectors, matrices, and structs or arrays (which
+    /// the intrinsic handles component by component).
+    AnyValue,
     ScalarVector,
     Vector3,
     Matrix,
@@ -336,30 +339,33 @@ pub(crate) const INTRINSICS: &[Intrinsic] = &[
         Ret::UInt4,
         SM60,
     ),
-    wave(
-        "WaveReadLaneFirst",
-        W::ReadLaneFirst,
-        C::Any,
-        T1,
-        Ret::T,
-        SM60,
-    ),
-    wave(
-        "WaveReadLaneAt",
-        W::ReadLaneAt,
-        C::Any,
-        &[Param::T, Param::UInt],
-        Ret::T,
-        SM60,
-    ),
-    wave(
-        "WaveActiveAllEqual",
-        W::AllEqual,
-        C::Any,
-        T1,
-        Ret::ShapeOf(ScalarType::Bool),
-        SM60,
-    ),
+    Intrinsic {
+        name: "WaveReadLaneFirst",
+        op: Op::Wave(W::ReadLaneFirst),
+        class: C::Any,
+        shapes: Shapes::AnyValue,
+        params: T1,
+        ret: Ret::T,
+        min_sm: SM60,
+    },
+    Intrinsic {
+        name: "WaveReadLaneAt",
+        op: Op::Wave(W::ReadLaneAt),
+        class: C::Any,
+        shapes: Shapes::AnyValue,
+        params: &[Param::T, Param::UInt],
+        ret: Ret::T,
+        min_sm: SM60,
+    },
+    Intrinsic {
+        name: "WaveActiveAllEqual",
+        op: Op::Wave(W::AllEqual),
+        class: C::Any,
+        shapes: Shapes::AnyValue,
+        params: T1,
+        ret: Ret::ShapeOf(ScalarType::Bool),
+        min_sm: SM60,
+    },
     wave(
         "WaveActiveCountBits",
         W::CountBits,
@@ -598,6 +604,7 @@ pub(crate) fn signature(i: &Intrinsic) -> String {
     }
     let shapes = match i.shapes {
         Shapes::Any => "a scalar, vector or matrix",
+        Shapes::AnyValue => "a scalar, vector, matrix, struct or array",
         Shapes::ScalarVector => "a scalar or vector",
         Shapes::Vector3 => "a 3-component vector",
         Shapes::Matrix => "a matrix",

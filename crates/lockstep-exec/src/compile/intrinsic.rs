@@ -299,7 +299,7 @@ impl Compiler<'_> {
             }
             _ => {
                 let b = vals.get(1).map_or(none, |v| v[0]);
-                Ok(vals[0]
+                let results: Vec<Reg> = vals[0]
                     .iter()
                     .enumerate()
                     .map(|(i, &a)| {
@@ -313,7 +313,14 @@ impl Compiler<'_> {
                         });
                         dst
                     })
-                    .collect())
+                    .collect();
+                if op == WaveOp::AllEqual && self.count(e.ty) == 1 && results.len() > 1 {
+                    // A struct or array is equal when every component is.
+                    return self
+                        .all_any(&results, ScalarType::Bool, true)
+                        .map(|r| vec![r]);
+                }
+                Ok(results)
             }
         }
     }

@@ -50,5 +50,5 @@ fn every_example_passes_at_every_wave_size() {
         }
         count += 1;
     }
-    assert_eq!(count, 5, "expected the five bundled examples");
+    assert_eq!(count, 6, "expected the six bundled examples");
 }

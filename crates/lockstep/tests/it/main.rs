@@ -11,3 +11,4 @@ mod harness;
 mod intrinsics;
 mod language;
 mod memory;
+mod sm65;
