@@ -7,6 +7,7 @@ mod builtins;
 mod control_flow;
 mod errors;
 mod examples;
+mod formats;
 mod harness;
 mod intrinsics;
 mod language;
