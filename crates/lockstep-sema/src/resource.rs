@@ -113,10 +113,15 @@ impl Sema<'_> {
         if name == "GetDimensions" {
             return self.get_dimensions(info, args, span);
         }
-        if let Some((op, counts)) =
-            interlocked_op(name).filter(|_| info.kind == ResourceKind::RWByteAddressBuffer)
-        {
-            return self.byte_address_atomic(info, name, op, counts, args, span);
+        if info.kind == ResourceKind::RWByteAddressBuffer {
+            // SM 6.6 spells the 64-bit forms `InterlockedAdd64` and so on.
+            let (base, wide) = match name.strip_suffix("64") {
+                Some(base) => (base, true),
+                None => (name, false),
+            };
+            if let Some((op, counts)) = interlocked_op(base) {
+                return self.byte_address_atomic(info, name, op, counts, wide, args, span);
+            }
         }
         match (is_byte_address(info.kind), name) {
             (false, "Load") if info.kind != ResourceKind::ConstantBuffer => {
@@ -267,12 +272,17 @@ impl Sema<'_> {
         Some(t)
     }
 
+    /// `Interlocked*` methods of a byte-address buffer: 32-bit, or 64-bit
+    /// for the `…64` names (signed for `InterlockedMin64`/`Max64` when the
+    /// value is signed).
+    #[allow(clippy::too_many_arguments)]
     fn byte_address_atomic(
         &mut self,
         info: ResourceInfo,
         name: &str,
         op: AtomicOp,
         counts: &[usize],
+        wide: bool,
         args: &[ast::Expr],
         span: Span,
     ) -> Option<TExpr> {
@@ -280,8 +290,17 @@ impl Sema<'_> {
             self.wrong_arg_count(name, counts, args.len(), span);
             return None;
         }
-        let uint = self.scalar(ScalarType::UInt32);
-        let place = self.address_place(info, &args[0], uint)?;
+        let scalar = if !wide {
+            ScalarType::UInt32
+        } else if matches!(op, AtomicOp::Min | AtomicOp::Max)
+            && self.lower_value(&args[1])?.e.ty == self.scalar(ScalarType::Int64)
+        {
+            ScalarType::Int64
+        } else {
+            ScalarType::UInt64
+        };
+        let ty = self.scalar(scalar);
+        let place = self.address_place(info, &args[0], ty)?;
         self.atomic(op, place, &args[1..], span)
     }
 

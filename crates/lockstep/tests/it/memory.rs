@@ -116,3 +116,46 @@ void main(uint gi : SV_GroupIndex)
         assert_eq!(out[0], [10, 11, 12, 13, 14, 15, 16, 17]);
     }
 }
+
+#[test]
+fn sixty_four_bit_atomics_on_groupshared_and_buffers() {
+    let source = r#"
+RWStructuredBuffer<uint64_t> Out : register(u0);
+RWByteAddressBuffer Raw : register(u1);
+groupshared uint64_t g;
+groupshared int64_t smin;
+[numthreads(8, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    if (gi == 0) { g = 0; smin = 0; }
+    GroupMemoryBarrierWithGroupSync();
+    InterlockedMax(g, (uint64_t)gi << 33);
+    InterlockedMin(smin, -(int64_t)gi << 34);
+    uint64_t old;
+    InterlockedAdd(Out[1], 0x100000000ull, old);
+    Raw.InterlockedAdd64(0, 5ull);
+    Raw.InterlockedMin64(8, -(int64_t)gi);
+    GroupMemoryBarrierWithGroupSync();
+    if (gi == 0) { Out[0] = g; Out[2] = (uint64_t)smin; }
+}
+"#;
+    for w in [4, 8] {
+        let out = run_words(
+            source,
+            [1, 1, 1],
+            &[
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 6]),
+                buf("Raw", Kind::RwByteAddressBuffer, 1, vec![0; 4]),
+            ],
+            w,
+        );
+        let smin = (-7i64 << 34) as u64;
+        // Words are little-endian halves of each 64-bit value.
+        assert_eq!(
+            out[0],
+            [0, 0xE, 0, 8, smin as u32, (smin >> 32) as u32],
+            "wave size {w}"
+        );
+        assert_eq!(out[1], [40, 0, (-7i32) as u32, u32::MAX], "wave size {w}");
+    }
+}
