@@ -3,6 +3,7 @@
 plain Python, independently of the engine."""
 
 import random
+import struct
 
 
 def flow(values, per_line=16):
@@ -12,11 +13,16 @@ def flow(values, per_line=16):
     return "[ " + ",\n            ".join(lines) + " ]"
 
 
-def pipeline(groups, buffers, results, bindings):
-    out = ["---", "Shaders:", "  - Stage: Compute", "    Entry: main",
-           f"    DispatchSize: [{groups}, 1, 1]", "Buffers:"]
-    for name, fmt, data in buffers:
+def pipeline(groups, buffers, results, bindings, entry="main"):
+    size = groups if isinstance(groups, list) else [groups, 1, 1]
+    out = ["---", "Shaders:", "  - Stage: Compute", f"    Entry: {entry}",
+           f"    DispatchSize: [{size[0]}, {size[1]}, {size[2]}]", "Buffers:"]
+    for buffer in buffers:
+        name, fmt, data = buffer[:3]
         out += [f"  - Name: {name}", f"    Format: {fmt}"]
+        if len(buffer) > 3:
+            width, height = buffer[3]
+            out.append(f"    OutputProps: {{ Height: {height}, Width: {width}, Depth: 1 }}")
         if isinstance(data, int):
             out.append(f"    FillSize: {data}")
         else:
@@ -138,6 +144,48 @@ def coalesced_or():
     ])
 
 
+def f32tof16(x):
+    """HLSL f32tof16: binary16 bits, rounded to nearest even."""
+    return struct.unpack("<H", struct.pack("<e", x))[0]
+
+
+def tile_minmax(groups_per_wave):
+    width, height, tile = 32, 16, 8
+    depth = [((x * 37 + y * 101) % 251) / 256 for y in range(height) for x in range(width)]
+    tiles_x, tiles_y = width // tile, height // tile
+    out = []
+    for ty in range(tiles_y):
+        for tx in range(tiles_x):
+            zs = [depth[(ty * tile + y) * width + tx * tile + x] for y in range(tile) for x in range(tile)]
+            out.append(f"0x{(f32tof16(max(zs)) << 16) | f32tof16(min(zs)):08X}")
+    return pipeline([tiles_x, tiles_y, 1], [
+        ("Depth", "Float32", depth, (width, height)),
+        ("TileMinMaxDepthUAV", "Hex32", 4 * tiles_x * tiles_y, (tiles_x, tiles_y)),
+        ("Expected", "Hex32", out),
+    ], [("TileMinMaxDepthUAV", "Expected")], [
+        ("Depth", "Texture2D", 0),
+        ("TileMinMaxDepthUAV", "RWTexture2D", 0),
+    ], entry="ComputeMinMaxZ")
+
+
+def coherent_append():
+    width, height = 16, 64
+    rng = random.Random(9)
+    gbuffer = [1 if rng.random() < 0.3 else 0 for _ in range(width * height)]
+    # Groups cover 16 x 4 pixels at wave size 16: 16 groups; at larger wave
+    # sizes the groups past the image read 0 and append nothing.
+    return pipeline([1, height // 4, 1], [
+        ("GBuffer", "UInt32", gbuffer, (width, height)),
+        ("CountBufferUAV", "UInt32", 4),
+        ("DataBufferUAV", "Hex32", 4 * width * height),
+        ("ExpectedCount", "UInt32", [sum(gbuffer)]),
+    ], [("CountBufferUAV", "ExpectedCount")], [
+        ("GBuffer", "Texture2D", 0),
+        ("CountBufferUAV", "RWStructuredBuffer", 0),
+        ("DataBufferUAV", "RWStructuredBuffer", 1),
+    ], entry="Main")
+
+
 def main():
     files = {
         "compact_write.yaml": compact_write(),
@@ -146,6 +194,9 @@ def main():
         "atomic_per_wave.yaml": atomic_per_wave(),
         "uniform_fast_path.yaml": uniform_fast_path(),
         "coalesced_or.yaml": coalesced_or(),
+        "tile_minmax_one_wave.yaml": tile_minmax(1),
+        "tile_minmax_two_waves.yaml": tile_minmax(2),
+        "coherent_append.yaml": coherent_append(),
     }
     for name, text in files.items():
         with open(name, "w") as f:

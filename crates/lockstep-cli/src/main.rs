@@ -36,6 +36,76 @@ enum Command {
     /// Exit status: 0 when every rule holds (or there are none), 1 when a
     /// rule fails, 2 on an input, compile or run error.
     Run(RunArgs),
+    /// Compile SHADER and describe what it needs from the device: the entry
+    /// point, group shape, the wave size it would run at and why, waves and
+    /// threads per group, groupshared memory, the shader model and every
+    /// binding.
+    Info(InfoArgs),
+}
+
+/// The emulated device's wave sizes.
+#[derive(Args, Debug)]
+struct DeviceArgs {
+    /// The device's preferred lanes per wave (a power of two from 4 to 128):
+    /// the wave size of shaders without [WaveSize].
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    wave_size: u32,
+    /// The wave sizes the device supports: the powers of two in MIN..MAX.
+    #[arg(long, value_name = "MIN..MAX", default_value = "4..128")]
+    wave_sizes: String,
+    /// Which supported size to take when a [WaveSize] range excludes the
+    /// device's preferred size: nearest, small or large.
+    #[arg(long, value_name = "WHICH", default_value = "nearest")]
+    prefer_wave_size: String,
+}
+
+impl DeviceArgs {
+    fn device(&self) -> Result<lockstep::Device, String> {
+        let (min, max) = self
+            .wave_sizes
+            .split_once("..")
+            .and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)))
+            .ok_or_else(|| {
+                format!(
+                    "--wave-sizes: expected MIN..MAX such as 8..64, got '{}'",
+                    self.wave_sizes
+                )
+            })?;
+        let preference = match self.prefer_wave_size.as_str() {
+            "nearest" => lockstep::WavePreference::Nearest,
+            "small" => lockstep::WavePreference::Small,
+            "large" => lockstep::WavePreference::Large,
+            other => {
+                return Err(format!(
+                    "--prefer-wave-size: expected nearest, small or large, got '{other}'"
+                ));
+            }
+        };
+        let device = lockstep::Device {
+            preferred: self.wave_size,
+            min,
+            max,
+            preference,
+        };
+        device.validate().map_err(|e| e.message)?;
+        Ok(device)
+    }
+}
+
+#[derive(Args, Debug)]
+struct InfoArgs {
+    /// The HLSL compute shader.
+    shader: PathBuf,
+    #[command(flatten)]
+    compile: CompileArgs,
+    #[command(flatten)]
+    device: DeviceArgs,
+    /// Output format: text or json.
+    #[arg(long, value_name = "FORMAT", default_value = "text")]
+    format: String,
+    /// Colour diagnostics: auto, always or never.
+    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    color: String,
 }
 
 #[derive(Args, Debug)]
@@ -68,9 +138,8 @@ struct RunArgs {
     shader: PathBuf,
     #[command(flatten)]
     compile: CompileArgs,
-    /// Lanes per wave: a power of two from 4 to 128.
-    #[arg(long, value_name = "N", default_value_t = 32)]
-    wave_size: u32,
+    #[command(flatten)]
+    device: DeviceArgs,
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "N", default_value_t = 0)]
     threads: usize,
@@ -113,6 +182,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse_from(normalize_args(std::env::args()));
     let code = match cli.command {
         Command::Run(args) => run(&args),
+        Command::Info(args) => info(&args),
     };
     ExitCode::from(code)
 }
@@ -171,6 +241,59 @@ fn compile_options(
     Ok(opts)
 }
 
+/// Compiles a shader file, printing warnings; the exit code on failure.
+fn compile_file(path: &Path, opts: &CompileOptions, color: bool) -> Result<lockstep::Shader, u8> {
+    let source = read(path, "shader")?;
+    let name = path.display().to_string();
+    match lockstep::compile(&name, &source, opts, &FsLoader) {
+        Ok(s) => {
+            eprint!(
+                "{}",
+                lockstep::render_diagnostics(&s.source_map, &s.diagnostics, color)
+            );
+            Ok(s)
+        }
+        Err(e) => {
+            eprint!("{}", e.render(color));
+            Err(EXIT_ERROR)
+        }
+    }
+}
+
+fn info(args: &InfoArgs) -> u8 {
+    let color = use_color(&args.color);
+    let device = match args.device.device() {
+        Ok(d) => d,
+        Err(e) => return error(e),
+    };
+    if !matches!(args.format.as_str(), "text" | "json") {
+        return error(format!(
+            "--format: expected text or json, got '{}'",
+            args.format
+        ));
+    }
+    let opts = match compile_options(&args.compile, None) {
+        Ok(o) => o,
+        Err(e) => return error(e),
+    };
+    let shader = match compile_file(&args.shader, &opts, color) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let info = lockstep::info(&shader, &device);
+    let text = if args.format == "json" {
+        serde_json::to_string_pretty(&info).unwrap_or_default() + "\n"
+    } else {
+        info.render()
+    };
+    let _ = std::io::stdout().write_all(text.as_bytes());
+    if info.wave_size.is_ok() {
+        EXIT_PASS
+    } else {
+        EXIT_ERROR
+    }
+}
+
 fn run(args: &RunArgs) -> u8 {
     let color = use_color(&args.color);
     let pipeline_text = match read(&args.pipeline, "pipeline") {
@@ -181,31 +304,22 @@ fn run(args: &RunArgs) -> u8 {
         Ok(p) => p,
         Err(e) => return error(format!("{}:{e}", args.pipeline.display())),
     };
-    if let Err(e) = lockstep::exec::validate_wave_size(args.wave_size) {
-        return error(format!("--wave-size: {e}"));
-    }
+    let device = match args.device.device() {
+        Ok(d) => d,
+        Err(e) => return error(e),
+    };
     let opts = match compile_options(&args.compile, pipeline.entry.as_deref()) {
         Ok(o) => o,
         Err(e) => return error(e),
     };
-    let source = match read(&args.shader, "shader") {
-        Ok(t) => t,
+    let shader = match compile_file(&args.shader, &opts, color) {
+        Ok(s) => s,
         Err(code) => return code,
     };
-    let name = args.shader.display().to_string();
-    let shader = match lockstep::compile(&name, &source, &opts, &FsLoader) {
-        Ok(s) => s,
-        Err(e) => {
-            eprint!("{}", e.render(color));
-            return EXIT_ERROR;
-        }
-    };
-    eprint!(
-        "{}",
-        lockstep::render_diagnostics(&shader.source_map, &shader.diagnostics, color)
-    );
     let run_opts = RunOptions {
-        wave_size: args.wave_size,
+        wave_size: device.preferred,
+        wave_sizes: (device.min, device.max),
+        prefer: device.preference,
         threads: args.threads,
         step_budget: args.max_steps,
     };

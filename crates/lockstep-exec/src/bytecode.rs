@@ -32,6 +32,11 @@ pub struct Address {
     pub offset: u32,
 }
 
+/// The byte offset a texel address takes when a coordinate is out of
+/// range: past every buffer, and far enough from `u64::MAX` that adding a
+/// component's offset or an index cannot wrap it back into range.
+pub const TEXEL_OUT_OF_RANGE: u64 = 1 << 63;
+
 /// Which frame a `Break`, `Continue` or `Return` leaves, counted from the
 /// bottom of the wave's frame stack (known when compiling).
 pub type FrameDepth = u16;
@@ -100,6 +105,19 @@ pub enum Inst {
         delta: Reg,
         limit: u32,
         src: Reg,
+    },
+    /// `dst = ((z * height + y) * width + x) * texel_size` per lane, from
+    /// the texel coordinates in `coords[..count]` (x, y, z; missing ones
+    /// are 0) and the dimensions bound to `resource`. Each coordinate is
+    /// checked against its own dimension, and `level` (when given) must be
+    /// 0: otherwise `dst` is [`TEXEL_OUT_OF_RANGE`].
+    TexelAddress {
+        dst: Reg,
+        resource: ResourceId,
+        coords: [Reg; 3],
+        count: u8,
+        level: Option<Reg>,
+        texel_size: u32,
     },
     /// Reads a scalar from memory on the active lanes; out of bounds reads 0.
     Load {

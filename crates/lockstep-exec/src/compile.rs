@@ -24,7 +24,7 @@ pub struct Program {
     pub(crate) reg_count: u32,
     /// The registers of each entry-point input, with their scalar type.
     pub(crate) inputs: Vec<(SystemValue, Vec<Reg>, ScalarType)>,
-    pub group_size: [u32; 3],
+    pub group: lockstep_ir::GroupShape,
     pub groupshared_bytes: u32,
     /// Bytes per element of each resource (its stride), by resource id.
     pub(crate) element_strides: Vec<u32>,
@@ -82,7 +82,7 @@ impl Program {
             code: c.code,
             reg_count: c.max_reg,
             inputs,
-            group_size: entry.group_size,
+            group: entry.group,
             groupshared_bytes,
             element_strides,
         })

@@ -11,7 +11,8 @@
 use lockstep_ir::{AtomicOp, ResourceQuery, ScalarType, SystemValue, WaveOp};
 use lockstep_wave::{self as wave, Arith, Lane, Mask};
 
-use crate::bytecode::{Address, Inst, Reg, Space};
+use crate::BoundResource;
+use crate::bytecode::{Address, Inst, Reg, Space, TEXEL_OUT_OF_RANGE};
 use crate::compile::Program;
 use crate::memory::Memory;
 use crate::value::Val;
@@ -46,15 +47,20 @@ struct Wave {
     regs: Vec<u64>,
     status: Status,
     iterations: u64,
+    /// The wave's index in its group, and the group's wave count.
+    index: u32,
+    group_waves: u32,
 }
 
 /// What the waves of one dispatch share.
 pub(crate) struct Context<'a> {
     pub program: &'a Program,
-    pub buffers: &'a [&'a Memory],
+    pub resources: &'a [BoundResource<'a>],
     pub wave_size: usize,
     pub step_budget: u64,
     pub group_count: [u32; 3],
+    /// The group's extent in x, y, z at this wave size.
+    pub group_extent: [u32; 3],
 }
 
 /// Per-worker scratch reused from group to group.
@@ -79,7 +85,11 @@ impl Worker {
         let w = ctx.wave_size;
         let [gx, gy, _] = ctx.group_count;
         let group_id = [group % gx, (group / gx) % gy, group / (gx * gy)];
-        let threads = (p.group_size[0] * p.group_size[1] * p.group_size[2]) as usize;
+        let threads = ctx
+            .group_extent
+            .iter()
+            .map(|&n| n as usize)
+            .product::<usize>();
         let wave_count = threads.div_ceil(w);
         self.groupshared.reset(p.groupshared_bytes as usize);
         if self.waves.len() < wave_count {
@@ -91,10 +101,13 @@ impl Worker {
                 regs: Vec::new(),
                 status: Status::Done,
                 iterations: 0,
+                index: 0,
+                group_waves: 0,
             });
         }
         for (index, wave) in self.waves[..wave_count].iter_mut().enumerate() {
             wave.start(ctx, index, threads, group_id);
+            wave.group_waves = wave_count as u32;
         }
         loop {
             for i in 0..wave_count {
@@ -136,9 +149,11 @@ impl Wave {
         self.parked = 0;
         self.iterations = 0;
         self.status = Status::Running;
+        self.index = index as u32;
         let first = index * w;
         self.cur = full_mask(threads.saturating_sub(first).min(w));
-        let [x, y, _] = p.group_size;
+        let extent = ctx.group_extent;
+        let [x, y, _] = extent;
         for (sv, regs, ty) in &p.inputs {
             for lane in 0..w {
                 let gi = (first + lane) as u32;
@@ -147,9 +162,9 @@ impl Wave {
                     SystemValue::GroupIndex => gi,
                     SystemValue::GroupThreadId => gtid[c],
                     SystemValue::GroupId => group_id[c],
-                    SystemValue::DispatchThreadId => group_id[c]
-                        .wrapping_mul(p.group_size[c])
-                        .wrapping_add(gtid[c]),
+                    SystemValue::DispatchThreadId => {
+                        group_id[c].wrapping_mul(extent[c]).wrapping_add(gtid[c])
+                    }
                 };
                 for (c, reg) in regs.iter().enumerate() {
                     let bits = crate::value::convert_bits(
@@ -306,6 +321,29 @@ impl Wave {
                         }
                     }
                 }
+                Inst::TexelAddress {
+                    dst,
+                    resource,
+                    coords,
+                    count,
+                    level,
+                    texel_size,
+                } => {
+                    let dims = ctx
+                        .resources
+                        .get(resource.index())
+                        .map_or([0; 3], |b| b.dims);
+                    let count = usize::from(count).min(3);
+                    for l in 0..w {
+                        let at = |r: Reg| self.regs[r.0 as usize * w + l] & 0xFFFF_FFFF;
+                        let xyz = coords.map(at);
+                        self.regs[dst.0 as usize * w + l] = if level.is_none_or(|r| at(r) == 0) {
+                            texel_offset(&xyz[..count], dims, texel_size)
+                        } else {
+                            TEXEL_OUT_OF_RANGE
+                        };
+                    }
+                }
                 Inst::Load { dst, addr, ty } => {
                     let mem = memory(ctx, gs, addr.space);
                     for l in self.lanes(w) {
@@ -333,13 +371,19 @@ impl Wave {
                     resource,
                     query,
                 } => {
-                    let len = ctx.buffers.get(resource.index()).map_or(0, |m| m.len());
+                    let bound = ctx.resources.get(resource.index());
+                    let len = bound.map_or(0, |b| b.memory.len());
+                    let dims = bound.map_or([0; 3], |b| b.dims);
                     let stride =
                         u64::from(Ord::max(ctx.program.element_strides[resource.index()], 1));
                     let value = match query {
                         ResourceQuery::ElementCount => len / stride,
                         ResourceQuery::Stride => stride,
                         ResourceQuery::ByteSize => len,
+                        ResourceQuery::Width => u64::from(dims[0]),
+                        ResourceQuery::Height => u64::from(dims[1]),
+                        ResourceQuery::Depth | ResourceQuery::Elements => u64::from(dims[2]),
+                        ResourceQuery::Levels => 1,
                     };
                     self.reg_mut(dst, w).fill(value & 0xFFFF_FFFF);
                 }
@@ -525,6 +569,8 @@ impl Wave {
                 }
             }
             WaveOp::GetLaneCount => out.fill(w as u64),
+            WaveOp::GroupWaveIndex => out.fill(u64::from(self.index)),
+            WaveOp::GroupWaveCount => out.fill(u64::from(self.group_waves)),
             WaveOp::GetLaneIndex => {
                 for (l, o) in out.iter_mut().enumerate() {
                     *o = l as u64;
@@ -616,6 +662,25 @@ fn multi_prefix_lane<T: Val + Arith + MaybeBits>(
     }
 }
 
+/// The byte offset of the texel at `coords` (x, y, z; as many as the
+/// texture has) in a texture of `dims` texels: `((z * height + y) * width +
+/// x) * texel_size`, or [`TEXEL_OUT_OF_RANGE`] when any coordinate is at or
+/// past its own dimension.
+fn texel_offset(coords: &[u64], dims: [u32; 3], texel_size: u32) -> u64 {
+    let mut index: u128 = 0;
+    for (&c, d) in coords.iter().zip(dims).rev() {
+        let (c, d) = (u128::from(c), u128::from(d));
+        if c >= d {
+            return TEXEL_OUT_OF_RANGE;
+        }
+        index = index * d + c;
+    }
+    u64::try_from(index * u128::from(texel_size))
+        .ok()
+        .filter(|&offset| offset < TEXEL_OUT_OF_RANGE)
+        .unwrap_or(TEXEL_OUT_OF_RANGE)
+}
+
 fn sign_extend(raw: u64, bits: u32) -> u64 {
     if bits >= 64 {
         raw
@@ -628,7 +693,7 @@ fn sign_extend(raw: u64, bits: u32) -> u64 {
 fn memory<'a>(ctx: &'a Context, gs: &'a Memory, space: Space) -> &'a Memory {
     match space {
         Space::Groupshared => gs,
-        Space::Resource(id) => ctx.buffers[id.index()],
+        Space::Resource(id) => ctx.resources[id.index()].memory,
     }
 }
 

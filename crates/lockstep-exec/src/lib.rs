@@ -10,12 +10,14 @@ pub mod compile;
 mod engine;
 pub mod memory;
 pub mod value;
+pub mod wave_size;
 
 use rayon::prelude::*;
 
 pub use compile::Program;
 pub use lockstep_ir::Span;
 pub use memory::Memory;
+pub use wave_size::{Device, WavePreference, WaveSizeChoice, select_wave_size};
 
 /// An error while compiling to bytecode or running a dispatch.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,6 +54,9 @@ impl std::error::Error for ExecError {}
 /// Wave sizes the engine runs.
 pub const MIN_WAVE_SIZE: u32 = 4;
 pub const MAX_WAVE_SIZE: u32 = 128;
+
+/// The most threads in one group (D3D12's limit).
+pub const MAX_GROUP_THREADS: u64 = 1024;
 
 /// The most threads one dispatch may run (groups × threads per group).
 pub const MAX_DISPATCH_THREADS: u64 = 1 << 30;
@@ -95,11 +100,36 @@ pub fn validate_wave_size(n: u32) -> Result<(), ExecError> {
     }
 }
 
-/// Runs `program` over `buffers` (indexed by resource id; several resources
-/// may share one buffer).
+/// The memory bound to one resource of a shader.
+#[derive(Clone, Copy, Debug)]
+pub struct BoundResource<'a> {
+    pub memory: &'a Memory,
+    /// A texture's size in texels: width, height, and depth (3D) or slice
+    /// count (arrays); 1 for the dimensions a texture does not have.
+    /// Buffers ignore it.
+    pub dims: [u32; 3],
+}
+
+impl<'a> BoundResource<'a> {
+    /// A buffer (its size is the memory's).
+    pub fn buffer(memory: &'a Memory) -> BoundResource<'a> {
+        BoundResource {
+            memory,
+            dims: [0; 3],
+        }
+    }
+
+    /// A texture of `dims` texels.
+    pub fn texture(memory: &'a Memory, dims: [u32; 3]) -> BoundResource<'a> {
+        BoundResource { memory, dims }
+    }
+}
+
+/// Runs `program` over `resources` (indexed by resource id; several
+/// resources may share one memory).
 pub fn dispatch(
     program: &Program,
-    buffers: &[&Memory],
+    resources: &[BoundResource],
     config: &DispatchConfig,
 ) -> Result<(), ExecError> {
     validate_wave_size(config.wave_size)?;
@@ -111,7 +141,17 @@ pub fn dispatch(
         ));
     }
     let groups = u64::from(gx) * u64::from(gy) * u64::from(gz);
-    let per_group: u64 = program.group_size.iter().map(|&n| u64::from(n)).product();
+    let per_group = program.group.threads(config.wave_size);
+    if per_group > MAX_GROUP_THREADS {
+        return Err(ExecError::new(
+            format!(
+                "the group has {per_group} threads at wave size {} ({} waves), more than the device's limit of {MAX_GROUP_THREADS}",
+                config.wave_size,
+                program.group.waves(config.wave_size)
+            ),
+            None,
+        ));
+    }
     if groups.saturating_mul(per_group) > MAX_DISPATCH_THREADS || groups > u64::from(u32::MAX) {
         return Err(ExecError::new(
             format!(
@@ -120,7 +160,7 @@ pub fn dispatch(
             None,
         ));
     }
-    if buffers.len() < program.element_strides.len() {
+    if resources.len() < program.element_strides.len() {
         return Err(ExecError::new(
             "a resource of the shader has no buffer",
             None,
@@ -128,10 +168,11 @@ pub fn dispatch(
     }
     let ctx = engine::Context {
         program,
-        buffers,
+        resources,
         wave_size: config.wave_size as usize,
         step_budget: config.step_budget,
         group_count: config.group_count,
+        group_extent: program.group.extent(config.wave_size),
     };
     let run = || {
         (0..groups as u32)

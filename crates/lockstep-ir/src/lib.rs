@@ -48,7 +48,7 @@ id_type!(
     GroupsharedId
 );
 id_type!(
-    /// A bound resource (buffer or constant buffer).
+    /// A bound resource (buffer, constant buffer or texture).
     ResourceId
 );
 id_type!(
@@ -68,6 +68,8 @@ pub struct Module {
     pub groupshared: Vec<Variable>,
     pub functions: Vec<Function>,
     pub entry: Option<EntryPoint>,
+    /// The lowest shader model that has every feature the module uses.
+    pub required_shader_model: (u32, u32),
 }
 
 impl Module {
@@ -98,6 +100,17 @@ pub enum ResourceKind {
     RWByteAddressBuffer,
     /// `cbuffer` blocks, `ConstantBuffer<T>` and the implicit `$Globals`.
     ConstantBuffer,
+    /// Textures without sampling: the element `T` (a scalar or vector) is
+    /// one texel. Texels are stored row-major, x fastest, then y, then the
+    /// slice (arrays) or z (3D); there is one mip level.
+    Texture1D,
+    Texture2D,
+    Texture2DArray,
+    Texture3D,
+    RWTexture1D,
+    RWTexture2D,
+    RWTexture2DArray,
+    RWTexture3D,
 }
 
 impl ResourceKind {
@@ -107,7 +120,30 @@ impl ResourceKind {
             ResourceKind::RWStructuredBuffer
                 | ResourceKind::RWBuffer
                 | ResourceKind::RWByteAddressBuffer
+                | ResourceKind::RWTexture1D
+                | ResourceKind::RWTexture2D
+                | ResourceKind::RWTexture2DArray
+                | ResourceKind::RWTexture3D
         )
+    }
+
+    /// The number of coordinate components that address a texel of a
+    /// texture (1D: 1; 2D: 2; 2D array: 3, the slice last; 3D: 3), or
+    /// `None` for buffers.
+    pub fn texture_coords(self) -> Option<u8> {
+        match self {
+            ResourceKind::Texture1D | ResourceKind::RWTexture1D => Some(1),
+            ResourceKind::Texture2D | ResourceKind::RWTexture2D => Some(2),
+            ResourceKind::Texture2DArray
+            | ResourceKind::RWTexture2DArray
+            | ResourceKind::Texture3D
+            | ResourceKind::RWTexture3D => Some(3),
+            _ => None,
+        }
+    }
+
+    pub fn is_texture(self) -> bool {
+        self.texture_coords().is_some()
     }
 
     /// The D3D register class: `t` (SRV), `u` (UAV) or `b` (CBV).
@@ -133,7 +169,8 @@ pub struct Resource {
     pub name: String,
     pub kind: ResourceKind,
     /// The element type: `T` of `StructuredBuffer<T>`/`Buffer<T>`, a struct of
-    /// the members for constant buffers, `uint` for byte-address buffers.
+    /// the members for constant buffers, `uint` for byte-address buffers,
+    /// the texel type `T` of textures.
     pub element: TypeId,
     /// The D3D binding, explicit or assigned the way DXC does.
     pub register: u32,
@@ -152,12 +189,57 @@ pub enum SystemValue {
     GroupIndex,
 }
 
+/// How a thread group is launched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupShape {
+    /// `[numthreads(x, y, z)]`: a fixed number of threads.
+    Threads([u32; 3]),
+    /// `[numWaves(n)]`: `n` waves of whatever wave size the dispatch uses.
+    Waves(u32),
+}
+
+impl GroupShape {
+    /// Threads in a group at wave size `wave_size`.
+    pub fn threads(self, wave_size: u32) -> u64 {
+        match self {
+            GroupShape::Threads(size) => size.iter().map(|&n| u64::from(n)).product(),
+            GroupShape::Waves(n) => u64::from(n) * u64::from(wave_size),
+        }
+    }
+
+    /// The group's extent in x, y, z at wave size `wave_size` (a `numWaves`
+    /// group is one row).
+    pub fn extent(self, wave_size: u32) -> [u32; 3] {
+        match self {
+            GroupShape::Threads(size) => size,
+            GroupShape::Waves(n) => [n.saturating_mul(wave_size), 1, 1],
+        }
+    }
+
+    /// Waves in a group at wave size `wave_size`.
+    pub fn waves(self, wave_size: u32) -> u64 {
+        self.threads(wave_size)
+            .div_ceil(u64::from(wave_size.max(1)))
+    }
+}
+
+/// `[WaveSize(min, max, preferred)]`; the fixed form `[WaveSize(n)]` has
+/// `min == max == n`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WaveSizeRange {
+    pub min: u32,
+    pub max: u32,
+    pub preferred: Option<u32>,
+}
+
 #[derive(Clone, Debug)]
 pub struct EntryPoint {
     pub function: FunctionId,
     pub name: String,
-    /// `[numthreads(x, y, z)]`.
-    pub group_size: [u32; 3],
+    /// `[numthreads(x, y, z)]` or `[numWaves(n)]`.
+    pub group: GroupShape,
+    /// `[WaveSize(...)]`, when present.
+    pub wave_size: Option<WaveSizeRange>,
     /// One entry per parameter of the entry function, in order.
     pub inputs: Vec<SystemValue>,
 }
@@ -271,6 +353,17 @@ pub enum PlaceRoot {
     /// The whole constant buffer: its element struct.
     ConstantBuffer {
         resource: ResourceId,
+    },
+    /// One texel of a texture (`tex[coord]`, `tex.Load(location)`): `coord`
+    /// is a `uint` (1D), `uint2` (2D) or `uint3` (2D array: x, y, slice;
+    /// 3D: x, y, z). Each coordinate is checked against the texture's size
+    /// on its own: out of range reads 0 and writes nothing. `level` is the
+    /// mip level (a `uint`) where the access names one; a level other than
+    /// 0 reads 0, since textures have one level.
+    Texel {
+        resource: ResourceId,
+        coord: Box<Expr>,
+        level: Option<Box<Expr>>,
     },
 }
 
@@ -444,6 +537,11 @@ pub enum WaveOp {
     QuadReadLaneAt,
     QuadAny,
     QuadAll,
+    /// `GetGroupWaveIndex()`: the wave's index within its group.
+    GroupWaveIndex,
+    /// `GetGroupWaveCount()`: waves in the group (folded to a constant by
+    /// the checker under `[numWaves]`).
+    GroupWaveCount,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -471,6 +569,16 @@ pub enum ResourceQuery {
     Stride,
     /// Size in bytes (byte-address buffers).
     ByteSize,
+    /// Texels in x (textures).
+    Width,
+    /// Texels in y (2D, 2D array and 3D textures).
+    Height,
+    /// Texels in z (3D textures).
+    Depth,
+    /// Slices of an array texture.
+    Elements,
+    /// Mip levels of a texture (always 1).
+    Levels,
 }
 
 #[derive(Clone, Debug)]

@@ -215,9 +215,20 @@ impl<'a> Printer<'a> {
             .get(e.function.index())
             .map_or("?", |f| f.name.as_str());
         let inputs: Vec<String> = e.inputs.iter().map(|i| format!("{i:?}")).collect();
-        let [x, y, z] = e.group_size;
+        let shape = match e.group {
+            crate::GroupShape::Threads([x, y, z]) => format!("numthreads({x}, {y}, {z})"),
+            crate::GroupShape::Waves(n) => format!("numWaves({n})"),
+        };
+        let wave_size = match e.wave_size {
+            Some(r) => match r.preferred {
+                Some(p) => format!(", WaveSize({}, {}, {p})", r.min, r.max),
+                None if r.min == r.max => format!(", WaveSize({})", r.min),
+                None => format!(", WaveSize({}, {})", r.min, r.max),
+            },
+            None => String::new(),
+        };
         let line = format!(
-            "entry {}: fn {function}, numthreads({x}, {y}, {z}), inputs({})",
+            "entry {}: fn {function}, {shape}{wave_size}, inputs({})",
             e.name,
             inputs.join(", ")
         );
@@ -480,6 +491,11 @@ impl<'a> Printer<'a> {
                     ResourceQuery::ElementCount => "element_count",
                     ResourceQuery::Stride => "stride",
                     ResourceQuery::ByteSize => "byte_size",
+                    ResourceQuery::Width => "width",
+                    ResourceQuery::Height => "height",
+                    ResourceQuery::Depth => "depth",
+                    ResourceQuery::Elements => "elements",
+                    ResourceQuery::Levels => "levels",
                 };
                 let _ = write!(self.out, "{name}.{q}()");
             }
@@ -613,6 +629,23 @@ impl<'a> Printer<'a> {
             PlaceRoot::ConstantBuffer { resource } => {
                 let r = self.m.resources.get(resource.index());
                 let _ = write!(self.out, "{}", r.map_or("?", |r| r.name.as_str()));
+                r.map(|r| r.element)
+            }
+            PlaceRoot::Texel {
+                resource,
+                coord,
+                level,
+            } => {
+                let r = self.m.resources.get(resource.index());
+                let _ = write!(self.out, "{}", r.map_or("?", |r| r.name.as_str()));
+                if let Some(level) = level {
+                    self.out.push_str(".mips[");
+                    self.expr(level);
+                    self.out.push(']');
+                }
+                self.out.push('[');
+                self.expr(coord);
+                self.out.push(']');
                 r.map(|r| r.element)
             }
         };
@@ -875,6 +908,8 @@ pub fn wave_name(w: WaveOp) -> &'static str {
         WaveOp::QuadReadLaneAt => "QuadReadLaneAt",
         WaveOp::QuadAny => "QuadAny",
         WaveOp::QuadAll => "QuadAll",
+        WaveOp::GroupWaveIndex => "GetGroupWaveIndex",
+        WaveOp::GroupWaveCount => "GetGroupWaveCount",
     }
 }
 

@@ -528,6 +528,37 @@ impl<'a> Verifier<'a> {
             PlaceRoot::ConstantBuffer { resource } => {
                 self.m.resources.get(resource.index()).map(|r| r.element)
             }
+            PlaceRoot::Texel {
+                resource,
+                coord,
+                level,
+            } => {
+                self.expr(coord);
+                if let Some(level) = level {
+                    self.expr(level);
+                    if !matches!(self.types().get(level.ty), Type::Scalar(ScalarType::UInt32)) {
+                        self.fail(format!("mip level of type '{}'", self.show(level.ty)));
+                    }
+                }
+                let r = self.m.resources.get(resource.index())?;
+                let Some(n) = r.kind.texture_coords() else {
+                    self.fail(format!("texel of '{}', which is not a texture", r.name));
+                    return None;
+                };
+                let ok = match *self.types().get(coord.ty) {
+                    Type::Scalar(ScalarType::UInt32) => n == 1,
+                    Type::Vector(ScalarType::UInt32, m) => m == n && n > 1,
+                    _ => false,
+                };
+                if !ok {
+                    self.fail(format!(
+                        "texel coordinate of type '{}' for '{}'",
+                        self.show(coord.ty),
+                        r.name
+                    ));
+                }
+                Some(r.element)
+            }
         }
     }
 

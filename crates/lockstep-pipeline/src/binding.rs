@@ -18,10 +18,19 @@ pub enum Kind {
     RwByteAddressBuffer,
     /// Also spelled `CBuffer`.
     ConstantBuffer,
+    /// Textures: the buffer's `OutputProps` give their size in texels.
+    Texture1D,
+    Texture2D,
+    Texture2DArray,
+    Texture3D,
+    RwTexture1D,
+    RwTexture2D,
+    RwTexture2DArray,
+    RwTexture3D,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 7] = [
+    pub const ALL: [Kind; 15] = [
         Kind::StructuredBuffer,
         Kind::RwStructuredBuffer,
         Kind::Buffer,
@@ -29,6 +38,14 @@ impl Kind {
         Kind::ByteAddressBuffer,
         Kind::RwByteAddressBuffer,
         Kind::ConstantBuffer,
+        Kind::Texture1D,
+        Kind::Texture2D,
+        Kind::Texture2DArray,
+        Kind::Texture3D,
+        Kind::RwTexture1D,
+        Kind::RwTexture2D,
+        Kind::RwTexture2DArray,
+        Kind::RwTexture3D,
     ];
 
     /// The name used in pipeline files.
@@ -41,6 +58,14 @@ impl Kind {
             Kind::ByteAddressBuffer => "ByteAddressBuffer",
             Kind::RwByteAddressBuffer => "RWByteAddressBuffer",
             Kind::ConstantBuffer => "ConstantBuffer",
+            Kind::Texture1D => "Texture1D",
+            Kind::Texture2D => "Texture2D",
+            Kind::Texture2DArray => "Texture2DArray",
+            Kind::Texture3D => "Texture3D",
+            Kind::RwTexture1D => "RWTexture1D",
+            Kind::RwTexture2D => "RWTexture2D",
+            Kind::RwTexture2DArray => "RWTexture2DArray",
+            Kind::RwTexture3D => "RWTexture3D",
         }
     }
 
@@ -48,7 +73,28 @@ impl Kind {
     pub const fn is_writable(self) -> bool {
         matches!(
             self,
-            Kind::RwStructuredBuffer | Kind::RwBuffer | Kind::RwByteAddressBuffer
+            Kind::RwStructuredBuffer
+                | Kind::RwBuffer
+                | Kind::RwByteAddressBuffer
+                | Kind::RwTexture1D
+                | Kind::RwTexture2D
+                | Kind::RwTexture2DArray
+                | Kind::RwTexture3D
+        )
+    }
+
+    /// Whether the resource is a texture (its buffer needs `OutputProps`).
+    pub const fn is_texture(self) -> bool {
+        matches!(
+            self,
+            Kind::Texture1D
+                | Kind::Texture2D
+                | Kind::Texture2DArray
+                | Kind::Texture3D
+                | Kind::RwTexture1D
+                | Kind::RwTexture2D
+                | Kind::RwTexture2DArray
+                | Kind::RwTexture3D
         )
     }
 

@@ -7,9 +7,9 @@ use std::fmt;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use crate::BufferDesc;
 use crate::format::Format;
 use crate::named::{ByName, Named};
+use crate::{BufferDesc, OutputProps};
 
 /// The largest buffer a `FillSize` may ask for.
 pub const MAX_BUFFER_BYTES: u64 = 1 << 30;
@@ -86,6 +86,24 @@ pub(crate) struct RawDirectXBinding {
 #[serde(rename_all = "PascalCase", expecting = "a VulkanBinding mapping")]
 pub(crate) struct RawVulkanBinding {
     pub binding: u32,
+}
+
+/// `OutputProps`: a buffer's texture size, keys in any order.
+#[derive(Deserialize)]
+#[serde(
+    rename_all = "PascalCase",
+    deny_unknown_fields,
+    expecting = "an OutputProps mapping"
+)]
+pub(crate) struct RawOutputProps {
+    pub height: u32,
+    pub width: u32,
+    #[serde(default = "one")]
+    pub depth: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// The rule names of `Results`; their parameters are read separately.
@@ -217,6 +235,7 @@ struct BufferFields {
     data: Option<Vec<String>>,
     fill_size: Option<u64>,
     fill_value: Option<String>,
+    output_props: Option<RawOutputProps>,
 }
 
 impl BufferFields {
@@ -235,6 +254,7 @@ impl BufferFields {
                 let value = map.next_value_seed(self.context())?;
                 set_once(&mut self.fill_value, key, value)
             }
+            "OutputProps" => set_once(&mut self.output_props, key, map.next_value()?),
             _ => map.next_value::<IgnoredAny>().map(drop),
         }
     }
@@ -259,14 +279,53 @@ impl BufferFields {
         }
         let data =
             initial_data(format, self.data, self.fill_size, self.fill_value).map_err(fail)?;
+        let output_props = self
+            .output_props
+            .map(|p| output_props(p, format, channels, data.len()))
+            .transpose()
+            .map_err(fail)?;
         Ok(BufferDesc {
             name,
             format,
             stride: self.stride,
             channels,
             data,
+            output_props,
         })
     }
+}
+
+/// Checks `OutputProps` against the data: Width × Height × Depth texels of
+/// `Format` × `Channels` bytes each.
+fn output_props(
+    raw: RawOutputProps,
+    format: Format,
+    channels: u32,
+    len: usize,
+) -> Result<OutputProps, String> {
+    let props = OutputProps {
+        width: raw.width,
+        height: raw.height,
+        depth: raw.depth,
+    };
+    for (key, value) in [
+        ("Width", props.width),
+        ("Height", props.height),
+        ("Depth", props.depth),
+    ] {
+        if value == 0 {
+            return Err(format!("OutputProps {key} must be at least 1"));
+        }
+    }
+    let texel = format.size() as u64 * u64::from(channels);
+    let need = props.texels().saturating_mul(texel);
+    if need != len as u64 {
+        return Err(format!(
+            "OutputProps {}x{}x{} (Width x Height x Depth) texels of {texel} bytes ({format} x {channels} channels) take {need} bytes, but the data holds {len}",
+            props.width, props.height, props.depth
+        ));
+    }
+    Ok(props)
 }
 
 fn set_once<T, E: de::Error>(slot: &mut Option<T>, key: &str, value: T) -> Result<(), E> {

@@ -66,11 +66,37 @@ pub struct BufferDesc {
     pub channels: u32,
     /// The initial contents, little-endian.
     pub data: Vec<u8>,
+    /// `OutputProps`: the buffer's size as a texture, when given.
+    pub output_props: Option<OutputProps>,
+}
+
+/// A buffer's size as a texture, in texels (`OutputProps: { Height, Width,
+/// Depth }`). Texels are stored row-major: x fastest, then y, then z (or
+/// the slice of an array texture).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct OutputProps {
+    pub width: u32,
+    pub height: u32,
+    /// 1 unless given.
+    pub depth: u32,
+}
+
+impl OutputProps {
+    /// Width × Height × Depth.
+    pub fn texels(&self) -> u64 {
+        u64::from(self.width) * u64::from(self.height) * u64::from(self.depth)
+    }
 }
 
 impl BufferDesc {
     /// The number of whole elements of `format` in the initial data.
     pub fn element_count(&self) -> usize {
         self.data.len() / self.format.size()
+    }
+
+    /// The bytes of one texel when the buffer is a texture: the format's
+    /// size times `channels`.
+    pub fn texel_size(&self) -> usize {
+        self.format.size() * self.channels as usize
     }
 }

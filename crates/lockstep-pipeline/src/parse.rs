@@ -92,10 +92,18 @@ fn bindings(
     let mut taken: HashMap<(char, u32, u32), String> = HashMap::new();
     for (set, descriptors) in sets.iter().enumerate() {
         for resource in &descriptors.resources {
-            require_buffer(buffers, &resource.name, || format!("descriptor set {set}"))?;
+            let buffer =
+                require_buffer(buffers, &resource.name, || format!("descriptor set {set}"))?;
+            let kind = resource.kind.0;
+            if kind.is_texture() && buffer.output_props.is_none() {
+                return Err(PipelineError::new(format!(
+                    "descriptor set {set}: buffer `{}` is bound as a {kind} but has no OutputProps giving its Width, Height and Depth",
+                    buffer.name
+                )));
+            }
             let binding = Binding {
                 name: resource.name.clone(),
-                kind: resource.kind.0,
+                kind,
                 register: resource.directx_binding.register,
                 space: resource.directx_binding.space,
                 set,

@@ -41,6 +41,12 @@ fn render_buffer(out: &mut String, buffer: &BufferDesc, bytes: &[u8]) {
     if buffer.channels != 1 {
         let _ = writeln!(out, "    Channels: {}", buffer.channels);
     }
+    if let Some(props) = buffer.output_props {
+        let _ = writeln!(out, "    OutputProps:");
+        let _ = writeln!(out, "      Height: {}", props.height);
+        let _ = writeln!(out, "      Width: {}", props.width);
+        let _ = writeln!(out, "      Depth: {}", props.depth);
+    }
     flow_list(out, "    Data: ", &element_strings(buffer.format, bytes));
     let trailing = bytes.len() % buffer.format.size();
     if trailing != 0 {

@@ -2,7 +2,7 @@
 //! intrinsics with their own rules (`mul`, `select`, `asuint`, …), and
 //! dispatch to user functions and `Interlocked*`.
 
-use lockstep_ir::{self as ir, BinaryOp, Builtin, ExprKind, ScalarType, Type, TypeId};
+use lockstep_ir::{self as ir, BinaryOp, Builtin, ExprKind, ScalarType, Type, TypeId, WaveOp};
 use lockstep_syntax::{Diagnostic, Span, ast};
 
 use crate::context::{Lit, Sema, TExpr};
@@ -56,6 +56,9 @@ impl Sema<'_> {
         }
         if let Some(intrinsic) = intrinsics::find(name) {
             return self.call_intrinsic(intrinsic, name, args, span);
+        }
+        if let Some(t) = self.group_wave_intrinsic(id, args, span) {
+            return t;
         }
         if intrinsics::SPECIAL_NAMES.contains(&name) {
             return self.call_special(name, args, span);
@@ -163,12 +166,7 @@ impl Sema<'_> {
         args: &[ast::Expr],
         span: Span,
     ) -> Option<TExpr> {
-        if self.opts.shader_model < i.min_sm {
-            let (major, minor) = i.min_sm;
-            self.error(
-                span,
-                format!("'{shown}' requires shader model {major}.{minor} or later"),
-            );
+        if !self.check_shader_model(shown, i.min_sm, span) {
             return None;
         }
         if args.len() != i.params.len() {
@@ -212,6 +210,67 @@ impl Sema<'_> {
             Op::Wave(w) => ExprKind::Wave(w, converted),
         };
         Some(TExpr::new(kind, ret, span))
+    }
+
+    /// Reports a feature above the compile profile; records the model the
+    /// module needs otherwise.
+    pub fn check_shader_model(&mut self, shown: &str, sm: (u32, u32), span: Span) -> bool {
+        if self.opts.shader_model < sm {
+            let (major, minor) = sm;
+            self.error(
+                span,
+                format!("'{shown}' requires shader model {major}.{minor} or later"),
+            );
+            return false;
+        }
+        self.require_shader_model(sm);
+        true
+    }
+
+    /// `GetGroupWaveIndex()` and `GetGroupWaveCount()` (SM 6.10), and the
+    /// other spellings of the numWaves proposal with a warning. Under
+    /// `[numWaves(n)]` the count is the constant `n`. `None` when `id` is
+    /// not one of them.
+    fn group_wave_intrinsic(
+        &mut self,
+        id: &ast::Ident,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<Option<TExpr>> {
+        let (current, op) = match id.name.as_str() {
+            "GetGroupWaveIndex" | "GroupGetWaveIndex" => {
+                ("GetGroupWaveIndex", WaveOp::GroupWaveIndex)
+            }
+            "GetGroupWaveCount" | "GroupGetWaveCount" | "GetGroupNumWaves" => {
+                ("GetGroupWaveCount", WaveOp::GroupWaveCount)
+            }
+            _ => return None,
+        };
+        if id.name != current {
+            self.warning(
+                id.span,
+                format!(
+                    "'{}' is another spelling of '{current}': use '{current}'",
+                    id.name
+                ),
+            );
+        }
+        if !args.is_empty() {
+            self.wrong_arg_count(&id.name, &[0], args.len(), span);
+            return Some(None);
+        }
+        if !self.check_shader_model(&id.name, (6, 10), span) {
+            return Some(None);
+        }
+        let uint = self.scalar(ScalarType::UInt32);
+        let kind = match (op, self.num_waves) {
+            (WaveOp::GroupWaveCount, Some(n)) => ExprKind::Const(vec![lockstep_ir::Scalar {
+                ty: ScalarType::UInt32,
+                bits: u64::from(n),
+            }]),
+            _ => ExprKind::Wave(op, Vec::new()),
+        };
+        Some(Some(TExpr::new(kind, uint, span)))
     }
 
     fn intrinsic_result(&mut self, ret: Ret, t: Option<(TypeId, ScalarType, Shape)>) -> TypeId {

@@ -167,6 +167,9 @@ pub(crate) struct Sema<'a> {
     pub fcx: Option<FnCtx>,
     pub depth: u32,
     pub depth_reported: bool,
+    /// The entry point's `[numWaves(n)]`, read before anything else so that
+    /// `GetGroupWaveCount()` folds to `n` everywhere (array sizes included).
+    pub num_waves: Option<u32>,
 }
 
 impl<'a> Sema<'a> {
@@ -188,7 +191,14 @@ impl<'a> Sema<'a> {
             fcx: None,
             depth: 0,
             depth_reported: false,
+            num_waves: None,
         }
+    }
+
+    /// Records that the module uses a feature of shader model `sm`.
+    pub fn require_shader_model(&mut self, sm: (u32, u32)) {
+        let current = &mut self.module.required_shader_model;
+        *current = (*current).max(sm);
     }
 
     pub fn lower_item(&mut self, item: &ast::Item) {
@@ -204,6 +214,7 @@ impl<'a> Sema<'a> {
     /// Assigns bindings, checks the entry point and the call graph, and
     /// hands back the module.
     pub fn finish(mut self) -> ir::Module {
+        self.require_shader_model((6, 0));
         self.finish_globals_cbuffer();
         self.assign_bindings();
         self.check_undefined_functions();

@@ -1,5 +1,6 @@
-//! The compute entry point: `[numthreads]`, `[shader("compute")]`, the
-//! system-value parameters and the D3D12 thread-group limits.
+//! The compute entry point: `[numthreads]` or `[numWaves]`, `[WaveSize]`,
+//! `[shader("compute")]`, the system-value parameters and the D3D12
+//! thread-group limits.
 
 use lockstep_ir::{self as ir, ScalarType, SystemValue, Type};
 use lockstep_syntax::{Span, ast};
@@ -52,18 +53,163 @@ impl Sema<'_> {
             );
         }
         self.check_shader_attribute(&decl);
-        let group_size = self.numthreads(&decl);
+        let wave_size = self.wave_size_attribute(&decl);
+        let group = self.group_shape(&decl);
         let inputs = self.entry_inputs(&decl);
-        let (Some(group_size), Some(inputs)) = (group_size, inputs) else {
+        let (Some(group), Some(wave_size), Some(inputs)) = (group, wave_size, inputs) else {
             return;
         };
+        if let ir::GroupShape::Waves(_) = group {
+            self.check_num_waves_inputs(&decl, &inputs);
+        }
         let function = self.function_id(idx);
         self.module.entry = Some(ir::EntryPoint {
             function,
             name,
-            group_size,
+            group,
+            wave_size,
             inputs,
         });
+    }
+
+    /// `[numthreads(x, y, z)]` or `[numWaves(n)]`, exactly one of them.
+    fn group_shape(&mut self, decl: &ast::FunctionDecl) -> Option<ir::GroupShape> {
+        let find = |name: &str| {
+            decl.attributes
+                .iter()
+                .find(|a| a.name.name.eq_ignore_ascii_case(name))
+        };
+        match (find("numthreads"), find("numWaves")) {
+            (Some(_), Some(waves)) => {
+                self.error(waves.span, "'numWaves' and 'numthreads' cannot both be specified: a group is launched either as threads or as waves");
+                None
+            }
+            (None, Some(waves)) => self.num_waves_attribute(waves).map(ir::GroupShape::Waves),
+            _ => self.numthreads(decl).map(ir::GroupShape::Threads),
+        }
+    }
+
+    fn num_waves_attribute(&mut self, attr: &ast::Attribute) -> Option<u32> {
+        if !self.check_shader_model("numWaves", (6, 10), attr.span) {
+            return None;
+        }
+        let [arg] = attr.args.as_slice() else {
+            self.error(
+                attr.span,
+                "the numWaves attribute requires exactly 1 argument",
+            );
+            return None;
+        };
+        let value = self.const_u32(arg, "numWaves argument")?;
+        if value == 0 || u64::from(value) > MAX_GROUP_THREADS / 4 {
+            self.error(
+                arg.span,
+                format!("numWaves value {value} is out of range: it must be an integer greater than zero, and at most {} (1024 threads at wave size 4)", MAX_GROUP_THREADS / 4),
+            );
+            return None;
+        }
+        Some(value)
+    }
+
+    /// Under `[numWaves]` the thread-based system values do not exist.
+    fn check_num_waves_inputs(&mut self, decl: &ast::FunctionDecl, inputs: &[SystemValue]) {
+        for (p, sv) in decl.params.iter().zip(inputs) {
+            if *sv == SystemValue::GroupId {
+                continue;
+            }
+            let semantic = p.semantic.as_ref().map_or(p.span, |s| s.span);
+            let name = p.semantic.as_ref().map_or("", |s| s.name.as_str());
+            self.push(
+                lockstep_syntax::Diagnostic::error(semantic, format!("'{name}' cannot be used in a shader with the numWaves attribute"))
+                    .with_note("use SV_GroupID, GetGroupWaveIndex() and WaveGetLaneIndex() to locate the work instead"),
+            );
+        }
+    }
+
+    /// `[WaveSize(n)]` (SM 6.6) or `[WaveSize(min, max[, preferred])]`
+    /// (SM 6.8). `Some(None)` when absent; `None` after an error.
+    fn wave_size_attribute(
+        &mut self,
+        decl: &ast::FunctionDecl,
+    ) -> Option<Option<ir::WaveSizeRange>> {
+        let Some(attr) = decl
+            .attributes
+            .iter()
+            .find(|a| a.name.name.eq_ignore_ascii_case("WaveSize"))
+        else {
+            return Some(None);
+        };
+        let sm = if attr.args.len() == 1 { (6, 6) } else { (6, 8) };
+        let shown = if attr.args.len() == 1 {
+            "WaveSize"
+        } else {
+            "WaveSize(min, max)"
+        };
+        if !self.check_shader_model(shown, sm, attr.span) {
+            return None;
+        }
+        if !(1..=3).contains(&attr.args.len()) {
+            self.error(
+                attr.span,
+                "the WaveSize attribute requires 1 to 3 arguments",
+            );
+            return None;
+        }
+        let mut values = Vec::new();
+        for arg in &attr.args {
+            let v = self.const_u32(arg, "WaveSize argument")?;
+            if !(4..=128).contains(&v) || !v.is_power_of_two() {
+                self.error(
+                    arg.span,
+                    format!(
+                        "WaveSize value {v} is invalid: it must be a power of two from 4 to 128"
+                    ),
+                );
+                return None;
+            }
+            values.push(v);
+        }
+        let range = match values[..] {
+            [n] => ir::WaveSizeRange {
+                min: n,
+                max: n,
+                preferred: None,
+            },
+            [min, max] => ir::WaveSizeRange {
+                min,
+                max,
+                preferred: None,
+            },
+            [min, max, preferred] => ir::WaveSizeRange {
+                min,
+                max,
+                preferred: Some(preferred),
+            },
+            _ => return None,
+        };
+        if range.min > range.max {
+            self.error(
+                attr.span,
+                format!(
+                    "WaveSize minimum {} is greater than its maximum {}",
+                    range.min, range.max
+                ),
+            );
+            return None;
+        }
+        if let Some(p) = range.preferred
+            && !(range.min..=range.max).contains(&p)
+        {
+            self.error(
+                attr.span,
+                format!(
+                    "WaveSize preferred value {p} is outside the range {} to {}",
+                    range.min, range.max
+                ),
+            );
+            return None;
+        }
+        Some(Some(range))
     }
 
     fn check_shader_attribute(&mut self, decl: &ast::FunctionDecl) {
@@ -81,7 +227,7 @@ impl Sema<'_> {
                         None => self.error(attr.span, "the shader attribute requires a stage name such as \"compute\""),
                     }
                 }
-                "numthreads" => {}
+                "numthreads" | "numwaves" | "wavesize" => {}
                 _ => self.warning(
                     attr.name.span,
                     format!("attribute '{}' is ignored", attr.name.name),
@@ -231,4 +377,26 @@ fn stage_name(arg: &ast::Expr) -> Option<String> {
         ast::ExprKind::Ident(id) => Some(id.name.to_ascii_lowercase()),
         _ => None,
     }
+}
+
+/// The `[numWaves(n)]` of the entry point `entry`, when written with a
+/// literal: read before the rest of the file is checked, so that
+/// `GetGroupWaveCount()` is a constant everywhere.
+pub(crate) fn declared_num_waves(tu: &ast::TranslationUnit, entry: &str) -> Option<u32> {
+    tu.items.iter().find_map(|item| match item {
+        ast::Item::Function(f) if f.name.name == entry && f.body.is_some() => f
+            .attributes
+            .iter()
+            .find(|a| a.name.name.eq_ignore_ascii_case("numWaves"))
+            .and_then(|a| match a.args.as_slice() {
+                [
+                    ast::Expr {
+                        kind: ast::ExprKind::IntLit { value, .. },
+                        ..
+                    },
+                ] => u32::try_from(*value).ok().filter(|&n| n > 0),
+                _ => None,
+            }),
+        _ => None,
+    })
 }

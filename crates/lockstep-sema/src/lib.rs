@@ -20,6 +20,7 @@ mod intrinsics;
 mod ops;
 mod resource;
 mod stmt;
+mod texture;
 mod types;
 
 use lockstep_syntax::{Diagnostics, SourceMap, ast};
@@ -59,6 +60,7 @@ pub fn lower(
     let _ = map;
     let errors_before = diags.items.iter().filter(|d| d.is_error()).count();
     let mut sema = context::Sema::new(opts, diags);
+    sema.num_waves = entry::declared_num_waves(tu, &opts.entry);
     for item in &tu.items {
         sema.lower_item(item);
     }

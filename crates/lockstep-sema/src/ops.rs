@@ -453,6 +453,12 @@ impl Sema<'_> {
             | ir::PlaceRoot::ByteAddress { address: e, .. } => {
                 self.hoist(e, &mut setup, span);
             }
+            ir::PlaceRoot::Texel { coord, level, .. } => {
+                self.hoist(coord, &mut setup, span);
+                if let Some(level) = level {
+                    self.hoist(level, &mut setup, span);
+                }
+            }
             _ => {}
         }
         for access in &mut place.path {
@@ -463,7 +469,7 @@ impl Sema<'_> {
         (setup, place)
     }
 
-    fn hoist(&mut self, e: &mut Box<ir::Expr>, setup: &mut Vec<ir::Expr>, span: Span) {
+    pub(crate) fn hoist(&mut self, e: &mut Box<ir::Expr>, setup: &mut Vec<ir::Expr>, span: Span) {
         if !has_side_effects(e) {
             return;
         }
@@ -493,7 +499,7 @@ impl Sema<'_> {
         ));
     }
 
-    fn sequence(&mut self, setup: Vec<ir::Expr>, last: ir::Expr) -> ir::Expr {
+    pub(crate) fn sequence(&mut self, setup: Vec<ir::Expr>, last: ir::Expr) -> ir::Expr {
         setup.into_iter().rev().fold(last, |rest, first| {
             let (ty, span) = (rest.ty, rest.span);
             ir::Expr {
@@ -548,7 +554,9 @@ impl Sema<'_> {
                 })
             }
             PlaceRoot::Groupshared(_) => None,
-            PlaceRoot::BufferElement { resource, .. } | PlaceRoot::ByteAddress { resource, .. } => {
+            PlaceRoot::BufferElement { resource, .. }
+            | PlaceRoot::ByteAddress { resource, .. }
+            | PlaceRoot::Texel { resource, .. } => {
                 let kind = self.module.resources.get(resource.index())?.kind;
                 (!kind.is_writable()).then(|| "cannot assign to a read-only resource".to_string())
             }
@@ -605,6 +613,9 @@ fn place_has_side_effects(p: &Place) -> bool {
     let root = match &p.root {
         ir::PlaceRoot::BufferElement { index: e, .. }
         | ir::PlaceRoot::ByteAddress { address: e, .. } => has_side_effects(e),
+        ir::PlaceRoot::Texel { coord, level, .. } => {
+            has_side_effects(coord) || level.as_deref().is_some_and(has_side_effects)
+        }
         _ => false,
     };
     root || p

@@ -35,6 +35,14 @@ fn resource_type_name(kind: ResourceKind) -> &'static str {
         ResourceKind::ByteAddressBuffer => "ByteAddressBuffer",
         ResourceKind::RWByteAddressBuffer => "RWByteAddressBuffer",
         ResourceKind::ConstantBuffer => "ConstantBuffer",
+        ResourceKind::Texture1D => "Texture1D",
+        ResourceKind::Texture2D => "Texture2D",
+        ResourceKind::Texture2DArray => "Texture2DArray",
+        ResourceKind::Texture3D => "Texture3D",
+        ResourceKind::RWTexture1D => "RWTexture1D",
+        ResourceKind::RWTexture2D => "RWTexture2D",
+        ResourceKind::RWTexture2DArray => "RWTexture2DArray",
+        ResourceKind::RWTexture3D => "RWTexture3D",
     }
 }
 
@@ -70,7 +78,7 @@ impl Sema<'_> {
         }
     }
 
-    /// `buf[i]`.
+    /// `buf[i]`, or `tex[coord]` for textures.
     pub fn buffer_element(
         &mut self,
         info: ResourceInfo,
@@ -78,6 +86,9 @@ impl Sema<'_> {
         index_span: Span,
         span: Span,
     ) -> Option<TExpr> {
+        if info.kind.is_texture() {
+            return self.texel(info, i, index_span, span);
+        }
         if is_byte_address(info.kind) || info.kind == ResourceKind::ConstantBuffer {
             let shown = self.resource_display(info);
             self.error(span, format!("'{shown}' cannot be indexed"));
@@ -112,6 +123,9 @@ impl Sema<'_> {
         let name = method.name.as_str();
         if name == "GetDimensions" {
             return self.get_dimensions(info, args, span);
+        }
+        if info.kind.is_texture() && name == "Load" {
+            return self.texture_load(info, args, span);
         }
         if info.kind == ResourceKind::RWByteAddressBuffer {
             // SM 6.6 spells the 64-bit forms `InterlockedAdd64` and so on.
@@ -290,6 +304,9 @@ impl Sema<'_> {
             self.wrong_arg_count(name, counts, args.len(), span);
             return None;
         }
+        if wide && !self.check_shader_model(name, (6, 6), span) {
+            return None;
+        }
         let scalar = if !wide {
             ScalarType::UInt32
         } else if matches!(op, AtomicOp::Min | AtomicOp::Max)
@@ -334,12 +351,13 @@ impl Sema<'_> {
     fn atomic_destination_ok(&self, place: &Place) -> bool {
         match &place.root {
             PlaceRoot::Groupshared(_) => true,
-            PlaceRoot::BufferElement { resource, .. } | PlaceRoot::ByteAddress { resource, .. } => {
-                self.module
-                    .resources
-                    .get(resource.index())
-                    .is_some_and(|r| r.kind.is_writable())
-            }
+            PlaceRoot::BufferElement { resource, .. }
+            | PlaceRoot::ByteAddress { resource, .. }
+            | PlaceRoot::Texel { resource, .. } => self
+                .module
+                .resources
+                .get(resource.index())
+                .is_some_and(|r| r.kind.is_writable()),
             _ => false,
         }
     }
@@ -428,6 +446,14 @@ impl Sema<'_> {
             ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer => {
                 &[ResourceQuery::ByteSize]
             }
+            ResourceKind::Texture1D
+            | ResourceKind::Texture2D
+            | ResourceKind::Texture2DArray
+            | ResourceKind::Texture3D
+            | ResourceKind::RWTexture1D
+            | ResourceKind::RWTexture2D
+            | ResourceKind::RWTexture2DArray
+            | ResourceKind::RWTexture3D => return self.texture_dimensions(info, args, span),
             ResourceKind::ConstantBuffer => {
                 let shown = self.resource_display(info);
                 self.error(

@@ -110,20 +110,12 @@ const SCALAR_NAMES: &[(&str, ScalarName)] = &[
 ];
 
 const UNSUPPORTED_OBJECTS: &[&str] = &[
-    "Texture1D",
     "Texture1DArray",
-    "Texture2D",
-    "Texture2DArray",
     "Texture2DMS",
     "Texture2DMSArray",
-    "Texture3D",
     "TextureCube",
     "TextureCubeArray",
-    "RWTexture1D",
     "RWTexture1DArray",
-    "RWTexture2D",
-    "RWTexture2DArray",
-    "RWTexture3D",
     "SamplerState",
     "SamplerComparisonState",
     "AppendStructuredBuffer",
@@ -161,7 +153,10 @@ impl Sema<'_> {
         let sixteen = self.opts.enable_16bit_types;
         Some(match *kind {
             ScalarName::Plain(s) => Some(s),
-            ScalarName::Requires16(s) if sixteen => Some(s),
+            ScalarName::Requires16(s) if sixteen => {
+                self.require_shader_model((6, 2));
+                Some(s)
+            }
             ScalarName::Requires16(_) => {
                 self.error(span, "16-bit types require -enable-16bit-types");
                 None
@@ -371,7 +366,9 @@ impl Sema<'_> {
             return Some((kind, self.scalar(ScalarType::UInt32)));
         }
         let element = match te.args.as_slice() {
-            [] if matches!(kind, ResourceKind::Buffer | ResourceKind::RWBuffer) => {
+            [] if matches!(kind, ResourceKind::Buffer | ResourceKind::RWBuffer)
+                || kind.is_texture() =>
+            {
                 self.intern(Type::Vector(ScalarType::Float32, 4))
             }
             [arg] => self.template_type(arg, te.span)?,
@@ -392,8 +389,10 @@ impl Sema<'_> {
     ) -> Option<()> {
         let name = &te.name.name;
         let shown = self.show(element);
+        let typed =
+            matches!(kind, ResourceKind::Buffer | ResourceKind::RWBuffer) || kind.is_texture();
         let ok = match kind {
-            ResourceKind::Buffer | ResourceKind::RWBuffer => matches!(
+            _ if typed => matches!(
                 self.get(element),
                 Type::Scalar(s) | Type::Vector(s, _) if *s != ScalarType::Bool
             ),
@@ -402,7 +401,7 @@ impl Sema<'_> {
         };
         if !ok {
             let need = match kind {
-                ResourceKind::Buffer | ResourceKind::RWBuffer => "a numeric scalar or vector",
+                _ if typed => "a numeric scalar or vector",
                 ResourceKind::ConstantBuffer => "a struct",
                 _ => "a value type",
             };
@@ -514,6 +513,14 @@ fn resource_kind(name: &str) -> Option<ResourceKind> {
         "ByteAddressBuffer" => ResourceKind::ByteAddressBuffer,
         "RWByteAddressBuffer" => ResourceKind::RWByteAddressBuffer,
         "ConstantBuffer" => ResourceKind::ConstantBuffer,
+        "Texture1D" => ResourceKind::Texture1D,
+        "Texture2D" => ResourceKind::Texture2D,
+        "Texture2DArray" => ResourceKind::Texture2DArray,
+        "Texture3D" => ResourceKind::Texture3D,
+        "RWTexture1D" => ResourceKind::RWTexture1D,
+        "RWTexture2D" => ResourceKind::RWTexture2D,
+        "RWTexture2DArray" => ResourceKind::RWTexture2DArray,
+        "RWTexture3D" => ResourceKind::RWTexture3D,
         _ => return None,
     })
 }

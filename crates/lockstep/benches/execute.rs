@@ -40,6 +40,7 @@ fn buffer(name: &str, data: Vec<u8>) -> BufferDesc {
         stride: None,
         channels: 1,
         data,
+        output_props: None,
     }
 }
 

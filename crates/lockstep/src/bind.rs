@@ -1,7 +1,9 @@
 //! Binds a pipeline's buffers to a shader's resources, runs the dispatch and
 //! checks the pipeline's result rules.
 
-use lockstep_exec::{DispatchConfig, Memory};
+use lockstep_exec::{
+    BoundResource, Device, DispatchConfig, Memory, WavePreference, WaveSizeChoice,
+};
 use lockstep_ir::{Resource, ResourceKind, Span, Type};
 use lockstep_pipeline::{Binding, Kind, Pipeline, RuleOutcome};
 
@@ -10,8 +12,14 @@ use crate::Shader;
 /// How to run a dispatch.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
-    /// Lanes per wave (4 to 128, a power of two).
+    /// The device's preferred lanes per wave (4 to 128, a power of two): the
+    /// wave size of shaders without `[WaveSize]`.
     pub wave_size: u32,
+    /// The wave sizes the device supports: powers of two in this range.
+    pub wave_sizes: (u32, u32),
+    /// Which supported size to take when a `[WaveSize]` range excludes the
+    /// preferred one.
+    pub prefer: WavePreference,
     /// Worker threads; 0 means one per core.
     pub threads: usize,
     /// Loop iterations one wave may run before the run stops with an error.
@@ -21,10 +29,25 @@ pub struct RunOptions {
 impl Default for RunOptions {
     fn default() -> RunOptions {
         let d = DispatchConfig::default();
+        let device = Device::default();
         RunOptions {
             wave_size: d.wave_size,
+            wave_sizes: (device.min, device.max),
+            prefer: device.preference,
             threads: d.threads,
             step_budget: d.step_budget,
+        }
+    }
+}
+
+impl RunOptions {
+    /// The emulated device these options describe.
+    pub fn device(&self) -> Device {
+        Device {
+            preferred: self.wave_size,
+            min: self.wave_sizes.0,
+            max: self.wave_sizes.1,
+            preference: self.prefer,
         }
     }
 }
@@ -32,6 +55,8 @@ impl Default for RunOptions {
 /// The buffers after a dispatch and the verdict of each result rule.
 #[derive(Clone, Debug)]
 pub struct RunOutput {
+    /// The wave size the dispatch ran at, and why.
+    pub wave_size: WaveSizeChoice,
     /// The bytes of every pipeline buffer, in the pipeline's order.
     pub contents: Vec<Vec<u8>>,
     pub outcomes: Vec<RuleOutcome>,
@@ -90,6 +115,14 @@ fn pipeline_kind(kind: ResourceKind) -> Kind {
         ResourceKind::ByteAddressBuffer => Kind::ByteAddressBuffer,
         ResourceKind::RWByteAddressBuffer => Kind::RwByteAddressBuffer,
         ResourceKind::ConstantBuffer => Kind::ConstantBuffer,
+        ResourceKind::Texture1D => Kind::Texture1D,
+        ResourceKind::Texture2D => Kind::Texture2D,
+        ResourceKind::Texture2DArray => Kind::Texture2DArray,
+        ResourceKind::Texture3D => Kind::Texture3D,
+        ResourceKind::RWTexture1D => Kind::RwTexture1D,
+        ResourceKind::RWTexture2D => Kind::RwTexture2D,
+        ResourceKind::RWTexture2DArray => Kind::RwTexture2DArray,
+        ResourceKind::RWTexture3D => Kind::RwTexture3D,
     }
 }
 
@@ -103,10 +136,35 @@ pub fn run(shader: &Shader, pipeline: &Pipeline, opts: &RunOptions) -> Result<Ru
     let mut bound = Vec::new();
     for resource in &shader.module.resources {
         let index = bind_resource(shader, pipeline, resource)?;
-        bound.push(&memories[index]);
+        // Textures take their size from the buffer's OutputProps (checked
+        // when binding); buffers ignore it.
+        let dims = pipeline.buffers[index]
+            .output_props
+            .map_or([0; 3], |p| [p.width, p.height, p.depth]);
+        bound.push(BoundResource {
+            memory: &memories[index],
+            dims,
+        });
     }
+    let entry_wave_size = shader.module.entry.as_ref().and_then(|e| e.wave_size);
+    let device = opts.device();
+    device.validate().map_err(|e| RunError {
+        message: e.message,
+        span: None,
+        notes: e.notes,
+    })?;
+    let choice =
+        lockstep_exec::select_wave_size(entry_wave_size, &device).map_err(|e| RunError {
+            message: e.message,
+            span: shader
+                .module
+                .entry
+                .as_ref()
+                .map(|entry| shader.module.function(entry.function).span),
+            notes: e.notes,
+        })?;
     let config = DispatchConfig {
-        wave_size: opts.wave_size,
+        wave_size: choice.size,
         threads: opts.threads,
         step_budget: opts.step_budget,
         group_count: pipeline.dispatch,
@@ -118,7 +176,11 @@ pub fn run(shader: &Shader, pipeline: &Pipeline, opts: &RunOptions) -> Result<Ru
     })?;
     let contents: Vec<Vec<u8>> = memories.iter().map(Memory::to_bytes).collect();
     let outcomes = lockstep_pipeline::check_results(pipeline, &contents);
-    Ok(RunOutput { contents, outcomes })
+    Ok(RunOutput {
+        wave_size: choice,
+        contents,
+        outcomes,
+    })
 }
 
 /// Finds the pipeline buffer bound at the resource's register and checks
@@ -216,6 +278,7 @@ fn check_size(
                 )));
             }
         }
+        kind if kind.is_texture() => check_texture(shader, resource, buffer)?,
         ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer => {
             if !len.is_multiple_of(4) {
                 return Err(RunError::new(format!(
@@ -247,6 +310,62 @@ fn check_size(
                 )));
             }
         }
+    }
+    Ok(())
+}
+
+/// A texture's buffer: OutputProps that fit the texture's dimensions, texels
+/// of the shader's texel size, and data of exactly Width × Height × Depth
+/// texels.
+fn check_texture(
+    shader: &Shader,
+    resource: &Resource,
+    buffer: &lockstep_pipeline::BufferDesc,
+) -> Result<(), RunError> {
+    let types = &shader.module.types;
+    let kind = pipeline_kind(resource.kind);
+    let fail = |message: String| RunError::new(message).at(resource.span);
+    let Some(props) = buffer.output_props else {
+        return Err(fail(format!(
+            "buffer '{}' is bound to {kind} '{}' but has no OutputProps giving its Width, Height and Depth",
+            buffer.name, resource.name
+        )));
+    };
+    let texel = u64::from(lockstep_ir::layout::array_stride(
+        types,
+        resource.element,
+        resource.kind.layout_rule(),
+    ));
+    let given = buffer.texel_size() as u64;
+    if given != texel {
+        return Err(fail(format!(
+            "buffer '{}' has texels of {given} bytes (Format {} x Channels {}), but the texel type '{}' of {kind} '{}' takes {texel}",
+            buffer.name,
+            buffer.format,
+            buffer.channels,
+            types.display(resource.element),
+            resource.name
+        )));
+    }
+    let unused = match resource.kind.texture_coords() {
+        Some(1) if props.height != 1 || props.depth != 1 => Some("Height and Depth"),
+        Some(2) if props.depth != 1 => Some("Depth"),
+        _ => None,
+    };
+    if let Some(keys) = unused {
+        return Err(fail(format!(
+            "buffer '{}' has OutputProps Width {}, Height {}, Depth {}, but {kind} '{}' needs a {keys} of 1",
+            buffer.name, props.width, props.height, props.depth, resource.name
+        )));
+    }
+    let need = props.texels().saturating_mul(texel);
+    let len = buffer.data.len() as u64;
+    if len != need {
+        return Err(fail(format!(
+            "buffer '{}' holds {len} bytes, but its OutputProps give {} texels of {texel} bytes ({need} bytes)",
+            buffer.name,
+            props.texels()
+        )));
     }
     Ok(())
 }

@@ -14,6 +14,7 @@
 //! ```
 
 mod bind;
+mod info;
 mod render;
 
 pub use lockstep_exec as exec;
@@ -24,6 +25,8 @@ pub use lockstep_syntax as syntax;
 pub use lockstep_wave as wave;
 
 pub use bind::{RunError, RunOptions, RunOutput, run};
+pub use info::{BindingInfo, ShaderInfo, info};
+pub use lockstep_exec::{Device, WavePreference, WaveSizeChoice};
 pub use render::render_diagnostics;
 
 use lockstep_syntax::preprocess::{PreprocessOptions, SourceLoader};

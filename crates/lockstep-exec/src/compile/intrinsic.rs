@@ -225,7 +225,11 @@ impl Compiler<'_> {
         let tys = args.first().map(|a| self.flatten(a.ty)).unwrap_or_default();
         let none = self.temp();
         match op {
-            WaveOp::IsFirstLane | WaveOp::GetLaneCount | WaveOp::GetLaneIndex => {
+            WaveOp::IsFirstLane
+            | WaveOp::GetLaneCount
+            | WaveOp::GetLaneIndex
+            | WaveOp::GroupWaveIndex
+            | WaveOp::GroupWaveCount => {
                 let dst = self.temp();
                 self.emit(Inst::Wave {
                     op,

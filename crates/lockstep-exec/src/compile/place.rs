@@ -109,6 +109,46 @@ impl Compiler<'_> {
                     LayoutRule::CBuffer,
                 )
             }
+            PlaceRoot::Texel {
+                resource,
+                coord,
+                level,
+            } => {
+                let r = self.module.resource(*resource);
+                let texel_size = array_stride(types, r.element, LayoutRule::Packed);
+                let regs = self.expr(coord)?;
+                let level = match level {
+                    Some(level) => Some(self.expr(level)?[0]),
+                    None => None,
+                };
+                let first = *regs
+                    .first()
+                    .ok_or_else(|| ExecError::new("a texel coordinate without components", None))?;
+                let mut coords = [first; 3];
+                for (slot, &reg) in coords.iter_mut().zip(&regs) {
+                    *slot = reg;
+                }
+                let dst = self.temp();
+                self.emit(Inst::TexelAddress {
+                    dst,
+                    resource: *resource,
+                    coords,
+                    count: regs.len().min(3) as u8,
+                    level,
+                    texel_size,
+                });
+                (
+                    self.mem_loc(
+                        Space::Resource(*resource),
+                        r.element,
+                        LayoutRule::Packed,
+                        0,
+                        Some(dst),
+                    ),
+                    r.element,
+                    LayoutRule::Packed,
+                )
+            }
         };
         let mut ty = PlaceTy::Id(ty);
         for access in &place.path {

@@ -1,6 +1,7 @@
-//! Device memory: bounds, widths and atomics.
+//! Device memory (bounds, widths, atomics) and wave-size selection.
 
-use lockstep_exec::Memory;
+use lockstep_exec::{Device, Memory, WavePreference, select_wave_size};
+use lockstep_ir::WaveSizeRange;
 use lockstep_ir::{AtomicOp, ScalarType as S};
 
 #[test]
@@ -67,4 +68,149 @@ fn parallel_atomics_are_exact() {
     });
     assert_eq!(m.load(0, S::UInt32), 40_000);
     assert_eq!(m.load(8, S::UInt64), 40_000 * 0x1_0000_0001);
+}
+
+const SIZES: [u32; 6] = [4, 8, 16, 32, 64, 128];
+
+/// The selection rule written out directly: the shader's preferred size if
+/// the device has it; else the device's preferred size if the range holds
+/// it; else the candidate the preference picks.
+fn expected(attr: Option<WaveSizeRange>, device: &Device) -> Option<u32> {
+    let Some(r) = attr else {
+        return Some(device.preferred);
+    };
+    let supported = |s: u32| device.min <= s && s <= device.max;
+    if let Some(p) = r.preferred.filter(|&p| supported(p)) {
+        return Some(p);
+    }
+    if r.min <= device.preferred && device.preferred <= r.max {
+        return Some(device.preferred);
+    }
+    let candidates: Vec<u32> = SIZES
+        .into_iter()
+        .filter(|&s| supported(s) && r.min <= s && s <= r.max)
+        .collect();
+    match device.preference {
+        WavePreference::Small => candidates.first().copied(),
+        WavePreference::Large => candidates.last().copied(),
+        WavePreference::Nearest => {
+            let distance = |s: u32| (i64::from(s) - i64::from(device.preferred)).abs();
+            let best = candidates.iter().map(|&s| distance(s)).min()?;
+            candidates.into_iter().find(|&s| distance(s) == best)
+        }
+    }
+}
+
+/// Every attribute (none, fixed, ranged, ranged with a preferred size)
+/// against every device (range, preferred size, preference).
+#[test]
+fn wave_size_selection_for_every_attribute_and_device() {
+    let mut attrs = vec![None];
+    for (i, &min) in SIZES.iter().enumerate() {
+        for &max in &SIZES[i..] {
+            attrs.push(Some(WaveSizeRange {
+                min,
+                max,
+                preferred: None,
+            }));
+            for &p in SIZES.iter().filter(|&&p| min <= p && p <= max) {
+                attrs.push(Some(WaveSizeRange {
+                    min,
+                    max,
+                    preferred: Some(p),
+                }));
+            }
+        }
+    }
+    let mut checked = 0;
+    for (i, &min) in SIZES.iter().enumerate() {
+        for &max in &SIZES[i..] {
+            for &preferred in SIZES.iter().filter(|&&p| min <= p && p <= max) {
+                for preference in [
+                    WavePreference::Nearest,
+                    WavePreference::Small,
+                    WavePreference::Large,
+                ] {
+                    let device = Device {
+                        preferred,
+                        min,
+                        max,
+                        preference,
+                    };
+                    for attr in &attrs {
+                        let got = select_wave_size(*attr, &device).ok().map(|c| c.size);
+                        assert_eq!(got, expected(*attr, &device), "{attr:?} on {device:?}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 56 * 3 * 78);
+}
+
+#[test]
+fn wave_size_selection_reasons() {
+    let device = Device {
+        preferred: 32,
+        min: 8,
+        max: 64,
+        preference: WavePreference::Nearest,
+    };
+    let pick = |attr| select_wave_size(attr, &device);
+    let c = pick(None).unwrap();
+    assert_eq!(
+        (c.size, c.reason.as_str()),
+        (
+            32,
+            "the device's preferred wave size; the shader has no [WaveSize]"
+        )
+    );
+    let c = pick(Some(WaveSizeRange {
+        min: 16,
+        max: 16,
+        preferred: None,
+    }))
+    .unwrap();
+    assert_eq!(c.to_string(), "16 (required by [WaveSize(16)])");
+    let c = pick(Some(WaveSizeRange {
+        min: 8,
+        max: 64,
+        preferred: Some(16),
+    }))
+    .unwrap();
+    assert_eq!(
+        c.to_string(),
+        "16 (the preferred size of [WaveSize(8, 64, 16)])"
+    );
+    let e = pick(Some(WaveSizeRange {
+        min: 128,
+        max: 128,
+        preferred: None,
+    }))
+    .unwrap_err();
+    assert_eq!(
+        e.message,
+        "the shader requires [WaveSize(128)], but the device supports wave sizes 8..64 only"
+    );
+    let bad = Device {
+        preferred: 4,
+        min: 8,
+        max: 64,
+        preference: WavePreference::Small,
+    };
+    assert_eq!(
+        select_wave_size(None, &bad).unwrap_err().message,
+        "the device's preferred wave size 4 is outside its range 8..64"
+    );
+    let bad = Device {
+        preferred: 24,
+        ..device
+    };
+    assert!(
+        select_wave_size(None, &bad)
+            .unwrap_err()
+            .message
+            .starts_with("wave size 24 is not supported")
+    );
 }

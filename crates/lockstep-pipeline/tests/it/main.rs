@@ -4,6 +4,7 @@ mod check;
 mod errors;
 mod parse;
 mod render;
+mod textures;
 
 use lockstep_pipeline::{Pipeline, PipelineError, parse};
 

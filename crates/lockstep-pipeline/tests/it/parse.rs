@@ -83,6 +83,7 @@ fn the_example_pipeline() {
                 stride: Some(4),
                 channels: 1,
                 data: vec![1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0],
+                output_props: None,
             },
             BufferDesc {
                 name: "Out".into(),
@@ -90,6 +91,7 @@ fn the_example_pipeline() {
                 stride: None,
                 channels: 1,
                 data: vec![0, 0, 0, 0x3F, 0, 0, 0, 0x3F],
+                output_props: None,
             },
             BufferDesc {
                 name: "Expected".into(),
@@ -97,6 +99,7 @@ fn the_example_pipeline() {
                 stride: None,
                 channels: 2,
                 data: vec![0x00, 0x3C, 0x00, 0x40],
+                output_props: None,
             },
         ]
     );
@@ -352,6 +355,14 @@ fn every_kind_and_its_register_class() {
         ("ByteAddressBuffer", false, 't'),
         ("RWByteAddressBuffer", true, 'u'),
         ("ConstantBuffer", false, 'b'),
+        ("Texture1D", false, 't'),
+        ("Texture2D", false, 't'),
+        ("Texture2DArray", false, 't'),
+        ("Texture3D", false, 't'),
+        ("RWTexture1D", true, 'u'),
+        ("RWTexture2D", true, 'u'),
+        ("RWTexture2DArray", true, 'u'),
+        ("RWTexture3D", true, 'u'),
     ];
     let expected: Vec<(String, bool, char)> = expected
         .iter()

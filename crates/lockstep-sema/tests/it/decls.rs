@@ -105,10 +105,10 @@ fn bad_types() {
     "#]],
     );
     check(
-        &body("Texture2D t; vector<float3, 2> d;"),
+        &body("TextureCube t; vector<float3, 2> d;"),
         expect![[r#"
-        3:1: error: type 'Texture2D' is not supported
-        3:14: error: 'float3' is not a scalar type
+        3:1: error: type 'TextureCube' is not supported
+        3:16: error: 'float3' is not a scalar type
     "#]],
     );
 }

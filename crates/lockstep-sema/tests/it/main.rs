@@ -8,6 +8,7 @@ mod intrinsics;
 mod resources;
 mod robust;
 mod stmts;
+mod textures;
 mod verify;
 
 use expect_test::Expect;

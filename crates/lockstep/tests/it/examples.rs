@@ -34,21 +34,33 @@ fn every_example_passes_at_every_wave_size() {
         let source = std::fs::read_to_string(hlsl).unwrap();
         let pipeline = lockstep::pipeline::parse(&std::fs::read_to_string(&yaml).unwrap()).unwrap();
         let name = hlsl.display().to_string();
-        let shader = lockstep::compile(&name, &source, &CompileOptions::default(), &FsLoader)
+        let opts = CompileOptions {
+            entry: pipeline.entry.clone().unwrap_or_else(|| "main".into()),
+            ..CompileOptions::default()
+        };
+        let shader = lockstep::compile(&name, &source, &opts, &FsLoader)
             .unwrap_or_else(|e| panic!("{}", e.render(false)));
         assert!(!pipeline.results.is_empty(), "{name} has no Results");
-        for w in WAVE_SIZES {
+        // Every wave size the shader's [WaveSize] allows, each on a device
+        // that supports only that size.
+        let range = shader.module.entry.as_ref().and_then(|e| e.wave_size);
+        let allowed = WAVE_SIZES
+            .into_iter()
+            .filter(|w| range.is_none_or(|r| (r.min..=r.max).contains(w)));
+        for w in allowed {
             let opts = RunOptions {
                 wave_size: w,
+                wave_sizes: (w, w),
                 ..RunOptions::default()
             };
             let out =
                 lockstep::run(&shader, &pipeline, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(out.wave_size.size, w);
             for o in &out.outcomes {
                 assert!(o.passed, "{name} at wave size {w}:\n{}", o.render());
             }
         }
         count += 1;
     }
-    assert_eq!(count, 6, "expected the six bundled examples");
+    assert_eq!(count, 9, "expected the nine bundled examples");
 }

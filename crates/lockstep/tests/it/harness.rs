@@ -34,6 +34,7 @@ pub fn pipeline(groups: [u32; 3], buffers: &[Buf]) -> Pipeline {
                 stride: None,
                 channels: 1,
                 data: b.words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+                output_props: None,
             })
             .collect(),
         results: Vec::new(),

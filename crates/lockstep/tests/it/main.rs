@@ -13,3 +13,6 @@ mod intrinsics;
 mod language;
 mod memory;
 mod sm65;
+mod textures;
+mod types;
+mod wave_size;

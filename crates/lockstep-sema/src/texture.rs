@@ -1,0 +1,308 @@
+//! Textures without sampling: texel access (`tex[coord]`, `tex.Load`) and
+//! `GetDimensions`.
+//!
+//! A texel is addressed by `uint` (1D), `uint2` (2D) or `uint3` (2D array:
+//! x, y, slice; 3D: x, y, z) coordinates. `Load` on a read-only texture
+//! takes one more (signed) component, the mip level; textures have one
+//! level, so a level other than 0 reads 0.
+
+use lockstep_ir::{
+    self as ir, BinaryOp, ExprKind, PlaceRoot, ResourceKind, ResourceQuery, Scalar, ScalarType,
+    Type, TypeId,
+};
+use lockstep_syntax::{Span, ast};
+
+use crate::context::{ResourceInfo, Sema, TExpr};
+use crate::types::{Shape, numeric};
+
+/// The outputs of `GetDimensions` (without the mip level and level count).
+fn dimension_queries(kind: ResourceKind) -> &'static [ResourceQuery] {
+    match kind.texture_coords() {
+        Some(1) => &[ResourceQuery::Width],
+        Some(2) => &[ResourceQuery::Width, ResourceQuery::Height],
+        _ if matches!(
+            kind,
+            ResourceKind::Texture2DArray | ResourceKind::RWTexture2DArray
+        ) =>
+        {
+            &[
+                ResourceQuery::Width,
+                ResourceQuery::Height,
+                ResourceQuery::Elements,
+            ]
+        }
+        _ => &[
+            ResourceQuery::Width,
+            ResourceQuery::Height,
+            ResourceQuery::Depth,
+        ],
+    }
+}
+
+/// How the coordinate components of a texture are spelled in messages.
+fn coordinate_names(kind: ResourceKind) -> &'static str {
+    match kind.texture_coords() {
+        Some(1) => "x",
+        Some(2) => "x, y",
+        _ if matches!(
+            kind,
+            ResourceKind::Texture2DArray | ResourceKind::RWTexture2DArray
+        ) =>
+        {
+            "x, y, slice"
+        }
+        _ => "x, y, z",
+    }
+}
+
+impl Sema<'_> {
+    /// `tex[coord]`: a texel place, writable when the texture is.
+    pub fn texel(
+        &mut self,
+        info: ResourceInfo,
+        coord: TExpr,
+        coord_span: Span,
+        span: Span,
+    ) -> Option<TExpr> {
+        let n = info.kind.texture_coords()?;
+        self.expect_components(info, &coord, n, "coordinate", "", coord_span)?;
+        let coord_ty = self.uint_vector(n);
+        let coord = self.coerce(coord, coord_ty, coord_span)?;
+        let root = PlaceRoot::Texel {
+            resource: info.id,
+            coord: Box::new(coord),
+            level: None,
+        };
+        Some(self.load(root, Vec::new(), info.element, span))
+    }
+
+    /// `tex.Load(location)`: for read-only textures the location's last
+    /// component is the mip level (`Texture2D.Load(int3(x, y, mip))`); RW
+    /// textures have no level (`RWTexture2D.Load(int2(x, y))`).
+    pub fn texture_load(
+        &mut self,
+        info: ResourceInfo,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<TExpr> {
+        let n = info.kind.texture_coords()?;
+        let [location] = args else {
+            self.wrong_arg_count("Load", &[1], args.len(), span);
+            return None;
+        };
+        let l = self.lower_value(location)?;
+        let with_level = !info.kind.is_writable();
+        let m = n + u8::from(with_level);
+        let extra = if with_level { ", mip level" } else { "" };
+        self.expect_components(info, &l, m, "location", extra, location.span)?;
+        // The location is an `int`/`intN`: converted to signed first, then
+        // reinterpreted, so that negative coordinates are out of range.
+        let int_ty = self.int_vector(ScalarType::Int32, m);
+        let l = self.coerce(l, int_ty, location.span)?;
+        if !with_level {
+            let coord = self.reinterpret_unsigned(l);
+            let root = PlaceRoot::Texel {
+                resource: info.id,
+                coord: Box::new(coord),
+                level: None,
+            };
+            return Some(self.load(root, Vec::new(), info.element, span));
+        }
+        // The location is read twice (coordinates and level): evaluated
+        // once into a temporary when it has effects.
+        let mut setup = Vec::new();
+        let mut boxed = Box::new(l);
+        self.hoist(&mut boxed, &mut setup, location.span);
+        let l = *boxed;
+        let coord = self.components(l.clone(), 0..n);
+        let coord = self.reinterpret_unsigned(coord);
+        let level = self.components(l, n..n + 1);
+        let level = self.reinterpret_unsigned(level);
+        let level = match self.fold(&level).as_deref() {
+            Some([Scalar { bits: 0, .. }]) => None,
+            _ => Some(Box::new(level)),
+        };
+        let root = PlaceRoot::Texel {
+            resource: info.id,
+            coord: Box::new(coord),
+            level,
+        };
+        let load = self.load(root, Vec::new(), info.element, span);
+        if setup.is_empty() {
+            return Some(load);
+        }
+        Some(TExpr::of(self.sequence(setup, load.e)))
+    }
+
+    /// `GetDimensions(out width[, out height][, out elements/depth])`, and
+    /// for read-only textures `GetDimensions(mipLevel, out width, …, out
+    /// numberOfLevels)`. A mip level other than 0 gives 0 for every size
+    /// (there is one level); the level count is 1.
+    pub fn texture_dimensions(
+        &mut self,
+        info: ResourceInfo,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<TExpr> {
+        let queries = dimension_queries(info.kind);
+        let n = queries.len();
+        let with_level = args.len() == n + 2 && !info.kind.is_writable();
+        if args.len() != n && !with_level {
+            let counts: &[usize] = if info.kind.is_writable() {
+                &[n]
+            } else {
+                &[n, n + 2]
+            };
+            self.wrong_arg_count("GetDimensions", counts, args.len(), span);
+            return None;
+        }
+        let uint = self.scalar(ScalarType::UInt32);
+        let mut setup = Vec::new();
+        // The mip level: `None` for level 0 (or no level argument).
+        let mut level = None;
+        let mut all = queries.to_vec();
+        let outputs = if with_level {
+            let l = self.lower_value(&args[0])?;
+            let l = self.coerce(l, uint, args[0].span)?;
+            if !matches!(self.fold(&l).as_deref(), Some([Scalar { bits: 0, .. }])) {
+                let mut boxed = Box::new(l);
+                self.hoist(&mut boxed, &mut setup, args[0].span);
+                level = Some(*boxed);
+            }
+            all.push(ResourceQuery::Levels);
+            &args[1..]
+        } else {
+            args
+        };
+        let mut assigns = Vec::new();
+        for (arg, query) in outputs.iter().zip(all) {
+            let out = self.lower_expr(arg)?;
+            let place = self.out_place(&out, arg.span)?;
+            let q = self.wrap(
+                ExprKind::ResourceQuery {
+                    resource: info.id,
+                    query,
+                },
+                uint,
+                arg.span,
+            );
+            let q = match &level {
+                Some(level) if query != ResourceQuery::Levels => {
+                    self.zero_unless_level_zero(q, level.clone(), arg.span)
+                }
+                _ => q,
+            };
+            let value = self.coerce(TExpr::of(q), place.ty, arg.span)?;
+            let ty = place.ty;
+            let kind = ExprKind::Assign {
+                place,
+                value: Box::new(value),
+                yield_old: false,
+            };
+            assigns.push(self.wrap(kind, ty, arg.span));
+        }
+        let last = assigns.pop()?;
+        setup.extend(assigns);
+        let mut t = TExpr::of(self.sequence(setup, last));
+        t.void = true;
+        Some(t)
+    }
+
+    /// `level == 0 ? value : 0`.
+    fn zero_unless_level_zero(&mut self, value: ir::Expr, level: ir::Expr, span: Span) -> ir::Expr {
+        let uint = self.scalar(ScalarType::UInt32);
+        let boolean = self.scalar(ScalarType::Bool);
+        let zero = self.u32_const(0, span);
+        let cond = self.wrap(
+            ExprKind::Binary(BinaryOp::Eq, Box::new(level), Box::new(zero.clone())),
+            boolean,
+            span,
+        );
+        self.wrap(
+            ExprKind::Select {
+                cond: Box::new(cond),
+                accept: Box::new(value),
+                reject: Box::new(zero),
+            },
+            uint,
+            span,
+        )
+    }
+
+    /// Checks that a coordinate or location has exactly `n` components.
+    fn expect_components(
+        &mut self,
+        info: ResourceInfo,
+        t: &TExpr,
+        n: u8,
+        what: &str,
+        extra: &str,
+        span: Span,
+    ) -> Option<()> {
+        let count = match numeric(&self.module.types, t.ty()) {
+            Some((_, Shape::Scalar)) => Some(1),
+            Some((_, Shape::Vector(m))) => Some(m),
+            _ => None,
+        };
+        if count == Some(n) {
+            return Some(());
+        }
+        let texture = self.texture_display(info);
+        let shown = self.show_t(t);
+        let components = if n == 1 {
+            "1 component".to_string()
+        } else {
+            format!("{n} components")
+        };
+        let names = coordinate_names(info.kind);
+        self.error(
+            span,
+            format!(
+                "the {what} of '{texture}' must have {components} ({names}{extra}), but has type '{shown}'"
+            ),
+        );
+        None
+    }
+
+    fn texture_display(&self, info: ResourceInfo) -> String {
+        format!("{:?}<{}>", info.kind, self.show(info.element))
+    }
+
+    fn uint_vector(&mut self, n: u8) -> TypeId {
+        self.int_vector(ScalarType::UInt32, n)
+    }
+
+    fn int_vector(&mut self, s: ScalarType, n: u8) -> TypeId {
+        if n == 1 {
+            self.scalar(s)
+        } else {
+            self.intern(Type::Vector(s, n))
+        }
+    }
+
+    /// Components `range` of a signed vector (a scalar when one).
+    fn components(&mut self, v: ir::Expr, range: std::ops::Range<u8>) -> ir::Expr {
+        let ty = self.int_vector(ScalarType::Int32, range.len() as u8);
+        let span = v.span;
+        ir::Expr {
+            kind: ExprKind::Swizzle(Box::new(v), range.collect()),
+            ty,
+            span,
+        }
+    }
+
+    /// The same bits as `uint`/`uintN`.
+    fn reinterpret_unsigned(&mut self, v: ir::Expr) -> ir::Expr {
+        let n = match *self.get(v.ty) {
+            Type::Vector(_, n) => n,
+            _ => 1,
+        };
+        let ty = self.uint_vector(n);
+        let span = v.span;
+        ir::Expr {
+            kind: ExprKind::Bitcast(Box::new(v)),
+            ty,
+            span,
+        }
+    }
+}

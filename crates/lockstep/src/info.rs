@@ -1,0 +1,135 @@
+//! What a compiled shader needs from a device: the entry point, the group
+//! shape, the wave size it would run at and why, its memory and bindings.
+
+use lockstep_exec::{Device, select_wave_size};
+use lockstep_ir::{GroupShape, ResourceKind};
+use serde::Serialize;
+
+use crate::Shader;
+
+/// A shader's launch requirements on a device (`lockstep info`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ShaderInfo {
+    pub entry: String,
+    /// `numthreads(x, y, z)` or `numWaves(n)`.
+    pub group: String,
+    /// The `[WaveSize]` attribute, when present.
+    pub wave_size_attribute: Option<String>,
+    /// The wave size the device would run the shader at, and why; or why it
+    /// cannot run it.
+    pub wave_size: Result<u32, String>,
+    pub wave_size_reason: String,
+    pub waves_per_group: Option<u64>,
+    pub threads_per_group: Option<u64>,
+    pub groupshared_bytes: u32,
+    /// The lowest shader model with every feature the shader uses.
+    pub shader_model: String,
+    pub bindings: Vec<BindingInfo>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BindingInfo {
+    pub name: String,
+    pub kind: String,
+    /// `t0`, `u1`, `b0`.
+    pub register: String,
+    pub space: u32,
+    /// Whether the shader wrote `register(...)`.
+    pub explicit: bool,
+}
+
+/// The HLSL spelling of a resource kind.
+fn kind_name(kind: ResourceKind) -> String {
+    format!("{kind:?}")
+}
+
+/// Describes `shader` on `device`.
+pub fn info(shader: &Shader, device: &Device) -> ShaderInfo {
+    let module = &shader.module;
+    let entry = module.entry.as_ref();
+    let group = match entry.map(|e| e.group) {
+        Some(GroupShape::Threads([x, y, z])) => format!("numthreads({x}, {y}, {z})"),
+        Some(GroupShape::Waves(n)) => format!("numWaves({n})"),
+        None => "none".to_string(),
+    };
+    let attribute = entry.and_then(|e| e.wave_size).map(|r| match r.preferred {
+        Some(p) => format!("WaveSize({}, {}, {p})", r.min, r.max),
+        None if r.min == r.max => format!("WaveSize({})", r.min),
+        None => format!("WaveSize({}, {})", r.min, r.max),
+    });
+    let choice = select_wave_size(entry.and_then(|e| e.wave_size), device);
+    let (wave_size, reason) = match &choice {
+        Ok(c) => (Ok(c.size), c.reason.clone()),
+        Err(e) => (Err(e.message.clone()), e.notes.join("; ")),
+    };
+    let per_group = |f: fn(GroupShape, u32) -> u64| match (entry, &choice) {
+        (Some(e), Ok(c)) => Some(f(e.group, c.size)),
+        _ => None,
+    };
+    let (major, minor) = module.required_shader_model;
+    ShaderInfo {
+        entry: entry.map_or_else(String::new, |e| e.name.clone()),
+        group,
+        wave_size_attribute: attribute,
+        wave_size,
+        wave_size_reason: reason,
+        waves_per_group: per_group(GroupShape::waves),
+        threads_per_group: per_group(GroupShape::threads),
+        groupshared_bytes: shader.program.groupshared_bytes,
+        shader_model: format!("{major}.{minor}"),
+        bindings: module
+            .resources
+            .iter()
+            .map(|r| BindingInfo {
+                name: r.name.clone(),
+                kind: kind_name(r.kind),
+                register: format!("{}{}", r.kind.register_class(), r.register),
+                space: r.space,
+                explicit: r.explicit_binding,
+            })
+            .collect(),
+    }
+}
+
+impl ShaderInfo {
+    /// The human-readable form.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let mut line = |label: &str, value: String| out.push_str(&format!("{label:<18}{value}\n"));
+        line("entry point", self.entry.clone());
+        line("group", self.group.clone());
+        if let Some(a) = &self.wave_size_attribute {
+            line("wave size range", format!("[{a}]"));
+        }
+        match &self.wave_size {
+            Ok(size) => line("wave size", format!("{size} ({})", self.wave_size_reason)),
+            Err(e) => line("wave size", format!("none: {e}")),
+        }
+        if let (Some(w), Some(t)) = (self.waves_per_group, self.threads_per_group) {
+            line("per group", format!("{w} waves, {t} threads"));
+        }
+        line("groupshared", format!("{} bytes", self.groupshared_bytes));
+        line(
+            "shader model",
+            format!(
+                "{} or later (cs_{})",
+                self.shader_model,
+                self.shader_model.replace('.', "_")
+            ),
+        );
+        if self.bindings.is_empty() {
+            line("bindings", "none".to_string());
+        }
+        for (i, b) in self.bindings.iter().enumerate() {
+            let how = if b.explicit { "" } else { " (implicit)" };
+            line(
+                if i == 0 { "bindings" } else { "" },
+                format!(
+                    "{} {}: {}, space{}{how}",
+                    b.kind, b.name, b.register, b.space
+                ),
+            );
+        }
+        out
+    }
+}
