@@ -114,13 +114,14 @@ impl Sema<'_> {
         let mut boxed = Box::new(l);
         self.hoist(&mut boxed, &mut setup, location.span);
         let l = *boxed;
+        let level_zero = self.component_is_zero(&l, u32::from(n));
         let coord = self.components(l.clone(), 0..n);
         let coord = self.reinterpret_unsigned(coord);
-        let level = self.components(l, n..n + 1);
-        let level = self.reinterpret_unsigned(level);
-        let level = match self.fold(&level).as_deref() {
-            Some([Scalar { bits: 0, .. }]) => None,
-            _ => Some(Box::new(level)),
+        let level = if level_zero {
+            None
+        } else {
+            let level = self.components(l, n..n + 1);
+            Some(Box::new(self.reinterpret_unsigned(level)))
         };
         let root = PlaceRoot::Texel {
             resource: info.id,
@@ -206,6 +207,26 @@ impl Sema<'_> {
         let mut t = TExpr::of(self.sequence(setup, last));
         t.void = true;
         Some(t)
+    }
+
+    /// Whether component `i` of `e` is the constant 0, looking into
+    /// constructors (`int3(id.xy, 0)`).
+    fn component_is_zero(&self, e: &ir::Expr, i: u32) -> bool {
+        if let Some(values) = self.fold(e) {
+            return values.get(i as usize).is_some_and(|v| v.bits == 0);
+        }
+        let ExprKind::Construct(args) = &e.kind else {
+            return false;
+        };
+        let mut i = i;
+        for a in args {
+            let n = self.module.types.component_count(a.ty);
+            if i < n {
+                return self.component_is_zero(a, i);
+            }
+            i -= n;
+        }
+        false
     }
 
     /// `level == 0 ? value : 0`.

@@ -62,8 +62,8 @@ fn texel_access_and_load() {
             fn main(in %id: uint3, in %gi: uint) -> void {
               local %z: float
               local %l: uint2
-              %z = ((depth[%id.xy] + depth.mips[bitcast<uint>(int3((int2)%id.xy, 0).z)][bitcast<uint2>(int3((int2)%id.xy, 0).xy)]) + depth.mips[bitcast<uint>(int3(1, 2, (int)%gi).z)][bitcast<uint2>(int3(1, 2, (int)%gi).xy)]);
-              %l = (layers[%id] + layers.mips[bitcast<uint>(int4((int3)%id, 0).w)][bitcast<uint3>(int4((int3)%id, 0).xyz)]);
+              %z = ((depth[%id.xy] + depth[bitcast<uint2>(int3((int2)%id.xy, 0).xy)]) + depth.mips[bitcast<uint>(int3(1, 2, (int)%gi).z)][bitcast<uint2>(int3(1, 2, (int)%gi).xy)]);
+              %l = (layers[%id] + layers[bitcast<uint3>(int4((int3)%id, 0).xyz)]);
               image[%id.xy] = volume[uint3(%id.x, 1u, 2u)];
               image[%id.xy].w = ((float)(line[%gi] + line.mips[bitcast<uint>(int2((int)%gi, 1).y)][bitcast<uint>(int2((int)%gi, 1).x)]) + image[bitcast<uint2>((int2)%id.xy)].x);
               counts[%gi] = (counts[%gi] + 1u);
