@@ -287,7 +287,7 @@ fn info(args: &InfoArgs) -> u8 {
         info.render()
     };
     let _ = std::io::stdout().write_all(text.as_bytes());
-    if info.wave_size.is_ok() {
+    if info.wave_size.is_some() {
         EXIT_PASS
     } else {
         EXIT_ERROR

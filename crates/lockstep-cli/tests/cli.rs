@@ -162,3 +162,63 @@ fn dxc_style_flags() {
         stderr(&o)
     );
 }
+
+#[test]
+fn info_prints_the_wave_size_and_why() {
+    let o = lockstep(&[
+        "info",
+        "examples/tile_minmax_one_wave.hlsl",
+        "-E",
+        "ComputeMinMaxZ",
+        "--wave-size",
+        "4",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("wave size         8 (the nearest supported size within [WaveSize(8, 64)]"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("per group         1 waves, 8 threads"),
+        "{stdout}"
+    );
+    let o = lockstep(&["info", "examples/compact_write.hlsl", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("\"wave_size\": 32"), "{stdout}");
+    assert!(stdout.contains("\"register\": \"u1\""), "{stdout}");
+}
+
+#[test]
+fn bad_device_flags_exit_2() {
+    for (flag, value, message) in [
+        (
+            "--wave-sizes",
+            "8..4",
+            "the device's wave size range 8..4 is empty",
+        ),
+        ("--wave-sizes", "eight", "--wave-sizes: expected MIN..MAX"),
+        (
+            "--prefer-wave-size",
+            "huge",
+            "--prefer-wave-size: expected nearest, small or large",
+        ),
+    ] {
+        let o = lockstep(&[EXAMPLE[0], EXAMPLE[1], EXAMPLE[2], flag, value]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains(message), "{}", stderr(&o));
+    }
+    // A device that cannot run the shader's [WaveSize].
+    let o = lockstep(&[
+        "run",
+        "examples/tile_minmax_one_wave.yaml",
+        "examples/tile_minmax_one_wave.hlsl",
+        "--wave-size",
+        "128",
+        "--wave-sizes",
+        "128..128",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("the shader requires [WaveSize(8, 64)], but the device supports wave sizes 128..128 only"), "{}", stderr(&o));
+}

@@ -15,10 +15,12 @@ pub struct ShaderInfo {
     pub group: String,
     /// The `[WaveSize]` attribute, when present.
     pub wave_size_attribute: Option<String>,
-    /// The wave size the device would run the shader at, and why; or why it
-    /// cannot run it.
-    pub wave_size: Result<u32, String>,
+    /// The wave size the device would run the shader at (`None` when it
+    /// cannot run it), and why.
+    pub wave_size: Option<u32>,
     pub wave_size_reason: String,
+    /// Why the device cannot run the shader, when it cannot.
+    pub wave_size_error: Option<String>,
     pub waves_per_group: Option<u64>,
     pub threads_per_group: Option<u64>,
     pub groupshared_bytes: u32,
@@ -58,9 +60,9 @@ pub fn info(shader: &Shader, device: &Device) -> ShaderInfo {
         None => format!("WaveSize({}, {})", r.min, r.max),
     });
     let choice = select_wave_size(entry.and_then(|e| e.wave_size), device);
-    let (wave_size, reason) = match &choice {
-        Ok(c) => (Ok(c.size), c.reason.clone()),
-        Err(e) => (Err(e.message.clone()), e.notes.join("; ")),
+    let (wave_size, reason, error) = match &choice {
+        Ok(c) => (Some(c.size), c.reason.clone(), None),
+        Err(e) => (None, e.notes.join("; "), Some(e.message.clone())),
     };
     let per_group = |f: fn(GroupShape, u32) -> u64| match (entry, &choice) {
         (Some(e), Ok(c)) => Some(f(e.group, c.size)),
@@ -73,6 +75,7 @@ pub fn info(shader: &Shader, device: &Device) -> ShaderInfo {
         wave_size_attribute: attribute,
         wave_size,
         wave_size_reason: reason,
+        wave_size_error: error,
         waves_per_group: per_group(GroupShape::waves),
         threads_per_group: per_group(GroupShape::threads),
         groupshared_bytes: shader.program.groupshared_bytes,
@@ -101,9 +104,12 @@ impl ShaderInfo {
         if let Some(a) = &self.wave_size_attribute {
             line("wave size range", format!("[{a}]"));
         }
-        match &self.wave_size {
-            Ok(size) => line("wave size", format!("{size} ({})", self.wave_size_reason)),
-            Err(e) => line("wave size", format!("none: {e}")),
+        match (self.wave_size, &self.wave_size_error) {
+            (Some(size), _) => line("wave size", format!("{size} ({})", self.wave_size_reason)),
+            (None, error) => line(
+                "wave size",
+                format!("none: {}", error.as_deref().unwrap_or("unknown")),
+            ),
         }
         if let (Some(w), Some(t)) = (self.waves_per_group, self.threads_per_group) {
             line("per group", format!("{w} waves, {t} threads"));

@@ -454,7 +454,7 @@ fn info_reports_the_choice() {
     "#]]
     .assert_eq(&info.render());
     let json = serde_json::to_string(&info).unwrap();
-    assert!(json.contains(r#""wave_size":{"Ok":32}"#), "{json}");
+    assert!(json.contains(r#""wave_size":32,"#), "{json}");
 }
 
 /// The coherent-append example of the numWaves proposal keeps its promise:
