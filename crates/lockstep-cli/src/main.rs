@@ -41,6 +41,35 @@ enum Command {
     /// threads per group, groupshared memory, the shader model and every
     /// binding.
     Info(InfoArgs),
+    /// Run the dispatch at every wave size the shader and the device allow,
+    /// in checked mode, and report undefined wave behaviour (with source
+    /// location, group, wave and lanes), output buffers that differ between
+    /// wave sizes, and outputs that change with the order lanes, waves or
+    /// groups are combined in.
+    ///
+    /// Exit status: 0 clean, 1 findings, 2 on an input, compile or run error.
+    Check(CheckArgs),
+}
+
+#[derive(Args, Debug)]
+struct CheckArgs {
+    /// The pipeline file (offload-test-suite YAML).
+    pipeline: PathBuf,
+    /// The HLSL compute shader.
+    shader: PathBuf,
+    #[command(flatten)]
+    compile: CompileArgs,
+    #[command(flatten)]
+    device: DeviceArgs,
+    /// Loop iterations one wave may run before the run stops with an error.
+    #[arg(long, value_name = "N", default_value_t = RunOptions::default().step_budget)]
+    max_steps: u64,
+    /// Output format: text or json.
+    #[arg(long, value_name = "FORMAT", default_value = "text")]
+    format: String,
+    /// Colour diagnostics: auto, always or never.
+    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    color: String,
 }
 
 /// The emulated device's wave sizes.
@@ -149,6 +178,10 @@ struct RunArgs {
     /// Write the buffers to this file instead of standard output.
     #[arg(short = 'o', value_name = "OUT.yaml")]
     output: Option<PathBuf>,
+    /// Run in checked mode and report undefined wave behaviour (exit
+    /// status 1 when there is any).
+    #[arg(long)]
+    check: bool,
     /// Colour diagnostics: auto, always or never.
     #[arg(long, value_name = "WHEN", default_value = "auto")]
     color: String,
@@ -183,6 +216,7 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Run(args) => run(&args),
         Command::Info(args) => info(&args),
+        Command::Check(args) => check(&args),
     };
     ExitCode::from(code)
 }
@@ -294,6 +328,89 @@ fn info(args: &InfoArgs) -> u8 {
     }
 }
 
+/// Prints a run error, pointing into the source when it can.
+fn report_run_error(shader: &lockstep::Shader, e: lockstep::RunError, color: bool) -> u8 {
+    match e.span.map(|s| Span::new(FileId(s.file), s.start, s.end)) {
+        Some(span) => {
+            let mut d = Diagnostic::error(span, e.message);
+            d.notes = e.notes;
+            eprint!(
+                "{}",
+                lockstep::render_diagnostics(&shader.source_map, &[d], color)
+            );
+        }
+        None => {
+            eprintln!("error: {}", e.message);
+            for n in &e.notes {
+                eprintln!("note: {n}");
+            }
+        }
+    }
+    EXIT_ERROR
+}
+
+fn check(args: &CheckArgs) -> u8 {
+    let color = use_color(&args.color);
+    if !matches!(args.format.as_str(), "text" | "json") {
+        return error(format!(
+            "--format: expected text or json, got '{}'",
+            args.format
+        ));
+    }
+    let pipeline = match read(&args.pipeline, "pipeline").map(|t| lockstep::pipeline::parse(&t)) {
+        Ok(Ok(p)) => p,
+        Ok(Err(e)) => return error(format!("{}:{e}", args.pipeline.display())),
+        Err(code) => return code,
+    };
+    let device = match args.device.device() {
+        Ok(d) => d,
+        Err(e) => return error(e),
+    };
+    let opts = match compile_options(&args.compile, pipeline.entry.as_deref()) {
+        Ok(o) => o,
+        Err(e) => return error(e),
+    };
+    let shader = match compile_file(&args.shader, &opts, color) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let run_opts = RunOptions {
+        wave_size: device.preferred,
+        wave_sizes: (device.min, device.max),
+        prefer: device.preference,
+        threads: 1,
+        step_budget: args.max_steps,
+    };
+    let bar = if std::io::stderr().is_terminal() {
+        indicatif::ProgressBar::new(0)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let mut progress = |done: usize, total: usize| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    };
+    let report = match lockstep::check(&shader, &pipeline, &run_opts, &mut progress) {
+        Ok(r) => r,
+        Err(e) => {
+            bar.finish_and_clear();
+            return report_run_error(&shader, e, color);
+        }
+    };
+    bar.finish_and_clear();
+    if args.format == "json" {
+        let text = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";
+        let _ = std::io::stdout().write_all(text.as_bytes());
+    } else {
+        let _ = std::io::stdout().write_all(report.render(&shader, color).as_bytes());
+    }
+    if report.is_clean() {
+        EXIT_PASS
+    } else {
+        EXIT_FAIL
+    }
+}
+
 fn run(args: &RunArgs) -> u8 {
     let color = use_color(&args.color);
     let pipeline_text = match read(&args.pipeline, "pipeline") {
@@ -323,28 +440,14 @@ fn run(args: &RunArgs) -> u8 {
         threads: args.threads,
         step_budget: args.max_steps,
     };
-    let output = match lockstep::run(&shader, &pipeline, &run_opts) {
+    let result = if args.check {
+        lockstep::run_checked(&shader, &pipeline, &run_opts).map(|(o, r)| (o, Some(r)))
+    } else {
+        lockstep::run(&shader, &pipeline, &run_opts).map(|o| (o, None))
+    };
+    let (output, report) = match result {
         Ok(o) => o,
-        Err(e) => {
-            let span = e.span.map(|s| Span::new(FileId(s.file), s.start, s.end));
-            match span {
-                Some(span) => {
-                    let mut d = Diagnostic::error(span, e.message);
-                    d.notes = e.notes;
-                    eprint!(
-                        "{}",
-                        lockstep::render_diagnostics(&shader.source_map, &[d], color)
-                    );
-                }
-                None => {
-                    eprintln!("error: {}", e.message);
-                    for n in &e.notes {
-                        eprintln!("note: {n}");
-                    }
-                }
-            }
-            return EXIT_ERROR;
-        }
+        Err(e) => return report_run_error(&shader, e, color),
     };
     let yaml = lockstep::pipeline::render_buffers(&pipeline, &output.contents);
     match &args.output {
@@ -361,6 +464,12 @@ fn run(args: &RunArgs) -> u8 {
         eprint!("{}", outcome.render());
         if !outcome.render().ends_with('\n') {
             eprintln!();
+        }
+    }
+    if let Some(report) = &report {
+        eprint!("{}", report.render(&shader, color));
+        if !report.is_clean() {
+            return EXIT_FAIL;
         }
     }
     if output.passed() {

@@ -225,6 +225,10 @@ pub enum Inst {
     },
     /// Group barrier: the wave waits until every wave of the group arrives.
     Barrier,
+    /// Checked mode only: reports active lanes whose integer divisor is 0.
+    CheckDivisor {
+        divisor: Reg,
+    },
     /// End of the entry point.
     Exit,
 }

@@ -28,16 +28,32 @@ pub struct Program {
     pub groupshared_bytes: u32,
     /// Bytes per element of each resource (its stride), by resource id.
     pub(crate) element_strides: Vec<u32>,
+    /// The source span of each instruction, for findings and errors.
+    pub(crate) spans: Vec<Span>,
+    /// Compiled for checked mode (see [`Program::compile_checked`]).
+    pub checked: bool,
 }
 
 impl Program {
     /// Compiles the module's entry point.
     pub fn compile(module: &Module) -> Result<Program, ExecError> {
+        Program::compile_with(module, false)
+    }
+
+    /// Compiles the entry point for checked mode: the bytecode also checks
+    /// what only the source knows (integer divisors). A normal program
+    /// carries none of these checks.
+    pub fn compile_checked(module: &Module) -> Result<Program, ExecError> {
+        Program::compile_with(module, true)
+    }
+
+    fn compile_with(module: &Module, checked: bool) -> Result<Program, ExecError> {
         let entry = module
             .entry
             .as_ref()
             .ok_or_else(|| ExecError::new("the module has no entry point", None))?;
         let mut c = Compiler::new(module);
+        c.checked = checked;
         let groupshared_bytes = c.layout_groupshared()?;
         c.allocate_statics();
         let function = module.function(entry.function);
@@ -85,6 +101,8 @@ impl Program {
             group: entry.group,
             groupshared_bytes,
             element_strides,
+            spans: c.spans,
+            checked,
         })
     }
 
@@ -113,6 +131,13 @@ const MAX_INLINE_DEPTH: usize = 64;
 struct Compiler<'m> {
     module: &'m Module,
     code: Vec<Inst>,
+    /// The source span of each instruction.
+    spans: Vec<Span>,
+    /// The span of the construct being compiled.
+    span: Span,
+    /// Checked mode: instrument what the engine cannot see at run time
+    /// (integer divisors).
+    checked: bool,
     next_reg: u32,
     max_reg: u32,
     statics: Vec<Vec<Reg>>,
@@ -126,6 +151,9 @@ impl<'m> Compiler<'m> {
         Compiler {
             module,
             code: Vec::new(),
+            spans: Vec::new(),
+            span: Span::default(),
+            checked: false,
             next_reg: 0,
             max_reg: 0,
             statics: Vec::new(),
@@ -137,6 +165,7 @@ impl<'m> Compiler<'m> {
 
     fn emit(&mut self, inst: Inst) -> usize {
         self.code.push(inst);
+        self.spans.push(self.span);
         self.code.len() - 1
     }
 
@@ -312,7 +341,8 @@ impl<'m> Compiler<'m> {
                 self.emit(Inst::Return { frame });
                 return Ok(true);
             }
-            Stmt::Barrier(_) => {
+            Stmt::Barrier(flags) => {
+                self.span = flags.span;
                 self.emit(Inst::Barrier);
             }
         }

@@ -11,8 +11,14 @@
 use lockstep_ir::{AtomicOp, ResourceQuery, ScalarType, SystemValue, WaveOp};
 use lockstep_wave::{self as wave, Arith, Lane, Mask};
 
+mod checked;
+
+use checked::check_barrier_agreement;
+pub(crate) use checked::shuffle;
+
 use crate::BoundResource;
 use crate::bytecode::{Address, Inst, Reg, Space, TEXEL_OUT_OF_RANGE};
+use crate::check::{Access, FindingKind, Findings, ReductionOrder, Schedule, SharedTracker};
 use crate::compile::Program;
 use crate::memory::Memory;
 use crate::value::Val;
@@ -50,6 +56,9 @@ struct Wave {
     /// The wave's index in its group, and the group's wave count.
     index: u32,
     group_waves: u32,
+    group_id: [u32; 3],
+    /// The lanes that exist (a partial last wave has fewer).
+    launch: Mask,
 }
 
 /// What the waves of one dispatch share.
@@ -61,6 +70,10 @@ pub(crate) struct Context<'a> {
     pub group_count: [u32; 3],
     /// The group's extent in x, y, z at this wave size.
     pub group_extent: [u32; 3],
+    /// Checked mode: where findings go.
+    pub findings: Option<&'a Findings>,
+    pub order: ReductionOrder,
+    pub schedule: Schedule,
 }
 
 /// Per-worker scratch reused from group to group.
@@ -68,6 +81,8 @@ pub(crate) struct Worker {
     waves: Vec<Wave>,
     groupshared: Memory,
     scratch: Vec<u64>,
+    tracker: SharedTracker,
+    turns: Vec<usize>,
 }
 
 impl Worker {
@@ -76,6 +91,8 @@ impl Worker {
             waves: Vec::new(),
             groupshared: Memory::zeroed(0),
             scratch: vec![0; 4 * 128],
+            tracker: SharedTracker::default(),
+            turns: Vec::new(),
         }
     }
 
@@ -103,19 +120,42 @@ impl Worker {
                 iterations: 0,
                 index: 0,
                 group_waves: 0,
+                group_id: [0; 3],
+                launch: 0,
             });
         }
         for (index, wave) in self.waves[..wave_count].iter_mut().enumerate() {
             wave.start(ctx, index, threads, group_id);
             wave.group_waves = wave_count as u32;
         }
+        if ctx.findings.is_some() {
+            self.tracker.reset(p.groupshared_bytes as usize);
+        }
+        // The order the waves take turns in: by index, or shuffled.
+        self.turns.clear();
+        self.turns.extend(0..wave_count);
+        if let Schedule::Shuffled(seed) = ctx.schedule {
+            shuffle(
+                &mut self.turns,
+                seed ^ u64::from(group).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            );
+        }
         loop {
-            for i in 0..wave_count {
+            for t in 0..wave_count {
+                let i = self.turns[t];
                 if self.waves[i].status == Status::Running {
-                    let (waves, gs, scratch) =
-                        (&mut self.waves, &self.groupshared, &mut self.scratch);
-                    waves[i].run(ctx, gs, scratch)?;
+                    let (waves, gs, scratch, tracker) = (
+                        &mut self.waves,
+                        &self.groupshared,
+                        &mut self.scratch,
+                        &mut self.tracker,
+                    );
+                    waves[i].run(ctx, gs, scratch, tracker)?;
                 }
+            }
+            self.tracker.epoch += 1;
+            if let Some(findings) = ctx.findings {
+                check_barrier_agreement(ctx, findings, &self.waves[..wave_count]);
             }
             let mut any_waiting = false;
             for wave in &mut self.waves[..wave_count] {
@@ -150,8 +190,10 @@ impl Wave {
         self.iterations = 0;
         self.status = Status::Running;
         self.index = index as u32;
+        self.group_id = group_id;
         let first = index * w;
         self.cur = full_mask(threads.saturating_sub(first).min(w));
+        self.launch = self.cur;
         let extent = ctx.group_extent;
         let [x, y, _] = extent;
         for (sv, regs, ty) in &p.inputs {
@@ -232,7 +274,13 @@ impl Wave {
     }
 
     /// Runs until the wave finishes or reaches a barrier.
-    fn run(&mut self, ctx: &Context, gs: &Memory, scratch: &mut [u64]) -> Result<(), ExecError> {
+    fn run(
+        &mut self,
+        ctx: &Context,
+        gs: &Memory,
+        scratch: &mut [u64],
+        tracker: &mut SharedTracker,
+    ) -> Result<(), ExecError> {
         let code = &ctx.program.code;
         let w = ctx.wave_size;
         loop {
@@ -345,6 +393,9 @@ impl Wave {
                     }
                 }
                 Inst::Load { dst, addr, ty } => {
+                    if let Some(findings) = ctx.findings {
+                        self.check_access(ctx, findings, tracker, gs, addr, ty, Access::Read);
+                    }
                     let mem = memory(ctx, gs, addr.space);
                     for l in self.lanes(w) {
                         let at = self.address(addr, l, w);
@@ -352,10 +403,29 @@ impl Wave {
                     }
                 }
                 Inst::Store { addr, ty, src } => {
+                    if let Some(findings) = ctx.findings {
+                        self.check_access(ctx, findings, tracker, gs, addr, ty, Access::Write);
+                    }
                     let mem = memory(ctx, gs, addr.space);
                     for l in self.lanes(w) {
                         let at = self.address(addr, l, w);
                         mem.store(at, ty, self.regs[src.0 as usize * w + l]);
+                    }
+                }
+                Inst::CheckDivisor { divisor } => {
+                    if let Some(findings) = ctx.findings {
+                        let zero = self
+                            .lanes(w)
+                            .filter(|&l| self.regs[divisor.0 as usize * w + l] == 0)
+                            .fold(0, |m: Mask, l| m | 1 << l);
+                        if zero != 0 {
+                            findings.record(
+                                FindingKind::DivisionByZero,
+                                self.site(ctx),
+                                zero,
+                                || "integer division by zero".to_string(),
+                            );
+                        }
                     }
                 }
                 Inst::Atomic {
@@ -365,7 +435,12 @@ impl Wave {
                     dst,
                     a,
                     b,
-                } => self.atomic(ctx, gs, op, ty, addr, [dst, a, b]),
+                } => {
+                    if let Some(findings) = ctx.findings {
+                        self.check_access(ctx, findings, tracker, gs, addr, ty, Access::Atomic);
+                    }
+                    self.atomic(ctx, gs, op, ty, addr, [dst, a, b])
+                }
                 Inst::Query {
                     dst,
                     resource,
@@ -387,7 +462,12 @@ impl Wave {
                     };
                     self.reg_mut(dst, w).fill(value & 0xFFFF_FFFF);
                 }
-                Inst::Wave { op, ty, dst, a, b } => self.wave_op(op, ty, dst, a, b, w),
+                Inst::Wave { op, ty, dst, a, b } => {
+                    if let Some(findings) = ctx.findings {
+                        self.check_wave_op(ctx, findings, op, b);
+                    }
+                    self.wave_op(op, ty, dst, a, b, w, ctx.order)
+                }
                 Inst::Wave4 { op, ty, dst, a } => self.wave4(op, ty, dst, a, w),
                 Inst::MultiPrefix {
                     op,
@@ -395,7 +475,7 @@ impl Wave {
                     dst,
                     a,
                     mask,
-                } => self.multi_prefix(op, ty, dst, a, mask, w),
+                } => self.multi_prefix(ctx, op, ty, dst, a, mask),
                 Inst::IfBegin { cond, else_pc } => {
                     let c = self.mask_of(cond, w);
                     self.frames.push(Frame {
@@ -505,6 +585,9 @@ impl Wave {
                 }
                 Inst::Barrier => {
                     if self.cur != 0 {
+                        if let Some(findings) = ctx.findings {
+                            self.check_barrier(ctx, findings);
+                        }
                         self.status = Status::AtBarrier;
                         return Ok(());
                     }
@@ -558,7 +641,17 @@ impl Wave {
         }
     }
 
-    fn wave_op(&mut self, op: WaveOp, ty: ScalarType, dst: Reg, a: Reg, b: Reg, w: usize) {
+    #[allow(clippy::too_many_arguments)]
+    fn wave_op(
+        &mut self,
+        op: WaveOp,
+        ty: ScalarType,
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+        w: usize,
+        order: ReductionOrder,
+    ) {
         let mask = self.cur;
         let mut out = [0u64; 128];
         let out = &mut out[..w];
@@ -579,7 +672,7 @@ impl Wave {
             _ => {
                 let src = self.reg(a, w);
                 let other = self.reg(b, w);
-                with_scalar!(ty, T => lane_op::<T>(op, decode::<T>(src).as_slice(w), other, mask, out))
+                with_scalar!(ty, T => lane_op::<T>(op, decode::<T>(src).as_slice(w), other, mask, out, order))
             }
         }
         self.reg_mut(dst, w).copy_from_slice(out);
@@ -612,17 +705,21 @@ impl Wave {
 
     fn multi_prefix(
         &mut self,
+        ctx: &Context,
         op: WaveOp,
         ty: ScalarType,
         dst: Reg,
         a: Reg,
         mask_regs: [Reg; 4],
-        w: usize,
     ) {
+        let w = ctx.wave_size;
         let mask = self.cur;
         let partition: Vec<[u32; 4]> = (0..w)
             .map(|l| std::array::from_fn(|k| self.reg(mask_regs[k], w)[l] as u32))
             .collect();
+        if let Some(findings) = ctx.findings {
+            self.check_partition(ctx, findings, &partition);
+        }
         let src = self.reg(a, w);
         let mut out = [0u64; 128];
         let out = &mut out[..w];
@@ -640,7 +737,7 @@ impl Wave {
             with_arith!(ty, T => {
                 let vals = decode::<T>(src);
                 for (l, o) in out.iter_mut().enumerate() {
-                    *o = multi_prefix_lane::<T>(op, vals.as_slice(w), mask, &partition, l).to_lane();
+                    *o = multi_prefix_lane::<T>(op, vals.as_slice(w), mask, &partition, l, ctx.order).to_lane();
                 }
             }, ())
         }
@@ -654,7 +751,21 @@ fn multi_prefix_lane<T: Val + Arith + MaybeBits>(
     mask: Mask,
     p: &[[u32; 4]],
     l: usize,
+    order: ReductionOrder,
 ) -> T {
+    let sum = op == WaveOp::MultiPrefixSum;
+    if order != ReductionOrder::Ascending && (sum || op == WaveOp::MultiPrefixProduct) {
+        let group = wave::ballot_to_mask(p[l]) & mask;
+        let below: Vec<T> = (0..l)
+            .filter(|k| group >> k & 1 == 1)
+            .map(|k| v[k])
+            .collect();
+        let identity = if sum { T::ZERO } else { T::ONE };
+        return combine(&below, order, &|a: T, b: T| {
+            if sum { a.add(b) } else { a.mul(b) }
+        })
+        .unwrap_or(identity);
+    }
     match op {
         WaveOp::MultiPrefixSum => wave::multi_prefix_sum(v, mask, p, l),
         WaveOp::MultiPrefixProduct => wave::multi_prefix_product(v, mask, p, l),
@@ -753,19 +864,76 @@ maybe_bits!(yes: i16, u16, i32, u32, i64, u64; no: bool, half::f16, f32, f64);
 
 /// Arithmetic where the type has it (all but `bool`).
 trait MaybeArith: Sized {
-    fn reduce(op: WaveOp, v: &[Self], mask: Mask, out: &mut [u64]) -> bool;
+    fn reduce(op: WaveOp, v: &[Self], mask: Mask, out: &mut [u64], order: ReductionOrder) -> bool;
 }
 
 impl MaybeArith for bool {
-    fn reduce(_: WaveOp, _: &[bool], _: Mask, _: &mut [u64]) -> bool {
+    fn reduce(_: WaveOp, _: &[bool], _: Mask, _: &mut [u64], _: ReductionOrder) -> bool {
         false
     }
+}
+
+/// Combines `vals` (in lane order) in `order`; `None` when empty.
+fn combine<T: Copy>(vals: &[T], order: ReductionOrder, f: &impl Fn(T, T) -> T) -> Option<T> {
+    match order {
+        ReductionOrder::Ascending => vals.iter().copied().reduce(f),
+        ReductionOrder::Descending => vals.iter().rev().copied().reduce(f),
+        ReductionOrder::Tree => match vals.len() {
+            0 => None,
+            1 => Some(vals[0]),
+            n => {
+                let mid = n.next_power_of_two() / 2;
+                Some(f(
+                    combine(&vals[..mid], order, f)?,
+                    combine(&vals[mid..], order, f)?,
+                ))
+            }
+        },
+    }
+}
+
+/// A sum or product, reduction or exclusive scan, that combines the active
+/// lanes in `order` instead of the default left fold.
+fn reordered<T: Val + Arith>(
+    op: WaveOp,
+    v: &[T],
+    mask: Mask,
+    out: &mut [u64],
+    order: ReductionOrder,
+) -> bool {
+    let sum = matches!(op, WaveOp::Sum | WaveOp::PrefixSum);
+    if !sum && !matches!(op, WaveOp::Product | WaveOp::PrefixProduct) {
+        return false;
+    }
+    let f = |a: T, b: T| if sum { a.add(b) } else { a.mul(b) };
+    let identity = if sum { T::ZERO } else { T::ONE };
+    let active: Vec<(usize, T)> = (0..v.len())
+        .filter(|l| mask >> l & 1 == 1)
+        .map(|l| (l, v[l]))
+        .collect();
+    if matches!(op, WaveOp::Sum | WaveOp::Product) {
+        let values: Vec<T> = active.iter().map(|&(_, x)| x).collect();
+        out.fill(combine(&values, order, &f).unwrap_or(identity).to_lane());
+    } else {
+        for (l, o) in out.iter_mut().enumerate() {
+            let below: Vec<T> = active
+                .iter()
+                .filter(|&&(k, _)| k < l)
+                .map(|&(_, x)| x)
+                .collect();
+            *o = combine(&below, order, &f).unwrap_or(identity).to_lane();
+        }
+    }
+    true
 }
 
 macro_rules! maybe_arith {
     ($($t:ty),*) => {$(
         impl MaybeArith for $t {
-            fn reduce(op: WaveOp, v: &[Self], mask: Mask, out: &mut [u64]) -> bool {
+            fn reduce(op: WaveOp, v: &[Self], mask: Mask, out: &mut [u64], order: ReductionOrder) -> bool {
+                if order != ReductionOrder::Ascending && reordered(op, v, mask, out, order) {
+                    return true;
+                }
                 let uniform = match op {
                     WaveOp::Sum => wave::active_sum(v, mask),
                     WaveOp::Product => wave::active_product(v, mask),
@@ -804,6 +972,7 @@ fn lane_op<T: Val + Lane + MaybeArith>(
     other: &[u64],
     mask: Mask,
     out: &mut [u64],
+    order: ReductionOrder,
 ) {
     let w = v.len();
     match op {
@@ -865,7 +1034,7 @@ fn lane_op<T: Val + Lane + MaybeArith>(
             }
         }
         _ => {
-            let _ = T::reduce(op, v, mask, out);
+            let _ = T::reduce(op, v, mask, out, order);
         }
     }
 }

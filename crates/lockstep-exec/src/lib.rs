@@ -6,6 +6,7 @@
 
 pub mod alu;
 pub mod bytecode;
+pub mod check;
 pub mod compile;
 mod engine;
 pub mod memory;
@@ -14,6 +15,7 @@ pub mod wave_size;
 
 use rayon::prelude::*;
 
+pub use check::{Finding, FindingKind, Findings, ReductionOrder, Schedule};
 pub use compile::Program;
 pub use lockstep_ir::Span;
 pub use memory::Memory;
@@ -73,6 +75,12 @@ pub struct DispatchConfig {
     pub step_budget: u64,
     /// Thread groups in x, y, z.
     pub group_count: [u32; 3],
+    /// How float reductions and scans combine lanes (default: left fold in
+    /// lane order).
+    pub order: ReductionOrder,
+    /// The order waves and groups take turns in (default: waves by index,
+    /// groups in parallel).
+    pub schedule: Schedule,
 }
 
 impl Default for DispatchConfig {
@@ -82,6 +90,8 @@ impl Default for DispatchConfig {
             threads: 0,
             step_budget: 1 << 24,
             group_count: [1, 1, 1],
+            order: ReductionOrder::Ascending,
+            schedule: Schedule::InOrder,
         }
     }
 }
@@ -125,12 +135,34 @@ impl<'a> BoundResource<'a> {
     }
 }
 
-/// Runs `program` over `resources` (indexed by resource id; several
-/// resources may share one memory).
+/// Runs `program` over its bound resources (indexed by resource id;
+/// several resources may share one memory).
 pub fn dispatch(
     program: &Program,
     resources: &[BoundResource],
     config: &DispatchConfig,
+) -> Result<(), ExecError> {
+    run_dispatch(program, resources, config, None)
+}
+
+/// Runs `program` in checked mode and returns what it found. Compile the
+/// program with [`Program::compile_checked`] to also check integer
+/// divisors.
+pub fn dispatch_checked(
+    program: &Program,
+    resources: &[BoundResource],
+    config: &DispatchConfig,
+) -> Result<Vec<Finding>, ExecError> {
+    let findings = Findings::default();
+    run_dispatch(program, resources, config, Some(&findings))?;
+    Ok(findings.into_vec())
+}
+
+fn run_dispatch(
+    program: &Program,
+    resources: &[BoundResource],
+    config: &DispatchConfig,
+    findings: Option<&Findings>,
 ) -> Result<(), ExecError> {
     validate_wave_size(config.wave_size)?;
     let [gx, gy, gz] = config.group_count;
@@ -173,12 +205,24 @@ pub fn dispatch(
         step_budget: config.step_budget,
         group_count: config.group_count,
         group_extent: program.group.extent(config.wave_size),
+        findings,
+        order: config.order,
+        schedule: config.schedule,
     };
     let run = || {
         (0..groups as u32)
             .into_par_iter()
             .try_for_each_init(engine::Worker::new, |worker, g| worker.run_group(&ctx, g))
     };
+    if let Schedule::Shuffled(seed) = config.schedule {
+        // One worker, the groups in a shuffled order.
+        let mut order: Vec<u32> = (0..groups as u32).collect();
+        engine::shuffle(&mut order, seed);
+        let mut worker = engine::Worker::new();
+        return order
+            .into_iter()
+            .try_for_each(|g| worker.run_group(&ctx, g));
+    }
     if config.threads == 1 {
         let mut worker = engine::Worker::new();
         return (0..groups as u32).try_for_each(|g| worker.run_group(&ctx, g));

@@ -76,7 +76,9 @@ impl Memory {
         }
     }
 
-    fn in_bounds(&self, offset: u64, size: u32) -> bool {
+    /// Whether a scalar of `size` bytes at `offset` is inside the memory and
+    /// aligned.
+    pub fn in_bounds(&self, offset: u64, size: u32) -> bool {
         offset
             .checked_add(u64::from(size))
             .is_some_and(|end| end <= self.len)

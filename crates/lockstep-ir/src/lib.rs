@@ -290,6 +290,8 @@ pub struct BarrierFlags {
     pub device_memory: bool,
     /// `...WithGroupSync`: every thread of the group waits here.
     pub group_sync: bool,
+    /// The call in the source.
+    pub span: Span,
 }
 
 #[derive(Clone, Debug)]

@@ -103,6 +103,7 @@ impl Sema<'_> {
             group_memory,
             device_memory,
             group_sync,
+            span: crate::context::ir_span(e.span),
         }))
     }
 

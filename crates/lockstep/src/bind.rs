@@ -126,54 +126,91 @@ fn pipeline_kind(kind: ResourceKind) -> Kind {
     }
 }
 
+impl From<lockstep_exec::ExecError> for RunError {
+    fn from(e: lockstep_exec::ExecError) -> RunError {
+        RunError {
+            message: e.message,
+            span: e.span,
+            notes: e.notes,
+        }
+    }
+}
+
+/// Which pipeline buffer each resource of the shader is bound to, with its
+/// texture dimensions.
+pub(crate) struct Bindings {
+    pub buffer_of: Vec<usize>,
+    dims: Vec<[u32; 3]>,
+}
+
+impl Bindings {
+    /// Binds every resource of the shader, checking kinds and sizes.
+    pub fn new(shader: &Shader, pipeline: &Pipeline) -> Result<Bindings, RunError> {
+        let mut bindings = Bindings {
+            buffer_of: Vec::new(),
+            dims: Vec::new(),
+        };
+        for resource in &shader.module.resources {
+            let index = bind_resource(shader, pipeline, resource)?;
+            // Textures take their size from the buffer's OutputProps (checked
+            // when binding); buffers ignore it.
+            let dims = pipeline.buffers[index]
+                .output_props
+                .map_or([0; 3], |p| [p.width, p.height, p.depth]);
+            bindings.buffer_of.push(index);
+            bindings.dims.push(dims);
+        }
+        Ok(bindings)
+    }
+
+    /// Fresh memories holding the pipeline's initial data, one per buffer.
+    pub fn memories(pipeline: &Pipeline) -> Vec<Memory> {
+        pipeline
+            .buffers
+            .iter()
+            .map(|b| Memory::from_bytes(&b.data))
+            .collect()
+    }
+
+    pub fn bound<'a>(&self, memories: &'a [Memory]) -> Vec<BoundResource<'a>> {
+        self.buffer_of
+            .iter()
+            .zip(&self.dims)
+            .map(|(&index, &dims)| BoundResource {
+                memory: &memories[index],
+                dims,
+            })
+            .collect()
+    }
+}
+
+/// The wave size `shader` runs at on `device`, and why.
+pub(crate) fn choose_wave_size(
+    shader: &Shader,
+    device: &Device,
+) -> Result<WaveSizeChoice, RunError> {
+    device.validate()?;
+    let entry = shader.module.entry.as_ref();
+    lockstep_exec::select_wave_size(entry.and_then(|e| e.wave_size), device).map_err(|e| RunError {
+        message: e.message,
+        span: entry.map(|entry| shader.module.function(entry.function).span),
+        notes: e.notes,
+    })
+}
+
 /// Runs the shader over the pipeline's buffers.
 pub fn run(shader: &Shader, pipeline: &Pipeline, opts: &RunOptions) -> Result<RunOutput, RunError> {
-    let memories: Vec<Memory> = pipeline
-        .buffers
-        .iter()
-        .map(|b| Memory::from_bytes(&b.data))
-        .collect();
-    let mut bound = Vec::new();
-    for resource in &shader.module.resources {
-        let index = bind_resource(shader, pipeline, resource)?;
-        // Textures take their size from the buffer's OutputProps (checked
-        // when binding); buffers ignore it.
-        let dims = pipeline.buffers[index]
-            .output_props
-            .map_or([0; 3], |p| [p.width, p.height, p.depth]);
-        bound.push(BoundResource {
-            memory: &memories[index],
-            dims,
-        });
-    }
-    let entry_wave_size = shader.module.entry.as_ref().and_then(|e| e.wave_size);
-    let device = opts.device();
-    device.validate().map_err(|e| RunError {
-        message: e.message,
-        span: None,
-        notes: e.notes,
-    })?;
-    let choice =
-        lockstep_exec::select_wave_size(entry_wave_size, &device).map_err(|e| RunError {
-            message: e.message,
-            span: shader
-                .module
-                .entry
-                .as_ref()
-                .map(|entry| shader.module.function(entry.function).span),
-            notes: e.notes,
-        })?;
+    let bindings = Bindings::new(shader, pipeline)?;
+    let choice = choose_wave_size(shader, &opts.device())?;
+    let memories = Bindings::memories(pipeline);
     let config = DispatchConfig {
         wave_size: choice.size,
         threads: opts.threads,
         step_budget: opts.step_budget,
         group_count: pipeline.dispatch,
+        ..DispatchConfig::default()
     };
-    lockstep_exec::dispatch(&shader.program, &bound, &config).map_err(|e| RunError {
-        message: e.message,
-        span: e.span,
-        notes: e.notes,
-    })?;
+    lockstep_exec::dispatch(&shader.program, &bindings.bound(&memories), &config)?;
     let contents: Vec<Vec<u8>> = memories.iter().map(Memory::to_bytes).collect();
     let outcomes = lockstep_pipeline::check_results(pipeline, &contents);
     Ok(RunOutput {

@@ -14,7 +14,9 @@
 //! ```
 
 mod bind;
+mod check;
 mod info;
+pub mod offload;
 mod render;
 
 pub use lockstep_exec as exec;
@@ -25,8 +27,15 @@ pub use lockstep_syntax as syntax;
 pub use lockstep_wave as wave;
 
 pub use bind::{RunError, RunOptions, RunOutput, run};
+pub use check::{
+    CheckReport, ElementDiff, OrderIssue, PortabilityIssue, ReportedFinding, check,
+    check_wave_sizes, run_checked,
+};
 pub use info::{BindingInfo, ShaderInfo, info};
 pub use lockstep_exec::{Device, WavePreference, WaveSizeChoice};
+pub use offload::{
+    TestFile, TestOptions, TestOutcome, TestSummary, eval_features, parse_test_file, run_test_file,
+};
 pub use render::render_diagnostics;
 
 use lockstep_syntax::preprocess::{PreprocessOptions, SourceLoader};

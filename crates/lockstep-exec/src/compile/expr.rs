@@ -5,7 +5,15 @@ use super::*;
 use crate::bytecode::Address;
 
 impl Compiler<'_> {
+    /// Compiles an expression; its instructions carry its span.
     pub(super) fn expr(&mut self, e: &Expr) -> Result<Vec<Reg>, ExecError> {
+        let outer = std::mem::replace(&mut self.span, e.span);
+        let result = self.expr_kind(e);
+        self.span = outer;
+        result
+    }
+
+    fn expr_kind(&mut self, e: &Expr) -> Result<Vec<Reg>, ExecError> {
         match &e.kind {
             ExprKind::Const(scalars) => Ok(scalars
                 .iter()
@@ -242,6 +250,10 @@ impl Compiler<'_> {
                 })?;
                 let dst = self.temp();
                 let b = vb.get(i).copied().unwrap_or(vb[0]);
+                let divides = matches!(op, lockstep_ir::BinaryOp::Div | lockstep_ir::BinaryOp::Rem);
+                if self.checked && divides && ty.is_integer() {
+                    self.emit(Inst::CheckDivisor { divisor: b });
+                }
                 self.emit(Inst::Binary {
                     f,
                     dst,

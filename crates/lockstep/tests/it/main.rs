@@ -4,6 +4,7 @@
 //! lockstep-wave).
 
 mod builtins;
+mod check;
 mod control_flow;
 mod errors;
 mod examples;

@@ -1,0 +1,243 @@
+//! Checked mode: what the engine reports about undefined wave behaviour
+//! while it runs a dispatch.
+//!
+//! Checks happen only in checked runs: a normal run tests one flag per
+//! memory or wave instruction and carries none of the compiled-in checks.
+
+use std::sync::Mutex;
+
+use lockstep_ir::Span;
+use lockstep_wave::Mask;
+
+/// What went wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FindingKind {
+    /// `WaveReadLaneAt`, `QuadRead*` or `QuadReadLaneAt` read an inactive lane.
+    InactiveLaneRead,
+    /// A quad operation ran while some lanes of the quad were inactive.
+    IncompleteQuad,
+    /// `WaveMultiPrefix*` masks that do not partition the active lanes.
+    BadPartition,
+    /// A barrier reached while lanes of the wave are elsewhere.
+    DivergentBarrier,
+    /// Two waves touch one groupshared word between barriers, one writes.
+    GroupsharedRace,
+    /// A read of groupshared memory nothing wrote in this group.
+    UninitializedGroupshared,
+    /// A buffer, texture or groupshared access out of bounds.
+    OutOfBounds,
+    /// An integer division or remainder by zero.
+    DivisionByZero,
+}
+
+impl FindingKind {
+    /// A short name for reports and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            FindingKind::InactiveLaneRead => "inactive-lane-read",
+            FindingKind::IncompleteQuad => "incomplete-quad",
+            FindingKind::BadPartition => "bad-partition",
+            FindingKind::DivergentBarrier => "divergent-barrier",
+            FindingKind::GroupsharedRace => "groupshared-race",
+            FindingKind::UninitializedGroupshared => "uninitialized-groupshared",
+            FindingKind::OutOfBounds => "out-of-bounds",
+            FindingKind::DivisionByZero => "division-by-zero",
+        }
+    }
+}
+
+/// One kind of problem at one place in the source: the first occurrence in
+/// detail, and how often it happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub kind: FindingKind,
+    pub span: Option<Span>,
+    pub wave_size: u32,
+    pub group: [u32; 3],
+    /// The wave's index in its group.
+    pub wave: u32,
+    /// The lanes concerned (of the first occurrence).
+    pub lanes: Vec<u32>,
+    pub message: String,
+    /// How many times this kind happened at this place.
+    pub count: u64,
+}
+
+/// The most distinct findings one run keeps.
+const MAX_FINDINGS: usize = 1000;
+
+/// Findings collected by the waves of a dispatch (several workers).
+#[derive(Debug, Default)]
+pub struct Findings {
+    items: Mutex<Vec<Finding>>,
+}
+
+/// Where a finding happened.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Site {
+    pub span: Option<Span>,
+    pub wave_size: u32,
+    pub group: [u32; 3],
+    pub wave: u32,
+}
+
+pub(crate) fn lanes_of(mask: Mask) -> Vec<u32> {
+    (0..128).filter(|l| mask >> l & 1 == 1).collect()
+}
+
+impl Findings {
+    pub(crate) fn record(
+        &self,
+        kind: FindingKind,
+        site: Site,
+        lanes: Mask,
+        message: impl FnOnce() -> String,
+    ) {
+        let mut items = self.items.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(f) = items
+            .iter_mut()
+            .find(|f| f.kind == kind && f.span == site.span)
+        {
+            f.count += 1;
+            return;
+        }
+        if items.len() < MAX_FINDINGS {
+            items.push(Finding {
+                kind,
+                span: site.span,
+                wave_size: site.wave_size,
+                group: site.group,
+                wave: site.wave,
+                lanes: lanes_of(lanes),
+                message: message(),
+                count: 1,
+            });
+        }
+    }
+
+    /// The findings, in source order.
+    pub fn into_vec(self) -> Vec<Finding> {
+        let mut items = self.items.into_inner().unwrap_or_else(|e| e.into_inner());
+        items.sort_by_key(|f| (f.span.map(|s| (s.file, s.start)), f.kind));
+        items
+    }
+}
+
+/// Per-word history of groupshared memory in the current group, for the
+/// race and uninitialized-read checks. An epoch is the stretch between two
+/// barriers.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SharedTracker {
+    words: Vec<WordState>,
+    pub epoch: u32,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct WordState {
+    written: bool,
+    /// Epoch + 1 of the last plain write (0: none), and its wave.
+    write_epoch: u32,
+    writer: u32,
+    read_epoch: u32,
+    /// The reading wave, or `MANY` when several waves read.
+    reader: u32,
+    atomic_epoch: u32,
+    atomic_wave: u32,
+}
+
+const MANY: u32 = u32::MAX;
+
+/// The kind of access to a groupshared word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Access {
+    Read,
+    Write,
+    Atomic,
+}
+
+impl SharedTracker {
+    pub fn reset(&mut self, bytes: usize) {
+        self.words.clear();
+        self.words.resize(bytes.div_ceil(4), WordState::default());
+        self.epoch = 0;
+    }
+
+    /// Records an access by `wave` to the word at byte `offset`; returns a
+    /// finding when it races with another wave's access in this epoch or
+    /// reads a word never written.
+    pub fn access(
+        &mut self,
+        offset: u64,
+        wave: u32,
+        access: Access,
+    ) -> Option<(FindingKind, &'static str)> {
+        let e = self.epoch + 1;
+        let w = self.words.get_mut(usize::try_from(offset / 4).ok()?)?;
+        let other_wrote = w.write_epoch == e && w.writer != wave;
+        let other_read = w.read_epoch == e && w.reader != wave;
+        let other_atomic = w.atomic_epoch == e && w.atomic_wave != wave;
+        let finding = match access {
+            Access::Read if !w.written => Some((
+                FindingKind::UninitializedGroupshared,
+                "reads groupshared memory that nothing wrote in this group",
+            )),
+            Access::Read if other_wrote || other_atomic => Some((
+                FindingKind::GroupsharedRace,
+                "reads a groupshared word that another wave writes without a barrier between",
+            )),
+            Access::Write if other_wrote || other_read || other_atomic => Some((
+                FindingKind::GroupsharedRace,
+                "writes a groupshared word that another wave accesses without a barrier between",
+            )),
+            Access::Atomic if other_wrote || other_read => Some((
+                FindingKind::GroupsharedRace,
+                "atomically updates a groupshared word that another wave accesses non-atomically without a barrier between",
+            )),
+            _ => None,
+        };
+        match access {
+            Access::Read => {
+                w.reader = if w.read_epoch == e && w.reader != wave {
+                    MANY
+                } else {
+                    wave
+                };
+                w.read_epoch = e;
+            }
+            Access::Write => {
+                w.written = true;
+                w.write_epoch = e;
+                w.writer = wave;
+            }
+            Access::Atomic => {
+                w.written = true;
+                w.atomic_epoch = e;
+                w.atomic_wave = wave;
+            }
+        }
+        finding
+    }
+}
+
+/// How float reductions and scans combine lanes. The default is the left
+/// fold in lane order; the others exist to find results that depend on it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ReductionOrder {
+    #[default]
+    Ascending,
+    /// A left fold from the highest lane down.
+    Descending,
+    /// A balanced pairwise tree over the lanes in order.
+    Tree,
+}
+
+/// The order the waves of a group and the groups of a dispatch take turns
+/// in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Schedule {
+    /// Waves in index order; groups in parallel.
+    #[default]
+    InOrder,
+    /// Waves and groups in an order shuffled by this seed, on one worker.
+    Shuffled(u64),
+}

@@ -1,0 +1,463 @@
+//! `lockstep check`: runs a dispatch at every wave size the shader and the
+//! device allow, in checked mode, and reports undefined wave behaviour,
+//! outputs that depend on the wave size, and outputs that depend on the
+//! order lanes, waves or groups are combined in.
+
+use lockstep_exec::{DispatchConfig, Finding, Memory, Program, ReductionOrder, Schedule};
+use lockstep_pipeline::Pipeline;
+use serde::Serialize;
+
+use crate::bind::{Bindings, choose_wave_size};
+use crate::{RunError, RunOptions, Shader};
+
+/// What a check found.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct CheckReport {
+    /// The wave sizes the dispatch ran at.
+    pub wave_sizes: Vec<u32>,
+    /// Undefined behaviour, with where and in which lanes.
+    pub findings: Vec<ReportedFinding>,
+    /// Output buffers whose contents depend on the wave size.
+    pub portability: Vec<PortabilityIssue>,
+    /// Output buffers whose contents depend on the order of reductions,
+    /// waves or groups.
+    pub order_dependence: Vec<OrderIssue>,
+}
+
+impl CheckReport {
+    pub fn is_clean(&self) -> bool {
+        self.findings.is_empty() && self.portability.is_empty() && self.order_dependence.is_empty()
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ReportedFinding {
+    pub kind: &'static str,
+    pub message: String,
+    /// `file:line:col`, when known.
+    pub location: Option<String>,
+    /// The wave sizes it happened at; the details below are of the first.
+    pub wave_sizes: Vec<u32>,
+    pub wave_size: u32,
+    pub group: [u32; 3],
+    pub wave: u32,
+    pub lanes: Vec<u32>,
+    /// How many times it happened at this place.
+    pub count: u64,
+    #[serde(skip)]
+    pub finding: Option<Finding>,
+}
+
+/// One element that differs, with its value in each class of runs.
+#[derive(Clone, Debug, Serialize)]
+pub struct ElementDiff {
+    pub index: usize,
+    pub values: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PortabilityIssue {
+    pub buffer: String,
+    /// Wave sizes grouped by identical contents.
+    pub agreeing: Vec<Vec<u32>>,
+    /// The first differing elements, one value per group of `agreeing`.
+    pub elements: Vec<ElementDiff>,
+    pub differing_elements: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct OrderIssue {
+    pub buffer: String,
+    pub wave_size: u32,
+    /// What changed: "float reductions folded from the highest lane", ...
+    pub variation: String,
+    /// The first differing elements: (default order, other order).
+    pub elements: Vec<ElementDiff>,
+    pub differing_elements: usize,
+}
+
+/// How many differing elements a report lists per buffer.
+const LISTED: usize = 8;
+
+/// The variations of order each wave size is also run with.
+fn variations() -> Vec<(&'static str, ReductionOrder, Schedule)> {
+    vec![
+        (
+            "float reductions and scans folded from the highest lane down",
+            ReductionOrder::Descending,
+            Schedule::InOrder,
+        ),
+        (
+            "float reductions and scans combined as a pairwise tree",
+            ReductionOrder::Tree,
+            Schedule::InOrder,
+        ),
+        (
+            "waves and groups taking turns in a shuffled order (seed 1)",
+            ReductionOrder::Ascending,
+            Schedule::Shuffled(1),
+        ),
+        (
+            "waves and groups taking turns in a shuffled order (seed 2)",
+            ReductionOrder::Ascending,
+            Schedule::Shuffled(2),
+        ),
+    ]
+}
+
+/// The wave sizes a check runs: those the device supports and the
+/// shader's `[WaveSize]` allows.
+pub fn check_wave_sizes(shader: &Shader, opts: &RunOptions) -> Result<Vec<u32>, RunError> {
+    let device = opts.device();
+    // Fails with the usual message when no size fits.
+    choose_wave_size(shader, &device)?;
+    let range = shader.module.entry.as_ref().and_then(|e| e.wave_size);
+    Ok(device
+        .sizes()
+        .filter(|w| range.is_none_or(|r| (r.min..=r.max).contains(w)))
+        .collect())
+}
+
+/// Runs the check. `progress(done, total)` is called after each dispatch.
+pub fn check(
+    shader: &Shader,
+    pipeline: &Pipeline,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<CheckReport, RunError> {
+    let bindings = Bindings::new(shader, pipeline)?;
+    let sizes = check_wave_sizes(shader, opts)?;
+    let checked = Program::compile_checked(&shader.module)?;
+    let outputs: Vec<usize> = shader
+        .module
+        .resources
+        .iter()
+        .zip(&bindings.buffer_of)
+        .filter(|(r, _)| r.kind.is_writable())
+        .map(|(_, &b)| b)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let total = sizes.len() * (1 + variations().len());
+    let mut done = 0;
+    let mut report = CheckReport {
+        wave_sizes: sizes.clone(),
+        ..CheckReport::default()
+    };
+    let mut baselines = Vec::new();
+    for &w in &sizes {
+        let config = DispatchConfig {
+            wave_size: w,
+            threads: 1,
+            step_budget: opts.step_budget,
+            group_count: pipeline.dispatch,
+            ..DispatchConfig::default()
+        };
+        let memories = Bindings::memories(pipeline);
+        let findings =
+            lockstep_exec::dispatch_checked(&checked, &bindings.bound(&memories), &config)?;
+        for f in findings.into_iter().map(|f| reported(shader, f)) {
+            // One entry per kind and place, listing the wave sizes.
+            match report
+                .findings
+                .iter_mut()
+                .find(|r| r.kind == f.kind && r.location == f.location)
+            {
+                Some(r) => {
+                    r.wave_sizes.push(w);
+                    r.count += f.count;
+                }
+                None => report.findings.push(f),
+            }
+        }
+        let contents: Vec<Vec<u8>> = memories.iter().map(Memory::to_bytes).collect();
+        done += 1;
+        progress(done, total);
+        for (name, order, schedule) in variations() {
+            let memories = Bindings::memories(pipeline);
+            let config = DispatchConfig {
+                order,
+                schedule,
+                ..config.clone()
+            };
+            lockstep_exec::dispatch(&shader.program, &bindings.bound(&memories), &config)?;
+            for &b in &outputs {
+                let other = memories[b].to_bytes();
+                if other != contents[b] {
+                    report.order_dependence.push(order_issue(
+                        pipeline,
+                        b,
+                        w,
+                        name,
+                        &contents[b],
+                        &other,
+                    ));
+                }
+            }
+            done += 1;
+            progress(done, total);
+        }
+        baselines.push(contents);
+    }
+    for &b in &outputs {
+        if let Some(issue) = portability(pipeline, b, &sizes, &baselines) {
+            report.portability.push(issue);
+        }
+    }
+    report
+        .findings
+        .sort_by(|a, b| (&a.location, a.kind).cmp(&(&b.location, b.kind)));
+    Ok(report)
+}
+
+fn reported(shader: &Shader, f: Finding) -> ReportedFinding {
+    let location = f
+        .span
+        .filter(|s| (s.file as usize) < shader.source_map.files().len())
+        .map(|s| {
+            shader.source_map.location(lockstep_syntax::Span::new(
+                lockstep_syntax::FileId(s.file),
+                s.start,
+                s.end,
+            ))
+        });
+    ReportedFinding {
+        kind: f.kind.name(),
+        message: f.message.clone(),
+        location,
+        wave_sizes: vec![f.wave_size],
+        wave_size: f.wave_size,
+        group: f.group,
+        wave: f.wave,
+        lanes: f.lanes.clone(),
+        count: f.count,
+        finding: Some(f),
+    }
+}
+
+fn elements(pipeline: &Pipeline, buffer: usize, bytes: &[u8]) -> Vec<String> {
+    lockstep_pipeline::element_strings(pipeline.buffers[buffer].format, bytes)
+}
+
+fn order_issue(
+    pipeline: &Pipeline,
+    buffer: usize,
+    wave_size: u32,
+    variation: &str,
+    base: &[u8],
+    other: &[u8],
+) -> OrderIssue {
+    let (a, b) = (
+        elements(pipeline, buffer, base),
+        elements(pipeline, buffer, other),
+    );
+    let differing: Vec<usize> = (0..a.len().max(b.len()))
+        .filter(|&i| a.get(i) != b.get(i))
+        .collect();
+    OrderIssue {
+        buffer: pipeline.buffers[buffer].name.clone(),
+        wave_size,
+        variation: variation.to_string(),
+        elements: differing
+            .iter()
+            .take(LISTED)
+            .map(|&i| ElementDiff {
+                index: i,
+                values: vec![
+                    a.get(i).cloned().unwrap_or_default(),
+                    b.get(i).cloned().unwrap_or_default(),
+                ],
+            })
+            .collect(),
+        differing_elements: differing.len(),
+    }
+}
+
+/// Groups the wave sizes by the contents they left in `buffer`; `None`
+/// when all agree.
+fn portability(
+    pipeline: &Pipeline,
+    buffer: usize,
+    sizes: &[u32],
+    runs: &[Vec<Vec<u8>>],
+) -> Option<PortabilityIssue> {
+    let mut classes: Vec<(Vec<u32>, &Vec<u8>)> = Vec::new();
+    for (&w, run) in sizes.iter().zip(runs) {
+        match classes.iter_mut().find(|(_, bytes)| **bytes == run[buffer]) {
+            Some((ws, _)) => ws.push(w),
+            None => classes.push((vec![w], &run[buffer])),
+        }
+    }
+    if classes.len() < 2 {
+        return None;
+    }
+    let values: Vec<Vec<String>> = classes
+        .iter()
+        .map(|(_, bytes)| elements(pipeline, buffer, bytes))
+        .collect();
+    let len = values.iter().map(Vec::len).max().unwrap_or(0);
+    let differing: Vec<usize> = (0..len)
+        .filter(|&i| values.iter().any(|v| v.get(i) != values[0].get(i)))
+        .collect();
+    Some(PortabilityIssue {
+        buffer: pipeline.buffers[buffer].name.clone(),
+        agreeing: classes.iter().map(|(ws, _)| ws.clone()).collect(),
+        elements: differing
+            .iter()
+            .take(LISTED)
+            .map(|&i| ElementDiff {
+                index: i,
+                values: values
+                    .iter()
+                    .map(|v| v.get(i).cloned().unwrap_or_default())
+                    .collect(),
+            })
+            .collect(),
+        differing_elements: differing.len(),
+    })
+}
+
+fn sizes_text(ws: &[u32]) -> String {
+    let names: Vec<String> = ws.iter().map(u32::to_string).collect();
+    names.join(", ")
+}
+
+impl CheckReport {
+    /// The human-readable report (diagnostics rendered through the source
+    /// map where the finding has a location).
+    pub fn render(&self, shader: &Shader, color: bool) -> String {
+        let mut out = String::new();
+        for f in &self.findings {
+            let context = format!(
+                "at wave sizes {}; first at wave size {}, group ({}, {}, {}), wave {}, lanes {}{}",
+                sizes_text(&f.wave_sizes),
+                f.wave_size,
+                f.group[0],
+                f.group[1],
+                f.group[2],
+                f.wave,
+                lanes_text(&f.lanes),
+                if f.count > 1 {
+                    format!(" ({} times in all)", f.count)
+                } else {
+                    String::new()
+                }
+            );
+            match f.finding.as_ref().and_then(|x| x.span) {
+                Some(span) => {
+                    let span = lockstep_syntax::Span::new(
+                        lockstep_syntax::FileId(span.file),
+                        span.start,
+                        span.end,
+                    );
+                    let d = lockstep_syntax::Diagnostic::error(
+                        span,
+                        format!("{}: {}", f.kind, f.message),
+                    )
+                    .with_note(context);
+                    out.push_str(&crate::render_diagnostics(&shader.source_map, &[d], color));
+                }
+                None => out.push_str(&format!(
+                    "error: {}: {}\n  = {context}\n\n",
+                    f.kind, f.message
+                )),
+            }
+        }
+        for p in &self.portability {
+            let classes: Vec<String> = p
+                .agreeing
+                .iter()
+                .map(|ws| format!("[{}]", sizes_text(ws)))
+                .collect();
+            out.push_str(&format!(
+                "portability: buffer '{}' differs between wave sizes: {} of its elements; sizes that agree: {}\n",
+                p.buffer,
+                p.differing_elements,
+                classes.join(" ")
+            ));
+            for e in &p.elements {
+                let values: Vec<String> = p
+                    .agreeing
+                    .iter()
+                    .zip(&e.values)
+                    .map(|(ws, v)| format!("{v} at [{}]", sizes_text(ws)))
+                    .collect();
+                out.push_str(&format!("  [{}] {}\n", e.index, values.join(", ")));
+            }
+        }
+        for o in &self.order_dependence {
+            out.push_str(&format!(
+                "order dependence: buffer '{}' changes at wave size {} with {}: {} elements\n",
+                o.buffer, o.wave_size, o.variation, o.differing_elements
+            ));
+            for e in &o.elements {
+                out.push_str(&format!(
+                    "  [{}] {} in order, {} otherwise\n",
+                    e.index, e.values[0], e.values[1]
+                ));
+            }
+        }
+        let summary = if self.is_clean() {
+            format!(
+                "clean: no findings at wave sizes {}\n",
+                sizes_text(&self.wave_sizes)
+            )
+        } else {
+            format!(
+                "{} undefined-behaviour findings, {} portability issues, {} order dependences (wave sizes {})\n",
+                self.findings.len(),
+                self.portability.len(),
+                self.order_dependence.len(),
+                sizes_text(&self.wave_sizes)
+            )
+        };
+        out.push_str(&summary);
+        out
+    }
+}
+
+fn lanes_text(lanes: &[u32]) -> String {
+    if lanes.len() > 12 {
+        let head: Vec<String> = lanes[..12].iter().map(u32::to_string).collect();
+        format!("{}, … ({} lanes)", head.join(", "), lanes.len())
+    } else {
+        let all: Vec<String> = lanes.iter().map(u32::to_string).collect();
+        all.join(", ")
+    }
+}
+
+/// Runs the dispatch once, at the wave size `opts` chooses, in checked
+/// mode: the run's output and the undefined behaviour it hit.
+pub fn run_checked(
+    shader: &Shader,
+    pipeline: &Pipeline,
+    opts: &RunOptions,
+) -> Result<(crate::RunOutput, CheckReport), RunError> {
+    let bindings = Bindings::new(shader, pipeline)?;
+    let choice = choose_wave_size(shader, &opts.device())?;
+    let checked = Program::compile_checked(&shader.module)?;
+    let memories = Bindings::memories(pipeline);
+    let config = DispatchConfig {
+        wave_size: choice.size,
+        threads: opts.threads,
+        step_budget: opts.step_budget,
+        group_count: pipeline.dispatch,
+        ..DispatchConfig::default()
+    };
+    let findings = lockstep_exec::dispatch_checked(&checked, &bindings.bound(&memories), &config)?;
+    let contents: Vec<Vec<u8>> = memories.iter().map(Memory::to_bytes).collect();
+    let outcomes = lockstep_pipeline::check_results(pipeline, &contents);
+    let report = CheckReport {
+        wave_sizes: vec![choice.size],
+        findings: findings.into_iter().map(|f| reported(shader, f)).collect(),
+        ..CheckReport::default()
+    };
+    Ok((
+        crate::RunOutput {
+            wave_size: choice,
+            contents,
+            outcomes,
+        },
+        report,
+    ))
+}

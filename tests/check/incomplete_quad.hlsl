@@ -1,0 +1,9 @@
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    if (gi % 4 != 3)
+    {
+        Out[gi] = QuadReadAcrossX(gi); // FINDING: incomplete-quad
+    }
+}
