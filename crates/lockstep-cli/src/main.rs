@@ -49,6 +49,41 @@ enum Command {
     ///
     /// Exit status: 0 clean, 1 findings, 2 on an input, compile or run error.
     Check(CheckArgs),
+    /// Run LLVM offload-test-suite `.test` files: split each into its
+    /// sections, evaluate REQUIRES, UNSUPPORTED and XFAIL against Lockstep's
+    /// features, compile with the flags of the `%dxc_target` RUN line and run
+    /// the pipeline of the `%offloader` line.
+    ///
+    /// Prints one line per test (PASS, FAIL with the reason and the rule
+    /// diff, SKIP with the reason, XFAIL, XPASS), then `N passed, N failed,
+    /// N skipped`: an expected failure (XFAIL) counts as passed and an
+    /// unexpected pass (XPASS) as failed.
+    ///
+    /// Features: Lockstep, DXC, Half, Double, Int16, Int64 and WaveSize_N for
+    /// each wave size the device supports; every other name is false.
+    ///
+    /// Exit status: 0 when no test failed, 1 when one did, 2 on a usage
+    /// error (a path that does not exist, no .test file found).
+    Test(TestArgs),
+}
+
+#[derive(Args, Debug)]
+struct TestArgs {
+    /// `.test` files, and directories searched recursively for `*.test`
+    /// files (in sorted order).
+    #[arg(value_name = "FILE_OR_DIR", required = true)]
+    paths: Vec<PathBuf>,
+    #[command(flatten)]
+    device: DeviceArgs,
+    /// Worker threads for each dispatch (default: one per core).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    threads: usize,
+    /// Loop iterations one wave may run before a test fails with an error.
+    #[arg(long, value_name = "N", default_value_t = RunOptions::default().step_budget)]
+    max_steps: u64,
+    /// Output format: text (one line per test and a summary line) or json.
+    #[arg(long, value_name = "FORMAT", default_value = "text")]
+    format: String,
 }
 
 #[derive(Args, Debug)]
@@ -217,6 +252,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run(&args),
         Command::Info(args) => info(&args),
         Command::Check(args) => check(&args),
+        Command::Test(args) => test(&args),
     };
     ExitCode::from(code)
 }
@@ -476,5 +512,106 @@ fn run(args: &RunArgs) -> u8 {
         EXIT_PASS
     } else {
         EXIT_FAIL
+    }
+}
+
+/// The `.test` files under `path`: the file itself, or a directory's
+/// `*.test` files, recursively.
+fn collect_tests(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    if !path.is_dir() {
+        std::fs::metadata(path)?;
+        out.push(path.to_path_buf());
+        return Ok(());
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    entries.sort();
+    for entry in entries {
+        if entry.is_dir() {
+            collect_tests(&entry, out)?;
+        } else if entry.extension().is_some_and(|e| e == "test") {
+            out.push(entry);
+        }
+    }
+    Ok(())
+}
+
+fn test(args: &TestArgs) -> u8 {
+    let device = match args.device.device() {
+        Ok(d) => d,
+        Err(e) => return error(e),
+    };
+    let json = match args.format.as_str() {
+        "text" => false,
+        "json" => true,
+        other => return error(format!("--format: expected text or json, got '{other}'")),
+    };
+    let mut files = Vec::new();
+    for path in &args.paths {
+        if let Err(e) = collect_tests(path, &mut files) {
+            return error(format!("cannot read '{}': {e}", path.display()));
+        }
+    }
+    if files.is_empty() {
+        return error("no .test files found");
+    }
+    let opts = lockstep::TestOptions {
+        run: RunOptions {
+            wave_size: device.preferred,
+            wave_sizes: (device.min, device.max),
+            prefer: device.preference,
+            threads: args.threads,
+            step_budget: args.max_steps,
+        },
+    };
+    let mut summary = lockstep::TestSummary::default();
+    let mut results = Vec::new();
+    let mut stdout = std::io::stdout().lock();
+    for file in &files {
+        let name = file.display().to_string();
+        let outcome = match std::fs::read_to_string(file) {
+            Ok(text) => lockstep::run_test_file(&name, &text, &FsLoader, &opts),
+            Err(e) => lockstep::TestOutcome::Fail(format!("cannot read the test: {e}")),
+        };
+        summary.add(&outcome);
+        if json {
+            results.push(serde_json::json!({
+                "path": name,
+                "result": outcome.label(),
+                "reason": outcome.reason(),
+            }));
+            continue;
+        }
+        let mut line = format!("{}: {name}", outcome.label());
+        if let lockstep::TestOutcome::Fail(reason) | lockstep::TestOutcome::Skip(reason) = &outcome
+        {
+            let mut lines = reason.trim_end().lines();
+            line.push_str(&format!(": {}", lines.next().unwrap_or("")));
+            for rest in lines {
+                line.push_str(&format!("\n  {rest}"));
+            }
+        }
+        let _ = writeln!(stdout, "{}", line.trim_end());
+    }
+    let _ = if json {
+        let report = serde_json::json!({
+            "tests": results,
+            "passed": summary.passed,
+            "failed": summary.failed,
+            "skipped": summary.skipped,
+        });
+        writeln!(
+            stdout,
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        )
+    } else {
+        writeln!(stdout, "{summary}")
+    };
+    if summary.failed > 0 {
+        EXIT_FAIL
+    } else {
+        EXIT_PASS
     }
 }

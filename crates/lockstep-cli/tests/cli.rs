@@ -222,3 +222,122 @@ fn bad_device_flags_exit_2() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("the shader requires [WaveSize(8, 64)], but the device supports wave sizes 128..128 only"), "{}", stderr(&o));
 }
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn offload_tests_pass() {
+    let o = lockstep(&["test", "tests/offload"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert_eq!(
+        out.lines().last(),
+        Some("11 passed, 0 failed, 3 skipped"),
+        "{out}"
+    );
+    for line in [
+        "PASS: tests/offload/wave_match.test",
+        "PASS: tests/offload/wave_size_8.test",
+        "XFAIL: tests/offload/xfail_vector_and.test",
+        "SKIP: tests/offload/filecheck_output.test: checks printed output with FileCheck",
+        "SKIP: tests/offload/requires_vulkan.test: requires Vulkan && !Metal",
+        "SKIP: tests/offload/unsupported_group_order.test: unsupported: Lockstep",
+    ] {
+        assert!(out.lines().any(|l| l == line), "{line}\n{out}");
+    }
+    // In sorted order.
+    let paths: Vec<&str> = out.lines().filter_map(|l| l.split(": ").nth(1)).collect();
+    let mut sorted = paths.clone();
+    sorted.sort();
+    assert_eq!(paths, sorted);
+    // A device without 8-lane waves skips the [WaveSize(8)] test.
+    let o = lockstep(&[
+        "test",
+        "tests/offload",
+        "--wave-sizes",
+        "16..64",
+        "--wave-size",
+        "16",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("SKIP: tests/offload/wave_size_8.test: requires WaveSize_8\n"),
+        "{out}"
+    );
+    assert_eq!(
+        out.lines().last(),
+        Some("10 passed, 0 failed, 4 skipped"),
+        "{out}"
+    );
+}
+
+#[test]
+fn failing_offload_tests_exit_1_and_say_why() {
+    let o = lockstep(&["test", "tests/offload-failing", "--threads", "1"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    assert_eq!(
+        out.lines().last(),
+        Some("0 passed, 4 failed, 0 skipped"),
+        "{out}"
+    );
+    for text in [
+        "FAIL: tests/offload-failing/wrong_expected.test: result Test (BufferExact): 1 of 4 elements differ\n    [3] expected 7, actual 6\n",
+        "FAIL: tests/offload-failing/compile_error.test: tests/offload-failing/compile_error.test/source.hlsl:5:30: error: use of undeclared identifier 'undeclared'\n",
+        "FAIL: tests/offload-failing/binding_error.test: tests/offload-failing/binding_error.test/source.hlsl:2:26: error: resource 'Out' is a RWStructuredBuffer at u1",
+        "XPASS: tests/offload-failing/xpass.test\n",
+    ] {
+        assert!(out.contains(text), "{text}\n{out}");
+    }
+    // One file, and JSON.
+    let o = lockstep(&[
+        "test",
+        "tests/offload-failing/wrong_expected.test",
+        "tests/offload/wave_match.test",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(json["passed"], 1);
+    assert_eq!(json["failed"], 1);
+    assert_eq!(json["skipped"], 0);
+    assert_eq!(json["tests"][0]["result"], "FAIL");
+    assert_eq!(
+        json["tests"][0]["reason"],
+        "result Test (BufferExact): 1 of 4 elements differ\n  [3] expected 7, actual 6"
+    );
+    assert_eq!(json["tests"][1]["path"], "tests/offload/wave_match.test");
+    assert_eq!(json["tests"][1]["result"], "PASS");
+    assert_eq!(json["tests"][1]["reason"], serde_json::Value::Null);
+}
+
+#[test]
+fn offload_test_usage_errors_exit_2() {
+    let o = lockstep(&["test", "tests/offload", "no/such.test"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("cannot read 'no/such.test'"),
+        "{}",
+        stderr(&o)
+    );
+    let o = lockstep(&["test", "examples"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no .test files found"),
+        "{}",
+        stderr(&o)
+    );
+    let o = lockstep(&["test", "tests/offload", "--format", "xml"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = lockstep(&["test"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = lockstep(&["test", "--help"]);
+    let help = stdout(&o);
+    for flag in ["--wave-size", "--threads", "--format", "XFAIL", "XPASS"] {
+        assert!(help.contains(flag), "{flag}\n{help}");
+    }
+}

@@ -150,7 +150,11 @@ impl Worker {
                         &mut self.scratch,
                         &mut self.tracker,
                     );
-                    waves[i].run(ctx, gs, scratch, tracker)?;
+                    if ctx.findings.is_some() {
+                        waves[i].run::<true>(ctx, gs, scratch, tracker)?;
+                    } else {
+                        waves[i].run::<false>(ctx, gs, scratch, tracker)?;
+                    }
                 }
             }
             self.tracker.epoch += 1;
@@ -274,7 +278,9 @@ impl Wave {
     }
 
     /// Runs until the wave finishes or reaches a barrier.
-    fn run(
+    /// `CHECKED` compiles the checks of checked mode in or out, so a
+    /// normal run carries none of them.
+    fn run<const CHECKED: bool>(
         &mut self,
         ctx: &Context,
         gs: &Memory,
@@ -393,7 +399,7 @@ impl Wave {
                     }
                 }
                 Inst::Load { dst, addr, ty } => {
-                    if let Some(findings) = ctx.findings {
+                    if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
                         self.check_access(ctx, findings, tracker, gs, addr, ty, Access::Read);
                     }
                     let mem = memory(ctx, gs, addr.space);
@@ -403,7 +409,7 @@ impl Wave {
                     }
                 }
                 Inst::Store { addr, ty, src } => {
-                    if let Some(findings) = ctx.findings {
+                    if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
                         self.check_access(ctx, findings, tracker, gs, addr, ty, Access::Write);
                     }
                     let mem = memory(ctx, gs, addr.space);
@@ -413,7 +419,7 @@ impl Wave {
                     }
                 }
                 Inst::CheckDivisor { divisor } => {
-                    if let Some(findings) = ctx.findings {
+                    if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
                         let zero = self
                             .lanes(w)
                             .filter(|&l| self.regs[divisor.0 as usize * w + l] == 0)
@@ -436,7 +442,7 @@ impl Wave {
                     a,
                     b,
                 } => {
-                    if let Some(findings) = ctx.findings {
+                    if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
                         self.check_access(ctx, findings, tracker, gs, addr, ty, Access::Atomic);
                     }
                     self.atomic(ctx, gs, op, ty, addr, [dst, a, b])
@@ -463,7 +469,7 @@ impl Wave {
                     self.reg_mut(dst, w).fill(value & 0xFFFF_FFFF);
                 }
                 Inst::Wave { op, ty, dst, a, b } => {
-                    if let Some(findings) = ctx.findings {
+                    if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
                         self.check_wave_op(ctx, findings, op, b);
                     }
                     self.wave_op(op, ty, dst, a, b, w, ctx.order)
@@ -585,7 +591,7 @@ impl Wave {
                 }
                 Inst::Barrier => {
                     if self.cur != 0 {
-                        if let Some(findings) = ctx.findings {
+                        if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
                             self.check_barrier(ctx, findings);
                         }
                         self.status = Status::AtBarrier;

@@ -671,14 +671,23 @@ pub fn parse_run_command(command: &str, path_name: &str) -> Result<Vec<Step>, Te
                 steps.push(Step::Compile(step));
             }
             "%offloader" => {
-                let positional: Vec<String> =
+                // The pipeline is the first `.yaml` argument (else the first
+                // one not a flag); the shader objects are the words after
+                // it that are not flags. The offloader's flags choose a
+                // device (`-api`, …) and are ignored.
+                let mut positional: Vec<String> =
                     args.into_iter().filter(|a| !a.starts_with('-')).collect();
-                let Some((pipeline, shaders)) = positional.split_first() else {
+                if positional.is_empty() {
                     return Err(fail("%offloader needs a pipeline file".to_string()));
-                };
+                }
+                let at = positional
+                    .iter()
+                    .position(|a| a.ends_with(".yaml") || a.ends_with(".yml"))
+                    .unwrap_or(0);
+                let shaders = positional.split_off(at + 1);
                 steps.push(Step::Offload(OffloadStep {
-                    pipeline: pipeline.clone(),
-                    shaders: shaders.to_vec(),
+                    pipeline: positional.swap_remove(at),
+                    shaders,
                     expect_failure,
                 }));
             }
@@ -963,18 +972,23 @@ fn offload_step(
 ) -> Result<(), String> {
     let text = loader.read(&step.pipeline, "pipeline")?;
     let pipeline = crate::pipeline::parse(&text).map_err(|e| format!("{}:{e}", step.pipeline))?;
-    let wanted: Vec<String> = step.shaders.iter().map(|s| normalize_path(s)).collect();
-    let found = match wanted.as_slice() {
-        [] => compiled.last(),
-        [one] => compiled
-            .iter()
-            .rev()
-            .find(|c| c.output.as_deref() == Some(one.as_str()))
-            .or(if compiled.len() == 1 {
-                compiled.last()
-            } else {
-                None
-            }),
+    // The compiles whose object the line names; with none named, the only
+    // compile of the test.
+    let named: Vec<&Compiled> = step
+        .shaders
+        .iter()
+        .filter_map(|s| {
+            let s = normalize_path(s);
+            compiled
+                .iter()
+                .rev()
+                .find(|c| c.output.as_deref() == Some(s.as_str()))
+        })
+        .collect();
+    let found = match named.as_slice() {
+        [one] => Some(*one),
+        [] if compiled.len() == 1 => compiled.last(),
+        [] => None,
         _ => {
             return Err(
                 "the %offloader line runs several shaders: Lockstep runs one compute shader"
@@ -1122,7 +1136,8 @@ pub fn run_test_file(
         }
     }
     let result = plan(&file, path_name).and_then(|steps| {
-        run_steps(&steps, path_name, &file, loader, opts).map_err(TestOutcome::Fail)
+        run_steps(&steps, path_name, &file, loader, opts)
+            .map_err(|e| TestOutcome::Fail(e.trim_end().to_string()))
     });
     match (result, xfail) {
         (Err(TestOutcome::Skip(reason)), _) => TestOutcome::Skip(reason),

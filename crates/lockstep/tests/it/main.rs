@@ -13,6 +13,7 @@ mod harness;
 mod intrinsics;
 mod language;
 mod memory;
+mod offload;
 mod sm65;
 mod textures;
 mod types;
