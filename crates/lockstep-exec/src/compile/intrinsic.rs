@@ -4,16 +4,18 @@
 use super::*;
 
 impl Compiler<'_> {
+    /// The registers of each argument, evaluated left to right.
+    fn exprs(&mut self, args: &[Expr]) -> Result<Vec<Vec<Reg>>, ExecError> {
+        args.iter().map(|a| self.expr(a)).collect()
+    }
+
     pub(super) fn builtin(
         &mut self,
         b: Builtin,
         args: &[Expr],
         e: &Expr,
     ) -> Result<Vec<Reg>, ExecError> {
-        let mut vals = Vec::new();
-        for a in args {
-            vals.push(self.expr(a)?);
-        }
+        let vals = self.exprs(args)?;
         let arg_ty = args.first().map_or(ScalarType::Float32, |a| {
             self.flatten(a.ty)
                 .first()
@@ -218,10 +220,7 @@ impl Compiler<'_> {
         args: &[Expr],
         e: &Expr,
     ) -> Result<Vec<Reg>, ExecError> {
-        let mut vals = Vec::new();
-        for a in args {
-            vals.push(self.expr(a)?);
-        }
+        let vals = self.exprs(args)?;
         let tys = args.first().map(|a| self.flatten(a.ty)).unwrap_or_default();
         let none = self.temp();
         match op {
