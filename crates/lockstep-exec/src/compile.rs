@@ -94,6 +94,15 @@ impl Program {
                 k => array_stride(&module.types, r.element, k.layout_rule()),
             })
             .collect();
+        if c.max_reg > MAX_REGISTERS {
+            return Err(ExecError::new(
+                format!(
+                    "the shader needs {} scalar registers per lane; the limit is {MAX_REGISTERS} (large local arrays are the usual cause)",
+                    c.max_reg
+                ),
+                Some(function.span),
+            ));
+        }
         Ok(Program {
             code: c.code,
             reg_count: c.max_reg,
@@ -127,6 +136,10 @@ struct CallContext {
 }
 
 const MAX_INLINE_DEPTH: usize = 64;
+
+/// Scalar registers one lane may use: at the widest wave this is 64 MiB of
+/// registers per wave.
+const MAX_REGISTERS: u32 = 1 << 16;
 
 struct Compiler<'m> {
     module: &'m Module,
