@@ -750,9 +750,9 @@ const OUTPUT_FLAGS: [&str; 8] = ["-Fo", "-Fc", "-Fd", "-Fe", "-Fh", "-Fre", "-Fr
 ///   `-WX`, `-denorm preserve|any`; the one positional argument is the
 ///   source file. `-T`, `-E`, `-D`, `-I` and `-Fo` also take their argument
 ///   joined (`-Tcs_6_5`).
-/// - Ignored: `-Fo FILE` and the other output files, and the flags of
-///   [`ignored_flag`]'s list (`-Zi`, `-Qembed_debug`, `-O3`, `-spirv`,
-///   `-fspv-*`, `-fvk-*`, …).
+/// - Ignored: `-Fo FILE` and the other output files, and flags without
+///   effect on what a shader computes here (`-Zi`, `-Qembed_debug`, `-O3`,
+///   `-spirv`, `-fspv-*`, `-fvk-*`, …).
 /// - A test failure: any other flag (Lockstep cannot tell whether it changes
 ///   what the shader computes), `-HV` other than 2021, `-Zpr`,
 ///   `-denorm ftz`, and a profile Lockstep does not know.
