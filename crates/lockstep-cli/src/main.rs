@@ -124,6 +124,18 @@ struct DeviceArgs {
 }
 
 impl DeviceArgs {
+    /// Run options for this device.
+    fn run_options(&self, threads: usize, step_budget: u64) -> Result<RunOptions, String> {
+        let device = self.device()?;
+        Ok(RunOptions {
+            wave_size: device.preferred,
+            wave_sizes: (device.min, device.max),
+            prefer: device.preference,
+            threads,
+            step_budget,
+        })
+    }
+
     fn device(&self) -> Result<lockstep::Device, String> {
         let (min, max) = self
             .wave_sizes
@@ -385,6 +397,22 @@ fn report_run_error(shader: &lockstep::Shader, e: lockstep::RunError, color: boo
     EXIT_ERROR
 }
 
+/// Reads and parses the pipeline, then compiles the shader with the
+/// pipeline's entry point unless `-E` names one; the exit code on failure.
+fn load_job(
+    pipeline: &Path,
+    shader: &Path,
+    compile: &CompileArgs,
+    color: bool,
+) -> Result<(lockstep::pipeline::Pipeline, lockstep::Shader), u8> {
+    let text = read(pipeline, "pipeline")?;
+    let pipeline = lockstep::pipeline::parse(&text)
+        .map_err(|e| error(format!("{}:{e}", pipeline.display())))?;
+    let opts = compile_options(compile, pipeline.entry.as_deref()).map_err(error)?;
+    let shader = compile_file(shader, &opts, color)?;
+    Ok((pipeline, shader))
+}
+
 fn check(args: &CheckArgs) -> u8 {
     let color = use_color(&args.color);
     if !matches!(args.format.as_str(), "text" | "json") {
@@ -393,29 +421,13 @@ fn check(args: &CheckArgs) -> u8 {
             args.format
         ));
     }
-    let pipeline = match read(&args.pipeline, "pipeline").map(|t| lockstep::pipeline::parse(&t)) {
-        Ok(Ok(p)) => p,
-        Ok(Err(e)) => return error(format!("{}:{e}", args.pipeline.display())),
-        Err(code) => return code,
-    };
-    let device = match args.device.device() {
-        Ok(d) => d,
-        Err(e) => return error(e),
-    };
-    let opts = match compile_options(&args.compile, pipeline.entry.as_deref()) {
+    let run_opts = match args.device.run_options(1, args.max_steps) {
         Ok(o) => o,
         Err(e) => return error(e),
     };
-    let shader = match compile_file(&args.shader, &opts, color) {
-        Ok(s) => s,
+    let (pipeline, shader) = match load_job(&args.pipeline, &args.shader, &args.compile, color) {
+        Ok(job) => job,
         Err(code) => return code,
-    };
-    let run_opts = RunOptions {
-        wave_size: device.preferred,
-        wave_sizes: (device.min, device.max),
-        prefer: device.preference,
-        threads: 1,
-        step_budget: args.max_steps,
     };
     let bar = if std::io::stderr().is_terminal() {
         indicatif::ProgressBar::new(0)
@@ -449,32 +461,13 @@ fn check(args: &CheckArgs) -> u8 {
 
 fn run(args: &RunArgs) -> u8 {
     let color = use_color(&args.color);
-    let pipeline_text = match read(&args.pipeline, "pipeline") {
-        Ok(t) => t,
-        Err(code) => return code,
-    };
-    let pipeline = match lockstep::pipeline::parse(&pipeline_text) {
-        Ok(p) => p,
-        Err(e) => return error(format!("{}:{e}", args.pipeline.display())),
-    };
-    let device = match args.device.device() {
-        Ok(d) => d,
-        Err(e) => return error(e),
-    };
-    let opts = match compile_options(&args.compile, pipeline.entry.as_deref()) {
+    let run_opts = match args.device.run_options(args.threads, args.max_steps) {
         Ok(o) => o,
         Err(e) => return error(e),
     };
-    let shader = match compile_file(&args.shader, &opts, color) {
-        Ok(s) => s,
+    let (pipeline, shader) = match load_job(&args.pipeline, &args.shader, &args.compile, color) {
+        Ok(job) => job,
         Err(code) => return code,
-    };
-    let run_opts = RunOptions {
-        wave_size: device.preferred,
-        wave_sizes: (device.min, device.max),
-        prefer: device.preference,
-        threads: args.threads,
-        step_budget: args.max_steps,
     };
     let result = if args.check {
         lockstep::run_checked(&shader, &pipeline, &run_opts).map(|(o, r)| (o, Some(r)))
@@ -538,8 +531,8 @@ fn collect_tests(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 }
 
 fn test(args: &TestArgs) -> u8 {
-    let device = match args.device.device() {
-        Ok(d) => d,
+    let run = match args.device.run_options(args.threads, args.max_steps) {
+        Ok(o) => o,
         Err(e) => return error(e),
     };
     let json = match args.format.as_str() {
@@ -556,15 +549,7 @@ fn test(args: &TestArgs) -> u8 {
     if files.is_empty() {
         return error("no .test files found");
     }
-    let opts = lockstep::TestOptions {
-        run: RunOptions {
-            wave_size: device.preferred,
-            wave_sizes: (device.min, device.max),
-            prefer: device.preference,
-            threads: args.threads,
-            step_budget: args.max_steps,
-        },
-    };
+    let opts = lockstep::TestOptions { run };
     let mut summary = lockstep::TestSummary::default();
     let mut results = Vec::new();
     let mut stdout = std::io::stdout().lock();
