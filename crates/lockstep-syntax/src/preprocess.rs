@@ -23,6 +23,8 @@
 //! Passing one is a fatal error: preprocessing stops there.
 
 mod directive;
+
+pub use directive::normalize_path;
 mod expand;
 mod expr;
 

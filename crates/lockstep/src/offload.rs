@@ -431,25 +431,7 @@ pub enum Step {
 /// Lexical path normalization, as the preprocessor does for includes: `\`
 /// becomes `/`, `.` components and `dir/..` pairs go.
 fn normalize_path(path: &str) -> String {
-    let path = path.replace('\\', "/");
-    let absolute = path.starts_with('/');
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." if parts.last().is_some_and(|p| *p != "..") => {
-                parts.pop();
-            }
-            ".." if absolute => {}
-            _ => parts.push(part),
-        }
-    }
-    let joined = parts.join("/");
-    if absolute {
-        format!("/{joined}")
-    } else {
-        joined
-    }
+    lockstep_syntax::preprocess::normalize_path(&path.replace('\\', "/"))
 }
 
 fn dir_of(path: &str) -> String {

@@ -607,7 +607,7 @@ fn join_path(dir: &str, name: &str) -> String {
 }
 
 /// Removes `.` components and `dir/..` pairs, lexically.
-fn normalize_path(path: &str) -> String {
+pub fn normalize_path(path: &str) -> String {
     let absolute = path.starts_with('/');
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {
