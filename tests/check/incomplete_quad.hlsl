@@ -4,6 +4,7 @@ void main(uint gi : SV_GroupIndex)
 {
     if (gi % 4 != 3)
     {
+        // ALSO: undefined-value (lane 2 of each quad reads the inactive lane 3)
         Out[gi] = QuadReadAcrossX(gi); // FINDING: incomplete-quad
     }
 }

@@ -229,6 +229,11 @@ pub enum Inst {
     CheckDivisor {
         divisor: Reg,
     },
+    /// Checked mode only: a local variable's register, 0 and undefined
+    /// until written.
+    Uninitialized {
+        dst: Reg,
+    },
     /// End of the entry point.
     Exit,
 }

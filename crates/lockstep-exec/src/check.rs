@@ -28,6 +28,9 @@ pub enum FindingKind {
     OutOfBounds,
     /// An integer division or remainder by zero.
     DivisionByZero,
+    /// An undefined value (from an inactive lane or an uninitialized
+    /// variable) written to memory.
+    UndefinedValue,
 }
 
 impl FindingKind {
@@ -42,6 +45,7 @@ impl FindingKind {
             FindingKind::UninitializedGroupshared => "uninitialized-groupshared",
             FindingKind::OutOfBounds => "out-of-bounds",
             FindingKind::DivisionByZero => "division-by-zero",
+            FindingKind::UndefinedValue => "undefined-value",
         }
     }
 }

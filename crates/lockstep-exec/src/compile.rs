@@ -242,9 +242,15 @@ impl<'m> Compiler<'m> {
             .collect()
     }
 
+    /// Starts locals at 0; in checked mode they are also marked undefined
+    /// until written.
     fn zero(&mut self, regs: &[Vec<Reg>]) {
         for &dst in regs.iter().flatten() {
-            self.emit(Inst::Const { dst, bits: 0 });
+            self.emit(if self.checked {
+                Inst::Uninitialized { dst }
+            } else {
+                Inst::Const { dst, bits: 0 }
+            });
         }
     }
 

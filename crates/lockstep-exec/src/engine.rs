@@ -59,6 +59,8 @@ struct Wave {
     group_id: [u32; 3],
     /// The lanes that exist (a partial last wave has fewer).
     launch: Mask,
+    /// Checked mode: per register, the lanes whose value is undefined.
+    undefined: Vec<Mask>,
 }
 
 /// What the waves of one dispatch share.
@@ -122,6 +124,7 @@ impl Worker {
                 group_waves: 0,
                 group_id: [0; 3],
                 launch: 0,
+                undefined: Vec::new(),
             });
         }
         for (index, wave) in self.waves[..wave_count].iter_mut().enumerate() {
@@ -198,6 +201,10 @@ impl Wave {
         let first = index * w;
         self.cur = full_mask(threads.saturating_sub(first).min(w));
         self.launch = self.cur;
+        if ctx.findings.is_some() {
+            self.undefined.clear();
+            self.undefined.resize(p.reg_count as usize, 0);
+        }
         let extent = ctx.group_extent;
         let [x, y, _] = extent;
         for (sv, regs, ty) in &p.inputs {
@@ -292,8 +299,12 @@ impl Wave {
         loop {
             let inst = &code[self.pc];
             self.pc += 1;
+            if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
+                self.track_undefined(ctx, findings, inst);
+            }
             match *inst {
                 Inst::Const { dst, bits } => self.reg_mut(dst, w).fill(bits),
+                Inst::Uninitialized { dst } => self.reg_mut(dst, w).fill(0),
                 Inst::Unary { f, dst, a } => {
                     self.with_operands(w, dst, [a], scratch, |d, [a]| f(d, a))
                 }

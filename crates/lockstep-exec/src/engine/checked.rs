@@ -5,7 +5,7 @@ use lockstep_ir::{ScalarType, WaveOp};
 use lockstep_wave::Mask;
 
 use super::{Context, Status, Wave, memory};
-use crate::bytecode::{Address, Reg, Space};
+use crate::bytecode::{Address, Inst, Reg, Space};
 use crate::check::{Access, FindingKind, Findings, SharedTracker, Site};
 use crate::memory::Memory;
 
@@ -198,5 +198,168 @@ pub(crate) fn shuffle<T>(items: &mut [T], seed: u64) {
     for i in (1..items.len()).rev() {
         let j = (next() % (i as u64 + 1)) as usize;
         items.swap(i, j);
+    }
+}
+
+impl Wave {
+    fn undef(&self, r: Reg) -> Mask {
+        self.undefined.get(r.0 as usize).copied().unwrap_or(0)
+    }
+
+    fn set_undef(&mut self, r: Reg, lanes: Mask) {
+        if let Some(u) = self.undefined.get_mut(r.0 as usize) {
+            *u = lanes;
+        }
+    }
+
+    /// All lanes when any active lane of `r` is undefined, else none: the
+    /// result of a reduction over the active lanes.
+    fn any_active_undef(&self, regs: &[Reg], full: Mask) -> Mask {
+        if regs.iter().any(|&r| self.undef(r) & self.cur != 0) {
+            full
+        } else {
+            0
+        }
+    }
+
+    /// Tracks which register lanes hold undefined values (uninitialized
+    /// locals, reads of inactive lanes) before `inst` runs, and reports an
+    /// undefined value that an instruction stores to memory.
+    pub(super) fn track_undefined(&mut self, ctx: &Context, findings: &Findings, inst: &Inst) {
+        let w = ctx.wave_size;
+        let full = super::full_mask(w);
+        let lane_value = |wave: &Wave, r: Reg, l: usize| wave.regs[r.0 as usize * w + l];
+        match *inst {
+            Inst::Const { dst, .. } | Inst::Query { dst, .. } => self.set_undef(dst, 0),
+            Inst::Uninitialized { dst } => self.set_undef(dst, full),
+            Inst::Unary { dst, a, .. } | Inst::Copy { dst, src: a } => {
+                self.set_undef(dst, self.undef(a))
+            }
+            Inst::Binary { dst, a, b, .. } => self.set_undef(dst, self.undef(a) | self.undef(b)),
+            Inst::Ternary { dst, a, b, c, .. }
+            | Inst::Select {
+                dst,
+                cond: a,
+                a: b,
+                b: c,
+            } => self.set_undef(dst, self.undef(a) | self.undef(b) | self.undef(c)),
+            Inst::CopyMasked { dst, src } => {
+                let merged = (self.undef(dst) & !self.cur) | (self.undef(src) & self.cur);
+                self.set_undef(dst, merged);
+            }
+            Inst::IndexScale {
+                dst, index, base, ..
+            } => self.set_undef(dst, self.undef(index) | base.map_or(0, |b| self.undef(b))),
+            Inst::Gather {
+                dst,
+                base,
+                delta,
+                limit,
+            } => {
+                let mut lanes = self.undef(delta);
+                for l in 0..w {
+                    let d = lane_value(self, delta, l);
+                    if d < u64::from(limit) && self.undef(Reg(base.0 + d as u32)) >> l & 1 == 1 {
+                        lanes |= 1 << l;
+                    }
+                }
+                self.set_undef(dst, lanes);
+            }
+            Inst::Scatter {
+                base,
+                delta,
+                limit,
+                src,
+            } => {
+                for l in self.lanes(w) {
+                    let d = lane_value(self, delta, l);
+                    if d < u64::from(limit) {
+                        let target = Reg(base.0 + d as u32);
+                        let bit = (self.undef(src) >> l & 1) << l;
+                        self.set_undef(target, (self.undef(target) & !(1 << l)) | bit);
+                    }
+                }
+            }
+            Inst::Load { dst, addr, .. } => {
+                self.set_undef(dst, addr.dynamic.map_or(0, |r| self.undef(r)))
+            }
+            Inst::TexelAddress {
+                dst, coords, level, ..
+            } => {
+                let lanes = coords
+                    .iter()
+                    .fold(level.map_or(0, |r| self.undef(r)), |m, &r| {
+                        m | self.undef(r)
+                    });
+                self.set_undef(dst, lanes);
+            }
+            Inst::Store { src, .. } => self.report_undefined_store(ctx, findings, &[src]),
+            Inst::Atomic { dst, a, b, .. } => {
+                self.report_undefined_store(ctx, findings, &[a, b]);
+                self.set_undef(dst, 0);
+            }
+            Inst::Wave { op, dst, a, b, .. } => {
+                let lanes = self.wave_undef(ctx, op, a, b);
+                self.set_undef(dst, lanes);
+            }
+            Inst::Wave4 { dst, a, .. } => {
+                let lanes = self.any_active_undef(&[a], full);
+                for r in dst {
+                    self.set_undef(r, lanes);
+                }
+            }
+            Inst::MultiPrefix { dst, a, mask, .. } => {
+                let lanes = self.any_active_undef(&[a, mask[0], mask[1], mask[2], mask[3]], full);
+                self.set_undef(dst, lanes);
+            }
+            _ => {}
+        }
+    }
+
+    /// Which lanes of a wave op's result are undefined.
+    fn wave_undef(&self, ctx: &Context, op: WaveOp, a: Reg, b: Reg) -> Mask {
+        let w = ctx.wave_size;
+        let full = super::full_mask(w);
+        let from_lane = |l: usize, src: usize| -> bool {
+            self.cur >> src & 1 == 0 || self.undef(a) >> src & 1 == 1 || self.undef(b) >> l & 1 == 1
+        };
+        let index = |l: usize| self.regs[b.0 as usize * w + l] as usize;
+        match op {
+            WaveOp::IsFirstLane
+            | WaveOp::GetLaneCount
+            | WaveOp::GetLaneIndex
+            | WaveOp::GroupWaveIndex
+            | WaveOp::GroupWaveCount => 0,
+            WaveOp::ReadLaneFirst => match (0..w).find(|&l| self.cur >> l & 1 == 1) {
+                Some(first) if self.undef(a) >> first & 1 == 1 => full,
+                _ => 0,
+            },
+            WaveOp::ReadLaneAt
+            | WaveOp::QuadReadAcrossX
+            | WaveOp::QuadReadAcrossY
+            | WaveOp::QuadReadAcrossDiagonal
+            | WaveOp::QuadReadLaneAt => (0..w)
+                .filter(|&l| {
+                    let src = match op {
+                        WaveOp::ReadLaneAt => index(l) % w,
+                        WaveOp::QuadReadAcrossX => l ^ 1,
+                        WaveOp::QuadReadAcrossY => l ^ 2,
+                        WaveOp::QuadReadAcrossDiagonal => l ^ 3,
+                        _ => (l & !3) + (index(l) & 3),
+                    };
+                    from_lane(l, src)
+                })
+                .fold(0, |m, l| m | 1 << l),
+            _ => self.any_active_undef(&[a], full),
+        }
+    }
+
+    fn report_undefined_store(&self, ctx: &Context, findings: &Findings, values: &[Reg]) {
+        let lanes = values.iter().fold(0, |m, &r| m | self.undef(r)) & self.cur;
+        if lanes != 0 {
+            findings.record(FindingKind::UndefinedValue, self.site(ctx), lanes, || {
+                "an undefined value (from an inactive lane or an uninitialized variable) is written to memory".to_string()
+            });
+        }
     }
 }
