@@ -6,7 +6,6 @@
 StructuredBuffer<uint> Keys : register(t0);
 StructuredBuffer<uint> Bits : register(t1);
 RWStructuredBuffer<uint> Mem : register(u0);
-RWStructuredBuffer<uint> Atomics : register(u1);
 
 #define LOCATIONS 16
 
@@ -34,9 +33,5 @@ void main(uint3 dtid : SV_DispatchThreadID)
     bool leader = WaveGetLaneIndex() == highLane;
     unsigned int result = WaveMultiPrefixBitOr( myValueToOr, groupMask );
     if (leader)
-    {
         InterlockedOr( Mem[key], result | myValueToOr );
-        // Not in the specification: counts the atomics issued.
-        InterlockedAdd( Atomics[0], 1 );
-    }
 }

@@ -134,13 +134,11 @@ def coalesced_or():
         ("Keys", "UInt32", keys),
         ("Bits", "UInt32", bits),
         ("Mem", "Hex32", 4 * locations),
-        ("Atomics", "UInt32", 4),
         ("ExpectedMem", "Hex32", [f"0x{v:08X}" for v in mem]),
     ], [("Mem", "ExpectedMem")], [
         ("Keys", "StructuredBuffer", 0),
         ("Bits", "StructuredBuffer", 1),
         ("Mem", "RWStructuredBuffer", 0),
-        ("Atomics", "RWStructuredBuffer", 1),
     ])
 
 
