@@ -61,52 +61,31 @@ impl Val for f64 {
     }
 }
 
+/// Matches a scalar type against `Variant = RustType` pairs, binding `$T`
+/// to the Rust type in `$body`; other variants give `$none` (the form
+/// without `$none` must list every variant).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! scalar_match {
+    ($ty:expr, $T:ident => $body:expr; $($variant:ident = $t:ty),*) => {
+        match $ty {
+            $(lockstep_ir::ScalarType::$variant => { type $T = $t; $body })*
+        }
+    };
+    ($ty:expr, $T:ident => $body:expr, $none:expr; $($variant:ident = $t:ty),*) => {
+        match $ty {
+            $(lockstep_ir::ScalarType::$variant => { type $T = $t; $body })*
+            _ => $none,
+        }
+    };
+}
+
 /// Expands `$body` once per scalar type, with `$T` bound to the Rust type.
 #[macro_export]
 macro_rules! with_scalar {
     ($ty:expr, $T:ident => $body:expr) => {
-        match $ty {
-            lockstep_ir::ScalarType::Bool => {
-                type $T = bool;
-                $body
-            }
-            lockstep_ir::ScalarType::Int16 => {
-                type $T = i16;
-                $body
-            }
-            lockstep_ir::ScalarType::UInt16 => {
-                type $T = u16;
-                $body
-            }
-            lockstep_ir::ScalarType::Int32 => {
-                type $T = i32;
-                $body
-            }
-            lockstep_ir::ScalarType::UInt32 => {
-                type $T = u32;
-                $body
-            }
-            lockstep_ir::ScalarType::Int64 => {
-                type $T = i64;
-                $body
-            }
-            lockstep_ir::ScalarType::UInt64 => {
-                type $T = u64;
-                $body
-            }
-            lockstep_ir::ScalarType::Float16 => {
-                type $T = half::f16;
-                $body
-            }
-            lockstep_ir::ScalarType::Float32 => {
-                type $T = f32;
-                $body
-            }
-            lockstep_ir::ScalarType::Float64 => {
-                type $T = f64;
-                $body
-            }
-        }
+        $crate::scalar_match!($ty, $T => $body; Bool = bool, Int16 = i16, UInt16 = u16, Int32 = i32,
+            UInt32 = u32, Int64 = i64, UInt64 = u64, Float16 = half::f16, Float32 = f32, Float64 = f64)
     };
 }
 
@@ -114,45 +93,8 @@ macro_rules! with_scalar {
 #[macro_export]
 macro_rules! with_arith {
     ($ty:expr, $T:ident => $body:expr, $none:expr) => {
-        match $ty {
-            lockstep_ir::ScalarType::Bool => $none,
-            lockstep_ir::ScalarType::Int16 => {
-                type $T = i16;
-                $body
-            }
-            lockstep_ir::ScalarType::UInt16 => {
-                type $T = u16;
-                $body
-            }
-            lockstep_ir::ScalarType::Int32 => {
-                type $T = i32;
-                $body
-            }
-            lockstep_ir::ScalarType::UInt32 => {
-                type $T = u32;
-                $body
-            }
-            lockstep_ir::ScalarType::Int64 => {
-                type $T = i64;
-                $body
-            }
-            lockstep_ir::ScalarType::UInt64 => {
-                type $T = u64;
-                $body
-            }
-            lockstep_ir::ScalarType::Float16 => {
-                type $T = half::f16;
-                $body
-            }
-            lockstep_ir::ScalarType::Float32 => {
-                type $T = f32;
-                $body
-            }
-            lockstep_ir::ScalarType::Float64 => {
-                type $T = f64;
-                $body
-            }
-        }
+        $crate::scalar_match!($ty, $T => $body, $none; Int16 = i16, UInt16 = u16, Int32 = i32,
+            UInt32 = u32, Int64 = i64, UInt64 = u64, Float16 = half::f16, Float32 = f32, Float64 = f64)
     };
 }
 
@@ -160,33 +102,8 @@ macro_rules! with_arith {
 #[macro_export]
 macro_rules! with_int {
     ($ty:expr, $T:ident => $body:expr, $none:expr) => {
-        match $ty {
-            lockstep_ir::ScalarType::Int16 => {
-                type $T = i16;
-                $body
-            }
-            lockstep_ir::ScalarType::UInt16 => {
-                type $T = u16;
-                $body
-            }
-            lockstep_ir::ScalarType::Int32 => {
-                type $T = i32;
-                $body
-            }
-            lockstep_ir::ScalarType::UInt32 => {
-                type $T = u32;
-                $body
-            }
-            lockstep_ir::ScalarType::Int64 => {
-                type $T = i64;
-                $body
-            }
-            lockstep_ir::ScalarType::UInt64 => {
-                type $T = u64;
-                $body
-            }
-            _ => $none,
-        }
+        $crate::scalar_match!($ty, $T => $body, $none; Int16 = i16, UInt16 = u16, Int32 = i32,
+            UInt32 = u32, Int64 = i64, UInt64 = u64)
     };
 }
 
@@ -194,21 +111,7 @@ macro_rules! with_int {
 #[macro_export]
 macro_rules! with_float {
     ($ty:expr, $T:ident => $body:expr, $none:expr) => {
-        match $ty {
-            lockstep_ir::ScalarType::Float16 => {
-                type $T = half::f16;
-                $body
-            }
-            lockstep_ir::ScalarType::Float32 => {
-                type $T = f32;
-                $body
-            }
-            lockstep_ir::ScalarType::Float64 => {
-                type $T = f64;
-                $body
-            }
-            _ => $none,
-        }
+        $crate::scalar_match!($ty, $T => $body, $none; Float16 = half::f16, Float32 = f32, Float64 = f64)
     };
 }
 
