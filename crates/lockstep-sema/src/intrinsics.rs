@@ -124,6 +124,20 @@ const fn wave(
     }
 }
 
+/// A wave intrinsic that also takes matrices, structs and arrays, component
+/// by component (the broadcasts and `WaveActiveAllEqual`).
+const fn wave_any_value(
+    name: &'static str,
+    w: WaveOp,
+    params: &'static [Param],
+    ret: Ret,
+) -> Intrinsic {
+    Intrinsic {
+        shapes: Shapes::AnyValue,
+        ..wave(name, w, Class::Any, params, ret, SM60)
+    }
+}
+
 const SM60: (u32, u32) = (6, 0);
 const SM65: (u32, u32) = (6, 5);
 const SM67: (u32, u32) = (6, 7);
@@ -339,33 +353,19 @@ pub(crate) const INTRINSICS: &[Intrinsic] = &[
         Ret::UInt4,
         SM60,
     ),
-    Intrinsic {
-        name: "WaveReadLaneFirst",
-        op: Op::Wave(W::ReadLaneFirst),
-        class: C::Any,
-        shapes: Shapes::AnyValue,
-        params: T1,
-        ret: Ret::T,
-        min_sm: SM60,
-    },
-    Intrinsic {
-        name: "WaveReadLaneAt",
-        op: Op::Wave(W::ReadLaneAt),
-        class: C::Any,
-        shapes: Shapes::AnyValue,
-        params: &[Param::T, Param::UInt],
-        ret: Ret::T,
-        min_sm: SM60,
-    },
-    Intrinsic {
-        name: "WaveActiveAllEqual",
-        op: Op::Wave(W::AllEqual),
-        class: C::Any,
-        shapes: Shapes::AnyValue,
-        params: T1,
-        ret: Ret::ShapeOf(ScalarType::Bool),
-        min_sm: SM60,
-    },
+    wave_any_value("WaveReadLaneFirst", W::ReadLaneFirst, T1, Ret::T),
+    wave_any_value(
+        "WaveReadLaneAt",
+        W::ReadLaneAt,
+        &[Param::T, Param::UInt],
+        Ret::T,
+    ),
+    wave_any_value(
+        "WaveActiveAllEqual",
+        W::AllEqual,
+        T1,
+        Ret::ShapeOf(ScalarType::Bool),
+    ),
     wave(
         "WaveActiveCountBits",
         W::CountBits,
