@@ -31,22 +31,28 @@ impl Memory {
         }
     }
 
+    /// Memory holding `bytes` (the last word zero-padded).
     pub fn from_bytes(bytes: &[u8]) -> Memory {
-        let mem = Memory::zeroed(bytes.len());
-        for (word, chunk) in mem.words.iter().zip(bytes.chunks(4)) {
-            let mut b = [0u8; 4];
-            b[..chunk.len()].copy_from_slice(chunk);
-            word.store(u32::from_le_bytes(b), Relaxed);
+        let words = bytes
+            .chunks(4)
+            .map(|chunk| {
+                let mut b = [0u8; 4];
+                b[..chunk.len()].copy_from_slice(chunk);
+                AtomicU32::new(u32::from_le_bytes(b))
+            })
+            .collect();
+        Memory {
+            words,
+            len: bytes.len() as u64,
         }
-        mem
     }
 
+    /// The memory's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out: Vec<u8> = self
-            .words
-            .iter()
-            .flat_map(|w| w.load(Relaxed).to_le_bytes())
-            .collect();
+        let mut out = Vec::with_capacity(self.words.len() * 4);
+        for w in &self.words {
+            out.extend_from_slice(&w.load(Relaxed).to_le_bytes());
+        }
         out.truncate(self.len as usize);
         out
     }
