@@ -3,6 +3,16 @@
 // counts of all waves, issues a single atomic for the whole group and hands
 // each wave its write offset, so a group's outputs are contiguous and in a
 // fixed order.
+//
+// The order between groups is not fixed: groups reach the counter in any
+// order, so DataBufferUAV is an append stream whose blocks may land in any
+// order. The pragma tells `lockstep check` so (other compilers ignore it): it
+// then checks that the same elements are written whatever the order.
+//
+// One pipeline serves every wave size. It dispatches enough groups for the
+// smallest tile (wave size 16); at larger sizes the tiles are taller and the
+// groups past the bottom of the image export nothing.
+#pragma lockstep unordered(DataBufferUAV)
 
 // tile width is fixed, height is variable based on wave size
 // the Dispatch to account for the variability in height based on querying the wave size of the PSO
@@ -36,7 +46,10 @@ void Main( uint2 tile : SV_GroupID )
 
     // do conditional filtering operation, could be anything
     // (the proposal's `<whatever>` is pseudo-code: here, pixels marked 1)
-    bool exportData = ( GBuffer[ coord ] == 1 ) ? true : false;
+    // (the groups past the image export nothing)
+    uint width, height;
+    GBuffer.GetDimensions( width, height );
+    bool exportData = ( coord.y < height && GBuffer[ coord ] == 1 ) ? true : false;
 
     // sum the number of outputs to per wave groupshared memory
     uint count = WaveActiveCountBits( exportData );

@@ -5,6 +5,13 @@
 //
 // Each group appends to its own region of Output and its own counter, so
 // the result does not depend on the order groups run in.
+//
+// Several waves share a group's counter. On a GPU the order they reach it
+// in is not fixed, so with the specification's code the waves' blocks land
+// in any order (`lockstep check` reports it: see
+// tests/check/wave_order_append.hlsl). Here the waves take turns at the
+// counter in wave order, one turn per barrier, so the output is in thread
+// order on every device.
 
 StructuredBuffer<uint> ItemCounts : register(t0);
 RWStructuredBuffer<uint> Output : register(u0);
@@ -14,7 +21,7 @@ RWByteAddressBuffer BufferSize : register(u1);
 #define MAX_ITEMS 3
 
 [numthreads(GROUP_SIZE, 1, 1)]
-void main(uint3 dtid : SV_DispatchThreadID, uint3 gid : SV_GroupID)
+void main(uint3 dtid : SV_DispatchThreadID, uint3 gid : SV_GroupID, uint3 gtid : SV_GroupThreadID)
 {
     uint NumberOfItemsToAppend = ItemCounts[dtid.x];
     bool doesThisLaneHaveAnAppendItem = (NumberOfItemsToAppend) ? 1 : 0;
@@ -30,11 +37,17 @@ void main(uint3 dtid : SV_DispatchThreadID, uint3 gid : SV_GroupID)
 
     // update the output location for this whole wave
     uint appendOffset;
-    if (WaveIsFirstLane()) // execute only once per wave
+    uint waveIndex = gtid.x / WaveGetLaneCount();
+    uint waveCount = (GROUP_SIZE + WaveGetLaneCount() - 1) / WaveGetLaneCount();
+    for (uint turn = 0; turn < waveCount; ++turn)
     {
-        // this way, we only issue one atomic for the entire wave, which reduces contention
-        // and keeps the output data for each lane in this wave together in the output buffer
-        BufferSize.InterlockedAdd(gid.x * 4, appendCount, appendOffset);
+        if (turn == waveIndex && WaveIsFirstLane()) // execute only once per wave
+        {
+            // this way, we only issue one atomic for the entire wave, which reduces contention
+            // and keeps the output data for each lane in this wave together in the output buffer
+            BufferSize.InterlockedAdd(gid.x * 4, appendCount, appendOffset);
+        }
+        DeviceMemoryBarrierWithGroupSync();
     }
     appendOffset = WaveReadLaneFirst(appendOffset); // broadcast value
     appendOffset += laneAppendOffset; // and add in the offset for this lane

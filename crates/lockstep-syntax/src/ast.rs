@@ -11,6 +11,18 @@ use crate::span::Span;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TranslationUnit {
     pub items: Vec<Item>,
+    /// `#pragma lockstep …` directives, in source order.
+    pub pragmas: Vec<Pragma>,
+}
+
+/// A `#pragma lockstep …` directive: instructions to Lockstep's tools
+/// that other compilers ignore.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pragma {
+    /// The whole directive.
+    pub span: Span,
+    /// The tokens after `lockstep`, unexpanded.
+    pub args: Vec<crate::lexer::Token>,
 }
 
 /// A top-level declaration.

@@ -18,7 +18,7 @@ use std::collections::HashSet;
 use crate::ast::{Ident, TranslationUnit};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::lexer::{Token, TokenKind};
-use crate::preprocess::{PreprocessOptions, SourceLoader, preprocess};
+use crate::preprocess::{PreprocessOptions, SourceLoader, preprocess_with_pragmas};
 use crate::span::{FileId, SourceMap, Span};
 
 /// Parses preprocessed tokens (as [`preprocess`] returns them).
@@ -42,8 +42,10 @@ pub fn parse_file(
     loader: &dyn SourceLoader,
     diags: &mut Diagnostics,
 ) -> TranslationUnit {
-    let tokens = preprocess(map, main, opts, loader, diags);
-    parse(&tokens, diags)
+    let (tokens, pragmas) = preprocess_with_pragmas(map, main, opts, loader, diags);
+    let mut tu = parse(&tokens, diags);
+    tu.pragmas = pragmas;
+    tu
 }
 
 /// Marks a failed parse whose error is already reported; the caller

@@ -32,6 +32,7 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::ast::Pragma;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::lexer::{self, LexError, MacroOrigin, Token, TokenKind};
 use crate::span::{FileId, SourceMap, Span};
@@ -116,8 +117,19 @@ pub fn preprocess(
     loader: &dyn SourceLoader,
     diags: &mut Diagnostics,
 ) -> Vec<Token> {
+    preprocess_with_pragmas(map, main, opts, loader, diags).0
+}
+
+/// [`preprocess()`], also returning the `#pragma lockstep` directives.
+pub fn preprocess_with_pragmas(
+    map: &mut SourceMap,
+    main: FileId,
+    opts: &PreprocessOptions,
+    loader: &dyn SourceLoader,
+    diags: &mut Diagnostics,
+) -> (Vec<Token>, Vec<Pragma>) {
     let Some(main_file) = map.get(main) else {
-        return vec![eof_token(Span::new(main, 0, 0))];
+        return (vec![eof_token(Span::new(main, 0, 0))], Vec::new());
     };
     let main_end = main_file.text.len() as u32;
     let main_tokens = lexer::lex(main, &main_file.text);
@@ -137,7 +149,7 @@ pub fn preprocess(
     pp.run();
     let mut out = pp.out;
     out.push(eof_token(Span::new(main, main_end, main_end)));
-    out
+    (out, pp.pragmas)
 }
 
 fn eof_token(span: Span) -> Token {
@@ -292,6 +304,8 @@ struct Preprocessor<'a> {
     macro_ids: HashMap<String, u32>,
     /// Files that said `#pragma once`.
     once: HashSet<String>,
+    /// `#pragma lockstep` directives.
+    pragmas: Vec<Pragma>,
     frames: Vec<Frame>,
     out: Vec<Token>,
     include_count: usize,
@@ -316,6 +330,7 @@ impl<'a> Preprocessor<'a> {
             macros: HashMap::new(),
             macro_ids: HashMap::new(),
             once: HashSet::new(),
+            pragmas: Vec::new(),
             frames: Vec::new(),
             out: Vec::new(),
             include_count: 0,

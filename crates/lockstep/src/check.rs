@@ -138,6 +138,21 @@ pub fn check(
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .collect();
+    // Buffers the shader declared unordered compare as multisets.
+    let unordered: Vec<bool> = (0..pipeline.buffers.len())
+        .map(|b| {
+            shader
+                .module
+                .resources
+                .iter()
+                .zip(&bindings.buffer_of)
+                .any(|(r, &rb)| rb == b && shader.pragmas.unordered.contains(&r.name))
+        })
+        .collect();
+    let same = |b: usize, x: &[u8], y: &[u8]| {
+        x == y
+            || (unordered[b] && sorted_elements(pipeline, b, x) == sorted_elements(pipeline, b, y))
+    };
     let total = sizes.len() * (1 + variations().len());
     let mut done = 0;
     let mut report = CheckReport {
@@ -183,12 +198,17 @@ pub fn check(
             lockstep_exec::dispatch(&shader.program, &bindings.bound(&memories), &config)?;
             for &b in &outputs {
                 let other = memories[b].to_bytes();
-                if other != contents[b] {
+                if !same(b, &other, &contents[b]) {
+                    let name = if unordered[b] {
+                        format!("{name}; as an unordered buffer, its elements differ as a multiset")
+                    } else {
+                        name.to_string()
+                    };
                     report.order_dependence.push(order_issue(
                         pipeline,
                         b,
                         w,
-                        name,
+                        &name,
                         &contents[b],
                         &other,
                     ));
@@ -200,7 +220,7 @@ pub fn check(
         baselines.push(contents);
     }
     for &b in &outputs {
-        if let Some(issue) = portability(pipeline, b, &sizes, &baselines) {
+        if let Some(issue) = portability(pipeline, b, &sizes, &baselines, &same) {
             report.portability.push(issue);
         }
     }
@@ -237,6 +257,12 @@ fn reported(shader: &Shader, f: Finding) -> ReportedFinding {
 
 fn elements(pipeline: &Pipeline, buffer: usize, bytes: &[u8]) -> Vec<String> {
     lockstep_pipeline::element_strings(pipeline.buffers[buffer].format, bytes)
+}
+
+fn sorted_elements(pipeline: &Pipeline, buffer: usize, bytes: &[u8]) -> Vec<String> {
+    let mut e = elements(pipeline, buffer, bytes);
+    e.sort_unstable();
+    e
 }
 
 fn order_issue(
@@ -280,10 +306,14 @@ fn portability(
     buffer: usize,
     sizes: &[u32],
     runs: &[Vec<Vec<u8>>],
+    same: &dyn Fn(usize, &[u8], &[u8]) -> bool,
 ) -> Option<PortabilityIssue> {
     let mut classes: Vec<(Vec<u32>, &Vec<u8>)> = Vec::new();
     for (&w, run) in sizes.iter().zip(runs) {
-        match classes.iter_mut().find(|(_, bytes)| **bytes == run[buffer]) {
+        match classes
+            .iter_mut()
+            .find(|(_, bytes)| same(buffer, bytes, &run[buffer]))
+        {
             Some((ws, _)) => ws.push(w),
             None => classes.push((vec![w], &run[buffer])),
         }

@@ -17,6 +17,7 @@ mod bind;
 mod check;
 mod info;
 pub mod offload;
+mod pragma;
 mod render;
 
 pub use lockstep_exec as exec;
@@ -36,6 +37,7 @@ pub use lockstep_exec::{Device, WavePreference, WaveSizeChoice};
 pub use offload::{
     TestFile, TestOptions, TestOutcome, TestSummary, eval_features, parse_test_file, run_test_file,
 };
+pub use pragma::Pragmas;
 pub use render::render_diagnostics;
 
 use lockstep_syntax::preprocess::{PreprocessOptions, SourceLoader};
@@ -100,6 +102,8 @@ pub struct Shader {
     pub module: ir::Module,
     pub program: exec::Program,
     pub source_map: SourceMap,
+    /// What its `#pragma lockstep` directives said.
+    pub pragmas: Pragmas,
     /// Warnings and notes from compiling (no errors).
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -169,6 +173,7 @@ pub fn compile(
         Some(m) if !diags.has_errors() => m,
         _ => return Err(fail(map, diags)),
     };
+    let pragmas = pragma::read(&tu.pragmas, &module, &mut diags);
     let program = match exec::Program::compile(&module) {
         Ok(p) => p,
         Err(e) => {
@@ -186,6 +191,7 @@ pub fn compile(
         module,
         program,
         source_map: map,
+        pragmas,
         diagnostics: diags.items,
     })
 }

@@ -31,7 +31,10 @@ impl Parser<'_> {
                 self.bump();
             }
         }
-        TranslationUnit { items }
+        TranslationUnit {
+            items,
+            pragmas: Vec::new(),
+        }
     }
 
     fn item(&mut self, items: &mut Vec<Item>) -> PResult<()> {

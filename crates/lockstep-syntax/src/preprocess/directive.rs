@@ -564,6 +564,13 @@ impl Preprocessor<'_> {
             }
             return;
         }
+        if args.first().is_some_and(|t| t.is_ident("lockstep")) {
+            self.pragmas.push(crate::ast::Pragma {
+                span,
+                args: args[1..].to_vec(),
+            });
+            return;
+        }
         self.diags.push(Diagnostic::note(span, "pragma ignored"));
     }
 }
