@@ -6,6 +6,16 @@
 StructuredBuffer<uint> Input : register(t0);
 RWStructuredBuffer<uint> Output : register(u0);
 
+// WavePrefixSum is exclusive: the sum over the lanes before this one.
+// glslang compiles it as an inclusive scan, so the SPIR-V build of this
+// kernel (scripts/peer.sh) defines WAVE_PREFIX_INCLUSIVE and subtracts the
+// lane's own value.
+#ifdef WAVE_PREFIX_INCLUSIVE
+#define EXCLUSIVE_PREFIX_SUM(x) (WavePrefixSum(x) - (x))
+#else
+#define EXCLUSIVE_PREFIX_SUM(x) WavePrefixSum(x)
+#endif
+
 #define GROUP_SIZE 256
 // Enough for the smallest wave size (4 lanes).
 #define MAX_WAVES (GROUP_SIZE / 4)
@@ -22,7 +32,7 @@ void main(uint3 dtid : SV_DispatchThreadID, uint gi : SV_GroupIndex)
     uint numWaves = GROUP_SIZE / lanes;
 
     uint x = Input[dtid.x];
-    uint prefix = WavePrefixSum(x);
+    uint prefix = EXCLUSIVE_PREFIX_SUM(x);
     if (lane == lanes - 1)
         WaveTotals[wave] = prefix + x;
     GroupMemoryBarrierWithGroupSync();
@@ -36,7 +46,7 @@ void main(uint3 dtid : SV_DispatchThreadID, uint gi : SV_GroupIndex)
             uint t = 0;
             if (i < numWaves)
                 t = WaveTotals[i];
-            uint offset = carry + WavePrefixSum(t);
+            uint offset = carry + EXCLUSIVE_PREFIX_SUM(t);
             if (i < numWaves)
                 WaveOffsets[i] = offset;
             carry += WaveActiveSum(t);

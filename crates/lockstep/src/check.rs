@@ -299,6 +299,9 @@ fn order_issue(
     }
 }
 
+/// Whether two contents of a buffer count as the same.
+type SameContents<'a> = dyn Fn(usize, &[u8], &[u8]) -> bool + 'a;
+
 /// Groups the wave sizes by the contents they left in `buffer`; `None`
 /// when all agree.
 fn portability(
@@ -306,7 +309,7 @@ fn portability(
     buffer: usize,
     sizes: &[u32],
     runs: &[Vec<Vec<u8>>],
-    same: &dyn Fn(usize, &[u8], &[u8]) -> bool,
+    same: &SameContents,
 ) -> Option<PortabilityIssue> {
     let mut classes: Vec<(Vec<u32>, &Vec<u8>)> = Vec::new();
     for (&w, run) in sizes.iter().zip(runs) {

@@ -1,0 +1,515 @@
+//! The benchmark suite as data. Each kernel is an `.hlsl` file in
+//! `benches/kernels/` at the repository root; its pipeline (buffers of up
+//! to 2^24 elements) is built here, with the expected result computed in
+//! Rust when the data is built. The element count is a parameter, so tests
+//! run the same kernels at a few thousand elements while the benchmarks use
+//! the full sizes ([`Kernel::elements`]).
+
+use lockstep::pipeline::{Binding, BufferDesc, Format, Kind, OutputProps, Pipeline};
+use lockstep::{CompileOptions, MemoryLoader, Shader};
+
+const N24: u32 = 1 << 24;
+const N22: u32 = 1 << 22;
+
+/// One kernel of the suite.
+pub struct Kernel {
+    pub name: &'static str,
+    /// The HLSL source (`benches/kernels/<name>.hlsl`).
+    pub source: &'static str,
+    /// The element count the benchmarks use: threads, or texels for
+    /// `tile_minmax`.
+    pub elements: u32,
+    /// Builds the pipeline and its check for an element count (a multiple
+    /// of the kernel's group size; for `tile_minmax` the square of a
+    /// multiple of 8).
+    pub build: fn(u32) -> Case,
+    /// Why the kernel has no SPIR-V version, when it has none.
+    pub no_spirv: Option<&'static str>,
+}
+
+/// The result check of a [`Case`]: given every buffer after the dispatch,
+/// in the pipeline's order, an error message when the result is wrong.
+pub type Check = Box<dyn Fn(&[Vec<u8>]) -> Result<(), String> + Send + Sync>;
+
+/// A kernel's pipeline at one size, with its expected result.
+pub struct Case {
+    pub pipeline: Pipeline,
+    /// Elements (threads, or texels) the dispatch processes.
+    pub elements: u32,
+    /// Indices of the buffers the kernel writes, in the pipeline's order.
+    pub outputs: Vec<usize>,
+    check: Check,
+}
+
+impl Case {
+    /// Checks the buffers after a dispatch (every pipeline buffer, in the
+    /// pipeline's order; only the outputs are looked at).
+    pub fn check(&self, contents: &[Vec<u8>]) -> Result<(), String> {
+        if contents.len() != self.pipeline.buffers.len() {
+            return Err(format!(
+                "{} buffers after the dispatch, expected {}",
+                contents.len(),
+                self.pipeline.buffers.len()
+            ));
+        }
+        (self.check)(contents)
+    }
+}
+
+/// The six kernels, in the benchmark's order.
+pub const KERNELS: [Kernel; 6] = [
+    Kernel {
+        name: "ordered_append",
+        source: include_str!("../../../benches/kernels/ordered_append.hlsl"),
+        elements: N24,
+        build: ordered_append,
+        no_spirv: None,
+    },
+    Kernel {
+        name: "wave_reduce",
+        source: include_str!("../../../benches/kernels/wave_reduce.hlsl"),
+        elements: N24,
+        build: wave_reduce,
+        no_spirv: None,
+    },
+    Kernel {
+        name: "block_scan",
+        source: include_str!("../../../benches/kernels/block_scan.hlsl"),
+        elements: N24,
+        build: block_scan,
+        no_spirv: None,
+    },
+    Kernel {
+        name: "tile_minmax",
+        source: include_str!("../../../benches/kernels/tile_minmax.hlsl"),
+        elements: 4096 * 4096,
+        build: tile_minmax,
+        no_spirv: None,
+    },
+    Kernel {
+        name: "divergent_loop",
+        source: include_str!("../../../benches/kernels/divergent_loop.hlsl"),
+        elements: N22,
+        build: divergent_loop,
+        no_spirv: None,
+    },
+    Kernel {
+        name: "match_histogram",
+        source: include_str!("../../../benches/kernels/match_histogram.hlsl"),
+        elements: N24,
+        build: match_histogram,
+        no_spirv: Some("glslang has no WaveMatch"),
+    },
+];
+
+/// The kernel called `name`.
+pub fn kernel(name: &str) -> Option<&'static Kernel> {
+    KERNELS.iter().find(|k| k.name == name)
+}
+
+impl Kernel {
+    /// The kernel's pipeline and check at the benchmark's size.
+    pub fn full(&self) -> Case {
+        (self.build)(self.elements)
+    }
+
+    /// Compiles the kernel with Lockstep's default options.
+    pub fn compile(&self) -> Result<Shader, String> {
+        lockstep::compile(
+            &format!("{}.hlsl", self.name),
+            self.source,
+            &CompileOptions::default(),
+            &MemoryLoader::default(),
+        )
+        .map_err(|e| e.render(false))
+    }
+}
+
+/// A cheap, well-mixed hash for building inputs.
+pub fn hash(mut x: u32) -> u32 {
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x7feb_352d);
+    x ^= x >> 15;
+    x = x.wrapping_mul(0x846c_a68b);
+    x ^= x >> 16;
+    x
+}
+
+/// Little-endian bytes of `ws`.
+pub fn words(ws: &[u32]) -> Vec<u8> {
+    ws.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// Word `i` of a little-endian buffer.
+pub fn word(bytes: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes(bytes[i * 4..i * 4 + 4].try_into().unwrap())
+}
+
+/// The wrapping sum of a buffer's words.
+fn word_sum(bytes: &[u8]) -> u32 {
+    bytes.chunks_exact(4).fold(0u32, |s, w| {
+        s.wrapping_add(u32::from_le_bytes(w.try_into().unwrap()))
+    })
+}
+
+/// A buffer of one-channel elements.
+pub fn buffer(name: &str, format: Format, data: Vec<u8>) -> BufferDesc {
+    BufferDesc {
+        name: name.to_string(),
+        format,
+        stride: None,
+        channels: 1,
+        data,
+        output_props: None,
+    }
+}
+
+fn texture(name: &str, format: Format, data: Vec<u8>, width: u32, height: u32) -> BufferDesc {
+    BufferDesc {
+        output_props: Some(OutputProps {
+            width,
+            height,
+            depth: 1,
+        }),
+        ..buffer(name, format, data)
+    }
+}
+
+/// A binding of buffer `name` to register `register` of space 0.
+pub fn binding(name: &str, kind: Kind, register: u32) -> Binding {
+    Binding {
+        name: name.to_string(),
+        kind,
+        register,
+        space: 0,
+        set: 0,
+        vulkan_binding: None,
+    }
+}
+
+/// `elements` checked against the group size `group`.
+fn groups(elements: u32, group: u32) -> u32 {
+    assert!(
+        elements > 0 && elements.is_multiple_of(group),
+        "{elements} elements: not a positive multiple of the group size {group}"
+    );
+    elements / group
+}
+
+/// The compaction of the WavePrefixCountBits example: values not a multiple
+/// of 3 are appended to one global stream. The count and the sum of the
+/// stream are checked (the order of the waves' chunks depends on timing).
+fn ordered_append(n: u32) -> Case {
+    let input: Vec<u32> = (0..n).map(hash).collect();
+    let kept = input.iter().filter(|&&v| v % 3 != 0);
+    let count = kept.clone().count() as u32;
+    let sum = kept.fold(0u32, |s, &v| s.wrapping_add(v));
+    let pipeline = Pipeline {
+        dispatch: [groups(n, 64), 1, 1],
+        entry: None,
+        buffers: vec![
+            buffer("Input", Format::UInt32, words(&input)),
+            buffer("Output", Format::UInt32, vec![0; n as usize * 4]),
+            buffer("BufferSize", Format::UInt32, vec![0; 4]),
+        ],
+        results: Vec::new(),
+        bindings: vec![
+            binding("Input", Kind::StructuredBuffer, 0),
+            binding("Output", Kind::RwStructuredBuffer, 0),
+            binding("BufferSize", Kind::RwByteAddressBuffer, 1),
+        ],
+    };
+    Case {
+        pipeline,
+        elements: n,
+        outputs: vec![1, 2],
+        check: Box::new(move |out| {
+            let got = word(&out[2], 0);
+            if got != count {
+                return Err(format!("ordered_append: count {got}, expected {count}"));
+            }
+            let got = word_sum(&out[1]);
+            if got != sum {
+                return Err(format!("ordered_append: sum {got}, expected {sum}"));
+            }
+            Ok(())
+        }),
+    }
+}
+
+/// WaveActiveSum, one InterlockedAdd per wave: the total is checked.
+fn wave_reduce(n: u32) -> Case {
+    let input: Vec<u32> = (0..n).map(hash).collect();
+    let total = input.iter().fold(0u32, |s, &v| s.wrapping_add(v));
+    let pipeline = Pipeline {
+        dispatch: [groups(n, 256), 1, 1],
+        entry: None,
+        buffers: vec![
+            buffer("Input", Format::UInt32, words(&input)),
+            buffer("Total", Format::UInt32, vec![0; 4]),
+        ],
+        results: Vec::new(),
+        bindings: vec![
+            binding("Input", Kind::StructuredBuffer, 0),
+            binding("Total", Kind::RwByteAddressBuffer, 0),
+        ],
+    };
+    Case {
+        pipeline,
+        elements: n,
+        outputs: vec![1],
+        check: Box::new(move |out| {
+            let got = word(&out[1], 0);
+            if got != total {
+                return Err(format!("wave_reduce: total {got}, expected {total}"));
+            }
+            Ok(())
+        }),
+    }
+}
+
+/// Exclusive prefix sum of each block of 256: the whole output is checked.
+fn block_scan(n: u32) -> Case {
+    let input: Vec<u32> = (0..n).map(|i| hash(i) & 0xFFFF).collect();
+    let expected: Vec<u32> = input
+        .chunks_exact(256)
+        .flat_map(|block| {
+            block.iter().scan(0u32, |s, &v| {
+                let before = *s;
+                *s = s.wrapping_add(v);
+                Some(before)
+            })
+        })
+        .collect();
+    let expected = words(&expected);
+    let pipeline = Pipeline {
+        dispatch: [groups(n, 256), 1, 1],
+        entry: None,
+        buffers: vec![
+            buffer("Input", Format::UInt32, words(&input)),
+            buffer("Output", Format::UInt32, vec![0; n as usize * 4]),
+        ],
+        results: Vec::new(),
+        bindings: vec![
+            binding("Input", Kind::StructuredBuffer, 0),
+            binding("Output", Kind::RwStructuredBuffer, 0),
+        ],
+    };
+    Case {
+        pipeline,
+        elements: n,
+        outputs: vec![1],
+        check: Box::new(move |out| same_words("block_scan: wrong output", &out[1], &expected)),
+    }
+}
+
+/// Min/max depth per 8×8 tile of a square depth buffer (4096×4096 in the
+/// benchmark): every tile is checked. Depths are multiples of 1/1024 below
+/// 1, exact as halfs.
+fn tile_minmax(texels: u32) -> Case {
+    let size = texels.isqrt();
+    assert!(
+        size * size == texels && size > 0 && size.is_multiple_of(8),
+        "tile_minmax: {texels} texels is not the square of a multiple of 8"
+    );
+    let tiles = size / 8;
+    let depth: Vec<f32> = (0..size * size)
+        .map(|i| (hash(i) % 1024) as f32 / 1024.0)
+        .collect();
+    let mut expected = vec![0u32; (tiles * tiles) as usize];
+    for ty in 0..tiles {
+        for tx in 0..tiles {
+            let (mut lo, mut hi) = (f32::MAX, 0.0f32);
+            for y in ty * 8..ty * 8 + 8 {
+                for x in tx * 8..tx * 8 + 8 {
+                    let z = depth[(y * size + x) as usize];
+                    lo = lo.min(z);
+                    hi = hi.max(z);
+                }
+            }
+            let half = |v: f32| u32::from(half::f16::from_f32(v).to_bits());
+            expected[(ty * tiles + tx) as usize] = (half(hi) << 16) | half(lo);
+        }
+    }
+    let expected = words(&expected);
+    let depth_bytes: Vec<u8> = depth.iter().flat_map(|z| z.to_le_bytes()).collect();
+    let pipeline = Pipeline {
+        dispatch: [tiles, tiles, 1],
+        entry: None,
+        buffers: vec![
+            texture("Depth", Format::Float32, depth_bytes, size, size),
+            texture(
+                "TileMinMaxDepthUAV",
+                Format::UInt32,
+                vec![0; (tiles * tiles * 4) as usize],
+                tiles,
+                tiles,
+            ),
+        ],
+        results: Vec::new(),
+        bindings: vec![
+            binding("Depth", Kind::Texture2D, 0),
+            binding("TileMinMaxDepthUAV", Kind::RwTexture2D, 0),
+        ],
+    };
+    Case {
+        pipeline,
+        elements: texels,
+        outputs: vec![1],
+        check: Box::new(move |out| same_words("tile_minmax: wrong output", &out[1], &expected)),
+    }
+}
+
+/// The per-lane loop of `divergent_loop.hlsl`, run `n` times.
+fn divergent_lane(mut x: u32, n: u32) -> u32 {
+    for i in 0..n {
+        x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        x ^= x >> 13;
+        x = x.rotate_left(5);
+        x = x.wrapping_add(i.wrapping_mul(0x9E37_79B9));
+    }
+    x
+}
+
+/// A loop with per-lane trip counts (0 to 16) and a WaveActiveAnyTrue
+/// exit (over 2^22 lanes in the benchmark): the whole output is checked.
+fn divergent_loop(n: u32) -> Case {
+    let seeds: Vec<u32> = (0..n).map(hash).collect();
+    let trips: Vec<u32> = (0..n).map(|i| hash(i ^ 0x5bd1_e995) % 17).collect();
+    let expected: Vec<u32> = seeds
+        .iter()
+        .zip(&trips)
+        .map(|(&x, &n)| divergent_lane(x, n))
+        .collect();
+    let expected = words(&expected);
+    let pipeline = Pipeline {
+        dispatch: [groups(n, 64), 1, 1],
+        entry: None,
+        buffers: vec![
+            buffer("Seeds", Format::UInt32, words(&seeds)),
+            buffer("Trips", Format::UInt32, words(&trips)),
+            buffer("Output", Format::UInt32, vec![0; n as usize * 4]),
+        ],
+        results: Vec::new(),
+        bindings: vec![
+            binding("Seeds", Kind::StructuredBuffer, 0),
+            binding("Trips", Kind::StructuredBuffer, 1),
+            binding("Output", Kind::RwStructuredBuffer, 0),
+        ],
+    };
+    Case {
+        pipeline,
+        elements: n,
+        outputs: vec![2],
+        check: Box::new(move |out| same_words("divergent_loop: wrong output", &out[2], &expected)),
+    }
+}
+
+/// WaveMatch + WaveMultiPrefixCountBits binning of keys (2^24 in the
+/// benchmark) into 256 bins. Keys drift slowly with the thread index (about
+/// four distinct keys per wave), as in an image histogram; the high bits are
+/// noise the kernel masks off. Every bin is checked.
+fn match_histogram(n: u32) -> Case {
+    let keys: Vec<u32> = (0..n)
+        .map(|i| (((i >> 10) + (hash(i) & 3)) & 255) | (hash(!i) & 0xFFFF_FF00))
+        .collect();
+    let mut bins = vec![0u32; 256];
+    for &k in &keys {
+        bins[(k & 255) as usize] += 1;
+    }
+    let expected = words(&bins);
+    let pipeline = Pipeline {
+        dispatch: [groups(n, 64), 1, 1],
+        entry: None,
+        buffers: vec![
+            buffer("Keys", Format::UInt32, words(&keys)),
+            buffer("Bins", Format::UInt32, vec![0; 256 * 4]),
+        ],
+        results: Vec::new(),
+        bindings: vec![
+            binding("Keys", Kind::StructuredBuffer, 0),
+            binding("Bins", Kind::RwStructuredBuffer, 0),
+        ],
+    };
+    Case {
+        pipeline,
+        elements: n,
+        outputs: vec![1],
+        check: Box::new(move |out| same_words("match_histogram: wrong bins", &out[1], &expected)),
+    }
+}
+
+/// `Ok` when `got == expected`, else `message` with the first word that
+/// differs.
+fn same_words(message: &str, got: &[u8], expected: &[u8]) -> Result<(), String> {
+    if got == expected {
+        return Ok(());
+    }
+    if got.len() != expected.len() {
+        return Err(format!(
+            "{message}: {} bytes, expected {}",
+            got.len(),
+            expected.len()
+        ));
+    }
+    let i = (0..expected.len() / 4)
+        .find(|&i| word(got, i) != word(expected, i))
+        .unwrap_or(0);
+    Err(format!(
+        "{message}: element {i} is {:#x}, expected {:#x}",
+        word(got, i),
+        word(expected, i)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_words_names_the_first_difference() {
+        let a = words(&[1, 2, 3]);
+        assert_eq!(same_words("m", &a, &a), Ok(()));
+        assert_eq!(
+            same_words("m", &words(&[1, 5, 7]), &a),
+            Err("m: element 1 is 0x5, expected 0x2".to_string())
+        );
+        assert_eq!(
+            same_words("m", &words(&[1]), &a),
+            Err("m: 4 bytes, expected 12".to_string())
+        );
+    }
+
+    #[test]
+    fn sizes_of_the_benchmark() {
+        let sizes: Vec<(&str, u32)> = KERNELS.iter().map(|k| (k.name, k.elements)).collect();
+        assert_eq!(
+            sizes,
+            [
+                ("ordered_append", 1 << 24),
+                ("wave_reduce", 1 << 24),
+                ("block_scan", 1 << 24),
+                ("tile_minmax", 1 << 24),
+                ("divergent_loop", 1 << 22),
+                ("match_histogram", 1 << 24),
+            ]
+        );
+    }
+
+    #[test]
+    fn checks_reject_wrong_outputs() {
+        for kernel in &KERNELS {
+            let case = (kernel.build)(4096);
+            let mut contents: Vec<Vec<u8>> = case
+                .pipeline
+                .buffers
+                .iter()
+                .map(|b| b.data.clone())
+                .collect();
+            // The initial (zeroed) outputs are not a result.
+            assert!(case.check(&contents).is_err(), "{}", kernel.name);
+            contents.pop();
+            assert!(case.check(&contents).is_err(), "{}", kernel.name);
+        }
+    }
+}
