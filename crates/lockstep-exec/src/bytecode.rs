@@ -237,3 +237,157 @@ pub enum Inst {
     /// End of the entry point.
     Exit,
 }
+
+impl Inst {
+    /// Calls `f` on every register operand, read or written.
+    pub(crate) fn for_each_reg(&mut self, mut f: impl FnMut(&mut Reg)) {
+        let addr = |a: &mut Address, f: &mut dyn FnMut(&mut Reg)| {
+            if let Some(r) = &mut a.dynamic {
+                f(r);
+            }
+        };
+        match self {
+            Inst::Const { dst, .. } | Inst::Uninitialized { dst } | Inst::Query { dst, .. } => {
+                f(dst)
+            }
+            Inst::Unary { dst, a, .. } => {
+                f(dst);
+                f(a);
+            }
+            Inst::Binary { dst, a, b, .. } => {
+                f(dst);
+                f(a);
+                f(b);
+            }
+            Inst::Ternary { dst, a, b, c, .. } => {
+                f(dst);
+                f(a);
+                f(b);
+                f(c);
+            }
+            Inst::Copy { dst, src } | Inst::CopyMasked { dst, src } => {
+                f(dst);
+                f(src);
+            }
+            Inst::Select { dst, cond, a, b } => {
+                f(dst);
+                f(cond);
+                f(a);
+                f(b);
+            }
+            Inst::IndexScale {
+                dst, index, base, ..
+            } => {
+                f(dst);
+                f(index);
+                if let Some(b) = base {
+                    f(b);
+                }
+            }
+            Inst::Gather {
+                dst, base, delta, ..
+            } => {
+                f(dst);
+                f(base);
+                f(delta);
+            }
+            Inst::Scatter {
+                base, delta, src, ..
+            } => {
+                f(base);
+                f(delta);
+                f(src);
+            }
+            Inst::TexelAddress {
+                dst, coords, level, ..
+            } => {
+                f(dst);
+                coords.iter_mut().for_each(&mut f);
+                if let Some(l) = level {
+                    f(l);
+                }
+            }
+            Inst::Load { dst, addr: a, .. } => {
+                f(dst);
+                addr(a, &mut f);
+            }
+            Inst::Store { addr: a, src, .. } => {
+                addr(a, &mut f);
+                f(src);
+            }
+            Inst::Atomic {
+                addr: ad,
+                dst,
+                a,
+                b,
+                ..
+            } => {
+                addr(ad, &mut f);
+                f(dst);
+                f(a);
+                f(b);
+            }
+            Inst::Wave { dst, a, b, .. } => {
+                f(dst);
+                f(a);
+                f(b);
+            }
+            Inst::Wave4 { dst, a, .. } => {
+                dst.iter_mut().for_each(&mut f);
+                f(a);
+            }
+            Inst::MultiPrefix { dst, a, mask, .. } => {
+                f(dst);
+                f(a);
+                mask.iter_mut().for_each(&mut f);
+            }
+            Inst::IfBegin { cond, .. } => f(cond),
+            Inst::SwitchCase { selector, .. } => f(selector),
+            Inst::CheckDivisor { divisor } => f(divisor),
+            Inst::Else { .. }
+            | Inst::IfEnd
+            | Inst::LoopBegin
+            | Inst::LoopIter { .. }
+            | Inst::LoopContinuing
+            | Inst::Jump { .. }
+            | Inst::LoopEnd
+            | Inst::SwitchBegin
+            | Inst::SwitchEnd
+            | Inst::CallBegin
+            | Inst::CallEnd
+            | Inst::Break { .. }
+            | Inst::Continue { .. }
+            | Inst::Return { .. }
+            | Inst::Barrier
+            | Inst::Exit => {}
+        }
+    }
+
+    /// Whether the instruction may write a register in `regs`.
+    pub(crate) fn writes_in(&self, regs: std::ops::Range<u32>) -> bool {
+        let r = |reg: Reg| regs.contains(&reg.0);
+        match *self {
+            Inst::Const { dst, .. }
+            | Inst::Uninitialized { dst }
+            | Inst::Query { dst, .. }
+            | Inst::Unary { dst, .. }
+            | Inst::Binary { dst, .. }
+            | Inst::Ternary { dst, .. }
+            | Inst::Copy { dst, .. }
+            | Inst::CopyMasked { dst, .. }
+            | Inst::Select { dst, .. }
+            | Inst::IndexScale { dst, .. }
+            | Inst::Gather { dst, .. }
+            | Inst::TexelAddress { dst, .. }
+            | Inst::Load { dst, .. }
+            | Inst::Atomic { dst, .. }
+            | Inst::Wave { dst, .. }
+            | Inst::MultiPrefix { dst, .. } => r(dst),
+            Inst::Wave4 { dst, .. } => dst.into_iter().any(r),
+            Inst::Scatter { base, limit, .. } => {
+                base.0 < regs.end && base.0.saturating_add(limit) > regs.start
+            }
+            _ => false,
+        }
+    }
+}

@@ -32,6 +32,9 @@ pub struct Program {
     pub(crate) spans: Vec<Span>,
     /// Compiled for checked mode (see [`Program::compile_checked`]).
     pub checked: bool,
+    /// Registers that hold a constant, filled when a wave starts and never
+    /// written by the code.
+    pub(crate) constants: Vec<(Reg, u64)>,
 }
 
 impl Program {
@@ -86,6 +89,7 @@ impl Program {
         c.emit(Inst::CallEnd);
         c.frames.pop();
         c.emit(Inst::Exit);
+        let constants = c.place_constants()?;
         let element_strides = module
             .resources
             .iter()
@@ -112,6 +116,7 @@ impl Program {
             element_strides,
             spans: c.spans,
             checked,
+            constants,
         })
     }
 
@@ -157,7 +162,15 @@ struct Compiler<'m> {
     groupshared: Vec<u32>,
     frames: Vec<FrameKind>,
     calls: Vec<CallContext>,
+    /// The constants literals use, in order of first use; the code names
+    /// constant `k` `Reg(CONSTANT_TAG - k)` until [`Compiler::place_constants`].
+    constants: Vec<u64>,
+    constant_index: std::collections::HashMap<u64, u32>,
 }
+
+/// Registers at or above `CONSTANT_TAG - MAX_REGISTERS` name constants
+/// while compiling.
+const CONSTANT_TAG: u32 = u32::MAX;
 
 impl<'m> Compiler<'m> {
     fn new(module: &'m Module) -> Compiler<'m> {
@@ -173,7 +186,57 @@ impl<'m> Compiler<'m> {
             groupshared: Vec::new(),
             frames: Vec::new(),
             calls: Vec::new(),
+            constants: Vec::new(),
+            constant_index: std::collections::HashMap::new(),
         }
+    }
+
+    /// A register holding `bits` on every lane, filled when the wave starts:
+    /// literals cost nothing where they are used.
+    fn constant(&mut self, bits: u64) -> Reg {
+        let next = self.constants.len() as u32;
+        let k = *self.constant_index.entry(bits).or_insert(next);
+        if k == next {
+            self.constants.push(bits);
+        }
+        Reg(CONSTANT_TAG - k)
+    }
+
+    /// Gives the constants registers after all others and checks that no
+    /// instruction writes one.
+    fn place_constants(&mut self) -> Result<Vec<(Reg, u64)>, ExecError> {
+        let n = self.constants.len() as u32;
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let first_tag = CONSTANT_TAG - (n - 1);
+        let base = self.max_reg;
+        if base.saturating_add(n) > MAX_REGISTERS {
+            // Reported with the register count by the caller.
+            self.max_reg = base.saturating_add(n);
+            return Ok(Vec::new());
+        }
+        for inst in &mut self.code {
+            inst.for_each_reg(|r| {
+                if r.0 >= first_tag {
+                    *r = Reg(base + (CONSTANT_TAG - r.0));
+                }
+            });
+        }
+        self.max_reg = base + n;
+        let constants: Vec<(Reg, u64)> = self
+            .constants
+            .iter()
+            .enumerate()
+            .map(|(k, &bits)| (Reg(base + k as u32), bits))
+            .collect();
+        if let Some(pc) = self.code.iter().position(|i| i.writes_in(base..base + n)) {
+            return Err(ExecError::new(
+                format!("internal error: instruction {pc} writes a constant register"),
+                Some(self.spans[pc]),
+            ));
+        }
+        Ok(constants)
     }
 
     fn emit(&mut self, inst: Inst) -> usize {

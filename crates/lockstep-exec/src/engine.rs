@@ -61,6 +61,9 @@ struct Wave {
     launch: Mask,
     /// Checked mode: per register, the lanes whose value is undefined.
     undefined: Vec<Mask>,
+    /// The program's constant registers are filled (a worker runs one
+    /// program at one wave size, so once per wave slot is enough).
+    constants_filled: bool,
 }
 
 /// What the waves of one dispatch share.
@@ -125,6 +128,7 @@ impl Worker {
                 group_id: [0; 3],
                 launch: 0,
                 undefined: Vec::new(),
+                constants_filled: false,
             });
         }
         for (index, wave) in self.waves[..wave_count].iter_mut().enumerate() {
@@ -191,6 +195,12 @@ impl Wave {
         let p = ctx.program;
         let w = ctx.wave_size;
         self.regs.resize(p.reg_count as usize * w, 0);
+        if !self.constants_filled {
+            for &(r, bits) in &p.constants {
+                self.reg_mut(r, w).fill(bits);
+            }
+            self.constants_filled = true;
+        }
         self.pc = 0;
         self.frames.clear();
         self.parked = 0;
@@ -483,7 +493,7 @@ impl Wave {
                     if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
                         self.check_wave_op(ctx, findings, op, b);
                     }
-                    self.wave_op(op, ty, dst, a, b, w, ctx.order)
+                    self.wave_op(op, ty, dst, [a, b], w, ctx.order, scratch)
                 }
                 Inst::Wave4 { op, ty, dst, a } => self.wave4(op, ty, dst, a, w),
                 Inst::MultiPrefix {
@@ -664,18 +674,18 @@ impl Wave {
         op: WaveOp,
         ty: ScalarType,
         dst: Reg,
-        a: Reg,
-        b: Reg,
+        [a, b]: [Reg; 2],
         w: usize,
         order: ReductionOrder,
+        scratch: &mut [u64],
     ) {
         let mask = self.cur;
-        let mut out = [0u64; 128];
-        let out = &mut out[..w];
+        let out = &mut scratch[..w];
         match op {
             WaveOp::IsFirstLane => {
-                for (l, o) in out.iter_mut().enumerate() {
-                    *o = u64::from(wave::is_first_lane(mask, l));
+                out.fill(0);
+                if mask != 0 {
+                    out[mask.trailing_zeros() as usize] = 1;
                 }
             }
             WaveOp::GetLaneCount => out.fill(w as u64),
@@ -688,8 +698,10 @@ impl Wave {
             }
             _ => {
                 let src = self.reg(a, w);
-                let other = self.reg(b, w);
-                with_scalar!(ty, T => lane_op::<T>(op, decode::<T>(src).as_slice(w), other, mask, out, order))
+                if order != ReductionOrder::Ascending || !fast_wave_op(op, ty, src, mask, out) {
+                    let other = self.reg(b, w);
+                    with_scalar!(ty, T => lane_op::<T>(op, decode::<T>(src).as_slice(w), other, mask, out, order))
+                }
             }
         }
         self.reg_mut(dst, w).copy_from_slice(out);
@@ -698,6 +710,47 @@ impl Wave {
     fn wave4(&mut self, op: WaveOp, ty: ScalarType, dst: [Reg; 4], a: Reg, w: usize) {
         let mask = self.cur;
         let src = self.reg(a, w);
+        if op == WaveOp::Ballot {
+            // One ballot for the whole wave.
+            let ballot = nonzero_lanes(src) & mask;
+            for (k, r) in dst.iter().enumerate() {
+                self.reg_mut(*r, w)
+                    .fill(u64::from((ballot >> (32 * k)) as u32));
+            }
+            return;
+        }
+        if op == WaveOp::Match {
+            // Lanes grouped by value, one pass per distinct value. Registers
+            // hold each value's canonical bits, so equal bits are the same
+            // value as `Lane::same_value` defines it.
+            let mut groups = [0 as Mask; 128];
+            let mut left = mask;
+            while left != 0 {
+                let v = src[left.trailing_zeros() as usize];
+                let same = lanes_equal_to(src, v) & mask;
+                let mut m = same;
+                while m != 0 {
+                    groups[m.trailing_zeros() as usize] = same;
+                    m &= m - 1;
+                }
+                left &= !same;
+            }
+            // Inactive lanes (undefined): the active lanes with their value,
+            // and themselves.
+            let mut inactive = full_mask(w) & !mask;
+            while inactive != 0 {
+                let l = inactive.trailing_zeros() as usize;
+                groups[l] = (lanes_equal_to(src, src[l]) & mask) | 1 << l;
+                inactive &= inactive - 1;
+            }
+            for (k, r) in dst.iter().enumerate() {
+                let out = self.reg_mut(*r, w);
+                for (o, g) in out.iter_mut().zip(&groups) {
+                    *o = u64::from((g >> (32 * k)) as u32);
+                }
+            }
+            return;
+        }
         let mut words = [[0u32; 4]; 128];
         match op {
             WaveOp::Ballot => {
@@ -760,6 +813,93 @@ impl Wave {
         }
         self.reg_mut(dst, w).copy_from_slice(out);
     }
+}
+
+/// The lanes whose register value is not zero.
+fn nonzero_lanes(src: &[u64]) -> Mask {
+    src.iter()
+        .enumerate()
+        .fold(0, |m, (l, &v)| if v != 0 { m | 1 << l } else { m })
+}
+
+/// The lanes whose register holds `v`.
+fn lanes_equal_to(src: &[u64], v: u64) -> Mask {
+    src.iter()
+        .enumerate()
+        .fold(0, |m, (l, &x)| if x == v { m | 1 << l } else { m })
+}
+
+/// The common wave ops straight on register lanes, without decoding the
+/// wave into a value array: the same results as `lane_op` with ascending
+/// order (the property tests compare both with lockstep-wave). `false`
+/// when `op` has no fast path.
+fn fast_wave_op(op: WaveOp, ty: ScalarType, src: &[u64], mask: Mask, out: &mut [u64]) -> bool {
+    match op {
+        WaveOp::AnyTrue | WaveOp::AllTrue | WaveOp::CountBits | WaveOp::PrefixCountBits
+            if ty == ScalarType::Bool =>
+        {
+            let ballot = nonzero_lanes(src) & mask;
+            match op {
+                WaveOp::AnyTrue => out.fill(u64::from(ballot != 0)),
+                WaveOp::AllTrue => out.fill(u64::from(ballot == mask)),
+                WaveOp::CountBits => out.fill(u64::from(ballot.count_ones())),
+                _ => {
+                    for (l, o) in out.iter_mut().enumerate() {
+                        *o = u64::from((ballot & ((1 << l) - 1)).count_ones());
+                    }
+                }
+            }
+            true
+        }
+        WaveOp::ReadLaneFirst => {
+            // Registers hold canonical bits: the first active lane's bits
+            // are its value's; 0 (the default value) when none is active.
+            out.fill(if mask != 0 {
+                src[mask.trailing_zeros() as usize]
+            } else {
+                0
+            });
+            true
+        }
+        WaveOp::Sum
+        | WaveOp::Product
+        | WaveOp::Min
+        | WaveOp::Max
+        | WaveOp::PrefixSum
+        | WaveOp::PrefixProduct => with_arith!(ty, T => fast_arith::<T>(op, src, mask, out), false),
+        _ => false,
+    }
+}
+
+/// Sums, products, minimums and maximums, and the prefix sum and product,
+/// folded in ascending lane order as lockstep-wave does.
+fn fast_arith<T: Val + Arith>(op: WaveOp, src: &[u64], mask: Mask, out: &mut [u64]) -> bool {
+    let (f, identity): (fn(T, T) -> T, T) = match op {
+        WaveOp::Sum | WaveOp::PrefixSum => (T::add, T::ZERO),
+        WaveOp::Product | WaveOp::PrefixProduct => (T::mul, T::ONE),
+        WaveOp::Min => (<T as Arith>::min, T::HIGHEST),
+        WaveOp::Max => (<T as Arith>::max, T::LOWEST),
+        _ => return false,
+    };
+    let mut acc: Option<T> = None;
+    if matches!(op, WaveOp::PrefixSum | WaveOp::PrefixProduct) {
+        for (l, o) in out.iter_mut().enumerate() {
+            *o = acc.unwrap_or(identity).to_lane();
+            if mask >> l & 1 == 1 {
+                let v = T::from_lane(src[l]);
+                acc = Some(acc.map_or(v, |a| f(a, v)));
+            }
+        }
+    } else {
+        let mut m = mask;
+        while m != 0 {
+            let v = T::from_lane(src[m.trailing_zeros() as usize]);
+            acc = Some(acc.map_or(v, |a| f(a, v)));
+            m &= m - 1;
+        }
+        out.fill(acc.unwrap_or(identity).to_lane());
+    }
+    true
 }
 
 fn multi_prefix_lane<T: Val + Arith + MaybeBits>(

@@ -15,14 +15,7 @@ impl Compiler<'_> {
 
     fn expr_kind(&mut self, e: &Expr) -> Result<Vec<Reg>, ExecError> {
         match &e.kind {
-            ExprKind::Const(scalars) => Ok(scalars
-                .iter()
-                .map(|s| {
-                    let dst = self.temp();
-                    self.emit(Inst::Const { dst, bits: s.bits });
-                    dst
-                })
-                .collect()),
+            ExprKind::Const(scalars) => Ok(scalars.iter().map(|s| self.constant(s.bits)).collect()),
             ExprKind::Load(place) => {
                 let loc = self.place(place)?;
                 Ok(self.load(&loc))
