@@ -289,9 +289,17 @@ impl Wave {
         }
     }
 
+    /// The active lanes, in ascending order.
     fn lanes(&self, w: usize) -> impl Iterator<Item = usize> + use<> {
-        let cur = self.cur;
-        (0..w).filter(move |&l| cur >> l & 1 == 1)
+        let mut cur = self.cur & full_mask(w);
+        std::iter::from_fn(move || {
+            if cur == 0 {
+                return None;
+            }
+            let l = cur.trailing_zeros() as usize;
+            cur &= cur - 1;
+            Some(l)
+        })
     }
 
     /// Runs until the wave finishes or reaches a barrier.
@@ -333,11 +341,7 @@ impl Wave {
                         if cur == full_mask(w) {
                             d.copy_from_slice(s);
                         } else {
-                            for (l, (d, &s)) in d.iter_mut().zip(s).enumerate() {
-                                if cur >> l & 1 == 1 {
-                                    *d = s;
-                                }
-                            }
+                            blend(d, s, cur);
                         }
                     })
                 }
@@ -636,10 +640,7 @@ impl Wave {
     }
 
     fn mask_of(&self, r: Reg, w: usize) -> Mask {
-        self.reg(r, w)
-            .iter()
-            .enumerate()
-            .fold(0, |m, (l, &v)| if v != 0 { m | 1 << l } else { m })
+        nonzero_lanes(self.reg(r, w))
     }
 
     fn address(&self, addr: Address, lane: usize, w: usize) -> u64 {
@@ -815,18 +816,39 @@ impl Wave {
     }
 }
 
+/// The lanes where `pred` holds, built 64 lanes at a time.
+#[inline(always)]
+fn lanes_where(src: &[u64], pred: impl Fn(u64) -> bool) -> Mask {
+    let mut mask: Mask = 0;
+    for (c, chunk) in src.chunks(64).enumerate() {
+        let mut bits = 0u64;
+        for (j, &v) in chunk.iter().enumerate() {
+            bits |= u64::from(pred(v)) << j;
+        }
+        mask |= Mask::from(bits) << (64 * c);
+    }
+    mask
+}
+
 /// The lanes whose register value is not zero.
 fn nonzero_lanes(src: &[u64]) -> Mask {
-    src.iter()
-        .enumerate()
-        .fold(0, |m, (l, &v)| if v != 0 { m | 1 << l } else { m })
+    lanes_where(src, |v| v != 0)
 }
 
 /// The lanes whose register holds `v`.
 fn lanes_equal_to(src: &[u64], v: u64) -> Mask {
-    src.iter()
-        .enumerate()
-        .fold(0, |m, (l, &x)| if x == v { m | 1 << l } else { m })
+    lanes_where(src, |x| x == v)
+}
+
+/// `d[l] = s[l]` on the lanes of `mask`, without a branch per lane.
+fn blend(d: &mut [u64], s: &[u64], mask: Mask) {
+    for (c, (d, s)) in d.chunks_mut(64).zip(s.chunks(64)).enumerate() {
+        let bits = (mask >> (64 * c)) as u64;
+        for (j, (d, &s)) in d.iter_mut().zip(s).enumerate() {
+            let keep = 0u64.wrapping_sub((bits >> j) & 1);
+            *d = (*d & !keep) | (s & keep);
+        }
+    }
 }
 
 /// The common wave ops straight on register lanes, without decoding the

@@ -57,6 +57,14 @@ impl Memory {
         out
     }
 
+    /// The memory's bytes, freeing the words as it goes.
+    pub fn into_bytes(self) -> Vec<u8> {
+        let mut out = self.to_bytes();
+        drop(self);
+        out.shrink_to_fit();
+        out
+    }
+
     pub fn len(&self) -> u64 {
         self.len
     }

@@ -211,7 +211,31 @@ pub fn run(shader: &Shader, pipeline: &Pipeline, opts: &RunOptions) -> Result<Ru
         ..DispatchConfig::default()
     };
     lockstep_exec::dispatch(&shader.program, &bindings.bound(&memories), &config)?;
-    let contents: Vec<Vec<u8>> = memories.iter().map(Memory::to_bytes).collect();
+    // Each memory is freed as soon as its bytes are out, so a run holds at
+    // most one written buffer twice; a buffer no writable resource is bound
+    // to still holds the pipeline's bytes, copied after its memory is gone.
+    let written: Vec<bool> = (0..memories.len())
+        .map(|b| {
+            shader
+                .module
+                .resources
+                .iter()
+                .zip(&bindings.buffer_of)
+                .any(|(r, &rb)| rb == b && r.kind.is_writable())
+        })
+        .collect();
+    let contents: Vec<Vec<u8>> = memories
+        .into_iter()
+        .enumerate()
+        .map(|(b, memory)| {
+            if written[b] {
+                memory.into_bytes()
+            } else {
+                drop(memory);
+                pipeline.buffers[b].data.clone()
+            }
+        })
+        .collect();
     let outcomes = lockstep_pipeline::check_results(pipeline, &contents);
     Ok(RunOutput {
         wave_size: choice,

@@ -11,8 +11,10 @@
 //! Exit status: 0 when every result was right, 1 when one was wrong, 2 on
 //! a usage, SPIR-V or Vulkan error.
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
@@ -49,6 +51,58 @@ struct Args {
 }
 
 const PEER: &str = "lavapipe";
+
+/// The system allocator, counting the bytes live and their peak, so that
+/// the peak memory of a Lockstep run can be compared with its buffers.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every method forwards to `System` with the same arguments; the
+// counters only observe sizes.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let live = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
+            PEAK.fetch_max(live, Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller upholds `GlobalAlloc::dealloc`'s contract.
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Relaxed);
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller upholds `GlobalAlloc::realloc`'s contract.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                let live =
+                    LIVE.fetch_add(new_size - layout.size(), Relaxed) + new_size - layout.size();
+                PEAK.fetch_max(live, Relaxed);
+            } else {
+                LIVE.fetch_sub(layout.size() - new_size, Relaxed);
+            }
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Runs `f` and returns its result with the peak of live heap bytes above
+/// the level when it started.
+fn peak_heap<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let base = LIVE.load(Relaxed);
+    PEAK.store(base, Relaxed);
+    let out = f();
+    (out, PEAK.load(Relaxed).saturating_sub(base))
+}
 
 fn main() -> ExitCode {
     let args = Args::parse();
@@ -259,13 +313,23 @@ fn compare(
 
     // Warm-up runs, checked: the first dispatch on the peer compiles the
     // shader.
-    let (ours, t) = timed(|| lockstep_run(&shader, &case, opts));
+    let ((ours, t), peak) = peak_heap(|| timed(|| lockstep_run(&shader, &case, opts)));
     let ours = ours.map_err(|e| format!("{name} on Lockstep: {e}"))?;
     if let Err(e) = case.check(&ours) {
         notes.push(format!("`{name}`: Lockstep's result is wrong: {e}"));
         return Ok((row, notes, false));
     }
     eprintln!("{name}: Lockstep warm-up {:.1} ms, check passed", ms(t));
+    // What a run allocates beyond the pipeline it is given (which holds
+    // the buffers' initial contents): the engine's memory, the contents it
+    // returns, and its scratch.
+    let buffers: usize = case.pipeline.buffers.iter().map(|b| b.data.len()).sum();
+    notes.push(format!(
+        "`{name}`: Lockstep's peak heap during a run: {:.1} MiB for {:.1} MiB of buffers ({:.2}×).",
+        peak as f64 / (1 << 20) as f64,
+        buffers as f64 / (1 << 20) as f64,
+        peak as f64 / buffers as f64
+    ));
     if let Some(vk) = &mut peer {
         let (theirs, t) = timed(|| vk.run(&case.pipeline.buffers));
         let theirs = theirs.map_err(|e| format!("{name} on {PEER}: {e}"))?;
