@@ -261,6 +261,29 @@ impl Context {
             .map(|i| i as u32)
             .ok_or_else(|| Error(format!("no memory type with {required:?}")))
     }
+
+    /// Allocates memory for `requirements` of a type with `required`,
+    /// preferring one that also has `preferred`.
+    fn allocate(
+        &self,
+        requirements: vk::MemoryRequirements,
+        required: vk::MemoryPropertyFlags,
+        preferred: vk::MemoryPropertyFlags,
+    ) -> Result<vk::DeviceMemory, Error> {
+        let type_index = self.memory_type(requirements.memory_type_bits, required, preferred)?;
+        // SAFETY: a valid allocate info for this device; the caller frees
+        // the memory.
+        unsafe {
+            self.device
+                .allocate_memory(
+                    &vk::MemoryAllocateInfo::default()
+                        .allocation_size(requirements.size)
+                        .memory_type_index(type_index),
+                    None,
+                )
+                .map_err(err("vkAllocateMemory"))
+        }
+    }
 }
 
 impl Drop for Context {
@@ -569,23 +592,11 @@ impl<'c> Kernel<'c> {
                 )
                 .map_err(err("vkCreateBuffer"))?;
             let requirements = device.get_buffer_memory_requirements(buffer);
-            let memory = self
-                .ctx
-                .memory_type(
-                    requirements.memory_type_bits,
-                    vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
-                    vk::MemoryPropertyFlags::HOST_CACHED,
-                )
-                .and_then(|type_index| {
-                    device
-                        .allocate_memory(
-                            &vk::MemoryAllocateInfo::default()
-                                .allocation_size(requirements.size)
-                                .memory_type_index(type_index),
-                            None,
-                        )
-                        .map_err(err("vkAllocateMemory"))
-                });
+            let memory = self.ctx.allocate(
+                requirements,
+                vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+                vk::MemoryPropertyFlags::HOST_CACHED,
+            );
             let memory = match memory {
                 Ok(m) => m,
                 Err(e) => {
@@ -665,23 +676,11 @@ impl<'c> Kernel<'c> {
                 )
                 .map_err(err("vkCreateImage"))?;
             let requirements = device.get_image_memory_requirements(image);
-            let memory = self
-                .ctx
-                .memory_type(
-                    requirements.memory_type_bits,
-                    vk::MemoryPropertyFlags::empty(),
-                    vk::MemoryPropertyFlags::DEVICE_LOCAL,
-                )
-                .and_then(|type_index| {
-                    device
-                        .allocate_memory(
-                            &vk::MemoryAllocateInfo::default()
-                                .allocation_size(requirements.size)
-                                .memory_type_index(type_index),
-                            None,
-                        )
-                        .map_err(err("vkAllocateMemory"))
-                });
+            let memory = self.ctx.allocate(
+                requirements,
+                vk::MemoryPropertyFlags::empty(),
+                vk::MemoryPropertyFlags::DEVICE_LOCAL,
+            );
             let memory = match memory {
                 Ok(m) => m,
                 Err(e) => {
