@@ -163,6 +163,23 @@ impl Bindings {
         Ok(bindings)
     }
 
+    /// For each of the pipeline's `buffers`, whether a resource for which
+    /// `pred` holds is bound to it.
+    pub fn buffers_where(
+        &self,
+        shader: &Shader,
+        buffers: usize,
+        pred: impl Fn(&Resource) -> bool,
+    ) -> Vec<bool> {
+        let mut marked = vec![false; buffers];
+        for (r, &b) in shader.module.resources.iter().zip(&self.buffer_of) {
+            if pred(r) {
+                marked[b] = true;
+            }
+        }
+        marked
+    }
+
     /// Fresh memories holding the pipeline's initial data, one per buffer.
     pub fn memories(pipeline: &Pipeline) -> Vec<Memory> {
         pipeline
@@ -214,16 +231,7 @@ pub fn run(shader: &Shader, pipeline: &Pipeline, opts: &RunOptions) -> Result<Ru
     // Each memory is freed as soon as its bytes are out, so a run holds at
     // most one written buffer twice; a buffer no writable resource is bound
     // to still holds the pipeline's bytes, copied after its memory is gone.
-    let written: Vec<bool> = (0..memories.len())
-        .map(|b| {
-            shader
-                .module
-                .resources
-                .iter()
-                .zip(&bindings.buffer_of)
-                .any(|(r, &rb)| rb == b && r.kind.is_writable())
-        })
-        .collect();
+    let written = bindings.buffers_where(shader, memories.len(), |r| r.kind.is_writable());
     let contents: Vec<Vec<u8>> = memories
         .into_iter()
         .enumerate()

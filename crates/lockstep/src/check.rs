@@ -128,27 +128,17 @@ pub fn check(
     let bindings = Bindings::new(shader, pipeline)?;
     let sizes = check_wave_sizes(shader, opts)?;
     let checked = Program::compile_checked(&shader.module)?;
-    let outputs: Vec<usize> = shader
-        .module
-        .resources
+    let buffers = pipeline.buffers.len();
+    let outputs: Vec<usize> = bindings
+        .buffers_where(shader, buffers, |r| r.kind.is_writable())
         .iter()
-        .zip(&bindings.buffer_of)
-        .filter(|(r, _)| r.kind.is_writable())
-        .map(|(_, &b)| b)
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
+        .enumerate()
+        .filter_map(|(b, &written)| written.then_some(b))
         .collect();
     // Buffers the shader declared unordered compare as multisets.
-    let unordered: Vec<bool> = (0..pipeline.buffers.len())
-        .map(|b| {
-            shader
-                .module
-                .resources
-                .iter()
-                .zip(&bindings.buffer_of)
-                .any(|(r, &rb)| rb == b && shader.pragmas.unordered.contains(&r.name))
-        })
-        .collect();
+    let unordered = bindings.buffers_where(shader, buffers, |r| {
+        shader.pragmas.unordered.contains(&r.name)
+    });
     let same = |b: usize, x: &[u8], y: &[u8]| {
         x == y
             || (unordered[b] && sorted_elements(pipeline, b, x) == sorted_elements(pipeline, b, y))
