@@ -41,10 +41,19 @@ struct Frame {
 enum Status {
     Running,
     AtBarrier,
+    /// A batch's wave reached a barrier where one of its waves has lanes
+    /// left but none at the barrier: the batch must go on group by group.
+    Split,
     Done,
 }
 
 /// One wave's whole state: it can stop at a barrier and resume later.
+///
+/// In a normal run a `Wave` may hold the same wave of several groups side
+/// by side (a batch): its registers are `width` lanes, wave `c` of the
+/// batch in lanes `c·W .. (c+1)·W`, and wave ops work on each wave's lanes
+/// alone. Control flow is per lane anyway, so each wave sees exactly its
+/// own masks; see `Worker::run_batch` for when a batch must split.
 struct Wave {
     pc: usize,
     cur: Mask,
@@ -52,7 +61,14 @@ struct Wave {
     frames: Vec<Frame>,
     regs: Vec<u64>,
     status: Status,
-    iterations: u64,
+    /// Lanes per register: the wave size times the waves batched.
+    width: usize,
+    /// Loop iterations run, per wave of the batch.
+    iterations: Vec<u64>,
+    /// `lane_mask_for`'s lanes as words, all ones or zero per lane (masked
+    /// copies blend with it).
+    lane_mask: Vec<u64>,
+    lane_mask_for: Option<Mask>,
     /// The wave's index in its group, and the group's wave count.
     index: u32,
     group_waves: u32,
@@ -61,9 +77,10 @@ struct Wave {
     launch: Mask,
     /// Checked mode: per register, the lanes whose value is undefined.
     undefined: Vec<Mask>,
-    /// The program's constant registers are filled (a worker runs one
-    /// program at one wave size, so once per wave slot is enough).
-    constants_filled: bool,
+    /// The register width the program's constant registers are filled at
+    /// (a worker runs one program, so once per wave slot and width is
+    /// enough); 0 when not filled.
+    constants_width: usize,
 }
 
 /// What the waves of one dispatch share.
@@ -81,20 +98,28 @@ pub(crate) struct Context<'a> {
     pub schedule: Schedule,
 }
 
-/// Per-worker scratch reused from group to group.
+/// Per-worker scratch reused from batch to batch.
 pub(crate) struct Worker {
     waves: Vec<Wave>,
-    groupshared: Memory,
+    /// One groupshared memory per group of the batch.
+    groupshared: Vec<Memory>,
     scratch: Vec<u64>,
     tracker: SharedTracker,
     turns: Vec<usize>,
+}
+
+/// How a batch's rounds ended.
+enum Rounds {
+    Finished,
+    /// A wave stopped with `Status::Split`.
+    Split,
 }
 
 impl Worker {
     pub fn new() -> Worker {
         Worker {
             waves: Vec::new(),
-            groupshared: Memory::zeroed(0),
+            groupshared: Vec::new(),
             scratch: vec![0; 4 * 128],
             tracker: SharedTracker::default(),
             turns: Vec::new(),
@@ -103,36 +128,47 @@ impl Worker {
 
     /// Runs one thread group to completion.
     pub fn run_group(&mut self, ctx: &Context, group: u32) -> Result<(), ExecError> {
+        self.run_batch(ctx, group, 1)
+    }
+
+    /// Runs `count` consecutive groups from `first` to completion as one
+    /// batch: wave `i` of every group is one `Wave` of `count · W` lanes.
+    ///
+    /// Within each group this is the order of one group at a time: the
+    /// waves of a group take turns in index order, each running to its
+    /// next barrier. Only the interleaving between groups differs, and
+    /// that is not fixed anyway (groups run in parallel). The one case a
+    /// batch cannot follow is a barrier that some group's wave reaches
+    /// while another group's same wave, with lanes left, is elsewhere (a
+    /// barrier in control flow that differs between groups): then the
+    /// batch splits into its groups, each going on alone from where it is.
+    pub fn run_batch(&mut self, ctx: &Context, first: u32, count: usize) -> Result<(), ExecError> {
         let p = ctx.program;
         let w = ctx.wave_size;
         let [gx, gy, _] = ctx.group_count;
-        let group_id = [group % gx, (group / gx) % gy, group / (gx * gy)];
+        let group_ids: Vec<[u32; 3]> = (0..count as u32)
+            .map(|i| {
+                let g = first + i;
+                [g % gx, (g / gx) % gy, g / (gx * gy)]
+            })
+            .collect();
         let threads = ctx
             .group_extent
             .iter()
             .map(|&n| n as usize)
             .product::<usize>();
         let wave_count = threads.div_ceil(w);
-        self.groupshared.reset(p.groupshared_bytes as usize);
+        if self.groupshared.len() < count {
+            self.groupshared.resize_with(count, || Memory::zeroed(0));
+        }
+        for gs in &mut self.groupshared[..count] {
+            gs.reset(p.groupshared_bytes as usize);
+        }
         if self.waves.len() < wave_count {
-            self.waves.resize_with(wave_count, || Wave {
-                pc: 0,
-                cur: 0,
-                parked: 0,
-                frames: Vec::new(),
-                regs: Vec::new(),
-                status: Status::Done,
-                iterations: 0,
-                index: 0,
-                group_waves: 0,
-                group_id: [0; 3],
-                launch: 0,
-                undefined: Vec::new(),
-                constants_filled: false,
-            });
+            self.waves.resize_with(wave_count, Wave::empty);
         }
         for (index, wave) in self.waves[..wave_count].iter_mut().enumerate() {
-            wave.start(ctx, index, threads, group_id);
+            wave.start(ctx, index, threads, &group_ids);
             wave.group_waves = wave_count as u32;
         }
         if ctx.findings.is_some() {
@@ -144,40 +180,74 @@ impl Worker {
         if let Schedule::Shuffled(seed) = ctx.schedule {
             shuffle(
                 &mut self.turns,
-                seed ^ u64::from(group).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                seed ^ u64::from(first).wrapping_mul(0x9E37_79B9_7F4A_7C15),
             );
         }
-        loop {
-            for t in 0..wave_count {
-                let i = self.turns[t];
-                if self.waves[i].status == Status::Running {
-                    let (waves, gs, scratch, tracker) = (
-                        &mut self.waves,
-                        &self.groupshared,
-                        &mut self.scratch,
-                        &mut self.tracker,
-                    );
-                    if ctx.findings.is_some() {
-                        waves[i].run::<true>(ctx, gs, scratch, tracker)?;
-                    } else {
-                        waves[i].run::<false>(ctx, gs, scratch, tracker)?;
-                    }
+        let ended = rounds(
+            ctx,
+            &mut self.waves[..wave_count],
+            &self.turns,
+            &self.groupshared[..count],
+            &mut self.scratch,
+            &mut self.tracker,
+        )?;
+        if let Rounds::Split = ended {
+            for (c, gs) in self.groupshared[..count].iter().enumerate() {
+                let mut waves: Vec<Wave> = self.waves[..wave_count]
+                    .iter()
+                    .map(|wave| wave.part(ctx, c))
+                    .collect();
+                rounds(
+                    ctx,
+                    &mut waves,
+                    &self.turns,
+                    std::slice::from_ref(gs),
+                    &mut self.scratch,
+                    &mut self.tracker,
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs the waves of a batch in turns until every one is done: each turn
+/// runs a wave to its next barrier, and the waves at a barrier go on once
+/// every wave has had its turn.
+fn rounds(
+    ctx: &Context,
+    waves: &mut [Wave],
+    turns: &[usize],
+    gs: &[Memory],
+    scratch: &mut [u64],
+    tracker: &mut SharedTracker,
+) -> Result<Rounds, ExecError> {
+    loop {
+        for &i in turns {
+            if waves[i].status == Status::Running {
+                if ctx.findings.is_some() {
+                    waves[i].run::<true>(ctx, gs, scratch, tracker)?;
+                } else {
+                    waves[i].run::<false>(ctx, gs, scratch, tracker)?;
+                }
+                if waves[i].status == Status::Split {
+                    return Ok(Rounds::Split);
                 }
             }
-            self.tracker.epoch += 1;
-            if let Some(findings) = ctx.findings {
-                check_barrier_agreement(ctx, findings, &self.waves[..wave_count]);
+        }
+        tracker.epoch += 1;
+        if let Some(findings) = ctx.findings {
+            check_barrier_agreement(ctx, findings, waves);
+        }
+        let mut any_waiting = false;
+        for wave in waves.iter_mut() {
+            if wave.status == Status::AtBarrier {
+                wave.status = Status::Running;
+                any_waiting = true;
             }
-            let mut any_waiting = false;
-            for wave in &mut self.waves[..wave_count] {
-                if wave.status == Status::AtBarrier {
-                    wave.status = Status::Running;
-                    any_waiting = true;
-                }
-            }
-            if !any_waiting {
-                return Ok(());
-            }
+        }
+        if !any_waiting {
+            return Ok(Rounds::Finished);
         }
     }
 }
@@ -190,65 +260,171 @@ fn full_mask(n: usize) -> Mask {
     }
 }
 
+/// Wave `c`'s lanes of a batch mask, moved down to lane 0.
+fn part_mask(mask: Mask, c: usize, w: usize) -> Mask {
+    (mask >> (c * w)) & full_mask(w)
+}
+
 impl Wave {
-    fn start(&mut self, ctx: &Context, index: usize, threads: usize, group_id: [u32; 3]) {
+    fn empty() -> Wave {
+        Wave {
+            pc: 0,
+            cur: 0,
+            parked: 0,
+            frames: Vec::new(),
+            regs: Vec::new(),
+            status: Status::Done,
+            width: 0,
+            iterations: Vec::new(),
+            lane_mask: Vec::new(),
+            lane_mask_for: None,
+            index: 0,
+            group_waves: 0,
+            group_id: [0; 3],
+            launch: 0,
+            undefined: Vec::new(),
+            constants_width: 0,
+        }
+    }
+
+    /// Starts wave `index` of the groups `group_ids`, side by side.
+    fn start(&mut self, ctx: &Context, index: usize, threads: usize, group_ids: &[[u32; 3]]) {
         let p = ctx.program;
         let w = ctx.wave_size;
-        self.regs.resize(p.reg_count as usize * w, 0);
-        if !self.constants_filled {
+        let width = w * group_ids.len();
+        if self.constants_width != width {
+            self.width = width;
+            self.regs.clear();
+            self.regs.resize(p.reg_count as usize * width, 0);
             for &(r, bits) in &p.constants {
-                self.reg_mut(r, w).fill(bits);
+                self.reg_mut(r).fill(bits);
             }
-            self.constants_filled = true;
+            self.constants_width = width;
         }
         self.pc = 0;
         self.frames.clear();
         self.parked = 0;
-        self.iterations = 0;
+        self.iterations.clear();
+        self.iterations.resize(group_ids.len(), 0);
         self.status = Status::Running;
         self.index = index as u32;
-        self.group_id = group_id;
+        self.group_id = group_ids[0];
         let first = index * w;
-        self.cur = full_mask(threads.saturating_sub(first).min(w));
+        let one = full_mask(threads.saturating_sub(first).min(w));
+        self.cur = (0..group_ids.len()).fold(0, |m, c| m | one << (c * w));
         self.launch = self.cur;
         if ctx.findings.is_some() {
             self.undefined.clear();
             self.undefined.resize(p.reg_count as usize, 0);
         }
+        if p.inputs.is_empty() {
+            return;
+        }
+        // Each lane's group thread id (the same in every group).
         let extent = ctx.group_extent;
         let [x, y, _] = extent;
+        let mut gtid = [[0u32; 3]; 128];
+        for (lane, id) in gtid[..w].iter_mut().enumerate() {
+            let gi = (first + lane) as u32;
+            *id = [gi % x, (gi / x) % y, gi / (x * y)];
+        }
         for (sv, regs, ty) in &p.inputs {
-            for lane in 0..w {
-                let gi = (first + lane) as u32;
-                let gtid = [gi % x, (gi / x) % y, gi / (x * y)];
-                let value = |c: usize| match sv {
-                    SystemValue::GroupIndex => gi,
-                    SystemValue::GroupThreadId => gtid[c],
-                    SystemValue::GroupId => group_id[c],
-                    SystemValue::DispatchThreadId => {
-                        group_id[c].wrapping_mul(extent[c]).wrapping_add(gtid[c])
+            for (k, reg) in regs.iter().enumerate() {
+                let k = k.min(2);
+                let lanes = &mut self.regs[reg.0 as usize * width..][..width];
+                for (c, group_id) in group_ids.iter().enumerate() {
+                    let out = &mut lanes[c * w..(c + 1) * w];
+                    let ids = gtid[..w].iter().map(|id| u64::from(id[k]));
+                    match sv {
+                        SystemValue::GroupIndex => {
+                            for (lane, o) in out.iter_mut().enumerate() {
+                                *o = (first + lane) as u64;
+                            }
+                        }
+                        SystemValue::GroupThreadId => {
+                            for (o, id) in out.iter_mut().zip(ids) {
+                                *o = id;
+                            }
+                        }
+                        SystemValue::GroupId => out.fill(u64::from(group_id[k])),
+                        SystemValue::DispatchThreadId => {
+                            let base = group_id[k].wrapping_mul(extent[k]);
+                            for (o, id) in out.iter_mut().zip(ids) {
+                                *o = u64::from(base.wrapping_add(id as u32));
+                            }
+                        }
                     }
-                };
-                for (c, reg) in regs.iter().enumerate() {
-                    let bits = crate::value::convert_bits(
-                        u64::from(value(c.min(2))),
-                        ScalarType::UInt32,
-                        *ty,
-                    );
-                    self.regs[reg.0 as usize * w + lane] = bits;
+                    if !matches!(ty, ScalarType::UInt32 | ScalarType::Int32) {
+                        for o in out {
+                            *o = crate::value::convert_bits(*o, ScalarType::UInt32, *ty);
+                        }
+                    }
                 }
             }
         }
     }
 
-    fn reg(&self, r: Reg, w: usize) -> &[u64] {
-        let start = r.0 as usize * w;
-        &self.regs[start..start + w]
+    /// Wave `c` of this batch as a wave of its own, in the same state.
+    fn part(&self, ctx: &Context, c: usize) -> Wave {
+        let w = ctx.wave_size;
+        let m = |mask: Mask| part_mask(mask, c, w);
+        let mut regs = Vec::with_capacity(self.regs.len() / self.width.max(1) * w);
+        for reg in self.regs.chunks(self.width.max(1)) {
+            regs.extend_from_slice(&reg[c * w..(c + 1) * w]);
+        }
+        let cur = m(self.cur);
+        let status = match self.status {
+            // At a barrier with no lane there: as one wave it would have
+            // gone past (its lanes are elsewhere, or have returned).
+            Status::AtBarrier | Status::Split if cur == 0 => Status::Running,
+            Status::Split => Status::AtBarrier,
+            status => status,
+        };
+        Wave {
+            pc: self.pc,
+            cur,
+            parked: m(self.parked),
+            frames: self
+                .frames
+                .iter()
+                .map(|f| Frame {
+                    entry: m(f.entry),
+                    aux: m(f.aux),
+                    exited: m(f.exited),
+                    continued: m(f.continued),
+                })
+                .collect(),
+            regs,
+            status,
+            width: w,
+            iterations: vec![self.iterations.get(c).copied().unwrap_or(0)],
+            lane_mask: Vec::new(),
+            lane_mask_for: None,
+            index: self.index,
+            group_waves: self.group_waves,
+            group_id: self.group_id,
+            launch: m(self.launch),
+            undefined: Vec::new(),
+            constants_width: w,
+        }
     }
 
-    fn reg_mut(&mut self, r: Reg, w: usize) -> &mut [u64] {
-        let start = r.0 as usize * w;
-        &mut self.regs[start..start + w]
+    /// Whether this batch wave, stopping at a barrier, holds a wave with
+    /// lanes left (launched and not returned) of which none is at it.
+    fn must_split(&self, w: usize) -> bool {
+        let returned = self.frames.first().map_or(0, |f| f.exited);
+        let left = self.launch & !returned;
+        (0..self.width / w).any(|c| part_mask(self.cur, c, w) == 0 && part_mask(left, c, w) != 0)
+    }
+
+    fn reg(&self, r: Reg) -> &[u64] {
+        let start = r.0 as usize * self.width;
+        &self.regs[start..start + self.width]
+    }
+
+    fn reg_mut(&mut self, r: Reg) -> &mut [u64] {
+        let start = r.0 as usize * self.width;
+        &mut self.regs[start..start + self.width]
     }
 
     /// Calls `f` with the destination register (mutable) and the source
@@ -256,12 +432,12 @@ impl Wave {
     /// destination, and copied to `scratch` otherwise.
     fn with_operands<const N: usize>(
         &mut self,
-        w: usize,
         dst: Reg,
         srcs: [Reg; N],
         scratch: &mut [u64],
         f: impl FnOnce(&mut [u64], [&[u64]; N]),
     ) {
+        let w = self.width;
         let d = dst.0 as usize;
         if srcs.iter().all(|s| s.0 as usize != d) {
             let (below, rest) = self.regs.split_at_mut(d * w);
@@ -281,7 +457,7 @@ impl Wave {
             let mut copies: [&[u64]; N] = [&[]; N];
             for (copy, s) in copies.iter_mut().zip(srcs) {
                 let chunk = chunks.next().expect("scratch holds every operand");
-                chunk.copy_from_slice(self.reg(s, w));
+                chunk.copy_from_slice(self.reg(s));
                 *copy = chunk;
             }
             let start = d * w;
@@ -308,12 +484,14 @@ impl Wave {
     fn run<const CHECKED: bool>(
         &mut self,
         ctx: &Context,
-        gs: &Memory,
+        gs: &[Memory],
         scratch: &mut [u64],
         tracker: &mut SharedTracker,
     ) -> Result<(), ExecError> {
         let code = &ctx.program.code;
-        let w = ctx.wave_size;
+        // Lanes per register, and lanes per wave.
+        let w = self.width;
+        let ww = ctx.wave_size;
         loop {
             let inst = &code[self.pc];
             self.pc += 1;
@@ -321,32 +499,36 @@ impl Wave {
                 self.track_undefined(ctx, findings, inst);
             }
             match *inst {
-                Inst::Const { dst, bits } => self.reg_mut(dst, w).fill(bits),
-                Inst::Uninitialized { dst } => self.reg_mut(dst, w).fill(0),
+                Inst::Const { dst, bits } => self.reg_mut(dst).fill(bits),
+                Inst::Uninitialized { dst } => self.reg_mut(dst).fill(0),
                 Inst::Unary { f, dst, a } => {
-                    self.with_operands(w, dst, [a], scratch, |d, [a]| f(d, a))
+                    self.with_operands(dst, [a], scratch, |d, [a]| f(d, a))
                 }
                 Inst::Binary { f, dst, a, b } => {
-                    self.with_operands(w, dst, [a, b], scratch, |d, [a, b]| f(d, a, b))
+                    self.with_operands(dst, [a, b], scratch, |d, [a, b]| f(d, a, b))
                 }
                 Inst::Ternary { f, dst, a, b, c } => {
-                    self.with_operands(w, dst, [a, b, c], scratch, |d, [a, b, c]| f(d, a, b, c))
+                    self.with_operands(dst, [a, b, c], scratch, |d, [a, b, c]| f(d, a, b, c))
                 }
                 Inst::Copy { dst, src } => {
-                    self.with_operands(w, dst, [src], scratch, |d, [s]| d.copy_from_slice(s))
+                    self.with_operands(dst, [src], scratch, |d, [s]| d.copy_from_slice(s))
                 }
                 Inst::CopyMasked { dst, src } => {
                     let cur = self.cur;
-                    self.with_operands(w, dst, [src], scratch, |d, [s]| {
-                        if cur == full_mask(w) {
-                            d.copy_from_slice(s);
-                        } else {
-                            blend(d, s, cur);
+                    if cur == full_mask(w) {
+                        self.with_operands(dst, [src], scratch, |d, [s]| d.copy_from_slice(s));
+                    } else {
+                        if self.lane_mask_for != Some(cur) || self.lane_mask.len() != w {
+                            expand_mask(cur, w, &mut self.lane_mask);
+                            self.lane_mask_for = Some(cur);
                         }
-                    })
+                        let keep = std::mem::take(&mut self.lane_mask);
+                        self.with_operands(dst, [src], scratch, |d, [s]| blend(d, s, &keep));
+                        self.lane_mask = keep;
+                    }
                 }
                 Inst::Select { dst, cond, a, b } => {
-                    self.with_operands(w, dst, [cond, a, b], scratch, |d, [c, a, b]| {
+                    self.with_operands(dst, [cond, a, b], scratch, |d, [c, a, b]| {
                         for (l, d) in d.iter_mut().enumerate() {
                             *d = if c[l] != 0 { a[l] } else { b[l] };
                         }
@@ -359,15 +541,25 @@ impl Wave {
                     scale,
                     base,
                 } => {
-                    for l in 0..w {
-                        let raw = self.regs[index.0 as usize * w + l];
-                        let idx = if index_ty.is_signed() && index_ty.is_integer() {
-                            sign_extend(raw, index_ty.bits())
-                        } else {
-                            raw
-                        };
-                        let b = base.map_or(0, |b| self.regs[b.0 as usize * w + l]);
-                        self.regs[dst.0 as usize * w + l] = b.wrapping_add(idx.wrapping_mul(scale));
+                    let bits = if index_ty.is_signed() && index_ty.is_integer() {
+                        index_ty.bits()
+                    } else {
+                        64
+                    };
+                    let scaled = |raw: u64| sign_extend(raw, bits).wrapping_mul(scale);
+                    match base {
+                        Some(base) => {
+                            self.with_operands(dst, [index, base], scratch, |d, [i, b]| {
+                                for ((d, &i), &b) in d.iter_mut().zip(i).zip(b) {
+                                    *d = b.wrapping_add(scaled(i));
+                                }
+                            })
+                        }
+                        None => self.with_operands(dst, [index], scratch, |d, [i]| {
+                            for (d, &i) in d.iter_mut().zip(i) {
+                                *d = scaled(i);
+                            }
+                        }),
                     }
                 }
                 Inst::Gather {
@@ -425,20 +617,24 @@ impl Wave {
                 }
                 Inst::Load { dst, addr, ty } => {
                     if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
-                        self.check_access(ctx, findings, tracker, gs, addr, ty, Access::Read);
+                        self.check_access(ctx, findings, tracker, &gs[0], addr, ty, Access::Read);
                     }
-                    let mem = memory(ctx, gs, addr.space);
-                    for l in self.lanes(w) {
-                        let at = self.address(addr, l, w);
-                        self.regs[dst.0 as usize * w + l] = mem.load(at, ty);
+                    let shift = ww.trailing_zeros();
+                    let lanes = self.lanes(w);
+                    let (regs, d) = (&mut self.regs, dst.0 as usize * w);
+                    for l in lanes {
+                        let mem = memory(ctx, gs, addr.space, l >> shift);
+                        let at = address(regs, addr, l, w);
+                        regs[d + l] = mem.load(at, ty);
                     }
                 }
                 Inst::Store { addr, ty, src } => {
                     if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
-                        self.check_access(ctx, findings, tracker, gs, addr, ty, Access::Write);
+                        self.check_access(ctx, findings, tracker, &gs[0], addr, ty, Access::Write);
                     }
-                    let mem = memory(ctx, gs, addr.space);
+                    let shift = ww.trailing_zeros();
                     for l in self.lanes(w) {
+                        let mem = memory(ctx, gs, addr.space, l >> shift);
                         let at = self.address(addr, l, w);
                         mem.store(at, ty, self.regs[src.0 as usize * w + l]);
                     }
@@ -468,7 +664,7 @@ impl Wave {
                     b,
                 } => {
                     if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
-                        self.check_access(ctx, findings, tracker, gs, addr, ty, Access::Atomic);
+                        self.check_access(ctx, findings, tracker, &gs[0], addr, ty, Access::Atomic);
                     }
                     self.atomic(ctx, gs, op, ty, addr, [dst, a, b])
                 }
@@ -491,15 +687,15 @@ impl Wave {
                         ResourceQuery::Depth | ResourceQuery::Elements => u64::from(dims[2]),
                         ResourceQuery::Levels => 1,
                     };
-                    self.reg_mut(dst, w).fill(value & 0xFFFF_FFFF);
+                    self.reg_mut(dst).fill(value & 0xFFFF_FFFF);
                 }
                 Inst::Wave { op, ty, dst, a, b } => {
                     if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
                         self.check_wave_op(ctx, findings, op, b);
                     }
-                    self.wave_op(op, ty, dst, [a, b], w, ctx.order, scratch)
+                    self.wave_op(op, ty, dst, [a, b], ww, ctx.order, scratch)
                 }
-                Inst::Wave4 { op, ty, dst, a } => self.wave4(op, ty, dst, a, w),
+                Inst::Wave4 { op, ty, dst, a } => self.wave4(op, ty, dst, a, ww),
                 Inst::MultiPrefix {
                     op,
                     ty,
@@ -539,8 +735,7 @@ impl Wave {
                         self.pc = exit_pc as usize;
                         continue;
                     }
-                    self.iterations += 1;
-                    if self.iterations > ctx.step_budget {
+                    if self.count_iteration(ww) > ctx.step_budget {
                         return Err(ExecError::new(
                             format!("loop exceeded the step budget of {} iterations in one wave", ctx.step_budget),
                             Some(span),
@@ -619,7 +814,11 @@ impl Wave {
                         if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
                             self.check_barrier(ctx, findings);
                         }
-                        self.status = Status::AtBarrier;
+                        self.status = if w > ww && self.must_split(ww) {
+                            Status::Split
+                        } else {
+                            Status::AtBarrier
+                        };
                         return Ok(());
                     }
                 }
@@ -640,33 +839,58 @@ impl Wave {
     }
 
     fn mask_of(&self, r: Reg, w: usize) -> Mask {
-        nonzero_lanes(self.reg(r, w))
+        nonzero_lanes(&self.reg(r)[..w])
     }
 
     fn address(&self, addr: Address, lane: usize, w: usize) -> u64 {
-        let base = addr
-            .dynamic
-            .map_or(0, |r| self.regs[r.0 as usize * w + lane]);
-        base.wrapping_add(u64::from(addr.offset))
+        address(&self.regs, addr, lane, w)
     }
 
     fn atomic(
         &mut self,
         ctx: &Context,
-        gs: &Memory,
+        gs: &[Memory],
         op: AtomicOp,
         ty: ScalarType,
         addr: Address,
         [dst, a, b]: [Reg; 3],
     ) {
-        let w = ctx.wave_size;
-        let mem = memory(ctx, gs, addr.space);
+        let w = self.width;
         for l in self.lanes(w) {
+            let mem = memory(ctx, gs, addr.space, l >> ctx.wave_size.trailing_zeros());
             let at = self.address(addr, l, w);
             let x = self.regs[a.0 as usize * w + l];
             let y = self.regs[b.0 as usize * w + l];
             self.regs[dst.0 as usize * w + l] = mem.atomic(at, ty, op, x, y);
         }
+    }
+
+    /// Counts one loop iteration for each wave of the batch with active
+    /// lanes, and returns the most any of them has run.
+    fn count_iteration(&mut self, w: usize) -> u64 {
+        let cur = self.cur;
+        let mut most = 0;
+        for (c, n) in self.iterations.iter_mut().enumerate() {
+            if part_mask(cur, c, w) != 0 {
+                *n += 1;
+                most = Ord::max(most, *n);
+            }
+        }
+        most
+    }
+
+    /// The waves of the batch with active lanes: each wave's index in the
+    /// batch, its lanes' range in a register and its active lanes (from
+    /// lane 0).
+    fn parts(
+        &self,
+        w: usize,
+    ) -> impl Iterator<Item = (usize, std::ops::Range<usize>, Mask)> + use<> {
+        let cur = self.cur;
+        (0..self.width / w).filter_map(move |c| {
+            let mask = part_mask(cur, c, w);
+            (mask != 0).then(|| (c, c * w..(c + 1) * w, mask))
+        })
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -680,43 +904,68 @@ impl Wave {
         order: ReductionOrder,
         scratch: &mut [u64],
     ) {
-        let mask = self.cur;
-        let out = &mut scratch[..w];
         match op {
-            WaveOp::IsFirstLane => {
-                out.fill(0);
-                if mask != 0 {
+            WaveOp::GetLaneCount => return self.reg_mut(dst).fill(w as u64),
+            WaveOp::GroupWaveIndex | WaveOp::GroupWaveCount => {
+                let value = if op == WaveOp::GroupWaveIndex {
+                    self.index
+                } else {
+                    self.group_waves
+                };
+                return self.reg_mut(dst).fill(u64::from(value));
+            }
+            WaveOp::GetLaneIndex => {
+                for (l, o) in self.reg_mut(dst).iter_mut().enumerate() {
+                    *o = (l % w) as u64;
+                }
+                return;
+            }
+            _ => {}
+        }
+        let out = &mut scratch[..w];
+        for (_, lanes, mask) in self.parts(w) {
+            match op {
+                WaveOp::IsFirstLane => {
+                    out.fill(0);
                     out[mask.trailing_zeros() as usize] = 1;
                 }
-            }
-            WaveOp::GetLaneCount => out.fill(w as u64),
-            WaveOp::GroupWaveIndex => out.fill(u64::from(self.index)),
-            WaveOp::GroupWaveCount => out.fill(u64::from(self.group_waves)),
-            WaveOp::GetLaneIndex => {
-                for (l, o) in out.iter_mut().enumerate() {
-                    *o = l as u64;
+                _ => {
+                    let src = &self.reg(a)[lanes.clone()];
+                    if order != ReductionOrder::Ascending || !fast_wave_op(op, ty, src, mask, out) {
+                        let other = &self.reg(b)[lanes.clone()];
+                        with_scalar!(ty, T => lane_op::<T>(op, decode::<T>(src).as_slice(w), other, mask, out, order))
+                    }
                 }
             }
-            _ => {
-                let src = self.reg(a, w);
-                if order != ReductionOrder::Ascending || !fast_wave_op(op, ty, src, mask, out) {
-                    let other = self.reg(b, w);
-                    with_scalar!(ty, T => lane_op::<T>(op, decode::<T>(src).as_slice(w), other, mask, out, order))
-                }
-            }
+            self.reg_mut(dst)[lanes].copy_from_slice(out);
         }
-        self.reg_mut(dst, w).copy_from_slice(out);
     }
 
     fn wave4(&mut self, op: WaveOp, ty: ScalarType, dst: [Reg; 4], a: Reg, w: usize) {
-        let mask = self.cur;
-        let src = self.reg(a, w);
+        for (_, lanes, mask) in self.parts(w) {
+            self.wave4_part(op, ty, dst, a, w, lanes, mask);
+        }
+    }
+
+    /// A four-word wave op on the lanes `lanes` of the batch, active in
+    /// `mask` (from the range's first lane).
+    #[allow(clippy::too_many_arguments)]
+    fn wave4_part(
+        &mut self,
+        op: WaveOp,
+        ty: ScalarType,
+        dst: [Reg; 4],
+        a: Reg,
+        w: usize,
+        lanes: std::ops::Range<usize>,
+        mask: Mask,
+    ) {
+        let src = &self.reg(a)[lanes.clone()];
         if op == WaveOp::Ballot {
             // One ballot for the whole wave.
             let ballot = nonzero_lanes(src) & mask;
             for (k, r) in dst.iter().enumerate() {
-                self.reg_mut(*r, w)
-                    .fill(u64::from((ballot >> (32 * k)) as u32));
+                self.reg_mut(*r)[lanes.clone()].fill(u64::from((ballot >> (32 * k)) as u32));
             }
             return;
         }
@@ -745,7 +994,7 @@ impl Wave {
                 inactive &= inactive - 1;
             }
             for (k, r) in dst.iter().enumerate() {
-                let out = self.reg_mut(*r, w);
+                let out = &mut self.reg_mut(*r)[lanes.clone()];
                 for (o, g) in out.iter_mut().zip(&groups) {
                     *o = u64::from((g >> (32 * k)) as u32);
                 }
@@ -767,7 +1016,7 @@ impl Wave {
             }),
         }
         for (k, r) in dst.iter().enumerate() {
-            let out = self.reg_mut(*r, w);
+            let out = &mut self.reg_mut(*r)[lanes.clone()];
             for (l, o) in out.iter_mut().enumerate() {
                 *o = u64::from(words[l][k]);
             }
@@ -784,35 +1033,37 @@ impl Wave {
         mask_regs: [Reg; 4],
     ) {
         let w = ctx.wave_size;
-        let mask = self.cur;
-        let partition: Vec<[u32; 4]> = (0..w)
-            .map(|l| std::array::from_fn(|k| self.reg(mask_regs[k], w)[l] as u32))
-            .collect();
-        if let Some(findings) = ctx.findings {
-            self.check_partition(ctx, findings, &partition);
-        }
-        let src = self.reg(a, w);
-        let mut out = [0u64; 128];
-        let out = &mut out[..w];
-        if op == WaveOp::MultiPrefixCountBits {
-            let vals = decode::<bool>(src);
-            for (l, o) in out.iter_mut().enumerate() {
-                *o = u64::from(wave::multi_prefix_count_bits(
-                    vals.as_slice(w),
-                    mask,
-                    &partition,
-                    l,
-                ));
+        for (_, lanes, mask) in self.parts(w) {
+            let partition: Vec<[u32; 4]> = lanes
+                .clone()
+                .map(|l| std::array::from_fn(|k| self.reg(mask_regs[k])[l] as u32))
+                .collect();
+            if let Some(findings) = ctx.findings {
+                self.check_partition(ctx, findings, &partition);
             }
-        } else {
-            with_arith!(ty, T => {
-                let vals = decode::<T>(src);
+            let src = &self.reg(a)[lanes.clone()];
+            let mut out = [0u64; 128];
+            let out = &mut out[..w];
+            if op == WaveOp::MultiPrefixCountBits {
+                let vals = decode::<bool>(src);
                 for (l, o) in out.iter_mut().enumerate() {
-                    *o = multi_prefix_lane::<T>(op, vals.as_slice(w), mask, &partition, l, ctx.order).to_lane();
+                    *o = u64::from(wave::multi_prefix_count_bits(
+                        vals.as_slice(w),
+                        mask,
+                        &partition,
+                        l,
+                    ));
                 }
-            }, ())
+            } else {
+                with_arith!(ty, T => {
+                    let vals = decode::<T>(src);
+                    for (l, o) in out.iter_mut().enumerate() {
+                        *o = multi_prefix_lane::<T>(op, vals.as_slice(w), mask, &partition, l, ctx.order).to_lane();
+                    }
+                }, ())
+            }
+            self.reg_mut(dst)[lanes].copy_from_slice(out);
         }
-        self.reg_mut(dst, w).copy_from_slice(out);
     }
 }
 
@@ -840,14 +1091,37 @@ fn lanes_equal_to(src: &[u64], v: u64) -> Mask {
     lanes_where(src, |x| x == v)
 }
 
-/// `d[l] = s[l]` on the lanes of `mask`, without a branch per lane.
-fn blend(d: &mut [u64], s: &[u64], mask: Mask) {
-    for (c, (d, s)) in d.chunks_mut(64).zip(s.chunks(64)).enumerate() {
-        let bits = (mask >> (64 * c)) as u64;
-        for (j, (d, &s)) in d.iter_mut().zip(s).enumerate() {
-            let keep = 0u64.wrapping_sub((bits >> j) & 1);
-            *d = (*d & !keep) | (s & keep);
+/// Each byte's eight bits as eight words, all ones where the bit is set.
+static BYTE_LANES: [[u64; 8]; 256] = {
+    let mut table = [[0u64; 8]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            if byte >> bit & 1 == 1 {
+                table[byte][bit] = u64::MAX;
+            }
+            bit += 1;
         }
+        byte += 1;
+    }
+    table
+};
+
+/// `mask`'s first `w` lanes as words, all ones where the lane is set.
+fn expand_mask(mask: Mask, w: usize, out: &mut Vec<u64>) {
+    out.clear();
+    for byte in mask.to_le_bytes().iter().take(w.div_ceil(8)) {
+        out.extend_from_slice(&BYTE_LANES[usize::from(*byte)]);
+    }
+    out.truncate(w);
+}
+
+/// `d[l] = s[l]` on the lanes where `keep[l]` is all ones (it is all ones
+/// or zero), without a branch per lane.
+fn blend(d: &mut [u64], s: &[u64], keep: &[u64]) {
+    for ((d, &s), &k) in d.iter_mut().zip(s).zip(keep) {
+        *d = (*d & !k) | (s & k);
     }
 }
 
@@ -896,13 +1170,27 @@ fn fast_wave_op(op: WaveOp, ty: ScalarType, src: &[u64], mask: Mask, out: &mut [
 /// Sums, products, minimums and maximums, and the prefix sum and product,
 /// folded in ascending lane order as lockstep-wave does.
 fn fast_arith<T: Val + Arith>(op: WaveOp, src: &[u64], mask: Mask, out: &mut [u64]) -> bool {
-    let (f, identity): (fn(T, T) -> T, T) = match op {
-        WaveOp::Sum | WaveOp::PrefixSum => (T::add, T::ZERO),
-        WaveOp::Product | WaveOp::PrefixProduct => (T::mul, T::ONE),
-        WaveOp::Min => (<T as Arith>::min, T::HIGHEST),
-        WaveOp::Max => (<T as Arith>::max, T::LOWEST),
+    match op {
+        WaveOp::Sum | WaveOp::PrefixSum => fast_fold(op, src, mask, out, T::ZERO, T::add),
+        WaveOp::Product | WaveOp::PrefixProduct => fast_fold(op, src, mask, out, T::ONE, T::mul),
+        WaveOp::Min => fast_fold(op, src, mask, out, T::HIGHEST, <T as Arith>::min),
+        WaveOp::Max => fast_fold(op, src, mask, out, T::LOWEST, <T as Arith>::max),
         _ => return false,
-    };
+    }
+    true
+}
+
+/// A reduction or exclusive scan of the active lanes with `f`, as a left
+/// fold in ascending lane order (`identity` where no lane is folded).
+#[inline(always)]
+fn fast_fold<T: Val>(
+    op: WaveOp,
+    src: &[u64],
+    mask: Mask,
+    out: &mut [u64],
+    identity: T,
+    f: impl Fn(T, T) -> T,
+) {
     let mut acc: Option<T> = None;
     if matches!(op, WaveOp::PrefixSum | WaveOp::PrefixProduct) {
         for (l, o) in out.iter_mut().enumerate() {
@@ -921,7 +1209,6 @@ fn fast_arith<T: Val + Arith>(op: WaveOp, src: &[u64], mask: Mask, out: &mut [u6
         }
         out.fill(acc.unwrap_or(identity).to_lane());
     }
-    true
 }
 
 fn multi_prefix_lane<T: Val + Arith + MaybeBits>(
@@ -980,9 +1267,18 @@ fn sign_extend(raw: u64, bits: u32) -> u64 {
     }
 }
 
-fn memory<'a>(ctx: &'a Context, gs: &'a Memory, space: Space) -> &'a Memory {
+/// The byte address `addr` names for `lane`.
+#[inline(always)]
+fn address(regs: &[u64], addr: Address, lane: usize, w: usize) -> u64 {
+    let base = addr.dynamic.map_or(0, |r| regs[r.0 as usize * w + lane]);
+    base.wrapping_add(u64::from(addr.offset))
+}
+
+/// The memory of `space` for the lanes of wave `part` of a batch.
+#[inline(always)]
+fn memory<'a>(ctx: &'a Context, gs: &'a [Memory], space: Space, part: usize) -> &'a Memory {
     match space {
-        Space::Groupshared => gs,
+        Space::Groupshared => &gs[part],
         Space::Resource(id) => ctx.resources[id.index()].memory,
     }
 }

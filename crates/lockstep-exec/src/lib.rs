@@ -57,6 +57,11 @@ impl std::error::Error for ExecError {}
 pub const MIN_WAVE_SIZE: u32 = 4;
 pub const MAX_WAVE_SIZE: u32 = 128;
 
+/// The lanes a normal run puts side by side: groups are batched so that
+/// one bytecode instruction works on this many lanes (`BATCH_LANES / W`
+/// groups at wave size `W`).
+pub const BATCH_LANES: u32 = 128;
+
 /// The most threads in one group (D3D12's limit).
 pub const MAX_GROUP_THREADS: u64 = 1024;
 
@@ -209,10 +214,27 @@ fn run_dispatch(
         order: config.order,
         schedule: config.schedule,
     };
+    // A normal run takes groups in batches, the same wave of each group
+    // side by side (see `engine::Worker::run_batch`); checked runs and
+    // varied orders take one group at a time.
+    let batch = if findings.is_none()
+        && config.schedule == Schedule::InOrder
+        && config.order == ReductionOrder::Ascending
+    {
+        (BATCH_LANES / config.wave_size).clamp(1, groups.min(u64::from(u32::MAX)) as u32)
+    } else {
+        1
+    };
+    let batches = groups.div_ceil(u64::from(batch));
+    let run_batch = |worker: &mut engine::Worker, b: u64| {
+        let first = b * u64::from(batch);
+        let count = (groups - first).min(u64::from(batch));
+        worker.run_batch(&ctx, first as u32, count as usize)
+    };
     let run = || {
-        (0..groups as u32)
+        (0..batches)
             .into_par_iter()
-            .try_for_each_init(engine::Worker::new, |worker, g| worker.run_group(&ctx, g))
+            .try_for_each_init(engine::Worker::new, run_batch)
     };
     if let Schedule::Shuffled(seed) = config.schedule {
         // One worker, the groups in a shuffled order.
@@ -225,7 +247,7 @@ fn run_dispatch(
     }
     if config.threads == 1 {
         let mut worker = engine::Worker::new();
-        return (0..groups as u32).try_for_each(|g| worker.run_group(&ctx, g));
+        return (0..batches).try_for_each(|b| run_batch(&mut worker, b));
     }
     match rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)

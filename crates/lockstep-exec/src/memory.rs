@@ -33,14 +33,17 @@ impl Memory {
 
     /// Memory holding `bytes` (the last word zero-padded).
     pub fn from_bytes(bytes: &[u8]) -> Memory {
-        let words = bytes
-            .chunks(4)
-            .map(|chunk| {
-                let mut b = [0u8; 4];
-                b[..chunk.len()].copy_from_slice(chunk);
-                AtomicU32::new(u32::from_le_bytes(b))
-            })
-            .collect();
+        let whole = bytes.chunks_exact(4);
+        let rest = whole.remainder();
+        let mut words: Vec<AtomicU32> = Vec::with_capacity(bytes.len().div_ceil(4));
+        words.extend(whole.map(|chunk| {
+            AtomicU32::new(u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]))
+        }));
+        if !rest.is_empty() {
+            let mut b = [0u8; 4];
+            b[..rest.len()].copy_from_slice(rest);
+            words.push(AtomicU32::new(u32::from_le_bytes(b)));
+        }
         Memory {
             words,
             len: bytes.len() as u64,

@@ -34,7 +34,7 @@ impl Wave {
         access: Access,
     ) {
         let w = ctx.wave_size;
-        let mem = memory(ctx, gs, addr.space);
+        let mem = memory(ctx, std::slice::from_ref(gs), addr.space, 0);
         let mut outside: Mask = 0;
         let mut shared: Option<(FindingKind, &'static str, Mask)> = None;
         for l in self.lanes(w) {

@@ -3,6 +3,7 @@
 //! specification's tables, hand-computed values, and the reference model in
 //! lockstep-wave).
 
+mod batch;
 mod builtins;
 mod check;
 mod control_flow;

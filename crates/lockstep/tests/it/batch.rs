@@ -1,0 +1,232 @@
+//! Normal runs put several groups side by side (the same wave of each group
+//! in one batch). Within a group that must be exactly the order of one
+//! group at a time: these tests compare normal runs with checked runs
+//! (which take one group at a time) and with hand-derived values, over
+//! group counts that do not fill the last batch.
+
+use lockstep::pipeline::Kind;
+use lockstep::{CompileOptions, RunOptions};
+
+use crate::harness::{WAVE_SIZES, buf, compile, pipeline};
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// The `Out` buffer of a normal run and of a checked run.
+fn normal_and_checked(
+    source: &str,
+    groups: u32,
+    words_per_group: usize,
+    wave_size: u32,
+    threads: usize,
+) -> (Vec<u32>, Vec<u32>) {
+    let shader = compile(source, &CompileOptions::default());
+    let p = pipeline(
+        [groups, 1, 1],
+        &[buf(
+            "Out",
+            Kind::RwStructuredBuffer,
+            0,
+            vec![0; groups as usize * words_per_group],
+        )],
+    );
+    let opts = RunOptions {
+        wave_size,
+        threads,
+        ..RunOptions::default()
+    };
+    let normal = lockstep::run(&shader, &p, &opts).unwrap_or_else(|e| panic!("run: {e}"));
+    let (checked, report) =
+        lockstep::run_checked(&shader, &p, &opts).unwrap_or_else(|e| panic!("checked: {e}"));
+    assert!(
+        report.findings.is_empty(),
+        "the test shader must be well defined: {:?}",
+        report.findings
+    );
+    (words(&normal.contents[0]), words(&checked.contents[0]))
+}
+
+/// Per-group groupshared memory, system values, partial waves, wave ops
+/// and quad ops under divergence, loops with per-lane trip counts, early
+/// returns before a barrier, and groupshared atomics whose results depend
+/// on the order of the group's waves.
+const EVERYTHING: &str = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+groupshared uint g_slots[20];
+groupshared uint g_order;
+
+[numthreads(20, 1, 1)]
+void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex, uint3 dtid : SV_DispatchThreadID,
+          uint3 gtid : SV_GroupThreadID)
+{
+    uint base = dtid.x * 12;
+    uint v = (dtid.x * 2654435761u) ^ (gid.x * 40503u);
+    g_slots[gi] = v;
+    if (gi == 0)
+        g_order = 0;
+    GroupMemoryBarrierWithGroupSync();
+    uint neighbour = g_slots[(gi + 7) % 20];
+
+    uint r0 = 0, r1 = 0, r2 = 0;
+    if (v & 1) {
+        r0 = WavePrefixSum(v);
+        r1 = WaveActiveCountBits(true) + 100 * WavePrefixCountBits(v & 8);
+        uint4 b = WaveActiveBallot((v & 2) != 0);
+        r2 = b.x ^ (b.y * 3) ^ (b.z * 5) ^ (b.w * 7);
+    } else {
+        r0 = WaveActiveMax(v) ^ WaveActiveMin(v);
+        r1 = WaveReadLaneFirst(v) + (WaveIsFirstLane() ? 1u : 0u);
+        r2 = WaveActiveAllTrue(v > 1000u) ? 5u : 6u;
+    }
+
+    uint q = QuadReadAcrossX(v) + QuadReadAcrossY(v) * 3 + QuadReadAcrossDiagonal(v) * 7;
+    uint4 m = WaveMatch(v % 3);
+    uint mp = WaveMultiPrefixSum(v, m) + WaveMultiPrefixCountBits((v & 4) != 0, m);
+
+    uint acc = gtid.x;
+    for (uint i = 0; i < (v % 7); ++i) {
+        acc += WaveActiveSum(i);
+        if (acc > 50)
+            break;
+    }
+
+    uint ticket;
+    InterlockedAdd(g_order, gi + 1, ticket);
+    Out[base + 0] = neighbour;
+    Out[base + 1] = r0;
+    Out[base + 2] = r1;
+    Out[base + 3] = r2;
+    Out[base + 4] = q;
+    Out[base + 5] = m.x ^ m.y ^ m.z ^ m.w;
+    Out[base + 6] = mp;
+    Out[base + 7] = acc;
+    Out[base + 8] = ticket;
+    Out[base + 9] = WaveGetLaneIndex() + 1000 * WaveGetLaneCount();
+    if (gi % 5 == 3)
+        return;
+    GroupMemoryBarrierWithGroupSync();
+    Out[base + 10] = g_order;
+    Out[base + 11] = gid.x;
+}
+"#;
+
+#[test]
+fn batched_groups_give_the_results_of_one_group_at_a_time() {
+    // 37 groups: the last batch is partial at every wave size.
+    for w in WAVE_SIZES {
+        for threads in [1, 2] {
+            let (normal, checked) = normal_and_checked(EVERYTHING, 37, 20 * 12, w, threads);
+            assert_eq!(normal, checked, "wave size {w}, {threads} threads");
+            // Every group saw its own groupshared memory: the tickets sum
+            // to 1 + 2 + … + 20 in each group.
+            for g in 0..37 {
+                let at = |gi: usize, k: usize| normal[(g * 20 + gi) * 12 + k];
+                assert_eq!(at(0, 11), g as u32);
+                assert_eq!(at(0, 10), 210, "group {g} at wave size {w}");
+            }
+        }
+    }
+}
+
+/// A barrier in control flow that differs between groups (uniform within
+/// each group): groups with `gid.x % 3 == 1` take it in the `if`, the
+/// others in the `else`. Groupshared atomics record the order the group's
+/// waves ran in.
+const GROUP_DIVERGENT_BARRIER: &str = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+groupshared uint g_counter;
+
+[numthreads(16, 1, 1)]
+void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex)
+{
+    if (gi == 0)
+        g_counter = 0;
+    GroupMemoryBarrierWithGroupSync();
+    uint a, b;
+    InterlockedAdd(g_counter, 1, a);
+    if (gid.x % 3 == 1) {
+        GroupMemoryBarrierWithGroupSync();
+        InterlockedAdd(g_counter, 100, b);
+    } else {
+        InterlockedAdd(g_counter, 10, b);
+        GroupMemoryBarrierWithGroupSync();
+    }
+    Out[(gid.x * 16 + gi) * 2] = a;
+    Out[(gid.x * 16 + gi) * 2 + 1] = b;
+}
+"#;
+
+#[test]
+fn a_barrier_that_differs_between_groups_keeps_each_groups_order() {
+    for w in WAVE_SIZES {
+        let (normal, checked) = normal_and_checked(GROUP_DIVERGENT_BARRIER, 11, 32, w, 1);
+        assert_eq!(normal, checked, "wave size {w}");
+        // By hand: wave k's lane l is thread gi = k·m + l, where m =
+        // min(W, 16) lanes run per wave. In the `if` groups every wave adds
+        // 1 per lane before the barrier and 100 per lane after it; in the
+        // others each wave adds 1 and then 10 per lane before the barrier,
+        // so wave k starts at 11·k·m.
+        let m = w.min(16);
+        for g in 0..11u32 {
+            for gi in 0..16u32 {
+                let (k, l) = (gi / m, gi % m);
+                let at = ((g * 16 + gi) * 2) as usize;
+                let expected = if g % 3 == 1 {
+                    [gi, 16 + 100 * gi]
+                } else {
+                    [11 * k * m + l, 11 * k * m + m + 10 * l]
+                };
+                assert_eq!(
+                    [normal[at], normal[at + 1]],
+                    expected,
+                    "group {g}, thread {gi}, wave size {w}"
+                );
+            }
+        }
+    }
+}
+
+/// The step budget counts each wave's own iterations, not its batch's:
+/// groups with an even id loop in the first loop, the others in the
+/// second, 60 times each, under a budget of 100.
+#[test]
+fn the_step_budget_counts_each_waves_iterations() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex)
+{
+    uint n = 0;
+    for (uint i = 0; i < ((gid.x & 1) == 0 ? 60u : 0u); ++i)
+        n += 1;
+    for (uint j = 0; j < ((gid.x & 1) == 1 ? 60u : 0u); ++j)
+        n += 2;
+    Out[gid.x * 4 + gi] = n;
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let p = pipeline(
+        [8, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 32])],
+    );
+    let opts = RunOptions {
+        wave_size: 4,
+        threads: 1,
+        step_budget: 100,
+        ..RunOptions::default()
+    };
+    let out = lockstep::run(&shader, &p, &opts).unwrap_or_else(|e| panic!("run: {e}"));
+    let expected: Vec<u32> = (0..32)
+        .map(|t| if (t / 4) % 2 == 0 { 60 } else { 120 })
+        .collect();
+    assert_eq!(words(&out.contents[0]), expected);
+    // One group looping past the budget still stops the run.
+    let endless = source.replace("60u : 0u", "1000u : 0u");
+    let shader = compile(&endless, &CompileOptions::default());
+    let err = lockstep::run(&shader, &p, &opts).expect_err("past the budget");
+    assert!(err.to_string().contains("step budget"), "{err}");
+}
