@@ -123,7 +123,11 @@ pub fn compile() -> Result<Shader, String> {
 
 /// Compares a peer's probe buffers with Lockstep's (both every pipeline
 /// buffer, in order), one verdict per intrinsic of [`INTRINSICS`].
-pub fn compare(pipeline: &Pipeline, lockstep: &[Vec<u8>], peer: &[Vec<u8>]) -> Vec<Verdict> {
+pub fn compare<B: AsRef<[u8]>>(
+    pipeline: &Pipeline,
+    lockstep: &[B],
+    peer: &[Vec<u8>],
+) -> Vec<Verdict> {
     let input = &pipeline.buffers[0].data;
     let lanes = input.len() / 4;
     INTRINSICS
@@ -137,7 +141,7 @@ pub fn compare(pipeline: &Pipeline, lockstep: &[Vec<u8>], peer: &[Vec<u8>]) -> V
                 inclusive: 0,
             };
             for i in 0..lanes {
-                let (a, b) = (word(ours, i), word(theirs, i));
+                let (a, b) = (word(ours.as_ref(), i), word(theirs, i));
                 if a == b {
                     verdict.exclusive += 1;
                 } else if b == intrinsic.inclusive(a, word(input, i)) {
@@ -164,7 +168,12 @@ mod tests {
             threads: 1,
             ..RunOptions::default()
         };
-        let ours = lockstep::run(&shader, &pipeline, &opts).unwrap().contents;
+        let ours: Vec<Vec<u8>> = lockstep::run(&shader, &pipeline, &opts)
+            .unwrap()
+            .contents
+            .iter()
+            .map(|c| c.to_vec())
+            .collect();
         let input = &pipeline.buffers[0].data;
         let mut inclusive = ours.clone();
         for (k, intrinsic) in INTRINSICS.iter().enumerate() {

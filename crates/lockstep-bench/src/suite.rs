@@ -29,7 +29,7 @@ pub struct Kernel {
 
 /// The result check of a [`Case`]: given every buffer after the dispatch,
 /// in the pipeline's order, an error message when the result is wrong.
-pub type Check = Box<dyn Fn(&[Vec<u8>]) -> Result<(), String> + Send + Sync>;
+pub type Check = Box<dyn Fn(&[&[u8]]) -> Result<(), String> + Send + Sync>;
 
 /// A kernel's pipeline at one size, with its expected result.
 pub struct Case {
@@ -44,7 +44,7 @@ pub struct Case {
 impl Case {
     /// Checks the buffers after a dispatch (every pipeline buffer, in the
     /// pipeline's order; only the outputs are looked at).
-    pub fn check(&self, contents: &[Vec<u8>]) -> Result<(), String> {
+    pub fn check<B: AsRef<[u8]>>(&self, contents: &[B]) -> Result<(), String> {
         if contents.len() != self.pipeline.buffers.len() {
             return Err(format!(
                 "{} buffers after the dispatch, expected {}",
@@ -52,7 +52,8 @@ impl Case {
                 self.pipeline.buffers.len()
             ));
         }
-        (self.check)(contents)
+        let contents: Vec<&[u8]> = contents.iter().map(AsRef::as_ref).collect();
+        (self.check)(&contents)
     }
 }
 
@@ -224,11 +225,11 @@ fn ordered_append(n: u32) -> Case {
         elements: n,
         outputs: vec![1, 2],
         check: Box::new(move |out| {
-            let got = word(&out[2], 0);
+            let got = word(out[2], 0);
             if got != count {
                 return Err(format!("ordered_append: count {got}, expected {count}"));
             }
-            let got = word_sum(&out[1]);
+            let got = word_sum(out[1]);
             if got != sum {
                 return Err(format!("ordered_append: sum {got}, expected {sum}"));
             }
@@ -259,7 +260,7 @@ fn wave_reduce(n: u32) -> Case {
         elements: n,
         outputs: vec![1],
         check: Box::new(move |out| {
-            let got = word(&out[1], 0);
+            let got = word(out[1], 0);
             if got != total {
                 return Err(format!("wave_reduce: total {got}, expected {total}"));
             }
@@ -299,7 +300,7 @@ fn block_scan(n: u32) -> Case {
         pipeline,
         elements: n,
         outputs: vec![1],
-        check: Box::new(move |out| same_words("block_scan: wrong output", &out[1], &expected)),
+        check: Box::new(move |out| same_words("block_scan: wrong output", out[1], &expected)),
     }
 }
 
@@ -356,7 +357,7 @@ fn tile_minmax(texels: u32) -> Case {
         pipeline,
         elements: texels,
         outputs: vec![1],
-        check: Box::new(move |out| same_words("tile_minmax: wrong output", &out[1], &expected)),
+        check: Box::new(move |out| same_words("tile_minmax: wrong output", out[1], &expected)),
     }
 }
 
@@ -401,7 +402,7 @@ fn divergent_loop(n: u32) -> Case {
         pipeline,
         elements: n,
         outputs: vec![2],
-        check: Box::new(move |out| same_words("divergent_loop: wrong output", &out[2], &expected)),
+        check: Box::new(move |out| same_words("divergent_loop: wrong output", out[2], &expected)),
     }
 }
 
@@ -435,7 +436,7 @@ fn match_histogram(n: u32) -> Case {
         pipeline,
         elements: n,
         outputs: vec![1],
-        check: Box::new(move |out| same_words("match_histogram: wrong bins", &out[1], &expected)),
+        check: Box::new(move |out| same_words("match_histogram: wrong bins", out[1], &expected)),
     }
 }
 

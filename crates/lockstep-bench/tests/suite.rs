@@ -39,7 +39,7 @@ fn outputs_are_the_buffers_the_kernels_write() {
         let out = lockstep::run(&shader, &case.pipeline, &opts).unwrap();
         for (i, (before, after)) in case.pipeline.buffers.iter().zip(&out.contents).enumerate() {
             assert_eq!(
-                before.data != *after,
+                *after != before.data,
                 case.outputs.contains(&i),
                 "{}: buffer {i} ({})",
                 kernel.name,

@@ -60,12 +60,19 @@ impl Memory {
         out
     }
 
-    /// The memory's bytes, freeing the words as it goes.
-    pub fn into_bytes(self) -> Vec<u8> {
-        let mut out = self.to_bytes();
-        drop(self);
-        out.shrink_to_fit();
-        out
+    /// The memory's words, each in little-endian byte order (so that their
+    /// bytes in memory are the buffer's bytes), and the length in bytes.
+    /// The words stay where they are: no copy is made.
+    pub fn into_le_words(self) -> (Vec<u32>, usize) {
+        let len = self.len as usize;
+        // `AtomicU32` and `u32` have the same size and alignment, so this
+        // collects in place.
+        let words = self
+            .words
+            .into_iter()
+            .map(|w| w.into_inner().to_le())
+            .collect();
+        (words, len)
     }
 
     pub fn len(&self) -> u64 {

@@ -176,7 +176,7 @@ pub(crate) fn format_problem(
 /// Evaluates every rule of `pipeline.results`. `contents[i]` holds buffer
 /// `i`'s bytes after the dispatch; buffers without an entry are taken to
 /// hold their initial data.
-pub fn check_results(pipeline: &Pipeline, contents: &[Vec<u8>]) -> Vec<RuleOutcome> {
+pub fn check_results<B: AsRef<[u8]>>(pipeline: &Pipeline, contents: &[B]) -> Vec<RuleOutcome> {
     pipeline
         .results
         .iter()
@@ -184,7 +184,11 @@ pub fn check_results(pipeline: &Pipeline, contents: &[Vec<u8>]) -> Vec<RuleOutco
         .collect()
 }
 
-fn check_result(pipeline: &Pipeline, contents: &[Vec<u8>], result: &ResultRule) -> RuleOutcome {
+fn check_result<B: AsRef<[u8]>>(
+    pipeline: &Pipeline,
+    contents: &[B],
+    result: &ResultRule,
+) -> RuleOutcome {
     let mut outcome = RuleOutcome::new(result);
     match operands(pipeline, contents, result) {
         Ok((format, expected, actual)) => compare(&mut outcome, format, expected, actual),
@@ -197,9 +201,9 @@ fn check_result(pipeline: &Pipeline, contents: &[Vec<u8>], result: &ResultRule) 
 }
 
 /// The comparison format and the expected and actual bytes.
-fn operands<'a>(
+fn operands<'a, B: AsRef<[u8]>>(
     pipeline: &'a Pipeline,
-    contents: &'a [Vec<u8>],
+    contents: &'a [B],
     result: &ResultRule,
 ) -> Result<(Format, &'a [u8], &'a [u8]), String> {
     let find = |name: &str| {

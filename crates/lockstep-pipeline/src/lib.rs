@@ -49,8 +49,10 @@ impl Pipeline {
 
     /// Buffer `index`'s bytes: `contents[index]`, or its initial data when
     /// `contents` is shorter.
-    fn contents<'a>(&'a self, contents: &'a [Vec<u8>], index: usize) -> &'a [u8] {
-        contents.get(index).unwrap_or(&self.buffers[index].data)
+    fn contents<'a, B: AsRef<[u8]>>(&'a self, contents: &'a [B], index: usize) -> &'a [u8] {
+        contents
+            .get(index)
+            .map_or(&self.buffers[index].data, AsRef::as_ref)
     }
 }
 

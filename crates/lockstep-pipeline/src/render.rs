@@ -21,7 +21,7 @@ pub fn element_strings(format: Format, bytes: &[u8]) -> Vec<String> {
 /// no entry). Trailing bytes that do not make a whole element are left out
 /// and noted in a comment. The text parses back with [`crate::parse`] when
 /// it takes the place of a pipeline's `Buffers:` section.
-pub fn render_buffers(pipeline: &Pipeline, contents: &[Vec<u8>]) -> String {
+pub fn render_buffers<B: AsRef<[u8]>>(pipeline: &Pipeline, contents: &[B]) -> String {
     if pipeline.buffers.is_empty() {
         return "Buffers: []\n".to_owned();
     }

@@ -7,7 +7,7 @@ use lockstep_exec::{
 use lockstep_ir::{Resource, ResourceKind, Span, Type};
 use lockstep_pipeline::{Binding, Kind, Pipeline, RuleOutcome};
 
-use crate::Shader;
+use crate::{BufferContents, Shader};
 
 /// How to run a dispatch.
 #[derive(Clone, Debug)]
@@ -58,7 +58,7 @@ pub struct RunOutput {
     /// The wave size the dispatch ran at, and why.
     pub wave_size: WaveSizeChoice,
     /// The bytes of every pipeline buffer, in the pipeline's order.
-    pub contents: Vec<Vec<u8>>,
+    pub contents: Vec<BufferContents>,
     pub outcomes: Vec<RuleOutcome>,
 }
 
@@ -228,19 +228,19 @@ pub fn run(shader: &Shader, pipeline: &Pipeline, opts: &RunOptions) -> Result<Ru
         ..DispatchConfig::default()
     };
     lockstep_exec::dispatch(&shader.program, &bindings.bound(&memories), &config)?;
-    // Each memory is freed as soon as its bytes are out, so a run holds at
-    // most one written buffer twice; a buffer no writable resource is bound
-    // to still holds the pipeline's bytes, copied after its memory is gone.
+    // Written buffers come back in the engine's own words, with no copy; a
+    // buffer no writable resource is bound to still holds the pipeline's
+    // bytes, copied after its memory is gone.
     let written = bindings.buffers_where(shader, memories.len(), |r| r.kind.is_writable());
-    let contents: Vec<Vec<u8>> = memories
+    let contents: Vec<BufferContents> = memories
         .into_iter()
         .enumerate()
         .map(|(b, memory)| {
             if written[b] {
-                memory.into_bytes()
+                BufferContents::from_memory(memory)
             } else {
                 drop(memory);
-                pipeline.buffers[b].data.clone()
+                BufferContents::from_bytes(&pipeline.buffers[b].data)
             }
         })
         .collect();

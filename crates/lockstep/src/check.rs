@@ -8,7 +8,7 @@ use lockstep_pipeline::Pipeline;
 use serde::Serialize;
 
 use crate::bind::{Bindings, choose_wave_size};
-use crate::{RunError, RunOptions, Shader};
+use crate::{BufferContents, RunError, RunOptions, Shader};
 
 /// What a check found.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -468,7 +468,10 @@ pub fn run_checked(
         ..DispatchConfig::default()
     };
     let findings = lockstep_exec::dispatch_checked(&checked, &bindings.bound(&memories), &config)?;
-    let contents: Vec<Vec<u8>> = memories.iter().map(Memory::to_bytes).collect();
+    let contents: Vec<BufferContents> = memories
+        .into_iter()
+        .map(BufferContents::from_memory)
+        .collect();
     let outcomes = lockstep_pipeline::check_results(pipeline, &contents);
     let report = CheckReport {
         wave_sizes: vec![choice.size],

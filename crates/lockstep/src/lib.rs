@@ -15,6 +15,7 @@
 
 mod bind;
 mod check;
+mod contents;
 mod info;
 pub mod offload;
 mod pragma;
@@ -32,6 +33,7 @@ pub use check::{
     CheckReport, ElementDiff, OrderIssue, PortabilityIssue, ReportedFinding, check,
     check_wave_sizes, run_checked,
 };
+pub use contents::BufferContents;
 pub use info::{BindingInfo, ShaderInfo, info};
 pub use lockstep_exec::{Device, WavePreference, WaveSizeChoice};
 pub use offload::{

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use lockstep::{RunOptions, Shader};
+use lockstep::{BufferContents, RunOptions, Shader};
 use lockstep_bench::report::{self, Row};
 use lockstep_bench::suite::{self, Case, KERNELS, Kernel};
 use lockstep_bench::vulkan::{self, Context};
@@ -251,7 +251,11 @@ fn run_probe(ctx: &Context, dir: &Path, opts: &RunOptions) -> Result<(), String>
     Ok(())
 }
 
-fn lockstep_run(shader: &Shader, case: &Case, opts: &RunOptions) -> Result<Vec<Vec<u8>>, String> {
+fn lockstep_run(
+    shader: &Shader,
+    case: &Case,
+    opts: &RunOptions,
+) -> Result<Vec<BufferContents>, String> {
     let out = lockstep::run(shader, &case.pipeline, opts).map_err(|e| e.to_string())?;
     if out.wave_size.size != opts.wave_size {
         return Err(format!(

@@ -92,7 +92,7 @@ fn exact_reads_actual_in_the_expected_format() {
          - { Name: E, Format: Int16, Data: [1, 3] }\n\
          Results:\n  - { Result: Mixed, Rule: BufferExact, Actual: A, Expected: E }\n",
     );
-    let outcomes = check_results(&p, &[]);
+    let outcomes = check_results::<Vec<u8>>(&p, &[]);
     assert_eq!(outcomes[0].compared, 2);
     assert_eq!(outcomes[0].mismatches, [mismatch(1, "3", "2", None)]);
 }
@@ -233,7 +233,7 @@ fn mismatches_are_listed_up_to_the_cap_and_all_counted() {
 #[test]
 fn missing_contents_mean_initial_data() {
     let p = rule_pipeline("Int16", 4, "[0, 0]", "Rule: BufferExact");
-    let outcomes = check_results(&p, &[]);
+    let outcomes = check_results::<Vec<u8>>(&p, &[]);
     assert!(outcomes[0].passed);
     let p = rule_pipeline("Int16", 4, "[0, 1]", "Rule: BufferExact");
     let outcomes = check_results(&p, &[halves(&[0, 1])]);
@@ -255,7 +255,7 @@ fn rules_that_cannot_run_say_why() {
         actual: "Actual".into(),
         expected: "Expected".into(),
     });
-    let reports: String = check_results(&p, &[])
+    let reports: String = check_results::<Vec<u8>>(&p, &[])
         .iter()
         .map(RuleOutcome::render)
         .collect();

@@ -137,7 +137,7 @@ fn every_format_round_trips() {
         );
     }
     let p = pipeline(&body);
-    let rendered = render_buffers(&p, &[]);
+    let rendered = render_buffers::<Vec<u8>>(&p, &[]);
     assert_eq!(reparse(&rendered).buffers, p.buffers, "{rendered}");
 }
 
@@ -196,7 +196,7 @@ fn long_and_empty_lists_parse_back() {
         "Buffers:\n  - { Name: Long, Format: Float64, FillSize: 800, FillValue: 0.1 }\n  \
          - { Name: Empty, Format: Int16, Data: [] }\n",
     );
-    let rendered = render_buffers(&p, &[]);
+    let rendered = render_buffers::<Vec<u8>>(&p, &[]);
     assert!(rendered.lines().count() > 8, "{rendered}");
     assert!(rendered.lines().all(|l| l.len() <= 80), "{rendered}");
     assert!(rendered.ends_with("    Data: []\n"), "{rendered}");
@@ -213,7 +213,7 @@ fn odd_names_are_quoted() {
           - { Name: "say \"hi\"\t", Format: Int16, Data: [1] }
         "#,
     );
-    let rendered = render_buffers(&p, &[]);
+    let rendered = render_buffers::<Vec<u8>>(&p, &[]);
     let names: Vec<&str> = rendered.lines().filter(|l| l.contains("Name:")).collect();
     assert_eq!(
         names,
@@ -229,7 +229,7 @@ fn odd_names_are_quoted() {
 #[test]
 fn no_buffers() {
     let p = pipeline("Buffers: []\n");
-    assert_eq!(render_buffers(&p, &[]), "Buffers: []\n");
+    assert_eq!(render_buffers::<Vec<u8>>(&p, &[]), "Buffers: []\n");
 }
 
 #[test]

@@ -197,7 +197,7 @@ fn output_props_render_back() {
             Data: [ 7 ]
         "#,
     );
-    let rendered = render_buffers(&p, &[]);
+    let rendered = render_buffers::<Vec<u8>>(&p, &[]);
     expect![[r#"
         Buffers:
           - Name: Tex

@@ -31,7 +31,7 @@ fn try_run(source: &str, yaml: &str, wave_size: u32) -> Result<Vec<Vec<u8>>, Str
         ..RunOptions::default()
     };
     lockstep::run(&shader, &p, &opts)
-        .map(|out| out.contents)
+        .map(|out| out.contents.iter().map(|c| c.to_vec()).collect())
         .map_err(|e| e.message)
 }
 
