@@ -140,6 +140,47 @@ impl<'a> BoundResource<'a> {
     }
 }
 
+/// The worker threads of a run: a dispatch, and the copies into and out of
+/// its memories, use these threads and no others (one thread means the
+/// caller's own).
+pub struct Workers {
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl Workers {
+    /// `threads` workers; 0 means one per core.
+    pub fn new(threads: usize) -> Result<Workers, ExecError> {
+        if threads == 1 {
+            return Ok(Workers { pool: None });
+        }
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map(|pool| Workers { pool: Some(pool) })
+            .map_err(|e| ExecError::new(format!("cannot start worker threads: {e}"), None))
+    }
+
+    /// Memory holding `bytes` (as [`Memory::from_bytes`]), filled by every
+    /// worker.
+    pub fn memory_from_bytes(&self, bytes: &[u8]) -> Memory {
+        match &self.pool {
+            None => Memory::from_bytes(bytes),
+            Some(pool) => pool.install(|| Memory::from_bytes_parallel(bytes)),
+        }
+    }
+
+    fn run<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        match &self.pool {
+            None => f(),
+            Some(pool) => pool.install(f),
+        }
+    }
+
+    fn single(&self) -> bool {
+        self.pool.is_none()
+    }
+}
+
 /// Runs `program` over its bound resources (indexed by resource id;
 /// several resources may share one memory).
 pub fn dispatch(
@@ -147,7 +188,17 @@ pub fn dispatch(
     resources: &[BoundResource],
     config: &DispatchConfig,
 ) -> Result<(), ExecError> {
-    run_dispatch(program, resources, config, None)
+    dispatch_on(&Workers::new(config.threads)?, program, resources, config)
+}
+
+/// [`dispatch`] on `workers` (its `config.threads` is not used).
+pub fn dispatch_on(
+    workers: &Workers,
+    program: &Program,
+    resources: &[BoundResource],
+    config: &DispatchConfig,
+) -> Result<(), ExecError> {
+    run_dispatch(program, resources, config, None, workers)
 }
 
 /// Runs `program` in checked mode and returns what it found. Compile the
@@ -159,7 +210,8 @@ pub fn dispatch_checked(
     config: &DispatchConfig,
 ) -> Result<Vec<Finding>, ExecError> {
     let findings = Findings::default();
-    run_dispatch(program, resources, config, Some(&findings))?;
+    let workers = Workers::new(config.threads)?;
+    run_dispatch(program, resources, config, Some(&findings), &workers)?;
     Ok(findings.into_vec())
 }
 
@@ -168,6 +220,7 @@ fn run_dispatch(
     resources: &[BoundResource],
     config: &DispatchConfig,
     findings: Option<&Findings>,
+    workers: &Workers,
 ) -> Result<(), ExecError> {
     validate_wave_size(config.wave_size)?;
     let [gx, gy, gz] = config.group_count;
@@ -245,18 +298,9 @@ fn run_dispatch(
             .into_iter()
             .try_for_each(|g| worker.run_group(&ctx, g));
     }
-    if config.threads == 1 {
+    if workers.single() {
         let mut worker = engine::Worker::new();
         return (0..batches).try_for_each(|b| run_batch(&mut worker, b));
     }
-    match rayon::ThreadPoolBuilder::new()
-        .num_threads(config.threads)
-        .build()
-    {
-        Ok(pool) => pool.install(run),
-        Err(e) => Err(ExecError::new(
-            format!("cannot start worker threads: {e}"),
-            None,
-        )),
-    }
+    workers.run(run)
 }

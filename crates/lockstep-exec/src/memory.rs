@@ -50,6 +50,26 @@ impl Memory {
         }
     }
 
+    /// [`Memory::from_bytes`] on the threads of the current rayon pool.
+    pub(crate) fn from_bytes_parallel(bytes: &[u8]) -> Memory {
+        use rayon::prelude::*;
+        let mut words = Vec::new();
+        (0..bytes.len().div_ceil(4))
+            .into_par_iter()
+            .with_min_len(1 << 14)
+            .map(|i| {
+                let mut b = [0u8; 4];
+                let chunk = &bytes[i * 4..(i * 4 + 4).min(bytes.len())];
+                b[..chunk.len()].copy_from_slice(chunk);
+                AtomicU32::new(u32::from_le_bytes(b))
+            })
+            .collect_into_vec(&mut words);
+        Memory {
+            words,
+            len: bytes.len() as u64,
+        }
+    }
+
     /// The memory's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.words.len() * 4);
@@ -215,4 +235,22 @@ fn atomic_result(op: AtomicOp, ty: ScalarType, old: u64, a: u64, b: u64) -> Opti
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filled_by_many_threads_or_one_the_bytes_are_the_same() {
+        // Lengths around the parallel chunk size, with partial last words.
+        for len in [0, 1, 5, 4096, (1 << 16) + 3, (1 << 18) + 2] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 131 % 251) as u8).collect();
+            let serial = Memory::from_bytes(&bytes);
+            let parallel = crate::Workers::new(2).unwrap().memory_from_bytes(&bytes);
+            assert_eq!(parallel.len(), len as u64);
+            assert_eq!(parallel.to_bytes(), bytes);
+            assert_eq!(serial.to_bytes(), bytes);
+        }
+    }
 }

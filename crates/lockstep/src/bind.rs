@@ -2,7 +2,7 @@
 //! checks the pipeline's result rules.
 
 use lockstep_exec::{
-    BoundResource, Device, DispatchConfig, Memory, WavePreference, WaveSizeChoice,
+    BoundResource, Device, DispatchConfig, Memory, WavePreference, WaveSizeChoice, Workers,
 };
 use lockstep_ir::{Resource, ResourceKind, Span, Type};
 use lockstep_pipeline::{Binding, Kind, Pipeline, RuleOutcome};
@@ -219,7 +219,12 @@ pub(crate) fn choose_wave_size(
 pub fn run(shader: &Shader, pipeline: &Pipeline, opts: &RunOptions) -> Result<RunOutput, RunError> {
     let bindings = Bindings::new(shader, pipeline)?;
     let choice = choose_wave_size(shader, &opts.device())?;
-    let memories = Bindings::memories(pipeline);
+    let workers = Workers::new(opts.threads)?;
+    let memories: Vec<Memory> = pipeline
+        .buffers
+        .iter()
+        .map(|b| workers.memory_from_bytes(&b.data))
+        .collect();
     let config = DispatchConfig {
         wave_size: choice.size,
         threads: opts.threads,
@@ -227,22 +232,17 @@ pub fn run(shader: &Shader, pipeline: &Pipeline, opts: &RunOptions) -> Result<Ru
         group_count: pipeline.dispatch,
         ..DispatchConfig::default()
     };
-    lockstep_exec::dispatch(&shader.program, &bindings.bound(&memories), &config)?;
-    // Written buffers come back in the engine's own words, with no copy; a
-    // buffer no writable resource is bound to still holds the pipeline's
-    // bytes, copied after its memory is gone.
-    let written = bindings.buffers_where(shader, memories.len(), |r| r.kind.is_writable());
+    lockstep_exec::dispatch_on(
+        &workers,
+        &shader.program,
+        &bindings.bound(&memories),
+        &config,
+    )?;
+    // Every buffer comes back in the engine's own words, with no copy (a
+    // buffer only read still holds the pipeline's bytes).
     let contents: Vec<BufferContents> = memories
         .into_iter()
-        .enumerate()
-        .map(|(b, memory)| {
-            if written[b] {
-                BufferContents::from_memory(memory)
-            } else {
-                drop(memory);
-                BufferContents::from_bytes(&pipeline.buffers[b].data)
-            }
-        })
+        .map(BufferContents::from_memory)
         .collect();
     let outcomes = lockstep_pipeline::check_results(pipeline, &contents);
     Ok(RunOutput {
