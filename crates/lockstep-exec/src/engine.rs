@@ -106,6 +106,8 @@ pub(crate) struct Worker {
     scratch: Vec<u64>,
     tracker: SharedTracker,
     turns: Vec<usize>,
+    /// The group ids of the batch's groups.
+    group_ids: Vec<[u32; 3]>,
 }
 
 /// How a batch's rounds ended.
@@ -123,6 +125,7 @@ impl Worker {
             scratch: vec![0; 4 * 128],
             tracker: SharedTracker::default(),
             turns: Vec::new(),
+            group_ids: Vec::new(),
         }
     }
 
@@ -146,12 +149,11 @@ impl Worker {
         let p = ctx.program;
         let w = ctx.wave_size;
         let [gx, gy, _] = ctx.group_count;
-        let group_ids: Vec<[u32; 3]> = (0..count as u32)
-            .map(|i| {
-                let g = first + i;
-                [g % gx, (g / gx) % gy, g / (gx * gy)]
-            })
-            .collect();
+        self.group_ids.clear();
+        self.group_ids.extend((0..count as u32).map(|i| {
+            let g = first + i;
+            [g % gx, (g / gx) % gy, g / (gx * gy)]
+        }));
         let threads = ctx
             .group_extent
             .iter()
@@ -168,7 +170,7 @@ impl Worker {
             self.waves.resize_with(wave_count, Wave::empty);
         }
         for (index, wave) in self.waves[..wave_count].iter_mut().enumerate() {
-            wave.start(ctx, index, threads, &group_ids);
+            wave.start(ctx, index, threads, &self.group_ids);
             wave.group_waves = wave_count as u32;
         }
         if ctx.findings.is_some() {
@@ -635,7 +637,7 @@ impl Wave {
                     let shift = ww.trailing_zeros();
                     for l in self.lanes(w) {
                         let mem = memory(ctx, gs, addr.space, l >> shift);
-                        let at = self.address(addr, l, w);
+                        let at = address(&self.regs, addr, l, w);
                         mem.store(at, ty, self.regs[src.0 as usize * w + l]);
                     }
                 }
@@ -842,10 +844,6 @@ impl Wave {
         nonzero_lanes(&self.reg(r)[..w])
     }
 
-    fn address(&self, addr: Address, lane: usize, w: usize) -> u64 {
-        address(&self.regs, addr, lane, w)
-    }
-
     fn atomic(
         &mut self,
         ctx: &Context,
@@ -858,7 +856,7 @@ impl Wave {
         let w = self.width;
         for l in self.lanes(w) {
             let mem = memory(ctx, gs, addr.space, l >> ctx.wave_size.trailing_zeros());
-            let at = self.address(addr, l, w);
+            let at = address(&self.regs, addr, l, w);
             let x = self.regs[a.0 as usize * w + l];
             let y = self.regs[b.0 as usize * w + l];
             self.regs[dst.0 as usize * w + l] = mem.atomic(at, ty, op, x, y);
@@ -1034,12 +1032,13 @@ impl Wave {
     ) {
         let w = ctx.wave_size;
         for (_, lanes, mask) in self.parts(w) {
-            let partition: Vec<[u32; 4]> = lanes
-                .clone()
-                .map(|l| std::array::from_fn(|k| self.reg(mask_regs[k])[l] as u32))
-                .collect();
+            let mut partition = [[0u32; 4]; 128];
+            for (p, l) in partition.iter_mut().zip(lanes.clone()) {
+                *p = std::array::from_fn(|k| self.reg(mask_regs[k])[l] as u32);
+            }
+            let partition = &partition[..w];
             if let Some(findings) = ctx.findings {
-                self.check_partition(ctx, findings, &partition);
+                self.check_partition(ctx, findings, partition);
             }
             let src = &self.reg(a)[lanes.clone()];
             let mut out = [0u64; 128];
@@ -1050,7 +1049,7 @@ impl Wave {
                     *o = u64::from(wave::multi_prefix_count_bits(
                         vals.as_slice(w),
                         mask,
-                        &partition,
+                        partition,
                         l,
                     ));
                 }
@@ -1058,7 +1057,7 @@ impl Wave {
                 with_arith!(ty, T => {
                     let vals = decode::<T>(src);
                     for (l, o) in out.iter_mut().enumerate() {
-                        *o = multi_prefix_lane::<T>(op, vals.as_slice(w), mask, &partition, l, ctx.order).to_lane();
+                        *o = multi_prefix_lane::<T>(op, vals.as_slice(w), mask, partition, l, ctx.order).to_lane();
                     }
                 }, ())
             }

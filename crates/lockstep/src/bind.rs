@@ -181,11 +181,12 @@ impl Bindings {
     }
 
     /// Fresh memories holding the pipeline's initial data, one per buffer.
-    pub fn memories(pipeline: &Pipeline) -> Vec<Memory> {
+    /// The engine's memory of every pipeline buffer, filled on `workers`.
+    pub fn memories(workers: &Workers, pipeline: &Pipeline) -> Vec<Memory> {
         pipeline
             .buffers
             .iter()
-            .map(|b| Memory::from_bytes(&b.data))
+            .map(|b| workers.memory_from_bytes(&b.data))
             .collect()
     }
 
@@ -220,11 +221,7 @@ pub fn run(shader: &Shader, pipeline: &Pipeline, opts: &RunOptions) -> Result<Ru
     let bindings = Bindings::new(shader, pipeline)?;
     let choice = choose_wave_size(shader, &opts.device())?;
     let workers = Workers::new(opts.threads)?;
-    let memories: Vec<Memory> = pipeline
-        .buffers
-        .iter()
-        .map(|b| workers.memory_from_bytes(&b.data))
-        .collect();
+    let memories = Bindings::memories(&workers, pipeline);
     let config = DispatchConfig {
         wave_size: choice.size,
         threads: opts.threads,

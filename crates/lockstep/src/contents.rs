@@ -21,11 +21,6 @@ impl BufferContents {
         BufferContents { words, len }
     }
 
-    /// Contents holding a copy of `bytes`.
-    pub fn from_bytes(bytes: &[u8]) -> BufferContents {
-        BufferContents::from_memory(Memory::from_bytes(bytes))
-    }
-
     pub fn as_bytes(&self) -> &[u8] {
         &bytemuck::cast_slice::<u32, u8>(&self.words)[..self.len]
     }
@@ -78,7 +73,7 @@ mod tests {
     fn bytes_come_back_in_order_and_length() {
         for len in [0, 1, 3, 4, 5, 8, 13] {
             let bytes: Vec<u8> = (0..len as u8).map(|b| b.wrapping_mul(37) ^ 0xA5).collect();
-            let contents = BufferContents::from_bytes(&bytes);
+            let contents = BufferContents::from_memory(Memory::from_bytes(&bytes));
             assert_eq!(contents.as_bytes(), bytes.as_slice());
             assert_eq!(contents.len(), len);
             assert_eq!(contents, bytes);

@@ -4,7 +4,7 @@
 use lockstep_ir::{ScalarType, WaveOp};
 use lockstep_wave::Mask;
 
-use super::{Context, Status, Wave, memory};
+use super::{Context, Status, Wave, address, memory};
 use crate::bytecode::{Address, Inst, Reg, Space};
 use crate::check::{Access, FindingKind, Findings, SharedTracker, Site};
 use crate::memory::Memory;
@@ -38,7 +38,7 @@ impl Wave {
         let mut outside: Mask = 0;
         let mut shared: Option<(FindingKind, &'static str, Mask)> = None;
         for l in self.lanes(w) {
-            let at = self.address(addr, l, w);
+            let at = address(&self.regs, addr, l, w);
             if !mem.in_bounds(at, ty.size()) {
                 outside |= 1 << l;
                 continue;
