@@ -1,181 +1,16 @@
 //! Per-lane arithmetic: picks the monomorphised lane loop for an operator
 //! and a scalar type. The semantics themselves come from `lockstep-wave`.
+//!
+//! Every lane loop exists twice: compiled for the baseline instruction set
+//! (`base`) and, on x86-64, for AVX2 (`avx2`, picked at run time when the
+//! CPU has it). Both come from the same source, `alu/loops.rs`, and give
+//! the same bits: AVX2 only widens the vectors the loops are compiled to
+//! (it does not allow fused multiply-adds or other contractions).
 
 use crate::bytecode::{BinaryFn, TernaryFn, UnaryFn};
-use crate::value::{Val, convert_bits};
-use crate::{with_arith, with_float, with_int, with_scalar};
 use lockstep_ir::{BinaryOp, Builtin, ScalarType, UnaryOp};
-use lockstep_wave::{Arith, Bits, Float, ops};
 
-#[inline(always)]
-fn map1<A: Val, R: Val>(dst: &mut [u64], a: &[u64], f: impl Fn(A) -> R) {
-    for (d, &x) in dst.iter_mut().zip(a) {
-        *d = f(A::from_lane(x)).to_lane();
-    }
-}
-
-#[inline(always)]
-fn map2<A: Val, R: Val>(dst: &mut [u64], a: &[u64], b: &[u64], f: impl Fn(A, A) -> R) {
-    for ((d, &x), &y) in dst.iter_mut().zip(a).zip(b) {
-        *d = f(A::from_lane(x), A::from_lane(y)).to_lane();
-    }
-}
-
-#[inline(always)]
-fn map3<A: Val, R: Val>(
-    dst: &mut [u64],
-    a: &[u64],
-    b: &[u64],
-    c: &[u64],
-    f: impl Fn(A, A, A) -> R,
-) {
-    for (((d, &x), &y), &z) in dst.iter_mut().zip(a).zip(b).zip(c) {
-        *d = f(A::from_lane(x), A::from_lane(y), A::from_lane(z)).to_lane();
-    }
-}
-
-/// Declares lane-loop functions `name::<T>` from a closure over `T`.
-macro_rules! lane_fns {
-    ($bound:path; $($name:ident($($arg:ident),+) => $body:expr;)*) => {$(
-        fn $name<T: Val + $bound>(dst: &mut [u64], $($arg: &[u64]),+) {
-            lane_fns!(@map dst, $($arg),+; |$($arg: T),+| $body)
-        }
-    )*};
-    (@map $dst:ident, $a:ident; $f:expr) => { map1($dst, $a, $f) };
-    (@map $dst:ident, $a:ident, $b:ident; $f:expr) => { map2($dst, $a, $b, $f) };
-    (@map $dst:ident, $a:ident, $b:ident, $c:ident; $f:expr) => { map3($dst, $a, $b, $c, $f) };
-}
-
-lane_fns! { Arith;
-    add(a, b) => a.add(b);
-    sub(a, b) => a.sub(b);
-    mul(a, b) => a.mul(b);
-    div(a, b) => a.div(b);
-    rem(a, b) => a.rem(b);
-    neg(a) => a.neg();
-    min(a, b) => Arith::min(a, b);
-    max(a, b) => Arith::max(a, b);
-    abs(a) => a.abs();
-    clamp(a, b, c) => ops::clamp(a, b, c);
-    mad(a, b, c) => ops::mad(a, b, c);
-    sign(a) => ops::sign(a);
-}
-
-lane_fns! { Bits;
-    bit_and(a, b) => a.and(b);
-    bit_or(a, b) => a.or(b);
-    bit_xor(a, b) => a.xor(b);
-    bit_not(a) => a.not();
-    shl(a, b) => a.shl(b);
-    shr(a, b) => a.shr(b);
-    countbits(a) => ops::countbits(a);
-    firstbithigh(a) => ops::firstbithigh(a);
-    firstbitlow(a) => ops::firstbitlow(a);
-    reversebits(a) => ops::reversebits(a);
-}
-
-lane_fns! { Float;
-    floor(a) => ops::floor(a);
-    ceil(a) => ops::ceil(a);
-    round(a) => ops::round(a);
-    trunc(a) => ops::trunc(a);
-    frac(a) => ops::frac(a);
-    sqrt(a) => ops::sqrt(a);
-    rsqrt(a) => ops::rsqrt(a);
-    rcp(a) => ops::rcp(a);
-    exp(a) => ops::exp(a);
-    exp2(a) => ops::exp2(a);
-    log(a) => ops::log(a);
-    log2(a) => ops::log2(a);
-    log10(a) => ops::log10(a);
-    sin(a) => ops::sin(a);
-    cos(a) => ops::cos(a);
-    tan(a) => ops::tan(a);
-    asin(a) => ops::asin(a);
-    acos(a) => ops::acos(a);
-    atan(a) => ops::atan(a);
-    sinh(a) => ops::sinh(a);
-    cosh(a) => ops::cosh(a);
-    tanh(a) => ops::tanh(a);
-    saturate(a) => ops::saturate(a);
-    isnan(a) => ops::isnan(a);
-    isinf(a) => ops::isinf(a);
-    isfinite(a) => ops::isfinite(a);
-    fmod(a, b) => ops::fmod(a, b);
-    pow(a, b) => ops::pow(a, b);
-    atan2(a, b) => ops::atan2(a, b);
-    step(a, b) => ops::step(a, b);
-    lerp(a, b, c) => ops::lerp(a, b, c);
-    smoothstep(a, b, c) => ops::smoothstep(a, b, c);
-    fma(a, b, c) => ops::fma(a, b, c);
-}
-
-lane_fns! { PartialOrd;
-    eq(a, b) => a == b;
-    ne(a, b) => a != b;
-    lt(a, b) => a < b;
-    le(a, b) => a <= b;
-    gt(a, b) => a > b;
-    ge(a, b) => a >= b;
-}
-
-fn logical_not(dst: &mut [u64], a: &[u64]) {
-    map1(dst, a, |x: bool| !x);
-}
-
-fn logical_and(dst: &mut [u64], a: &[u64], b: &[u64]) {
-    map2(dst, a, b, |x: bool, y: bool| x && y);
-}
-
-fn logical_or(dst: &mut [u64], a: &[u64], b: &[u64]) {
-    map2(dst, a, b, |x: bool, y: bool| x || y);
-}
-
-fn f32tof16(dst: &mut [u64], a: &[u64]) {
-    map1(dst, a, ops::f32tof16);
-}
-
-fn f16tof32(dst: &mut [u64], a: &[u64]) {
-    map1(dst, a, ops::f16tof32);
-}
-
-fn as_double(dst: &mut [u64], lo: &[u64], hi: &[u64]) {
-    for ((d, &l), &h) in dst.iter_mut().zip(lo).zip(hi) {
-        *d = (l & 0xFFFF_FFFF) | (h << 32);
-    }
-}
-
-pub fn unary(op: UnaryOp, ty: ScalarType) -> Option<UnaryFn> {
-    Some(match op {
-        UnaryOp::Neg => with_arith!(ty, T => neg::<T>, return None),
-        UnaryOp::Not => logical_not,
-        UnaryOp::BitNot => with_int!(ty, T => bit_not::<T>, return None),
-    })
-}
-
-pub fn binary(op: BinaryOp, ty: ScalarType) -> Option<BinaryFn> {
-    use BinaryOp as B;
-    Some(match op {
-        B::Add => with_arith!(ty, T => add::<T>, return None),
-        B::Sub => with_arith!(ty, T => sub::<T>, return None),
-        B::Mul => with_arith!(ty, T => mul::<T>, return None),
-        B::Div => with_arith!(ty, T => div::<T>, return None),
-        B::Rem => with_arith!(ty, T => rem::<T>, return None),
-        B::Shl => with_int!(ty, T => shl::<T>, return None),
-        B::Shr => with_int!(ty, T => shr::<T>, return None),
-        B::BitAnd => with_int!(ty, T => bit_and::<T>, return None),
-        B::BitOr => with_int!(ty, T => bit_or::<T>, return None),
-        B::BitXor => with_int!(ty, T => bit_xor::<T>, return None),
-        B::And => logical_and,
-        B::Or => logical_or,
-        B::Eq => with_scalar!(ty, T => eq::<T>),
-        B::Ne => with_scalar!(ty, T => ne::<T>),
-        B::Lt => with_scalar!(ty, T => lt::<T>),
-        B::Le => with_scalar!(ty, T => le::<T>),
-        B::Gt => with_scalar!(ty, T => gt::<T>),
-        B::Ge => with_scalar!(ty, T => ge::<T>),
-    })
-}
+pub(crate) use crate::simd::avx2_available;
 
 /// A component-wise builtin's lane loop, by arity.
 pub enum BuiltinFn {
@@ -184,156 +19,324 @@ pub enum BuiltinFn {
     Ternary(TernaryFn),
 }
 
+/// The lane loops for the baseline instruction set.
+pub(crate) mod base {
+    use crate::bytecode::{BinaryFn, UnaryFn};
+    use crate::value::{Val, convert_bits};
+    use crate::{with_arith, with_float, with_int, with_scalar};
+    use lockstep_ir::{BinaryOp, Builtin, ScalarType, UnaryOp};
+    use lockstep_wave::{Arith, Bits, Float, ops};
+
+    use super::BuiltinFn;
+
+    #[inline(always)]
+    fn isa(f: impl FnOnce()) {
+        f()
+    }
+
+    include!("alu/loops.rs");
+}
+
+/// The lane loops compiled for AVX2: only handed out when the CPU has it.
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx2 {
+    use crate::bytecode::{BinaryFn, UnaryFn};
+    use crate::value::{Val, convert_bits};
+    use crate::{with_arith, with_float, with_int, with_scalar};
+    use lockstep_ir::{BinaryOp, Builtin, ScalarType, UnaryOp};
+    use lockstep_wave::{Arith, Bits, Float, ops};
+
+    use super::BuiltinFn;
+
+    #[inline(always)]
+    fn isa(f: impl FnOnce()) {
+        // SAFETY: this module's functions are only picked (by `super::unary`
+        // and the others) when `avx2_available()` found AVX2 on this CPU.
+        unsafe { crate::simd::with_avx2(f) }
+    }
+
+    include!("alu/loops.rs");
+}
+
+/// Picks `f` from the AVX2 lane loops when the CPU has AVX2, else from the
+/// baseline ones.
+macro_rules! pick {
+    ($name:ident($($arg:expr),*)) => {{
+        #[cfg(target_arch = "x86_64")]
+        {
+            if avx2_available() {
+                avx2::$name($($arg),*)
+            } else {
+                base::$name($($arg),*)
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            base::$name($($arg),*)
+        }
+    }};
+}
+
+pub fn unary(op: UnaryOp, ty: ScalarType) -> Option<UnaryFn> {
+    pick!(unary(op, ty))
+}
+
+pub fn binary(op: BinaryOp, ty: ScalarType) -> Option<BinaryFn> {
+    pick!(binary(op, ty))
+}
+
 /// The lane loop of a component-wise builtin whose (first) argument has
 /// scalar type `ty`; `None` for builtins the compiler expands itself or for
 /// types the builtin does not take.
 pub fn builtin(b: Builtin, ty: ScalarType) -> Option<BuiltinFn> {
-    use Builtin as F;
-    use BuiltinFn::{Binary as B2, Ternary as B3, Unary as B1};
-    macro_rules! float1 {
-        ($f:ident) => {
-            B1(with_float!(ty, T => $f::<T>, return None))
-        };
-    }
-    Some(match b {
-        F::Abs => B1(with_arith!(ty, T => abs::<T>, return None)),
-        F::Min => B2(with_arith!(ty, T => min::<T>, return None)),
-        F::Max => B2(with_arith!(ty, T => max::<T>, return None)),
-        F::Clamp => B3(with_arith!(ty, T => clamp::<T>, return None)),
-        F::Mad => B3(with_arith!(ty, T => mad::<T>, return None)),
-        F::Sign => B1(with_arith!(ty, T => sign::<T>, return None)),
-        F::CountBits => B1(with_int!(ty, T => countbits::<T>, return None)),
-        F::FirstBitHigh => B1(with_int!(ty, T => firstbithigh::<T>, return None)),
-        F::FirstBitLow => B1(with_int!(ty, T => firstbitlow::<T>, return None)),
-        F::ReverseBits => B1(with_int!(ty, T => reversebits::<T>, return None)),
-        F::Floor => float1!(floor),
-        F::Ceil => float1!(ceil),
-        F::Round => float1!(round),
-        F::Trunc => float1!(trunc),
-        F::Frac => float1!(frac),
-        F::Sqrt => float1!(sqrt),
-        F::Rsqrt => float1!(rsqrt),
-        F::Rcp => float1!(rcp),
-        F::Exp => float1!(exp),
-        F::Exp2 => float1!(exp2),
-        F::Log => float1!(log),
-        F::Log2 => float1!(log2),
-        F::Log10 => float1!(log10),
-        F::Sin => float1!(sin),
-        F::Cos => float1!(cos),
-        F::Tan => float1!(tan),
-        F::Asin => float1!(asin),
-        F::Acos => float1!(acos),
-        F::Atan => float1!(atan),
-        F::Sinh => float1!(sinh),
-        F::Cosh => float1!(cosh),
-        F::Tanh => float1!(tanh),
-        F::Saturate => float1!(saturate),
-        F::IsNan => float1!(isnan),
-        F::IsInf => float1!(isinf),
-        F::IsFinite => float1!(isfinite),
-        F::Fmod => B2(with_float!(ty, T => fmod::<T>, return None)),
-        F::Pow => B2(with_float!(ty, T => pow::<T>, return None)),
-        F::Atan2 => B2(with_float!(ty, T => atan2::<T>, return None)),
-        F::Step => B2(with_float!(ty, T => step::<T>, return None)),
-        F::Lerp => B3(with_float!(ty, T => lerp::<T>, return None)),
-        F::SmoothStep => B3(with_float!(ty, T => smoothstep::<T>, return None)),
-        F::Fma => B3(with_float!(ty, T => fma::<T>, return None)),
-        F::F32ToF16 => B1(f32tof16),
-        F::F16ToF32 => B1(f16tof32),
-        F::AsDouble => B2(as_double),
-        F::Dot
-        | F::Cross
-        | F::Length
-        | F::Distance
-        | F::Normalize
-        | F::All
-        | F::Any
-        | F::Mul
-        | F::Transpose => return None,
-    })
+    pick!(builtin(b, ty))
 }
 
 /// A conversion between scalar types (HLSL rules, see
-/// [`convert_bits`]), as a lane loop specialised for the type pair.
+/// [`crate::value::convert_bits`]), as a lane loop specialised for the
+/// type pair.
 pub fn convert(from: ScalarType, to: ScalarType) -> UnaryFn {
-    convert_pair(from, to)
-}
-
-fn convert_pair(from: ScalarType, to: ScalarType) -> UnaryFn {
-    // Each (from, to) pair gets its own function item, so the type decoding
-    // in `convert_bits` folds away.
-    fn conv<A: ConvTag, B: ConvTag>(dst: &mut [u64], a: &[u64]) {
-        for (d, &x) in dst.iter_mut().zip(a) {
-            *d = convert_bits(x, A::TY, B::TY);
-        }
-    }
-    trait ConvTag {
-        const TY: ScalarType;
-    }
-    macro_rules! tags {
-        ($($name:ident = $ty:ident),*) => {$(
-            struct $name;
-            impl ConvTag for $name { const TY: ScalarType = ScalarType::$ty; }
-        )*};
-    }
-    tags!(
-        TBool = Bool,
-        TI16 = Int16,
-        TU16 = UInt16,
-        TI32 = Int32,
-        TU32 = UInt32,
-        TI64 = Int64,
-        TU64 = UInt64,
-        TF16 = Float16,
-        TF32 = Float32,
-        TF64 = Float64
-    );
-    macro_rules! inner {
-        ($A:ident) => {
-            match to {
-                ScalarType::Bool => conv::<$A, TBool>,
-                ScalarType::Int16 => conv::<$A, TI16>,
-                ScalarType::UInt16 => conv::<$A, TU16>,
-                ScalarType::Int32 => conv::<$A, TI32>,
-                ScalarType::UInt32 => conv::<$A, TU32>,
-                ScalarType::Int64 => conv::<$A, TI64>,
-                ScalarType::UInt64 => conv::<$A, TU64>,
-                ScalarType::Float16 => conv::<$A, TF16>,
-                ScalarType::Float32 => conv::<$A, TF32>,
-                ScalarType::Float64 => conv::<$A, TF64>,
-            }
-        };
-    }
-    match from {
-        ScalarType::Bool => inner!(TBool),
-        ScalarType::Int16 => inner!(TI16),
-        ScalarType::UInt16 => inner!(TU16),
-        ScalarType::Int32 => inner!(TI32),
-        ScalarType::UInt32 => inner!(TU32),
-        ScalarType::Int64 => inner!(TI64),
-        ScalarType::UInt64 => inner!(TU64),
-        ScalarType::Float16 => inner!(TF16),
-        ScalarType::Float32 => inner!(TF32),
-        ScalarType::Float64 => inner!(TF64),
-    }
+    pick!(convert(from, to))
 }
 
 /// Reinterprets bits between types of one width: the register already holds
 /// the bit pattern, so only the width's mask matters.
 pub fn bitcast(to: ScalarType) -> UnaryFn {
-    fn keep32(dst: &mut [u64], a: &[u64]) {
-        map1(dst, a, |x: u32| x);
+    pick!(bitcast(to))
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    //! The AVX2 lane loops against the baseline ones, bit for bit, on
+    //! values that include NaNs with payloads, signed zeros, infinities,
+    //! subnormals and the integer extremes.
+
+    use super::*;
+    use lockstep_ir::{BinaryOp as B, Builtin as F, UnaryOp as U};
+
+    const TYPES: [ScalarType; 10] = [
+        ScalarType::Bool,
+        ScalarType::Int16,
+        ScalarType::UInt16,
+        ScalarType::Int32,
+        ScalarType::UInt32,
+        ScalarType::Int64,
+        ScalarType::UInt64,
+        ScalarType::Float16,
+        ScalarType::Float32,
+        ScalarType::Float64,
+    ];
+
+    /// 128 register lanes of `ty` (canonical: zero-extended bits), from
+    /// edge values and a generator seeded with `seed`.
+    fn lanes(ty: ScalarType, seed: u64) -> Vec<u64> {
+        let edges: &[u64] = match ty {
+            ScalarType::Float16 => &[
+                0x7E00, 0x7E01, 0xFE00, 0x8000, 0, 0x7C00, 0xFC00, 1, 0x7BFF, 0x3C00,
+            ],
+            ScalarType::Float32 => &[
+                0x7FC0_0000,
+                0x7FC0_0001,
+                0xFFC0_0000,
+                0x8000_0000,
+                0,
+                0x7F80_0000,
+                0xFF80_0000,
+                1,
+                0x7F7F_FFFF,
+                0x3F80_0000,
+            ],
+            ScalarType::Float64 => &[
+                0x7FF8_0000_0000_0000,
+                0x7FF8_0000_0000_0001,
+                0xFFF8_0000_0000_0000,
+                1 << 63,
+                0,
+                0x7FF0_0000_0000_0000,
+                0xFFF0_0000_0000_0000,
+                1,
+                0x7FEF_FFFF_FFFF_FFFF,
+                0x3FF0_0000_0000_0000,
+            ],
+            _ => &[
+                0,
+                1,
+                2,
+                31,
+                32,
+                33,
+                63,
+                64,
+                u64::MAX,
+                1 << 15,
+                1 << 31,
+                1 << 63,
+            ],
+        };
+        let mask = match ty.size() {
+            _ if ty == ScalarType::Bool => 1,
+            2 => 0xFFFF,
+            4 => 0xFFFF_FFFF,
+            _ => u64::MAX,
+        };
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..128)
+            .map(|l| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let bits = if l % 3 == 0 {
+                    edges[(state as usize) % edges.len()]
+                } else {
+                    state
+                };
+                let bits = match ty {
+                    // Floats near 1 as often as anywhere.
+                    ScalarType::Float32 if l % 3 == 1 => 0x3F00_0000 | (bits & 0x00FF_FFFF),
+                    _ => bits,
+                };
+                bits & mask
+            })
+            .collect()
     }
-    fn keep16(dst: &mut [u64], a: &[u64]) {
-        map1(dst, a, |x: u16| x);
+
+    fn same(name: &str, ty: ScalarType, base: impl Fn(&mut [u64]), avx2: impl Fn(&mut [u64])) {
+        let (mut x, mut y) = (vec![0; 128], vec![0; 128]);
+        base(&mut x);
+        avx2(&mut y);
+        assert_eq!(
+            x, y,
+            "{name} on {ty:?}: the AVX2 loop differs from the baseline"
+        );
     }
-    fn keep64(dst: &mut [u64], a: &[u64]) {
-        map1(dst, a, |x: u64| x);
-    }
-    match to.size() {
-        2 => keep16,
-        8 => keep64,
-        _ => keep32,
+
+    #[test]
+    fn avx2_lane_loops_match_the_baseline() {
+        if !std::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let mut checked = 0;
+        for (k, ty) in TYPES.into_iter().enumerate() {
+            let seed = k as u64 * 3;
+            let (a, b, c) = (
+                lanes(ty, seed + 1),
+                lanes(ty, seed + 2),
+                lanes(ty, seed + 3),
+            );
+            for op in [U::Neg, U::Not, U::BitNot] {
+                if let (Some(f), Some(g)) = (base::unary(op, ty), avx2::unary(op, ty)) {
+                    same(&format!("{op:?}"), ty, |d| f(d, &a), |d| g(d, &a));
+                    checked += 1;
+                }
+            }
+            for op in [
+                B::Add,
+                B::Sub,
+                B::Mul,
+                B::Div,
+                B::Rem,
+                B::Shl,
+                B::Shr,
+                B::BitAnd,
+                B::BitOr,
+                B::BitXor,
+                B::And,
+                B::Or,
+                B::Eq,
+                B::Ne,
+                B::Lt,
+                B::Le,
+                B::Gt,
+                B::Ge,
+            ] {
+                if let (Some(f), Some(g)) = (base::binary(op, ty), avx2::binary(op, ty)) {
+                    same(&format!("{op:?}"), ty, |d| f(d, &a, &b), |d| g(d, &a, &b));
+                    checked += 1;
+                }
+            }
+            for op in [
+                F::Abs,
+                F::Min,
+                F::Max,
+                F::Clamp,
+                F::Saturate,
+                F::Sign,
+                F::Floor,
+                F::Ceil,
+                F::Round,
+                F::Trunc,
+                F::Frac,
+                F::Fmod,
+                F::Sqrt,
+                F::Rsqrt,
+                F::Rcp,
+                F::Exp,
+                F::Exp2,
+                F::Log,
+                F::Log2,
+                F::Log10,
+                F::Pow,
+                F::Sin,
+                F::Cos,
+                F::Tan,
+                F::Asin,
+                F::Acos,
+                F::Atan,
+                F::Atan2,
+                F::Sinh,
+                F::Cosh,
+                F::Tanh,
+                F::Lerp,
+                F::Step,
+                F::SmoothStep,
+                F::Mad,
+                F::Fma,
+                F::CountBits,
+                F::FirstBitHigh,
+                F::FirstBitLow,
+                F::ReverseBits,
+                F::F32ToF16,
+                F::F16ToF32,
+                F::IsNan,
+                F::IsInf,
+                F::IsFinite,
+                F::AsDouble,
+            ] {
+                let name = format!("{op:?}");
+                match (base::builtin(op, ty), avx2::builtin(op, ty)) {
+                    (Some(BuiltinFn::Unary(f)), Some(BuiltinFn::Unary(g))) => {
+                        same(&name, ty, |d| f(d, &a), |d| g(d, &a))
+                    }
+                    (Some(BuiltinFn::Binary(f)), Some(BuiltinFn::Binary(g))) => {
+                        same(&name, ty, |d| f(d, &a, &b), |d| g(d, &a, &b))
+                    }
+                    (Some(BuiltinFn::Ternary(f)), Some(BuiltinFn::Ternary(g))) => {
+                        same(&name, ty, |d| f(d, &a, &b, &c), |d| g(d, &a, &b, &c))
+                    }
+                    (None, None) => continue,
+                    _ => panic!("{name} on {ty:?}: the two instruction sets disagree on its arity"),
+                }
+                checked += 1;
+            }
+            for to in TYPES {
+                let (f, g) = (base::convert(ty, to), avx2::convert(ty, to));
+                same(
+                    &format!("convert to {to:?}"),
+                    ty,
+                    |d| f(d, &a),
+                    |d| g(d, &a),
+                );
+                let (f, g) = (base::bitcast(to), avx2::bitcast(to));
+                same(
+                    &format!("bitcast to {to:?}"),
+                    ty,
+                    |d| f(d, &a),
+                    |d| g(d, &a),
+                );
+                checked += 2;
+            }
+        }
+        // Every type has its conversions, and most ops take some type.
+        assert!(checked > 400, "only {checked} lane loops compared");
     }
 }

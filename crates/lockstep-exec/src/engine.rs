@@ -96,6 +96,8 @@ pub(crate) struct Context<'a> {
     pub findings: Option<&'a Findings>,
     pub order: ReductionOrder,
     pub schedule: Schedule,
+    /// Run the interpreter loop compiled for AVX2 (the CPU has it).
+    pub avx2: bool,
 }
 
 /// Per-worker scratch reused from batch to batch.
@@ -490,6 +492,26 @@ impl Wave {
         scratch: &mut [u64],
         tracker: &mut SharedTracker,
     ) -> Result<(), ExecError> {
+        #[cfg(target_arch = "x86_64")]
+        if !CHECKED && ctx.avx2 {
+            // SAFETY: `ctx.avx2` is only set when the CPU has AVX2
+            // (`simd::avx2_available`).
+            return unsafe {
+                crate::simd::with_avx2(|| self.run_loop::<false>(ctx, gs, scratch, tracker))
+            };
+        }
+        self.run_loop::<CHECKED>(ctx, gs, scratch, tracker)
+    }
+
+    /// `run`'s loop, inlined into each instruction set's copy.
+    #[inline(always)]
+    fn run_loop<const CHECKED: bool>(
+        &mut self,
+        ctx: &Context,
+        gs: &[Memory],
+        scratch: &mut [u64],
+        tracker: &mut SharedTracker,
+    ) -> Result<(), ExecError> {
         let code = &ctx.program.code;
         // Lanes per register, and lanes per wave.
         let w = self.width;
@@ -607,14 +629,43 @@ impl Wave {
                         .get(resource.index())
                         .map_or([0; 3], |b| b.dims);
                     let count = usize::from(count).min(3);
-                    for l in 0..w {
-                        let at = |r: Reg| self.regs[r.0 as usize * w + l] & 0xFFFF_FFFF;
-                        let xyz = coords.map(at);
-                        self.regs[dst.0 as usize * w + l] = if level.is_none_or(|r| at(r) == 0) {
-                            texel_offset(&xyz[..count], dims, texel_size)
-                        } else {
-                            TEXEL_OUT_OF_RANGE
-                        };
+                    // The texture's extent in each coordinate it has (1 in
+                    // the others, whose coordinate is 0).
+                    let extent =
+                        std::array::from_fn(|i| if i < count { u64::from(dims[i]) } else { 1 });
+                    let bytes = extent
+                        .iter()
+                        .try_fold(u64::from(texel_size), |n, &d| n.checked_mul(d));
+                    if level.is_none()
+                        && bytes.is_some_and(|b| b <= TEXEL_OUT_OF_RANGE)
+                        && !coords[..count].contains(&dst)
+                    {
+                        // Every in-range offset fits: no per-lane overflow
+                        // checks, and a loop without branches.
+                        let mut xyz: [&[u64]; 3] = [&[], &[], &[]];
+                        let start = dst.0 as usize * w;
+                        let (below, rest) = self.regs.split_at_mut(start);
+                        let (out, above) = rest.split_at_mut(w);
+                        for (i, c) in xyz.iter_mut().enumerate().take(count) {
+                            let r = coords[i].0 as usize * w;
+                            *c = if r < start {
+                                &below[r..r + w]
+                            } else {
+                                &above[r - start - w..r - start]
+                            };
+                        }
+                        texel_offsets(out, xyz, count, extent, u64::from(texel_size));
+                    } else {
+                        for l in 0..w {
+                            let at = |r: Reg| self.regs[r.0 as usize * w + l] & 0xFFFF_FFFF;
+                            let xyz = coords.map(at);
+                            self.regs[dst.0 as usize * w + l] = if level.is_none_or(|r| at(r) == 0)
+                            {
+                                texel_offset(&xyz[..count], dims, texel_size)
+                            } else {
+                                TEXEL_OUT_OF_RANGE
+                            };
+                        }
                     }
                 }
                 Inst::Load { dst, addr, ty } => {
@@ -840,6 +891,7 @@ impl Wave {
         self.frames.pop().unwrap_or_default()
     }
 
+    #[inline(always)]
     fn mask_of(&self, r: Reg, w: usize) -> Mask {
         nonzero_lanes(&self.reg(r)[..w])
     }
@@ -920,23 +972,27 @@ impl Wave {
             }
             _ => {}
         }
-        let out = &mut scratch[..w];
-        for (_, lanes, mask) in self.parts(w) {
-            match op {
-                WaveOp::IsFirstLane => {
-                    out.fill(0);
-                    out[mask.trailing_zeros() as usize] = 1;
-                }
-                _ => {
-                    let src = &self.reg(a)[lanes.clone()];
-                    if order != ReductionOrder::Ascending || !fast_wave_op(op, ty, src, mask, out) {
-                        let other = &self.reg(b)[lanes.clone()];
-                        with_scalar!(ty, T => lane_op::<T>(op, decode::<T>(src).as_slice(w), other, mask, out, order))
+        let parts = self.parts(w);
+        self.with_operands(dst, [a, b], scratch, |d, [a, b]| {
+            for (_, lanes, mask) in parts {
+                let out = &mut d[lanes.clone()];
+                match op {
+                    WaveOp::IsFirstLane => {
+                        out.fill(0);
+                        out[mask.trailing_zeros() as usize] = 1;
+                    }
+                    _ => {
+                        let src = &a[lanes.clone()];
+                        if order != ReductionOrder::Ascending
+                            || !fast_wave_op(op, ty, src, mask, out)
+                        {
+                            let other = &b[lanes];
+                            with_scalar!(ty, T => lane_op::<T>(op, decode::<T>(src).as_slice(w), other, mask, out, order))
+                        }
                     }
                 }
             }
-            self.reg_mut(dst)[lanes].copy_from_slice(out);
-        }
+        });
     }
 
     fn wave4(&mut self, op: WaveOp, ty: ScalarType, dst: [Reg; 4], a: Reg, w: usize) {
@@ -1081,11 +1137,13 @@ fn lanes_where(src: &[u64], pred: impl Fn(u64) -> bool) -> Mask {
 }
 
 /// The lanes whose register value is not zero.
+#[inline(always)]
 fn nonzero_lanes(src: &[u64]) -> Mask {
     lanes_where(src, |v| v != 0)
 }
 
 /// The lanes whose register holds `v`.
+#[inline(always)]
 fn lanes_equal_to(src: &[u64], v: u64) -> Mask {
     lanes_where(src, |x| x == v)
 }
@@ -1118,6 +1176,7 @@ fn expand_mask(mask: Mask, w: usize, out: &mut Vec<u64>) {
 
 /// `d[l] = s[l]` on the lanes where `keep[l]` is all ones (it is all ones
 /// or zero), without a branch per lane.
+#[inline(always)]
 fn blend(d: &mut [u64], s: &[u64], keep: &[u64]) {
     for ((d, &s), &k) in d.iter_mut().zip(s).zip(keep) {
         *d = (*d & !k) | (s & k);
@@ -1200,13 +1259,20 @@ fn fast_fold<T: Val>(
             }
         }
     } else {
-        let mut m = mask;
-        while m != 0 {
-            let v = T::from_lane(src[m.trailing_zeros() as usize]);
-            acc = Some(acc.map_or(v, |a| f(a, v)));
-            m &= m - 1;
-        }
-        out.fill(acc.unwrap_or(identity).to_lane());
+        let folded = if mask == 0 {
+            identity
+        } else {
+            // The first active lane starts the fold: no `Option` in the
+            // loop.
+            let mut acc = T::from_lane(src[mask.trailing_zeros() as usize]);
+            let mut m = mask & (mask - 1);
+            while m != 0 {
+                acc = f(acc, T::from_lane(src[m.trailing_zeros() as usize]));
+                m &= m - 1;
+            }
+            acc
+        };
+        out.fill(folded.to_lane());
     }
 }
 
@@ -1255,6 +1321,43 @@ fn texel_offset(coords: &[u64], dims: [u32; 3], texel_size: u32) -> u64 {
         .ok()
         .filter(|&offset| offset < TEXEL_OUT_OF_RANGE)
         .unwrap_or(TEXEL_OUT_OF_RANGE)
+}
+
+/// [`texel_offset`] for every lane of `out`, when the texture's `extent`
+/// times `texel_size` is known to fit below [`TEXEL_OUT_OF_RANGE`]: the
+/// first `count` coordinates are in `xyz` (the others are 0).
+#[inline(always)]
+fn texel_offsets(out: &mut [u64], xyz: [&[u64]; 3], count: usize, extent: [u64; 3], ts: u64) {
+    let [wd, ht, dp] = extent;
+    let texel = |x: u64, y: u64, z: u64| {
+        let (x, y, z) = (x & 0xFFFF_FFFF, y & 0xFFFF_FFFF, z & 0xFFFF_FFFF);
+        let inside = x < wd && y < ht && z < dp;
+        // Wrapping: the offset of a texel outside is not used.
+        let offset = z
+            .wrapping_mul(ht)
+            .wrapping_add(y)
+            .wrapping_mul(wd)
+            .wrapping_add(x)
+            .wrapping_mul(ts);
+        if inside { offset } else { TEXEL_OUT_OF_RANGE }
+    };
+    match count {
+        0 => out.fill(0),
+        1 => out
+            .iter_mut()
+            .zip(xyz[0])
+            .for_each(|(o, &x)| *o = texel(x, 0, 0)),
+        2 => {
+            for ((o, &x), &y) in out.iter_mut().zip(xyz[0]).zip(xyz[1]) {
+                *o = texel(x, y, 0);
+            }
+        }
+        _ => {
+            for (((o, &x), &y), &z) in out.iter_mut().zip(xyz[0]).zip(xyz[1]).zip(xyz[2]) {
+                *o = texel(x, y, z);
+            }
+        }
+    }
 }
 
 fn sign_extend(raw: u64, bits: u32) -> u64 {

@@ -10,6 +10,7 @@ pub mod check;
 pub mod compile;
 mod engine;
 pub mod memory;
+pub mod simd;
 pub mod value;
 pub mod wave_size;
 
@@ -266,6 +267,7 @@ fn run_dispatch(
         findings,
         order: config.order,
         schedule: config.schedule,
+        avx2: simd::avx2_available(),
     };
     // A normal run takes groups in batches, the same wave of each group
     // side by side (see `engine::Worker::run_batch`); checked runs and

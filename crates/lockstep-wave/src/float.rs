@@ -89,6 +89,7 @@ macro_rules! forward {
 /// Generates `NativeFloat` predicates that forward to the inherent method of the same name.
 macro_rules! forward_predicate {
     ($t:ty: $($name:ident),*) => {$(
+        #[inline]
         fn $name(self) -> bool { <$t>::$name(self) }
     )*};
 }
@@ -111,7 +112,9 @@ macro_rules! impl_native_float {
         impl Float for $t {
             type Native = $t;
 
+            #[inline]
             fn widen(self) -> Self { self }
+            #[inline]
             fn narrow(wide: Self) -> Self { wide }
         }
 
@@ -152,9 +155,15 @@ macro_rules! impl_float_arith {
             fn neg(self) -> Self {
                 unary(self, |a| -a)
             }
+            // Inlined across crates (the engine's wave reductions fold
+            // with them); minNum and maxNum pick an operand, so inlining
+            // cannot change which NaN comes out, as it could for the
+            // arithmetic operators.
+            #[inline]
             fn min(self, o: Self) -> Self {
                 binary(self, o, min_num)
             }
+            #[inline]
             fn max(self, o: Self) -> Self {
                 binary(self, o, max_num)
             }

@@ -15,6 +15,7 @@ pub trait Lane: Copy + PartialEq + Debug + Send + Sync + 'static {
     /// This is `==` for integers and `bool`. Floats override it to compare bit patterns, because
     /// `WaveMatch` promises that every lane matches itself, which `==` breaks for NaN; as a
     /// consequence `-0.0` and `+0.0` do not match, and NaNs match only NaNs with the same payload.
+    #[inline]
     fn same_value(self, other: Self) -> bool {
         self == other
     }
@@ -68,6 +69,7 @@ pub trait Arith: Lane + PartialOrd {
     ///
     /// The default suits integers: it wraps, so `abs(i32::MIN) = i32::MIN`, and it is the identity
     /// on unsigned types. Floats override it to clear the sign bit, so `abs(-0.0) = +0.0`.
+    #[inline]
     fn abs(self) -> Self {
         if self < Self::ZERO { self.neg() } else { self }
     }
@@ -100,6 +102,7 @@ pub trait Bits: Arith + Ord {
     fn reverse_bits(self) -> Self;
 
     /// HLSL `~self`.
+    #[inline]
     fn not(self) -> Self {
         self.xor(Self::ALL_ONES)
     }
@@ -119,17 +122,25 @@ macro_rules! impl_int {
             const LOWEST: Self = <$t>::MIN;
             const HIGHEST: Self = <$t>::MAX;
 
+            #[inline]
             fn add(self, o: Self) -> Self { self.wrapping_add(o) }
+            #[inline]
             fn sub(self, o: Self) -> Self { self.wrapping_sub(o) }
+            #[inline]
             fn mul(self, o: Self) -> Self { self.wrapping_mul(o) }
+            #[inline]
             fn div(self, o: Self) -> Self {
                 if o == 0 { Self::ALL_ONES } else { self.wrapping_div(o) }
             }
+            #[inline]
             fn rem(self, o: Self) -> Self {
                 if o == 0 { Self::ALL_ONES } else { self.wrapping_rem(o) }
             }
+            #[inline]
             fn neg(self) -> Self { self.wrapping_neg() }
+            #[inline]
             fn min(self, o: Self) -> Self { Ord::min(self, o) }
+            #[inline]
             fn max(self, o: Self) -> Self { Ord::max(self, o) }
         }
 
@@ -137,16 +148,25 @@ macro_rules! impl_int {
             const ALL_ONES: Self = !0;
             const BITS: u32 = <$t>::BITS;
 
+            #[inline]
             fn and(self, o: Self) -> Self { self & o }
+            #[inline]
             fn or(self, o: Self) -> Self { self | o }
+            #[inline]
             fn xor(self, o: Self) -> Self { self ^ o }
             // Truncating the amount to `u32` keeps its low bits, and `wrapping_shl`/`wrapping_shr`
             // mask those to `BITS - 1`, which is exactly DXC's masking.
+            #[inline]
             fn shl(self, amount: Self) -> Self { self.wrapping_shl(amount as u32) }
+            #[inline]
             fn shr(self, amount: Self) -> Self { self.wrapping_shr(amount as u32) }
+            #[inline]
             fn count_ones(self) -> u32 { <$t>::count_ones(self) }
+            #[inline]
             fn leading_zeros(self) -> u32 { <$t>::leading_zeros(self) }
+            #[inline]
             fn trailing_zeros(self) -> u32 { <$t>::trailing_zeros(self) }
+            #[inline]
             fn reverse_bits(self) -> Self { <$t>::reverse_bits(self) }
         }
     )*};
