@@ -7,12 +7,14 @@ use lockstep_ir::{AtomicOp, ResourceId, ResourceQuery, ScalarType, Span, WaveOp}
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Reg(pub u32);
 
-/// `dst[l] = f(a[l])` for every lane.
-pub type UnaryFn = fn(dst: &mut [u64], a: &[u64]);
-/// `dst[l] = f(a[l], b[l])` for every lane.
-pub type BinaryFn = fn(dst: &mut [u64], a: &[u64], b: &[u64]);
-/// `dst[l] = f(a[l], b[l], c[l])` for every lane.
-pub type TernaryFn = fn(dst: &mut [u64], a: &[u64], b: &[u64], c: &[u64]);
+/// `dst[l] = f(a[l])` for every lane, or, given `keep` (all ones or 0 per
+/// lane), only for the lanes where `keep[l]` is all ones.
+pub type UnaryFn = fn(dst: &mut [u64], a: &[u64], keep: Option<&[u64]>);
+/// `dst[l] = f(a[l], b[l])`, for every lane or the lanes `keep` selects.
+pub type BinaryFn = fn(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>);
+/// `dst[l] = f(a[l], b[l], c[l])`, for every lane or the lanes `keep`
+/// selects.
+pub type TernaryFn = fn(dst: &mut [u64], a: &[u64], b: &[u64], c: &[u64], keep: Option<&[u64]>);
 
 /// Where a memory access goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,16 +50,21 @@ pub enum Inst {
         dst: Reg,
         bits: u64,
     },
+    /// `dst = f(a)` on every lane; with `masked`, on the active lanes only
+    /// (an operation fused with the assignment of its result, see
+    /// `compile::fuse`).
     Unary {
         f: UnaryFn,
         dst: Reg,
         a: Reg,
+        masked: bool,
     },
     Binary {
         f: BinaryFn,
         dst: Reg,
         a: Reg,
         b: Reg,
+        masked: bool,
     },
     Ternary {
         f: TernaryFn,
@@ -65,6 +72,7 @@ pub enum Inst {
         a: Reg,
         b: Reg,
         c: Reg,
+        masked: bool,
     },
     /// Unmasked copy (temporaries).
     Copy {

@@ -11,6 +11,7 @@ use lockstep_ir::{
 use crate::ExecError;
 
 mod expr;
+mod fuse;
 mod intrinsic;
 mod place;
 
@@ -90,6 +91,11 @@ impl Program {
         c.frames.pop();
         c.emit(Inst::Exit);
         let constants = c.place_constants()?;
+        if !checked {
+            // Checked mode keeps every assignment as it is written (its
+            // findings track each register).
+            fuse::fuse(&mut c.code, &mut c.spans);
+        }
         let element_strides = module
             .resources
             .iter()

@@ -525,32 +525,54 @@ impl Wave {
             match *inst {
                 Inst::Const { dst, bits } => self.reg_mut(dst).fill(bits),
                 Inst::Uninitialized { dst } => self.reg_mut(dst).fill(0),
-                Inst::Unary { f, dst, a } => {
-                    self.with_operands(dst, [a], scratch, |d, [a]| f(d, a))
+                Inst::Unary { f, dst, a, masked } => {
+                    let keep = self.keep(masked);
+                    self.with_operands(dst, [a], scratch, |d, [a]| f(d, a, keep.as_deref()));
+                    if let Some(keep) = keep {
+                        self.lane_mask = keep;
+                    }
                 }
-                Inst::Binary { f, dst, a, b } => {
-                    self.with_operands(dst, [a, b], scratch, |d, [a, b]| f(d, a, b))
+                Inst::Binary {
+                    f,
+                    dst,
+                    a,
+                    b,
+                    masked,
+                } => {
+                    let keep = self.keep(masked);
+                    self.with_operands(dst, [a, b], scratch, |d, [a, b]| {
+                        f(d, a, b, keep.as_deref())
+                    });
+                    if let Some(keep) = keep {
+                        self.lane_mask = keep;
+                    }
                 }
-                Inst::Ternary { f, dst, a, b, c } => {
-                    self.with_operands(dst, [a, b, c], scratch, |d, [a, b, c]| f(d, a, b, c))
+                Inst::Ternary {
+                    f,
+                    dst,
+                    a,
+                    b,
+                    c,
+                    masked,
+                } => {
+                    let keep = self.keep(masked);
+                    self.with_operands(dst, [a, b, c], scratch, |d, [a, b, c]| {
+                        f(d, a, b, c, keep.as_deref())
+                    });
+                    if let Some(keep) = keep {
+                        self.lane_mask = keep;
+                    }
                 }
                 Inst::Copy { dst, src } => {
                     self.with_operands(dst, [src], scratch, |d, [s]| d.copy_from_slice(s))
                 }
-                Inst::CopyMasked { dst, src } => {
-                    let cur = self.cur;
-                    if cur == full_mask(w) {
-                        self.with_operands(dst, [src], scratch, |d, [s]| d.copy_from_slice(s));
-                    } else {
-                        if self.lane_mask_for != Some(cur) || self.lane_mask.len() != w {
-                            expand_mask(cur, w, &mut self.lane_mask);
-                            self.lane_mask_for = Some(cur);
-                        }
-                        let keep = std::mem::take(&mut self.lane_mask);
+                Inst::CopyMasked { dst, src } => match self.keep(true) {
+                    None => self.with_operands(dst, [src], scratch, |d, [s]| d.copy_from_slice(s)),
+                    Some(keep) => {
                         self.with_operands(dst, [src], scratch, |d, [s]| blend(d, s, &keep));
                         self.lane_mask = keep;
                     }
-                }
+                },
                 Inst::Select { dst, cond, a, b } => {
                     self.with_operands(dst, [cond, a, b], scratch, |d, [c, a, b]| {
                         for (l, d) in d.iter_mut().enumerate() {
@@ -883,6 +905,23 @@ impl Wave {
         }
     }
 
+    /// For a write to the active lanes only (`masked`) while some lanes
+    /// are inactive: the active lanes as words, all ones or 0 (taken from
+    /// the cache `lane_mask`, to be put back). `None` when every lane is
+    /// written.
+    #[inline(always)]
+    fn keep(&mut self, masked: bool) -> Option<Vec<u64>> {
+        let (cur, w) = (self.cur, self.width);
+        if !masked || cur == full_mask(w) {
+            return None;
+        }
+        if self.lane_mask_for != Some(cur) || self.lane_mask.len() != w {
+            expand_mask(cur, w, &mut self.lane_mask);
+            self.lane_mask_for = Some(cur);
+        }
+        Some(std::mem::take(&mut self.lane_mask))
+    }
+
     fn top(&self) -> Frame {
         self.frames.last().copied().unwrap_or_default()
     }
@@ -993,11 +1032,25 @@ impl Wave {
                 }
             }
         });
+        self.clear_idle_parts(&[dst], w);
     }
 
     fn wave4(&mut self, op: WaveOp, ty: ScalarType, dst: [Reg; 4], a: Reg, w: usize) {
         for (_, lanes, mask) in self.parts(w) {
             self.wave4_part(op, ty, dst, a, w, lanes, mask);
+        }
+        self.clear_idle_parts(&dst, w);
+    }
+
+    /// Zeroes `dsts` in the waves of the batch with no active lane, so
+    /// that a wave op writes every lane of its destination (as the other
+    /// unmasked instructions do: see `compile::fuse`).
+    fn clear_idle_parts(&mut self, dsts: &[Reg], w: usize) {
+        let (cur, width) = (self.cur, self.width);
+        for c in (0..width / w).filter(|&c| part_mask(cur, c, w) == 0) {
+            for &dst in dsts {
+                self.reg_mut(dst)[c * w..(c + 1) * w].fill(0);
+            }
         }
     }
 
@@ -1119,6 +1172,7 @@ impl Wave {
             }
             self.reg_mut(dst)[lanes].copy_from_slice(out);
         }
+        self.clear_idle_parts(&[dst], w);
     }
 }
 
@@ -1198,8 +1252,11 @@ fn fast_wave_op(op: WaveOp, ty: ScalarType, src: &[u64], mask: Mask, out: &mut [
                 WaveOp::AllTrue => out.fill(u64::from(ballot == mask)),
                 WaveOp::CountBits => out.fill(u64::from(ballot.count_ones())),
                 _ => {
+                    // A running count: the lanes below each lane.
+                    let mut below = 0;
                     for (l, o) in out.iter_mut().enumerate() {
-                        *o = u64::from((ballot & ((1 << l) - 1)).count_ones());
+                        *o = below;
+                        below += (ballot >> l) as u64 & 1;
                     }
                 }
             }

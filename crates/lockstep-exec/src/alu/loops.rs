@@ -2,25 +2,53 @@
 // once per instruction set (see `alu.rs`): `isa` runs a loop compiled for
 // that set.
 
+/// A lane's new value where `keep` is all ones, its old one where it is 0.
 #[inline(always)]
-fn map1<A: Val, R: Val>(dst: &mut [u64], a: &[u64], f: impl Fn(A) -> R) {
+fn blend_lane(old: u64, new: u64, keep: u64) -> u64 {
+    (old & !keep) | (new & keep)
+}
+
+// `map1`, `map2` and `map3` write `f` of the operands to every lane of
+// `dst`, or, given `keep` (all ones or 0 per lane), to the lanes where it is
+// all ones: a masked write in the same pass.
+
+#[inline(always)]
+fn map1<A: Val, R: Val>(dst: &mut [u64], a: &[u64], keep: Option<&[u64]>, f: impl Fn(A) -> R) {
+    let f = |x: u64| f(A::from_lane(x)).to_lane();
     isa(
         #[inline(always)]
-        || {
-            for (d, &x) in dst.iter_mut().zip(a) {
-                *d = f(A::from_lane(x)).to_lane();
+        || match keep {
+            None => dst.iter_mut().zip(a).for_each(|(d, &x)| *d = f(x)),
+            Some(k) => {
+                for ((d, &x), &k) in dst.iter_mut().zip(a).zip(k) {
+                    *d = blend_lane(*d, f(x), k);
+                }
             }
         },
     )
 }
 
 #[inline(always)]
-fn map2<A: Val, R: Val>(dst: &mut [u64], a: &[u64], b: &[u64], f: impl Fn(A, A) -> R) {
+fn map2<A: Val, R: Val>(
+    dst: &mut [u64],
+    a: &[u64],
+    b: &[u64],
+    keep: Option<&[u64]>,
+    f: impl Fn(A, A) -> R,
+) {
+    let f = |x: u64, y: u64| f(A::from_lane(x), A::from_lane(y)).to_lane();
     isa(
         #[inline(always)]
-        || {
-            for ((d, &x), &y) in dst.iter_mut().zip(a).zip(b) {
-                *d = f(A::from_lane(x), A::from_lane(y)).to_lane();
+        || match keep {
+            None => {
+                for ((d, &x), &y) in dst.iter_mut().zip(a).zip(b) {
+                    *d = f(x, y);
+                }
+            }
+            Some(k) => {
+                for (((d, &x), &y), &k) in dst.iter_mut().zip(a).zip(b).zip(k) {
+                    *d = blend_lane(*d, f(x, y), k);
+                }
             }
         },
     )
@@ -32,13 +60,22 @@ fn map3<A: Val, R: Val>(
     a: &[u64],
     b: &[u64],
     c: &[u64],
+    keep: Option<&[u64]>,
     f: impl Fn(A, A, A) -> R,
 ) {
+    let f = |x: u64, y: u64, z: u64| f(A::from_lane(x), A::from_lane(y), A::from_lane(z)).to_lane();
     isa(
         #[inline(always)]
-        || {
-            for (((d, &x), &y), &z) in dst.iter_mut().zip(a).zip(b).zip(c) {
-                *d = f(A::from_lane(x), A::from_lane(y), A::from_lane(z)).to_lane();
+        || match keep {
+            None => {
+                for (((d, &x), &y), &z) in dst.iter_mut().zip(a).zip(b).zip(c) {
+                    *d = f(x, y, z);
+                }
+            }
+            Some(k) => {
+                for ((((d, &x), &y), &z), &k) in dst.iter_mut().zip(a).zip(b).zip(c).zip(k) {
+                    *d = blend_lane(*d, f(x, y, z), k);
+                }
             }
         },
     )
@@ -47,13 +84,15 @@ fn map3<A: Val, R: Val>(
 /// Declares lane-loop functions `name::<T>` from a closure over `T`.
 macro_rules! lane_fns {
     ($bound:path; $($name:ident($($arg:ident),+) => $body:expr;)*) => {$(
-        fn $name<T: Val + $bound>(dst: &mut [u64], $($arg: &[u64]),+) {
-            lane_fns!(@map dst, $($arg),+; |$($arg: T),+| $body)
+        fn $name<T: Val + $bound>(dst: &mut [u64], $($arg: &[u64]),+, keep: Option<&[u64]>) {
+            lane_fns!(@map dst, $($arg),+; keep; |$($arg: T),+| $body)
         }
     )*};
-    (@map $dst:ident, $a:ident; $f:expr) => { map1($dst, $a, $f) };
-    (@map $dst:ident, $a:ident, $b:ident; $f:expr) => { map2($dst, $a, $b, $f) };
-    (@map $dst:ident, $a:ident, $b:ident, $c:ident; $f:expr) => { map3($dst, $a, $b, $c, $f) };
+    (@map $dst:ident, $a:ident; $k:ident; $f:expr) => { map1($dst, $a, $k, $f) };
+    (@map $dst:ident, $a:ident, $b:ident; $k:ident; $f:expr) => { map2($dst, $a, $b, $k, $f) };
+    (@map $dst:ident, $a:ident, $b:ident, $c:ident; $k:ident; $f:expr) => {
+        map3($dst, $a, $b, $c, $k, $f)
+    };
 }
 
 lane_fns! { Arith;
@@ -129,28 +168,28 @@ lane_fns! { PartialOrd;
     ge(a, b) => a >= b;
 }
 
-fn logical_not(dst: &mut [u64], a: &[u64]) {
-    map1(dst, a, |x: bool| !x);
+fn logical_not(dst: &mut [u64], a: &[u64], keep: Option<&[u64]>) {
+    map1(dst, a, keep, |x: bool| !x);
 }
 
-fn logical_and(dst: &mut [u64], a: &[u64], b: &[u64]) {
-    map2(dst, a, b, |x: bool, y: bool| x && y);
+fn logical_and(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+    map2(dst, a, b, keep, |x: bool, y: bool| x && y);
 }
 
-fn logical_or(dst: &mut [u64], a: &[u64], b: &[u64]) {
-    map2(dst, a, b, |x: bool, y: bool| x || y);
+fn logical_or(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+    map2(dst, a, b, keep, |x: bool, y: bool| x || y);
 }
 
-fn f32tof16(dst: &mut [u64], a: &[u64]) {
-    map1(dst, a, ops::f32tof16);
+fn f32tof16(dst: &mut [u64], a: &[u64], keep: Option<&[u64]>) {
+    map1(dst, a, keep, ops::f32tof16);
 }
 
-fn f16tof32(dst: &mut [u64], a: &[u64]) {
-    map1(dst, a, ops::f16tof32);
+fn f16tof32(dst: &mut [u64], a: &[u64], keep: Option<&[u64]>) {
+    map1(dst, a, keep, ops::f16tof32);
 }
 
-fn as_double(dst: &mut [u64], lo: &[u64], hi: &[u64]) {
-    map2(dst, lo, hi, |l: u64, h: u64| (l & 0xFFFF_FFFF) | (h << 32));
+fn as_double(dst: &mut [u64], lo: &[u64], hi: &[u64], keep: Option<&[u64]>) {
+    map2(dst, lo, hi, keep, |l: u64, h: u64| (l & 0xFFFF_FFFF) | (h << 32));
 }
 
 pub(crate) fn unary(op: UnaryOp, ty: ScalarType) -> Option<UnaryFn> {
@@ -265,8 +304,8 @@ pub(crate) fn convert(from: ScalarType, to: ScalarType) -> UnaryFn {
 fn convert_pair(from: ScalarType, to: ScalarType) -> UnaryFn {
     // Each (from, to) pair gets its own function item, so the type decoding
     // in `convert_bits` folds away.
-    fn conv<A: ConvTag, B: ConvTag>(dst: &mut [u64], a: &[u64]) {
-        map1(dst, a, |x: u64| convert_bits(x, A::TY, B::TY));
+    fn conv<A: ConvTag, B: ConvTag>(dst: &mut [u64], a: &[u64], keep: Option<&[u64]>) {
+        map1(dst, a, keep, |x: u64| convert_bits(x, A::TY, B::TY));
     }
     trait ConvTag {
         const TY: ScalarType;
@@ -322,14 +361,14 @@ fn convert_pair(from: ScalarType, to: ScalarType) -> UnaryFn {
 /// Reinterprets bits between types of one width: the register already holds
 /// the bit pattern, so only the width's mask matters.
 pub(crate) fn bitcast(to: ScalarType) -> UnaryFn {
-    fn keep32(dst: &mut [u64], a: &[u64]) {
-        map1(dst, a, |x: u32| x);
+    fn keep32(dst: &mut [u64], a: &[u64], keep: Option<&[u64]>) {
+        map1(dst, a, keep, |x: u32| x);
     }
-    fn keep16(dst: &mut [u64], a: &[u64]) {
-        map1(dst, a, |x: u16| x);
+    fn keep16(dst: &mut [u64], a: &[u64], keep: Option<&[u64]>) {
+        map1(dst, a, keep, |x: u16| x);
     }
-    fn keep64(dst: &mut [u64], a: &[u64]) {
-        map1(dst, a, |x: u64| x);
+    fn keep64(dst: &mut [u64], a: &[u64], keep: Option<&[u64]>) {
+        map1(dst, a, keep, |x: u64| x);
     }
     match to.size() {
         2 => keep16,

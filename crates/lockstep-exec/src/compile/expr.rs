@@ -70,6 +70,7 @@ impl Compiler<'_> {
                             f: alu::bitcast(ty),
                             dst,
                             a: src,
+                            masked: false,
                         });
                         dst
                     })
@@ -205,7 +206,12 @@ impl Compiler<'_> {
                 let f = alu::unary(op, ty)
                     .ok_or_else(|| ExecError::new(format!("no {op:?} for {}", ty.name()), None))?;
                 let dst = self.temp();
-                self.emit(Inst::Unary { f, dst, a: src });
+                self.emit(Inst::Unary {
+                    f,
+                    dst,
+                    a: src,
+                    masked: false,
+                });
                 Ok(dst)
             })
             .collect()
@@ -252,6 +258,7 @@ impl Compiler<'_> {
                     dst,
                     a: va[i],
                     b,
+                    masked: false,
                 });
                 Ok(dst)
             })
@@ -278,6 +285,7 @@ impl Compiler<'_> {
                 f: alu::unary(UnaryOp::Not, ScalarType::Bool).expect("not"),
                 dst: not_a,
                 a: ra,
+                masked: false,
             });
             not_a
         };
@@ -376,6 +384,7 @@ impl Compiler<'_> {
                     f: alu::convert(f, t),
                     dst,
                     a: src,
+                    masked: false,
                 });
                 dst
             })

@@ -91,12 +91,18 @@ impl Compiler<'_> {
             let dst = self.temp();
             let a = arg(0, i)?;
             self.emit(match f {
-                BuiltinFn::Unary(f) => Inst::Unary { f, dst, a },
+                BuiltinFn::Unary(f) => Inst::Unary {
+                    f,
+                    dst,
+                    a,
+                    masked: false,
+                },
                 BuiltinFn::Binary(f) => Inst::Binary {
                     f,
                     dst,
                     a,
                     b: arg(1, i)?,
+                    masked: false,
                 },
                 BuiltinFn::Ternary(f) => Inst::Ternary {
                     f,
@@ -104,6 +110,7 @@ impl Compiler<'_> {
                     a,
                     b: arg(1, i)?,
                     c: arg(2, i)?,
+                    masked: false,
                 },
             });
             out.push(dst);

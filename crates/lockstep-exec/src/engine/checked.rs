@@ -229,15 +229,40 @@ impl Wave {
         let w = ctx.wave_size;
         let full = super::full_mask(w);
         let lane_value = |wave: &Wave, r: Reg, l: usize| wave.regs[r.0 as usize * w + l];
+        // An operation fused with an assignment (`masked`) writes the
+        // active lanes only.
+        let op_result = |wave: &Wave, dst: Reg, undef: Mask, masked: bool| {
+            if masked {
+                (wave.undef(dst) & !wave.cur) | (undef & wave.cur)
+            } else {
+                undef
+            }
+        };
         match *inst {
             Inst::Const { dst, .. } | Inst::Query { dst, .. } => self.set_undef(dst, 0),
             Inst::Uninitialized { dst } => self.set_undef(dst, full),
-            Inst::Unary { dst, a, .. } | Inst::Copy { dst, src: a } => {
-                self.set_undef(dst, self.undef(a))
+            Inst::Unary { dst, a, masked, .. } => {
+                self.set_undef(dst, op_result(self, dst, self.undef(a), masked))
             }
-            Inst::Binary { dst, a, b, .. } => self.set_undef(dst, self.undef(a) | self.undef(b)),
-            Inst::Ternary { dst, a, b, c, .. }
-            | Inst::Select {
+            Inst::Binary {
+                dst, a, b, masked, ..
+            } => {
+                let undef = self.undef(a) | self.undef(b);
+                self.set_undef(dst, op_result(self, dst, undef, masked))
+            }
+            Inst::Ternary {
+                dst,
+                a,
+                b,
+                c,
+                masked,
+                ..
+            } => {
+                let undef = self.undef(a) | self.undef(b) | self.undef(c);
+                self.set_undef(dst, op_result(self, dst, undef, masked))
+            }
+            Inst::Copy { dst, src: a } => self.set_undef(dst, self.undef(a)),
+            Inst::Select {
                 dst,
                 cond: a,
                 a: b,

@@ -1,0 +1,201 @@
+//! Fuses an operation with the assignment of its result.
+//!
+//! An assignment `x = a op b` compiles to `t = op(a, b)` on every lane and
+//! `x = t` on the active lanes (`CopyMasked`). When nothing reads `t`
+//! afterwards, the pair becomes one instruction that writes `op(a, b)` to
+//! the active lanes of `x` (`masked: true`): one instruction and one pass
+//! over the lanes fewer. Whether `t` is read afterwards comes from a
+//! liveness analysis of the bytecode's control flow.
+
+use std::collections::HashMap;
+
+use lockstep_ir::Span;
+
+use crate::bytecode::{Inst, Reg};
+
+/// Fuses every such pair in `code` (and drops the removed instructions'
+/// entries from `spans`, which runs parallel to it).
+pub(super) fn fuse(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
+    // The pairs: an unmasked operation writing `t` right before `x = t`.
+    let pairs: Vec<usize> = (1..code.len())
+        .filter(|&pc| match (&code[pc - 1], &code[pc]) {
+            (op, Inst::CopyMasked { dst, src }) => {
+                dst != src && op_dst(op).is_some_and(|(t, masked)| t == *src && !masked)
+            }
+            _ => false,
+        })
+        .collect();
+    if pairs.is_empty() {
+        return;
+    }
+    let mut index: HashMap<u32, usize> = HashMap::new();
+    for &pc in &pairs {
+        if let Inst::CopyMasked { src, .. } = code[pc] {
+            let next = index.len();
+            index.entry(src.0).or_insert(next);
+        }
+    }
+    let targets: Vec<bool> = {
+        let mut t = vec![false; code.len() + 1];
+        for inst in code.iter() {
+            if let Some(to) = jump_target(inst) {
+                t[(to as usize).min(code.len())] = true;
+            }
+        }
+        t
+    };
+    let live_out = liveness(code, &index);
+    let words = index.len().div_ceil(64);
+    let mut removed = vec![false; code.len()];
+    for &pc in &pairs {
+        let Inst::CopyMasked { dst: x, src: t } = code[pc] else {
+            continue;
+        };
+        let bit = index[&t.0];
+        let live = live_out[pc * words + bit / 64] >> (bit % 64) & 1 == 1;
+        // A jump landing on the copy would run it without the operation.
+        if live || targets[pc] || removed[pc - 1] {
+            continue;
+        }
+        match &mut code[pc - 1] {
+            Inst::Unary { dst, masked, .. }
+            | Inst::Binary { dst, masked, .. }
+            | Inst::Ternary { dst, masked, .. } => {
+                *dst = x;
+                *masked = true;
+            }
+            _ => continue,
+        }
+        removed[pc] = true;
+    }
+    // Drop the copies, and move every jump target to the new numbering.
+    let mut new_pc = Vec::with_capacity(code.len() + 1);
+    let mut next = 0u32;
+    for &r in &removed {
+        new_pc.push(next);
+        next += u32::from(!r);
+    }
+    new_pc.push(next);
+    let mut kept = removed.iter().map(|r| !r);
+    code.retain(|_| kept.next().unwrap_or(true));
+    let mut kept = removed.iter().map(|r| !r);
+    spans.retain(|_| kept.next().unwrap_or(true));
+    for inst in code.iter_mut() {
+        if let Some(to) = jump_target_mut(inst) {
+            *to = new_pc[(*to as usize).min(new_pc.len() - 1)];
+        }
+    }
+}
+
+/// An operation's destination, and whether it already writes the active
+/// lanes only.
+fn op_dst(inst: &Inst) -> Option<(Reg, bool)> {
+    match *inst {
+        Inst::Unary { dst, masked, .. }
+        | Inst::Binary { dst, masked, .. }
+        | Inst::Ternary { dst, masked, .. } => Some((dst, masked)),
+        _ => None,
+    }
+}
+
+fn jump_target(inst: &Inst) -> Option<u32> {
+    match *inst {
+        Inst::IfBegin { else_pc: to, .. }
+        | Inst::Else { end_pc: to }
+        | Inst::LoopIter { exit_pc: to, .. }
+        | Inst::Jump { target: to } => Some(to),
+        _ => None,
+    }
+}
+
+fn jump_target_mut(inst: &mut Inst) -> Option<&mut u32> {
+    match inst {
+        Inst::IfBegin { else_pc: to, .. }
+        | Inst::Else { end_pc: to }
+        | Inst::LoopIter { exit_pc: to, .. }
+        | Inst::Jump { target: to } => Some(to),
+        _ => None,
+    }
+}
+
+/// The instructions that can run after `pc`.
+fn successors(code: &[Inst], pc: usize) -> [Option<usize>; 2] {
+    let next = (pc + 1 < code.len()).then_some(pc + 1);
+    match code[pc] {
+        Inst::Exit => [None, None],
+        Inst::Jump { target } => [Some(target as usize), None],
+        ref inst => [next, jump_target(inst).map(|t| t as usize)],
+    }
+}
+
+/// For each instruction, the tracked registers (`index`: register to bit)
+/// that may be read after it before being overwritten on every lane, as
+/// `words` 64-bit words per instruction.
+fn liveness(code: &[Inst], index: &HashMap<u32, usize>) -> Vec<u64> {
+    let words = index.len().div_ceil(64);
+    let n = code.len();
+    // What each instruction reads and what it overwrites on every lane.
+    let mut reads = vec![0u64; n * words];
+    let mut kills = vec![0u64; n * words];
+    let set = |bits: &mut [u64], pc: usize, r: u32| {
+        if let Some(&b) = index.get(&r) {
+            bits[pc * words + b / 64] |= 1 << (b % 64);
+        }
+    };
+    for (pc, inst) in code.iter().enumerate() {
+        let mut regs = Vec::new();
+        inst.clone().for_each_reg(|r| regs.push(r.0));
+        // Instructions that overwrite every lane of their destination (it
+        // is their first register operand; wave ops write every lane too,
+        // zeroes in the waves of a batch with no active lane). Loads and
+        // atomics write the active lanes only.
+        let overwrites = matches!(
+            inst,
+            Inst::Const { .. }
+                | Inst::Copy { .. }
+                | Inst::Select { .. }
+                | Inst::IndexScale { .. }
+                | Inst::TexelAddress { .. }
+                | Inst::Query { .. }
+                | Inst::Wave { .. }
+                | Inst::MultiPrefix { .. }
+        ) || op_dst(inst).is_some_and(|(_, masked)| !masked);
+        let read_from = usize::from(overwrites);
+        for &r in &regs[read_from..] {
+            set(&mut reads, pc, r);
+        }
+        // Indexed register arrays read (or partly write) a whole range.
+        if let Inst::Gather { base, limit, .. } | Inst::Scatter { base, limit, .. } = *inst {
+            for r in base.0..base.0.saturating_add(limit) {
+                set(&mut reads, pc, r);
+            }
+        }
+        if overwrites && !regs[1..].contains(&regs[0]) {
+            set(&mut kills, pc, regs[0]);
+        }
+    }
+    let mut live_in = vec![0u64; n * words];
+    let mut live_out = vec![0u64; n * words];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for pc in (0..n).rev() {
+            let mut out = vec![0u64; words];
+            for s in successors(code, pc).into_iter().flatten() {
+                for (o, &l) in out.iter_mut().zip(&live_in[s * words..(s + 1) * words]) {
+                    *o |= l;
+                }
+            }
+            for (i, &o) in out.iter().enumerate() {
+                let k = pc * words + i;
+                let new_in = reads[k] | (o & !kills[k]);
+                live_out[k] = o;
+                if new_in != live_in[k] {
+                    live_in[k] = new_in;
+                    changed = true;
+                }
+            }
+        }
+    }
+    live_out
+}
