@@ -526,11 +526,7 @@ impl Wave {
                 Inst::Const { dst, bits } => self.reg_mut(dst).fill(bits),
                 Inst::Uninitialized { dst } => self.reg_mut(dst).fill(0),
                 Inst::Unary { f, dst, a, masked } => {
-                    let keep = self.keep(masked);
-                    self.with_operands(dst, [a], scratch, |d, [a]| f(d, a, keep.as_deref()));
-                    if let Some(keep) = keep {
-                        self.lane_mask = keep;
-                    }
+                    self.alu_op(masked, dst, [a], scratch, |d, [a], keep| f(d, a, keep))
                 }
                 Inst::Binary {
                     f,
@@ -538,15 +534,9 @@ impl Wave {
                     a,
                     b,
                     masked,
-                } => {
-                    let keep = self.keep(masked);
-                    self.with_operands(dst, [a, b], scratch, |d, [a, b]| {
-                        f(d, a, b, keep.as_deref())
-                    });
-                    if let Some(keep) = keep {
-                        self.lane_mask = keep;
-                    }
-                }
+                } => self.alu_op(masked, dst, [a, b], scratch, |d, [a, b], keep| {
+                    f(d, a, b, keep)
+                }),
                 Inst::Ternary {
                     f,
                     dst,
@@ -554,25 +544,18 @@ impl Wave {
                     b,
                     c,
                     masked,
-                } => {
-                    let keep = self.keep(masked);
-                    self.with_operands(dst, [a, b, c], scratch, |d, [a, b, c]| {
-                        f(d, a, b, c, keep.as_deref())
-                    });
-                    if let Some(keep) = keep {
-                        self.lane_mask = keep;
-                    }
-                }
+                } => self.alu_op(masked, dst, [a, b, c], scratch, |d, [a, b, c], keep| {
+                    f(d, a, b, c, keep)
+                }),
                 Inst::Copy { dst, src } => {
                     self.with_operands(dst, [src], scratch, |d, [s]| d.copy_from_slice(s))
                 }
-                Inst::CopyMasked { dst, src } => match self.keep(true) {
-                    None => self.with_operands(dst, [src], scratch, |d, [s]| d.copy_from_slice(s)),
-                    Some(keep) => {
-                        self.with_operands(dst, [src], scratch, |d, [s]| blend(d, s, &keep));
-                        self.lane_mask = keep;
-                    }
-                },
+                Inst::CopyMasked { dst, src } => {
+                    self.alu_op(true, dst, [src], scratch, |d, [s], keep| match keep {
+                        None => d.copy_from_slice(s),
+                        Some(keep) => blend(d, s, keep),
+                    })
+                }
                 Inst::Select { dst, cond, a, b } => {
                     self.with_operands(dst, [cond, a, b], scratch, |d, [c, a, b]| {
                         for (l, d) in d.iter_mut().enumerate() {
@@ -902,6 +885,25 @@ impl Wave {
                     return Ok(());
                 }
             }
+        }
+    }
+
+    /// Runs a lane loop `f(dst, sources, keep)`: on every lane, or, for a
+    /// `masked` write while some lanes are inactive, with `keep` selecting
+    /// the active lanes.
+    #[inline(always)]
+    fn alu_op<const N: usize>(
+        &mut self,
+        masked: bool,
+        dst: Reg,
+        srcs: [Reg; N],
+        scratch: &mut [u64],
+        f: impl FnOnce(&mut [u64], [&[u64]; N], Option<&[u64]>),
+    ) {
+        let keep = self.keep(masked);
+        self.with_operands(dst, srcs, scratch, |d, s| f(d, s, keep.as_deref()));
+        if let Some(keep) = keep {
+            self.lane_mask = keep;
         }
     }
 
