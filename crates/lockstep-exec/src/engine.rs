@@ -92,6 +92,9 @@ pub(crate) struct Context<'a> {
     pub group_count: [u32; 3],
     /// The group's extent in x, y, z at this wave size.
     pub group_extent: [u32; 3],
+    /// SV_GroupThreadID's x, y and z for every thread of a group, by
+    /// SV_GroupIndex: [`group_thread_ids`].
+    pub thread_ids: [Vec<u32>; 3],
     /// Checked mode: where findings go.
     pub findings: Option<&'a Findings>,
     pub order: ReductionOrder,
@@ -256,6 +259,19 @@ fn rounds(
     }
 }
 
+/// SV_GroupThreadID's x, y and z components for the first `threads`
+/// values of SV_GroupIndex in a group of `extent` (x fastest; a partial last
+/// wave's missing lanes continue the count).
+pub(crate) fn group_thread_ids(extent: [u32; 3], threads: usize) -> [Vec<u32>; 3] {
+    let [x, y, _] = extent.map(|d| Ord::max(d, 1));
+    let index = 0..threads as u32;
+    [
+        index.clone().map(|gi| gi % x).collect(),
+        index.clone().map(|gi| (gi / x) % y).collect(),
+        index.map(|gi| gi / (x * y)).collect(),
+    ]
+}
+
 fn full_mask(n: usize) -> Mask {
     if n >= 128 {
         Mask::MAX
@@ -326,19 +342,15 @@ impl Wave {
         }
         // Each lane's group thread id (the same in every group).
         let extent = ctx.group_extent;
-        let [x, y, _] = extent;
-        let mut gtid = [[0u32; 3]; 128];
-        for (lane, id) in gtid[..w].iter_mut().enumerate() {
-            let gi = (first + lane) as u32;
-            *id = [gi % x, (gi / x) % y, gi / (x * y)];
-        }
         for (sv, regs, ty) in &p.inputs {
             for (k, reg) in regs.iter().enumerate() {
                 let k = k.min(2);
+                let all = &ctx.thread_ids[k];
+                let gtid = &all[first.min(all.len())..(first + w).min(all.len())];
                 let lanes = &mut self.regs[reg.0 as usize * width..][..width];
                 for (c, group_id) in group_ids.iter().enumerate() {
                     let out = &mut lanes[c * w..(c + 1) * w];
-                    let ids = gtid[..w].iter().map(|id| u64::from(id[k]));
+                    let ids = gtid.iter().map(|&id| u64::from(id));
                     match sv {
                         SystemValue::GroupIndex => {
                             for (lane, o) in out.iter_mut().enumerate() {
@@ -751,7 +763,17 @@ impl Wave {
                     if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
                         self.check_wave_op(ctx, findings, op, b);
                     }
-                    self.wave_op(op, ty, dst, [a, b], ww, ctx.order, scratch)
+                    match op {
+                        WaveOp::AnyTrue
+                        | WaveOp::AllTrue
+                        | WaveOp::CountBits
+                        | WaveOp::PrefixCountBits
+                            if ty == ScalarType::Bool =>
+                        {
+                            self.ballot_op(op, dst, a, ww)
+                        }
+                        _ => self.wave_op(op, ty, dst, [a, b], ww, ctx.order, scratch),
+                    }
                 }
                 Inst::Wave4 { op, ty, dst, a } => self.wave4(op, ty, dst, a, ww),
                 Inst::MultiPrefix {
@@ -1011,6 +1033,11 @@ impl Wave {
                 }
                 return;
             }
+            WaveOp::AnyTrue | WaveOp::AllTrue | WaveOp::CountBits | WaveOp::PrefixCountBits
+                if ty == ScalarType::Bool =>
+            {
+                return self.ballot_op(op, dst, a, w);
+            }
             _ => {}
         }
         let parts = self.parts(w);
@@ -1035,6 +1062,35 @@ impl Wave {
             }
         });
         self.clear_idle_parts(&[dst], w);
+    }
+
+    /// `WaveActiveAnyTrue`, `WaveActiveAllTrue`, `WaveActiveCountBits` and
+    /// `WavePrefixCountBits` for every wave of the batch from one ballot of
+    /// the whole batch (zeroes in the waves with no active lane).
+    #[inline(always)]
+    fn ballot_op(&mut self, op: WaveOp, dst: Reg, a: Reg, w: usize) {
+        let cur = self.cur;
+        let ballot = nonzero_lanes(self.reg(a)) & cur;
+        for (c, out) in self.reg_mut(dst).chunks_exact_mut(w).enumerate() {
+            let (mask, votes) = (part_mask(cur, c, w), part_mask(ballot, c, w));
+            if mask == 0 {
+                out.fill(0);
+                continue;
+            }
+            match op {
+                WaveOp::AnyTrue => out.fill(u64::from(votes != 0)),
+                WaveOp::AllTrue => out.fill(u64::from(votes == mask)),
+                WaveOp::CountBits => out.fill(u64::from(votes.count_ones())),
+                _ => {
+                    // A running count: the lanes below each lane.
+                    let mut below = 0;
+                    for (l, o) in out.iter_mut().enumerate() {
+                        *o = below;
+                        below += (votes >> l) as u64 & 1;
+                    }
+                }
+            }
+        }
     }
 
     fn wave4(&mut self, op: WaveOp, ty: ScalarType, dst: [Reg; 4], a: Reg, w: usize) {
@@ -1181,11 +1237,25 @@ impl Wave {
 /// The lanes where `pred` holds, built 64 lanes at a time.
 #[inline(always)]
 fn lanes_where(src: &[u64], pred: impl Fn(u64) -> bool) -> Mask {
+    // Four lanes at a time (registers hold a multiple of four lanes; a
+    // rest is handled lane by lane): a compare and a move-mask.
     let mut mask: Mask = 0;
     for (c, chunk) in src.chunks(64).enumerate() {
+        let quads = chunk.chunks_exact(4);
+        let rest = quads.remainder();
         let mut bits = 0u64;
-        for (j, &v) in chunk.iter().enumerate() {
-            bits |= u64::from(pred(v)) << j;
+        let mut at = 0;
+        for quad in quads {
+            let four = u8::from(pred(quad[0]))
+                | u8::from(pred(quad[1])) << 1
+                | u8::from(pred(quad[2])) << 2
+                | u8::from(pred(quad[3])) << 3;
+            bits |= u64::from(four) << at;
+            at += 4;
+        }
+        for &v in rest {
+            bits |= u64::from(pred(v)) << at;
+            at += 1;
         }
         mask |= Mask::from(bits) << (64 * c);
     }
@@ -1245,25 +1315,6 @@ fn blend(d: &mut [u64], s: &[u64], keep: &[u64]) {
 /// when `op` has no fast path.
 fn fast_wave_op(op: WaveOp, ty: ScalarType, src: &[u64], mask: Mask, out: &mut [u64]) -> bool {
     match op {
-        WaveOp::AnyTrue | WaveOp::AllTrue | WaveOp::CountBits | WaveOp::PrefixCountBits
-            if ty == ScalarType::Bool =>
-        {
-            let ballot = nonzero_lanes(src) & mask;
-            match op {
-                WaveOp::AnyTrue => out.fill(u64::from(ballot != 0)),
-                WaveOp::AllTrue => out.fill(u64::from(ballot == mask)),
-                WaveOp::CountBits => out.fill(u64::from(ballot.count_ones())),
-                _ => {
-                    // A running count: the lanes below each lane.
-                    let mut below = 0;
-                    for (l, o) in out.iter_mut().enumerate() {
-                        *o = below;
-                        below += (ballot >> l) as u64 & 1;
-                    }
-                }
-            }
-            true
-        }
         WaveOp::ReadLaneFirst => {
             // Registers hold canonical bits: the first active lane's bits
             // are its value's; 0 (the default value) when none is active.
@@ -1300,7 +1351,7 @@ fn fast_arith<T: Val + Arith>(op: WaveOp, src: &[u64], mask: Mask, out: &mut [u6
 /// A reduction or exclusive scan of the active lanes with `f`, as a left
 /// fold in ascending lane order (`identity` where no lane is folded).
 #[inline(always)]
-fn fast_fold<T: Val>(
+fn fast_fold<T: Val + PartialEq>(
     op: WaveOp,
     src: &[u64],
     mask: Mask,
@@ -1320,6 +1371,32 @@ fn fast_fold<T: Val>(
     } else {
         let folded = if mask == 0 {
             identity
+        } else if mask == full_mask(src.len()) {
+            let ordered = || {
+                // A loop without mask bits, which the compiler can
+                // vectorise where `f` is associative (integers).
+                src[1..]
+                    .iter()
+                    .fold(T::from_lane(src[0]), |acc, &v| f(acc, T::from_lane(v)))
+            };
+            if matches!(op, WaveOp::Min | WaveOp::Max) && src.len() >= 4 {
+                // Minimums and maximums in four independent chains. The
+                // order cannot change the result unless every lane is a NaN
+                // (minNum and maxNum drop a NaN, and order -0 before +0):
+                // a NaN result takes the ordered fold, which returns the
+                // last NaN.
+                let mut acc: [T; 4] = std::array::from_fn(|i| T::from_lane(src[i]));
+                for quad in src[4..].chunks(4) {
+                    for (a, &v) in acc.iter_mut().zip(quad) {
+                        *a = f(*a, T::from_lane(v));
+                    }
+                }
+                let r = f(f(acc[0], acc[1]), f(acc[2], acc[3]));
+                #[allow(clippy::eq_op)] // only a NaN is not equal to itself
+                if r == r { r } else { ordered() }
+            } else {
+                ordered()
+            }
         } else {
             // The first active lane starts the fold: no `Option` in the
             // loop.

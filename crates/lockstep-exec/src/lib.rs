@@ -264,6 +264,10 @@ fn run_dispatch(
         step_budget: config.step_budget,
         group_count: config.group_count,
         group_extent: program.group.extent(config.wave_size),
+        thread_ids: engine::group_thread_ids(
+            program.group.extent(config.wave_size),
+            (program.group.waves(config.wave_size) * u64::from(config.wave_size)) as usize,
+        ),
         findings,
         order: config.order,
         schedule: config.schedule,

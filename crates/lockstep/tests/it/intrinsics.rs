@@ -351,6 +351,63 @@ fn every_intrinsic_at_every_wave_size_and_active_set() {
     }
 }
 
+/// Float minimums and maximums on the values where the order of a fold
+/// could show: waves of NaNs only (with different payloads and signs),
+/// NaNs among numbers, and mixes of -0 and +0. The engine folds full waves
+/// of numbers in any order; the reference folds in lane order.
+#[test]
+fn float_min_and_max_agree_with_the_reference_on_nans_and_signed_zeros() {
+    let nan = |t: u32| {
+        if t.is_multiple_of(3) {
+            0xFFC0_0000 | t
+        } else {
+            0x7F80_0001 + t
+        }
+    };
+    let hash = |t: u32| t.wrapping_mul(2654435761).rotate_left(11);
+    let value = |t: u32, pattern: u32| match pattern {
+        0 => nan(t),
+        1 => [0x8000_0000, 0, 0, 0x8000_0000, 0][(hash(t) % 5) as usize],
+        2 => {
+            if hash(t).is_multiple_of(3) {
+                nan(t)
+            } else {
+                [(hash(t) % 9) as f32 - 4.0, f32::INFINITY, f32::NEG_INFINITY][(t % 3) as usize]
+                    .to_bits()
+            }
+        }
+        _ => {
+            if hash(t) % 2 == 0 {
+                nan(t)
+            } else {
+                [0, 0x8000_0000][(t % 2) as usize]
+            }
+        }
+    };
+    let all = cases();
+    for name in ["WaveActiveMin float", "WaveActiveMax float"] {
+        let case = all
+            .iter()
+            .find(|c| c.name == name)
+            .expect("the case exists");
+        let shader = compile(&shader(case.result), &Default::default());
+        for w in WAVE_SIZES {
+            let w = w as usize;
+            for rotation in 0..4 {
+                let vals: Vec<u32> = (0..THREADS as u32)
+                    .map(|t| value(t, (t / w as u32 + rotation) % 4))
+                    .collect();
+                for (set_name, set) in active_sets().into_iter().take(2) {
+                    let active: Vec<bool> = (0..THREADS).map(|t| set(t % w, w)).collect();
+                    if let Err(e) = check_case(case, &shader, w, &active, &vals) {
+                        panic!("{e} (rotation {rotation}, active set: {set_name})");
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The specification's tables: a wave of 8 with lanes 0 and 4 inactive, and
 /// the value 2 on every lane.
 #[test]
