@@ -770,6 +770,7 @@ impl Wave {
                         | WaveOp::PrefixCountBits
                             if ty == ScalarType::Bool =>
                         {
+                            // Inlined here, in the AVX2 copy of the loop.
                             self.ballot_op(op, dst, a, ww)
                         }
                         _ => self.wave_op(op, ty, dst, [a, b], ww, ctx.order, scratch),
@@ -1033,11 +1034,6 @@ impl Wave {
                 }
                 return;
             }
-            WaveOp::AnyTrue | WaveOp::AllTrue | WaveOp::CountBits | WaveOp::PrefixCountBits
-                if ty == ScalarType::Bool =>
-            {
-                return self.ballot_op(op, dst, a, w);
-            }
             _ => {}
         }
         let parts = self.parts(w);
@@ -1238,7 +1234,8 @@ impl Wave {
 #[inline(always)]
 fn lanes_where(src: &[u64], pred: impl Fn(u64) -> bool) -> Mask {
     // Four lanes at a time (registers hold a multiple of four lanes; a
-    // rest is handled lane by lane): a compare and a move-mask.
+    // rest is handled lane by lane), which the compiler vectorises; a bit
+    // per lane shifted into a `u128` compiled to a double shift per lane.
     let mut mask: Mask = 0;
     for (c, chunk) in src.chunks(64).enumerate() {
         let quads = chunk.chunks_exact(4);

@@ -257,15 +257,16 @@ fn run_dispatch(
             None,
         ));
     }
+    let group_extent = program.group.extent(config.wave_size);
     let ctx = engine::Context {
         program,
         resources,
         wave_size: config.wave_size as usize,
         step_budget: config.step_budget,
         group_count: config.group_count,
-        group_extent: program.group.extent(config.wave_size),
+        group_extent,
         thread_ids: engine::group_thread_ids(
-            program.group.extent(config.wave_size),
+            group_extent,
             (program.group.waves(config.wave_size) * u64::from(config.wave_size)) as usize,
         ),
         findings,
