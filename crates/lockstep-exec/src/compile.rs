@@ -23,8 +23,9 @@ use crate::bytecode::{FrameDepth, Inst, Reg};
 pub struct Program {
     pub(crate) code: Vec<Inst>,
     pub(crate) reg_count: u32,
-    /// The registers of each entry-point input, with their scalar type.
-    pub(crate) inputs: Vec<(SystemValue, Vec<Reg>, ScalarType)>,
+    /// The registers of each entry-point input that the code reads, by
+    /// component (0 for x), with the input's scalar type.
+    pub(crate) inputs: Vec<(SystemValue, Vec<(usize, Reg)>, ScalarType)>,
     pub group: lockstep_ir::GroupShape,
     pub groupshared_bytes: u32,
     /// Bytes per element of each resource (its stride), by resource id.
@@ -62,7 +63,7 @@ impl Program {
         c.allocate_statics();
         let function = module.function(entry.function);
         let locals = c.allocate_locals(function);
-        let inputs = entry
+        let inputs: Vec<(SystemValue, Vec<Reg>, ScalarType)> = entry
             .inputs
             .iter()
             .enumerate()
@@ -96,6 +97,24 @@ impl Program {
             // findings track each register).
             fuse::fuse(&mut c.code, &mut c.spans);
         }
+        // A system value's components go into their registers when a wave
+        // starts, unless nothing reads them.
+        let input_regs: Vec<Reg> = inputs
+            .iter()
+            .flat_map(|(_, regs, _)| regs.clone())
+            .collect();
+        let mut live = fuse::live_at_entry(&c.code, &input_regs).into_iter();
+        let inputs = inputs
+            .into_iter()
+            .map(|(sv, regs, ty)| {
+                let read = regs
+                    .into_iter()
+                    .enumerate()
+                    .filter(|_| live.next().unwrap_or(true))
+                    .collect();
+                (sv, read, ty)
+            })
+            .collect();
         let element_strides = module
             .resources
             .iter()

@@ -340,40 +340,46 @@ impl Wave {
         if p.inputs.is_empty() {
             return;
         }
-        // Each lane's group thread id (the same in every group).
         let extent = ctx.group_extent;
+        // The wave's lanes' group index or group thread id (the same in
+        // every group).
+        let mut pattern = [0u64; crate::MAX_WAVE_SIZE as usize];
+        let pattern = &mut pattern[..w];
         for (sv, regs, ty) in &p.inputs {
-            for (k, reg) in regs.iter().enumerate() {
+            for &(k, reg) in regs {
                 let k = k.min(2);
                 let all = &ctx.thread_ids[k];
                 let gtid = &all[first.min(all.len())..(first + w).min(all.len())];
-                let lanes = &mut self.regs[reg.0 as usize * width..][..width];
-                for (c, group_id) in group_ids.iter().enumerate() {
-                    let out = &mut lanes[c * w..(c + 1) * w];
-                    let ids = gtid.iter().map(|&id| u64::from(id));
-                    match sv {
-                        SystemValue::GroupIndex => {
-                            for (lane, o) in out.iter_mut().enumerate() {
-                                *o = (first + lane) as u64;
-                            }
+                match sv {
+                    SystemValue::GroupIndex => {
+                        for (lane, o) in pattern.iter_mut().enumerate() {
+                            *o = (first + lane) as u64;
                         }
-                        SystemValue::GroupThreadId => {
-                            for (o, id) in out.iter_mut().zip(ids) {
-                                *o = id;
-                            }
+                    }
+                    _ => {
+                        for (o, &id) in pattern.iter_mut().zip(gtid) {
+                            *o = u64::from(id);
+                        }
+                    }
+                }
+                let lanes = &mut self.regs[reg.0 as usize * width..][..width];
+                for (out, group_id) in lanes.chunks_exact_mut(w).zip(group_ids) {
+                    match sv {
+                        SystemValue::GroupIndex | SystemValue::GroupThreadId => {
+                            out.copy_from_slice(pattern)
                         }
                         SystemValue::GroupId => out.fill(u64::from(group_id[k])),
                         SystemValue::DispatchThreadId => {
                             let base = group_id[k].wrapping_mul(extent[k]);
-                            for (o, id) in out.iter_mut().zip(ids) {
+                            for (o, &id) in out.iter_mut().zip(pattern.iter()) {
                                 *o = u64::from(base.wrapping_add(id as u32));
                             }
                         }
                     }
-                    if !matches!(ty, ScalarType::UInt32 | ScalarType::Int32) {
-                        for o in out {
-                            *o = crate::value::convert_bits(*o, ScalarType::UInt32, *ty);
-                        }
+                }
+                if !matches!(ty, ScalarType::UInt32 | ScalarType::Int32) {
+                    for o in lanes {
+                        *o = crate::value::convert_bits(*o, ScalarType::UInt32, *ty);
                     }
                 }
             }
@@ -689,6 +695,16 @@ impl Wave {
                     if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
                         self.check_access(ctx, findings, tracker, &gs[0], addr, ty, Access::Read);
                     }
+                    if let Some(r) = addr.dynamic.filter(|_| self.words_fast_path(ty)) {
+                        let (offset, chunk) = (u64::from(addr.offset), memory_chunk(addr, w, ww));
+                        self.with_operands(dst, [r], scratch, |d, [a]| {
+                            let parts = d.chunks_mut(chunk).zip(a.chunks(chunk));
+                            for (part, (d, a)) in parts.enumerate() {
+                                memory(ctx, gs, addr.space, part).load_words(d, a, offset);
+                            }
+                        });
+                        continue;
+                    }
                     let shift = ww.trailing_zeros();
                     let lanes = self.lanes(w);
                     let (regs, d) = (&mut self.regs, dst.0 as usize * w);
@@ -701,6 +717,14 @@ impl Wave {
                 Inst::Store { addr, ty, src } => {
                     if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
                         self.check_access(ctx, findings, tracker, &gs[0], addr, ty, Access::Write);
+                    }
+                    if let Some(r) = addr.dynamic.filter(|_| self.words_fast_path(ty)) {
+                        let (offset, chunk) = (u64::from(addr.offset), memory_chunk(addr, w, ww));
+                        let parts = self.reg(r).chunks(chunk).zip(self.reg(src).chunks(chunk));
+                        for (part, (a, v)) in parts.enumerate() {
+                            memory(ctx, gs, addr.space, part).store_words(a, offset, v);
+                        }
+                        continue;
                     }
                     let shift = ww.trailing_zeros();
                     for l in self.lanes(w) {
@@ -945,6 +969,13 @@ impl Wave {
             self.lane_mask_for = Some(cur);
         }
         Some(std::mem::take(&mut self.lane_mask))
+    }
+
+    /// Whether a load or store of `ty` may take the word-wide path: a
+    /// 32-bit scalar, with every lane active.
+    #[inline(always)]
+    fn words_fast_path(&self, ty: ScalarType) -> bool {
+        ty.size() == 4 && self.cur == full_mask(self.width)
     }
 
     fn top(&self) -> Frame {
@@ -1507,6 +1538,17 @@ fn sign_extend(raw: u64, bits: u32) -> u64 {
 fn address(regs: &[u64], addr: Address, lane: usize, w: usize) -> u64 {
     let base = addr.dynamic.map_or(0, |r| regs[r.0 as usize * w + lane]);
     base.wrapping_add(u64::from(addr.offset))
+}
+
+/// The lanes of a batch register that share one memory for `addr`: every
+/// lane for a resource, each wave's own for groupshared memory (wave `c` of
+/// the batch is group `c`'s, see [`memory`]).
+#[inline(always)]
+fn memory_chunk(addr: Address, w: usize, ww: usize) -> usize {
+    match addr.space {
+        Space::Resource(_) => w,
+        Space::Groupshared => ww,
+    }
 }
 
 /// The memory of `space` for the lanes of wave `part` of a batch.

@@ -150,6 +150,41 @@ impl Memory {
         }
     }
 
+    /// The words wholly inside the memory: a 32-bit access at byte `at` is
+    /// in bounds and aligned exactly when `at` is a multiple of 4 and
+    /// `at / 4` indexes this slice.
+    fn whole_words(&self) -> &[AtomicU32] {
+        &self.words[..(self.len / 4) as usize]
+    }
+
+    /// [`Memory::load`] of a 32-bit scalar for every lane: `dst[l]` is the
+    /// word at byte `addrs[l] + offset` (wrapping), or 0 when that is out of
+    /// bounds or misaligned.
+    pub fn load_words(&self, dst: &mut [u64], addrs: &[u64], offset: u64) {
+        let words = self.whole_words();
+        for (d, &a) in dst.iter_mut().zip(addrs) {
+            let at = a.wrapping_add(offset);
+            *d = match words.get((at / 4) as usize) {
+                Some(word) if at % 4 == 0 => u64::from(word.load(Relaxed)),
+                _ => 0,
+            };
+        }
+    }
+
+    /// [`Memory::store`] of a 32-bit scalar for every lane, in lane order
+    /// (the last of several lanes writing one word wins): the low 32 bits
+    /// of `src[l]` go to byte `addrs[l] + offset` (wrapping), unless that is
+    /// out of bounds or misaligned.
+    pub fn store_words(&self, addrs: &[u64], offset: u64, src: &[u64]) {
+        let words = self.whole_words();
+        for (&a, &v) in addrs.iter().zip(src) {
+            let at = a.wrapping_add(offset);
+            if let Some(word) = words.get((at / 4) as usize).filter(|_| at % 4 == 0) {
+                word.store(v as u32, Relaxed);
+            }
+        }
+    }
+
     /// Writes a scalar; dropped when out of bounds or misaligned.
     pub fn store(&self, offset: u64, ty: ScalarType, bits: u64) {
         let size = ty.size();
@@ -182,6 +217,22 @@ impl Memory {
         }
         if size == 4 {
             let word = self.word(offset);
+            // The operations a 32-bit atomic has natively (one locked
+            // instruction each); the rest go through a compare-and-swap loop.
+            let a32 = a as u32;
+            let native = match op {
+                AtomicOp::Add => Some(word.fetch_add(a32, Relaxed)),
+                AtomicOp::And => Some(word.fetch_and(a32, Relaxed)),
+                AtomicOp::Or => Some(word.fetch_or(a32, Relaxed)),
+                AtomicOp::Xor => Some(word.fetch_xor(a32, Relaxed)),
+                AtomicOp::Exchange => Some(word.swap(a32, Relaxed)),
+                AtomicOp::Min if !ty.is_signed() => Some(word.fetch_min(a32, Relaxed)),
+                AtomicOp::Max if !ty.is_signed() => Some(word.fetch_max(a32, Relaxed)),
+                _ => None,
+            };
+            if let Some(old) = native {
+                return u64::from(old);
+            }
             let mut old = 0;
             let _ = word.fetch_update(Relaxed, Relaxed, |w| {
                 old = w;
@@ -240,6 +291,98 @@ fn atomic_result(op: AtomicOp, ty: ScalarType, old: u64, a: u64, b: u64) -> Opti
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn native_32_bit_atomics_give_what_the_compare_and_swap_loop_gives() {
+        let values = [
+            0u64,
+            1,
+            5,
+            0x7FFF_FFFF,
+            0x8000_0000,
+            0xFFFF_FFFF,
+            0x1_0000_0003,
+        ];
+        let ops = [
+            AtomicOp::Add,
+            AtomicOp::And,
+            AtomicOp::Or,
+            AtomicOp::Xor,
+            AtomicOp::Exchange,
+            AtomicOp::Min,
+            AtomicOp::Max,
+        ];
+        for ty in [ScalarType::UInt32, ScalarType::Int32] {
+            for op in ops {
+                for &old in &values {
+                    for &a in &values {
+                        let mem = Memory::from_bytes(&(old as u32).to_le_bytes());
+                        let returned = mem.atomic(0, ty, op, a, 0);
+                        let new = atomic_result(op, ty, old & 0xFFFF_FFFF, a, 0).unwrap();
+                        assert_eq!(returned, old & 0xFFFF_FFFF, "{op:?} {ty:?} {old:#x} {a:#x}");
+                        assert_eq!(
+                            mem.load(0, ty),
+                            new & 0xFFFF_FFFF,
+                            "{op:?} {ty:?} {old:#x} {a:#x}"
+                        );
+                    }
+                }
+            }
+        }
+        // By hand: signed and unsigned minimums differ on the sign bit.
+        let mem = Memory::from_bytes(&5u32.to_le_bytes());
+        mem.atomic(0, ScalarType::Int32, AtomicOp::Min, 0xFFFF_FFFF, 0);
+        assert_eq!(mem.load(0, ScalarType::Int32), 0xFFFF_FFFF);
+        mem.atomic(0, ScalarType::UInt32, AtomicOp::Min, 7, 0);
+        assert_eq!(mem.load(0, ScalarType::UInt32), 7);
+        mem.atomic(0, ScalarType::UInt32, AtomicOp::Add, 0xFFFF_FFFA, 0);
+        assert_eq!(mem.load(0, ScalarType::UInt32), 1);
+    }
+
+    #[test]
+    fn word_loads_and_stores_for_every_lane_agree_with_scalar_ones() {
+        // 10 bytes: words at 0 and 4 are whole, the one at 8 is not.
+        let bytes: Vec<u8> = (1..=10).collect();
+        let addrs = [0, 4, 8, 2, 12, u64::MAX - 3, 1 << 63, 0xFFFF_FFFC];
+        for offset in [0, 4, u64::MAX - 3] {
+            let mem = Memory::from_bytes(&bytes);
+            let mut lanes = [7u64; 8];
+            mem.load_words(&mut lanes, &addrs, offset);
+            let one_by_one: Vec<u64> = addrs
+                .iter()
+                .map(|&a| mem.load(a.wrapping_add(offset), ScalarType::UInt32))
+                .collect();
+            assert_eq!(lanes.to_vec(), one_by_one, "offset {offset}");
+        }
+        // By hand: only the word at byte 0 and the one at byte 4 exist.
+        let mem = Memory::from_bytes(&bytes);
+        let mut lanes = [7u64; 4];
+        mem.load_words(&mut lanes, &[0, 4, 8, 6], 0);
+        assert_eq!(lanes, [0x0403_0201, 0x0807_0605, 0, 0]);
+
+        for offset in [0, 4, u64::MAX - 3] {
+            let (wide, narrow) = (Memory::from_bytes(&bytes), Memory::from_bytes(&bytes));
+            // Two lanes write the word at 4 (when offset is 0): the later
+            // lane wins.
+            let addrs = [4, 0, 4, 8, 3, 1 << 63];
+            let src = [0x1111_1111, 0x2222_2222, 0x3333_3333_4444_4444, 5, 6, 7];
+            wide.store_words(&addrs, offset, &src);
+            for (&a, &v) in addrs.iter().zip(&src) {
+                narrow.store(a.wrapping_add(offset), ScalarType::UInt32, v);
+            }
+            assert_eq!(wide.to_bytes(), narrow.to_bytes(), "offset {offset}");
+        }
+        let mem = Memory::from_bytes(&bytes);
+        mem.store_words(
+            &[4, 0, 4, 8],
+            0,
+            &[0x1111_1111, 0x2222_2222, 0x3333_3333_4444_4444, 5],
+        );
+        assert_eq!(
+            mem.to_bytes(),
+            [0x22, 0x22, 0x22, 0x22, 0x44, 0x44, 0x44, 0x44, 9, 10]
+        );
+    }
 
     #[test]
     fn filled_by_many_threads_or_one_the_bytes_are_the_same() {

@@ -44,7 +44,7 @@ pub(super) fn fuse(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
         }
         t
     };
-    let live_out = liveness(code, &index);
+    let (_, live_out) = liveness(code, &index);
     let words = index.len().div_ceil(64);
     let mut removed = vec![false; code.len()];
     for &pc in &pairs {
@@ -128,10 +128,31 @@ fn successors(code: &[Inst], pc: usize) -> [Option<usize>; 2] {
     }
 }
 
+/// Whether each of `regs` may be read before the bytecode overwrites it on
+/// every lane: whether the value it holds when the program starts matters.
+pub(super) fn live_at_entry(code: &[Inst], regs: &[Reg]) -> Vec<bool> {
+    let mut index = HashMap::new();
+    for r in regs {
+        let next = index.len();
+        index.entry(r.0).or_insert(next);
+    }
+    if code.is_empty() || index.is_empty() {
+        return vec![false; regs.len()];
+    }
+    let (live_in, _) = liveness(code, &index);
+    regs.iter()
+        .map(|r| {
+            let bit = index[&r.0];
+            live_in[bit / 64] >> (bit % 64) & 1 == 1
+        })
+        .collect()
+}
+
 /// For each instruction, the tracked registers (`index`: register to bit)
-/// that may be read after it before being overwritten on every lane, as
-/// `words` 64-bit words per instruction.
-fn liveness(code: &[Inst], index: &HashMap<u32, usize>) -> Vec<u64> {
+/// that may be read from it on (live in) and after it (live out) before
+/// being overwritten on every lane, as `words` 64-bit words per
+/// instruction each.
+fn liveness(code: &[Inst], index: &HashMap<u32, usize>) -> (Vec<u64>, Vec<u64>) {
     let words = index.len().div_ceil(64);
     let n = code.len();
     // What each instruction reads and what it overwrites on every lane.
@@ -197,5 +218,5 @@ fn liveness(code: &[Inst], index: &HashMap<u32, usize>) -> Vec<u64> {
             }
         }
     }
-    live_out
+    (live_in, live_out)
 }

@@ -292,3 +292,46 @@ void main(uint gi : SV_GroupIndex, uint3 gid : SV_GroupID)
         assert_eq!(checked, want, "checked run, wave size {w}");
     }
 }
+
+/// A wave starts with only the system-value components its code reads:
+/// here a component picked at run time (a dynamic index into the vector),
+/// one overwritten before it is read, and components never read.
+#[test]
+fn system_values_read_by_dynamic_index_or_overwritten_first() {
+    const SOURCE: &str = r#"
+StructuredBuffer<uint> Pick : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(4, 2, 3)]
+void main(uint3 gtid : SV_GroupThreadID, uint3 gid : SV_GroupID, uint gi : SV_GroupIndex,
+          uint3 dtid : SV_DispatchThreadID)
+{
+    uint flat = gi + 24 * (dtid.x / 4);
+    uint k = Pick[gi % 3];
+    gid.x = 7;
+    Out[flat * 3] = gtid[k];
+    Out[flat * 3 + 1] = gid.x * 100 + gid.y;
+    Out[flat * 3 + 2] = dtid.z;
+}
+"#;
+    let groups = 5;
+    let expected: Vec<u32> = (0..groups * 24)
+        .flat_map(|flat| {
+            let gi = flat % 24;
+            let gtid = [gi % 4, (gi / 4) % 2, gi / 8];
+            [gtid[(gi % 3) as usize], 700, gtid[2]]
+        })
+        .collect();
+    for wave_size in WAVE_SIZES {
+        let out = crate::harness::run_words(
+            SOURCE,
+            [groups, 1, 1],
+            &[
+                buf("Pick", Kind::StructuredBuffer, 0, vec![0, 1, 2]),
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; expected.len()]),
+            ],
+            wave_size,
+        );
+        assert_eq!(out[1], expected, "wave size {wave_size}");
+    }
+}
