@@ -180,9 +180,12 @@ pub enum Inst {
 
     // Structured control flow over the execution mask. See `engine.rs`.
     /// Pushes an `if` frame; the active lanes narrow to `cond`; jumps to
-    /// `else_pc` when none is left.
+    /// `else_pc` (the `Else`, or the `IfEnd` when there is no else branch)
+    /// when none is left.
     IfBegin {
         cond: Reg,
+        /// Narrow to the lanes where `cond` is false instead (`if (!c)`).
+        negate: bool,
         else_pc: u32,
     },
     /// Switches to the lanes that did not take the branch; jumps to `end_pc`
@@ -244,6 +247,21 @@ pub enum Inst {
     },
     /// End of the entry point.
     Exit,
+}
+
+/// Which of a wave op's two operands (`a`, `b` of [`Inst::Wave`]) it reads:
+/// the value for every op that takes one, the lane index for the two
+/// `ReadLaneAt` ops.
+pub(crate) fn wave_operands(op: WaveOp) -> [bool; 2] {
+    match op {
+        WaveOp::IsFirstLane
+        | WaveOp::GetLaneCount
+        | WaveOp::GetLaneIndex
+        | WaveOp::GroupWaveIndex
+        | WaveOp::GroupWaveCount => [false, false],
+        WaveOp::ReadLaneAt | WaveOp::QuadReadLaneAt => [true, true],
+        _ => [true, false],
+    }
 }
 
 impl Inst {

@@ -409,8 +409,13 @@ impl<'m> Compiler<'m> {
                 accept,
                 reject,
             } => {
-                let c = self.expr(cond)?[0];
-                self.if_else(c, |s| s.block(accept), |s| s.block(reject))?;
+                // `if (!c)` narrows to the lanes where `c` is false.
+                let (inner, negate) = match &cond.kind {
+                    ExprKind::Unary(UnaryOp::Not, inner) => (&**inner, true),
+                    _ => (cond, false),
+                };
+                let c = self.expr(inner)?[0];
+                self.if_else_negated(c, negate, |s| s.block(accept), |s| s.block(reject))?;
             }
             Stmt::Loop {
                 body,
@@ -462,18 +467,41 @@ impl<'m> Compiler<'m> {
         accept: impl FnOnce(&mut Self) -> Result<(), ExecError>,
         reject: impl FnOnce(&mut Self) -> Result<(), ExecError>,
     ) -> Result<(), ExecError> {
-        let begin = self.emit(Inst::IfBegin { cond, else_pc: 0 });
+        self.if_else_negated(cond, false, accept, reject)
+    }
+
+    /// `if (cond) accept else reject`, or with `negate`, `if (!cond)`. An
+    /// empty else branch gets no `Else`: the `IfEnd` reconverges anyway.
+    fn if_else_negated(
+        &mut self,
+        cond: Reg,
+        negate: bool,
+        accept: impl FnOnce(&mut Self) -> Result<(), ExecError>,
+        reject: impl FnOnce(&mut Self) -> Result<(), ExecError>,
+    ) -> Result<(), ExecError> {
+        let begin = self.emit(Inst::IfBegin {
+            cond,
+            negate,
+            else_pc: 0,
+        });
         self.frames.push(FrameKind::If);
         accept(self)?;
         let else_at = self.emit(Inst::Else { end_pc: 0 });
         reject(self)?;
+        if self.code.len() == else_at + 1 {
+            self.code.pop();
+            self.spans.pop();
+        }
         let end = self.emit(Inst::IfEnd);
         self.frames.pop();
         self.code[begin] = Inst::IfBegin {
             cond,
+            negate,
             else_pc: else_at as u32,
         };
-        self.code[else_at] = Inst::Else { end_pc: end as u32 };
+        if else_at != end {
+            self.code[else_at] = Inst::Else { end_pc: end as u32 };
+        }
         Ok(())
     }
 

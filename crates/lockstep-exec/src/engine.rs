@@ -808,8 +808,12 @@ impl Wave {
                     a,
                     mask,
                 } => self.multi_prefix(ctx, op, ty, dst, a, mask),
-                Inst::IfBegin { cond, else_pc } => {
-                    let c = self.mask_of(cond, w);
+                Inst::IfBegin {
+                    cond,
+                    negate,
+                    else_pc,
+                } => {
+                    let c = self.mask_of(cond, w) ^ if negate { Mask::MAX } else { 0 };
                     self.frames.push(Frame {
                         entry: self.cur,
                         aux: self.cur & !c,

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use lockstep_ir::Span;
 
-use crate::bytecode::{Inst, Reg};
+use crate::bytecode::{Inst, Reg, wave_operands};
 
 /// Fuses every such pair in `code` (and drops the removed instructions'
 /// entries from `spans`, which runs parallel to it).
@@ -165,7 +165,16 @@ fn liveness(code: &[Inst], index: &HashMap<u32, usize>) -> (Vec<u64>, Vec<u64>) 
     };
     for (pc, inst) in code.iter().enumerate() {
         let mut regs = Vec::new();
-        inst.clone().for_each_reg(|r| regs.push(r.0));
+        match *inst {
+            // A wave op's unused operands are not reads.
+            Inst::Wave { op, dst, a, b, .. } => {
+                regs.push(dst.0);
+                let [reads_a, reads_b] = wave_operands(op);
+                regs.extend(reads_a.then_some(a.0));
+                regs.extend(reads_b.then_some(b.0));
+            }
+            _ => inst.clone().for_each_reg(|r| regs.push(r.0)),
+        }
         // Instructions that overwrite every lane of their destination (it
         // is their first register operand; wave ops write every lane too,
         // zeroes in the waves of a batch with no active lane). Loads and

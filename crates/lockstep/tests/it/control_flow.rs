@@ -223,3 +223,58 @@ void main(uint gi : SV_GroupIndex)
     let want: Vec<u32> = (0..20).map(|t| if t < 16 { 8080 } else { 4081 }).collect();
     assert_eq!(out_only(source, 20, 8), want);
 }
+
+/// `if (!c)` runs its branch on the lanes where `c` is false, and its else
+/// branch on the others; an `if` without an else (or with an empty one)
+/// reconverges all the same, including when no lane takes it.
+#[test]
+fn negated_conditions_and_missing_else_branches() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(16, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    bool low = (gi % 8) < 3;
+    uint r = 0;
+    if (!low)
+        r = WaveActiveCountBits(true);
+    else
+        r = 100 + WavePrefixCountBits(true);
+    if (!(gi < 100)) {
+        r += 5000;
+    }
+    if (!low) {
+        r += 10000 * WaveActiveCountBits(true);
+    } else {
+    }
+    uint n = 0;
+    for (uint i = 0; ; ++i) {
+        if (!WaveActiveAnyTrue(i < gi % 4))
+            break;
+        ++n;
+    }
+    Out[gi] = r + 1000 * WaveActiveCountBits(true) + 100000 * n;
+}
+"#;
+    for w in [4, 8, 16] {
+        let out = out_only(source, 16, w);
+        // Lanes with (gi % 8) >= 3 count themselves per wave; the others
+        // count the low lanes below them. Every wave's loop runs as often as
+        // its largest gi % 4 (3 once a wave has a lane with gi % 4 == 3).
+        let want: Vec<u32> = (0..16u32)
+            .map(|gi| {
+                let wave: Vec<u32> = (gi / w * w..(gi / w + 1) * w).collect();
+                let low = |t: u32| t % 8 < 3;
+                let r = if low(gi) {
+                    100 + wave.iter().filter(|&&t| t < gi && low(t)).count() as u32
+                } else {
+                    let highs = wave.iter().filter(|&&t| !low(t)).count() as u32;
+                    highs + 10000 * highs
+                };
+                let n = wave.iter().map(|t| t % 4).max().unwrap_or(0);
+                r + 1000 * w + 100000 * n
+            })
+            .collect();
+        assert_eq!(out, want, "wave size {w}");
+    }
+}
