@@ -1357,6 +1357,18 @@ fn fast_wave_op(op: WaveOp, ty: ScalarType, src: &[u64], mask: Mask, out: &mut [
             });
             true
         }
+        WaveOp::Min | WaveOp::Max
+            if ty == ScalarType::Float32 && mask != 0 && mask == full_mask(src.len()) =>
+        {
+            match f32_min_max(src, op == WaveOp::Max) {
+                Some(bits) => {
+                    out.fill(bits);
+                    true
+                }
+                // Every lane a NaN: the ordered fold says which.
+                None => fast_arith::<f32>(op, src, mask, out),
+            }
+        }
         WaveOp::Sum
         | WaveOp::Product
         | WaveOp::Min
@@ -1365,6 +1377,36 @@ fn fast_wave_op(op: WaveOp, ty: ScalarType, src: &[u64], mask: Mask, out: &mut [
         | WaveOp::PrefixProduct => with_arith!(ty, T => fast_arith::<T>(op, src, mask, out), false),
         _ => false,
     }
+}
+
+/// The minimum (or with `max`, the maximum) of `f32` lanes under minNum
+/// (maxNum), as integer keys: `None` when every lane is a NaN.
+///
+/// IEEE totalOrder's key of a float's bits is an `i32` ordered as the
+/// values are, with -0 before +0. minNum drops NaNs and orders -0 before
+/// +0, so among lanes that are not NaN it picks the lane of the smallest
+/// key, and keys of distinct bit patterns differ: the fold's result is the
+/// bits of the smallest key, in any lane order. A NaN's key is made the
+/// largest (`i32::MAX`, for `max` the smallest), which no number's key is.
+/// A loop without branches, which the compiler vectorises.
+fn f32_min_max(src: &[u64], max: bool) -> Option<u64> {
+    let lose = if max { i32::MIN } else { i32::MAX };
+    let key = |lane: u64| {
+        let bits = lane as u32;
+        let key = (bits ^ ((bits as i32 >> 31) as u32 >> 1)) as i32;
+        if bits & 0x7FFF_FFFF > 0x7F80_0000 {
+            lose
+        } else {
+            key
+        }
+    };
+    let best = if max {
+        src.iter().fold(lose, |m, &v| Ord::max(m, key(v)))
+    } else {
+        src.iter().fold(lose, |m, &v| Ord::min(m, key(v)))
+    };
+    // The key is its own inverse.
+    (best != lose).then(|| u64::from((best ^ ((best >> 31) as u32 >> 1) as i32) as u32))
 }
 
 /// Sums, products, minimums and maximums, and the prefix sum and product,
@@ -1792,5 +1834,85 @@ fn lane_op<T: Val + Lane + MaybeArith>(
         _ => {
             let _ = T::reduce(op, v, mask, out, order);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Float bit patterns of every kind: zeros, subnormals, normals,
+    /// infinities and NaNs (quiet and signalling, either sign).
+    fn f32_bits() -> impl Strategy<Value = u32> {
+        prop_oneof![
+            Just(0u32),
+            Just(0x8000_0000),
+            Just(0x7F80_0000),
+            Just(0xFF80_0000),
+            0x7F80_0001u32..=0x7FFF_FFFF,
+            0xFF80_0001u32..=0xFFFF_FFFF,
+            0u32..0x0080_0000,
+            0x8000_0000u32..0x8080_0000,
+            any::<u32>(),
+            (-4i32..4).prop_map(|v| (v as f32).to_bits()),
+        ]
+    }
+
+    proptest! {
+        /// The integer-key minimum and maximum against lockstep-wave's
+        /// ordered folds of minNum and maxNum, bit for bit.
+        #[test]
+        fn f32_min_max_by_keys_is_the_ordered_fold(
+            lanes in prop::collection::vec(f32_bits(), 1..=128),
+        ) {
+            let src: Vec<u64> = lanes.iter().map(|&b| u64::from(b)).collect();
+            let vals: Vec<f32> = lanes.iter().map(|&b| f32::from_bits(b)).collect();
+            let mask = full_mask(vals.len());
+            let all_nan = vals.iter().all(|v| v.is_nan());
+            for (max, folded) in [
+                (false, wave::active_min(&vals, mask)),
+                (true, wave::active_max(&vals, mask)),
+            ] {
+                let ours = f32_min_max(&src, max);
+                if all_nan {
+                    prop_assert_eq!(ours, None);
+                } else {
+                    prop_assert_eq!(ours, Some(u64::from(folded.to_bits())), "max: {}", max);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn f32_min_max_by_hand() {
+        let lanes = |v: &[u32]| v.iter().map(|&b| u64::from(b)).collect::<Vec<_>>();
+        let (nan, neg_zero) = (0x7FC0_0000, 0x8000_0000);
+        let one = 1f32.to_bits();
+        let minus_two = (-2f32).to_bits();
+        let tiny = 1; // the smallest subnormal
+        assert_eq!(
+            f32_min_max(&lanes(&[nan, one, minus_two, tiny]), false),
+            Some(minus_two.into())
+        );
+        assert_eq!(
+            f32_min_max(&lanes(&[nan, one, minus_two, tiny]), true),
+            Some(one.into())
+        );
+        assert_eq!(
+            f32_min_max(&lanes(&[0, neg_zero, 0]), false),
+            Some(neg_zero.into())
+        );
+        assert_eq!(f32_min_max(&lanes(&[neg_zero, 0, neg_zero]), true), Some(0));
+        assert_eq!(f32_min_max(&lanes(&[0, tiny]), false), Some(0));
+        assert_eq!(
+            f32_min_max(&lanes(&[0xFFC0_0001, neg_zero]), false),
+            Some(neg_zero.into())
+        );
+        assert_eq!(
+            f32_min_max(&lanes(&[0xFF80_0000, nan]), false),
+            Some(0xFF80_0000)
+        );
+        assert_eq!(f32_min_max(&lanes(&[nan, 0xFFC0_0000]), true), None);
     }
 }
