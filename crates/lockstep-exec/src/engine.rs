@@ -695,14 +695,23 @@ impl Wave {
                     if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
                         self.check_access(ctx, findings, tracker, &gs[0], addr, ty, Access::Read);
                     }
-                    if let Some(r) = addr.dynamic.filter(|_| self.words_fast_path(ty)) {
+                    if let Some(r) = addr.dynamic.filter(|_| ty.size() == 4) {
                         let (offset, chunk) = (u64::from(addr.offset), memory_chunk(addr, w, ww));
-                        self.with_operands(dst, [r], scratch, |d, [a]| {
-                            let parts = d.chunks_mut(chunk).zip(a.chunks(chunk));
-                            for (part, (d, a)) in parts.enumerate() {
-                                memory(ctx, gs, addr.space, part).load_words(d, a, offset);
+                        if self.cur == full_mask(w) {
+                            self.with_operands(dst, [r], scratch, |d, [a]| {
+                                let parts = d.chunks_mut(chunk).zip(a.chunks(chunk));
+                                for (part, (d, a)) in parts.enumerate() {
+                                    memory(ctx, gs, addr.space, part).load_words(d, a, offset);
+                                }
+                            });
+                        } else {
+                            let (d, a) = (dst.0 as usize * w, r.0 as usize * w);
+                            for l in self.lanes(w) {
+                                let at = self.regs[a + l].wrapping_add(offset);
+                                let mem = memory(ctx, gs, addr.space, l / chunk);
+                                self.regs[d + l] = mem.load_word(at);
                             }
-                        });
+                        }
                         continue;
                     }
                     let shift = ww.trailing_zeros();
@@ -718,11 +727,18 @@ impl Wave {
                     if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
                         self.check_access(ctx, findings, tracker, &gs[0], addr, ty, Access::Write);
                     }
-                    if let Some(r) = addr.dynamic.filter(|_| self.words_fast_path(ty)) {
+                    if let Some(r) = addr.dynamic.filter(|_| ty.size() == 4) {
                         let (offset, chunk) = (u64::from(addr.offset), memory_chunk(addr, w, ww));
-                        let parts = self.reg(r).chunks(chunk).zip(self.reg(src).chunks(chunk));
-                        for (part, (a, v)) in parts.enumerate() {
-                            memory(ctx, gs, addr.space, part).store_words(a, offset, v);
+                        let (a, v) = (self.reg(r), self.reg(src));
+                        if self.cur == full_mask(w) {
+                            for (part, (a, v)) in a.chunks(chunk).zip(v.chunks(chunk)).enumerate() {
+                                memory(ctx, gs, addr.space, part).store_words(a, offset, v);
+                            }
+                        } else {
+                            for l in self.lanes(w) {
+                                let mem = memory(ctx, gs, addr.space, l / chunk);
+                                mem.store_word(a[l].wrapping_add(offset), v[l]);
+                            }
                         }
                         continue;
                     }
@@ -975,13 +991,6 @@ impl Wave {
         Some(std::mem::take(&mut self.lane_mask))
     }
 
-    /// Whether a load or store of `ty` may take the word-wide path: a
-    /// 32-bit scalar, with every lane active.
-    #[inline(always)]
-    fn words_fast_path(&self, ty: ScalarType) -> bool {
-        ty.size() == 4 && self.cur == full_mask(self.width)
-    }
-
     fn top(&self) -> Frame {
         self.frames.last().copied().unwrap_or_default()
     }
@@ -1112,8 +1121,15 @@ impl Wave {
                 WaveOp::AnyTrue => out.fill(u64::from(votes != 0)),
                 WaveOp::AllTrue => out.fill(u64::from(votes == mask)),
                 WaveOp::CountBits => out.fill(u64::from(votes.count_ones())),
+                _ if w <= 64 => {
+                    // A running count of the lanes below each lane.
+                    let (votes, mut below) = (votes as u64, 0);
+                    for (l, o) in out.iter_mut().enumerate() {
+                        *o = below;
+                        below += (votes >> l) & 1;
+                    }
+                }
                 _ => {
-                    // A running count: the lanes below each lane.
                     let mut below = 0;
                     for (l, o) in out.iter_mut().enumerate() {
                         *o = below;

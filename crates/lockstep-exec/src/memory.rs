@@ -157,31 +157,45 @@ impl Memory {
         &self.words[..(self.len / 4) as usize]
     }
 
-    /// [`Memory::load`] of a 32-bit scalar for every lane: `dst[l]` is the
-    /// word at byte `addrs[l] + offset` (wrapping), or 0 when that is out of
-    /// bounds or misaligned.
-    pub fn load_words(&self, dst: &mut [u64], addrs: &[u64], offset: u64) {
-        let words = self.whole_words();
-        for (d, &a) in dst.iter_mut().zip(addrs) {
-            let at = a.wrapping_add(offset);
-            *d = match words.get((at / 4) as usize) {
-                Some(word) if at % 4 == 0 => u64::from(word.load(Relaxed)),
-                _ => 0,
-            };
+    /// The word a 32-bit access at byte `at` reads or writes: `None` when
+    /// that is out of bounds or misaligned.
+    #[inline(always)]
+    fn word_at(&self, at: u64) -> Option<&AtomicU32> {
+        self.whole_words()
+            .get((at / 4) as usize)
+            .filter(|_| at % 4 == 0)
+    }
+
+    /// [`Memory::load`] of a 32-bit scalar.
+    #[inline(always)]
+    pub fn load_word(&self, at: u64) -> u64 {
+        self.word_at(at).map_or(0, |w| u64::from(w.load(Relaxed)))
+    }
+
+    /// [`Memory::store`] of a 32-bit scalar (the low 32 bits of `bits`).
+    #[inline(always)]
+    pub fn store_word(&self, at: u64, bits: u64) {
+        if let Some(w) = self.word_at(at) {
+            w.store(bits as u32, Relaxed);
         }
     }
 
-    /// [`Memory::store`] of a 32-bit scalar for every lane, in lane order
-    /// (the last of several lanes writing one word wins): the low 32 bits
-    /// of `src[l]` go to byte `addrs[l] + offset` (wrapping), unless that is
-    /// out of bounds or misaligned.
+    /// [`Memory::load_word`] for every lane: `dst[l]` is the word at byte
+    /// `addrs[l] + offset` (wrapping), or 0 when that is out of bounds or
+    /// misaligned.
+    pub fn load_words(&self, dst: &mut [u64], addrs: &[u64], offset: u64) {
+        for (d, &a) in dst.iter_mut().zip(addrs) {
+            *d = self.load_word(a.wrapping_add(offset));
+        }
+    }
+
+    /// [`Memory::store_word`] for every lane, in lane order (the last of
+    /// several lanes writing one word wins): the low 32 bits of `src[l]` go
+    /// to byte `addrs[l] + offset` (wrapping), unless that is out of bounds
+    /// or misaligned.
     pub fn store_words(&self, addrs: &[u64], offset: u64, src: &[u64]) {
-        let words = self.whole_words();
         for (&a, &v) in addrs.iter().zip(src) {
-            let at = a.wrapping_add(offset);
-            if let Some(word) = words.get((at / 4) as usize).filter(|_| at % 4 == 0) {
-                word.store(v as u32, Relaxed);
-            }
+            self.store_word(a.wrapping_add(offset), v);
         }
     }
 
