@@ -18,14 +18,24 @@ mod place;
 use crate::alu::{self, BuiltinFn};
 use crate::bytecode::{FrameDepth, Inst, Reg};
 
+/// A system value the entry point takes.
+#[derive(Debug)]
+pub(crate) struct Input {
+    pub sv: SystemValue,
+    /// The registers of the components the code reads, by component (0
+    /// for x).
+    pub regs: Vec<(usize, Reg)>,
+    /// The parameter's scalar type.
+    pub ty: ScalarType,
+}
+
 /// A shader ready to run.
 #[derive(Debug)]
 pub struct Program {
     pub(crate) code: Vec<Inst>,
     pub(crate) reg_count: u32,
-    /// The registers of each entry-point input that the code reads, by
-    /// component (0 for x), with the input's scalar type.
-    pub(crate) inputs: Vec<(SystemValue, Vec<(usize, Reg)>, ScalarType)>,
+    /// The entry point's system-value inputs.
+    pub(crate) inputs: Vec<Input>,
     pub group: lockstep_ir::GroupShape,
     pub groupshared_bytes: u32,
     /// Bytes per element of each resource (its stride), by resource id.
@@ -106,13 +116,14 @@ impl Program {
         let mut live = fuse::live_at_entry(&c.code, &input_regs).into_iter();
         let inputs = inputs
             .into_iter()
-            .map(|(sv, regs, ty)| {
-                let read = regs
+            .map(|(sv, regs, ty)| Input {
+                sv,
+                regs: regs
                     .into_iter()
                     .enumerate()
                     .filter(|_| live.next().unwrap_or(true))
-                    .collect();
-                (sv, read, ty)
+                    .collect(),
+                ty,
             })
             .collect();
         let element_strides = module

@@ -345,7 +345,7 @@ impl Wave {
         // every group).
         let mut pattern = [0u64; crate::MAX_WAVE_SIZE as usize];
         let pattern = &mut pattern[..w];
-        for (sv, regs, ty) in &p.inputs {
+        for crate::compile::Input { sv, regs, ty } in &p.inputs {
             for &(k, reg) in regs {
                 let k = k.min(2);
                 let all = &ctx.thread_ids[k];

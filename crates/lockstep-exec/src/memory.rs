@@ -163,7 +163,7 @@ impl Memory {
     fn word_at(&self, at: u64) -> Option<&AtomicU32> {
         self.whole_words()
             .get((at / 4) as usize)
-            .filter(|_| at % 4 == 0)
+            .filter(|_| at.is_multiple_of(4))
     }
 
     /// [`Memory::load`] of a 32-bit scalar.
