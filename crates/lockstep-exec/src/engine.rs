@@ -356,11 +356,12 @@ impl Wave {
                             *o = (first + lane) as u64;
                         }
                     }
-                    _ => {
+                    SystemValue::GroupThreadId | SystemValue::DispatchThreadId => {
                         for (o, &id) in pattern.iter_mut().zip(gtid) {
                             *o = u64::from(id);
                         }
                     }
+                    SystemValue::GroupId => {}
                 }
                 let lanes = &mut self.regs[reg.0 as usize * width..][..width];
                 for (out, group_id) in lanes.chunks_exact_mut(w).zip(group_ids) {
@@ -1121,19 +1122,16 @@ impl Wave {
                 WaveOp::AnyTrue => out.fill(u64::from(votes != 0)),
                 WaveOp::AllTrue => out.fill(u64::from(votes == mask)),
                 WaveOp::CountBits => out.fill(u64::from(votes.count_ones())),
-                _ if w <= 64 => {
-                    // A running count of the lanes below each lane.
-                    let (votes, mut below) = (votes as u64, 0);
-                    for (l, o) in out.iter_mut().enumerate() {
-                        *o = below;
-                        below += (votes >> l) & 1;
-                    }
-                }
                 _ => {
+                    // A running count of the lanes below each lane, 64
+                    // lanes' votes at a time.
                     let mut below = 0;
-                    for (l, o) in out.iter_mut().enumerate() {
-                        *o = below;
-                        below += (votes >> l) as u64 & 1;
+                    for (half, lanes) in out.chunks_mut(64).enumerate() {
+                        let votes = (votes >> (64 * half)) as u64;
+                        for (l, o) in lanes.iter_mut().enumerate() {
+                            *o = below;
+                            below += (votes >> l) & 1;
+                        }
                     }
                 }
             }
@@ -1406,14 +1404,16 @@ fn fast_wave_op(op: WaveOp, ty: ScalarType, src: &[u64], mask: Mask, out: &mut [
 /// largest (`i32::MAX`, for `max` the smallest), which no number's key is.
 /// A loop without branches, which the compiler vectorises.
 fn f32_min_max(src: &[u64], max: bool) -> Option<u64> {
+    // The low 31 bits flipped where the sign is set: bits to key, and
+    // (being its own inverse) key to bits.
+    let flip = |x: i32| x ^ ((x >> 31) as u32 >> 1) as i32;
     let lose = if max { i32::MIN } else { i32::MAX };
     let key = |lane: u64| {
         let bits = lane as u32;
-        let key = (bits ^ ((bits as i32 >> 31) as u32 >> 1)) as i32;
         if bits & 0x7FFF_FFFF > 0x7F80_0000 {
             lose
         } else {
-            key
+            flip(bits as i32)
         }
     };
     let best = if max {
@@ -1421,8 +1421,7 @@ fn f32_min_max(src: &[u64], max: bool) -> Option<u64> {
     } else {
         src.iter().fold(lose, |m, &v| Ord::min(m, key(v)))
     };
-    // The key is its own inverse.
-    (best != lose).then(|| u64::from((best ^ ((best >> 31) as u32 >> 1) as i32) as u32))
+    (best != lose).then(|| u64::from(flip(best) as u32))
 }
 
 /// Sums, products, minimums and maximums, and the prefix sum and product,
