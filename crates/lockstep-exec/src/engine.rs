@@ -20,7 +20,7 @@ use crate::BoundResource;
 use crate::bytecode::{Address, Inst, Reg, Space, TEXEL_OUT_OF_RANGE};
 use crate::check::{Access, FindingKind, Findings, ReductionOrder, Schedule, SharedTracker};
 use crate::compile::Program;
-use crate::memory::Memory;
+use crate::memory::{self, Memory};
 use crate::value::Val;
 use crate::{ExecError, with_arith, with_scalar};
 
@@ -280,6 +280,18 @@ fn full_mask(n: usize) -> Mask {
     }
 }
 
+/// The lanes of `mask`, in ascending order.
+fn mask_lanes(mut mask: Mask) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if mask == 0 {
+            return None;
+        }
+        let l = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        Some(l)
+    })
+}
+
 /// Wave `c`'s lanes of a batch mask, moved down to lane 0.
 fn part_mask(mask: Mask, c: usize, w: usize) -> Mask {
     (mask >> (c * w)) & full_mask(w)
@@ -490,15 +502,7 @@ impl Wave {
 
     /// The active lanes, in ascending order.
     fn lanes(&self, w: usize) -> impl Iterator<Item = usize> + use<> {
-        let mut cur = self.cur & full_mask(w);
-        std::iter::from_fn(move || {
-            if cur == 0 {
-                return None;
-            }
-            let l = cur.trailing_zeros() as usize;
-            cur &= cur - 1;
-            Some(l)
-        })
+        mask_lanes(self.cur & full_mask(w))
     }
 
     /// Runs until the wave finishes or reaches a barrier.
@@ -1015,12 +1019,44 @@ impl Wave {
         [dst, a, b]: [Reg; 3],
     ) {
         let w = self.width;
-        for l in self.lanes(w) {
-            let mem = memory(ctx, gs, addr.space, l >> ctx.wave_size.trailing_zeros());
-            let at = address(&self.regs, addr, l, w);
-            let x = self.regs[a.0 as usize * w + l];
-            let y = self.regs[b.0 as usize * w + l];
-            self.regs[dst.0 as usize * w + l] = mem.atomic(at, ty, op, x, y);
+        let shift = ctx.wave_size.trailing_zeros();
+        let combine = memory::combining(op, ty);
+        let mut lanes = self.lanes(w).peekable();
+        while let Some(first) = lanes.next() {
+            let mem = memory(ctx, gs, addr.space, first >> shift);
+            let at = address(&self.regs, addr, first, w);
+            let (a, b, dst) = (a.0 as usize * w, b.0 as usize * w, dst.0 as usize * w);
+            // The lanes right after this one that update the same word join
+            // it in one read-modify-write; each lane still sees the value it
+            // would have seen going alone, in lane order, with no other
+            // thread in between (a GPU's atomic coalescing).
+            let joined = combine.filter(|_| mem.in_bounds(at, 4)).map(|f| {
+                let mut run: Mask = 0;
+                while let Some(&l) = lanes.peek() {
+                    let same = std::ptr::eq(memory(ctx, gs, addr.space, l >> shift), mem)
+                        && address(&self.regs, addr, l, w) == at;
+                    if !same {
+                        break;
+                    }
+                    run |= 1 << l;
+                    lanes.next();
+                }
+                (f, run)
+            });
+            let Some((f, run)) = joined.filter(|&(_, run)| run != 0) else {
+                let (x, y) = (self.regs[a + first], self.regs[b + first]);
+                self.regs[dst + first] = mem.atomic(at, ty, op, x, y);
+                continue;
+            };
+            let regs = &mut self.regs;
+            let value = |l: usize| regs[a + l] as u32;
+            let total = mask_lanes(run).fold(value(first), |t, l| f(t, value(l)));
+            let mut seen = mem.atomic(at, ty, op, u64::from(total), 0) as u32;
+            for l in std::iter::once(first).chain(mask_lanes(run)) {
+                let next = f(seen, regs[a + l] as u32);
+                regs[dst + l] = u64::from(seen);
+                seen = next;
+            }
         }
     }
 

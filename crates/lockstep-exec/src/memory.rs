@@ -21,12 +21,40 @@ pub struct Memory {
     len: u64,
 }
 
+/// An empty vector with room for `n` words, backed by huge pages where the
+/// system offers them and the vector is large.
+fn words_for(n: usize) -> Vec<AtomicU32> {
+    let words = Vec::with_capacity(n);
+    huge_pages(words.as_ptr() as usize, n * 4);
+    words
+}
+
+#[cfg(target_os = "linux")]
+fn huge_pages(addr: usize, len: usize) {
+    const HUGE: usize = 2 << 20;
+    let start = addr.next_multiple_of(HUGE);
+    let end = (addr + len) / HUGE * HUGE;
+    if len >= 4 * HUGE && end > start {
+        // SAFETY: the range lies inside one live allocation, and
+        // MADV_HUGEPAGE only advises the kernel how to back it: no contents
+        // or access rights change.
+        unsafe {
+            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn huge_pages(_: usize, _: usize) {}
+
 static WIDE_LOCKS: [Mutex<()>; 64] = [const { Mutex::new(()) }; 64];
 
 impl Memory {
     pub fn zeroed(len: usize) -> Memory {
+        let mut words = words_for(len.div_ceil(4));
+        words.resize_with(len.div_ceil(4), || AtomicU32::new(0));
         Memory {
-            words: (0..len.div_ceil(4)).map(|_| AtomicU32::new(0)).collect(),
+            words,
             len: len as u64,
         }
     }
@@ -35,7 +63,7 @@ impl Memory {
     pub fn from_bytes(bytes: &[u8]) -> Memory {
         let whole = bytes.chunks_exact(4);
         let rest = whole.remainder();
-        let mut words: Vec<AtomicU32> = Vec::with_capacity(bytes.len().div_ceil(4));
+        let mut words = words_for(bytes.len().div_ceil(4));
         words.extend(whole.map(|chunk| {
             AtomicU32::new(u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]))
         }));
@@ -44,26 +72,6 @@ impl Memory {
             b[..rest.len()].copy_from_slice(rest);
             words.push(AtomicU32::new(u32::from_le_bytes(b)));
         }
-        Memory {
-            words,
-            len: bytes.len() as u64,
-        }
-    }
-
-    /// [`Memory::from_bytes`] on the threads of the current rayon pool.
-    pub(crate) fn from_bytes_parallel(bytes: &[u8]) -> Memory {
-        use rayon::prelude::*;
-        let mut words = Vec::new();
-        (0..bytes.len().div_ceil(4))
-            .into_par_iter()
-            .with_min_len(1 << 14)
-            .map(|i| {
-                let mut b = [0u8; 4];
-                let chunk = &bytes[i * 4..(i * 4 + 4).min(bytes.len())];
-                b[..chunk.len()].copy_from_slice(chunk);
-                AtomicU32::new(u32::from_le_bytes(b))
-            })
-            .collect_into_vec(&mut words);
         Memory {
             words,
             len: bytes.len() as u64,
@@ -264,6 +272,29 @@ impl Memory {
     }
 }
 
+/// For the 32-bit atomics whose updates fold into one (`x op a op b` is
+/// `x op (a op b)`): the fold. A run of such updates to one word can then go
+/// to memory as one update with the folded operand, each update's original
+/// value following from the one before.
+pub(crate) fn combining(op: AtomicOp, ty: ScalarType) -> Option<fn(u32, u32) -> u32> {
+    let signed = match ty {
+        ScalarType::Int32 => true,
+        ScalarType::UInt32 => false,
+        _ => return None,
+    };
+    Some(match op {
+        AtomicOp::Add => u32::wrapping_add,
+        AtomicOp::And => |x, y| x & y,
+        AtomicOp::Or => |x, y| x | y,
+        AtomicOp::Xor => |x, y| x ^ y,
+        AtomicOp::Min if signed => |x, y| Ord::min(x as i32, y as i32) as u32,
+        AtomicOp::Max if signed => |x, y| Ord::max(x as i32, y as i32) as u32,
+        AtomicOp::Min => Ord::min,
+        AtomicOp::Max => Ord::max,
+        _ => return None,
+    })
+}
+
 /// The new value of an atomic, or `None` when it writes nothing (a failed
 /// compare).
 fn atomic_result(op: AtomicOp, ty: ScalarType, old: u64, a: u64, b: u64) -> Option<u64> {
@@ -399,15 +430,14 @@ mod tests {
     }
 
     #[test]
-    fn filled_by_many_threads_or_one_the_bytes_are_the_same() {
-        // Lengths around the parallel chunk size, with partial last words.
-        for len in [0, 1, 5, 4096, (1 << 16) + 3, (1 << 18) + 2] {
+    fn filled_from_bytes_of_any_length() {
+        // Partial last words, and lengths past the size where the words
+        // are put on huge pages.
+        for len in [0, 1, 5, 4096, (1 << 16) + 3, (9 << 20) + 2] {
             let bytes: Vec<u8> = (0..len).map(|i| (i * 131 % 251) as u8).collect();
-            let serial = Memory::from_bytes(&bytes);
-            let parallel = crate::Workers::new(2).unwrap().memory_from_bytes(&bytes);
-            assert_eq!(parallel.len(), len as u64);
-            assert_eq!(parallel.to_bytes(), bytes);
-            assert_eq!(serial.to_bytes(), bytes);
+            let mem = Memory::from_bytes(&bytes);
+            assert_eq!(mem.len(), len as u64);
+            assert_eq!(mem.to_bytes(), bytes);
         }
     }
 }

@@ -181,12 +181,11 @@ impl Bindings {
     }
 
     /// Fresh memories holding the pipeline's initial data, one per buffer.
-    /// The engine's memory of every pipeline buffer, filled on `workers`.
-    pub fn memories(workers: &Workers, pipeline: &Pipeline) -> Vec<Memory> {
+    pub fn memories(pipeline: &Pipeline) -> Vec<Memory> {
         pipeline
             .buffers
             .iter()
-            .map(|b| workers.memory_from_bytes(&b.data))
+            .map(|b| Memory::from_bytes(&b.data))
             .collect()
     }
 
@@ -221,7 +220,7 @@ pub fn run(shader: &Shader, pipeline: &Pipeline, opts: &RunOptions) -> Result<Ru
     let bindings = Bindings::new(shader, pipeline)?;
     let choice = choose_wave_size(shader, &opts.device())?;
     let workers = Workers::new(opts.threads)?;
-    let memories = Bindings::memories(&workers, pipeline);
+    let memories = Bindings::memories(pipeline);
     let config = DispatchConfig {
         wave_size: choice.size,
         threads: opts.threads,

@@ -3,7 +3,7 @@
 //! outputs that depend on the wave size, and outputs that depend on the
 //! order lanes, waves or groups are combined in.
 
-use lockstep_exec::{DispatchConfig, Finding, Memory, Program, ReductionOrder, Schedule, Workers};
+use lockstep_exec::{DispatchConfig, Finding, Memory, Program, ReductionOrder, Schedule};
 use lockstep_pipeline::Pipeline;
 use serde::Serialize;
 
@@ -126,7 +126,6 @@ pub fn check(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<CheckReport, RunError> {
     let bindings = Bindings::new(shader, pipeline)?;
-    let workers = Workers::new(opts.threads)?;
     let sizes = check_wave_sizes(shader, opts)?;
     let checked = Program::compile_checked(&shader.module)?;
     let buffers = pipeline.buffers.len();
@@ -159,7 +158,7 @@ pub fn check(
             group_count: pipeline.dispatch,
             ..DispatchConfig::default()
         };
-        let memories = Bindings::memories(&workers, pipeline);
+        let memories = Bindings::memories(pipeline);
         let findings =
             lockstep_exec::dispatch_checked(&checked, &bindings.bound(&memories), &config)?;
         for f in findings.into_iter().map(|f| reported(shader, f)) {
@@ -180,7 +179,7 @@ pub fn check(
         done += 1;
         progress(done, total);
         for (name, order, schedule) in variations() {
-            let memories = Bindings::memories(&workers, pipeline);
+            let memories = Bindings::memories(pipeline);
             let config = DispatchConfig {
                 order,
                 schedule,
@@ -460,7 +459,7 @@ pub fn run_checked(
     let bindings = Bindings::new(shader, pipeline)?;
     let choice = choose_wave_size(shader, &opts.device())?;
     let checked = Program::compile_checked(&shader.module)?;
-    let memories = Bindings::memories(&Workers::new(opts.threads)?, pipeline);
+    let memories = Bindings::memories(pipeline);
     let config = DispatchConfig {
         wave_size: choice.size,
         threads: opts.threads,

@@ -335,3 +335,113 @@ void main(uint3 gtid : SV_GroupThreadID, uint3 gid : SV_GroupID, uint gi : SV_Gr
         assert_eq!(out[1], expected, "wave size {wave_size}");
     }
 }
+
+/// Atomics of a batch's lanes to one word go to memory as one update, yet
+/// each lane must get the original value it would have got alone, in lane
+/// order (one thread: in dispatch order). Runs of lanes on one counter
+/// alternate with runs on another, some lanes have returned, one access is
+/// out of bounds (0 and no write), and groupshared counters are per group.
+#[test]
+fn atomics_of_a_batch_to_one_word_give_each_lane_its_own_original_value() {
+    const SOURCE: &str = r#"
+StructuredBuffer<uint> Vals : register(t0);
+RWStructuredBuffer<uint> Counters : register(u0);
+RWStructuredBuffer<int> Signed : register(u1);
+RWStructuredBuffer<uint> Out : register(u2);
+groupshared uint g_sum;
+
+[numthreads(4, 1, 1)]
+void main(uint3 dtid : SV_DispatchThreadID, uint gi : SV_GroupIndex)
+{
+    uint i = dtid.x;
+    if (gi == 0)
+        g_sum = 1000;
+    GroupMemoryBarrierWithGroupSync();
+    if (i % 5 == 3)
+        return;
+    uint v = Vals[i];
+    uint c = (i / 3) % 2;
+    uint r[8];
+    InterlockedAdd(Counters[c], v, r[0]);
+    InterlockedMin(Counters[2 + c], v, r[1]);
+    InterlockedMax(Counters[4], v % 1000, r[2]);
+    InterlockedOr(Counters[5], 1u << (i % 32), r[3]);
+    InterlockedXor(Counters[6], v, r[4]);
+    int s;
+    InterlockedMin(Signed[0], int(v % 1000) - 500, s);
+    r[5] = uint(s);
+    InterlockedAdd(Counters[7 + 2000 * ((i / 2) % 2)], 1, r[6]);
+    InterlockedAdd(g_sum, v & 0xFF, r[7]);
+    for (uint k = 0; k < 8; ++k)
+        Out[i * 8 + k] = r[k];
+}
+"#;
+    let groups = 41u32;
+    let n = groups * 4;
+    let vals: Vec<u32> = (0..n)
+        .map(|i| i.wrapping_mul(2_654_435_761) ^ (i << 7))
+        .collect();
+    // The lanes one at a time, in dispatch order.
+    let mut counters = [0, 0, u32::MAX, u32::MAX, 0, 0, 0, 0];
+    let mut signed = 0i32;
+    let mut group_sum = 1000;
+    let mut expected = vec![0u32; n as usize * 8];
+    for i in 0..n {
+        if i % 4 == 0 {
+            group_sum = 1000;
+        }
+        if i % 5 == 3 {
+            continue;
+        }
+        let v = vals[i as usize];
+        let c = ((i / 3) % 2) as usize;
+        let r = &mut expected[i as usize * 8..][..8];
+        r[0] = counters[c];
+        counters[c] = counters[c].wrapping_add(v);
+        r[1] = counters[2 + c];
+        counters[2 + c] = counters[2 + c].min(v);
+        r[2] = counters[4];
+        counters[4] = counters[4].max(v % 1000);
+        r[3] = counters[5];
+        counters[5] |= 1 << (i % 32);
+        r[4] = counters[6];
+        counters[6] ^= v;
+        r[5] = signed as u32;
+        signed = signed.min((v % 1000) as i32 - 500);
+        if (i / 2) % 2 == 0 {
+            r[6] = counters[7];
+            counters[7] += 1;
+        }
+        r[7] = group_sum;
+        group_sum += v & 0xFF;
+    }
+    let initial = vec![0, 0, u32::MAX, u32::MAX, 0, 0, 0, 0];
+    for wave_size in WAVE_SIZES {
+        let shader = compile(SOURCE, &CompileOptions::default());
+        let p = pipeline(
+            [groups, 1, 1],
+            &[
+                buf("Vals", Kind::StructuredBuffer, 0, vals.clone()),
+                buf("Counters", Kind::RwStructuredBuffer, 0, initial.clone()),
+                buf("Signed", Kind::RwStructuredBuffer, 1, vec![0]),
+                buf("Out", Kind::RwStructuredBuffer, 2, vec![0; expected.len()]),
+            ],
+        );
+        let opts = RunOptions {
+            wave_size,
+            threads: 1,
+            ..RunOptions::default()
+        };
+        let out = lockstep::run(&shader, &p, &opts).unwrap_or_else(|e| panic!("run: {e}"));
+        assert_eq!(words(&out.contents[1]), counters, "wave size {wave_size}");
+        assert_eq!(
+            words(&out.contents[2]),
+            [signed as u32],
+            "wave size {wave_size}"
+        );
+        let got = words(&out.contents[3]);
+        for (i, (g, e)) in got.chunks(8).zip(expected.chunks(8)).enumerate() {
+            assert_eq!(g, e, "thread {i} at wave size {wave_size}");
+        }
+    }
+}
