@@ -293,8 +293,20 @@ fn mask_lanes(mut mask: Mask) -> impl Iterator<Item = usize> {
 }
 
 /// Wave `c`'s lanes of a batch mask, moved down to lane 0.
+#[inline(always)]
 fn part_mask(mask: Mask, c: usize, w: usize) -> Mask {
-    (mask >> (c * w)) & full_mask(w)
+    if w >= 128 {
+        return mask;
+    }
+    // On 64-bit halves: a wave of up to 64 lanes lies within one.
+    let bit = c * w;
+    let half = if bit >= 64 {
+        (mask >> 64) as u64
+    } else {
+        mask as u64
+    };
+    let low = if w >= 64 { u64::MAX } else { (1 << w) - 1 };
+    Mask::from((half >> (bit % 64)) & low)
 }
 
 impl Wave {
@@ -463,8 +475,8 @@ impl Wave {
     }
 
     /// Calls `f` with the destination register (mutable) and the source
-    /// registers. Sources are borrowed in place when none of them is the
-    /// destination, and copied to `scratch` otherwise.
+    /// registers. Sources are borrowed in place, except a source that is
+    /// the destination: that one is copied to `scratch` first.
     fn with_operands<const N: usize>(
         &mut self,
         dst: Reg,
@@ -474,30 +486,23 @@ impl Wave {
     ) {
         let w = self.width;
         let d = dst.0 as usize;
-        if srcs.iter().all(|s| s.0 as usize != d) {
-            let (below, rest) = self.regs.split_at_mut(d * w);
-            let (dst_lanes, above) = rest.split_at_mut(w);
-            let (below, above) = (&*below, &*above);
-            let operands = srcs.map(|s| {
-                let i = s.0 as usize;
-                if i < d {
-                    &below[i * w..i * w + w]
-                } else {
-                    &above[(i - d - 1) * w..(i - d) * w]
-                }
-            });
-            f(dst_lanes, operands);
-        } else {
-            let mut chunks = scratch.chunks_mut(w);
-            let mut copies: [&[u64]; N] = [&[]; N];
-            for (copy, s) in copies.iter_mut().zip(srcs) {
-                let chunk = chunks.next().expect("scratch holds every operand");
-                chunk.copy_from_slice(self.reg(s));
-                *copy = chunk;
+        let (below, rest) = self.regs.split_at_mut(d * w);
+        let (dst_lanes, above) = rest.split_at_mut(w);
+        let (below, above) = (&*below, &*above);
+        let mut chunks = scratch.chunks_mut(w);
+        let operands = srcs.map(|s| {
+            let i = s.0 as usize;
+            if i < d {
+                &below[i * w..i * w + w]
+            } else if i > d {
+                &above[(i - d - 1) * w..(i - d) * w]
+            } else {
+                let copy = chunks.next().expect("scratch holds every operand");
+                copy.copy_from_slice(dst_lanes);
+                &*copy
             }
-            let start = d * w;
-            f(&mut self.regs[start..start + w], copies);
-        }
+        });
+        f(dst_lanes, operands);
     }
 
     /// The active lanes, in ascending order.
@@ -1317,29 +1322,25 @@ impl Wave {
 
 /// The lanes where `pred` holds, built 64 lanes at a time.
 #[inline(always)]
-fn lanes_where(src: &[u64], pred: impl Fn(u64) -> bool) -> Mask {
-    // Four lanes at a time (registers hold a multiple of four lanes; a
-    // rest is handled lane by lane), which the compiler vectorises; a bit
-    // per lane shifted into a `u128` compiled to a double shift per lane.
+fn lanes_where(src: &[u64], pred: impl Fn(u64) -> bool + Copy) -> Mask {
+    // 64 lanes at a time into one word: the fixed count lets the compiler
+    // unroll the loop into a vector compare, a bit pick and an `or` per
+    // four lanes, with no shift that depends on the lane before.
+    #[inline(always)]
+    fn word(lanes: &[u64; 64], pred: impl Fn(u64) -> bool) -> u64 {
+        let mut bits = 0;
+        for (i, &v) in lanes.iter().enumerate() {
+            bits |= u64::from(pred(v)) << i;
+        }
+        bits
+    }
+    let (words, rest) = src.as_chunks::<64>();
     let mut mask: Mask = 0;
-    for (c, chunk) in src.chunks(64).enumerate() {
-        let quads = chunk.chunks_exact(4);
-        let rest = quads.remainder();
-        let mut bits = 0u64;
-        let mut at = 0;
-        for quad in quads {
-            let four = u8::from(pred(quad[0]))
-                | u8::from(pred(quad[1])) << 1
-                | u8::from(pred(quad[2])) << 2
-                | u8::from(pred(quad[3])) << 3;
-            bits |= u64::from(four) << at;
-            at += 4;
-        }
-        for &v in rest {
-            bits |= u64::from(pred(v)) << at;
-            at += 1;
-        }
-        mask |= Mask::from(bits) << (64 * c);
+    for (c, lanes) in words.iter().enumerate() {
+        mask |= Mask::from(word(lanes, pred)) << (64 * c);
+    }
+    for (i, &v) in rest.iter().enumerate() {
+        mask |= Mask::from(pred(v)) << (64 * words.len() + i);
     }
     mask
 }
