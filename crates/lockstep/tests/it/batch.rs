@@ -445,3 +445,75 @@ void main(uint3 dtid : SV_DispatchThreadID, uint gi : SV_GroupIndex)
         }
     }
 }
+
+/// The waves of a batch each see their own active lanes, even where the
+/// groups' control flow differs: lanes active by a condition on the group
+/// id, and a loop whose trip count is the group's, around wave ops.
+#[test]
+fn each_wave_of_a_batch_sees_its_own_active_lanes() {
+    const SOURCE: &str = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(16, 1, 1)]
+void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex)
+{
+    uint r0 = 0, r1 = 0, r2 = 0, r3 = 0;
+    if ((gi * 7 + gid.x * 3) % 5 <= gid.x % 4) {
+        r0 = WaveActiveCountBits(true);
+        r1 = WavePrefixCountBits(true);
+        r2 = WaveActiveSum(gi + 1);
+        r3 = WaveIsFirstLane() ? 1 : 0;
+    }
+    uint n = 0;
+    for (uint i = 0; i < gid.x % 6; ++i)
+        n += WaveActiveCountBits(gi % 3 == i % 3);
+    uint at = (gid.x * 16 + gi) * 5;
+    Out[at] = r0;
+    Out[at + 1] = r1;
+    Out[at + 2] = r2;
+    Out[at + 3] = r3;
+    Out[at + 4] = n;
+}
+"#;
+    let groups = 37u32;
+    for wave_size in WAVE_SIZES {
+        let mut expected = Vec::new();
+        for g in 0..groups {
+            let active = |gi: u32| (gi * 7 + g * 3) % 5 <= g % 4;
+            for gi in 0..16 {
+                // The lanes of gi's wave (a wave past 16 lanes has only 16).
+                let wave = (gi / wave_size * wave_size)..((gi / wave_size + 1) * wave_size).min(16);
+                let r = if active(gi) {
+                    let on: Vec<u32> = wave.clone().filter(|&l| active(l)).collect();
+                    [
+                        on.len() as u32,
+                        on.iter().filter(|&&l| l < gi).count() as u32,
+                        on.iter().map(|l| l + 1).sum(),
+                        u32::from(on[0] == gi),
+                    ]
+                } else {
+                    [0; 4]
+                };
+                let n: u32 = (0..g % 6)
+                    .map(|i| wave.clone().filter(|l| l % 3 == i % 3).count() as u32)
+                    .sum();
+                expected.extend(r);
+                expected.push(n);
+            }
+        }
+        let out = crate::harness::run_words(
+            SOURCE,
+            [groups, 1, 1],
+            &[buf(
+                "Out",
+                Kind::RwStructuredBuffer,
+                0,
+                vec![0; expected.len()],
+            )],
+            wave_size,
+        );
+        for (t, (got, want)) in out[0].chunks(5).zip(expected.chunks(5)).enumerate() {
+            assert_eq!(got, want, "thread {t} at wave size {wave_size}");
+        }
+    }
+}
