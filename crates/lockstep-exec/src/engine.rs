@@ -280,18 +280,6 @@ fn full_mask(n: usize) -> Mask {
     }
 }
 
-/// The lanes of `mask`, in ascending order.
-fn mask_lanes(mut mask: Mask) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        if mask == 0 {
-            return None;
-        }
-        let l = mask.trailing_zeros() as usize;
-        mask &= mask - 1;
-        Some(l)
-    })
-}
-
 /// Wave `c`'s lanes of a batch mask, moved down to lane 0.
 #[inline(always)]
 fn part_mask(mask: Mask, c: usize, w: usize) -> Mask {
@@ -507,7 +495,7 @@ impl Wave {
 
     /// The active lanes, in ascending order.
     fn lanes(&self, w: usize) -> impl Iterator<Item = usize> + use<> {
-        mask_lanes(self.cur & full_mask(w))
+        wave::lanes(self.cur & full_mask(w))
     }
 
     /// Runs until the wave finishes or reaches a barrier.
@@ -1026,11 +1014,11 @@ impl Wave {
         let w = self.width;
         let shift = ctx.wave_size.trailing_zeros();
         let combine = memory::combining(op, ty);
+        let (a, b, dst) = (a.0 as usize * w, b.0 as usize * w, dst.0 as usize * w);
         let mut lanes = self.lanes(w).peekable();
         while let Some(first) = lanes.next() {
             let mem = memory(ctx, gs, addr.space, first >> shift);
             let at = address(&self.regs, addr, first, w);
-            let (a, b, dst) = (a.0 as usize * w, b.0 as usize * w, dst.0 as usize * w);
             // The lanes right after this one that update the same word join
             // it in one read-modify-write; each lane still sees the value it
             // would have seen going alone, in lane order, with no other
@@ -1055,9 +1043,9 @@ impl Wave {
             };
             let regs = &mut self.regs;
             let value = |l: usize| regs[a + l] as u32;
-            let total = mask_lanes(run).fold(value(first), |t, l| f(t, value(l)));
+            let total = wave::lanes(run).fold(value(first), |t, l| f(t, value(l)));
             let mut seen = mem.atomic(at, ty, op, u64::from(total), 0) as u32;
-            for l in std::iter::once(first).chain(mask_lanes(run)) {
+            for l in std::iter::once(first).chain(wave::lanes(run)) {
                 let next = f(seen, regs[a + l] as u32);
                 regs[dst + l] = u64::from(seen);
                 seen = next;
@@ -1229,20 +1217,15 @@ impl Wave {
             while left != 0 {
                 let v = src[left.trailing_zeros() as usize];
                 let same = lanes_equal_to(src, v) & mask;
-                let mut m = same;
-                while m != 0 {
-                    groups[m.trailing_zeros() as usize] = same;
-                    m &= m - 1;
+                for l in wave::lanes(same) {
+                    groups[l] = same;
                 }
                 left &= !same;
             }
             // Inactive lanes (undefined): the active lanes with their value,
             // and themselves.
-            let mut inactive = full_mask(w) & !mask;
-            while inactive != 0 {
-                let l = inactive.trailing_zeros() as usize;
+            for l in wave::lanes(full_mask(w) & !mask) {
                 groups[l] = (lanes_equal_to(src, src[l]) & mask) | 1 << l;
-                inactive &= inactive - 1;
             }
             for (k, r) in dst.iter().enumerate() {
                 let out = &mut self.reg_mut(*r)[lanes.clone()];

@@ -32,7 +32,8 @@ fn in_wave(mask: Mask, len: usize) -> Mask {
 }
 
 /// The indices of the set bits of `mask`, in ascending order.
-fn lanes(mut mask: Mask) -> impl Iterator<Item = usize> {
+#[inline]
+pub fn lanes(mut mask: Mask) -> impl Iterator<Item = usize> {
     core::iter::from_fn(move || {
         let lane = first_active_lane(mask)?;
         mask &= mask - 1;
@@ -74,6 +75,7 @@ pub fn is_first_lane(mask: Mask, lane: usize) -> bool {
 }
 
 /// The active lane with the smallest index; `None` when no lane is active.
+#[inline]
 pub fn first_active_lane(mask: Mask) -> Option<usize> {
     (mask != 0).then(|| mask.trailing_zeros() as usize)
 }

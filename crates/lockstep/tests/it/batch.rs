@@ -416,8 +416,8 @@ void main(uint3 dtid : SV_DispatchThreadID, uint gi : SV_GroupIndex)
         group_sum += v & 0xFF;
     }
     let initial = vec![0, 0, u32::MAX, u32::MAX, 0, 0, 0, 0];
+    let shader = compile(SOURCE, &CompileOptions::default());
     for wave_size in WAVE_SIZES {
-        let shader = compile(SOURCE, &CompileOptions::default());
         let p = pipeline(
             [groups, 1, 1],
             &[
