@@ -464,7 +464,9 @@ impl Wave {
 
     /// Calls `f` with the destination register (mutable) and the source
     /// registers. Sources are borrowed in place, except a source that is
-    /// the destination: that one is copied to `scratch` first.
+    /// the destination: that one is copied to `scratch` first (once, however
+    /// many operands name it).
+    #[inline(always)]
     fn with_operands<const N: usize>(
         &mut self,
         dst: Reg,
@@ -477,17 +479,19 @@ impl Wave {
         let (below, rest) = self.regs.split_at_mut(d * w);
         let (dst_lanes, above) = rest.split_at_mut(w);
         let (below, above) = (&*below, &*above);
-        let mut chunks = scratch.chunks_mut(w);
-        let operands = srcs.map(|s| {
-            let i = s.0 as usize;
+        let copy = &mut scratch[..w];
+        if srcs.contains(&dst) {
+            copy.copy_from_slice(dst_lanes);
+        }
+        let copy = &*copy;
+        let operands = std::array::from_fn(|k| {
+            let i = srcs[k].0 as usize;
             if i < d {
                 &below[i * w..i * w + w]
             } else if i > d {
                 &above[(i - d - 1) * w..(i - d) * w]
             } else {
-                let copy = chunks.next().expect("scratch holds every operand");
-                copy.copy_from_slice(dst_lanes);
-                &*copy
+                copy
             }
         });
         f(dst_lanes, operands);
@@ -512,11 +516,26 @@ impl Wave {
         if !CHECKED && ctx.avx2 {
             // SAFETY: `ctx.avx2` is only set when the CPU has AVX2
             // (`simd::avx2_available`).
-            return unsafe {
-                crate::simd::with_avx2(|| self.run_loop::<false>(ctx, gs, scratch, tracker))
-            };
+            return unsafe { self.run_avx2(ctx, gs, scratch, tracker) };
         }
         self.run_loop::<CHECKED>(ctx, gs, scratch, tracker)
+    }
+
+    /// `run_loop` compiled for AVX2: inlined into this function, whatever
+    /// its size, so its lane loops and mask code use AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 ([`crate::simd::avx2_available`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn run_avx2(
+        &mut self,
+        ctx: &Context,
+        gs: &[Memory],
+        scratch: &mut [u64],
+        tracker: &mut SharedTracker,
+    ) -> Result<(), ExecError> {
+        self.run_loop::<false>(ctx, gs, scratch, tracker)
     }
 
     /// `run`'s loop, inlined into each instruction set's copy.
@@ -1340,30 +1359,17 @@ fn lanes_equal_to(src: &[u64], v: u64) -> Mask {
     lanes_where(src, |x| x == v)
 }
 
-/// Each byte's eight bits as eight words, all ones where the bit is set.
-static BYTE_LANES: [[u64; 8]; 256] = {
-    let mut table = [[0u64; 8]; 256];
-    let mut byte = 0;
-    while byte < 256 {
-        let mut bit = 0;
-        while bit < 8 {
-            if byte >> bit & 1 == 1 {
-                table[byte][bit] = u64::MAX;
-            }
-            bit += 1;
-        }
-        byte += 1;
-    }
-    table
-};
-
-/// `mask`'s first `w` lanes as words, all ones where the lane is set.
+/// `mask`'s first `w` lanes as words, all ones where the lane is set
+/// (64 lanes at a time, a shift per lane the compiler vectorises).
+#[inline(always)]
 fn expand_mask(mask: Mask, w: usize, out: &mut Vec<u64>) {
-    out.clear();
-    for byte in mask.to_le_bytes().iter().take(w.div_ceil(8)) {
-        out.extend_from_slice(&BYTE_LANES[usize::from(*byte)]);
+    out.resize(w, 0);
+    let halves = [mask as u64, (mask >> 64) as u64];
+    for (lanes, half) in out.chunks_mut(64).zip(halves) {
+        for (i, o) in lanes.iter_mut().enumerate() {
+            *o = 0u64.wrapping_sub((half >> i) & 1);
+        }
     }
-    out.truncate(w);
 }
 
 /// `d[l] = s[l]` on the lanes where `keep[l]` is all ones (it is all ones

@@ -192,6 +192,121 @@ fn as_double(dst: &mut [u64], lo: &[u64], hi: &[u64], keep: Option<&[u64]>) {
     map2(dst, lo, hi, keep, |l: u64, h: u64| (l & 0xFFFF_FFFF) | (h << 32));
 }
 
+/// `map2` straight on the register lanes, for operations whose result
+/// does not need the operands decoded.
+#[inline(always)]
+fn map2_raw(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>, f: impl Fn(u64, u64) -> u64) {
+    isa(
+        #[inline(always)]
+        || match keep {
+            None => {
+                for ((d, &x), &y) in dst.iter_mut().zip(a).zip(b) {
+                    *d = f(x, y);
+                }
+            }
+            Some(k) => {
+                for (((d, &x), &y), &k) in dst.iter_mut().zip(a).zip(b).zip(k) {
+                    *d = blend_lane(*d, f(x, y), k);
+                }
+            }
+        },
+    )
+}
+
+/// The low 32 bits of a register lane.
+const LOW32: u64 = 0xFFFF_FFFF;
+
+// 32-bit integer operations on whole 64-bit lanes, without narrowing the
+// operands to 32 bits and widening the result back (which costs two
+// shuffles per vector): the low 32 bits of a sum, difference or product
+// depend only on the low 32 bits of the operands, and a 32-bit lane is
+// zero-extended (`value.rs`), so it compares like its 64-bit lane. The
+// same results as the generic loops (see `alu::tests`).
+
+fn add32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+    map2_raw(dst, a, b, keep, |x, y| x.wrapping_add(y) & LOW32);
+}
+
+fn sub32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+    map2_raw(dst, a, b, keep, |x, y| x.wrapping_sub(y) & LOW32);
+}
+
+fn mul32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+    // Both factors below 2^32: one 32 × 32 → 64-bit multiply per lane.
+    map2_raw(dst, a, b, keep, |x, y| (x & LOW32).wrapping_mul(y & LOW32) & LOW32);
+}
+
+fn shl32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+    map2_raw(dst, a, b, keep, |x, y| ((x & LOW32) << (y & 31)) & LOW32);
+}
+
+fn shr32u(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+    map2_raw(dst, a, b, keep, |x, y| (x & LOW32) >> (y & 31));
+}
+
+fn and32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+    map2_raw(dst, a, b, keep, |x, y| x & y & LOW32);
+}
+
+fn or32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+    map2_raw(dst, a, b, keep, |x, y| (x | y) & LOW32);
+}
+
+fn xor32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+    map2_raw(dst, a, b, keep, |x, y| (x ^ y) & LOW32);
+}
+
+fn eq32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+    map2_raw(dst, a, b, keep, |x, y| u64::from(x & LOW32 == y & LOW32));
+}
+
+fn ne32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+    map2_raw(dst, a, b, keep, |x, y| u64::from(x & LOW32 != y & LOW32));
+}
+
+fn lt32u(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+    // Below 2^32 as 64-bit signed numbers too: a signed compare.
+    map2_raw(dst, a, b, keep, |x, y| u64::from(((x & LOW32) as i64) < (y & LOW32) as i64));
+}
+
+fn gt32u(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+    map2_raw(dst, a, b, keep, |x, y| u64::from(((x & LOW32) as i64) > (y & LOW32) as i64));
+}
+
+fn le32u(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+    map2_raw(dst, a, b, keep, |x, y| u64::from(((x & LOW32) as i64) <= (y & LOW32) as i64));
+}
+
+fn ge32u(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+    map2_raw(dst, a, b, keep, |x, y| u64::from(((x & LOW32) as i64) >= (y & LOW32) as i64));
+}
+
+/// The lane loop of a 32-bit integer operation that works on whole lanes.
+fn binary32(op: BinaryOp, ty: ScalarType) -> Option<BinaryFn> {
+    use BinaryOp as B;
+    let unsigned = ty == ScalarType::UInt32;
+    if !matches!(ty, ScalarType::Int32 | ScalarType::UInt32) {
+        return None;
+    }
+    Some(match op {
+        B::Add => add32,
+        B::Sub => sub32,
+        B::Mul => mul32,
+        B::Shl => shl32,
+        B::Shr if unsigned => shr32u,
+        B::BitAnd => and32,
+        B::BitOr => or32,
+        B::BitXor => xor32,
+        B::Eq => eq32,
+        B::Ne => ne32,
+        B::Lt if unsigned => lt32u,
+        B::Le if unsigned => le32u,
+        B::Gt if unsigned => gt32u,
+        B::Ge if unsigned => ge32u,
+        _ => return None,
+    })
+}
+
 pub(crate) fn unary(op: UnaryOp, ty: ScalarType) -> Option<UnaryFn> {
     Some(match op {
         UnaryOp::Neg => with_arith!(ty, T => neg::<T>, return None),
@@ -202,6 +317,9 @@ pub(crate) fn unary(op: UnaryOp, ty: ScalarType) -> Option<UnaryFn> {
 
 pub(crate) fn binary(op: BinaryOp, ty: ScalarType) -> Option<BinaryFn> {
     use BinaryOp as B;
+    if let Some(f) = binary32(op, ty) {
+        return Some(f);
+    }
     Some(match op {
         B::Add => with_arith!(ty, T => add::<T>, return None),
         B::Sub => with_arith!(ty, T => sub::<T>, return None),
@@ -374,5 +492,95 @@ pub(crate) fn bitcast(to: ScalarType) -> UnaryFn {
         2 => keep16,
         8 => keep64,
         _ => keep32,
+    }
+}
+
+#[cfg(test)]
+mod whole_lane_tests {
+    //! The 32-bit operations on whole lanes against the generic loops
+    //! (which decode each operand to `u32` or `i32` and use
+    //! `lockstep-wave`'s operations), in this instruction set's copy.
+
+    use super::*;
+    use BinaryOp as B;
+
+    fn generic(op: BinaryOp, ty: ScalarType) -> BinaryFn {
+        macro_rules! pick {
+            ($f:ident) => {
+                match ty {
+                    ScalarType::Int32 => $f::<i32>,
+                    _ => $f::<u32>,
+                }
+            };
+        }
+        match op {
+            B::Add => pick!(add),
+            B::Sub => pick!(sub),
+            B::Mul => pick!(mul),
+            B::Shl => pick!(shl),
+            B::Shr => pick!(shr),
+            B::BitAnd => pick!(bit_and),
+            B::BitOr => pick!(bit_or),
+            B::BitXor => pick!(bit_xor),
+            B::Eq => pick!(eq),
+            B::Ne => pick!(ne),
+            B::Lt => pick!(lt),
+            B::Le => pick!(le),
+            B::Gt => pick!(gt),
+            B::Ge => pick!(ge),
+            _ => unreachable!("{op:?} has no whole-lane loop"),
+        }
+    }
+
+    #[test]
+    fn whole_lane_32_bit_ops_match_the_generic_loops() {
+        let edges = [0, 1, 2, 5, 13, 27, 31, 32, 33, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF];
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut lanes = |canonical: bool| -> Vec<u64> {
+            (0..256)
+                .map(|l| {
+                    let v = if l % 4 == 0 { edges[(next() % 12) as usize] } else { next() };
+                    if canonical { v & LOW32 } else { v }
+                })
+                .collect()
+        };
+        let keep: Vec<u64> = (0..256u64).map(|l| if l % 3 == 1 { u64::MAX } else { 0 }).collect();
+        let mut found = 0;
+        for ty in [ScalarType::Int32, ScalarType::UInt32] {
+            for op in [
+                B::Add, B::Sub, B::Mul, B::Shl, B::Shr, B::BitAnd, B::BitOr, B::BitXor, B::Eq,
+                B::Ne, B::Lt, B::Le, B::Gt, B::Ge,
+            ] {
+                let Some(fast) = binary32(op, ty) else { continue };
+                found += 1;
+                // Canonical lanes, as registers hold them; other bits above
+                // bit 31 are ignored as the generic loops ignore them.
+                for canonical in [true, false] {
+                    let (a, b) = (lanes(canonical), lanes(canonical));
+                    for k in [None, Some(&keep[..])] {
+                        let old: Vec<u64> = (0..256).map(|l| 0xA5A5_0000 + l).collect();
+                        let (mut want, mut got) = (old.clone(), old.clone());
+                        generic(op, ty)(&mut want, &a, &b, k);
+                        fast(&mut got, &a, &b, k);
+                        for l in 0..256 {
+                            assert_eq!(
+                                got[l], want[l],
+                                "{op:?} on {ty:?}, lane {l}: {:#x}, {:#x} (canonical {canonical}, masked {})",
+                                a[l], b[l], k.is_some()
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        // add, sub, mul, shl, and, or, xor, eq, ne for both types; shr and
+        // the orderings unsigned only.
+        assert_eq!(found, 9 * 2 + 5);
     }
 }
