@@ -7,7 +7,7 @@
 //! the same bits: AVX2 only widens the vectors the loops are compiled to
 //! (it does not allow fused multiply-adds or other contractions).
 
-use crate::bytecode::{BinaryFn, TernaryFn, UnaryFn};
+use crate::bytecode::{BinaryFn, BinaryImmFn, TernaryFn, UnaryFn};
 use lockstep_ir::{BinaryOp, Builtin, ScalarType, UnaryOp};
 
 pub(crate) use crate::simd::avx2_available;
@@ -21,7 +21,7 @@ pub enum BuiltinFn {
 
 /// The lane loops for the baseline instruction set.
 pub(crate) mod base {
-    use crate::bytecode::{BinaryFn, UnaryFn};
+    use crate::bytecode::{BinaryFn, BinaryImmFn, UnaryFn};
     use crate::value::{Val, convert_bits};
     use crate::{with_arith, with_float, with_int, with_scalar};
     use lockstep_ir::{BinaryOp, Builtin, ScalarType, UnaryOp};
@@ -40,7 +40,7 @@ pub(crate) mod base {
 /// The lane loops compiled for AVX2: only handed out when the CPU has it.
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2 {
-    use crate::bytecode::{BinaryFn, UnaryFn};
+    use crate::bytecode::{BinaryFn, BinaryImmFn, UnaryFn};
     use crate::value::{Val, convert_bits};
     use crate::{with_arith, with_float, with_int, with_scalar};
     use lockstep_ir::{BinaryOp, Builtin, ScalarType, UnaryOp};
@@ -83,6 +83,12 @@ pub fn unary(op: UnaryOp, ty: ScalarType) -> Option<UnaryFn> {
 
 pub fn binary(op: BinaryOp, ty: ScalarType) -> Option<BinaryFn> {
     pick!(binary(op, ty))
+}
+
+/// The lane loop of `op` on `ty` with a constant second operand, where
+/// there is one.
+pub fn binary_imm(op: BinaryOp, ty: ScalarType) -> Option<BinaryImmFn> {
+    pick!(binary_imm(op, ty))
 }
 
 /// The lane loop of a component-wise builtin whose (first) argument has

@@ -12,6 +12,9 @@ pub struct Reg(pub u32);
 pub type UnaryFn = fn(dst: &mut [u64], a: &[u64], keep: Option<&[u64]>);
 /// `dst[l] = f(a[l], b[l])`, for every lane or the lanes `keep` selects.
 pub type BinaryFn = fn(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>);
+/// `dst[l] = f(a[l], imm)`, for every lane or the lanes `keep` selects;
+/// `a` of `None` is `dst` itself (the operation in place).
+pub type BinaryImmFn = fn(dst: &mut [u64], a: Option<&[u64]>, imm: u64, keep: Option<&[u64]>);
 /// `dst[l] = f(a[l], b[l], c[l])`, for every lane or the lanes `keep`
 /// selects.
 pub type TernaryFn = fn(dst: &mut [u64], a: &[u64], b: &[u64], c: &[u64], keep: Option<&[u64]>);
@@ -64,6 +67,14 @@ pub enum Inst {
         dst: Reg,
         a: Reg,
         b: Reg,
+        masked: bool,
+    },
+    /// `Binary` with a constant second operand.
+    BinaryImm {
+        f: BinaryImmFn,
+        dst: Reg,
+        a: Reg,
+        imm: u64,
         masked: bool,
     },
     Ternary {
@@ -276,7 +287,7 @@ impl Inst {
             Inst::Const { dst, .. } | Inst::Uninitialized { dst } | Inst::Query { dst, .. } => {
                 f(dst)
             }
-            Inst::Unary { dst, a, .. } => {
+            Inst::Unary { dst, a, .. } | Inst::BinaryImm { dst, a, .. } => {
                 f(dst);
                 f(a);
             }
@@ -398,6 +409,7 @@ impl Inst {
             | Inst::Query { dst, .. }
             | Inst::Unary { dst, .. }
             | Inst::Binary { dst, .. }
+            | Inst::BinaryImm { dst, .. }
             | Inst::Ternary { dst, .. }
             | Inst::Copy { dst, .. }
             | Inst::CopyMasked { dst, .. }

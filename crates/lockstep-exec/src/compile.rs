@@ -238,6 +238,13 @@ impl<'m> Compiler<'m> {
         Reg(CONSTANT_TAG - k)
     }
 
+    /// The bits of `r` when it is a constant register (before
+    /// [`Compiler::place_constants`]).
+    fn constant_bits(&self, r: Reg) -> Option<u64> {
+        let k = CONSTANT_TAG - r.0;
+        self.constants.get(k as usize).copied()
+    }
+
     /// Gives the constants registers after all others and checks that no
     /// instruction writes one.
     fn place_constants(&mut self) -> Result<Vec<(Reg, u64)>, ExecError> {

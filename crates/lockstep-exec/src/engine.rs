@@ -572,6 +572,25 @@ impl Wave {
                 } => self.alu_op(masked, dst, [a, b], scratch, |d, [a, b], keep| {
                     f(d, a, b, keep)
                 }),
+                Inst::BinaryImm {
+                    f,
+                    dst,
+                    a,
+                    imm,
+                    masked,
+                } => {
+                    let keep = self.keep(masked);
+                    if a == dst {
+                        f(self.reg_mut(dst), None, imm, keep.as_deref());
+                    } else {
+                        self.with_operands(dst, [a], scratch, |d, [a]| {
+                            f(d, Some(a), imm, keep.as_deref())
+                        });
+                    }
+                    if let Some(keep) = keep {
+                        self.lane_mask = keep;
+                    }
+                }
                 Inst::Ternary {
                     f,
                     dst,

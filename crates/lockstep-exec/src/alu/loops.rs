@@ -213,6 +213,37 @@ fn map2_raw(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>, f: impl
     )
 }
 
+/// `map2_raw` with a constant second operand; `a` of `None` is the
+/// destination itself (an operation in place).
+#[inline(always)]
+fn map2_raw_imm(dst: &mut [u64], a: Option<&[u64]>, y: u64, keep: Option<&[u64]>, f: impl Fn(u64, u64) -> u64) {
+    isa(
+        #[inline(always)]
+        || match (a, keep) {
+            (Some(a), None) => {
+                for (d, &x) in dst.iter_mut().zip(a) {
+                    *d = f(x, y);
+                }
+            }
+            (Some(a), Some(k)) => {
+                for ((d, &x), &k) in dst.iter_mut().zip(a).zip(k) {
+                    *d = blend_lane(*d, f(x, y), k);
+                }
+            }
+            (None, None) => {
+                for d in dst.iter_mut() {
+                    *d = f(*d, y);
+                }
+            }
+            (None, Some(k)) => {
+                for (d, &k) in dst.iter_mut().zip(k) {
+                    *d = blend_lane(*d, f(*d, y), k);
+                }
+            }
+        },
+    )
+}
+
 /// The low 32 bits of a register lane.
 const LOW32: u64 = 0xFFFF_FFFF;
 
@@ -221,90 +252,69 @@ const LOW32: u64 = 0xFFFF_FFFF;
 // shuffles per vector): the low 32 bits of a sum, difference or product
 // depend only on the low 32 bits of the operands, and a 32-bit lane is
 // zero-extended (`value.rs`), so it compares like its 64-bit lane. The
-// same results as the generic loops (see `alu::tests`).
-
-fn add32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
-    map2_raw(dst, a, b, keep, |x, y| x.wrapping_add(y) & LOW32);
+// same results as the generic loops (see `whole_lane_tests`). Each has a
+// form over two registers and one with a constant second operand.
+macro_rules! whole_lane_ops {
+    ($($name:ident, $imm:ident: |$x:ident, $y:ident| $body:expr;)*) => {$(
+        fn $name(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+            map2_raw(dst, a, b, keep, |$x, $y| $body);
+        }
+        fn $imm(dst: &mut [u64], a: Option<&[u64]>, b: u64, keep: Option<&[u64]>) {
+            map2_raw_imm(dst, a, b, keep, |$x, $y| $body);
+        }
+    )*};
 }
 
-fn sub32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
-    map2_raw(dst, a, b, keep, |x, y| x.wrapping_sub(y) & LOW32);
-}
-
-fn mul32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+whole_lane_ops! {
+    add32, add32_imm: |x, y| x.wrapping_add(y) & LOW32;
+    sub32, sub32_imm: |x, y| x.wrapping_sub(y) & LOW32;
     // Both factors below 2^32: one 32 × 32 → 64-bit multiply per lane.
-    map2_raw(dst, a, b, keep, |x, y| (x & LOW32).wrapping_mul(y & LOW32) & LOW32);
-}
-
-fn shl32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
-    map2_raw(dst, a, b, keep, |x, y| ((x & LOW32) << (y & 31)) & LOW32);
-}
-
-fn shr32u(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
-    map2_raw(dst, a, b, keep, |x, y| (x & LOW32) >> (y & 31));
-}
-
-fn and32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
-    map2_raw(dst, a, b, keep, |x, y| x & y & LOW32);
-}
-
-fn or32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
-    map2_raw(dst, a, b, keep, |x, y| (x | y) & LOW32);
-}
-
-fn xor32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
-    map2_raw(dst, a, b, keep, |x, y| (x ^ y) & LOW32);
-}
-
-fn eq32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
-    map2_raw(dst, a, b, keep, |x, y| u64::from(x & LOW32 == y & LOW32));
-}
-
-fn ne32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
-    map2_raw(dst, a, b, keep, |x, y| u64::from(x & LOW32 != y & LOW32));
-}
-
-fn lt32u(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+    mul32, mul32_imm: |x, y| (x & LOW32).wrapping_mul(y & LOW32) & LOW32;
+    shl32, shl32_imm: |x, y| ((x & LOW32) << (y & 31)) & LOW32;
+    shr32u, shr32u_imm: |x, y| (x & LOW32) >> (y & 31);
+    and32, and32_imm: |x, y| x & y & LOW32;
+    or32, or32_imm: |x, y| (x | y) & LOW32;
+    xor32, xor32_imm: |x, y| (x ^ y) & LOW32;
+    eq32, eq32_imm: |x, y| u64::from(x & LOW32 == y & LOW32);
+    ne32, ne32_imm: |x, y| u64::from(x & LOW32 != y & LOW32);
     // Below 2^32 as 64-bit signed numbers too: a signed compare.
-    map2_raw(dst, a, b, keep, |x, y| u64::from(((x & LOW32) as i64) < (y & LOW32) as i64));
+    lt32u, lt32u_imm: |x, y| u64::from(((x & LOW32) as i64) < (y & LOW32) as i64);
+    gt32u, gt32u_imm: |x, y| u64::from(((x & LOW32) as i64) > (y & LOW32) as i64);
+    le32u, le32u_imm: |x, y| u64::from(((x & LOW32) as i64) <= (y & LOW32) as i64);
+    ge32u, ge32u_imm: |x, y| u64::from(((x & LOW32) as i64) >= (y & LOW32) as i64);
 }
 
-fn gt32u(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
-    map2_raw(dst, a, b, keep, |x, y| u64::from(((x & LOW32) as i64) > (y & LOW32) as i64));
-}
-
-fn le32u(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
-    map2_raw(dst, a, b, keep, |x, y| u64::from(((x & LOW32) as i64) <= (y & LOW32) as i64));
-}
-
-fn ge32u(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
-    map2_raw(dst, a, b, keep, |x, y| u64::from(((x & LOW32) as i64) >= (y & LOW32) as i64));
-}
-
-/// The lane loop of a 32-bit integer operation that works on whole lanes.
-fn binary32(op: BinaryOp, ty: ScalarType) -> Option<BinaryFn> {
+/// The lane loops of a 32-bit integer operation that works on whole lanes:
+/// over two registers, and with a constant second operand.
+fn whole_lane(op: BinaryOp, ty: ScalarType) -> Option<(BinaryFn, BinaryImmFn)> {
     use BinaryOp as B;
     let unsigned = ty == ScalarType::UInt32;
     if !matches!(ty, ScalarType::Int32 | ScalarType::UInt32) {
         return None;
     }
     Some(match op {
-        B::Add => add32,
-        B::Sub => sub32,
-        B::Mul => mul32,
-        B::Shl => shl32,
-        B::Shr if unsigned => shr32u,
-        B::BitAnd => and32,
-        B::BitOr => or32,
-        B::BitXor => xor32,
-        B::Eq => eq32,
-        B::Ne => ne32,
-        B::Lt if unsigned => lt32u,
-        B::Le if unsigned => le32u,
-        B::Gt if unsigned => gt32u,
-        B::Ge if unsigned => ge32u,
+        B::Add => (add32, add32_imm),
+        B::Sub => (sub32, sub32_imm),
+        B::Mul => (mul32, mul32_imm),
+        B::Shl => (shl32, shl32_imm),
+        B::Shr if unsigned => (shr32u, shr32u_imm),
+        B::BitAnd => (and32, and32_imm),
+        B::BitOr => (or32, or32_imm),
+        B::BitXor => (xor32, xor32_imm),
+        B::Eq => (eq32, eq32_imm),
+        B::Ne => (ne32, ne32_imm),
+        B::Lt if unsigned => (lt32u, lt32u_imm),
+        B::Le if unsigned => (le32u, le32u_imm),
+        B::Gt if unsigned => (gt32u, gt32u_imm),
+        B::Ge if unsigned => (ge32u, ge32u_imm),
         _ => return None,
     })
+}
+
+/// The lane loop of `op` with a constant second operand, where there is
+/// one (the 32-bit integer operations on whole lanes).
+pub(crate) fn binary_imm(op: BinaryOp, ty: ScalarType) -> Option<BinaryImmFn> {
+    whole_lane(op, ty).map(|(_, imm)| imm)
 }
 
 pub(crate) fn unary(op: UnaryOp, ty: ScalarType) -> Option<UnaryFn> {
@@ -317,7 +327,7 @@ pub(crate) fn unary(op: UnaryOp, ty: ScalarType) -> Option<UnaryFn> {
 
 pub(crate) fn binary(op: BinaryOp, ty: ScalarType) -> Option<BinaryFn> {
     use BinaryOp as B;
-    if let Some(f) = binary32(op, ty) {
+    if let Some((f, _)) = whole_lane(op, ty) {
         return Some(f);
     }
     Some(match op {
@@ -557,7 +567,7 @@ mod whole_lane_tests {
                 B::Add, B::Sub, B::Mul, B::Shl, B::Shr, B::BitAnd, B::BitOr, B::BitXor, B::Eq,
                 B::Ne, B::Lt, B::Le, B::Gt, B::Ge,
             ] {
-                let Some(fast) = binary32(op, ty) else { continue };
+                let Some((fast, imm)) = whole_lane(op, ty) else { continue };
                 found += 1;
                 // Canonical lanes, as registers hold them; other bits above
                 // bit 31 are ignored as the generic loops ignore them.
@@ -574,6 +584,24 @@ mod whole_lane_tests {
                                 "{op:?} on {ty:?}, lane {l}: {:#x}, {:#x} (canonical {canonical}, masked {})",
                                 a[l], b[l], k.is_some()
                             );
+                        }
+                        // The constant forms, from another register and in
+                        // place, with a few of the constants.
+                        for &c in &b[..8] {
+                            let splat = vec![c; 256];
+                            let mut want = old.clone();
+                            generic(op, ty)(&mut want, &a, &splat, k);
+                            let mut got = old.clone();
+                            imm(&mut got, Some(&a), c, k);
+                            assert_eq!(got, want, "{op:?} on {ty:?} with {c:#x} (masked {})", k.is_some());
+                            // In place: the destination holds `a` where the
+                            // write goes, the old value elsewhere.
+                            let mut got: Vec<u64> = match k {
+                                None => a.clone(),
+                                Some(k) => (0..256).map(|l| if k[l] != 0 { a[l] } else { old[l] }).collect(),
+                            };
+                            imm(&mut got, None, c, k);
+                            assert_eq!(got, want, "{op:?} on {ty:?} with {c:#x} in place (masked {})", k.is_some());
                         }
                     }
                 }

@@ -238,6 +238,7 @@ impl Compiler<'_> {
         tys: &[ScalarType],
         span: Span,
     ) -> Result<Vec<Reg>, ExecError> {
+        use lockstep_ir::BinaryOp as B;
         (0..va.len())
             .map(|i| {
                 let ty = tys.get(i).copied().unwrap_or(ScalarType::Int32);
@@ -253,13 +254,34 @@ impl Compiler<'_> {
                 if self.checked && divides && ty.is_integer() {
                     self.emit(Inst::CheckDivisor { divisor: b });
                 }
-                self.emit(Inst::Binary {
-                    f,
-                    dst,
-                    a: va[i],
-                    b,
-                    masked: false,
-                });
+                let a = va[i];
+                // A constant operand as an immediate, where the operation
+                // has a loop for it (commutative ones take it either side).
+                let commutes = matches!(
+                    op,
+                    B::Add | B::Mul | B::BitAnd | B::BitOr | B::BitXor | B::Eq | B::Ne
+                );
+                let imm = match (self.constant_bits(a), self.constant_bits(b)) {
+                    (_, Some(bits)) => Some((a, bits)),
+                    (Some(bits), None) if commutes => Some((b, bits)),
+                    _ => None,
+                };
+                match imm.zip(alu::binary_imm(op, ty)) {
+                    Some(((a, imm), f)) => self.emit(Inst::BinaryImm {
+                        f,
+                        dst,
+                        a,
+                        imm,
+                        masked: false,
+                    }),
+                    None => self.emit(Inst::Binary {
+                        f,
+                        dst,
+                        a,
+                        b,
+                        masked: false,
+                    }),
+                };
                 Ok(dst)
             })
             .collect()

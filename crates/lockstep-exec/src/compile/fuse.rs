@@ -60,6 +60,7 @@ pub(super) fn fuse(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
         match &mut code[pc - 1] {
             Inst::Unary { dst, masked, .. }
             | Inst::Binary { dst, masked, .. }
+            | Inst::BinaryImm { dst, masked, .. }
             | Inst::Ternary { dst, masked, .. } => {
                 *dst = x;
                 *masked = true;
@@ -93,6 +94,7 @@ fn op_dst(inst: &Inst) -> Option<(Reg, bool)> {
     match *inst {
         Inst::Unary { dst, masked, .. }
         | Inst::Binary { dst, masked, .. }
+        | Inst::BinaryImm { dst, masked, .. }
         | Inst::Ternary { dst, masked, .. } => Some((dst, masked)),
         _ => None,
     }

@@ -241,7 +241,7 @@ impl Wave {
         match *inst {
             Inst::Const { dst, .. } | Inst::Query { dst, .. } => self.set_undef(dst, 0),
             Inst::Uninitialized { dst } => self.set_undef(dst, full),
-            Inst::Unary { dst, a, masked, .. } => {
+            Inst::Unary { dst, a, masked, .. } | Inst::BinaryImm { dst, a, masked, .. } => {
                 self.set_undef(dst, op_result(self, dst, self.undef(a), masked))
             }
             Inst::Binary {
