@@ -36,22 +36,7 @@ fn map2<A: Val, R: Val>(
     keep: Option<&[u64]>,
     f: impl Fn(A, A) -> R,
 ) {
-    let f = |x: u64, y: u64| f(A::from_lane(x), A::from_lane(y)).to_lane();
-    isa(
-        #[inline(always)]
-        || match keep {
-            None => {
-                for ((d, &x), &y) in dst.iter_mut().zip(a).zip(b) {
-                    *d = f(x, y);
-                }
-            }
-            Some(k) => {
-                for (((d, &x), &y), &k) in dst.iter_mut().zip(a).zip(b).zip(k) {
-                    *d = blend_lane(*d, f(x, y), k);
-                }
-            }
-        },
-    )
+    map2_raw(dst, a, b, keep, |x, y| f(A::from_lane(x), A::from_lane(y)).to_lane());
 }
 
 #[inline(always)]
@@ -192,8 +177,8 @@ fn as_double(dst: &mut [u64], lo: &[u64], hi: &[u64], keep: Option<&[u64]>) {
     map2(dst, lo, hi, keep, |l: u64, h: u64| (l & 0xFFFF_FFFF) | (h << 32));
 }
 
-/// `map2` straight on the register lanes, for operations whose result
-/// does not need the operands decoded.
+/// `map2` on the register lanes as they are (the operations on whole
+/// lanes use it directly).
 #[inline(always)]
 fn map2_raw(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>, f: impl Fn(u64, u64) -> u64) {
     isa(
