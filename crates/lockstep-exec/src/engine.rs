@@ -63,8 +63,13 @@ struct Wave {
     status: Status,
     /// Lanes per register: the wave size times the waves batched.
     width: usize,
-    /// Loop iterations run, per wave of the batch.
-    iterations: Vec<u64>,
+    /// Loop iterations run with some lane of the batch active.
+    iterations: u64,
+    /// Per wave of the batch: how many of those `iterations` it sat out
+    /// (no lane of it active), so that it ran `iterations - idle[c]`.
+    idle: Vec<u64>,
+    /// The batch's waves as fields of its masks.
+    segments: Segments,
     /// `lane_mask_for`'s lanes as words, all ones or zero per lane (masked
     /// copies blend with it).
     lane_mask: Vec<u64>,
@@ -307,7 +312,9 @@ impl Wave {
             regs: Vec::new(),
             status: Status::Done,
             width: 0,
-            iterations: Vec::new(),
+            iterations: 0,
+            idle: Vec::new(),
+            segments: Segments::default(),
             lane_mask: Vec::new(),
             lane_mask_for: None,
             index: 0,
@@ -336,8 +343,10 @@ impl Wave {
         self.pc = 0;
         self.frames.clear();
         self.parked = 0;
-        self.iterations.clear();
-        self.iterations.resize(group_ids.len(), 0);
+        self.iterations = 0;
+        self.idle.clear();
+        self.idle.resize(group_ids.len(), 0);
+        self.segments = Segments::new(w, group_ids.len());
         self.status = Status::Running;
         self.index = index as u32;
         self.group_id = group_ids[0];
@@ -432,7 +441,9 @@ impl Wave {
             regs,
             status,
             width: w,
-            iterations: vec![self.iterations.get(c).copied().unwrap_or(0)],
+            iterations: self.iterations - self.idle.get(c).copied().unwrap_or(0),
+            idle: vec![0],
+            segments: Segments::new(w, 1),
             lane_mask: Vec::new(),
             lane_mask_for: None,
             index: self.index,
@@ -896,7 +907,7 @@ impl Wave {
                         self.pc = exit_pc as usize;
                         continue;
                     }
-                    if self.count_iteration(ww) > ctx.step_budget {
+                    if self.count_iteration(ctx.step_budget) {
                         return Err(ExecError::new(
                             format!("loop exceeded the step budget of {} iterations in one wave", ctx.step_budget),
                             Some(span),
@@ -1092,17 +1103,17 @@ impl Wave {
     }
 
     /// Counts one loop iteration for each wave of the batch with active
-    /// lanes, and returns the most any of them has run.
-    fn count_iteration(&mut self, w: usize) -> u64 {
-        let cur = self.cur;
-        let mut most = 0;
-        for (c, n) in self.iterations.iter_mut().enumerate() {
-            if part_mask(cur, c, w) != 0 {
-                *n += 1;
-                most = Ord::max(most, *n);
-            }
+    /// lanes; `true` when one of them has now run more than `budget`.
+    #[inline(always)]
+    fn count_iteration(&mut self, budget: u64) -> bool {
+        self.iterations += 1;
+        let segments = self.segments;
+        let idle = segments.high & !segments.nonzero(self.cur);
+        for top in wave::lanes(idle) {
+            self.idle[top >> segments.shift] += 1;
         }
-        most
+        // No wave has run more iterations than the batch.
+        self.iterations > budget && self.idle.iter().any(|&n| self.iterations - n > budget)
     }
 
     /// The waves of the batch with active lanes: each wave's index in the
@@ -1177,8 +1188,18 @@ impl Wave {
     /// the whole batch (zeroes in the waves with no active lane).
     #[inline(always)]
     fn ballot_op(&mut self, op: WaveOp, dst: Reg, a: Reg, w: usize) {
-        let cur = self.cur;
+        let (cur, segments) = (self.cur, self.segments);
         let ballot = nonzero_lanes(self.reg(a)) & cur;
+        // Any and all as one bit per wave, spread to its lanes.
+        let per_wave = match op {
+            WaveOp::AnyTrue => Some(segments.nonzero(ballot)),
+            WaveOp::AllTrue => Some(segments.nonzero(cur) & !segments.nonzero(cur & !ballot)),
+            _ => None,
+        };
+        if let Some(bits) = per_wave {
+            segments.spread(bits, w, self.reg_mut(dst));
+            return;
+        }
         for (c, out) in self.reg_mut(dst).chunks_exact_mut(w).enumerate() {
             let (mask, votes) = (part_mask(cur, c, w), part_mask(ballot, c, w));
             if mask == 0 {
@@ -1338,6 +1359,52 @@ impl Wave {
             self.reg_mut(dst)[lanes].copy_from_slice(out);
         }
         self.clear_idle_parts(&[dst], w);
+    }
+}
+
+/// A batch's waves as the `W`-bit fields of its masks (wave `c` in bits
+/// `c·W .. (c+1)·W`), for questions about every wave at once in a few
+/// integer operations.
+#[derive(Clone, Copy, Debug, Default)]
+struct Segments {
+    /// The top bit of every wave's field.
+    high: Mask,
+    /// log2 of the wave size: lane `l` is in wave `l >> shift`.
+    shift: u32,
+}
+
+impl Segments {
+    fn new(w: usize, waves: usize) -> Segments {
+        Segments {
+            high: (0..waves).fold(0, |m, c| m | 1 << (c * w + w - 1)),
+            shift: w.trailing_zeros(),
+        }
+    }
+
+    /// The top bit of the field of each wave where `m` has a lane set.
+    /// Adding the field's low bits to its own low bits of `m` carries into
+    /// the top bit exactly when one of them is set, and never beyond it.
+    #[inline(always)]
+    fn nonzero(self, m: Mask) -> Mask {
+        let low = !self.high;
+        (((m & low) + low) | m) & self.high
+    }
+
+    /// `out[l]` = 1 where the top bit of lane `l`'s wave is set in `bits`,
+    /// else 0 (`w` lanes per wave).
+    #[inline(always)]
+    fn spread(self, bits: Mask, w: usize, out: &mut [u64]) {
+        if w > 64 {
+            out.fill(u64::from(bits != 0));
+            return;
+        }
+        let top = (w - 1) as u64;
+        let halves = [bits as u64, (bits >> 64) as u64];
+        for (lanes, half) in out.chunks_mut(64).zip(halves) {
+            for (i, o) in lanes.iter_mut().enumerate() {
+                *o = (half >> (i as u64 | top)) & 1;
+            }
+        }
     }
 }
 
@@ -1941,6 +2008,39 @@ mod tests {
                     prop_assert_eq!(ours, Some(u64::from(folded.to_bits())), "max: {}", max);
                 }
             }
+        }
+    }
+
+    /// Masks whose waves are often empty, full or a single lane.
+    fn sparse_mask() -> impl Strategy<Value = Mask> {
+        (any::<u128>(), any::<u128>(), any::<u128>()).prop_map(|(a, b, c)| a & b & c)
+    }
+
+    proptest! {
+        /// Every wave's "has a lane" bit, and its spreading to the wave's
+        /// lanes, against the mask cut into waves one by one.
+        #[test]
+        fn segments_answer_for_each_wave(
+            shift in 2u32..=7,
+            waves in 1usize..=32,
+            m in prop_oneof![sparse_mask(), any::<u128>(), Just(Mask::MAX)],
+        ) {
+            let w = 1usize << shift;
+            let waves = waves.min(128 / w);
+            let width = w * waves;
+            let m = m & full_mask(width);
+            let segments = Segments::new(w, waves);
+            let bits = segments.nonzero(m);
+            let mut out = vec![9u64; width];
+            segments.spread(bits, w, &mut out);
+            for c in 0..waves {
+                let any = part_mask(m, c, w) != 0;
+                prop_assert_eq!(bits >> (c * w + w - 1) & 1 == 1, any, "wave {}", c);
+                for l in c * w..(c + 1) * w {
+                    prop_assert_eq!(out[l], u64::from(any), "lane {}", l);
+                }
+            }
+            prop_assert_eq!(bits & !segments.high, 0);
         }
     }
 
