@@ -7,7 +7,7 @@
 //! the same bits: AVX2 only widens the vectors the loops are compiled to
 //! (it does not allow fused multiply-adds or other contractions).
 
-use crate::bytecode::{BinaryFn, BinaryImmFn, TernaryFn, UnaryFn};
+use crate::bytecode::{BinaryFn, BinaryImmFn, Op32, Slot32Fn, Slot32ImmFn, TernaryFn, UnaryFn};
 use lockstep_ir::{BinaryOp, Builtin, ScalarType, UnaryOp};
 
 pub(crate) use crate::simd::avx2_available;
@@ -21,7 +21,7 @@ pub enum BuiltinFn {
 
 /// The lane loops for the baseline instruction set.
 pub(crate) mod base {
-    use crate::bytecode::{BinaryFn, BinaryImmFn, UnaryFn};
+    use crate::bytecode::{BinaryFn, BinaryImmFn, Op32, Slot32Fn, Slot32ImmFn, UnaryFn};
     use crate::value::{Val, convert_bits};
     use crate::{with_arith, with_float, with_int, with_scalar};
     use lockstep_ir::{BinaryOp, Builtin, ScalarType, UnaryOp};
@@ -40,7 +40,7 @@ pub(crate) mod base {
 /// The lane loops compiled for AVX2: only handed out when the CPU has it.
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2 {
-    use crate::bytecode::{BinaryFn, BinaryImmFn, UnaryFn};
+    use crate::bytecode::{BinaryFn, BinaryImmFn, Op32, Slot32Fn, Slot32ImmFn, UnaryFn};
     use crate::value::{Val, convert_bits};
     use crate::{with_arith, with_float, with_int, with_scalar};
     use lockstep_ir::{BinaryOp, Builtin, ScalarType, UnaryOp};
@@ -75,6 +75,37 @@ macro_rules! pick {
             base::$name($($arg),*)
         }
     }};
+}
+
+/// `op` on `ty` as an [`Op32`], when it is one.
+pub fn op32(op: BinaryOp, ty: ScalarType) -> Option<Op32> {
+    use BinaryOp as B;
+    let unsigned = ty == ScalarType::UInt32;
+    if !matches!(ty, ScalarType::Int32 | ScalarType::UInt32) {
+        return None;
+    }
+    Some(match op {
+        B::Add => Op32::Add,
+        B::Sub => Op32::Sub,
+        B::Mul => Op32::Mul,
+        B::Shl => Op32::Shl,
+        B::Shr if unsigned => Op32::ShrU,
+        B::BitAnd => Op32::And,
+        B::BitOr => Op32::Or,
+        B::BitXor => Op32::Xor,
+        B::Eq => Op32::Eq,
+        B::Ne => Op32::Ne,
+        B::Lt if unsigned => Op32::LtU,
+        B::Le if unsigned => Op32::LeU,
+        B::Gt if unsigned => Op32::GtU,
+        B::Ge if unsigned => Op32::GeU,
+        _ => return None,
+    })
+}
+
+/// The loops of `op` on a [`crate::bytecode::Block32`]'s 32-bit slots.
+pub fn slot32(op: Op32) -> (Slot32Fn, Slot32ImmFn) {
+    pick!(slot32(op))
 }
 
 pub fn unary(op: UnaryOp, ty: ScalarType) -> Option<UnaryFn> {

@@ -19,6 +19,100 @@ pub type BinaryImmFn = fn(dst: &mut [u64], a: Option<&[u64]>, imm: u64, keep: Op
 /// selects.
 pub type TernaryFn = fn(dst: &mut [u64], a: &[u64], b: &[u64], c: &[u64], keep: Option<&[u64]>);
 
+/// `dst[l] = f(a[l], b[l])` on 32-bit lanes (a [`Block32`]'s slots).
+pub type Slot32Fn = fn(dst: &mut [u32], a: &[u32], b: &[u32]);
+/// `dst[l] = f(a[l], imm)` on 32-bit lanes.
+pub type Slot32ImmFn = fn(dst: &mut [u32], a: &[u32], imm: u32);
+
+/// The 32-bit integer operations that only need their operands' low 32
+/// bits and give the low 32 bits of the result (on `int` and `uint`;
+/// shifts right and orderings on `uint` only, where sign does not matter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op32 {
+    Add,
+    Sub,
+    Mul,
+    Shl,
+    ShrU,
+    And,
+    Or,
+    Xor,
+    Eq,
+    Ne,
+    LtU,
+    LeU,
+    GtU,
+    GeU,
+}
+
+/// A run of [`Op32`] operations with nothing between them, computed on
+/// 32-bit lanes: the registers it reads are narrowed into slots once, each
+/// operation writes a slot of its own (slot `inputs.len() + i` for
+/// operation `i`), and the registers read after the run are widened back
+/// from their last slots. Half the vector work of the same operations on
+/// 64-bit register lanes, and one instruction to dispatch.
+///
+/// Every operation computes all lanes. A register written on the active
+/// lanes only keeps its value elsewhere in one of two ways: `exact`
+/// blocks blend each masked operation's slot with the register's earlier
+/// slot (`Slot32Op::old`), so slots hold what the registers would; other
+/// blocks only write such a register's active lanes back (`Output32::masked`),
+/// which `compile::block32` allows when no value written back to every
+/// lane depends on another lane's masked write.
+#[derive(Clone, Debug)]
+pub struct Block32 {
+    /// Registers narrowed into slots `0..inputs.len()` when the block
+    /// starts.
+    pub inputs: Vec<Reg>,
+    pub ops: Vec<Slot32Op>,
+    /// Registers written back when the block ends.
+    pub outputs: Vec<Output32>,
+    /// Masked operations blend (`Slot32Op::old` is set on them).
+    pub exact: bool,
+}
+
+impl Block32 {
+    /// Slots used: the inputs and one per operation.
+    pub fn slots(&self) -> usize {
+        self.inputs.len() + self.ops.len()
+    }
+}
+
+/// One operation of a [`Block32`], reading slots before its own.
+#[derive(Clone, Copy, Debug)]
+pub struct Slot32Op {
+    pub op: Op32,
+    pub kind: Slot32Kind,
+    pub a: u16,
+    /// Exact blocks, for an operation writing the active lanes only: the
+    /// slot whose lanes the inactive lanes keep.
+    pub old: Option<u16>,
+}
+
+/// A [`Slot32Op`]'s function and second operand.
+#[derive(Clone, Copy, Debug)]
+pub enum Slot32Kind {
+    Slots { f: Slot32Fn, b: u16 },
+    Imm { f: Slot32ImmFn, imm: u32 },
+}
+
+/// A register a [`Block32`] writes back, zero-extended from a slot.
+#[derive(Clone, Copy, Debug)]
+pub struct Output32 {
+    pub reg: Reg,
+    pub slot: u16,
+    /// Only the active lanes.
+    pub masked: bool,
+}
+
+/// A wave's vote over a condition: `WaveActiveAnyTrue` or
+/// `WaveActiveAllTrue`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Vote {
+    Any,
+    All,
+}
+
 /// Where a memory access goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Space {
@@ -68,6 +162,8 @@ pub enum Inst {
         a: Reg,
         b: Reg,
         masked: bool,
+        /// The operation, when `f` is one that a [`Block32`] can take.
+        op32: Option<Op32>,
     },
     /// `Binary` with a constant second operand.
     BinaryImm {
@@ -76,7 +172,10 @@ pub enum Inst {
         a: Reg,
         imm: u64,
         masked: bool,
+        op32: Option<Op32>,
     },
+    /// A run of 32-bit operations on 32-bit lanes.
+    Block32(Box<Block32>),
     Ternary {
         f: TernaryFn,
         dst: Reg,
@@ -198,6 +297,9 @@ pub enum Inst {
         /// Narrow to the lanes where `cond` is false instead (`if (!c)`).
         negate: bool,
         else_pc: u32,
+        /// Branch on each wave's vote over `cond` instead of `cond` itself
+        /// (`if (WaveActiveAnyTrue(c))`, see `compile::fuse`).
+        vote: Option<Vote>,
     },
     /// Switches to the lanes that did not take the branch; jumps to `end_pc`
     /// when none.
@@ -295,6 +397,10 @@ impl Inst {
                 f(dst);
                 f(a);
                 f(b);
+            }
+            Inst::Block32(block) => {
+                block.inputs.iter_mut().for_each(&mut f);
+                block.outputs.iter_mut().for_each(|o| f(&mut o.reg));
             }
             Inst::Ternary { dst, a, b, c, .. } => {
                 f(dst);
@@ -422,6 +528,7 @@ impl Inst {
             | Inst::Wave { dst, .. }
             | Inst::MultiPrefix { dst, .. } => r(dst),
             Inst::Wave4 { dst, .. } => dst.into_iter().any(r),
+            Inst::Block32(ref block) => block.outputs.iter().any(|o| r(o.reg)),
             Inst::Scatter { base, limit, .. } => {
                 base.0 < regs.end && base.0.saturating_add(limit) > regs.start
             }

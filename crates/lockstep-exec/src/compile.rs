@@ -10,6 +10,7 @@ use lockstep_ir::{
 
 use crate::ExecError;
 
+pub(crate) mod block32;
 mod expr;
 mod fuse;
 mod intrinsic;
@@ -106,6 +107,7 @@ impl Program {
             // Checked mode keeps every assignment as it is written (its
             // findings track each register).
             fuse::fuse(&mut c.code, &mut c.spans);
+            fuse::fuse_votes(&mut c.code, &mut c.spans);
         }
         // A system value's components go into their registers when a wave
         // starts, unless nothing reads them.
@@ -126,6 +128,11 @@ impl Program {
                 ty,
             })
             .collect();
+        if !checked {
+            // Checked mode runs every operation on its own (each one's
+            // findings are tracked).
+            block32::form_blocks(&mut c.code, &mut c.spans);
+        }
         let element_strides = module
             .resources
             .iter()
@@ -501,6 +508,7 @@ impl<'m> Compiler<'m> {
             cond,
             negate,
             else_pc: 0,
+            vote: None,
         });
         self.frames.push(FrameKind::If);
         accept(self)?;
@@ -516,6 +524,7 @@ impl<'m> Compiler<'m> {
             cond,
             negate,
             else_pc: else_at as u32,
+            vote: None,
         };
         if else_at != end {
             self.code[else_at] = Inst::Else { end_pc: end as u32 };

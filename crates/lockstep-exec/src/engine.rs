@@ -17,7 +17,7 @@ use checked::check_barrier_agreement;
 pub(crate) use checked::shuffle;
 
 use crate::BoundResource;
-use crate::bytecode::{Address, Inst, Reg, Space, TEXEL_OUT_OF_RANGE};
+use crate::bytecode::{Address, Block32, Inst, Reg, Slot32Kind, Space, TEXEL_OUT_OF_RANGE, Vote};
 use crate::check::{Access, FindingKind, Findings, ReductionOrder, Schedule, SharedTracker};
 use crate::compile::Program;
 use crate::memory::{self, Memory};
@@ -74,6 +74,10 @@ struct Wave {
     /// copies blend with it).
     lane_mask: Vec<u64>,
     lane_mask_for: Option<Mask>,
+    /// A `Block32`'s 32-bit slots, `width` lanes each.
+    slots: Vec<u32>,
+    /// The active lanes as 32-bit words, all ones or zero (exact blocks).
+    slot_keep: Vec<u32>,
     /// The wave's index in its group, and the group's wave count.
     index: u32,
     group_waves: u32,
@@ -317,6 +321,8 @@ impl Wave {
             segments: Segments::default(),
             lane_mask: Vec::new(),
             lane_mask_for: None,
+            slots: Vec::new(),
+            slot_keep: Vec::new(),
             index: 0,
             group_waves: 0,
             group_id: [0; 3],
@@ -446,6 +452,8 @@ impl Wave {
             segments: Segments::new(w, 1),
             lane_mask: Vec::new(),
             lane_mask_for: None,
+            slots: Vec::new(),
+            slot_keep: Vec::new(),
             index: self.index,
             group_waves: self.group_waves,
             group_id: self.group_id,
@@ -580,6 +588,7 @@ impl Wave {
                     a,
                     b,
                     masked,
+                    ..
                 } => self.alu_op(masked, dst, [a, b], scratch, |d, [a, b], keep| {
                     f(d, a, b, keep)
                 }),
@@ -589,6 +598,7 @@ impl Wave {
                     a,
                     imm,
                     masked,
+                    ..
                 } => {
                     let keep = self.keep(masked);
                     if a == dst {
@@ -612,6 +622,7 @@ impl Wave {
                 } => self.alu_op(masked, dst, [a, b, c], scratch, |d, [a, b, c], keep| {
                     f(d, a, b, c, keep)
                 }),
+                Inst::Block32(ref block) => self.block32(block),
                 Inst::Copy { dst, src } => {
                     self.with_operands(dst, [src], scratch, |d, [s]| d.copy_from_slice(s))
                 }
@@ -875,8 +886,13 @@ impl Wave {
                     cond,
                     negate,
                     else_pc,
+                    vote,
                 } => {
-                    let c = self.mask_of(cond, w) ^ if negate { Mask::MAX } else { 0 };
+                    let c = match vote {
+                        None => self.mask_of(cond, w),
+                        Some(vote) => self.vote(vote, cond, ww),
+                    };
+                    let c = c ^ if negate { Mask::MAX } else { 0 };
                     self.frames.push(Frame {
                         entry: self.cur,
                         aux: self.cur & !c,
@@ -1018,6 +1034,50 @@ impl Wave {
         self.with_operands(dst, srcs, scratch, |d, s| f(d, s, keep.as_deref()));
         if let Some(keep) = keep {
             self.lane_mask = keep;
+        }
+    }
+
+    /// Runs a [`Block32`]: narrows its inputs into slots, runs its
+    /// operations on them and widens its outputs back.
+    #[inline(always)]
+    fn block32(&mut self, block: &Block32) {
+        let w = self.width;
+        let (cur, partial) = (self.cur, self.cur != full_mask(w));
+        let exact_keep = block.exact && partial;
+        if exact_keep {
+            self.slot_keep.clear();
+            self.slot_keep
+                .extend((0..w).map(|l| 0u32.wrapping_sub((cur >> l) as u32 & 1)));
+        }
+        let n = block.slots();
+        if self.slots.len() < n * w {
+            self.slots.resize(n * w, 0);
+        }
+        let (slots, regs) = (&mut self.slots[..n * w], &mut self.regs);
+        for (slot, r) in slots.chunks_exact_mut(w).zip(&block.inputs) {
+            narrow(slot, &regs[r.0 as usize * w..][..w]);
+        }
+        for (i, op) in block.ops.iter().enumerate() {
+            let (before, rest) = slots.split_at_mut((block.inputs.len() + i) * w);
+            let (dst, before) = (&mut rest[..w], &*before);
+            let slot = |s: u16| &before[usize::from(s) * w..][..w];
+            match op.kind {
+                Slot32Kind::Slots { f, b } => f(dst, slot(op.a), slot(b)),
+                Slot32Kind::Imm { f, imm } => f(dst, slot(op.a), imm),
+            }
+            if let Some(old) = op.old.filter(|_| exact_keep) {
+                for ((d, &o), &k) in dst.iter_mut().zip(slot(old)).zip(&self.slot_keep) {
+                    *d = (*d & k) | (o & !k);
+                }
+            }
+        }
+        for o in &block.outputs {
+            let src = &slots[usize::from(o.slot) * w..][..w];
+            let dst = &mut regs[o.reg.0 as usize * w..][..w];
+            // The active lanes' words are made from the mask's bits in the
+            // same pass (the other masked writes' cached words are for
+            // another mask, and stay).
+            widen(dst, src, (o.masked && partial).then_some(cur));
         }
     }
 
@@ -1181,6 +1241,19 @@ impl Wave {
             }
         });
         self.clear_idle_parts(&[dst], w);
+    }
+
+    /// The lanes of the waves whose active lanes' vote over `cond` is
+    /// true (`w` lanes per wave).
+    #[inline(always)]
+    fn vote(&self, vote: Vote, cond: Reg, w: usize) -> Mask {
+        let (cur, segments) = (self.cur, self.segments);
+        let ballot = nonzero_lanes(self.reg(cond)) & cur;
+        let bits = match vote {
+            Vote::Any => segments.nonzero(ballot),
+            Vote::All => segments.nonzero(cur) & !segments.nonzero(cur & !ballot),
+        };
+        segments.fill(bits, w)
     }
 
     /// `WaveActiveAnyTrue`, `WaveActiveAllTrue`, `WaveActiveCountBits` and
@@ -1390,6 +1463,17 @@ impl Segments {
         (((m & low) + low) | m) & self.high
     }
 
+    /// Every lane of the waves whose top bit is set in `bits` (`w` lanes
+    /// per wave): the bit moved to the wave's first lane, times a field of
+    /// ones (fields do not overlap, so nothing carries).
+    #[inline(always)]
+    fn fill(self, bits: Mask, w: usize) -> Mask {
+        if w >= 128 {
+            return if bits != 0 { Mask::MAX } else { 0 };
+        }
+        (bits >> (w - 1)) * ((1 << w) - 1)
+    }
+
     /// `out[l]` = 1 where the top bit of lane `l`'s wave is set in `bits`,
     /// else 0 (`w` lanes per wave).
     #[inline(always)]
@@ -1443,6 +1527,33 @@ fn nonzero_lanes(src: &[u64]) -> Mask {
 #[inline(always)]
 fn lanes_equal_to(src: &[u64], v: u64) -> Mask {
     lanes_where(src, |x| x == v)
+}
+
+/// `dst[l] = src[l]` narrowed to its low 32 bits.
+#[inline(always)]
+fn narrow(dst: &mut [u32], src: &[u64]) {
+    for (d, &s) in dst.iter_mut().zip(src) {
+        *d = s as u32;
+    }
+}
+
+/// `dst[l] = src[l]` zero-extended, on every lane or on the lanes set in
+/// `mask` (64 lanes at a time, a shift per lane the compiler vectorises).
+#[inline(always)]
+fn widen(dst: &mut [u64], src: &[u32], mask: Option<Mask>) {
+    let Some(mask) = mask else {
+        for (d, &s) in dst.iter_mut().zip(src) {
+            *d = u64::from(s);
+        }
+        return;
+    };
+    let halves = [mask as u64, (mask >> 64) as u64];
+    for ((dst, src), half) in dst.chunks_mut(64).zip(src.chunks(64)).zip(halves) {
+        for (i, (d, &s)) in dst.iter_mut().zip(src).enumerate() {
+            let k = 0u64.wrapping_sub((half >> i) & 1);
+            *d = (*d & !k) | (u64::from(s) & k);
+        }
+    }
 }
 
 /// `mask`'s first `w` lanes as words, all ones where the lane is set
@@ -2033,14 +2144,140 @@ mod tests {
             let bits = segments.nonzero(m);
             let mut out = vec![9u64; width];
             segments.spread(bits, w, &mut out);
+            let filled = segments.fill(bits, w);
             for c in 0..waves {
                 let any = part_mask(m, c, w) != 0;
                 prop_assert_eq!(bits >> (c * w + w - 1) & 1 == 1, any, "wave {}", c);
-                for l in c * w..(c + 1) * w {
-                    prop_assert_eq!(out[l], u64::from(any), "lane {}", l);
+                for (l, &o) in out.iter().enumerate().skip(c * w).take(w) {
+                    prop_assert_eq!(o, u64::from(any), "lane {}", l);
+                    prop_assert_eq!(filled >> l & 1 == 1, any, "lane {} filled", l);
                 }
             }
             prop_assert_eq!(bits & !segments.high, 0);
+            prop_assert_eq!(filled & !full_mask(width), 0);
+        }
+    }
+
+    /// Runs `code` (ending in `Exit`) on one batch of four waves of 8
+    /// lanes holding `regs`, with the lanes `cur` active; the registers
+    /// after it.
+    fn run_code(code: Vec<Inst>, regs: &[u64], cur: Mask, avx2: bool) -> Vec<u64> {
+        let (w, width) = (8, 32);
+        let program = Program {
+            spans: vec![lockstep_ir::Span::default(); code.len()],
+            code,
+            reg_count: (regs.len() / width) as u32,
+            inputs: Vec::new(),
+            group: lockstep_ir::GroupShape::Threads([8, 1, 1]),
+            groupshared_bytes: 0,
+            element_strides: Vec::new(),
+            checked: false,
+            constants: Vec::new(),
+        };
+        let ctx = Context {
+            program: &program,
+            resources: &[],
+            wave_size: w,
+            step_budget: 1000,
+            group_count: [4, 1, 1],
+            group_extent: [8, 1, 1],
+            thread_ids: [Vec::new(), Vec::new(), Vec::new()],
+            findings: None,
+            order: ReductionOrder::default(),
+            schedule: Schedule::default(),
+            avx2: avx2 && crate::simd::avx2_available(),
+        };
+        let mut wave = Wave::empty();
+        wave.width = width;
+        wave.regs = regs.to_vec();
+        wave.cur = cur & full_mask(width);
+        wave.launch = full_mask(width);
+        wave.status = Status::Running;
+        wave.segments = Segments::new(w, width / w);
+        wave.idle = vec![0; width / w];
+        let (mut scratch, mut tracker) = (vec![0; 4 * 128], SharedTracker::default());
+        wave.run::<false>(&ctx, &[], &mut scratch, &mut tracker)
+            .expect("runs");
+        wave.regs
+    }
+
+    /// An operation for `run_code`: `(op, dst, a, b or an immediate, masked)`.
+    fn op32_inst((op, dst, a, b, masked): (usize, u32, u32, Result<u32, u32>, bool)) -> Inst {
+        use lockstep_ir::BinaryOp as B;
+        let ops = [
+            B::Add,
+            B::Sub,
+            B::Mul,
+            B::Shl,
+            B::Shr,
+            B::BitAnd,
+            B::BitOr,
+            B::BitXor,
+            B::Eq,
+            B::Ne,
+            B::Lt,
+            B::Le,
+            B::Gt,
+            B::Ge,
+        ];
+        let (op, ty) = (ops[op % ops.len()], ScalarType::UInt32);
+        let op32 = crate::alu::op32(op, ty);
+        assert!(op32.is_some(), "{op:?}");
+        let (dst, a) = (Reg(dst), Reg(a));
+        match b {
+            Ok(imm) => Inst::BinaryImm {
+                f: crate::alu::binary_imm(op, ty).expect("immediate form"),
+                dst,
+                a,
+                imm: u64::from(imm),
+                masked,
+                op32,
+            },
+            Err(b) => Inst::Binary {
+                f: crate::alu::binary(op, ty).expect("register form"),
+                dst,
+                a,
+                b: Reg(b),
+                masked,
+                op32,
+            },
+        }
+    }
+
+    proptest! {
+        /// A run of 32-bit operations, as a `Block32`, leaves every lane of
+        /// every register as the operations one at a time do: inactive
+        /// lanes included, whatever mix of masked and unmasked writes to
+        /// the same registers (fast and exact blocks).
+        #[test]
+        fn blocks_leave_the_registers_of_their_operations(
+            ops in prop::collection::vec(
+                (0usize..14, 0u32..6, 0u32..6, prop_oneof![(0u32..6).prop_map(Err), any::<u32>().prop_map(Ok)], any::<bool>()),
+                2..12,
+            ),
+            lanes in prop::collection::vec(any::<u32>(), 7 * 32),
+            cur in prop_oneof![sparse_mask(), any::<u128>(), Just(Mask::MAX), Just(0)],
+            avx2 in any::<bool>(),
+            live in 0u32..64,
+        ) {
+            let mut code: Vec<Inst> = ops.iter().copied().map(op32_inst).collect();
+            // Some registers read afterwards (into register 6), the others dead.
+            for r in (0..6).filter(|r| live >> r & 1 == 1) {
+                code.push(Inst::Copy { dst: Reg(6), src: Reg(r) });
+            }
+            code.push(Inst::Exit);
+            let mut blocked = code.clone();
+            let mut spans = vec![lockstep_ir::Span::default(); blocked.len()];
+            crate::compile::block32::form_blocks(&mut blocked, &mut spans);
+            prop_assert!(matches!(blocked[0], Inst::Block32(_)), "{:?}", blocked[0]);
+            prop_assert_eq!(spans.len(), blocked.len());
+            let regs: Vec<u64> = lanes.iter().map(|&v| u64::from(v)).collect();
+            let want = run_code(code, &regs, cur, avx2);
+            let got = run_code(blocked, &regs, cur, avx2);
+            for r in (0..6).filter(|r| live >> r & 1 == 1) {
+                let lanes = r as usize * 32..(r as usize + 1) * 32;
+                prop_assert_eq!(&got[lanes.clone()], &want[lanes], "register {}", r);
+            }
         }
     }
 

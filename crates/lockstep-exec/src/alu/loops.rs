@@ -272,28 +272,76 @@ whole_lane_ops! {
 /// The lane loops of a 32-bit integer operation that works on whole lanes:
 /// over two registers, and with a constant second operand.
 fn whole_lane(op: BinaryOp, ty: ScalarType) -> Option<(BinaryFn, BinaryImmFn)> {
-    use BinaryOp as B;
-    let unsigned = ty == ScalarType::UInt32;
-    if !matches!(ty, ScalarType::Int32 | ScalarType::UInt32) {
-        return None;
-    }
-    Some(match op {
-        B::Add => (add32, add32_imm),
-        B::Sub => (sub32, sub32_imm),
-        B::Mul => (mul32, mul32_imm),
-        B::Shl => (shl32, shl32_imm),
-        B::Shr if unsigned => (shr32u, shr32u_imm),
-        B::BitAnd => (and32, and32_imm),
-        B::BitOr => (or32, or32_imm),
-        B::BitXor => (xor32, xor32_imm),
-        B::Eq => (eq32, eq32_imm),
-        B::Ne => (ne32, ne32_imm),
-        B::Lt if unsigned => (lt32u, lt32u_imm),
-        B::Le if unsigned => (le32u, le32u_imm),
-        B::Gt if unsigned => (gt32u, gt32u_imm),
-        B::Ge if unsigned => (ge32u, ge32u_imm),
-        _ => return None,
+    Some(match super::op32(op, ty)? {
+        Op32::Add => (add32, add32_imm),
+        Op32::Sub => (sub32, sub32_imm),
+        Op32::Mul => (mul32, mul32_imm),
+        Op32::Shl => (shl32, shl32_imm),
+        Op32::ShrU => (shr32u, shr32u_imm),
+        Op32::And => (and32, and32_imm),
+        Op32::Or => (or32, or32_imm),
+        Op32::Xor => (xor32, xor32_imm),
+        Op32::Eq => (eq32, eq32_imm),
+        Op32::Ne => (ne32, ne32_imm),
+        Op32::LtU => (lt32u, lt32u_imm),
+        Op32::LeU => (le32u, le32u_imm),
+        Op32::GtU => (gt32u, gt32u_imm),
+        Op32::GeU => (ge32u, ge32u_imm),
     })
+}
+
+// The same operations on the 32-bit lanes of a `Block32`'s slots, where
+// they are plain `u32` arithmetic: eight lanes per AVX2 vector.
+macro_rules! slot32_ops {
+    ($($op:ident: |$x:ident, $y:ident| $body:expr;)*) => {
+        /// The slot loops of `op`: over two slots, and with a constant.
+        pub(crate) fn slot32(op: Op32) -> (Slot32Fn, Slot32ImmFn) {
+            match op {$(
+                Op32::$op => {
+                    fn slots(dst: &mut [u32], a: &[u32], b: &[u32]) {
+                        let f = |$x: u32, $y: u32| -> u32 { $body };
+                        isa(
+                            #[inline(always)]
+                            || {
+                                for ((d, &x), &y) in dst.iter_mut().zip(a).zip(b) {
+                                    *d = f(x, y);
+                                }
+                            },
+                        )
+                    }
+                    fn imm(dst: &mut [u32], a: &[u32], y: u32) {
+                        let f = |$x: u32, $y: u32| -> u32 { $body };
+                        isa(
+                            #[inline(always)]
+                            || {
+                                for (d, &x) in dst.iter_mut().zip(a) {
+                                    *d = f(x, y);
+                                }
+                            },
+                        )
+                    }
+                    (slots, imm)
+                }
+            )*}
+        }
+    };
+}
+
+slot32_ops! {
+    Add: |x, y| x.wrapping_add(y);
+    Sub: |x, y| x.wrapping_sub(y);
+    Mul: |x, y| x.wrapping_mul(y);
+    Shl: |x, y| x << (y & 31);
+    ShrU: |x, y| x >> (y & 31);
+    And: |x, y| x & y;
+    Or: |x, y| x | y;
+    Xor: |x, y| x ^ y;
+    Eq: |x, y| u32::from(x == y);
+    Ne: |x, y| u32::from(x != y);
+    LtU: |x, y| u32::from(x < y);
+    LeU: |x, y| u32::from(x <= y);
+    GtU: |x, y| u32::from(x > y);
+    GeU: |x, y| u32::from(x >= y);
 }
 
 /// The lane loop of `op` with a constant second operand, where there is

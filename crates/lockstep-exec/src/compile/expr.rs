@@ -266,6 +266,7 @@ impl Compiler<'_> {
                     (Some(bits), None) if commutes => Some((b, bits)),
                     _ => None,
                 };
+                let op32 = alu::op32(op, ty);
                 match imm.zip(alu::binary_imm(op, ty)) {
                     Some(((a, imm), f)) => self.emit(Inst::BinaryImm {
                         f,
@@ -273,6 +274,7 @@ impl Compiler<'_> {
                         a,
                         imm,
                         masked: false,
+                        op32,
                     }),
                     None => self.emit(Inst::Binary {
                         f,
@@ -280,6 +282,7 @@ impl Compiler<'_> {
                         a,
                         b,
                         masked: false,
+                        op32,
                     }),
                 };
                 Ok(dst)

@@ -9,9 +9,9 @@
 
 use std::collections::HashMap;
 
-use lockstep_ir::Span;
+use lockstep_ir::{ScalarType, Span, WaveOp};
 
-use crate::bytecode::{Inst, Reg, wave_operands};
+use crate::bytecode::{Inst, Reg, Vote, wave_operands};
 
 /// Fuses every such pair in `code` (and drops the removed instructions'
 /// entries from `spans`, which runs parallel to it).
@@ -35,15 +35,7 @@ pub(super) fn fuse(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
             index.entry(src.0).or_insert(next);
         }
     }
-    let targets: Vec<bool> = {
-        let mut t = vec![false; code.len() + 1];
-        for inst in code.iter() {
-            if let Some(to) = jump_target(inst) {
-                t[(to as usize).min(code.len())] = true;
-            }
-        }
-        t
-    };
+    let targets = jump_targets(code);
     let (_, live_out) = liveness(code, &index);
     let words = index.len().div_ceil(64);
     let mut removed = vec![false; code.len()];
@@ -69,10 +61,80 @@ pub(super) fn fuse(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
         }
         removed[pc] = true;
     }
-    // Drop the copies, and move every jump target to the new numbering.
+    drop_removed(code, spans, &removed);
+}
+
+/// Fuses a wave vote with the branch on it: `t = WaveActiveAnyTrue(c)`
+/// (or `AllTrue`) right before `if (t)` or `if (!t)`, with `t` read nowhere
+/// after, becomes an `IfBegin` voting on `c` itself. The branch then asks
+/// each wave's vote as a mask, without writing `t` to every lane and
+/// reading it back.
+pub(super) fn fuse_votes(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
+    let vote_of = |inst: &Inst| match *inst {
+        Inst::Wave {
+            op: WaveOp::AnyTrue,
+            ty: ScalarType::Bool,
+            dst,
+            a,
+            ..
+        } => Some((Vote::Any, dst, a)),
+        Inst::Wave {
+            op: WaveOp::AllTrue,
+            ty: ScalarType::Bool,
+            dst,
+            a,
+            ..
+        } => Some((Vote::All, dst, a)),
+        _ => None,
+    };
+    let targets = jump_targets(code);
+    let pairs: Vec<usize> = (1..code.len())
+        .filter(|&pc| match (vote_of(&code[pc - 1]), &code[pc]) {
+            (
+                Some((_, t, _)),
+                Inst::IfBegin {
+                    cond, vote: None, ..
+                },
+            ) => *cond == t && !targets[pc],
+            _ => false,
+        })
+        .collect();
+    if pairs.is_empty() {
+        return;
+    }
+    let mut index: HashMap<u32, usize> = HashMap::new();
+    for &pc in &pairs {
+        if let Some((_, t, _)) = vote_of(&code[pc - 1]) {
+            let next = index.len();
+            index.entry(t.0).or_insert(next);
+        }
+    }
+    let (_, live_out) = liveness(code, &index);
+    let words = index.len().div_ceil(64);
+    let mut removed = vec![false; code.len()];
+    for &pc in &pairs {
+        let Some((kind, t, c)) = vote_of(&code[pc - 1]) else {
+            continue;
+        };
+        let bit = index[&t.0];
+        if live_out[pc * words + bit / 64] >> (bit % 64) & 1 == 1 {
+            continue;
+        }
+        if let Inst::IfBegin { cond, vote, .. } = &mut code[pc] {
+            *cond = c;
+            *vote = Some(kind);
+            removed[pc - 1] = true;
+        }
+    }
+    drop_removed(code, spans, &removed);
+}
+
+/// Drops the instructions marked in `removed` (and their `spans`), and
+/// moves every jump target to the new numbering.
+pub(super) fn drop_removed(code: &mut Vec<Inst>, spans: &mut Vec<Span>, removed: &[bool]) {
     let mut new_pc = Vec::with_capacity(code.len() + 1);
     let mut next = 0u32;
-    for &r in &removed {
+    for &r in removed {
         new_pc.push(next);
         next += u32::from(!r);
     }
@@ -86,6 +148,17 @@ pub(super) fn fuse(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
             *to = new_pc[(*to as usize).min(new_pc.len() - 1)];
         }
     }
+}
+
+/// Whether a jump lands on each instruction (and on the end).
+pub(super) fn jump_targets(code: &[Inst]) -> Vec<bool> {
+    let mut t = vec![false; code.len() + 1];
+    for inst in code {
+        if let Some(to) = jump_target(inst) {
+            t[(to as usize).min(code.len())] = true;
+        }
+    }
+    t
 }
 
 /// An operation's destination, and whether it already writes the active
@@ -154,7 +227,7 @@ pub(super) fn live_at_entry(code: &[Inst], regs: &[Reg]) -> Vec<bool> {
 /// that may be read from it on (live in) and after it (live out) before
 /// being overwritten on every lane, as `words` 64-bit words per
 /// instruction each.
-fn liveness(code: &[Inst], index: &HashMap<u32, usize>) -> (Vec<u64>, Vec<u64>) {
+pub(super) fn liveness(code: &[Inst], index: &HashMap<u32, usize>) -> (Vec<u64>, Vec<u64>) {
     let words = index.len().div_ceil(64);
     let n = code.len();
     // What each instruction reads and what it overwrites on every lane.
@@ -209,10 +282,11 @@ fn liveness(code: &[Inst], index: &HashMap<u32, usize>) -> (Vec<u64>, Vec<u64>) 
     let mut live_in = vec![0u64; n * words];
     let mut live_out = vec![0u64; n * words];
     let mut changed = true;
+    let mut out = vec![0u64; words];
     while changed {
         changed = false;
         for pc in (0..n).rev() {
-            let mut out = vec![0u64; words];
+            out.fill(0);
             for s in successors(code, pc).into_iter().flatten() {
                 for (o, &l) in out.iter_mut().zip(&live_in[s * words..(s + 1) * words]) {
                     *o |= l;

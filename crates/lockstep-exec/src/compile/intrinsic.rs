@@ -103,6 +103,7 @@ impl Compiler<'_> {
                     a,
                     b: arg(1, i)?,
                     masked: false,
+                    op32: None,
                 },
                 BuiltinFn::Ternary(f) => Inst::Ternary {
                     f,

@@ -261,6 +261,14 @@ impl Wave {
                 let undef = self.undef(a) | self.undef(b) | self.undef(c);
                 self.set_undef(dst, op_result(self, dst, undef, masked))
             }
+            // Not formed in checked programs; each output as if computed
+            // from every input.
+            Inst::Block32(ref block) => {
+                let undef = block.inputs.iter().fold(0, |m, &r| m | self.undef(r));
+                for o in &block.outputs {
+                    self.set_undef(o.reg, op_result(self, o.reg, undef, o.masked));
+                }
+            }
             Inst::Copy { dst, src: a } => self.set_undef(dst, self.undef(a)),
             Inst::Select {
                 dst,

@@ -1,0 +1,217 @@
+//! Turns runs of 32-bit integer operations into [`Block32`] instructions.
+//!
+//! A run is two or more `Binary`/`BinaryImm` instructions of an [`Op32`]
+//! in a row, with no jump landing inside: they run under one execution
+//! mask. The block narrows the registers the run reads before writing
+//! into 32-bit slots, gives each operation a slot of its own, and widens
+//! back the registers that are read after the run (liveness, as in
+//! `fuse`): temporaries that die inside the run are never written.
+//!
+//! An operation that writes the active lanes only (`masked`) computes all
+//! lanes of its slot. A register whose every write in the run is masked
+//! is then written back on the active lanes, and its other lanes keep what
+//! they held, as they would have. That is wrong in one case: a value
+//! written back to every lane (the result of an unmasked operation, live
+//! after the run) whose inactive lanes were computed from such a slot, or
+//! a register written unmasked and then masked. Those runs become exact
+//! blocks instead, where each masked operation blends its slot with the
+//! register's earlier value.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+use lockstep_ir::Span;
+
+use super::fuse;
+use crate::alu;
+use crate::bytecode::{Block32, Inst, Op32, Output32, Reg, Slot32Kind, Slot32Op};
+
+/// The most operations in one block (longer runs are cut).
+const MAX_OPS: usize = 64;
+
+/// A run's operation: the op, its destination, its operands and whether it
+/// writes the active lanes only.
+#[derive(Clone, Copy)]
+struct RunOp {
+    op: Op32,
+    dst: Reg,
+    a: Reg,
+    b: Operand,
+    masked: bool,
+}
+
+#[derive(Clone, Copy)]
+enum Operand {
+    Reg(Reg),
+    Imm(u32),
+}
+
+fn run_op(inst: &Inst) -> Option<RunOp> {
+    match *inst {
+        Inst::Binary {
+            dst,
+            a,
+            b,
+            masked,
+            op32: Some(op),
+            ..
+        } => Some(RunOp {
+            op,
+            dst,
+            a,
+            b: Operand::Reg(b),
+            masked,
+        }),
+        Inst::BinaryImm {
+            dst,
+            a,
+            imm,
+            masked,
+            op32: Some(op),
+            ..
+        } => Some(RunOp {
+            op,
+            dst,
+            a,
+            // The operations only read an operand's low 32 bits.
+            b: Operand::Imm(imm as u32),
+            masked,
+        }),
+        _ => None,
+    }
+}
+
+/// Replaces every run of two or more [`Op32`] operations in `code` with a
+/// [`Block32`] (`spans` runs parallel to `code`).
+pub(crate) fn form_blocks(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
+    let targets = fuse::jump_targets(code);
+    let mut runs: Vec<Range<usize>> = Vec::new();
+    let mut pc = 0;
+    while pc < code.len() {
+        let start = pc;
+        pc += 1;
+        if run_op(&code[start]).is_none() {
+            continue;
+        }
+        while pc < code.len() && pc - start < MAX_OPS && !targets[pc] && run_op(&code[pc]).is_some()
+        {
+            pc += 1;
+        }
+        if pc - start >= 2 {
+            runs.push(start..pc);
+        }
+    }
+    if runs.is_empty() {
+        return;
+    }
+    // Which registers the runs write are read after them.
+    let mut index: HashMap<u32, usize> = HashMap::new();
+    for run in &runs {
+        for op in code[run.clone()].iter().filter_map(run_op) {
+            let next = index.len();
+            index.entry(op.dst.0).or_insert(next);
+        }
+    }
+    let (_, live_out) = fuse::liveness(code, &index);
+    let words = index.len().div_ceil(64);
+    let mut removed = vec![false; code.len()];
+    for run in runs {
+        let last = run.end - 1;
+        let live = |r: Reg| {
+            let bit = index[&r.0];
+            live_out[last * words + bit / 64] >> (bit % 64) & 1 == 1
+        };
+        let ops: Vec<RunOp> = code[run.clone()].iter().filter_map(run_op).collect();
+        let block = build(&ops, &live, false).unwrap_or_else(|| {
+            build(&ops, &live, true).expect("an exact block can always be built")
+        });
+        code[run.start] = Inst::Block32(Box::new(block));
+        removed[run.start + 1..run.end].fill(true);
+    }
+    fuse::drop_removed(code, spans, &removed);
+}
+
+/// The block of `ops`, writing back the registers `live` after it; `None`
+/// when it must be `exact` and is not.
+fn build(ops: &[RunOp], live: &dyn Fn(Reg) -> bool, exact: bool) -> Option<Block32> {
+    // The registers read before the run writes them (and, in an exact
+    // block, the ones a masked operation writes first: their inactive
+    // lanes keep the old value).
+    let mut inputs: Vec<Reg> = Vec::new();
+    let mut written: HashSet<Reg> = HashSet::new();
+    for op in ops {
+        let reads = [
+            Some(op.a),
+            operand_reg(op.b),
+            (exact && op.masked).then_some(op.dst),
+        ];
+        for r in reads.into_iter().flatten() {
+            if !written.contains(&r) && !inputs.contains(&r) {
+                inputs.push(r);
+            }
+        }
+        written.insert(op.dst);
+    }
+    let mut slot_of: HashMap<Reg, u16> = (0..).zip(&inputs).map(|(s, &r)| (r, s)).collect();
+    // Per slot: whether its inactive lanes may differ from the register's
+    // (only outside exact blocks).
+    let mut tainted = vec![false; inputs.len() + ops.len()];
+    // Per register written, in order of first write: whether a write was
+    // unmasked.
+    let mut writes: Vec<(Reg, bool)> = Vec::new();
+    let mut block_ops = Vec::with_capacity(ops.len());
+    for (i, op) in ops.iter().enumerate() {
+        let slot = (inputs.len() + i) as u16;
+        let a = slot_of[&op.a];
+        let (f, imm) = alu::slot32(op.op);
+        let kind = match op.b {
+            Operand::Reg(b) => Slot32Kind::Slots { f, b: slot_of[&b] },
+            Operand::Imm(imm_bits) => Slot32Kind::Imm {
+                f: imm,
+                imm: imm_bits,
+            },
+        };
+        let old = (exact && op.masked).then(|| slot_of[&op.dst]);
+        let b_tainted = match kind {
+            Slot32Kind::Slots { b, .. } => tainted[usize::from(b)],
+            Slot32Kind::Imm { .. } => false,
+        };
+        tainted[usize::from(slot)] = !exact && (op.masked || tainted[usize::from(a)] || b_tainted);
+        block_ops.push(Slot32Op {
+            op: op.op,
+            kind,
+            a,
+            old,
+        });
+        slot_of.insert(op.dst, slot);
+        match writes.iter_mut().find(|(r, _)| *r == op.dst) {
+            Some((_, unmasked)) => *unmasked |= !op.masked,
+            None => writes.push((op.dst, !op.masked)),
+        }
+    }
+    let mut outputs = Vec::new();
+    for (reg, unmasked) in writes.into_iter().filter(|&(r, _)| live(r)) {
+        let slot = slot_of[&reg];
+        // Written back on every lane: exact only if no inactive lane of
+        // its slot comes from a masked write (a register written unmasked
+        // and then masked included: its last slot is such a write).
+        let masked = !exact && !unmasked;
+        if !exact && !masked && tainted[usize::from(slot)] {
+            return None;
+        }
+        outputs.push(Output32 { reg, slot, masked });
+    }
+    Some(Block32 {
+        inputs,
+        ops: block_ops,
+        outputs,
+        exact,
+    })
+}
+
+fn operand_reg(b: Operand) -> Option<Reg> {
+    match b {
+        Operand::Reg(r) => Some(r),
+        Operand::Imm(_) => None,
+    }
+}
