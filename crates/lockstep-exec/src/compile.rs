@@ -131,7 +131,7 @@ impl Program {
         if !checked {
             // Checked mode runs every operation on its own (each one's
             // findings are tracked).
-            block32::form_blocks(&mut c.code, &mut c.spans);
+            block32::form_blocks(&mut c.code, &mut c.spans, false);
         }
         let element_strides = module
             .resources

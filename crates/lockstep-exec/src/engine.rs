@@ -2268,7 +2268,7 @@ mod tests {
             code.push(Inst::Exit);
             let mut blocked = code.clone();
             let mut spans = vec![lockstep_ir::Span::default(); blocked.len()];
-            crate::compile::block32::form_blocks(&mut blocked, &mut spans);
+            crate::compile::block32::form_blocks(&mut blocked, &mut spans, true);
             prop_assert!(matches!(blocked[0], Inst::Block32(_)), "{:?}", blocked[0]);
             prop_assert_eq!(spans.len(), blocked.len());
             let regs: Vec<u64> = lanes.iter().map(|&v| u64::from(v)).collect();

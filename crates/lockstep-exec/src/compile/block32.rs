@@ -16,6 +16,9 @@
 //! a register written unmasked and then masked. Those runs become exact
 //! blocks instead, where each masked operation blends its slot with the
 //! register's earlier value.
+//!
+//! A block only replaces its run when it costs less (`block_cost`): a run
+//! of two operations on four inputs is cheaper as it is.
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
@@ -81,9 +84,10 @@ fn run_op(inst: &Inst) -> Option<RunOp> {
     }
 }
 
-/// Replaces every run of two or more [`Op32`] operations in `code` with a
-/// [`Block32`] (`spans` runs parallel to `code`).
-pub(crate) fn form_blocks(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
+/// Replaces the runs of two or more [`Op32`] operations in `code` with a
+/// [`Block32`] where that costs less, or, with `every_run`, all of them
+/// (`spans` runs parallel to `code`).
+pub(crate) fn form_blocks(code: &mut Vec<Inst>, spans: &mut Vec<Span>, every_run: bool) {
     let targets = fuse::jump_targets(code);
     let mut runs: Vec<Range<usize>> = Vec::new();
     let mut pc = 0;
@@ -125,10 +129,44 @@ pub(crate) fn form_blocks(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
         let block = build(&ops, &live, false).unwrap_or_else(|| {
             build(&ops, &live, true).expect("an exact block can always be built")
         });
+        if !every_run && block_cost(&block) >= ops.iter().map(|op| op_cost(op.masked)).sum() {
+            continue;
+        }
         code[run.start] = Inst::Block32(Box::new(block));
         removed[run.start + 1..run.end].fill(true);
     }
     fuse::drop_removed(code, spans, &removed);
+}
+
+// What a block saves depends on how many operations share its narrowing
+// and widening. Rough costs, in x86 instructions per 128 lanes with AVX2
+// (callgrind on the benchmark kernels): an operation on 64-bit register
+// lanes, interpreter included, and the parts of a block.
+const OP: u32 = 300;
+const MASKED_OP: u32 = 450;
+const BLOCK: u32 = 100;
+const NARROW: u32 = 140;
+const WIDEN: u32 = 100;
+const MASKED_WIDEN: u32 = 260;
+const SLOT_OP: u32 = 145;
+const SLOT_BLEND: u32 = 60;
+
+fn op_cost(masked: bool) -> u32 {
+    if masked { MASKED_OP } else { OP }
+}
+
+fn block_cost(block: &Block32) -> u32 {
+    let outputs: u32 = block
+        .outputs
+        .iter()
+        .map(|o| if o.masked { MASKED_WIDEN } else { WIDEN })
+        .sum();
+    let ops: u32 = block
+        .ops
+        .iter()
+        .map(|o| SLOT_OP + if o.old.is_some() { SLOT_BLEND } else { 0 })
+        .sum();
+    BLOCK + NARROW * block.inputs.len() as u32 + outputs + ops
 }
 
 /// The block of `ops`, writing back the registers `live` after it; `None`
