@@ -58,7 +58,7 @@ pub enum Op32 {
 /// slot (`Slot32Op::old`), so slots hold what the registers would; other
 /// blocks only write such a register's active lanes back (`Output32::masked`),
 /// which `compile::block32` allows when no value written back to every
-/// lane depends on another lane's masked write.
+/// lane depends on the inactive lanes of a masked write's slot.
 #[derive(Clone, Debug)]
 pub struct Block32 {
     /// Registers narrowed into slots `0..inputs.len()` when the block
