@@ -109,22 +109,14 @@ pub(crate) fn form_blocks(code: &mut Vec<Inst>, spans: &mut Vec<Span>, every_run
         return;
     }
     // Which registers the runs write are read after them.
-    let mut index: HashMap<u32, usize> = HashMap::new();
-    for run in &runs {
-        for op in code[run.clone()].iter().filter_map(run_op) {
-            let next = index.len();
-            index.entry(op.dst.0).or_insert(next);
-        }
-    }
-    let (_, live_out) = fuse::liveness(code, &index);
-    let words = index.len().div_ceil(64);
+    let written = runs
+        .iter()
+        .flat_map(|run| code[run.clone()].iter().filter_map(run_op).map(|op| op.dst));
+    let live_out = fuse::LiveOut::of(code, written);
     let mut removed = vec![false; code.len()];
     for run in runs {
         let last = run.end - 1;
-        let live = |r: Reg| {
-            let bit = index[&r.0];
-            live_out[last * words + bit / 64] >> (bit % 64) & 1 == 1
-        };
+        let live = |r: Reg| live_out.at(last, r);
         let ops: Vec<RunOp> = code[run.clone()].iter().filter_map(run_op).collect();
         let block = build(&ops, &live, false).unwrap_or_else(|| {
             build(&ops, &live, true).expect("an exact block can always be built")

@@ -28,23 +28,18 @@ pub(super) fn fuse(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
     if pairs.is_empty() {
         return;
     }
-    let mut index: HashMap<u32, usize> = HashMap::new();
-    for &pc in &pairs {
-        if let Inst::CopyMasked { src, .. } = code[pc] {
-            let next = index.len();
-            index.entry(src.0).or_insert(next);
-        }
-    }
+    let temps = pairs.iter().filter_map(|&pc| match code[pc] {
+        Inst::CopyMasked { src, .. } => Some(src),
+        _ => None,
+    });
+    let live_out = LiveOut::of(code, temps);
     let targets = jump_targets(code);
-    let (_, live_out) = liveness(code, &index);
-    let words = index.len().div_ceil(64);
     let mut removed = vec![false; code.len()];
     for &pc in &pairs {
         let Inst::CopyMasked { dst: x, src: t } = code[pc] else {
             continue;
         };
-        let bit = index[&t.0];
-        let live = live_out[pc * words + bit / 64] >> (bit % 64) & 1 == 1;
+        let live = live_out.at(pc, t);
         // A jump landing on the copy would run it without the operation.
         if live || targets[pc] || removed[pc - 1] {
             continue;
@@ -102,22 +97,16 @@ pub(super) fn fuse_votes(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
     if pairs.is_empty() {
         return;
     }
-    let mut index: HashMap<u32, usize> = HashMap::new();
-    for &pc in &pairs {
-        if let Some((_, t, _)) = vote_of(&code[pc - 1]) {
-            let next = index.len();
-            index.entry(t.0).or_insert(next);
-        }
-    }
-    let (_, live_out) = liveness(code, &index);
-    let words = index.len().div_ceil(64);
+    let votes = pairs
+        .iter()
+        .filter_map(|&pc| vote_of(&code[pc - 1]).map(|(_, t, _)| t));
+    let live_out = LiveOut::of(code, votes);
     let mut removed = vec![false; code.len()];
     for &pc in &pairs {
         let Some((kind, t, c)) = vote_of(&code[pc - 1]) else {
             continue;
         };
-        let bit = index[&t.0];
-        if live_out[pc * words + bit / 64] >> (bit % 64) & 1 == 1 {
+        if live_out.at(pc, t) {
             continue;
         }
         if let Inst::IfBegin { cond, vote, .. } = &mut code[pc] {
@@ -193,6 +182,38 @@ fn jump_target_mut(inst: &mut Inst) -> Option<&mut u32> {
     }
 }
 
+/// Which of some registers may be read after each instruction (see
+/// [`liveness`]).
+pub(super) struct LiveOut {
+    index: HashMap<u32, usize>,
+    words: usize,
+    bits: Vec<u64>,
+}
+
+impl LiveOut {
+    /// The liveness of `regs` after every instruction of `code`.
+    pub(super) fn of(code: &[Inst], regs: impl IntoIterator<Item = Reg>) -> LiveOut {
+        let mut index: HashMap<u32, usize> = HashMap::new();
+        for r in regs {
+            let next = index.len();
+            index.entry(r.0).or_insert(next);
+        }
+        let (_, bits) = liveness(code, &index);
+        LiveOut {
+            words: index.len().div_ceil(64),
+            index,
+            bits,
+        }
+    }
+
+    /// Whether `r` (one of the registers asked about) may be read after
+    /// the instruction at `pc`.
+    pub(super) fn at(&self, pc: usize, r: Reg) -> bool {
+        let bit = self.index[&r.0];
+        self.bits[pc * self.words + bit / 64] >> (bit % 64) & 1 == 1
+    }
+}
+
 /// The instructions that can run after `pc`.
 fn successors(code: &[Inst], pc: usize) -> [Option<usize>; 2] {
     let next = (pc + 1 < code.len()).then_some(pc + 1);
@@ -227,7 +248,7 @@ pub(super) fn live_at_entry(code: &[Inst], regs: &[Reg]) -> Vec<bool> {
 /// that may be read from it on (live in) and after it (live out) before
 /// being overwritten on every lane, as `words` 64-bit words per
 /// instruction each.
-pub(super) fn liveness(code: &[Inst], index: &HashMap<u32, usize>) -> (Vec<u64>, Vec<u64>) {
+fn liveness(code: &[Inst], index: &HashMap<u32, usize>) -> (Vec<u64>, Vec<u64>) {
     let words = index.len().div_ceil(64);
     let n = code.len();
     // What each instruction reads and what it overwrites on every lane.
