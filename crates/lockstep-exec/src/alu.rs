@@ -77,6 +77,29 @@ macro_rules! pick {
     }};
 }
 
+/// The binary operators that are an [`Op32`] on `int` or `uint` (tests
+/// run each of them).
+#[cfg(test)]
+pub(crate) const WHOLE_LANE_OPS: [BinaryOp; 14] = {
+    use BinaryOp as B;
+    [
+        B::Add,
+        B::Sub,
+        B::Mul,
+        B::Shl,
+        B::Shr,
+        B::BitAnd,
+        B::BitOr,
+        B::BitXor,
+        B::Eq,
+        B::Ne,
+        B::Lt,
+        B::Le,
+        B::Gt,
+        B::Ge,
+    ]
+};
+
 /// `op` on `ty` as an [`Op32`], when it is one.
 pub fn op32(op: BinaryOp, ty: ScalarType) -> Option<Op32> {
     use BinaryOp as B;

@@ -1247,13 +1247,20 @@ impl Wave {
     /// true (`w` lanes per wave).
     #[inline(always)]
     fn vote(&self, vote: Vote, cond: Reg, w: usize) -> Mask {
+        self.segments.fill(self.wave_votes(vote, cond), w)
+    }
+
+    /// Each wave's vote over `cond` on its active lanes, as the top bit of
+    /// the wave's field (see [`Segments`]); 0 for a wave with no active
+    /// lane.
+    #[inline(always)]
+    fn wave_votes(&self, vote: Vote, cond: Reg) -> Mask {
         let (cur, segments) = (self.cur, self.segments);
         let ballot = nonzero_lanes(self.reg(cond)) & cur;
-        let bits = match vote {
+        match vote {
             Vote::Any => segments.nonzero(ballot),
             Vote::All => segments.nonzero(cur) & !segments.nonzero(cur & !ballot),
-        };
-        segments.fill(bits, w)
+        }
     }
 
     /// `WaveActiveAnyTrue`, `WaveActiveAllTrue`, `WaveActiveCountBits` and
@@ -1261,18 +1268,19 @@ impl Wave {
     /// the whole batch (zeroes in the waves with no active lane).
     #[inline(always)]
     fn ballot_op(&mut self, op: WaveOp, dst: Reg, a: Reg, w: usize) {
-        let (cur, segments) = (self.cur, self.segments);
-        let ballot = nonzero_lanes(self.reg(a)) & cur;
         // Any and all as one bit per wave, spread to its lanes.
-        let per_wave = match op {
-            WaveOp::AnyTrue => Some(segments.nonzero(ballot)),
-            WaveOp::AllTrue => Some(segments.nonzero(cur) & !segments.nonzero(cur & !ballot)),
+        let vote = match op {
+            WaveOp::AnyTrue => Some(Vote::Any),
+            WaveOp::AllTrue => Some(Vote::All),
             _ => None,
         };
-        if let Some(bits) = per_wave {
+        if let Some(vote) = vote {
+            let (bits, segments) = (self.wave_votes(vote, a), self.segments);
             segments.spread(bits, w, self.reg_mut(dst));
             return;
         }
+        let cur = self.cur;
+        let ballot = nonzero_lanes(self.reg(a)) & cur;
         for (c, out) in self.reg_mut(dst).chunks_exact_mut(w).enumerate() {
             let (mask, votes) = (part_mask(cur, c, w), part_mask(ballot, c, w));
             if mask == 0 {
@@ -2203,23 +2211,7 @@ mod tests {
 
     /// An operation for `run_code`: `(op, dst, a, b or an immediate, masked)`.
     fn op32_inst((op, dst, a, b, masked): (usize, u32, u32, Result<u32, u32>, bool)) -> Inst {
-        use lockstep_ir::BinaryOp as B;
-        let ops = [
-            B::Add,
-            B::Sub,
-            B::Mul,
-            B::Shl,
-            B::Shr,
-            B::BitAnd,
-            B::BitOr,
-            B::BitXor,
-            B::Eq,
-            B::Ne,
-            B::Lt,
-            B::Le,
-            B::Gt,
-            B::Ge,
-        ];
+        let ops = crate::alu::WHOLE_LANE_OPS;
         let (op, ty) = (ops[op % ops.len()], ScalarType::UInt32);
         let op32 = crate::alu::op32(op, ty);
         assert!(op32.is_some(), "{op:?}");

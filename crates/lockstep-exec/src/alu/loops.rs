@@ -596,10 +596,7 @@ mod whole_lane_tests {
         let keep: Vec<u64> = (0..256u64).map(|l| if l % 3 == 1 { u64::MAX } else { 0 }).collect();
         let mut found = 0;
         for ty in [ScalarType::Int32, ScalarType::UInt32] {
-            for op in [
-                B::Add, B::Sub, B::Mul, B::Shl, B::Shr, B::BitAnd, B::BitOr, B::BitXor, B::Eq,
-                B::Ne, B::Lt, B::Le, B::Gt, B::Ge,
-            ] {
+            for op in super::super::WHOLE_LANE_OPS {
                 let Some((fast, imm)) = whole_lane(op, ty) else { continue };
                 found += 1;
                 // Canonical lanes, as registers hold them; other bits above
