@@ -9,6 +9,7 @@ pub mod bytecode;
 pub mod check;
 pub mod compile;
 mod engine;
+pub mod jit;
 pub mod memory;
 pub mod simd;
 pub mod value;

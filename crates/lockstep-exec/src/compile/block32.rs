@@ -28,6 +28,7 @@ use lockstep_ir::Span;
 use super::fuse;
 use crate::alu;
 use crate::bytecode::{Block32, Inst, Op32, Output32, Reg, Slot32Kind, Slot32Op};
+use crate::jit::Kernels;
 
 /// The most operations in one block (longer runs are cut).
 const MAX_OPS: usize = 64;
@@ -114,6 +115,9 @@ pub(crate) fn form_blocks(code: &mut Vec<Inst>, spans: &mut Vec<Span>, every_run
         .flat_map(|run| code[run.clone()].iter().filter_map(run_op).map(|op| op.dst));
     let live_out = fuse::LiveOut::of(code, written);
     let mut removed = vec![false; code.len()];
+    let mut kernels = Kernels::new();
+    // Each block's kernel, in order.
+    let mut kernel_of = Vec::new();
     for run in runs {
         let last = run.end - 1;
         let live = |r: Reg| live_out.at(last, r);
@@ -121,13 +125,28 @@ pub(crate) fn form_blocks(code: &mut Vec<Inst>, spans: &mut Vec<Span>, every_run
         let block = build(&ops, &live, false).unwrap_or_else(|| {
             build(&ops, &live, true).expect("an exact block can always be built")
         });
-        if !every_run && block_cost(&block) >= ops.iter().map(|op| op_cost(op.masked)).sum() {
+        // A block with machine code always costs less than its operations.
+        let kernel = kernels.as_mut().and_then(|k| k.add(&block));
+        if kernel.is_none()
+            && !every_run
+            && block_cost(&block) >= ops.iter().map(|op| op_cost(op.masked)).sum()
+        {
             continue;
         }
+        kernel_of.push(kernel);
         code[run.start] = Inst::Block32(Box::new(block));
         removed[run.start + 1..run.end].fill(true);
     }
     fuse::drop_removed(code, spans, &removed);
+    if let Some(made) = kernels.and_then(Kernels::finish) {
+        let blocks = code.iter_mut().filter_map(|inst| match inst {
+            Inst::Block32(block) => Some(block),
+            _ => None,
+        });
+        for (block, k) in blocks.zip(kernel_of) {
+            block.kernel = k.map(|k| made[k].clone());
+        }
+    }
 }
 
 // What a block saves depends on how many operations share its narrowing
@@ -236,6 +255,7 @@ fn build(ops: &[RunOp], live: &dyn Fn(Reg) -> bool, exact: bool) -> Option<Block
         ops: block_ops,
         outputs,
         exact,
+        kernel: None,
     })
 }
 

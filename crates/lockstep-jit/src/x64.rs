@@ -1,0 +1,300 @@
+//! The x86-64 AVX2 code of a run.
+//!
+//! One kernel is `fn(table, mask, chunks)`: `table` holds a pointer to the
+//! first lane of each register the run names, `mask` the active lanes, one
+//! byte per chunk of eight lanes. For each chunk it loads each input's
+//! eight 64-bit lanes and packs their low halves into one vector (lanes
+//! stay in order), runs the steps on vector registers, and widens each
+//! output back into the register's lanes, blending with the lanes there
+//! where the output is masked.
+
+// dynasm's `Ry(..)` and `Rx(..)` convert their register numbers with
+// `.into()`, also when they already are `u8`.
+#![allow(clippy::useless_conversion)]
+
+use super::{Op, Operand, Run, Value};
+use dynasmrt::x64::Assembler;
+use dynasmrt::{AssemblyOffset, DynamicLabel, DynasmApi, DynasmLabelApi, ExecutableBuffer, dynasm};
+use std::collections::HashMap;
+
+/// Temporaries and masks, above the value registers `0..VALUE_REGS`.
+const RESULT: u8 = 11;
+const TEMP: u8 = 12;
+const MASK64_HIGH: u8 = 13;
+const MASK64_LOW: u8 = 14;
+/// The active lanes of the chunk as 32-bit words, all ones or zero.
+const MASK32: u8 = 15;
+
+const _: () = assert!(super::VALUE_REGS <= RESULT);
+
+/// A constant vector in the code's data.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Constant {
+    /// The same word in every lane.
+    Splat(u32),
+    /// Lane `l` holds `1 << l`: a mask byte's bits, one per lane.
+    Bits,
+    /// The indices of the low words of four 64-bit words, twice (for
+    /// `vpermd`).
+    LowHalves,
+}
+
+pub(crate) struct Builder {
+    asm: Assembler,
+    constants: HashMap<Constant, DynamicLabel>,
+}
+
+/// The executable memory of a program's kernels.
+pub(crate) struct Code(ExecutableBuffer);
+
+/// A kernel's first instruction.
+#[derive(Clone, Copy)]
+pub(crate) struct Entry(AssemblyOffset);
+
+type KernelFn = unsafe extern "sysv64" fn(*const *mut u64, *const u8, usize);
+
+impl Code {
+    pub(crate) fn entry(&self, offset: usize) -> Entry {
+        Entry(AssemblyOffset(offset))
+    }
+
+    /// # Safety
+    /// `entry` is a kernel of this code; `table` points at `chunks * 8`
+    /// lanes for each register the kernel names, `mask` has `chunks`
+    /// bytes; the CPU has AVX2.
+    pub(crate) unsafe fn call(
+        &self,
+        entry: Entry,
+        table: &[*mut u64; super::MAX_REGS],
+        mask: &[u8; 16],
+        chunks: usize,
+    ) {
+        debug_assert!((1..=16).contains(&chunks));
+        // SAFETY: `entry` is the start of a kernel, which follows
+        // `KernelFn`'s convention.
+        unsafe {
+            let f: KernelFn = std::mem::transmute(self.0.ptr(entry.0));
+            f(table.as_ptr(), mask.as_ptr(), chunks);
+        }
+    }
+}
+
+/// A step's second operand as the instruction takes it.
+#[derive(Clone, Copy)]
+enum Src {
+    Reg(u8),
+    Mem(DynamicLabel),
+}
+
+/// `ins d, a, b` for a three-operand AVX2 instruction, `b` a register or
+/// a constant in memory.
+macro_rules! three {
+    ($asm:expr, $ins:ident, $d:expr, $a:expr, $b:expr) => {
+        match $b {
+            Src::Reg(b) => dynasm!($asm; .arch x64; $ins Ry($d), Ry($a), Ry(b)),
+            Src::Mem(l) => dynasm!($asm; .arch x64; $ins Ry($d), Ry($a), [=>l]),
+        }
+    };
+}
+
+impl Builder {
+    pub(crate) fn new() -> Option<Builder> {
+        Some(Builder {
+            asm: Assembler::new().ok()?,
+            constants: HashMap::new(),
+        })
+    }
+
+    fn constant(&mut self, c: Constant) -> DynamicLabel {
+        let asm = &mut self.asm;
+        *self
+            .constants
+            .entry(c)
+            .or_insert_with(|| asm.new_dynamic_label())
+    }
+
+    /// Emits the kernel of `run` (`place`: each value's vector register,
+    /// from `allocate`; `regs`: the pointer table) and returns its entry.
+    pub(crate) fn add(&mut self, run: &Run, place: &[Option<u8>], regs: &[u32]) -> usize {
+        let at = |v: Value| place[usize::from(v)].expect("a value read is placed");
+        let table = |r: u32| 8 * regs.iter().position(|&x| x == r).expect("named") as i32;
+        let inputs = run.inputs.len();
+        let live = |i: usize| place[inputs + i].is_some();
+        let masked_out = run.outputs.iter().any(|o| o.masked);
+        let keeps = run
+            .steps
+            .iter()
+            .enumerate()
+            .any(|(i, s)| live(i) && s.keep.is_some());
+        let bits = self.constant(Constant::Bits);
+        let low_halves = self.constant(Constant::LowHalves);
+        let entry = self.asm.offset().0;
+        let top = self.asm.new_dynamic_label();
+        dynasm!(self.asm; .arch x64
+            ; xor ecx, ecx
+            ; =>top
+        );
+        if masked_out || keeps {
+            dynasm!(self.asm; .arch x64
+                ; movzx eax, BYTE [rsi]
+                ; vmovd Rx(MASK32), eax
+                ; vpbroadcastd Ry(MASK32), Rx(MASK32)
+                ; vpand Ry(MASK32), Ry(MASK32), [=>bits]
+                ; vpcmpeqd Ry(MASK32), Ry(MASK32), [=>bits]
+            );
+        }
+        if masked_out {
+            dynasm!(self.asm; .arch x64
+                ; vpmovsxdq Ry(MASK64_LOW), Rx(MASK32)
+                ; vextracti128 Rx(MASK64_HIGH), Ry(MASK32), 1
+                ; vpmovsxdq Ry(MASK64_HIGH), Rx(MASK64_HIGH)
+            );
+        }
+        for (v, &r) in run.inputs.iter().enumerate() {
+            let Some(d) = place[v] else { continue };
+            // The low halves of lanes 0-3 and of lanes 4-7 (64-bit
+            // words), each gathered into the low half of a vector, then
+            // joined: lanes stay in order. (dynasm 5.1 swaps the sources
+            // of `vpblendd` and `vshufps`; `vinserti128` is right.)
+            dynasm!(self.asm; .arch x64
+                ; mov rax, QWORD [rdi + table(r)]
+                ; vmovdqu Ry(TEMP), [=>low_halves]
+                ; vpermd Ry(d), Ry(TEMP), [rax + rcx]
+                ; vpermd Ry(TEMP), Ry(TEMP), [rax + rcx + 32]
+                ; vinserti128 Ry(d), Ry(d), Rx(TEMP), 1
+            );
+        }
+        for (i, step) in run.steps.iter().enumerate() {
+            let Some(d) = place[inputs + i] else { continue };
+            let out = if step.keep.is_some() { RESULT } else { d };
+            let a = at(step.a);
+            let b = match step.b {
+                Operand::Value(b) => Src::Reg(at(b)),
+                Operand::Imm(imm) => Src::Mem(self.constant(Constant::Splat(imm))),
+            };
+            self.step(step.op, out, a, b, step.b);
+            if let Some(keep) = step.keep {
+                dynasm!(self.asm; .arch x64
+                    ; vpblendvb Ry(d), Ry(at(keep)), Ry(RESULT), Ry(MASK32)
+                );
+            }
+        }
+        for o in run.outputs {
+            let v = at(o.value);
+            dynasm!(self.asm; .arch x64
+                ; mov rax, QWORD [rdi + table(o.reg)]
+            );
+            for (half, mask, disp) in [(0, MASK64_LOW, 0), (1, MASK64_HIGH, 32)] {
+                if half == 0 {
+                    dynasm!(self.asm; .arch x64; vpmovzxdq Ry(TEMP), Rx(v));
+                } else {
+                    dynasm!(self.asm; .arch x64
+                        ; vextracti128 Rx(TEMP), Ry(v), 1
+                        ; vpmovzxdq Ry(TEMP), Rx(TEMP)
+                    );
+                }
+                if o.masked {
+                    dynasm!(self.asm; .arch x64
+                        ; vmovdqu Ry(RESULT), [rax + rcx + disp]
+                        ; vpblendvb Ry(TEMP), Ry(RESULT), Ry(TEMP), Ry(mask)
+                    );
+                }
+                dynasm!(self.asm; .arch x64; vmovdqu [rax + rcx + disp], Ry(TEMP));
+            }
+        }
+        dynasm!(self.asm; .arch x64
+            ; add rcx, 64
+            ; inc rsi
+            ; dec rdx
+            ; jnz =>top
+            ; vzeroupper
+            ; ret
+        );
+        entry
+    }
+
+    /// `out = op(a, b)` on eight lanes (`imm`: the operand as the step
+    /// gave it, for shifts by a constant). `out` is written by the last
+    /// instruction only, so it may be `a`'s or `b`'s register.
+    fn step(&mut self, op: Op, out: u8, a: u8, b: Src, imm: Operand) {
+        let asm = &mut self.asm;
+        match (op, imm) {
+            (Op::Shl, Operand::Imm(k)) => {
+                dynasm!(asm; .arch x64; vpslld Ry(out), Ry(a), (k & 31) as i8)
+            }
+            (Op::ShrU, Operand::Imm(k)) => {
+                dynasm!(asm; .arch x64; vpsrld Ry(out), Ry(a), (k & 31) as i8)
+            }
+            (Op::Shl | Op::ShrU, Operand::Value(_)) => {
+                let c31 = self.constant(Constant::Splat(31));
+                let asm = &mut self.asm;
+                // The count: `b`'s low five bits.
+                match b {
+                    Src::Reg(b) => dynasm!(asm; .arch x64; vpand Ry(TEMP), Ry(b), [=>c31]),
+                    Src::Mem(_) => unreachable!("a shift by a value reads a register"),
+                }
+                if op == Op::Shl {
+                    dynasm!(asm; .arch x64; vpsllvd Ry(out), Ry(a), Ry(TEMP));
+                } else {
+                    dynasm!(asm; .arch x64; vpsrlvd Ry(out), Ry(a), Ry(TEMP));
+                }
+            }
+            (Op::Add, _) => three!(asm, vpaddd, out, a, b),
+            (Op::Sub, _) => three!(asm, vpsubd, out, a, b),
+            (Op::Mul, _) => three!(asm, vpmulld, out, a, b),
+            (Op::And, _) => three!(asm, vpand, out, a, b),
+            (Op::Or, _) => three!(asm, vpor, out, a, b),
+            (Op::Xor, _) => three!(asm, vpxor, out, a, b),
+            (Op::Eq, _) => {
+                three!(asm, vpcmpeqd, out, a, b);
+                dynasm!(asm; .arch x64; vpsrld Ry(out), Ry(out), 31);
+            }
+            (Op::Ne | Op::LtU | Op::LeU | Op::GtU | Op::GeU, _) => {
+                // TEMP = all ones where (a == b), (a >= b) or (a <= b):
+                // max(a, b) == a is a >= b, min(a, b) == a is a <= b.
+                match op {
+                    Op::Ne => three!(asm, vpcmpeqd, TEMP, a, b),
+                    Op::LtU | Op::GeU => {
+                        three!(asm, vpmaxud, TEMP, a, b);
+                        dynasm!(asm; .arch x64; vpcmpeqd Ry(TEMP), Ry(TEMP), Ry(a));
+                    }
+                    _ => {
+                        three!(asm, vpminud, TEMP, a, b);
+                        dynasm!(asm; .arch x64; vpcmpeqd Ry(TEMP), Ry(TEMP), Ry(a));
+                    }
+                }
+                if matches!(op, Op::LeU | Op::GeU) {
+                    // The test itself: its sign bit.
+                    dynasm!(asm; .arch x64; vpsrld Ry(out), Ry(TEMP), 31);
+                } else {
+                    // Its negation: 1 where the words are zero.
+                    let one = self.constant(Constant::Splat(1));
+                    dynasm!(self.asm; .arch x64; vpandn Ry(out), Ry(TEMP), [=>one]);
+                }
+            }
+        }
+    }
+
+    /// Places the constants the kernels read and makes the code
+    /// executable.
+    pub(crate) fn finish(mut self) -> Option<Code> {
+        let mut constants: Vec<_> = self.constants.into_iter().collect();
+        constants.sort_by_key(|&(c, _)| match c {
+            Constant::Bits => (0, 0),
+            Constant::LowHalves => (1, 0),
+            Constant::Splat(k) => (2, k),
+        });
+        for (c, label) in constants {
+            let words: [u32; 8] = match c {
+                Constant::Splat(k) => [k; 8],
+                Constant::Bits => std::array::from_fn(|l| 1 << l),
+                Constant::LowHalves => [0, 2, 4, 6, 0, 2, 4, 6],
+            };
+            dynasm!(self.asm; .arch x64; .align 32; =>label);
+            for w in words {
+                dynasm!(self.asm; .arch x64; .u32 w);
+            }
+        }
+        self.asm.finalize().ok().map(Code)
+    }
+}

@@ -1,0 +1,270 @@
+//! Kernels against a lane-by-lane model of the same runs, on every lane
+//! of every register (inactive lanes, registers not written, the high
+//! halves of the 64-bit lanes).
+
+use lockstep_jit::{Builder, Kernel, Op, Operand, Output, Run, Step};
+use proptest::prelude::*;
+
+const OPS: [Op; 14] = [
+    Op::Add,
+    Op::Sub,
+    Op::Mul,
+    Op::Shl,
+    Op::ShrU,
+    Op::And,
+    Op::Or,
+    Op::Xor,
+    Op::Eq,
+    Op::Ne,
+    Op::LtU,
+    Op::LeU,
+    Op::GtU,
+    Op::GeU,
+];
+
+/// HLSL's `uint` operators, written out.
+fn apply(op: Op, x: u32, y: u32) -> u32 {
+    match op {
+        Op::Add => x.wrapping_add(y),
+        Op::Sub => x.wrapping_sub(y),
+        Op::Mul => x.wrapping_mul(y),
+        Op::Shl => x.wrapping_shl(y % 32),
+        Op::ShrU => x.wrapping_shr(y % 32),
+        Op::And => x & y,
+        Op::Or => x | y,
+        Op::Xor => x ^ y,
+        Op::Eq => (x == y) as u32,
+        Op::Ne => (x != y) as u32,
+        Op::LtU => (x < y) as u32,
+        Op::LeU => (x <= y) as u32,
+        Op::GtU => (x > y) as u32,
+        Op::GeU => (x >= y) as u32,
+    }
+}
+
+/// What the run does to `regs`, one lane at a time.
+fn model(run: &Run, regs: &mut [u64], width: usize, mask: u128) {
+    for l in 0..width {
+        let active = mask >> l & 1 == 1;
+        let mut values: Vec<u32> = run
+            .inputs
+            .iter()
+            .map(|&r| regs[r as usize * width + l] as u32)
+            .collect();
+        for s in run.steps {
+            let b = match s.b {
+                Operand::Value(b) => values[b as usize],
+                Operand::Imm(k) => k,
+            };
+            let mut v = apply(s.op, values[s.a as usize], b);
+            if let Some(k) = s.keep.filter(|_| !active) {
+                v = values[k as usize];
+            }
+            values.push(v);
+        }
+        for o in run.outputs {
+            if active || !o.masked {
+                regs[o.reg as usize * width + l] = u64::from(values[o.value as usize]);
+            }
+        }
+    }
+}
+
+/// A random run on registers `0..6`: each step reads values made before
+/// it.
+fn runs() -> impl Strategy<Value = (Vec<u32>, Vec<Step>, Vec<Output>)> {
+    (1usize..4, 1usize..16).prop_flat_map(|(inputs, steps)| {
+        let values = inputs + steps;
+        (
+            prop::collection::vec(0u32..6, inputs),
+            (0..steps)
+                .map(|i| {
+                    let made = (inputs + i) as u16;
+                    (
+                        0..OPS.len(),
+                        0..made,
+                        prop_oneof![
+                            (0..made).prop_map(Operand::Value),
+                            any::<u32>().prop_map(Operand::Imm),
+                            (0u32..40).prop_map(Operand::Imm),
+                        ],
+                        prop::option::of(0..made),
+                    )
+                        .prop_map(|(op, a, b, keep)| Step {
+                            op: OPS[op],
+                            a,
+                            b,
+                            keep,
+                        })
+                })
+                .collect::<Vec<_>>(),
+            prop::collection::vec((0u32..6, 0..values as u16, any::<bool>()), 0..4),
+        )
+            .prop_map(|(inputs, steps, outputs)| {
+                let outputs = outputs
+                    .into_iter()
+                    .map(|(reg, value, masked)| Output { reg, value, masked })
+                    .collect();
+                (inputs, steps, outputs)
+            })
+    })
+}
+
+fn kernel(run: &Run) -> Option<Kernel> {
+    let mut b = Builder::new()?;
+    let k = b.add(run).expect("the run fits");
+    Some(b.finish().expect("executable").swap_remove(k))
+}
+
+proptest! {
+    #[test]
+    fn kernels_do_what_their_steps_say(
+        (inputs, steps, outputs) in runs(),
+        chunks in 1usize..=16,
+        mask in prop_oneof![any::<u128>(), Just(u128::MAX), Just(0u128)],
+        lanes in prop::collection::vec(any::<u64>(), 6 * 128),
+    ) {
+        let run = Run { inputs: &inputs, steps: &steps, outputs: &outputs };
+        let Some(kernel) = kernel(&run) else { return Ok(()) };
+        let width = chunks * 8;
+        let mask = if width == 128 { mask } else { mask & ((1 << width) - 1) };
+        let mut want = lanes[..6 * width].to_vec();
+        model(&run, &mut want, width, mask);
+        let mut got = lanes[..6 * width].to_vec();
+        prop_assert!(kernel.run(&mut got, width, mask));
+        for r in 0..6 {
+            let lanes = r * width..(r + 1) * width;
+            prop_assert_eq!(&got[lanes.clone()], &want[lanes], "register {}", r);
+        }
+    }
+}
+
+/// Every operation, with a register and with constants as its second
+/// operand, on every pair of words at the edges (equal words, the sign
+/// bit, shift counts past 31), checked against hand-written results.
+#[test]
+fn every_operation_on_edge_values() {
+    let edges = [
+        0u32,
+        1,
+        31,
+        32,
+        33,
+        0x7FFF_FFFF,
+        0x8000_0000,
+        0xFFFF_FFFF,
+        0x1234_5678,
+        0xFFFF_FFFE,
+    ];
+    let pairs: Vec<(u32, u32)> = edges.iter().flat_map(|&x| edges.map(|y| (x, y))).collect();
+    let width = pairs.len().div_ceil(8) * 8;
+    let mut regs = vec![0u64; 3 * width];
+    for (l, &(x, y)) in pairs.iter().enumerate() {
+        regs[l] = u64::from(x) | 0xDEAD_0000_0000_0000;
+        regs[width + l] = u64::from(y);
+    }
+    for op in OPS {
+        for imm in [None, Some(0u32), Some(31), Some(33), Some(0x8000_0000)] {
+            let steps = [Step {
+                op,
+                a: 0,
+                b: imm.map_or(Operand::Value(1), Operand::Imm),
+                keep: None,
+            }];
+            let outputs = [Output {
+                reg: 2,
+                value: 2,
+                masked: false,
+            }];
+            let run = Run {
+                inputs: &[0, 1],
+                steps: &steps,
+                outputs: &outputs,
+            };
+            let Some(kernel) = kernel(&run) else { return };
+            let mut got = regs.clone();
+            assert!(kernel.run(&mut got, width, u128::MAX));
+            for (l, &(x, y)) in pairs.iter().enumerate() {
+                let y = imm.unwrap_or(y);
+                let want = match op {
+                    Op::Add => x.wrapping_add(y),
+                    Op::Sub => x.wrapping_sub(y),
+                    Op::Mul => ((u64::from(x) * u64::from(y)) & 0xFFFF_FFFF) as u32,
+                    Op::Shl => ((u64::from(x) << (y & 31)) & 0xFFFF_FFFF) as u32,
+                    Op::ShrU => x >> (y & 31),
+                    Op::And => x & y,
+                    Op::Or => x | y,
+                    Op::Xor => x ^ y,
+                    Op::Eq => u32::from(x == y),
+                    Op::Ne => u32::from(x != y),
+                    Op::LtU => u32::from(x < y),
+                    Op::LeU => u32::from(x <= y),
+                    Op::GtU => u32::from(x > y),
+                    Op::GeU => u32::from(x >= y),
+                };
+                assert_eq!(got[2 * width + l], u64::from(want), "{op:?} {x:#x} {y:#x}");
+            }
+            assert_eq!(got[..2 * width], regs[..2 * width], "inputs untouched");
+        }
+    }
+}
+
+/// Runs that do not fit are refused, and the builder goes on.
+#[test]
+fn runs_too_wide_for_the_registers_are_refused() {
+    let Some(mut b) = Builder::new() else { return };
+    // Twelve inputs all written back: twelve values live at the end.
+    let inputs: Vec<u32> = (0..12).collect();
+    let outputs: Vec<Output> = (0..12)
+        .map(|v| Output {
+            reg: 12 + v,
+            value: v as u16,
+            masked: false,
+        })
+        .collect();
+    let wide = Run {
+        inputs: &inputs,
+        steps: &[],
+        outputs: &outputs,
+    };
+    assert_eq!(b.add(&wide), None);
+    // Eleven fit, but name 22 registers.
+    let named = Run {
+        inputs: &inputs[..11],
+        steps: &[],
+        outputs: &outputs[..11],
+    };
+    assert_eq!(b.add(&named), None);
+    // A step reading a value not yet made.
+    let early = [Step {
+        op: Op::Add,
+        a: 0,
+        b: Operand::Value(1),
+        keep: None,
+    }];
+    let bad = Run {
+        inputs: &[0],
+        steps: &early,
+        outputs: &[],
+    };
+    assert_eq!(b.add(&bad), None);
+    let copy = [Output {
+        reg: 1,
+        value: 0,
+        masked: false,
+    }];
+    let k = b
+        .add(&Run {
+            inputs: &[0],
+            steps: &[],
+            outputs: &copy,
+        })
+        .expect("fits");
+    let kernel = b.finish().expect("executable").swap_remove(k);
+    let mut regs: Vec<u64> = (0..16).collect();
+    assert!(kernel.run(&mut regs, 8, 0xF0));
+    assert_eq!(regs[8..], [0, 1, 2, 3, 4, 5, 6, 7]);
+    // Widths the kernel cannot take, and a register file too short.
+    assert!(!kernel.run(&mut regs, 4, 0xF));
+    assert!(!kernel.run(&mut regs[..12], 8, 0xFF));
+}
