@@ -162,6 +162,14 @@ impl Workers {
             .map_err(|e| ExecError::new(format!("cannot start worker threads: {e}"), None))
     }
 
+    /// Memory holding `bytes`, written by these workers.
+    pub fn load(&self, bytes: &[u8]) -> Memory {
+        match &self.pool {
+            None => Memory::from_bytes(bytes),
+            Some(pool) => pool.install(|| Memory::from_bytes_parallel(bytes)),
+        }
+    }
+
     fn run<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
         match &self.pool {
             None => f(),

@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use lockstep_ir::{AtomicOp, ScalarType};
+use rayon::prelude::*;
 
 use crate::value::Val;
 
@@ -67,6 +68,40 @@ impl Memory {
         words.extend(whole.map(|chunk| {
             AtomicU32::new(u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]))
         }));
+        if !rest.is_empty() {
+            let mut b = [0u8; 4];
+            b[..rest.len()].copy_from_slice(rest);
+            words.push(AtomicU32::new(u32::from_le_bytes(b)));
+        }
+        Memory {
+            words,
+            len: bytes.len() as u64,
+        }
+    }
+
+    /// [`Memory::from_bytes`], with the words of a large buffer written by
+    /// the threads of the current rayon pool: most of the cost is the
+    /// kernel zeroing the pages the first write touches.
+    pub fn from_bytes_parallel(bytes: &[u8]) -> Memory {
+        /// Words per task (1 MiB).
+        const CHUNK: usize = 1 << 18;
+        let whole = bytes.len() / 4;
+        if whole <= CHUNK {
+            return Memory::from_bytes(bytes);
+        }
+        let mut words = words_for(bytes.len().div_ceil(4));
+        words.spare_capacity_mut()[..whole]
+            .par_chunks_mut(CHUNK)
+            .zip(bytes[..whole * 4].par_chunks(CHUNK * 4))
+            .for_each(|(words, bytes)| {
+                for (w, b) in words.iter_mut().zip(bytes.chunks_exact(4)) {
+                    w.write(AtomicU32::new(u32::from_le_bytes([b[0], b[1], b[2], b[3]])));
+                }
+            });
+        // SAFETY: the capacity is at least `whole` (`words_for`), and the
+        // loop above wrote each of the first `whole` words.
+        unsafe { words.set_len(whole) };
+        let rest = &bytes[whole * 4..];
         if !rest.is_empty() {
             let mut b = [0u8; 4];
             b[..rest.len()].copy_from_slice(rest);

@@ -220,7 +220,11 @@ pub fn run(shader: &Shader, pipeline: &Pipeline, opts: &RunOptions) -> Result<Ru
     let bindings = Bindings::new(shader, pipeline)?;
     let choice = choose_wave_size(shader, &opts.device())?;
     let workers = Workers::new(opts.threads)?;
-    let memories = Bindings::memories(pipeline);
+    let memories: Vec<Memory> = pipeline
+        .buffers
+        .iter()
+        .map(|b| workers.load(&b.data))
+        .collect();
     let config = DispatchConfig {
         wave_size: choice.size,
         threads: opts.threads,

@@ -1,6 +1,6 @@
 //! Device memory (bounds, widths, atomics) and wave-size selection.
 
-use lockstep_exec::{Device, Memory, WavePreference, select_wave_size};
+use lockstep_exec::{Device, Memory, WavePreference, Workers, select_wave_size};
 use lockstep_ir::WaveSizeRange;
 use lockstep_ir::{AtomicOp, ScalarType as S};
 
@@ -12,6 +12,19 @@ fn loads_and_stores_of_every_width() {
     assert_eq!(m.load(0, S::UInt64), 0x0807_0605_0403_0201);
     m.store(6, S::UInt16, 0xBEEF);
     assert_eq!(m.to_bytes(), [1, 2, 3, 4, 5, 6, 0xEF, 0xBE]);
+}
+
+/// Buffers loaded by two workers hold their bytes: sizes around the
+/// parallel copy's 1 MiB pieces, with and without a partial last word.
+#[test]
+fn buffers_loaded_in_parallel_hold_their_bytes() {
+    let workers = Workers::new(2).expect("two workers");
+    for len in [0, 7, (1 << 20) + 4, (1 << 20) + 5, 3 * (1 << 20) + 3] {
+        let bytes: Vec<u8> = (0..len).map(|i: usize| (i * 7 + i / 251) as u8).collect();
+        let m = workers.load(&bytes);
+        assert_eq!(m.len(), len as u64);
+        assert!(m.to_bytes() == bytes, "{len} bytes");
+    }
 }
 
 #[test]
