@@ -17,8 +17,10 @@
 //! blocks instead, where each masked operation blends its slot with the
 //! register's earlier value.
 //!
-//! A block only replaces its run when it costs less (`block_cost`): a run
-//! of two operations on four inputs is cheaper as it is.
+//! Where blocks get machine code (`crate::jit`), every run becomes a block
+//! with a kernel. Otherwise a block only replaces its run when it costs
+//! less (`block_cost`): a run of two operations on four inputs is cheaper
+//! as it is.
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
@@ -139,6 +141,7 @@ pub(crate) fn form_blocks(code: &mut Vec<Inst>, spans: &mut Vec<Span>, every_run
     }
     fuse::drop_removed(code, spans, &removed);
     if let Some(made) = kernels.and_then(Kernels::finish) {
+        // The blocks in `code` are the ones formed above, in order.
         let blocks = code.iter_mut().filter_map(|inst| match inst {
             Inst::Block32(block) => Some(block),
             _ => None,
