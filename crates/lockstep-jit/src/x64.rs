@@ -79,7 +79,14 @@ impl Code {
     }
 }
 
-/// A step's second operand as the instruction takes it.
+/// A step's second operand: a value's register or a constant.
+#[derive(Clone, Copy)]
+enum Second {
+    Reg(u8),
+    Imm(u32),
+}
+
+/// A step's second operand as a three-operand instruction takes it.
 #[derive(Clone, Copy)]
 enum Src {
     Reg(u8),
@@ -167,12 +174,11 @@ impl Builder {
         for (i, step) in run.steps.iter().enumerate() {
             let Some(d) = place[inputs + i] else { continue };
             let out = if step.keep.is_some() { RESULT } else { d };
-            let a = at(step.a);
             let b = match step.b {
-                Operand::Value(b) => Src::Reg(at(b)),
-                Operand::Imm(imm) => Src::Mem(self.constant(Constant::Splat(imm))),
+                Operand::Value(b) => Second::Reg(at(b)),
+                Operand::Imm(imm) => Second::Imm(imm),
             };
-            self.step(step.op, out, a, b, step.b);
+            self.step(step.op, out, at(step.a), b);
             if let Some(keep) = step.keep {
                 dynasm!(self.asm; .arch x64
                     ; vpblendvb Ry(d), Ry(at(keep)), Ry(RESULT), Ry(MASK32)
@@ -213,43 +219,52 @@ impl Builder {
         entry
     }
 
-    /// `out = op(a, b)` on eight lanes (`imm`: the operand as the step
-    /// gave it, for shifts by a constant). `out` is written by the last
+    /// `out = op(a, b)` on eight lanes. `out` is written by the last
     /// instruction only, so it may be `a`'s or `b`'s register.
-    fn step(&mut self, op: Op, out: u8, a: u8, b: Src, imm: Operand) {
-        let asm = &mut self.asm;
-        match (op, imm) {
-            (Op::Shl, Operand::Imm(k)) => {
-                dynasm!(asm; .arch x64; vpslld Ry(out), Ry(a), (k & 31) as i8)
+    fn step(&mut self, op: Op, out: u8, a: u8, second: Second) {
+        // Shifts take a constant count as an immediate, and mask a
+        // register count to its low five bits.
+        match (op, second) {
+            (Op::Shl, Second::Imm(k)) => {
+                dynasm!(self.asm; .arch x64; vpslld Ry(out), Ry(a), (k & 31) as i8);
+                return;
             }
-            (Op::ShrU, Operand::Imm(k)) => {
-                dynasm!(asm; .arch x64; vpsrld Ry(out), Ry(a), (k & 31) as i8)
+            (Op::ShrU, Second::Imm(k)) => {
+                dynasm!(self.asm; .arch x64; vpsrld Ry(out), Ry(a), (k & 31) as i8);
+                return;
             }
-            (Op::Shl | Op::ShrU, Operand::Value(_)) => {
+            (Op::Shl | Op::ShrU, Second::Reg(b)) => {
                 let c31 = self.constant(Constant::Splat(31));
                 let asm = &mut self.asm;
-                // The count: `b`'s low five bits.
-                match b {
-                    Src::Reg(b) => dynasm!(asm; .arch x64; vpand Ry(TEMP), Ry(b), [=>c31]),
-                    Src::Mem(_) => unreachable!("a shift by a value reads a register"),
-                }
+                dynasm!(asm; .arch x64; vpand Ry(TEMP), Ry(b), [=>c31]);
                 if op == Op::Shl {
                     dynasm!(asm; .arch x64; vpsllvd Ry(out), Ry(a), Ry(TEMP));
                 } else {
                     dynasm!(asm; .arch x64; vpsrlvd Ry(out), Ry(a), Ry(TEMP));
                 }
+                return;
             }
-            (Op::Add, _) => three!(asm, vpaddd, out, a, b),
-            (Op::Sub, _) => three!(asm, vpsubd, out, a, b),
-            (Op::Mul, _) => three!(asm, vpmulld, out, a, b),
-            (Op::And, _) => three!(asm, vpand, out, a, b),
-            (Op::Or, _) => three!(asm, vpor, out, a, b),
-            (Op::Xor, _) => three!(asm, vpxor, out, a, b),
-            (Op::Eq, _) => {
+            _ => {}
+        }
+        // The other operations read a constant from the code's data.
+        let b = match second {
+            Second::Reg(b) => Src::Reg(b),
+            Second::Imm(k) => Src::Mem(self.constant(Constant::Splat(k))),
+        };
+        let asm = &mut self.asm;
+        match op {
+            Op::Shl | Op::ShrU => unreachable!("shifts are emitted above"),
+            Op::Add => three!(asm, vpaddd, out, a, b),
+            Op::Sub => three!(asm, vpsubd, out, a, b),
+            Op::Mul => three!(asm, vpmulld, out, a, b),
+            Op::And => three!(asm, vpand, out, a, b),
+            Op::Or => three!(asm, vpor, out, a, b),
+            Op::Xor => three!(asm, vpxor, out, a, b),
+            Op::Eq => {
                 three!(asm, vpcmpeqd, out, a, b);
                 dynasm!(asm; .arch x64; vpsrld Ry(out), Ry(out), 31);
             }
-            (Op::Ne | Op::LtU | Op::LeU | Op::GtU | Op::GeU, _) => {
+            Op::Ne | Op::LtU | Op::LeU | Op::GtU | Op::GeU => {
                 // TEMP = all ones where (a == b), (a >= b) or (a <= b):
                 // max(a, b) == a is a >= b, min(a, b) == a is a <= b.
                 match op {
