@@ -116,7 +116,7 @@ pub(crate) struct Context<'a> {
 pub(crate) struct Worker {
     waves: Vec<Wave>,
     /// One groupshared memory per group of the batch.
-    groupshared: Vec<Memory>,
+    groupshared: Vec<Memory<'static>>,
     scratch: Vec<u64>,
     tracker: SharedTracker,
     turns: Vec<usize>,
@@ -762,6 +762,13 @@ impl Wave {
                                     memory(ctx, gs, addr.space, part).load_words(d, a, offset);
                                 }
                             });
+                        } else if chunk == w {
+                            // One memory for every lane.
+                            let lanes = self.cur & full_mask(w);
+                            let mem = memory(ctx, gs, addr.space, 0);
+                            self.with_operands(dst, [r], scratch, |d, [a]| {
+                                mem.load_words_where(d, a, offset, lanes);
+                            });
                         } else {
                             let (d, a) = (dst.0 as usize * w, r.0 as usize * w);
                             for l in self.lanes(w) {
@@ -792,6 +799,9 @@ impl Wave {
                             for (part, (a, v)) in a.chunks(chunk).zip(v.chunks(chunk)).enumerate() {
                                 memory(ctx, gs, addr.space, part).store_words(a, offset, v);
                             }
+                        } else if chunk == w {
+                            let lanes = self.cur & full_mask(w);
+                            memory(ctx, gs, addr.space, 0).store_words_where(a, offset, v, lanes);
                         } else {
                             for l in self.lanes(w) {
                                 let mem = memory(ctx, gs, addr.space, l / chunk);
@@ -1851,7 +1861,7 @@ fn memory_chunk(addr: Address, w: usize, ww: usize) -> usize {
 
 /// The memory of `space` for the lanes of wave `part` of a batch.
 #[inline(always)]
-fn memory<'a>(ctx: &'a Context, gs: &'a [Memory], space: Space, part: usize) -> &'a Memory {
+fn memory<'a>(ctx: &'a Context, gs: &'a [Memory<'a>], space: Space, part: usize) -> &'a Memory<'a> {
     match space {
         Space::Groupshared => &gs[part],
         Space::Resource(id) => ctx.resources[id.index()].memory,

@@ -120,7 +120,7 @@ pub fn validate_wave_size(n: u32) -> Result<(), ExecError> {
 /// The memory bound to one resource of a shader.
 #[derive(Clone, Copy, Debug)]
 pub struct BoundResource<'a> {
-    pub memory: &'a Memory,
+    pub memory: &'a Memory<'a>,
     /// A texture's size in texels: width, height, and depth (3D) or slice
     /// count (arrays); 1 for the dimensions a texture does not have.
     /// Buffers ignore it.
@@ -129,7 +129,7 @@ pub struct BoundResource<'a> {
 
 impl<'a> BoundResource<'a> {
     /// A buffer (its size is the memory's).
-    pub fn buffer(memory: &'a Memory) -> BoundResource<'a> {
+    pub fn buffer(memory: &'a Memory<'a>) -> BoundResource<'a> {
         BoundResource {
             memory,
             dims: [0; 3],
@@ -137,7 +137,7 @@ impl<'a> BoundResource<'a> {
     }
 
     /// A texture of `dims` texels.
-    pub fn texture(memory: &'a Memory, dims: [u32; 3]) -> BoundResource<'a> {
+    pub fn texture(memory: &'a Memory<'a>, dims: [u32; 3]) -> BoundResource<'a> {
         BoundResource { memory, dims }
     }
 }
@@ -163,7 +163,7 @@ impl Workers {
     }
 
     /// Memory holding `bytes`, written by these workers.
-    pub fn load(&self, bytes: &[u8]) -> Memory {
+    pub fn load<'a>(&self, bytes: &[u8]) -> Memory<'a> {
         match &self.pool {
             None => Memory::from_bytes(bytes),
             Some(pool) => pool.install(|| Memory::from_bytes_parallel(bytes)),
@@ -210,9 +210,18 @@ pub fn dispatch_checked(
     resources: &[BoundResource],
     config: &DispatchConfig,
 ) -> Result<Vec<Finding>, ExecError> {
+    dispatch_checked_on(&Workers::new(config.threads)?, program, resources, config)
+}
+
+/// [`dispatch_checked`] on `workers` (its `config.threads` is not used).
+pub fn dispatch_checked_on(
+    workers: &Workers,
+    program: &Program,
+    resources: &[BoundResource],
+    config: &DispatchConfig,
+) -> Result<Vec<Finding>, ExecError> {
     let findings = Findings::default();
-    let workers = Workers::new(config.threads)?;
-    run_dispatch(program, resources, config, Some(&findings), &workers)?;
+    run_dispatch(program, resources, config, Some(&findings), workers)?;
     Ok(findings.into_vec())
 }
 

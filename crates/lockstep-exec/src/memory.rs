@@ -5,21 +5,37 @@
 //! with a compare-and-swap loop; 64-bit atomics take a striped lock so that
 //! they are atomic with respect to each other (not with respect to 32-bit
 //! atomics on the same bytes, which D3D leaves undefined too).
+//!
+//! A buffer no resource can write may instead be the caller's own bytes,
+//! read in place ([`Memory::read_only`]): a dispatch then copies none of its
+//! inputs.
 
+use std::borrow::Cow;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use lockstep_ir::{AtomicOp, ScalarType};
+use lockstep_wave::Mask;
 use rayon::prelude::*;
 
 use crate::value::Val;
 
-/// A buffer's bytes as atomic words. The length in bytes may be any number;
+/// A buffer's bytes as 32-bit words. The length in bytes may be any number;
 /// accesses past it read 0 and write nothing.
 #[derive(Debug)]
-pub struct Memory {
-    words: Vec<AtomicU32>,
+pub struct Memory<'a> {
+    words: Words<'a>,
     len: u64,
+}
+
+#[derive(Debug)]
+enum Words<'a> {
+    /// Words of the memory's own, which the engine reads and writes.
+    Own(Vec<AtomicU32>),
+    /// The caller's words, read in place. Only resources that cannot write
+    /// are bound to such a memory; a write to it is dropped (and is an
+    /// engine bug, caught by a debug assertion).
+    Read(&'a [u32]),
 }
 
 /// An empty vector with room for `n` words, backed by huge pages where the
@@ -50,18 +66,43 @@ fn huge_pages(_: usize, _: usize) {}
 
 static WIDE_LOCKS: [Mutex<()>; 64] = [const { Mutex::new(()) }; 64];
 
-impl Memory {
-    pub fn zeroed(len: usize) -> Memory {
-        let mut words = words_for(len.div_ceil(4));
-        words.resize_with(len.div_ceil(4), || AtomicU32::new(0));
+impl<'a> Memory<'a> {
+    fn own(words: Vec<AtomicU32>, len: usize) -> Memory<'a> {
         Memory {
-            words,
+            words: Words::Own(words),
             len: len as u64,
         }
     }
 
+    pub fn zeroed(len: usize) -> Memory<'a> {
+        let mut words = words_for(len.div_ceil(4));
+        words.resize_with(len.div_ceil(4), || AtomicU32::new(0));
+        Memory::own(words, len)
+    }
+
+    /// Memory that reads `bytes` in place, with no copy; `None` when they
+    /// cannot be read as words (not 4-byte aligned, a length that is not a
+    /// multiple of 4, or a big-endian machine), which [`Memory::from_bytes`]
+    /// then copies. Bind it only to resources that cannot write: writes to
+    /// it are dropped.
+    pub fn read_only(bytes: &'a [u8]) -> Option<Memory<'a>> {
+        if cfg!(target_endian = "big") {
+            return None;
+        }
+        let words = bytemuck::try_cast_slice(bytes).ok()?;
+        Some(Memory {
+            words: Words::Read(words),
+            len: bytes.len() as u64,
+        })
+    }
+
+    /// Whether the memory reads its caller's bytes in place.
+    pub fn is_read_only(&self) -> bool {
+        matches!(self.words, Words::Read(_))
+    }
+
     /// Memory holding `bytes` (the last word zero-padded).
-    pub fn from_bytes(bytes: &[u8]) -> Memory {
+    pub fn from_bytes(bytes: &[u8]) -> Memory<'a> {
         let whole = bytes.chunks_exact(4);
         let rest = whole.remainder();
         let mut words = words_for(bytes.len().div_ceil(4));
@@ -73,16 +114,13 @@ impl Memory {
             b[..rest.len()].copy_from_slice(rest);
             words.push(AtomicU32::new(u32::from_le_bytes(b)));
         }
-        Memory {
-            words,
-            len: bytes.len() as u64,
-        }
+        Memory::own(words, bytes.len())
     }
 
     /// [`Memory::from_bytes`], with the words of a large buffer written by
     /// the threads of the current rayon pool: most of the cost is the
     /// kernel zeroing the pages the first write touches.
-    pub fn from_bytes_parallel(bytes: &[u8]) -> Memory {
+    pub fn from_bytes_parallel(bytes: &[u8]) -> Memory<'a> {
         /// Words per task (1 MiB).
         const CHUNK: usize = 1 << 18;
         let whole = bytes.len() / 4;
@@ -107,34 +145,39 @@ impl Memory {
             b[..rest.len()].copy_from_slice(rest);
             words.push(AtomicU32::new(u32::from_le_bytes(b)));
         }
-        Memory {
-            words,
-            len: bytes.len() as u64,
-        }
+        Memory::own(words, bytes.len())
     }
 
     /// The memory's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.words.len() * 4);
-        for w in &self.words {
-            out.extend_from_slice(&w.load(Relaxed).to_le_bytes());
-        }
+        let mut out = match &self.words {
+            Words::Own(words) => {
+                let mut out = Vec::with_capacity(words.len() * 4);
+                for w in words {
+                    out.extend_from_slice(&w.load(Relaxed).to_le_bytes());
+                }
+                out
+            }
+            Words::Read(words) => bytemuck::cast_slice(words).to_vec(),
+        };
         out.truncate(self.len as usize);
         out
     }
 
     /// The memory's words, each in little-endian byte order (so that their
     /// bytes in memory are the buffer's bytes), and the length in bytes.
-    /// The words stay where they are: no copy is made.
-    pub fn into_le_words(self) -> (Vec<u32>, usize) {
+    /// The words stay where they are: no copy is made, and a read-only
+    /// memory gives back the caller's words.
+    pub fn into_le_words(self) -> (Cow<'a, [u32]>, usize) {
         let len = self.len as usize;
-        // `AtomicU32` and `u32` have the same size and alignment, so this
-        // collects in place.
-        let words = self
-            .words
-            .into_iter()
-            .map(|w| w.into_inner().to_le())
-            .collect();
+        let words = match self.words {
+            // `AtomicU32` and `u32` have the same size and alignment, so
+            // this collects in place.
+            Words::Own(words) => {
+                Cow::Owned(words.into_iter().map(|w| w.into_inner().to_le()).collect())
+            }
+            Words::Read(words) => Cow::Borrowed(words),
+        };
         (words, len)
     }
 
@@ -146,16 +189,28 @@ impl Memory {
         self.len == 0
     }
 
+    /// The words the engine may write: none for a read-only memory.
+    #[inline(always)]
+    fn writable(&self) -> &[AtomicU32] {
+        match &self.words {
+            Words::Own(words) => words,
+            Words::Read(_) => {
+                debug_assert!(false, "a write to read-only memory");
+                &[]
+            }
+        }
+    }
+
     /// Zeroes every word (groupshared memory at the start of a group).
     pub fn clear(&self) {
-        for w in &self.words {
+        for w in self.writable() {
             w.store(0, Relaxed);
         }
     }
 
     /// Resizes to `len` bytes and zeroes (reused groupshared memory).
     pub fn reset(&mut self, len: usize) {
-        if self.words.len() != len.div_ceil(4) {
+        if !matches!(&self.words, Words::Own(w) if w.len() == len.div_ceil(4)) {
             *self = Memory::zeroed(len);
         } else {
             self.len = len as u64;
@@ -172,8 +227,19 @@ impl Memory {
             && offset.is_multiple_of(u64::from(size.min(4)))
     }
 
-    fn word(&self, offset: u64) -> &AtomicU32 {
-        &self.words[(offset / 4) as usize]
+    /// The word holding byte `offset`, to write; `None` past the words or
+    /// for a read-only memory.
+    fn word(&self, offset: u64) -> Option<&AtomicU32> {
+        self.writable().get((offset / 4) as usize)
+    }
+
+    /// The value of word `index`, which exists.
+    #[inline(always)]
+    fn value(&self, index: usize) -> u32 {
+        match &self.words {
+            Words::Own(words) => words[index].load(Relaxed),
+            Words::Read(words) => words[index],
+        }
     }
 
     /// Reads a scalar; 0 when out of bounds or misaligned.
@@ -182,53 +248,95 @@ impl Memory {
         if !self.in_bounds(offset, size) {
             return 0;
         }
+        let index = (offset / 4) as usize;
         match size {
-            2 => u64::from((self.word(offset).load(Relaxed) >> ((offset % 4) * 8)) & 0xFFFF),
-            4 => u64::from(self.word(offset).load(Relaxed)),
-            _ => {
-                let lo = self.word(offset).load(Relaxed);
-                let hi = self.word(offset + 4).load(Relaxed);
-                u64::from(lo) | (u64::from(hi) << 32)
-            }
+            2 => u64::from((self.value(index) >> ((offset % 4) * 8)) & 0xFFFF),
+            4 => u64::from(self.value(index)),
+            _ => u64::from(self.value(index)) | (u64::from(self.value(index + 1)) << 32),
         }
     }
 
-    /// The words wholly inside the memory: a 32-bit access at byte `at` is
-    /// in bounds and aligned exactly when `at` is a multiple of 4 and
-    /// `at / 4` indexes this slice.
-    fn whole_words(&self) -> &[AtomicU32] {
-        &self.words[..(self.len / 4) as usize]
-    }
-
-    /// The word a 32-bit access at byte `at` reads or writes: `None` when
-    /// that is out of bounds or misaligned.
+    /// The number of words wholly inside the memory: a 32-bit access at
+    /// byte `at` is in bounds and aligned exactly when `at` is a multiple of
+    /// 4 and `at / 4` is below it.
     #[inline(always)]
-    fn word_at(&self, at: u64) -> Option<&AtomicU32> {
-        self.whole_words()
-            .get((at / 4) as usize)
-            .filter(|_| at.is_multiple_of(4))
+    fn whole_words(&self) -> usize {
+        (self.len / 4) as usize
     }
 
     /// [`Memory::load`] of a 32-bit scalar.
     #[inline(always)]
     pub fn load_word(&self, at: u64) -> u64 {
-        self.word_at(at).map_or(0, |w| u64::from(w.load(Relaxed)))
+        let whole = self.whole_words();
+        match &self.words {
+            Words::Own(words) => word_value(&words[..whole], at, |w| w.load(Relaxed)),
+            Words::Read(words) => word_value(&words[..whole], at, |&w| w),
+        }
+    }
+
+    /// The words wholly inside the memory that the engine may write: none
+    /// for a read-only memory.
+    #[inline(always)]
+    fn whole_writable(&self) -> &[AtomicU32] {
+        let words = self.writable();
+        // Empty for a read-only memory, else the memory's own words, which
+        // cover its length.
+        &words[..self.whole_words().min(words.len())]
     }
 
     /// [`Memory::store`] of a 32-bit scalar (the low 32 bits of `bits`).
     #[inline(always)]
     pub fn store_word(&self, at: u64, bits: u64) {
-        if let Some(w) = self.word_at(at) {
-            w.store(bits as u32, Relaxed);
-        }
+        store_word(self.whole_writable(), at, bits);
     }
 
     /// [`Memory::load_word`] for every lane: `dst[l]` is the word at byte
     /// `addrs[l] + offset` (wrapping), or 0 when that is out of bounds or
     /// misaligned.
+    #[inline]
     pub fn load_words(&self, dst: &mut [u64], addrs: &[u64], offset: u64) {
-        for (d, &a) in dst.iter_mut().zip(addrs) {
-            *d = self.load_word(a.wrapping_add(offset));
+        #[inline(always)]
+        fn gather<T>(
+            dst: &mut [u64],
+            addrs: &[u64],
+            offset: u64,
+            words: &[T],
+            read: impl Fn(&T) -> u32 + Copy,
+        ) {
+            for (d, &a) in dst.iter_mut().zip(addrs) {
+                *d = word_value(words, a.wrapping_add(offset), read);
+            }
+        }
+        let whole = self.whole_words();
+        match &self.words {
+            Words::Own(words) => gather(dst, addrs, offset, &words[..whole], |w| w.load(Relaxed)),
+            Words::Read(words) => gather(dst, addrs, offset, &words[..whole], |&w| w),
+        }
+    }
+
+    /// [`Memory::load_words`] for the lanes in `lanes` only: the others'
+    /// `dst` stays as it is.
+    #[inline(always)]
+    pub fn load_words_where(&self, dst: &mut [u64], addrs: &[u64], offset: u64, lanes: Mask) {
+        #[inline(always)]
+        fn gather<T>(
+            dst: &mut [u64],
+            addrs: &[u64],
+            offset: u64,
+            lanes: Mask,
+            words: &[T],
+            read: impl Fn(&T) -> u32 + Copy,
+        ) {
+            for l in lockstep_wave::lanes(lanes) {
+                dst[l] = word_value(words, addrs[l].wrapping_add(offset), read);
+            }
+        }
+        let whole = self.whole_words();
+        match &self.words {
+            Words::Own(words) => gather(dst, addrs, offset, lanes, &words[..whole], |w| {
+                w.load(Relaxed)
+            }),
+            Words::Read(words) => gather(dst, addrs, offset, lanes, &words[..whole], |&w| w),
         }
     }
 
@@ -236,9 +344,20 @@ impl Memory {
     /// several lanes writing one word wins): the low 32 bits of `src[l]` go
     /// to byte `addrs[l] + offset` (wrapping), unless that is out of bounds
     /// or misaligned.
+    #[inline]
     pub fn store_words(&self, addrs: &[u64], offset: u64, src: &[u64]) {
+        let words = self.whole_writable();
         for (&a, &v) in addrs.iter().zip(src) {
-            self.store_word(a.wrapping_add(offset), v);
+            store_word(words, a.wrapping_add(offset), v);
+        }
+    }
+
+    /// [`Memory::store_words`] for the lanes in `lanes` only.
+    #[inline(always)]
+    pub fn store_words_where(&self, addrs: &[u64], offset: u64, src: &[u64], lanes: Mask) {
+        let words = self.whole_writable();
+        for l in lockstep_wave::lanes(lanes) {
+            store_word(words, addrs[l].wrapping_add(offset), src[l]);
         }
     }
 
@@ -253,14 +372,20 @@ impl Memory {
                 let shift = (offset % 4) * 8;
                 let mask = 0xFFFFu32 << shift;
                 let value = ((bits as u32) & 0xFFFF) << shift;
-                let _ = self
-                    .word(offset)
-                    .fetch_update(Relaxed, Relaxed, |w| Some((w & !mask) | value));
+                if let Some(word) = self.word(offset) {
+                    let _ = word.fetch_update(Relaxed, Relaxed, |w| Some((w & !mask) | value));
+                }
             }
-            4 => self.word(offset).store(bits as u32, Relaxed),
+            4 => {
+                if let Some(word) = self.word(offset) {
+                    word.store(bits as u32, Relaxed);
+                }
+            }
             _ => {
-                self.word(offset).store(bits as u32, Relaxed);
-                self.word(offset + 4).store((bits >> 32) as u32, Relaxed);
+                if let (Some(lo), Some(hi)) = (self.word(offset), self.word(offset + 4)) {
+                    lo.store(bits as u32, Relaxed);
+                    hi.store((bits >> 32) as u32, Relaxed);
+                }
             }
         }
     }
@@ -273,7 +398,9 @@ impl Memory {
             return 0;
         }
         if size == 4 {
-            let word = self.word(offset);
+            let Some(word) = self.word(offset) else {
+                return 0;
+            };
             // The operations a 32-bit atomic has natively (one locked
             // instruction each); the rest go through a compare-and-swap loop.
             let a32 = a as u32;
@@ -304,6 +431,29 @@ impl Memory {
             self.store(offset, ty, new);
         }
         old
+    }
+}
+
+/// The value of the word a 32-bit access at byte `at` reads from `words`
+/// (the memory's whole words): 0 when that is out of bounds or misaligned.
+#[inline(always)]
+fn word_value<T>(words: &[T], at: u64, read: impl Fn(&T) -> u32 + Copy) -> u64 {
+    words
+        .get((at / 4) as usize)
+        .filter(|_| at.is_multiple_of(4))
+        .map_or(0, |w| u64::from(read(w)))
+}
+
+/// Writes the low 32 bits of `bits` to the word a 32-bit access at byte
+/// `at` writes in `words` (the memory's whole words), unless that is out of
+/// bounds or misaligned.
+#[inline(always)]
+fn store_word(words: &[AtomicU32], at: u64, bits: u64) {
+    if let Some(w) = words
+        .get((at / 4) as usize)
+        .filter(|_| at.is_multiple_of(4))
+    {
+        w.store(bits as u32, Relaxed);
     }
 }
 
@@ -474,5 +624,38 @@ mod tests {
             assert_eq!(mem.len(), len as u64);
             assert_eq!(mem.to_bytes(), bytes);
         }
+    }
+
+    #[test]
+    fn read_only_memory_reads_what_a_copy_reads() {
+        let words: Vec<u32> = (1..=6u32).map(|i| i.wrapping_mul(0x0403_0201)).collect();
+        let bytes: &[u8] = bytemuck::cast_slice(&words);
+        let read = Memory::read_only(bytes).expect("aligned words");
+        let copy = Memory::from_bytes(bytes);
+        assert!(read.is_read_only() && !copy.is_read_only());
+        for offset in (0..30).chain([u64::MAX - 1, 1 << 40]) {
+            for ty in [ScalarType::UInt16, ScalarType::UInt32, ScalarType::UInt64] {
+                let at = format!("{ty:?} at {offset}");
+                assert_eq!(read.load(offset, ty), copy.load(offset, ty), "{at}");
+            }
+            assert_eq!(read.load_word(offset), copy.load_word(offset), "{offset}");
+        }
+        let addrs = [0, 4, 20, 24, 2, u64::MAX - 3, 8];
+        let (mut a, mut b) = ([7u64; 7], [7u64; 7]);
+        read.load_words(&mut a, &addrs, 0);
+        copy.load_words(&mut b, &addrs, 0);
+        assert_eq!(a, b);
+        // By hand: the high half of the first word, and the third word.
+        assert_eq!(read.load(2, ScalarType::UInt16), 0x0403);
+        assert_eq!(a[6], 0x0C09_0603);
+        assert_eq!(read.to_bytes(), bytes);
+        // The words handed back are the caller's.
+        let (back, len) = read.into_le_words();
+        assert!(matches!(back, Cow::Borrowed(w) if w.as_ptr() == words.as_ptr()));
+        assert_eq!(len, 24);
+        // Bytes that are not whole aligned words are refused.
+        assert!(Memory::read_only(&bytes[..23]).is_none());
+        assert!(Memory::read_only(&bytes[1..21]).is_none());
+        assert!(Memory::read_only(&bytes[4..24]).is_some());
     }
 }

@@ -52,17 +52,18 @@ impl RunOptions {
     }
 }
 
-/// The buffers after a dispatch and the verdict of each result rule.
+/// The buffers after a dispatch and the verdict of each result rule. The
+/// buffers the shader cannot write are borrowed from the pipeline (`'p`).
 #[derive(Clone, Debug)]
-pub struct RunOutput {
+pub struct RunOutput<'p> {
     /// The wave size the dispatch ran at, and why.
     pub wave_size: WaveSizeChoice,
     /// The bytes of every pipeline buffer, in the pipeline's order.
-    pub contents: Vec<BufferContents>,
+    pub contents: Vec<BufferContents<'p>>,
     pub outcomes: Vec<RuleOutcome>,
 }
 
-impl RunOutput {
+impl RunOutput<'_> {
     pub fn passed(&self) -> bool {
         self.outcomes.iter().all(|o| o.passed)
     }
@@ -180,16 +181,30 @@ impl Bindings {
         marked
     }
 
-    /// Fresh memories holding the pipeline's initial data, one per buffer.
-    pub fn memories(pipeline: &Pipeline) -> Vec<Memory> {
+    /// Memories holding the pipeline's initial data, one per buffer: a
+    /// buffer no writable resource is bound to is read in place, the others
+    /// are copied by `workers`.
+    pub fn memories<'p>(
+        &self,
+        shader: &Shader,
+        pipeline: &'p Pipeline,
+        workers: &Workers,
+    ) -> Vec<Memory<'p>> {
+        let written = self.buffers_where(shader, pipeline.buffers.len(), |r| r.kind.is_writable());
         pipeline
             .buffers
             .iter()
-            .map(|b| Memory::from_bytes(&b.data))
+            .zip(written)
+            .map(|(b, written)| {
+                (!written)
+                    .then(|| Memory::read_only(&b.data))
+                    .flatten()
+                    .unwrap_or_else(|| workers.load(&b.data))
+            })
             .collect()
     }
 
-    pub fn bound<'a>(&self, memories: &'a [Memory]) -> Vec<BoundResource<'a>> {
+    pub fn bound<'a>(&self, memories: &'a [Memory<'a>]) -> Vec<BoundResource<'a>> {
         self.buffer_of
             .iter()
             .zip(&self.dims)
@@ -215,16 +230,17 @@ pub(crate) fn choose_wave_size(
     })
 }
 
-/// Runs the shader over the pipeline's buffers.
-pub fn run(shader: &Shader, pipeline: &Pipeline, opts: &RunOptions) -> Result<RunOutput, RunError> {
+/// Runs the shader over the pipeline's buffers. The buffers the shader
+/// cannot write are read in place, and come back borrowed.
+pub fn run<'p>(
+    shader: &Shader,
+    pipeline: &'p Pipeline,
+    opts: &RunOptions,
+) -> Result<RunOutput<'p>, RunError> {
     let bindings = Bindings::new(shader, pipeline)?;
     let choice = choose_wave_size(shader, &opts.device())?;
     let workers = Workers::new(opts.threads)?;
-    let memories: Vec<Memory> = pipeline
-        .buffers
-        .iter()
-        .map(|b| workers.load(&b.data))
-        .collect();
+    let memories = bindings.memories(shader, pipeline, &workers);
     let config = DispatchConfig {
         wave_size: choice.size,
         threads: opts.threads,

@@ -3,7 +3,7 @@
 //! outputs that depend on the wave size, and outputs that depend on the
 //! order lanes, waves or groups are combined in.
 
-use lockstep_exec::{DispatchConfig, Finding, Memory, Program, ReductionOrder, Schedule};
+use lockstep_exec::{DispatchConfig, Finding, Memory, Program, ReductionOrder, Schedule, Workers};
 use lockstep_pipeline::Pipeline;
 use serde::Serialize;
 
@@ -150,6 +150,8 @@ pub fn check(
         ..CheckReport::default()
     };
     let mut baselines = Vec::new();
+    // The dispatches run on one thread; the buffers are copied on all.
+    let workers = Workers::new(opts.threads)?;
     for &w in &sizes {
         let config = DispatchConfig {
             wave_size: w,
@@ -158,7 +160,7 @@ pub fn check(
             group_count: pipeline.dispatch,
             ..DispatchConfig::default()
         };
-        let memories = Bindings::memories(pipeline);
+        let memories = bindings.memories(shader, pipeline, &workers);
         let findings =
             lockstep_exec::dispatch_checked(&checked, &bindings.bound(&memories), &config)?;
         for f in findings.into_iter().map(|f| reported(shader, f)) {
@@ -179,7 +181,7 @@ pub fn check(
         done += 1;
         progress(done, total);
         for (name, order, schedule) in variations() {
-            let memories = Bindings::memories(pipeline);
+            let memories = bindings.memories(shader, pipeline, &workers);
             let config = DispatchConfig {
                 order,
                 schedule,
@@ -451,15 +453,16 @@ fn lanes_text(lanes: &[u32]) -> String {
 
 /// Runs the dispatch once, at the wave size `opts` chooses, in checked
 /// mode: the run's output and the undefined behaviour it hit.
-pub fn run_checked(
+pub fn run_checked<'p>(
     shader: &Shader,
-    pipeline: &Pipeline,
+    pipeline: &'p Pipeline,
     opts: &RunOptions,
-) -> Result<(crate::RunOutput, CheckReport), RunError> {
+) -> Result<(crate::RunOutput<'p>, CheckReport), RunError> {
     let bindings = Bindings::new(shader, pipeline)?;
     let choice = choose_wave_size(shader, &opts.device())?;
     let checked = Program::compile_checked(&shader.module)?;
-    let memories = Bindings::memories(pipeline);
+    let workers = Workers::new(opts.threads)?;
+    let memories = bindings.memories(shader, pipeline, &workers);
     let config = DispatchConfig {
         wave_size: choice.size,
         threads: opts.threads,
@@ -467,7 +470,12 @@ pub fn run_checked(
         group_count: pipeline.dispatch,
         ..DispatchConfig::default()
     };
-    let findings = lockstep_exec::dispatch_checked(&checked, &bindings.bound(&memories), &config)?;
+    let findings = lockstep_exec::dispatch_checked_on(
+        &workers,
+        &checked,
+        &bindings.bound(&memories),
+        &config,
+    )?;
     let contents: Vec<BufferContents> = memories
         .into_iter()
         .map(BufferContents::from_memory)

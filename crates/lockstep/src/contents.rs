@@ -1,5 +1,6 @@
 //! A buffer's bytes after a run, kept in the words the engine ran on.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::ops::Deref;
 
@@ -7,16 +8,17 @@ use lockstep_exec::Memory;
 
 /// The bytes of one buffer after a dispatch. They stay in the engine's own
 /// 32-bit words (each stored little-endian), so a run hands its buffers
-/// back without copying them; the value derefs to the bytes.
+/// back without copying them; a buffer the shader cannot write is the
+/// pipeline's own bytes, borrowed for `'p`. The value derefs to the bytes.
 #[derive(Clone, PartialEq, Eq)]
-pub struct BufferContents {
-    words: Vec<u32>,
+pub struct BufferContents<'p> {
+    words: Cow<'p, [u32]>,
     len: usize,
 }
 
-impl BufferContents {
+impl<'p> BufferContents<'p> {
     /// The contents of a memory the engine ran on, without a copy.
-    pub fn from_memory(memory: Memory) -> BufferContents {
+    pub fn from_memory(memory: Memory<'p>) -> BufferContents<'p> {
         let (words, len) = memory.into_le_words();
         BufferContents { words, len }
     }
@@ -31,7 +33,7 @@ impl BufferContents {
     }
 }
 
-impl Deref for BufferContents {
+impl Deref for BufferContents<'_> {
     type Target = [u8];
 
     fn deref(&self) -> &[u8] {
@@ -39,13 +41,13 @@ impl Deref for BufferContents {
     }
 }
 
-impl AsRef<[u8]> for BufferContents {
+impl AsRef<[u8]> for BufferContents<'_> {
     fn as_ref(&self) -> &[u8] {
         self.as_bytes()
     }
 }
 
-impl fmt::Debug for BufferContents {
+impl fmt::Debug for BufferContents<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_tuple("BufferContents")
             .field(&self.as_bytes())
@@ -53,13 +55,13 @@ impl fmt::Debug for BufferContents {
     }
 }
 
-impl PartialEq<[u8]> for BufferContents {
+impl PartialEq<[u8]> for BufferContents<'_> {
     fn eq(&self, other: &[u8]) -> bool {
         self.as_bytes() == other
     }
 }
 
-impl PartialEq<Vec<u8>> for BufferContents {
+impl PartialEq<Vec<u8>> for BufferContents<'_> {
     fn eq(&self, other: &Vec<u8>) -> bool {
         self.as_bytes() == other.as_slice()
     }

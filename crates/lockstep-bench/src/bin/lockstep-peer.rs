@@ -251,11 +251,11 @@ fn run_probe(ctx: &Context, dir: &Path, opts: &RunOptions) -> Result<(), String>
     Ok(())
 }
 
-fn lockstep_run(
+fn lockstep_run<'c>(
     shader: &Shader,
-    case: &Case,
+    case: &'c Case,
     opts: &RunOptions,
-) -> Result<Vec<BufferContents>, String> {
+) -> Result<Vec<BufferContents<'c>>, String> {
     let out = lockstep::run(shader, &case.pipeline, opts).map_err(|e| e.to_string())?;
     if out.wave_size.size != opts.wave_size {
         return Err(format!(

@@ -3,7 +3,9 @@
 
 use lockstep::pipeline::Kind;
 
-use crate::harness::{WAVE_SIZES, buf, run_words};
+use lockstep::{CompileOptions, RunOptions};
+
+use crate::harness::{WAVE_SIZES, buf, compile, pipeline, run_words};
 
 #[test]
 fn groupshared_across_barriers_between_waves() {
@@ -158,4 +160,113 @@ void main(uint gi : SV_GroupIndex)
         );
         assert_eq!(out[1], [40, 0, (-7i32) as u32, u32::MAX], "wave size {w}");
     }
+}
+
+const IN_TO_OUT: &str = r#"
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    Out[id.x] = In[id.x] * 3 + 1;
+}
+"#;
+
+fn opts(wave_size: u32) -> RunOptions {
+    RunOptions {
+        wave_size,
+        threads: 2,
+        ..RunOptions::default()
+    }
+}
+
+fn words_of(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[test]
+fn buffers_the_shader_cannot_write_are_read_in_place() {
+    let shader = compile(IN_TO_OUT, &CompileOptions::default());
+    let input: Vec<u32> = (0..128).map(|i| i * 7 + 2).collect();
+    let p = pipeline(
+        [2, 1, 1],
+        &[
+            buf("In", Kind::StructuredBuffer, 0, input.clone()),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 128]),
+        ],
+    );
+    // Words can be read in place only from 4-byte aligned bytes.
+    assert!(p.buffers[0].data.as_ptr().cast::<u32>().is_aligned());
+    for w in [4, 8, 32] {
+        let out = lockstep::run(&shader, &p, &opts(w)).unwrap();
+        // The input comes back as the pipeline's own bytes: no copy.
+        assert_eq!(out.contents[0].as_ptr(), p.buffers[0].data.as_ptr());
+        assert_eq!(words_of(&out.contents[0]), input);
+        // The output is the engine's, and the pipeline's stays zero.
+        assert_ne!(out.contents[1].as_ptr(), p.buffers[1].data.as_ptr());
+        let want: Vec<u32> = input.iter().map(|x| x * 3 + 1).collect();
+        assert_eq!(words_of(&out.contents[1]), want, "wave size {w}");
+        assert!(p.buffers[1].data.iter().all(|&b| b == 0));
+    }
+}
+
+#[test]
+fn a_buffer_bound_for_reading_and_for_writing_is_copied() {
+    let shader = compile(IN_TO_OUT, &CompileOptions::default());
+    let input: Vec<u32> = (0..64).map(|i| i * i).collect();
+    let mut p = pipeline(
+        [1, 1, 1],
+        &[buf("Data", Kind::StructuredBuffer, 0, input.clone())],
+    );
+    // The same buffer at u0 too: the shader writes what it reads.
+    let mut rw = p.bindings[0].clone();
+    rw.kind = Kind::RwStructuredBuffer;
+    p.bindings.push(rw);
+    for w in [4, 16, 64] {
+        let out = lockstep::run(&shader, &p, &opts(w)).unwrap();
+        assert_ne!(out.contents[0].as_ptr(), p.buffers[0].data.as_ptr());
+        let want: Vec<u32> = input.iter().map(|x| x * 3 + 1).collect();
+        assert_eq!(words_of(&out.contents[0]), want, "wave size {w}");
+        // The pipeline's bytes are as they were.
+        assert_eq!(words_of(&p.buffers[0].data), input);
+    }
+}
+
+#[test]
+fn a_buffer_of_a_length_words_cannot_cover_is_copied() {
+    // Three 16-bit elements (6 bytes): the last word is partial, so the
+    // memory is a zero-padded copy.
+    let source = r#"
+StructuredBuffer<uint16_t> Short : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    Out[id.x] = Short[id.x];
+}
+"#;
+    let shader = compile(
+        source,
+        &CompileOptions {
+            enable_16bit_types: true,
+            ..CompileOptions::default()
+        },
+    );
+    let mut p = pipeline(
+        [1, 1, 1],
+        &[
+            buf("Short", Kind::StructuredBuffer, 0, vec![0]),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![9; 4]),
+        ],
+    );
+    p.buffers[0].format = lockstep::pipeline::Format::UInt16;
+    p.buffers[0].data = vec![1, 2, 3, 4, 5, 6];
+    let out = lockstep::run(&shader, &p, &opts(4)).unwrap();
+    assert_ne!(out.contents[0].as_ptr(), p.buffers[0].data.as_ptr());
+    assert_eq!(&out.contents[0][..], &[1, 2, 3, 4, 5, 6]);
+    // The fourth element is past the buffer: it reads 0.
+    assert_eq!(words_of(&out.contents[1]), [0x0201, 0x0403, 0x0605, 0]);
 }
