@@ -46,6 +46,26 @@ fn words_for(n: usize) -> Vec<AtomicU32> {
     words
 }
 
+/// `n` zero words, from a zeroed allocation: a large one is fresh pages
+/// that nothing has written, which the kernel zeroes on the first write
+/// (backed by huge pages like [`words_for`]'s).
+fn zero_words(n: usize) -> Vec<AtomicU32> {
+    let words = bytemuck::zeroed_vec(n);
+    huge_pages(words.as_ptr() as usize, n * 4);
+    words
+}
+
+/// Whether every byte is 0 (bytes as a pipeline gives an output buffer).
+fn all_zero(bytes: &[u8]) -> bool {
+    // OR-folds of 4 KiB of 64-bit words compile to vector code, and a
+    // nonzero buffer stops at its first nonzero piece.
+    let (head, words, tail) = bytemuck::pod_align_to::<u8, u64>(bytes);
+    head.iter().chain(tail).all(|&b| b == 0)
+        && words
+            .chunks(512)
+            .all(|piece| piece.iter().fold(0, |acc, &w| acc | w) == 0)
+}
+
 #[cfg(target_os = "linux")]
 fn huge_pages(addr: usize, len: usize) {
     const HUGE: usize = 2 << 20;
@@ -74,10 +94,11 @@ impl<'a> Memory<'a> {
         }
     }
 
+    /// Memory of `len` zero bytes. Nothing writes its words here: a large
+    /// memory's pages are zeroed by the kernel where the dispatch first
+    /// writes them, by the thread that writes.
     pub fn zeroed(len: usize) -> Memory<'a> {
-        let mut words = words_for(len.div_ceil(4));
-        words.resize_with(len.div_ceil(4), || AtomicU32::new(0));
-        Memory::own(words, len)
+        Memory::own(zero_words(len.div_ceil(4)), len)
     }
 
     /// Memory that reads `bytes` in place, with no copy; `None` when they
@@ -101,8 +122,12 @@ impl<'a> Memory<'a> {
         matches!(self.words, Words::Read(_))
     }
 
-    /// Memory holding `bytes` (the last word zero-padded).
+    /// Memory holding `bytes` (the last word zero-padded); all-zero bytes
+    /// are not copied (see [`Memory::zeroed`]).
     pub fn from_bytes(bytes: &[u8]) -> Memory<'a> {
+        if all_zero(bytes) {
+            return Memory::zeroed(bytes.len());
+        }
         let whole = bytes.chunks_exact(4);
         let rest = whole.remainder();
         let mut words = words_for(bytes.len().div_ceil(4));
@@ -126,6 +151,9 @@ impl<'a> Memory<'a> {
         let whole = bytes.len() / 4;
         if whole <= CHUNK {
             return Memory::from_bytes(bytes);
+        }
+        if bytes.par_chunks(CHUNK * 4).all(all_zero) {
+            return Memory::zeroed(bytes.len());
         }
         let mut words = words_for(bytes.len().div_ceil(4));
         words.spare_capacity_mut()[..whole]

@@ -28,6 +28,32 @@ fn buffers_loaded_in_parallel_hold_their_bytes() {
 }
 
 #[test]
+fn zero_buffers_load_as_zeroed_memory_and_one_nonzero_byte_is_kept() {
+    let workers = Workers::new(2).expect("two workers");
+    // Lengths on both sides of the parallel piece size; every nonzero
+    // position class: the unaligned head or tail, the middle, the last byte.
+    for len in [6, 4096 + 3, 3 * (1 << 20) + 3] {
+        let zeros = vec![0u8; len];
+        for m in [Memory::from_bytes(&zeros), workers.load(&zeros)] {
+            assert_eq!(m.len(), len as u64);
+            assert!(m.to_bytes() == zeros, "{len} zero bytes");
+            // Zeroed memory is writable.
+            m.store(0, S::UInt32, 0x0102_0304);
+            assert_eq!(m.load(0, S::UInt32), 0x0102_0304);
+        }
+        for at in [0, 1, len / 2, len - 1] {
+            let mut bytes = zeros.clone();
+            bytes[at] = 0x5A;
+            assert!(
+                Memory::from_bytes(&bytes).to_bytes() == bytes,
+                "{len}: byte {at}"
+            );
+            assert!(workers.load(&bytes).to_bytes() == bytes, "{len}: byte {at}");
+        }
+    }
+}
+
+#[test]
 fn out_of_bounds_and_misaligned_accesses() {
     let m = Memory::from_bytes(&[0xFF; 6]);
     // Past the end, straddling the end, misaligned: all read 0.
