@@ -79,14 +79,14 @@ pub fn run_compiled(
         ..RunOptions::default()
     };
     let out = lockstep::run(shader, &p, &opts).unwrap_or_else(|e| panic!("run failed: {e}"));
-    out.contents
-        .iter()
-        .map(|bytes| {
-            bytes
-                .chunks(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect()
-        })
+    out.contents.iter().map(|bytes| words_of(bytes)).collect()
+}
+
+/// The little-endian 32-bit words of `bytes`.
+pub fn words_of(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect()
 }
 

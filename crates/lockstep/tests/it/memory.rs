@@ -5,7 +5,7 @@ use lockstep::pipeline::Kind;
 
 use lockstep::{CompileOptions, RunOptions};
 
-use crate::harness::{WAVE_SIZES, buf, compile, pipeline, run_words};
+use crate::harness::{WAVE_SIZES, buf, compile, pipeline, run_words, words_of};
 
 #[test]
 fn groupshared_across_barriers_between_waves() {
@@ -178,13 +178,6 @@ fn opts(wave_size: u32) -> RunOptions {
         threads: 2,
         ..RunOptions::default()
     }
-}
-
-fn words_of(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
 }
 
 #[test]
