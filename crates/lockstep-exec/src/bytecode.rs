@@ -379,86 +379,88 @@ pub(crate) fn wave_operands(op: WaveOp) -> [bool; 2] {
     }
 }
 
-impl Inst {
-    /// Calls `f` on every register operand, read or written.
-    pub(crate) fn for_each_reg(&mut self, mut f: impl FnMut(&mut Reg)) {
-        let addr = |a: &mut Address, f: &mut dyn FnMut(&mut Reg)| {
-            if let Some(r) = &mut a.dynamic {
+/// Visits the register operands of an instruction (`$m` is `mut` or
+/// nothing), so that [`Inst::for_each_reg`] and [`Inst::for_each_reg_ref`]
+/// share one list.
+macro_rules! each_reg {
+    ($inst:expr, $f:ident, $iter:ident $(, $m:tt)?) => {{
+        let addr = |a: &$($m)? Address, f: &mut dyn FnMut(&$($m)? Reg)| {
+            if let Some(r) = &$($m)? a.dynamic {
                 f(r);
             }
         };
-        match self {
+        match $inst {
             Inst::Const { dst, .. } | Inst::Uninitialized { dst } | Inst::Query { dst, .. } => {
-                f(dst)
+                $f(dst)
             }
             Inst::Unary { dst, a, .. } | Inst::BinaryImm { dst, a, .. } => {
-                f(dst);
-                f(a);
+                $f(dst);
+                $f(a);
             }
             Inst::Binary { dst, a, b, .. } => {
-                f(dst);
-                f(a);
-                f(b);
+                $f(dst);
+                $f(a);
+                $f(b);
             }
             Inst::Block32(block) => {
-                block.inputs.iter_mut().for_each(&mut f);
-                block.outputs.iter_mut().for_each(|o| f(&mut o.reg));
+                block.inputs.$iter().for_each(&mut $f);
+                block.outputs.$iter().for_each(|o| $f(&$($m)? o.reg));
             }
             Inst::Ternary { dst, a, b, c, .. } => {
-                f(dst);
-                f(a);
-                f(b);
-                f(c);
+                $f(dst);
+                $f(a);
+                $f(b);
+                $f(c);
             }
             Inst::Copy { dst, src } | Inst::CopyMasked { dst, src } => {
-                f(dst);
-                f(src);
+                $f(dst);
+                $f(src);
             }
             Inst::Select { dst, cond, a, b } => {
-                f(dst);
-                f(cond);
-                f(a);
-                f(b);
+                $f(dst);
+                $f(cond);
+                $f(a);
+                $f(b);
             }
             Inst::IndexScale {
                 dst, index, base, ..
             } => {
-                f(dst);
-                f(index);
+                $f(dst);
+                $f(index);
                 if let Some(b) = base {
-                    f(b);
+                    $f(b);
                 }
             }
             Inst::Gather {
                 dst, base, delta, ..
             } => {
-                f(dst);
-                f(base);
-                f(delta);
+                $f(dst);
+                $f(base);
+                $f(delta);
             }
             Inst::Scatter {
                 base, delta, src, ..
             } => {
-                f(base);
-                f(delta);
-                f(src);
+                $f(base);
+                $f(delta);
+                $f(src);
             }
             Inst::TexelAddress {
                 dst, coords, level, ..
             } => {
-                f(dst);
-                coords.iter_mut().for_each(&mut f);
+                $f(dst);
+                coords.$iter().for_each(&mut $f);
                 if let Some(l) = level {
-                    f(l);
+                    $f(l);
                 }
             }
             Inst::Load { dst, addr: a, .. } => {
-                f(dst);
-                addr(a, &mut f);
+                $f(dst);
+                addr(a, &mut $f);
             }
             Inst::Store { addr: a, src, .. } => {
-                addr(a, &mut f);
-                f(src);
+                addr(a, &mut $f);
+                $f(src);
             }
             Inst::Atomic {
                 addr: ad,
@@ -467,28 +469,28 @@ impl Inst {
                 b,
                 ..
             } => {
-                addr(ad, &mut f);
-                f(dst);
-                f(a);
-                f(b);
+                addr(ad, &mut $f);
+                $f(dst);
+                $f(a);
+                $f(b);
             }
             Inst::Wave { dst, a, b, .. } => {
-                f(dst);
-                f(a);
-                f(b);
+                $f(dst);
+                $f(a);
+                $f(b);
             }
             Inst::Wave4 { dst, a, .. } => {
-                dst.iter_mut().for_each(&mut f);
-                f(a);
+                dst.$iter().for_each(&mut $f);
+                $f(a);
             }
             Inst::MultiPrefix { dst, a, mask, .. } => {
-                f(dst);
-                f(a);
-                mask.iter_mut().for_each(&mut f);
+                $f(dst);
+                $f(a);
+                mask.$iter().for_each(&mut $f);
             }
-            Inst::IfBegin { cond, .. } => f(cond),
-            Inst::SwitchCase { selector, .. } => f(selector),
-            Inst::CheckDivisor { divisor } => f(divisor),
+            Inst::IfBegin { cond, .. } => $f(cond),
+            Inst::SwitchCase { selector, .. } => $f(selector),
+            Inst::CheckDivisor { divisor } => $f(divisor),
             Inst::Else { .. }
             | Inst::IfEnd
             | Inst::LoopBegin
@@ -506,6 +508,19 @@ impl Inst {
             | Inst::Barrier
             | Inst::Exit => {}
         }
+    }};
+}
+
+impl Inst {
+    /// Calls `f` on every register operand, read or written.
+    pub(crate) fn for_each_reg(&mut self, mut f: impl FnMut(&mut Reg)) {
+        each_reg!(self, f, iter_mut, mut)
+    }
+
+    /// Calls `f` on every register operand, read or written, in the order
+    /// of [`Inst::for_each_reg`].
+    pub(crate) fn for_each_reg_ref(&self, mut f: impl FnMut(&Reg)) {
+        each_reg!(self, f, iter)
     }
 
     /// Whether the instruction may write a register in `regs`.

@@ -107,22 +107,23 @@ pub(crate) enum GlobalSym {
 
 /// A user function as declared (prototype and definition share one).
 #[derive(Clone, Debug)]
-pub(crate) struct FnSym {
+pub(crate) struct FnSym<'a> {
     pub name: String,
-    pub params: Vec<ParamSig>,
+    pub params: Vec<ParamSig<'a>>,
     pub result: TypeId,
     /// Assigned when the function is defined or first called, so that the
     /// module holds no placeholder for functions that are only declared.
     pub id: Option<FunctionId>,
     pub defined: bool,
-    pub decl: ast::FunctionDecl,
+    /// The definition if there is one, else the first declaration.
+    pub decl: &'a ast::FunctionDecl,
 }
 
 #[derive(Clone, Debug)]
-pub(crate) struct ParamSig {
+pub(crate) struct ParamSig<'a> {
     pub ty: TypeId,
     pub dir: ir::ParamDirection,
-    pub default: Option<ast::Expr>,
+    pub default: Option<&'a ast::Expr>,
 }
 
 /// What `break` leaves.
@@ -152,7 +153,7 @@ pub(crate) struct Sema<'a> {
     /// Structs and typedefs by name.
     pub named_types: HashMap<String, TypeId>,
     pub functions: HashMap<String, Vec<usize>>,
-    pub fn_syms: Vec<FnSym>,
+    pub fn_syms: Vec<FnSym<'a>>,
     /// Folded values of `static const` globals.
     pub const_values: HashMap<StaticId, (TypeId, Vec<Scalar>)>,
     pub resource_bindings: Vec<Option<ast::RegisterBinding>>,
@@ -201,7 +202,7 @@ impl<'a> Sema<'a> {
         *current = (*current).max(sm);
     }
 
-    pub fn lower_item(&mut self, item: &ast::Item) {
+    pub fn lower_item(&mut self, item: &'a ast::Item) {
         match item {
             ast::Item::Function(f) => self.lower_function(f),
             ast::Item::Struct(s) => self.declare_struct(s),

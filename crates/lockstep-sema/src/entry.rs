@@ -38,7 +38,7 @@ impl Sema<'_> {
             self.error(Span::default(), format!("missing entry point '{name}'"));
             return;
         };
-        let decl = self.fn_syms[idx].decl.clone();
+        let decl = self.fn_syms[idx].decl;
         if defined.len() > 1 {
             self.error(
                 decl.name.span,

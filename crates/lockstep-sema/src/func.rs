@@ -17,8 +17,8 @@ fn direction(d: ast::ParamDirection) -> ir::ParamDirection {
     }
 }
 
-impl Sema<'_> {
-    pub fn lower_function(&mut self, f: &ast::FunctionDecl) {
+impl<'a> Sema<'a> {
+    pub fn lower_function(&mut self, f: &'a ast::FunctionDecl) {
         let Some((result, params)) = self.function_signature(f) else {
             return;
         };
@@ -56,7 +56,7 @@ impl Sema<'_> {
                     result,
                     id: None,
                     defined: false,
-                    decl: f.clone(),
+                    decl: f,
                 });
                 self.functions
                     .entry(f.name.name.clone())
@@ -67,12 +67,15 @@ impl Sema<'_> {
         };
         if let Some(body) = &f.body {
             self.fn_syms[idx].defined = true;
-            self.fn_syms[idx].decl = f.clone();
+            self.fn_syms[idx].decl = f;
             self.lower_body(idx, f, body);
         }
     }
 
-    fn function_signature(&mut self, f: &ast::FunctionDecl) -> Option<(ir::TypeId, Vec<ParamSig>)> {
+    fn function_signature(
+        &mut self,
+        f: &'a ast::FunctionDecl,
+    ) -> Option<(ir::TypeId, Vec<ParamSig<'a>>)> {
         let result = self.resolve_value_type(&f.return_type);
         let mut params = Vec::new();
         let mut ok = true;
@@ -84,7 +87,7 @@ impl Sema<'_> {
                 Some(ty) if !self.is_void(ty) => params.push(ParamSig {
                     ty,
                     dir: direction(p.direction),
-                    default: p.default.clone(),
+                    default: p.default.as_ref(),
                 }),
                 Some(_) => {
                     self.error(p.span, "parameter cannot have type 'void'");
@@ -251,8 +254,8 @@ impl Sema<'_> {
                     }
                 }
                 (None, _) => {
-                    let default = p.default.clone()?;
-                    let v = self.lower_value(&default)?;
+                    let default = p.default?;
+                    let v = self.lower_value(default)?;
                     CallArg::In(self.coerce(v, p.ty, default.span)?)
                 }
             };

@@ -54,6 +54,19 @@ pub struct Token {
 }
 
 impl Token {
+    /// An [`TokenKind::Eof`] token at `span`. It allocates nothing.
+    pub fn eof(span: Span) -> Token {
+        Token {
+            kind: TokenKind::Eof,
+            text: String::new(),
+            span,
+            leading_space: false,
+            line_start: true,
+            error: None,
+            expansion: None,
+        }
+    }
+
     pub fn is_punct(&self, text: &str) -> bool {
         self.kind == TokenKind::Punct && self.text == text
     }

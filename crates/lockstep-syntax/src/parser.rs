@@ -22,7 +22,7 @@ use crate::preprocess::{PreprocessOptions, SourceLoader, preprocess_with_pragmas
 use crate::span::{FileId, SourceMap, Span};
 
 /// Parses preprocessed tokens (as [`preprocess`] returns them).
-pub fn parse(tokens: &[Token], diags: &mut Diagnostics) -> TranslationUnit {
+pub fn parse(tokens: Vec<Token>, diags: &mut Diagnostics) -> TranslationUnit {
     let mut parser = Parser::new(tokens, diags);
     let unit = parser.translation_unit();
     if parser.stuck.get() {
@@ -43,7 +43,7 @@ pub fn parse_file(
     diags: &mut Diagnostics,
 ) -> TranslationUnit {
     let (tokens, pragmas) = preprocess_with_pragmas(map, main, opts, loader, diags);
-    let mut tu = parse(&tokens, diags);
+    let mut tu = parse(tokens, diags);
     tu.pragmas = pragmas;
     tu
 }
@@ -85,21 +85,12 @@ struct Parser<'d> {
 }
 
 impl<'d> Parser<'d> {
-    fn new(tokens: &[Token], diags: &'d mut Diagnostics) -> Parser<'d> {
-        let mut tokens = tokens.to_vec();
+    fn new(mut tokens: Vec<Token>, diags: &'d mut Diagnostics) -> Parser<'d> {
         if tokens.last().is_none_or(|t| t.kind != TokenKind::Eof) {
             let span = tokens.last().map_or(Span::default(), |t| {
                 Span::new(t.span.file, t.span.end, t.span.end)
             });
-            tokens.push(Token {
-                kind: TokenKind::Eof,
-                text: String::new(),
-                span,
-                leading_space: false,
-                line_start: true,
-                error: None,
-                expansion: None,
-            });
+            tokens.push(Token::eof(span));
         }
         // Tokens after an `Eof` are never looked at.
         if let Some(first_eof) = tokens.iter().position(|t| t.kind == TokenKind::Eof) {
@@ -161,11 +152,17 @@ impl<'d> Parser<'d> {
         self.peek().kind == TokenKind::Eof
     }
 
+    /// Consumes the current token and returns it. Tokens behind `pos` are
+    /// never looked at again, so it is moved out, not copied.
     fn bump(&mut self) -> Token {
-        let tok = self.peek().clone();
-        if tok.kind != TokenKind::Eof {
+        let tok = if self.peek().kind == TokenKind::Eof {
+            self.eof().clone()
+        } else {
+            let tok = &mut self.tokens[self.pos];
+            let span = tok.span;
             self.pos += 1;
-        }
+            std::mem::replace(tok, Token::eof(span))
+        };
         self.steps.set(0);
         self.prev_span = tok.span;
         tok

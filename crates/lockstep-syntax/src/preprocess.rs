@@ -129,7 +129,7 @@ pub fn preprocess_with_pragmas(
     diags: &mut Diagnostics,
 ) -> (Vec<Token>, Vec<Pragma>) {
     let Some(main_file) = map.get(main) else {
-        return (vec![eof_token(Span::new(main, 0, 0))], Vec::new());
+        return (vec![Token::eof(Span::new(main, 0, 0))], Vec::new());
     };
     let main_end = main_file.text.len() as u32;
     let main_tokens = lexer::lex(main, &main_file.text);
@@ -148,20 +148,14 @@ pub fn preprocess_with_pragmas(
     pp.push_frame(builtin, tokens);
     pp.run();
     let mut out = pp.out;
-    out.push(eof_token(Span::new(main, main_end, main_end)));
+    out.push(Token::eof(Span::new(main, main_end, main_end)));
     (out, pp.pragmas)
 }
 
-fn eof_token(span: Span) -> Token {
-    Token {
-        kind: TokenKind::Eof,
-        text: String::new(),
-        span,
-        leading_space: false,
-        line_start: true,
-        error: None,
-        expansion: None,
-    }
+/// Moves a token out of a frame: frames are read once, and the `Eof`
+/// token left behind is never read.
+fn take_token(t: &mut Token) -> Token {
+    std::mem::replace(t, Token::eof(t.span))
 }
 
 fn command_line_text(defines: &[(String, String)]) -> String {
@@ -415,9 +409,7 @@ impl<'a> Preprocessor<'a> {
             } else if !self.active() {
                 self.skip_line();
             } else {
-                let text = self.take_text();
-                let expanded = self.expand_list(text, Mode::Text, 0);
-                self.emit(expanded);
+                self.text();
             }
         }
     }
@@ -450,7 +442,10 @@ impl<'a> Preprocessor<'a> {
         }
         let end = end.min(frame.tokens.len());
         frame.pos = end;
-        frame.tokens[start..end].to_vec()
+        frame.tokens[start..end]
+            .iter_mut()
+            .map(take_token)
+            .collect()
     }
 
     /// Skips a line in a skipped branch; only an unterminated comment there
@@ -463,10 +458,12 @@ impl<'a> Preprocessor<'a> {
         }
     }
 
-    /// Takes text lines up to the next directive or the end of the file.
-    fn take_text(&mut self) -> Vec<PpToken> {
+    /// Preprocesses the text lines up to the next directive or the end of
+    /// the file. The tokens before the first macro name go to the output as
+    /// they are; the rest is expanded.
+    fn text(&mut self) {
         let Some(frame) = self.frames.last_mut() else {
-            return Vec::new();
+            return;
         };
         let start = frame.pos;
         let mut end = start;
@@ -476,14 +473,37 @@ impl<'a> Preprocessor<'a> {
             end += 1;
         }
         frame.pos = end;
-        let tokens = frame.tokens[start..end].to_vec();
-        tokens
-            .into_iter()
-            .map(|tok| {
-                self.report_lex_error(&tok);
-                self.pp_token(tok)
+        let tokens = &mut frame.tokens[start..end];
+        let plain = tokens
+            .iter()
+            .position(|t| t.kind == TokenKind::Ident && self.macros.contains_key(&t.text))
+            .unwrap_or(tokens.len());
+        let errors: Vec<(Span, String)> = tokens
+            .iter()
+            .filter_map(|t| Some((t.span, t.error.as_ref()?.to_string())))
+            .collect();
+        let (before, after) = tokens.split_at_mut(plain);
+        for t in before {
+            if t.kind != TokenKind::Unknown {
+                self.out.push(take_token(t));
+            }
+        }
+        let empty = &self.empty_hide;
+        let rest: Vec<PpToken> = after
+            .iter_mut()
+            .map(|t| PpToken {
+                tok: take_token(t),
+                hide: empty.clone(),
+                placemarker: false,
             })
-            .collect()
+            .collect();
+        for (span, message) in errors {
+            self.error(span, message);
+        }
+        if !rest.is_empty() {
+            let expanded = self.expand_list(rest, Mode::Text, 0);
+            self.emit(expanded);
+        }
     }
 
     fn emit(&mut self, tokens: Vec<PpToken>) {

@@ -7,8 +7,6 @@
 //! over the lanes fewer. Whether `t` is read afterwards comes from a
 //! liveness analysis of the bytecode's control flow.
 
-use std::collections::HashMap;
-
 use lockstep_ir::{ScalarType, Span, WaveOp};
 
 use crate::bytecode::{Inst, Reg, Vote, wave_operands};
@@ -185,7 +183,7 @@ fn jump_target_mut(inst: &mut Inst) -> Option<&mut u32> {
 /// Which of some registers may be read after each instruction (see
 /// [`liveness`]).
 pub(super) struct LiveOut {
-    index: HashMap<u32, usize>,
+    index: RegIndex,
     words: usize,
     bits: Vec<u64>,
 }
@@ -193,14 +191,10 @@ pub(super) struct LiveOut {
 impl LiveOut {
     /// The liveness of `regs` after every instruction of `code`.
     pub(super) fn of(code: &[Inst], regs: impl IntoIterator<Item = Reg>) -> LiveOut {
-        let mut index: HashMap<u32, usize> = HashMap::new();
-        for r in regs {
-            let next = index.len();
-            index.entry(r.0).or_insert(next);
-        }
+        let index = RegIndex::new(regs);
         let (_, bits) = liveness(code, &index);
         LiveOut {
-            words: index.len().div_ceil(64),
+            words: index.len.div_ceil(64),
             index,
             bits,
         }
@@ -209,8 +203,44 @@ impl LiveOut {
     /// Whether `r` (one of the registers asked about) may be read after
     /// the instruction at `pc`.
     pub(super) fn at(&self, pc: usize, r: Reg) -> bool {
-        let bit = self.index[&r.0];
+        let bit = self
+            .index
+            .get(r)
+            .expect("a register liveness was asked for");
         self.bits[pc * self.words + bit / 64] >> (bit % 64) & 1 == 1
+    }
+}
+
+/// The registers a liveness analysis tracks, each with its bit.
+struct RegIndex {
+    /// By register number: the bit, or `u32::MAX` for untracked registers.
+    bits: Vec<u32>,
+    /// How many registers are tracked.
+    len: usize,
+}
+
+impl RegIndex {
+    fn new(regs: impl IntoIterator<Item = Reg>) -> RegIndex {
+        let mut bits = Vec::new();
+        let mut len = 0;
+        for r in regs {
+            let i = r.0 as usize;
+            if i >= bits.len() {
+                bits.resize(i + 1, u32::MAX);
+            }
+            if bits[i] == u32::MAX {
+                bits[i] = len as u32;
+                len += 1;
+            }
+        }
+        RegIndex { bits, len }
+    }
+
+    fn get(&self, r: Reg) -> Option<usize> {
+        match self.bits.get(r.0 as usize) {
+            Some(&b) if b != u32::MAX => Some(b as usize),
+            _ => None,
+        }
     }
 }
 
@@ -227,18 +257,14 @@ fn successors(code: &[Inst], pc: usize) -> [Option<usize>; 2] {
 /// Whether each of `regs` may be read before the bytecode overwrites it on
 /// every lane: whether the value it holds when the program starts matters.
 pub(super) fn live_at_entry(code: &[Inst], regs: &[Reg]) -> Vec<bool> {
-    let mut index = HashMap::new();
-    for r in regs {
-        let next = index.len();
-        index.entry(r.0).or_insert(next);
-    }
-    if code.is_empty() || index.is_empty() {
+    let index = RegIndex::new(regs.iter().copied());
+    if code.is_empty() || index.len == 0 {
         return vec![false; regs.len()];
     }
     let (live_in, _) = liveness(code, &index);
     regs.iter()
-        .map(|r| {
-            let bit = index[&r.0];
+        .map(|&r| {
+            let bit = index.get(r).expect("every register is tracked");
             live_in[bit / 64] >> (bit % 64) & 1 == 1
         })
         .collect()
@@ -248,19 +274,20 @@ pub(super) fn live_at_entry(code: &[Inst], regs: &[Reg]) -> Vec<bool> {
 /// that may be read from it on (live in) and after it (live out) before
 /// being overwritten on every lane, as `words` 64-bit words per
 /// instruction each.
-fn liveness(code: &[Inst], index: &HashMap<u32, usize>) -> (Vec<u64>, Vec<u64>) {
-    let words = index.len().div_ceil(64);
+fn liveness(code: &[Inst], index: &RegIndex) -> (Vec<u64>, Vec<u64>) {
+    let words = index.len.div_ceil(64);
     let n = code.len();
     // What each instruction reads and what it overwrites on every lane.
     let mut reads = vec![0u64; n * words];
     let mut kills = vec![0u64; n * words];
     let set = |bits: &mut [u64], pc: usize, r: u32| {
-        if let Some(&b) = index.get(&r) {
+        if let Some(b) = index.get(Reg(r)) {
             bits[pc * words + b / 64] |= 1 << (b % 64);
         }
     };
+    let mut regs = Vec::new();
     for (pc, inst) in code.iter().enumerate() {
-        let mut regs = Vec::new();
+        regs.clear();
         match *inst {
             // A wave op's unused operands are not reads.
             Inst::Wave { op, dst, a, b, .. } => {
@@ -269,7 +296,7 @@ fn liveness(code: &[Inst], index: &HashMap<u32, usize>) -> (Vec<u64>, Vec<u64>) 
                 regs.extend(reads_a.then_some(a.0));
                 regs.extend(reads_b.then_some(b.0));
             }
-            _ => inst.clone().for_each_reg(|r| regs.push(r.0)),
+            _ => inst.for_each_reg_ref(|r| regs.push(r.0)),
         }
         // Instructions that overwrite every lane of their destination (it
         // is their first register operand; wave ops write every lane too,
@@ -300,20 +327,18 @@ fn liveness(code: &[Inst], index: &HashMap<u32, usize>) -> (Vec<u64>, Vec<u64>) 
             set(&mut kills, pc, regs[0]);
         }
     }
+    let succs: Vec<[Option<usize>; 2]> = (0..n).map(|pc| successors(code, pc)).collect();
     let mut live_in = vec![0u64; n * words];
     let mut live_out = vec![0u64; n * words];
     let mut changed = true;
-    let mut out = vec![0u64; words];
     while changed {
         changed = false;
         for pc in (0..n).rev() {
-            out.fill(0);
-            for s in successors(code, pc).into_iter().flatten() {
-                for (o, &l) in out.iter_mut().zip(&live_in[s * words..(s + 1) * words]) {
-                    *o |= l;
+            for i in 0..words {
+                let mut o = 0;
+                for s in succs[pc].into_iter().flatten() {
+                    o |= live_in[s * words + i];
                 }
-            }
-            for (i, &o) in out.iter().enumerate() {
                 let k = pc * words + i;
                 let new_in = reads[k] | (o & !kills[k]);
                 live_out[k] = o;

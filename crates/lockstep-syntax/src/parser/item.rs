@@ -221,12 +221,15 @@ impl Parser<'_> {
         let mut direction = ParamDirection::In;
         let mut modifiers = Vec::new();
         let mut type_modifiers = Vec::new();
+        // Whether the previous token was `in` (for `in out`).
+        let mut after_in = false;
         loop {
             let tok = self.peek();
             if tok.kind != TokenKind::Ident {
                 break;
             }
             let word = tok.text.as_str();
+            let is_in = word == "in";
             match word {
                 "in" => {
                     direction = if direction == ParamDirection::Out {
@@ -236,7 +239,7 @@ impl Parser<'_> {
                     }
                 }
                 "out" => {
-                    direction = if direction == ParamDirection::In && self.prev_was_in() {
+                    direction = if direction == ParamDirection::In && after_in {
                         ParamDirection::InOut
                     } else {
                         ParamDirection::Out
@@ -251,6 +254,7 @@ impl Parser<'_> {
                         name: tok.text,
                         span: tok.span,
                     });
+                    after_in = false;
                     continue;
                 }
                 _ if is_type_modifier(word) => {
@@ -259,11 +263,13 @@ impl Parser<'_> {
                         name: tok.text,
                         span: tok.span,
                     });
+                    after_in = false;
                     continue;
                 }
                 _ => break,
             }
-            self.bump();
+            after_in = is_in;
+            self.advance();
         }
         self.check_type_start(&type_modifiers)?;
         let ty = self.parse_type(type_modifiers)?;
@@ -323,14 +329,6 @@ impl Parser<'_> {
             }
             self.bump();
         }
-    }
-
-    /// Whether the previous token was `in` (for `in out`).
-    fn prev_was_in(&self) -> bool {
-        self.pos
-            .checked_sub(1)
-            .and_then(|i| self.tokens.get(i))
-            .is_some_and(|t| t.is_ident("in"))
     }
 
     /// `name [dims] [: annotations] [= init], …` with the first name read.

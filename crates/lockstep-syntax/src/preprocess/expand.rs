@@ -76,9 +76,20 @@ impl Preprocessor<'_> {
         if self.fatal {
             return input;
         }
-        let mut stack = input;
+        // Most text names no macro: it is returned as it is, and otherwise
+        // the tokens before the first macro name are kept where they are.
+        let first = input.iter().position(|t| {
+            t.tok.kind == TokenKind::Ident
+                && ((mode == Mode::If && t.tok.text == "defined")
+                    || self.macros.contains_key(&t.tok.text))
+        });
+        let Some(first) = first else {
+            return input;
+        };
+        let mut out = input;
+        let mut stack = out.split_off(first);
         stack.reverse();
-        let mut out = Vec::with_capacity(stack.len());
+        out.reserve(stack.len());
         while let Some(tok) = stack.pop() {
             if self.fatal {
                 out.push(tok);

@@ -46,7 +46,7 @@ fn run(text: &str) {
         ..PreprocessOptions::default()
     };
     // The parser alone, on tokens no preprocessor has seen.
-    let _ = parse(&lex(main, text), &mut Diagnostics::default());
+    let _ = parse(lex(main, text), &mut Diagnostics::default());
     let mut diags = Diagnostics::default();
     let unit = parse_file(&mut map, main, &opts, &loader, &mut diags);
     let _ = print_unit(&unit);
