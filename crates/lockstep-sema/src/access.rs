@@ -72,18 +72,17 @@ impl Sema<'_> {
         }
         let t = self.lower_value(base)?;
         let t = self.default_lit(t);
+        // Only a struct's type holds heap data; it is looked at in place.
+        if let Type::Struct { name, members } = self.get(t.ty()) {
+            let Some(i) = members.iter().position(|m| m.name == member.name) else {
+                let message = format!("no member named '{}' in '{name}'", member.name);
+                self.error(member.span, message);
+                return None;
+            };
+            let ty = members[i].ty;
+            return Some(self.project(t, Access::Field(i as u32), ty, span));
+        }
         match self.get(t.ty()).clone() {
-            Type::Struct { name, members } => {
-                let Some(i) = members.iter().position(|m| m.name == member.name) else {
-                    self.error(
-                        member.span,
-                        format!("no member named '{}' in '{name}'", member.name),
-                    );
-                    return None;
-                };
-                let ty = members[i].ty;
-                Some(self.project(t, Access::Field(i as u32), ty, span))
-            }
             Type::Scalar(s) => self.scalar_swizzle(t, s, member, span),
             Type::Vector(s, n) => self.swizzle(t, s, n, member, span),
             Type::Matrix {

@@ -52,15 +52,15 @@ impl Sema<'_> {
                 "compute entry point must return void",
             );
         }
-        self.check_shader_attribute(&decl);
-        let wave_size = self.wave_size_attribute(&decl);
-        let group = self.group_shape(&decl);
-        let inputs = self.entry_inputs(&decl);
+        self.check_shader_attribute(decl);
+        let wave_size = self.wave_size_attribute(decl);
+        let group = self.group_shape(decl);
+        let inputs = self.entry_inputs(decl);
         let (Some(group), Some(wave_size), Some(inputs)) = (group, wave_size, inputs) else {
             return;
         };
         if let ir::GroupShape::Waves(_) = group {
-            self.check_num_waves_inputs(&decl, &inputs);
+            self.check_num_waves_inputs(decl, &inputs);
         }
         let function = self.function_id(idx);
         self.module.entry = Some(ir::EntryPoint {

@@ -47,7 +47,8 @@ pub struct Token {
     pub leading_space: bool,
     /// The token is the first of its (logical) line.
     pub line_start: bool,
-    pub error: Option<LexError>,
+    /// Boxed: errors are rare, and tokens are many.
+    pub error: Option<Box<LexError>>,
     /// For a token that came out of a macro body: the outermost macro
     /// expanded at the place `span` points to.
     pub expansion: Option<Arc<MacroOrigin>>,
@@ -275,8 +276,10 @@ const PUNCT2: [&str; 21] = [
 ];
 const PUNCT1: &str = "#(){}[];,.?:~!+-*/%&|^=<>";
 
-struct Lexer {
+struct Lexer<'t> {
     file: FileId,
+    /// The original text.
+    text: &'t str,
     /// The characters with line continuations removed, and their byte
     /// offsets in the original text.
     chars: Vec<char>,
@@ -288,8 +291,8 @@ struct Lexer {
     leading_space: bool,
 }
 
-impl Lexer {
-    fn new(file: FileId, text: &str) -> Lexer {
+impl<'t> Lexer<'t> {
+    fn new(file: FileId, text: &'t str) -> Lexer<'t> {
         let mut chars = Vec::with_capacity(text.len());
         let mut offsets = Vec::with_capacity(text.len());
         let mut iter = text.char_indices().peekable();
@@ -315,11 +318,14 @@ impl Lexer {
         }
         Lexer {
             file,
+            text,
             chars,
             offsets,
             end: text.len() as u32,
             pos: 0,
-            tokens: Vec::new(),
+            // About one token per six bytes of source, so that the vector
+            // rarely grows.
+            tokens: Vec::with_capacity(text.len() / 6),
             line_start: true,
             leading_space: false,
         }
@@ -483,12 +489,14 @@ impl Lexer {
     }
 
     fn punct_len(&self) -> Option<usize> {
-        let starts_with = |p: &str| p.chars().enumerate().all(|(i, c)| self.peek(i) == Some(c));
-        if PUNCT3.iter().any(|p| starts_with(p)) {
+        // The next three characters as ASCII bytes (0 for anything else).
+        let byte = |i| self.peek(i).filter(char::is_ascii).map_or(0, |c| c as u8);
+        let next = [byte(0), byte(1), byte(2)];
+        if PUNCT3.iter().any(|p| p.as_bytes() == next) {
             Some(3)
-        } else if PUNCT2.iter().any(|p| starts_with(p)) {
+        } else if PUNCT2.iter().any(|p| p.as_bytes() == &next[..2]) {
             Some(2)
-        } else if self.peek(0).is_some_and(|c| PUNCT1.contains(c)) {
+        } else if PUNCT1.as_bytes().contains(&next[0]) {
             Some(1)
         } else {
             None
@@ -502,13 +510,20 @@ impl Lexer {
             Some(last) if last >= start => self.offsets[last] + self.chars[last].len_utf8() as u32,
             _ => start_offset,
         };
+        // Without a line continuation or a multi-byte character inside,
+        // the spelling is the source's own bytes.
+        let chars = &self.chars[start..end];
+        let text = match self.text.get(start_offset as usize..end_offset as usize) {
+            Some(slice) if slice.len() == chars.len() => slice.to_string(),
+            _ => chars.iter().collect(),
+        };
         self.tokens.push(Token {
             kind,
-            text: self.chars[start..end].iter().collect(),
+            text,
             span: Span::new(self.file, start_offset, end_offset),
             leading_space: self.leading_space,
             line_start: self.line_start,
-            error,
+            error: error.map(Box::new),
             expansion: None,
         });
         self.line_start = false;

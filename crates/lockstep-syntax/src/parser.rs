@@ -17,7 +17,7 @@ use std::collections::HashSet;
 
 use crate::ast::{Ident, TranslationUnit};
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::lexer::{Token, TokenKind};
+use crate::lexer::{MacroOrigin, Token, TokenKind};
 use crate::preprocess::{PreprocessOptions, SourceLoader, preprocess_with_pragmas};
 use crate::span::{FileId, SourceMap, Span};
 
@@ -46,6 +46,22 @@ pub fn parse_file(
     let mut tu = parse(tokens, diags);
     tu.pragmas = pragmas;
     tu
+}
+
+/// An error at `span`, noting the macro the token there came out of.
+fn diagnostic_at(
+    span: Span,
+    expansion: Option<&MacroOrigin>,
+    message: impl Into<String>,
+) -> Diagnostic {
+    let d = Diagnostic::error(span, message);
+    match expansion {
+        Some(origin) => d.with_label(
+            origin.definition,
+            format!("expanded from macro '{}'", origin.name),
+        ),
+        None => d,
+    }
 }
 
 /// Marks a failed parse whose error is already reported; the caller
@@ -257,14 +273,7 @@ impl<'d> Parser<'d> {
     // ---- diagnostics ----
 
     fn diagnostic(&self, tok: &Token, message: impl Into<String>) -> Diagnostic {
-        let d = Diagnostic::error(tok.span, message);
-        match &tok.expansion {
-            Some(origin) => d.with_label(
-                origin.definition,
-                format!("expanded from macro '{}'", origin.name),
-            ),
-            None => d,
-        }
+        diagnostic_at(tok.span, tok.expansion.as_deref(), message)
     }
 
     fn error_at(&mut self, tok: &Token, message: impl Into<String>) {

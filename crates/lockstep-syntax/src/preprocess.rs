@@ -134,6 +134,8 @@ pub fn preprocess_with_pragmas(
     let main_end = main_file.text.len() as u32;
     let main_tokens = lexer::lex(main, &main_file.text);
     let mut pp = Preprocessor::new(map, opts, loader, diags);
+    // The main file's tokens, plus an `Eof`, are most of the output.
+    pp.out.reserve(main_tokens.len() + 1);
     pp.push_frame(main, main_tokens);
     if !opts.defines.is_empty() {
         let text = command_line_text(&opts.defines);
@@ -452,7 +454,7 @@ impl<'a> Preprocessor<'a> {
     /// is still an error.
     fn skip_line(&mut self) {
         for tok in self.take_line() {
-            if tok.error == Some(LexError::UnterminatedComment) {
+            if tok.error.as_deref() == Some(&LexError::UnterminatedComment) {
                 self.report_lex_error(&tok);
             }
         }

@@ -46,12 +46,15 @@ impl Compiler<'_> {
         let (mut loc, ty, rule) = match &place.root {
             PlaceRoot::Local(id) => {
                 let (regs, root_ty) = self.local(*id)?;
-                (self.reg_loc(&regs), root_ty, LayoutRule::Packed)
+                (self.reg_loc(regs), root_ty, LayoutRule::Packed)
             }
             PlaceRoot::Static(id) => {
-                let regs = self.statics[id.index()].clone();
                 let root_ty = self.module.statics[id.index()].ty;
-                (self.reg_loc(&regs), root_ty, LayoutRule::Packed)
+                (
+                    self.reg_loc(&self.statics[id.index()]),
+                    root_ty,
+                    LayoutRule::Packed,
+                )
             }
             PlaceRoot::Groupshared(id) => {
                 let var = &self.module.groupshared[id.index()];
@@ -157,12 +160,12 @@ impl Compiler<'_> {
         Ok(loc)
     }
 
-    pub(super) fn local(&self, id: LocalId) -> Result<(Vec<Reg>, TypeId), ExecError> {
+    pub(super) fn local(&self, id: LocalId) -> Result<(&[Reg], TypeId), ExecError> {
         self.calls
             .last()
             .and_then(|c| {
                 Some((
-                    c.locals.get(id.index())?.clone(),
+                    c.locals.get(id.index())?.as_slice(),
                     *c.local_types.get(id.index())?,
                 ))
             })
@@ -206,13 +209,17 @@ impl Compiler<'_> {
         rule: LayoutRule,
     ) -> Result<PlaceTy, ExecError> {
         let types = &self.module.types;
+        let vector;
         let shape = match ty {
-            PlaceTy::Id(id) => types.get(id).clone(),
-            PlaceTy::Vector(s, n) => Type::Vector(s, n),
+            PlaceTy::Id(id) => types.get(id),
+            PlaceTy::Vector(s, n) => {
+                vector = Type::Vector(s, n);
+                &vector
+            }
         };
         match access {
             Access::Field(i) => {
-                let (Type::Struct { members, .. }, PlaceTy::Id(id)) = (&shape, ty) else {
+                let (Type::Struct { members, .. }, PlaceTy::Id(id)) = (shape, ty) else {
                     return Err(ExecError::new(
                         "field access on a value that is not a struct",
                         None,
@@ -222,7 +229,9 @@ impl Compiler<'_> {
                     .get(*i as usize)
                     .ok_or_else(|| ExecError::new("field index out of range", None))?;
                 let member_ty = member.ty;
-                loc.comps = loc.comps[self.field_range(id, *i)].to_vec();
+                let fields = self.field_range(id, *i);
+                loc.comps.truncate(fields.end);
+                loc.comps.drain(..fields.start);
                 Ok(PlaceTy::Id(member_ty))
             }
             Access::Components(list) => {
@@ -232,18 +241,18 @@ impl Compiler<'_> {
                     .collect();
                 loc.comps =
                     picked.ok_or_else(|| ExecError::new("component index out of range", None))?;
-                let scalar = scalar_of_shape(&shape);
+                let scalar = scalar_of_shape(shape);
                 Ok(PlaceTy::Vector(scalar, list.len() as u8))
             }
             Access::Index(index) => {
-                let (n, elem_ty) = match shape {
+                let (n, elem_ty) = match *shape {
                     Type::Array { element, .. } => (self.count(element), PlaceTy::Id(element)),
                     Type::Matrix { scalar, cols, .. } => {
                         (u32::from(cols), PlaceTy::Vector(scalar, cols))
                     }
                     ref other => (1, PlaceTy::Vector(scalar_of_shape(other), 1)),
                 };
-                let scale = match (&loc.kind, &shape) {
+                let scale = match (&loc.kind, shape) {
                     (LocKind::Regs { .. }, _) => u64::from(n),
                     (LocKind::Mem { .. }, Type::Array { element, .. }) => {
                         u64::from(array_stride(types, *element, rule))

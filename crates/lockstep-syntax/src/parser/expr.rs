@@ -2,7 +2,7 @@
 //! associativity (assignment and `?:` to the right, comma lowest).
 
 use super::types::{is_keyword, is_template, is_type_modifier};
-use super::{MAX_EXPR_DEPTH, PResult, Parser, Reported};
+use super::{MAX_EXPR_DEPTH, PResult, Parser, Reported, diagnostic_at};
 use crate::ast::{
     BinaryOp, Callee, Expr, ExprKind, FloatSuffix, Ident, IntSuffix, TemplateArg, TypeExpr, UnaryOp,
 };
@@ -400,12 +400,11 @@ impl Parser<'_> {
     /// template arguments, `buf.Load<float2>(a)`).
     #[inline(never)]
     fn member(&mut self, base: Box<Expr>) -> PBox {
-        let tok = self.peek().clone();
-        if tok.kind != TokenKind::Ident {
-            self.error_at(&tok, "expected member name");
+        if self.peek().kind != TokenKind::Ident {
+            self.error_here("expected member name");
             return Err(Reported);
         }
-        self.advance();
+        let tok = self.bump();
         let member = Ident {
             name: tok.text,
             span: tok.span,
@@ -560,17 +559,18 @@ impl Parser<'_> {
             let span = self.advance();
             return Ok(node(ExprKind::BoolLit(value), span));
         }
-        let tok = self.peek().clone();
         if self.at_type_start(0) {
+            // The type's first token, for the error below.
+            let first = self.peek();
+            let (span, expansion) = (first.span, first.expansion.clone());
             let ty = self.parse_type(Vec::new())?;
             if !self.at("(") {
-                self.error_at(
-                    &tok,
-                    format!(
-                        "unexpected type name '{}': expected expression",
-                        ty.name.name
-                    ),
+                let message = format!(
+                    "unexpected type name '{}': expected expression",
+                    ty.name.name
                 );
+                self.diags
+                    .push(diagnostic_at(span, expansion.as_deref(), message));
                 return Err(Reported);
             }
             let args = self.call_args()?;
@@ -583,11 +583,11 @@ impl Parser<'_> {
                 span,
             ));
         }
-        if is_keyword(&tok.text) {
-            self.error_at(&tok, "expected expression");
+        if is_keyword(&self.peek().text) {
+            self.error_here("expected expression");
             return Err(Reported);
         }
-        self.advance();
+        let tok = self.bump();
         let name = Ident {
             name: tok.text,
             span: tok.span,
@@ -666,37 +666,40 @@ fn too_deep(expr: &Expr) -> bool {
         if depth > MAX_EXPR_DEPTH {
             return true;
         }
-        for child in children(expr) {
-            stack.push((child, depth + 1));
-        }
+        for_each_child(expr, &mut |child| stack.push((child, depth + 1)));
     }
     false
 }
 
-fn children(expr: &Expr) -> Vec<&Expr> {
+/// Calls `f` on each direct subexpression of `expr`.
+fn for_each_child<'e>(expr: &'e Expr, f: &mut impl FnMut(&'e Expr)) {
     match &expr.kind {
         ExprKind::IntLit { .. }
         | ExprKind::FloatLit { .. }
         | ExprKind::BoolLit(_)
         | ExprKind::StringLit(_)
-        | ExprKind::Ident(_) => Vec::new(),
-        ExprKind::Unary { operand, .. } => vec![operand],
+        | ExprKind::Ident(_) => {}
+        ExprKind::Unary { operand, .. } => f(operand),
         ExprKind::Binary { lhs, rhs, .. }
         | ExprKind::Assign { lhs, rhs, .. }
         | ExprKind::Comma { lhs, rhs } => {
-            vec![lhs, rhs]
+            f(lhs);
+            f(rhs);
         }
         ExprKind::Conditional {
             cond,
             then_expr,
             else_expr,
-        } => vec![cond, then_expr, else_expr],
+        } => {
+            f(cond);
+            f(then_expr);
+            f(else_expr);
+        }
         ExprKind::Call { callee, args } => {
-            let mut out: Vec<&Expr> = args.iter().collect();
+            args.iter().for_each(&mut *f);
             if let Callee::Type(ty) = callee {
-                type_exprs(ty, &mut out);
+                type_exprs(ty, f);
             }
-            out
         }
         ExprKind::MethodCall {
             receiver,
@@ -704,35 +707,36 @@ fn children(expr: &Expr) -> Vec<&Expr> {
             args,
             ..
         } => {
-            let mut out: Vec<&Expr> = std::iter::once(&**receiver).chain(args).collect();
+            f(receiver);
+            args.iter().for_each(&mut *f);
             for ty in template_args {
-                type_exprs(ty, &mut out);
+                type_exprs(ty, f);
             }
-            out
         }
-        ExprKind::Member { base, .. } => vec![base],
-        ExprKind::Index { base, index } => vec![base, index],
+        ExprKind::Member { base, .. } => f(base),
+        ExprKind::Index { base, index } => {
+            f(base);
+            f(index);
+        }
         ExprKind::Cast {
             ty,
             array_dims,
             operand,
         } => {
-            let mut out: Vec<&Expr> = std::iter::once(&**operand)
-                .chain(array_dims.iter().flatten())
-                .collect();
-            type_exprs(ty, &mut out);
-            out
+            f(operand);
+            array_dims.iter().flatten().for_each(&mut *f);
+            type_exprs(ty, f);
         }
     }
 }
 
-/// The expressions among a type's template arguments (types nest only as
-/// deep as the parser's nesting limit allows).
-fn type_exprs<'e>(ty: &'e TypeExpr, out: &mut Vec<&'e Expr>) {
+/// Calls `f` on the expressions among a type's template arguments (types
+/// nest only as deep as the parser's nesting limit allows).
+fn type_exprs<'e>(ty: &'e TypeExpr, f: &mut impl FnMut(&'e Expr)) {
     for arg in &ty.args {
         match arg {
-            TemplateArg::Expr(e) => out.push(e),
-            TemplateArg::Type(t) => type_exprs(t, out),
+            TemplateArg::Expr(e) => f(e),
+            TemplateArg::Type(t) => type_exprs(t, f),
         }
     }
 }

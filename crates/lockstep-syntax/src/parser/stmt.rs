@@ -16,6 +16,13 @@ fn stmt_node(attributes: Vec<Attribute>, kind: StmtKind, span: Span) -> Box<Stmt
     })
 }
 
+/// The words that start a statement other than a declaration or an
+/// expression; from `case` on, only to be reported.
+const STMT_KEYWORDS: [&str; 15] = [
+    "if", "for", "while", "do", "switch", "break", "continue", "discard", "return", "case",
+    "default", "struct", "typedef", "cbuffer", "tbuffer",
+];
+
 impl Parser<'_> {
     /// `{ statements }`; a missing `}` is reported and the block kept.
     pub(super) fn block(&mut self) -> PResult<Block> {
@@ -51,40 +58,40 @@ impl Parser<'_> {
     fn stmt_inner(&mut self) -> PResult<Box<Stmt>> {
         let start = self.peek().span;
         let attributes = self.attributes()?;
-        let tok = self.peek().clone();
+        let tok = self.peek();
+        let keyword = match tok.kind {
+            TokenKind::Ident => STMT_KEYWORDS.iter().copied().find(|k| *k == tok.text),
+            _ => None,
+        };
         let kind = if tok.is_punct("{") {
             StmtKind::Block(self.block()?)
         } else if tok.is_punct(";") {
-            self.bump();
+            self.advance();
             StmtKind::Empty
         } else if tok.kind == TokenKind::Ident {
-            match tok.text.as_str() {
-                "if" => self.if_stmt()?,
-                "for" => self.for_stmt()?,
-                "while" => self.while_stmt()?,
-                "do" => self.do_stmt()?,
-                "switch" => self.switch_stmt()?,
-                "break" => self.jump(StmtKind::Break, "expected ';' after break statement"),
-                "continue" => {
+            match keyword {
+                Some("if") => self.if_stmt()?,
+                Some("for") => self.for_stmt()?,
+                Some("while") => self.while_stmt()?,
+                Some("do") => self.do_stmt()?,
+                Some("switch") => self.switch_stmt()?,
+                Some("break") => self.jump(StmtKind::Break, "expected ';' after break statement"),
+                Some("continue") => {
                     self.jump(StmtKind::Continue, "expected ';' after continue statement")
                 }
-                "discard" => self.jump(StmtKind::Discard, "expected ';' after discard statement"),
-                "return" => self.return_stmt()?,
-                "case" | "default" => {
-                    self.error_at(
-                        &tok,
-                        format!("'{}' statement not in switch statement", tok.text),
-                    );
+                Some("discard") => {
+                    self.jump(StmtKind::Discard, "expected ';' after discard statement")
+                }
+                Some("return") => self.return_stmt()?,
+                Some(word @ ("case" | "default")) => {
+                    self.error_here(format!("'{word}' statement not in switch statement"));
                     return Err(Reported);
                 }
-                "struct" | "typedef" | "cbuffer" | "tbuffer" => {
-                    self.error_at(
-                        &tok,
-                        format!("local '{}' declarations are not supported", tok.text),
-                    );
+                Some(word) => {
+                    self.error_here(format!("local '{word}' declarations are not supported"));
                     return Err(Reported);
                 }
-                _ => self.decl_or_expr_stmt()?,
+                None => self.decl_or_expr_stmt()?,
             }
         } else {
             self.expr_stmt()?

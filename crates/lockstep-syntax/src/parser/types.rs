@@ -235,16 +235,16 @@ impl Parser<'_> {
             });
         }
         self.eat_kw("struct");
-        let tok = self.peek().clone();
         let sign = modifiers
             .iter()
             .any(|m| m.name == "unsigned" || m.name == "signed");
+        let tok = self.peek();
         let is_name = tok.kind == TokenKind::Ident
             && (self.is_type_name(&tok.text) || (!is_keyword(&tok.text) && !sign));
         let name = if is_name {
-            self.bump();
+            let tok = self.bump();
             Ident {
-                name: tok.text.clone(),
+                name: tok.text,
                 span: tok.span,
             }
         } else if sign {
@@ -255,6 +255,7 @@ impl Parser<'_> {
                 span,
             }
         } else {
+            let tok = tok.clone();
             self.error_at(&tok, "expected a type");
             return Err(Reported);
         };

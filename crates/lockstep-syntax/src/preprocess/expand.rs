@@ -407,7 +407,7 @@ impl Preprocessor<'_> {
         let mut lexed = lexer::lex(span.file, &text);
         let valid = lexed.len() == 1
             && lexed[0].text == text
-            && matches!(lexed[0].error, None | Some(LexError::Number(_)));
+            && matches!(lexed[0].error.as_deref(), None | Some(LexError::Number(_)));
         match lexed.pop() {
             Some(tok) if valid => vec![PpToken {
                 tok: Token {
