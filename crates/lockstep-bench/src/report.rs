@@ -1,4 +1,5 @@
-//! Medians and the comparison table of `lockstep-peer`.
+//! Medians, the comparison table of `lockstep-peer` and the scaling table
+//! of `lockstep-scaling`.
 
 use std::time::Duration;
 
@@ -81,6 +82,70 @@ impl Row {
     }
 }
 
+/// How one workload scaled from one thread to all cores: the times of the
+/// two, taken alternately, one pair per round.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scaling {
+    pub name: String,
+    /// The wave size; `None` for the machine's reference loops.
+    pub wave_size: Option<u32>,
+    pub elements: u32,
+    /// One thread's time in each round.
+    pub one: Vec<Duration>,
+    /// All cores' time in each round.
+    pub all: Vec<Duration>,
+}
+
+impl Scaling {
+    /// The speed-up: one thread's median time over all cores' median time.
+    pub fn speedup(&self) -> Option<f64> {
+        Some(median(&self.one)?.as_secs_f64() / median(&self.all)?.as_secs_f64())
+    }
+
+    /// The lowest and the highest speed-up of a single round.
+    pub fn range(&self) -> Option<(f64, f64)> {
+        let ratios = self
+            .one
+            .iter()
+            .zip(&self.all)
+            .map(|(one, all)| one.as_secs_f64() / all.as_secs_f64());
+        ratios.fold(None, |range, r| match range {
+            None => Some((r, r)),
+            Some((lo, hi)) => Some((f64::min(lo, r), f64::max(hi, r))),
+        })
+    }
+
+    /// The row, in Markdown.
+    pub fn render(&self) -> String {
+        let (one, all) = (median(&self.one), median(&self.all));
+        let name = match self.wave_size {
+            Some(_) => format!("`{}`", self.name),
+            None => self.name.clone(),
+        };
+        format!(
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            self.wave_size.map_or("–".to_string(), |w| w.to_string()),
+            elements(self.elements),
+            ms(one),
+            ms(all),
+            self.speedup()
+                .map_or("–".to_string(), |r| format!("{r:.2}")),
+            self.range()
+                .map_or("–".to_string(), |(lo, hi)| format!("{lo:.2}–{hi:.2}")),
+            melems(self.elements, one),
+            melems(self.elements, all),
+        )
+    }
+}
+
+/// The scaling table's header, in Markdown.
+pub fn scaling_header() -> String {
+    "| workload | wave | elements | 1 thread ms | all cores ms | speed-up | range of rounds | \
+     1 thread Melem/s | all cores Melem/s |\n\
+     | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        .to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,5 +189,36 @@ mod tests {
         assert_eq!(elements(4096 * 4096), "2^24");
         assert_eq!(elements(3000), "3000");
         assert_eq!(header("lavapipe").lines().count(), 2);
+    }
+    #[test]
+    fn scaling_rows() {
+        let row = Scaling {
+            name: "wave_reduce".to_string(),
+            wave_size: Some(8),
+            elements: 1 << 24,
+            one: vec![ms(200), ms(180), ms(220)],
+            all: vec![ms(100), ms(120), ms(110)],
+        };
+        // Medians 200 and 110; rounds 2.00, 1.50 and 2.00.
+        assert!((row.speedup().unwrap() - 200.0 / 110.0).abs() < 1e-12);
+        assert_eq!(row.range(), Some((1.5, 2.0)));
+        assert_eq!(
+            row.render(),
+            "| `wave_reduce` | 8 | 2^24 | 200.0 | 110.0 | 1.82 | 1.50–2.00 | 83.89 | 152.52 |"
+        );
+        let reference = Scaling {
+            name: "memory stream".to_string(),
+            wave_size: None,
+            one: vec![],
+            all: vec![],
+            ..row
+        };
+        assert_eq!(reference.speedup(), None);
+        assert_eq!(reference.range(), None);
+        assert_eq!(
+            reference.render(),
+            "| memory stream | – | 2^24 | – | – | – | – | – | – |"
+        );
+        assert_eq!(scaling_header().lines().count(), 2);
     }
 }
