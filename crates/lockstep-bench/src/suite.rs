@@ -108,6 +108,21 @@ pub fn kernel(name: &str) -> Option<&'static Kernel> {
     KERNELS.iter().find(|k| k.name == name)
 }
 
+/// The kernel called `name`, or every kernel when `None`; an unknown name
+/// is an error that lists the kernels.
+pub fn select(name: Option<&str>) -> Result<Vec<&'static Kernel>, String> {
+    match name {
+        Some(name) => {
+            let k = kernel(name).ok_or_else(|| {
+                let names: Vec<&str> = KERNELS.iter().map(|k| k.name).collect();
+                format!("no kernel `{name}` (kernels: {})", names.join(", "))
+            })?;
+            Ok(vec![k])
+        }
+        None => Ok(KERNELS.iter().collect()),
+    }
+}
+
 impl Kernel {
     /// The kernel's pipeline and check at the benchmark's size.
     pub fn full(&self) -> Case {
@@ -466,6 +481,22 @@ fn same_words(message: &str, got: &[u8], expected: &[u8]) -> Result<(), String> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn selects_one_kernel_or_all() {
+        let one = select(Some("block_scan")).unwrap();
+        assert_eq!(one.len(), 1);
+        assert_eq!(one[0].name, "block_scan");
+        assert_eq!(select(None).unwrap().len(), 6);
+        let Err(e) = select(Some("nope")) else {
+            panic!("an unknown kernel was found");
+        };
+        assert_eq!(
+            e,
+            "no kernel `nope` (kernels: ordered_append, wave_reduce, block_scan, tile_minmax, \
+             divergent_loop, match_histogram)"
+        );
+    }
 
     #[test]
     fn same_words_names_the_first_difference() {

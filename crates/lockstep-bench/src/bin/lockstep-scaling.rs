@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use lockstep::RunOptions;
 use lockstep_bench::report::{self, Scaling};
-use lockstep_bench::suite::{self, KERNELS, Kernel};
+use lockstep_bench::suite;
 
 #[derive(Parser)]
 #[command(
@@ -61,13 +61,7 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<bool, String> {
-    let kernels: Vec<&Kernel> = match &args.kernel {
-        Some(name) => vec![suite::kernel(name).ok_or_else(|| {
-            let names: Vec<&str> = KERNELS.iter().map(|k| k.name).collect();
-            format!("no kernel `{name}` (kernels: {})", names.join(", "))
-        })?],
-        None => KERNELS.iter().collect(),
-    };
+    let kernels = suite::select(args.kernel.as_deref())?;
     if args.runs == 0 {
         return Err("--runs must be at least 1".to_string());
     }
