@@ -94,12 +94,23 @@ pub struct Scaling {
     pub one: Vec<Duration>,
     /// All cores' time in each round.
     pub all: Vec<Duration>,
+    /// The machine's ALU throughput loop, timed in the same rounds right
+    /// after the kernel (one thread, all cores); empty for the reference
+    /// loops themselves.
+    pub alongside: (Vec<Duration>, Vec<Duration>),
 }
 
 impl Scaling {
     /// The speed-up: one thread's median time over all cores' median time.
     pub fn speedup(&self) -> Option<f64> {
-        Some(median(&self.one)?.as_secs_f64() / median(&self.all)?.as_secs_f64())
+        speedup(&self.one, &self.all)
+    }
+
+    /// The ALU throughput loop's speed-up in the same rounds: what the
+    /// machine gave code that keeps a core's execution units busy while
+    /// the kernel ran.
+    pub fn alongside(&self) -> Option<f64> {
+        speedup(&self.alongside.0, &self.alongside.1)
     }
 
     /// The lowest and the highest speed-up of a single round.
@@ -122,27 +133,33 @@ impl Scaling {
             Some(_) => format!("`{}`", self.name),
             None => self.name.clone(),
         };
+        let ratio = |r: Option<f64>| r.map_or("–".to_string(), |r| format!("{r:.2}"));
         format!(
-            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             self.wave_size.map_or("–".to_string(), |w| w.to_string()),
             elements(self.elements),
             ms(one),
             ms(all),
-            self.speedup()
-                .map_or("–".to_string(), |r| format!("{r:.2}")),
+            ratio(self.speedup()),
             self.range()
                 .map_or("–".to_string(), |(lo, hi)| format!("{lo:.2}–{hi:.2}")),
+            ratio(self.alongside()),
             melems(self.elements, one),
             melems(self.elements, all),
         )
     }
 }
 
+/// One thread's median time over all cores' median time.
+fn speedup(one: &[Duration], all: &[Duration]) -> Option<f64> {
+    Some(median(one)?.as_secs_f64() / median(all)?.as_secs_f64())
+}
+
 /// The scaling table's header, in Markdown.
 pub fn scaling_header() -> String {
     "| workload | wave | elements | 1 thread ms | all cores ms | speed-up | range of rounds | \
-     1 thread Melem/s | all cores Melem/s |\n\
-     | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+     ALU throughput alongside | 1 thread Melem/s | all cores Melem/s |\n\
+     | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
         .to_string()
 }
 
@@ -198,27 +215,35 @@ mod tests {
             elements: 1 << 24,
             one: vec![ms(200), ms(180), ms(220)],
             all: vec![ms(100), ms(120), ms(110)],
+            alongside: (vec![ms(60), ms(66), ms(70)], vec![ms(40), ms(30), ms(33)]),
         };
-        // Medians 200 and 110; rounds 2.00, 1.50 and 2.00.
+        // Medians 200 and 110; rounds 2.00, 1.50 and 2.00. Alongside:
+        // medians 66 and 33.
         assert!((row.speedup().unwrap() - 200.0 / 110.0).abs() < 1e-12);
         assert_eq!(row.range(), Some((1.5, 2.0)));
+        assert!((row.alongside().unwrap() - 2.0).abs() < 1e-12);
+        let columns = |line: &str| line.matches('|').count();
+        let header = scaling_header();
+        assert_eq!(header.lines().map(columns).collect::<Vec<_>>(), [11, 11]);
+        assert_eq!(columns(&row.render()), 11);
         assert_eq!(
             row.render(),
-            "| `wave_reduce` | 8 | 2^24 | 200.0 | 110.0 | 1.82 | 1.50–2.00 | 83.89 | 152.52 |"
+            "| `wave_reduce` | 8 | 2^24 | 200.0 | 110.0 | 1.82 | 1.50–2.00 | 2.00 | 83.89 | 152.52 |"
         );
         let reference = Scaling {
             name: "memory stream".to_string(),
             wave_size: None,
             one: vec![],
             all: vec![],
+            alongside: (vec![], vec![]),
             ..row
         };
         assert_eq!(reference.speedup(), None);
         assert_eq!(reference.range(), None);
+        assert_eq!(reference.alongside(), None);
         assert_eq!(
             reference.render(),
-            "| memory stream | – | 2^24 | – | – | – | – | – | – |"
+            "| memory stream | – | 2^24 | – | – | – | – | – | – | – |"
         );
-        assert_eq!(scaling_header().lines().count(), 2);
     }
 }

@@ -2,8 +2,13 @@
 //! one thread to all cores. The two are timed alternately, one pair per
 //! round (the order swapping every round), so that both see the same
 //! machine: on a shared machine whose speed drifts, separate runs of the
-//! two disagree by more than the effect measured. Two reference loops,
-//! one memory-bound and one ALU-bound, show what the machine itself allows.
+//! two disagree by more than the effect measured. Three reference loops,
+//! memory-bound, latency-bound and throughput-bound, show what the machine
+//! itself allows, and the throughput-bound one also runs in every round of
+//! every kernel, right after it ("ALU throughput alongside"): a virtual
+//! machine's two cores may be two hardware threads of one core at times,
+//! which only that loop shows, and a kernel's speed-up means little
+//! without the machine's in the same minutes.
 //!
 //! ```sh
 //! lockstep-scaling [--kernel NAME] [--wave-sizes 8,32] [--threads N] [--runs N]
@@ -89,8 +94,10 @@ fn run(args: &Args) -> Result<bool, String> {
 
     let mut rows = vec![
         reference("memory stream", threads, args.runs, stream),
-        reference("ALU loop", threads, args.runs, alu),
+        reference("ALU latency", threads, args.runs, alu_latency),
+        reference("ALU throughput", threads, args.runs, alu_throughput),
     ];
+    let mut alongside = Loop::new(ALONGSIDE_ELEMENTS, alu_throughput);
     let mut all_right = true;
     for kernel in kernels {
         eprintln!("{}: building the data", kernel.name);
@@ -102,13 +109,14 @@ fn run(args: &Args) -> Result<bool, String> {
                 threads,
                 ..RunOptions::default()
             };
-            let time = |threads| -> Result<Duration, String> {
+            // The kernel, then the ALU throughput loop on as many threads.
+            let time = |threads| -> Result<(Duration, Duration), String> {
                 let start = Instant::now();
                 let out = lockstep::run(&shader, &case.pipeline, &opts(threads))
                     .map_err(|e| format!("{} at wave size {wave_size}: {e}", kernel.name))?;
                 let elapsed = start.elapsed();
                 drop(out);
-                Ok(elapsed)
+                Ok((elapsed, alongside.time(threads)))
             };
             // The warm-up runs, checked.
             let mut right = true;
@@ -127,13 +135,16 @@ fn run(args: &Args) -> Result<bool, String> {
             if !right {
                 continue;
             }
-            let (one, all) = rounds(args.runs, threads, time)?;
+            let (one, all): (Vec<_>, Vec<_>) = rounds(args.runs, threads, time)?;
+            let ((one, one_alongside), (all, all_alongside)) =
+                (one.into_iter().unzip(), all.into_iter().unzip());
             rows.push(Scaling {
                 name: kernel.name.to_string(),
                 wave_size: Some(wave_size),
                 elements: case.elements,
                 one,
                 all,
+                alongside: (one_alongside, all_alongside),
             });
         }
     }
@@ -146,12 +157,12 @@ fn run(args: &Args) -> Result<bool, String> {
 }
 
 /// `runs` rounds of `time(1)` and `time(threads)`, back to back, one
-/// thread going first in even rounds: their times, in round order.
-fn rounds<E>(
+/// thread going first in even rounds: what they return, in round order.
+fn rounds<T, E>(
     runs: usize,
     threads: usize,
-    mut time: impl FnMut(usize) -> Result<Duration, E>,
-) -> Result<(Vec<Duration>, Vec<Duration>), E> {
+    mut time: impl FnMut(usize) -> Result<T, E>,
+) -> Result<(Vec<T>, Vec<T>), E> {
     let (mut ones, mut alls) = (Vec::new(), Vec::new());
     for round in 0..runs {
         if round % 2 == 0 {
@@ -168,31 +179,55 @@ fn rounds<E>(
 /// Elements of the reference loops: 2^24 32-bit words, 64 MiB.
 const REFERENCE_ELEMENTS: usize = 1 << 24;
 
-/// A reference loop on one thread and on `threads`: `work(part, round)`
-/// over equal parts of the elements, one per thread.
-fn reference(name: &str, threads: usize, runs: usize, work: fn(&mut [u32], u32) -> u32) -> Scaling {
-    let mut data: Vec<u32> = (0..REFERENCE_ELEMENTS as u32).collect();
-    let mut round = 0;
-    let mut time = |n: usize| -> Result<Duration, ()> {
-        round += 1;
-        let part = REFERENCE_ELEMENTS.div_ceil(n);
+/// Elements of the ALU throughput loop that runs alongside each kernel,
+/// a quarter of the reference's (about 16 ms on one thread).
+const ALONGSIDE_ELEMENTS: usize = REFERENCE_ELEMENTS / 4;
+
+/// A reference loop over its own data: `work(part, round)` over equal
+/// parts of the elements, one per thread.
+struct Loop {
+    data: Vec<u32>,
+    round: u32,
+    work: fn(&mut [u32], u32) -> u32,
+}
+
+impl Loop {
+    fn new(elements: usize, work: fn(&mut [u32], u32) -> u32) -> Loop {
+        Loop {
+            data: (0..elements as u32).collect(),
+            round: 0,
+            work,
+        }
+    }
+
+    /// One run on `threads` threads.
+    fn time(&mut self, threads: usize) -> Duration {
+        self.round += 1;
+        let (work, round) = (self.work, self.round);
+        let part = self.data.len().div_ceil(threads);
         let start = Instant::now();
         std::thread::scope(|s| {
-            for chunk in data.chunks_mut(part) {
+            for chunk in self.data.chunks_mut(part) {
                 s.spawn(move || black_box(work(chunk, round)));
             }
         });
-        Ok(start.elapsed())
-    };
-    time(1).ok();
-    time(threads).ok();
-    let (one, all) = rounds(runs, threads, time).unwrap_or_default();
+        start.elapsed()
+    }
+}
+
+/// A reference loop on one thread and on `threads`, in alternating rounds.
+fn reference(name: &str, threads: usize, runs: usize, work: fn(&mut [u32], u32) -> u32) -> Scaling {
+    let mut each = Loop::new(REFERENCE_ELEMENTS, work);
+    each.time(1);
+    each.time(threads);
+    let (one, all) = rounds(runs, threads, |n| Ok::<_, ()>(each.time(n))).unwrap_or_default();
     Scaling {
         name: name.to_string(),
         wave_size: None,
         elements: REFERENCE_ELEMENTS as u32,
         one,
         all,
+        alongside: (Vec::new(), Vec::new()),
     }
 }
 
@@ -206,8 +241,11 @@ fn stream(words: &mut [u32], round: u32) -> u32 {
     words.first().copied().unwrap_or(0)
 }
 
-/// ALU-bound: a dependent chain of multiplies per 1,024 words.
-fn alu(words: &mut [u32], round: u32) -> u32 {
+/// Latency-bound: a dependent chain of multiplies per 1,024 words. Two
+/// hardware threads of one core run it as fast as two cores do, so it
+/// shows whether the threads get their time, not whether they get a core
+/// each.
+fn alu_latency(words: &mut [u32], round: u32) -> u32 {
     let mut x = u64::from(round);
     for w in words.iter().step_by(1024) {
         for _ in 0..4096 {
@@ -217,4 +255,31 @@ fn alu(words: &mut [u32], round: u32) -> u32 {
         }
     }
     x as u32
+}
+
+/// Throughput-bound: eight independent chains of multiplies per 1,024
+/// words, which keep one core's multiplier busy, as an interpreter keeps
+/// its execution ports busy. Two hardware threads of one core share those
+/// and get little more than one; two cores get 2×.
+fn alu_throughput(words: &mut [u32], round: u32) -> u32 {
+    const K: u64 = 6_364_136_223_846_793_005;
+    let mut x = [u64::from(round); 8];
+    for w in words.iter().step_by(1024) {
+        let w = u64::from(*w);
+        for _ in 0..1536 {
+            // Written out so that each chain stays in a register of its own.
+            let [a, b, c, d, e, f, g, h] = x;
+            x = [
+                a.wrapping_mul(K).wrapping_add(w),
+                b.wrapping_mul(K).wrapping_add(w ^ 1),
+                c.wrapping_mul(K).wrapping_add(w ^ 2),
+                d.wrapping_mul(K).wrapping_add(w ^ 3),
+                e.wrapping_mul(K).wrapping_add(w ^ 4),
+                f.wrapping_mul(K).wrapping_add(w ^ 5),
+                g.wrapping_mul(K).wrapping_add(w ^ 6),
+                h.wrapping_mul(K).wrapping_add(w ^ 7),
+            ];
+        }
+    }
+    x.iter().fold(0, |s, &v| s ^ v) as u32
 }
