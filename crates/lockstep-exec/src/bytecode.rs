@@ -259,6 +259,9 @@ pub enum Inst {
         dst: Reg,
         a: Reg,
         b: Reg,
+        /// Nothing reads `dst`, and the update may be held back and
+        /// combined with others (see `engine::Deferred`).
+        deferrable: bool,
     },
     Query {
         dst: Reg,

@@ -108,6 +108,7 @@ impl Program {
             // findings track each register).
             fuse::fuse(&mut c.code, &mut c.spans);
             fuse::fuse_votes(&mut c.code, &mut c.spans);
+            fuse::mark_deferrable(&mut c.code);
         }
         // A system value's components go into their registers when a wave
         // starts, unless nothing reads them.
@@ -166,6 +167,21 @@ impl Program {
     /// The number of bytecode instructions (for tests and `--stats`).
     pub fn code_len(&self) -> usize {
         self.code.len()
+    }
+
+    /// How many atomics the engine may hold back and combine: those on
+    /// device memory whose result nothing reads (for tests).
+    pub fn deferrable_atomics(&self) -> usize {
+        let deferrable = |inst: &&Inst| {
+            matches!(
+                inst,
+                Inst::Atomic {
+                    deferrable: true,
+                    ..
+                }
+            )
+        };
+        self.code.iter().filter(deferrable).count()
     }
 }
 

@@ -12,9 +12,11 @@ use lockstep_ir::{AtomicOp, ResourceQuery, ScalarType, SystemValue, WaveOp};
 use lockstep_wave::{self as wave, Arith, Lane, Mask};
 
 mod checked;
+mod deferred;
 
 use checked::check_barrier_agreement;
 pub(crate) use checked::shuffle;
+use deferred::Deferred;
 
 use crate::BoundResource;
 use crate::bytecode::{Address, Block32, Inst, Reg, Slot32Kind, Space, TEXEL_OUT_OF_RANGE, Vote};
@@ -122,6 +124,8 @@ pub(crate) struct Worker {
     turns: Vec<usize>,
     /// The group ids of the batch's groups.
     group_ids: Vec<[u32; 3]>,
+    /// Atomic updates held back until the batch ends (or sooner).
+    deferred: Deferred,
 }
 
 /// How a batch's rounds ended.
@@ -140,6 +144,7 @@ impl Worker {
             tracker: SharedTracker::default(),
             turns: Vec::new(),
             group_ids: Vec::new(),
+            deferred: Deferred::default(),
         }
     }
 
@@ -199,6 +204,18 @@ impl Worker {
                 seed ^ u64::from(first).wrapping_mul(0x9E37_79B9_7F4A_7C15),
             );
         }
+        let ended = self.rounds_of_batch(ctx, wave_count, count);
+        // The held updates are written when the batch ends, however.
+        self.deferred.apply(ctx.resources, None);
+        ended
+    }
+
+    fn rounds_of_batch(
+        &mut self,
+        ctx: &Context,
+        wave_count: usize,
+        count: usize,
+    ) -> Result<(), ExecError> {
         let ended = rounds(
             ctx,
             &mut self.waves[..wave_count],
@@ -206,6 +223,7 @@ impl Worker {
             &self.groupshared[..count],
             &mut self.scratch,
             &mut self.tracker,
+            &mut self.deferred,
         )?;
         if let Rounds::Split = ended {
             for (c, gs) in self.groupshared[..count].iter().enumerate() {
@@ -220,6 +238,7 @@ impl Worker {
                     std::slice::from_ref(gs),
                     &mut self.scratch,
                     &mut self.tracker,
+                    &mut self.deferred,
                 )?;
             }
         }
@@ -237,14 +256,15 @@ fn rounds(
     gs: &[Memory],
     scratch: &mut [u64],
     tracker: &mut SharedTracker,
+    deferred: &mut Deferred,
 ) -> Result<Rounds, ExecError> {
     loop {
         for &i in turns {
             if waves[i].status == Status::Running {
                 if ctx.findings.is_some() {
-                    waves[i].run::<true>(ctx, gs, scratch, tracker)?;
+                    waves[i].run::<true>(ctx, gs, scratch, tracker, deferred)?;
                 } else {
-                    waves[i].run::<false>(ctx, gs, scratch, tracker)?;
+                    waves[i].run::<false>(ctx, gs, scratch, tracker, deferred)?;
                 }
                 if waves[i].status == Status::Split {
                     return Ok(Rounds::Split);
@@ -530,14 +550,15 @@ impl Wave {
         gs: &[Memory],
         scratch: &mut [u64],
         tracker: &mut SharedTracker,
+        deferred: &mut Deferred,
     ) -> Result<(), ExecError> {
         #[cfg(target_arch = "x86_64")]
         if !CHECKED && ctx.avx2 {
             // SAFETY: `ctx.avx2` is only set when the CPU has AVX2
             // (`simd::avx2_available`).
-            return unsafe { self.run_avx2(ctx, gs, scratch, tracker) };
+            return unsafe { self.run_avx2(ctx, gs, scratch, tracker, deferred) };
         }
-        self.run_loop::<CHECKED>(ctx, gs, scratch, tracker)
+        self.run_loop::<CHECKED>(ctx, gs, scratch, tracker, deferred)
     }
 
     /// `run_loop` compiled for AVX2: inlined into this function, whatever
@@ -553,8 +574,9 @@ impl Wave {
         gs: &[Memory],
         scratch: &mut [u64],
         tracker: &mut SharedTracker,
+        deferred: &mut Deferred,
     ) -> Result<(), ExecError> {
-        self.run_loop::<false>(ctx, gs, scratch, tracker)
+        self.run_loop::<false>(ctx, gs, scratch, tracker, deferred)
     }
 
     /// `run`'s loop, inlined into each instruction set's copy.
@@ -565,6 +587,7 @@ impl Wave {
         gs: &[Memory],
         scratch: &mut [u64],
         tracker: &mut SharedTracker,
+        deferred: &mut Deferred,
     ) -> Result<(), ExecError> {
         let code = &ctx.program.code;
         // Lanes per register, and lanes per wave.
@@ -753,6 +776,9 @@ impl Wave {
                     if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
                         self.check_access(ctx, findings, tracker, &gs[0], addr, ty, Access::Read);
                     }
+                    if let Space::Resource(id) = addr.space {
+                        deferred.before_access(ctx.resources, id.index());
+                    }
                     if let Some(r) = addr.dynamic.filter(|_| ty.size() == 4) {
                         let (offset, chunk) = (u64::from(addr.offset), memory_chunk(addr, w, ww));
                         if self.cur == full_mask(w) {
@@ -791,6 +817,9 @@ impl Wave {
                 Inst::Store { addr, ty, src } => {
                     if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
                         self.check_access(ctx, findings, tracker, &gs[0], addr, ty, Access::Write);
+                    }
+                    if let Space::Resource(id) = addr.space {
+                        deferred.before_access(ctx.resources, id.index());
                     }
                     if let Some(r) = addr.dynamic.filter(|_| ty.size() == 4) {
                         let (offset, chunk) = (u64::from(addr.offset), memory_chunk(addr, w, ww));
@@ -840,9 +869,16 @@ impl Wave {
                     dst,
                     a,
                     b,
+                    deferrable,
                 } => {
                     if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
                         self.check_access(ctx, findings, tracker, &gs[0], addr, ty, Access::Atomic);
+                    }
+                    if let Space::Resource(id) = addr.space {
+                        if deferrable && self.hold_atomic(ctx, deferred, op, ty, addr, a) {
+                            continue;
+                        }
+                        deferred.before_access(ctx.resources, id.index());
                     }
                     self.atomic(ctx, gs, op, ty, addr, [dst, a, b])
                 }
@@ -1009,6 +1045,8 @@ impl Wave {
                 }
                 Inst::Barrier => {
                     if self.cur != 0 {
+                        // Held updates become visible at the barrier.
+                        deferred.apply(ctx.resources, None);
                         if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
                             self.check_barrier(ctx, findings);
                         }
@@ -1125,6 +1163,42 @@ impl Wave {
     #[inline(always)]
     fn mask_of(&self, r: Reg, w: usize) -> Mask {
         nonzero_lanes(&self.reg(r)[..w])
+    }
+
+    /// Holds a deferrable atomic in `deferred` when every active lane of the
+    /// batch updates the same in-bounds word: the lanes' values folded in
+    /// lane order make one update. `false` when it does not apply.
+    fn hold_atomic(
+        &self,
+        ctx: &Context,
+        deferred: &mut Deferred,
+        op: AtomicOp,
+        ty: ScalarType,
+        addr: Address,
+        a: Reg,
+    ) -> bool {
+        let (Space::Resource(id), Some(fold)) = (addr.space, memory::combining(op, ty)) else {
+            return false;
+        };
+        let w = self.width;
+        let mut lanes = self.lanes(w);
+        let Some(first) = lanes.next() else {
+            return true;
+        };
+        let at = address(&self.regs, addr, first, w);
+        let resource = &ctx.resources[id.index()];
+        if !resource.memory.in_bounds(at, 4) {
+            return false;
+        }
+        let values = &self.regs[a.0 as usize * w..][..w];
+        let mut total = values[first] as u32;
+        for l in lanes {
+            if address(&self.regs, addr, l, w) != at {
+                return false;
+            }
+            total = fold(total, values[l] as u32);
+        }
+        deferred.hold(ctx.resources, id.index(), at, op, ty, total)
     }
 
     fn atomic(
@@ -2220,8 +2294,14 @@ mod tests {
         wave.segments = Segments::new(w, width / w);
         wave.idle = vec![0; width / w];
         let (mut scratch, mut tracker) = (vec![0; 4 * 128], SharedTracker::default());
-        wave.run::<false>(&ctx, &[], &mut scratch, &mut tracker)
-            .expect("runs");
+        wave.run::<false>(
+            &ctx,
+            &[],
+            &mut scratch,
+            &mut tracker,
+            &mut Deferred::default(),
+        )
+        .expect("runs");
         wave.regs
     }
 

@@ -122,6 +122,7 @@ impl Compiler<'_> {
                     dst,
                     a,
                     b,
+                    deferrable: false,
                 });
                 Ok(vec![dst])
             }

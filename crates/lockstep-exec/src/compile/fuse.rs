@@ -5,11 +5,13 @@
 //! afterwards, the pair becomes one instruction that writes `op(a, b)` to
 //! the active lanes of `x` (`masked: true`): one instruction and one pass
 //! over the lanes fewer. Whether `t` is read afterwards comes from a
-//! liveness analysis of the bytecode's control flow.
+//! liveness analysis of the bytecode's control flow, which also finds the
+//! atomics whose result nothing reads ([`mark_deferrable`]).
 
 use lockstep_ir::{ScalarType, Span, WaveOp};
 
-use crate::bytecode::{Inst, Reg, Vote, wave_operands};
+use crate::bytecode::{Inst, Reg, Space, Vote, wave_operands};
+use crate::memory::combining;
 
 /// Fuses every such pair in `code` (and drops the removed instructions'
 /// entries from `spans`, which runs parallel to it).
@@ -55,6 +57,29 @@ pub(super) fn fuse(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
         removed[pc] = true;
     }
     drop_removed(code, spans, &removed);
+}
+
+/// Marks the atomics on device memory whose result nothing reads and
+/// whose updates fold into one (`memory::combining`): the engine may hold
+/// those back and combine them (`engine::Deferred`).
+pub(super) fn mark_deferrable(code: &mut [Inst]) {
+    let candidate = |inst: &Inst| match *inst {
+        Inst::Atomic {
+            op, ty, addr, dst, ..
+        } if matches!(addr.space, Space::Resource(_)) && combining(op, ty).is_some() => Some(dst),
+        _ => None,
+    };
+    let dsts: Vec<Reg> = code.iter().filter_map(candidate).collect();
+    if dsts.is_empty() {
+        return;
+    }
+    let live = LiveOut::of(code, dsts);
+    for (pc, inst) in code.iter_mut().enumerate() {
+        let unread = candidate(inst).is_some_and(|dst| !live.at(pc, dst));
+        if let Inst::Atomic { deferrable, .. } = inst {
+            *deferrable = unread;
+        }
+    }
 }
 
 /// Fuses a wave vote with the branch on it: `t = WaveActiveAnyTrue(c)`

@@ -81,6 +81,85 @@ void main(uint gi : SV_GroupIndex, uint3 gid : SV_GroupID)
     }
 }
 
+/// An atomic whose result nothing reads may be held back by the worker and
+/// folded with later ones on the same word; every later read by the
+/// worker, through any binding of the buffer, must still see it, and an
+/// update of the word with another operation must come after it.
+#[test]
+fn held_atomics_are_seen_by_every_later_read() {
+    let source = r#"
+RWByteAddressBuffer Counter : register(u0);
+ByteAddressBuffer View : register(t0);
+RWStructuredBuffer<uint> Out : register(u1);
+RWByteAddressBuffer Stats : register(u2);
+groupshared uint g_lanes;
+[numthreads(64, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    uint k = gi / WaveGetLaneCount();
+    InterlockedAdd(g_lanes, 1);
+    if (WaveIsFirstLane())
+        Counter.InterlockedAdd(0, 1);
+    uint seen = View.Load(0);
+    uint before;
+    Counter.InterlockedAdd(4, k * uint(WaveIsFirstLane()), before);
+    Out[gi] = seen * 1000 + before;
+    if (WaveIsFirstLane()) {
+        if (k % 2 == 0)
+            Stats.InterlockedAdd(0, 5);
+        else
+            Stats.InterlockedMax(0, 100 / k);
+    }
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    // The updates of `Counter` word 0 and of `Stats`; not the groupshared
+    // one, nor the one whose original value is read.
+    assert_eq!(shader.program.deferrable_atomics(), 3);
+    let mut p = pipeline(
+        [1, 1, 1],
+        &[
+            buf("Counter", Kind::RwByteAddressBuffer, 0, vec![0; 2]),
+            buf("Out", Kind::RwStructuredBuffer, 1, vec![0; 64]),
+            buf("Stats", Kind::RwByteAddressBuffer, 2, vec![0]),
+        ],
+    );
+    // `View` is the counter buffer too, bound for reading.
+    let mut view = p.bindings[0].clone();
+    view.kind = Kind::ByteAddressBuffer;
+    p.bindings.push(view);
+    for w in [4, 8, 16, 32] {
+        // The waves run one after the other in index order. Wave k reads
+        // the counter after its own increment (k + 1), and word 1 of it
+        // before (lane 0) or after (other lanes) its first lane adds k;
+        // nothing reads `Stats`, where wave k adds 5 (k even) or takes the
+        // maximum with 100 / k (k odd).
+        let waves = 64 / w;
+        let mut want = Vec::new();
+        let mut stats = 0;
+        for k in 0..waves {
+            let earlier: u32 = (0..k).sum();
+            for lane in 0..w {
+                let before = if lane == 0 { earlier } else { earlier + k };
+                want.push((k + 1) * 1000 + before);
+            }
+            stats = if k % 2 == 0 {
+                stats + 5
+            } else {
+                stats.max(100 / k)
+            };
+        }
+        for threads in [1, 2] {
+            let opts = RunOptions { threads, ..opts(w) };
+            let out = lockstep::run(&shader, &p, &opts).unwrap();
+            let sum: u32 = (0..waves).sum();
+            assert_eq!(words_of(&out.contents[0]), [waves, sum], "wave size {w}");
+            assert_eq!(words_of(&out.contents[1]), want, "wave size {w}");
+            assert_eq!(words_of(&out.contents[2]), [stats], "wave size {w}");
+        }
+    }
+}
+
 #[test]
 fn out_of_bounds_reads_are_zero_and_writes_dropped() {
     let source = r#"
