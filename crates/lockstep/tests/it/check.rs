@@ -156,12 +156,16 @@ fn examples_check_clean() {
     }
 }
 
+/// Checks `source`, written to a file called `name` in a directory of its
+/// own that is removed afterwards.
 fn check_source(yaml: &Path, name: &str, source: &str) -> (CheckReport, String) {
-    let dir = std::env::temp_dir().join(format!("lockstep-check-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("lockstep-check-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, source).unwrap();
-    check_files(yaml, &path)
+    let checked = check_files(yaml, &path);
+    std::fs::remove_dir_all(&dir).unwrap();
+    checked
 }
 
 /// `#pragma lockstep unordered(...)` turns the comparison of a buffer into a
