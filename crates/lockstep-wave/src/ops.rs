@@ -218,9 +218,43 @@ pub fn isfinite<T: Float>(x: T) -> bool {
 }
 
 /// HLSL `f32tof16(x)`: the binary16 bits of `x` rounded to nearest even, in the low 16 bits;
-/// overflow gives infinity (`f32tof16(65520.0) = 0x7C00`).
+/// overflow gives infinity (`f32tof16(65520.0) = 0x7C00`), a NaN stays a NaN (quiet, with the
+/// top 10 bits of its payload).
+///
+/// The same bits as `half::f16::from_f32` for every input, computed without branches (each
+/// case's result, then a choice among them) so that a loop over lanes vectorises.
 pub fn f32tof16(x: f32) -> u32 {
-    u32::from(f16::from_f32(x).to_bits())
+    // 2^-14 (the smallest normal binary16) and 2^16 (past the largest, 65504, and the
+    // values that round up to infinity).
+    const MIN_NORMAL: u32 = 113 << 23;
+    const OVERFLOW: u32 = 143 << 23;
+    // Adding 0.5 (exponent 126) puts a subnormal result's 10 bits at the bottom of the
+    // mantissa, rounded to nearest even by the float adder.
+    const SUBNORMAL_MAGIC: u32 = 126 << 23;
+    let bits = x.to_bits();
+    let sign = (bits >> 16) & 0x8000;
+    let abs = bits & 0x7FFF_FFFF;
+    let nan = 0x7E00 | ((abs >> 13) & 0x03FF);
+    let subnormal = (f32::from_bits(abs) + f32::from_bits(SUBNORMAL_MAGIC))
+        .to_bits()
+        .wrapping_sub(SUBNORMAL_MAGIC);
+    // Rebias the exponent (127 to 15) and round to nearest even: add just under half a
+    // unit of the last place, and one more when the kept mantissa is odd.
+    let odd = (abs >> 13) & 1;
+    let normal = abs
+        .wrapping_sub((127 - 15) << 23)
+        .wrapping_add(0x0FFF + odd)
+        >> 13;
+    let magnitude = if abs > 0x7F80_0000 {
+        nan
+    } else if abs >= OVERFLOW {
+        0x7C00
+    } else if abs < MIN_NORMAL {
+        subnormal
+    } else {
+        normal
+    };
+    sign | magnitude
 }
 
 /// HLSL `f16tof32(x)`: the binary16 value in the low 16 bits of `x`, exactly; the high bits are

@@ -319,6 +319,44 @@ fn half_conversion_builtins() {
     assert_eq!(f16tof32(0x8000).to_bits(), (-0.0f32).to_bits());
 }
 
+/// `f32tof16` computes the bits itself, without branches; `half` is the
+/// reference: every 251st bit pattern, and every pattern around each case's
+/// boundaries (zero, the subnormal results and their rounding, the smallest
+/// normal, the largest finite and the overflow to infinity, infinity, NaN),
+/// with both signs.
+#[test]
+fn f32tof16_matches_half_on_every_kind_of_input() {
+    let reference = |bits: u32| u32::from(f16::from_f32(f32::from_bits(bits)).to_bits());
+    let boundaries = [
+        0u32,
+        103 << 23, // 2^-24: the smallest subnormal binary16
+        102 << 23,
+        113 << 23,   // 2^-14: the smallest normal binary16
+        0x477F_E000, // 65504
+        0x477F_F000, // 65520: rounds to infinity
+        143 << 23,
+        0x7F80_0000, // infinity
+        0x7F80_0001, // the NaNs
+        0x7FC0_0000,
+        0x7FFF_FFFF,
+    ];
+    let near = boundaries
+        .iter()
+        .flat_map(|&b| (0..=8192u32).map(move |d| [b.wrapping_add(d), b.wrapping_sub(d)]))
+        .flatten();
+    let strided = (0..=u32::MAX / 251).map(|i| i * 251);
+    for abs in near.chain(strided) {
+        let abs = abs & 0x7FFF_FFFF;
+        for bits in [abs, abs | 0x8000_0000] {
+            assert_eq!(
+                f32tof16(f32::from_bits(bits)),
+                reference(bits),
+                "{bits:#010x}"
+            );
+        }
+    }
+}
+
 #[test]
 fn half_arithmetic_rounds_once_per_operation() {
     // 2049 is a tie between 2048 and 2050 in binary16; ties go to even.
