@@ -1511,13 +1511,11 @@ impl Wave {
             let out = &mut out[..w];
             if op == WaveOp::MultiPrefixCountBits {
                 let vals = decode::<bool>(src);
-                for (l, o) in out.iter_mut().enumerate() {
-                    *o = u64::from(wave::multi_prefix_count_bits(
-                        vals.as_slice(w),
-                        mask,
-                        partition,
-                        l,
-                    ));
+                let mut counts = [0u32; 128];
+                let counts = &mut counts[..w];
+                wave::multi_prefix_count_bits_wave(vals.as_slice(w), mask, partition, counts);
+                for (o, &n) in out.iter_mut().zip(counts.iter()) {
+                    *o = u64::from(n);
                 }
             } else {
                 with_arith!(ty, T => {

@@ -307,6 +307,20 @@ pub fn multi_prefix_count_bits(
     active_count_bits(values, multi_prefix_lanes(mask, partition, lane))
 }
 
+/// [`multi_prefix_count_bits`] on every lane of the wave at once, into `out` (one per lane): one
+/// ballot of the wave, then one population count per lane, instead of a ballot per lane.
+pub fn multi_prefix_count_bits_wave(
+    values: &[bool],
+    mask: Mask,
+    partition: &[[u32; 4]],
+    out: &mut [u32],
+) {
+    let set = ballot_mask(values, mask);
+    for (lane, (o, &p)) in out.iter_mut().zip(partition).enumerate() {
+        *o = (set & ballot_to_mask(p) & lanes_below(lane)).count_ones();
+    }
+}
+
 /// `WaveMultiPrefixBitAnd(value, partition)` on `lane`: the AND over the active lanes below `lane`
 /// in `partition[lane]`, all ones when there is none.
 pub fn multi_prefix_bit_and<T: Bits>(

@@ -30,6 +30,36 @@ fn same_floats(a: &[f32], b: &[f32]) -> bool {
 
 proptest! {
     #[test]
+    fn multi_prefix_count_bits_wave_matches_per_lane(
+        (mask, lanes) in wave((any::<bool>(), any::<[u32; 4]>(), 0u32..4))
+    ) {
+        // Each lane's partition: the lanes of the same key among four (as WaveMatch makes
+        // them), or, for key 3, an arbitrary mask.
+        let keys: Vec<u32> = lanes.iter().map(|l| l.2).collect();
+        let partition: Vec<[u32; 4]> = lanes
+            .iter()
+            .map(|&(_, arbitrary, key)| {
+                if key == 3 {
+                    return arbitrary;
+                }
+                let same = keys
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &k)| k == key)
+                    .fold(0 as Mask, |m, (l, _)| m | 1 << l);
+                mask_to_ballot(same)
+            })
+            .collect();
+        let values: Vec<bool> = lanes.iter().map(|l| l.0).collect();
+        let mut out = vec![0; values.len()];
+        multi_prefix_count_bits_wave(&values, mask, &partition, &mut out);
+        let per_lane: Vec<u32> = (0..values.len())
+            .map(|l| multi_prefix_count_bits(&values, mask, &partition, l))
+            .collect();
+        prop_assert_eq!(out, per_lane);
+    }
+
+    #[test]
     fn prefix_sum_wave_matches_per_lane((mask, values) in wave(any::<u32>())) {
         let mut out = vec![0; values.len()];
         prefix_sum_wave(&values, mask, &mut out);
