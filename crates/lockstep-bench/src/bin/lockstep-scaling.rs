@@ -87,8 +87,9 @@ fn run(args: &Args) -> Result<bool, String> {
     };
     println!(
         "Threads: 1 against {threads} ({cores} cores); {} rounds, each timing one thread and \
-         all cores back to back, the order swapped every round; medians, and the lowest and \
-         highest speed-up of a single round",
+         all cores back to back, the order swapped every round; medians, the lowest and \
+         highest speed-up of a single round, and the fastest one-thread time over the fastest \
+         all-cores time",
         args.runs
     );
 
