@@ -15,7 +15,9 @@ pub mod simd;
 pub mod value;
 pub mod wave_size;
 
-use rayon::prelude::*;
+use std::ops::Range;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 pub use check::{Finding, FindingKind, Findings, ReductionOrder, Schedule};
 pub use compile::Program;
@@ -170,11 +172,18 @@ impl Workers {
         }
     }
 
-    fn run<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+    /// Runs `f` on every worker thread at once; returns when all are done.
+    fn each(&self, f: impl Fn() + Sync) {
         match &self.pool {
             None => f(),
-            Some(pool) => pool.install(f),
+            Some(pool) => {
+                pool.broadcast(|_| f());
+            }
         }
+    }
+
+    fn threads(&self) -> usize {
+        self.pool.as_ref().map_or(1, |p| p.current_num_threads())
     }
 
     fn single(&self) -> bool {
@@ -300,11 +309,6 @@ fn run_dispatch(
         let count = (groups - first).min(u64::from(batch));
         worker.run_batch(&ctx, first as u32, count as usize)
     };
-    let run = || {
-        (0..batches)
-            .into_par_iter()
-            .try_for_each_init(engine::Worker::new, run_batch)
-    };
     if let Schedule::Shuffled(seed) = config.schedule {
         // One worker, the groups in a shuffled order.
         let mut order: Vec<u32> = (0..groups as u32).collect();
@@ -318,5 +322,89 @@ fn run_dispatch(
         let mut worker = engine::Worker::new();
         return (0..batches).try_for_each(|b| run_batch(&mut worker, b));
     }
-    workers.run(run)
+    // Each worker takes batches from one counter, in runs that shrink as the
+    // dispatch nears its end: the workers finish within a batch of each
+    // other however the machine slows one of them, and take long runs of
+    // consecutive batches while many are left. The first error stops every
+    // worker at its next claim.
+    let next = AtomicU64::new(0);
+    let failed = Mutex::new(None);
+    let threads = workers.threads() as u64;
+    workers.each(|| {
+        let mut worker = engine::Worker::new();
+        while let Some(run) = claim(&next, batches, threads) {
+            for b in run {
+                if let Err(e) = run_batch(&mut worker, b) {
+                    next.fetch_max(batches, Relaxed);
+                    failed
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .get_or_insert(e);
+                    return;
+                }
+            }
+        }
+    });
+    match failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Claims the next run of batches of `total` for one of `threads` workers:
+/// a `4 · threads`-th of those left (at least one), or `None` when none is
+/// left (guided scheduling).
+fn claim(next: &AtomicU64, total: u64, threads: u64) -> Option<Range<u64>> {
+    let mut start = next.load(Relaxed);
+    loop {
+        if start >= total {
+            return None;
+        }
+        let end = start + ((total - start) / (4 * threads)).max(1);
+        match next.compare_exchange_weak(start, end, Relaxed, Relaxed) {
+            Ok(_) => return Some(start..end),
+            Err(now) => start = now,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One worker claiming alone: runs that cover every batch once, in
+    /// order, each a `4 · threads`-th of what is left, down to single
+    /// batches at the end.
+    #[test]
+    fn claims_shrink_and_cover_every_batch() {
+        let next = AtomicU64::new(0);
+        let runs: Vec<Range<u64>> = std::iter::from_fn(|| claim(&next, 100, 2)).collect();
+        // 100/8 = 12 → 88/8 = 11 → 77/8 = 9 → 68/8 = 8 → 60/8 = 7 → …
+        let lens: Vec<u64> = runs.iter().map(|r| r.end - r.start).collect();
+        assert_eq!(lens[..5], [12, 11, 9, 8, 7]);
+        assert!(lens.windows(2).all(|w| w[0] >= w[1]), "{lens:?}");
+        assert_eq!(lens[lens.len() - 7..], [1; 7]);
+        assert!(runs.windows(2).all(|w| w[0].end == w[1].start));
+        assert_eq!((runs[0].start, runs[runs.len() - 1].end), (0, 100));
+        assert_eq!(claim(&next, 100, 2), None);
+    }
+
+    /// Workers claiming at once take every batch exactly once.
+    #[test]
+    fn concurrent_claims_take_every_batch_once() {
+        let next = AtomicU64::new(0);
+        let taken: Vec<AtomicU64> = (0..10_000).map(|_| AtomicU64::new(0)).collect();
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    while let Some(run) = claim(&next, 10_000, 4) {
+                        for b in run {
+                            taken[b as usize].fetch_add(1, Relaxed);
+                        }
+                    }
+                });
+            }
+        });
+        assert!(taken.iter().all(|t| t.load(Relaxed) == 1));
+    }
 }

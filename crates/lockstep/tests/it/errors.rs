@@ -166,6 +166,40 @@ fn endless_loop_stops_at_the_step_budget() {
     "#]].assert_eq(&got);
 }
 
+/// A loop that never ends in the groups from 3000 on, of 4096, on one
+/// worker and on two sharing the batches: the error comes back either way.
+#[test]
+fn endless_loop_in_one_group_of_many_stops_the_dispatch() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex) {
+    uint i = 0;
+    while (gid.x >= 3000) {
+        i++;
+    }
+    Out[gid.x * 4 + gi] = i + 1;
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let p = pipeline(
+        [4096, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 4 * 4096])],
+    );
+    for threads in [1, 2] {
+        let opts = RunOptions {
+            step_budget: 100_000,
+            threads,
+            ..RunOptions::default()
+        };
+        let e = lockstep::run(&shader, &p, &opts).expect_err("the loop never ends");
+        assert_eq!(
+            e.message, "loop exceeded the step budget of 100000 iterations in one wave",
+            "{threads} threads"
+        );
+    }
+}
+
 #[test]
 fn bad_wave_sizes() {
     for w in [0, 3, 2, 256, 96] {
