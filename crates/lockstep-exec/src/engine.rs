@@ -1607,10 +1607,16 @@ fn lanes_where(src: &[u64], pred: impl Fn(u64) -> bool + Copy) -> Mask {
     for (c, lanes) in words.iter().enumerate() {
         mask |= Mask::from(word(lanes, pred)) << (64 * c);
     }
-    for (i, &v) in rest.iter().enumerate() {
-        mask |= Mask::from(pred(v)) << (64 * words.len() + i);
+    // Fewer than 64 lanes left (a wave of up to 32 lanes is all rest): one
+    // 64-bit word, then one 128-bit shift.
+    if rest.is_empty() {
+        return mask;
     }
-    mask
+    let mut bits = 0u64;
+    for (i, &v) in rest.iter().enumerate() {
+        bits |= u64::from(pred(v)) << i;
+    }
+    mask | Mask::from(bits) << (64 * words.len())
 }
 
 /// The lanes whose register value is not zero.
@@ -2215,6 +2221,22 @@ mod tests {
                     prop_assert_eq!(ours, Some(u64::from(folded.to_bits())), "max: {}", max);
                 }
             }
+        }
+    }
+
+    proptest! {
+        /// The masks of lanes with a nonzero value and of lanes equal to a
+        /// value, for every length from 1 to 128 lanes (whole 64-lane words,
+        /// a rest, or both), against a fold lane by lane.
+        #[test]
+        fn lane_masks_are_the_lanes_one_by_one(
+            src in prop::collection::vec(prop_oneof![Just(0u64), Just(7), any::<u64>()], 1..=128),
+        ) {
+            let by_lane = |pred: &dyn Fn(u64) -> bool| {
+                src.iter().enumerate().filter(|&(_, &v)| pred(v)).fold(0 as Mask, |m, (l, _)| m | 1 << l)
+            };
+            prop_assert_eq!(nonzero_lanes(&src), by_lane(&|v| v != 0));
+            prop_assert_eq!(lanes_equal_to(&src, 7), by_lane(&|v| v == 7));
         }
     }
 
