@@ -567,7 +567,7 @@ impl Wave {
     /// # Safety
     /// The CPU must have AVX2 ([`crate::simd::avx2_available`]).
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
+    #[target_feature(enable = "avx2,popcnt,bmi1,bmi2,lzcnt")]
     unsafe fn run_avx2(
         &mut self,
         ctx: &Context,
@@ -1513,7 +1513,19 @@ impl Wave {
                 let vals = decode::<bool>(src);
                 let mut counts = [0u32; 128];
                 let counts = &mut counts[..w];
-                wave::multi_prefix_count_bits_wave(vals.as_slice(w), mask, partition, counts);
+                let mut count = || {
+                    wave::multi_prefix_count_bits_wave(vals.as_slice(w), mask, partition, counts)
+                };
+                #[cfg(target_arch = "x86_64")]
+                if ctx.avx2 {
+                    // SAFETY: `ctx.avx2` is only set when the CPU has AVX2
+                    // and its bit instructions (`simd::avx2_available`).
+                    unsafe { crate::simd::with_avx2(count) }
+                } else {
+                    count()
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                count();
                 for (o, &n) in out.iter_mut().zip(counts.iter()) {
                     *o = u64::from(n);
                 }

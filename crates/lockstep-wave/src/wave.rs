@@ -309,6 +309,8 @@ pub fn multi_prefix_count_bits(
 
 /// [`multi_prefix_count_bits`] on every lane of the wave at once, into `out` (one per lane): one
 /// ballot of the wave, then one population count per lane, instead of a ballot per lane.
+/// (`#[inline]`, so that a caller compiled with POPCNT counts in one instruction.)
+#[inline]
 pub fn multi_prefix_count_bits_wave(
     values: &[bool],
     mask: Mask,
