@@ -48,6 +48,9 @@ pub struct Program {
     /// Registers that hold a constant, filled when a wave starts and never
     /// written by the code.
     pub(crate) constants: Vec<(Reg, u64)>,
+    /// Whether the code has a group barrier. Without one every wave runs
+    /// from start to end in one turn.
+    pub(crate) barriers: bool,
 }
 
 impl Program {
@@ -151,7 +154,9 @@ impl Program {
                 Some(function.span),
             ));
         }
+        let barriers = c.code.iter().any(|inst| matches!(inst, Inst::Barrier));
         Ok(Program {
+            barriers,
             code: c.code,
             reg_count: c.max_reg,
             inputs,

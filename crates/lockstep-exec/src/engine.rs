@@ -185,13 +185,6 @@ impl Worker {
         for gs in &mut self.groupshared[..count] {
             gs.reset(p.groupshared_bytes as usize);
         }
-        if self.waves.len() < wave_count {
-            self.waves.resize_with(wave_count, Wave::empty);
-        }
-        for (index, wave) in self.waves[..wave_count].iter_mut().enumerate() {
-            wave.start(ctx, index, threads, &self.group_ids);
-            wave.group_waves = wave_count as u32;
-        }
         if ctx.findings.is_some() {
             self.tracker.reset(p.groupshared_bytes as usize);
         }
@@ -204,10 +197,55 @@ impl Worker {
                 seed ^ u64::from(first).wrapping_mul(0x9E37_79B9_7F4A_7C15),
             );
         }
-        let ended = self.rounds_of_batch(ctx, wave_count, count);
+        let ended = if p.barriers || ctx.findings.is_some() {
+            if self.waves.len() < wave_count {
+                self.waves.resize_with(wave_count, Wave::empty);
+            }
+            for (index, wave) in self.waves[..wave_count].iter_mut().enumerate() {
+                wave.start(ctx, index, threads, &self.group_ids);
+                wave.group_waves = wave_count as u32;
+            }
+            self.rounds_of_batch(ctx, wave_count, count)
+        } else {
+            self.one_state(ctx, threads, wave_count, count)
+        };
         // The held updates are written when the batch ends, however.
         self.deferred.apply(ctx.resources, None);
         ended
+    }
+
+    /// Runs the waves of a batch whose program has no barrier: each turn
+    /// runs a wave to its end, so one after another they all use one wave
+    /// state, and the registers a worker touches are one wave's (the first
+    /// level cache holds them), not every wave's of the group.
+    fn one_state(
+        &mut self,
+        ctx: &Context,
+        threads: usize,
+        wave_count: usize,
+        count: usize,
+    ) -> Result<(), ExecError> {
+        if self.waves.is_empty() {
+            self.waves.push(Wave::empty());
+        }
+        let wave = &mut self.waves[0];
+        for &index in &self.turns {
+            wave.start(ctx, index, threads, &self.group_ids);
+            wave.group_waves = wave_count as u32;
+            wave.run::<false>(
+                ctx,
+                &self.groupshared[..count],
+                &mut self.scratch,
+                &mut self.tracker,
+                &mut self.deferred,
+            )?;
+            debug_assert_eq!(
+                wave.status,
+                Status::Done,
+                "a wave stopped without a barrier"
+            );
+        }
+        Ok(())
     }
 
     fn rounds_of_batch(
@@ -2303,6 +2341,7 @@ mod tests {
             element_strides: Vec::new(),
             checked: false,
             constants: Vec::new(),
+            barriers: false,
         };
         let ctx = Context {
             program: &program,
