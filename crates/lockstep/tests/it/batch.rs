@@ -517,3 +517,63 @@ void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex)
         }
     }
 }
+
+/// Values that cross barriers while the group's waves take turns: `x` is
+/// read after every barrier, `kept` was written on some lanes only before
+/// them, `acc` goes round a loop with two barriers in it, and `pre` is a
+/// wave op's result from before them.
+const ACROSS_BARRIERS: &str = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+groupshared uint g_sum[3];
+
+[numthreads(24, 1, 1)]
+void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex)
+{
+    uint x = gi * 3 + gid.x;
+    uint kept = 7;
+    if (gi % 3 == 0)
+        kept = gi;
+    uint pre = WavePrefixSum(x);
+    uint acc = 0;
+    for (uint round = 0; round < 3; ++round) {
+        if (gi == 0)
+            g_sum[round] = 0;
+        GroupMemoryBarrierWithGroupSync();
+        InterlockedAdd(g_sum[round], x + round);
+        GroupMemoryBarrierWithGroupSync();
+        acc += g_sum[round] * (round + 1);
+    }
+    uint at = (gid.x * 24 + gi) * 3;
+    Out[at] = acc;
+    Out[at + 1] = kept;
+    Out[at + 2] = pre;
+}
+"#;
+
+#[test]
+fn registers_read_after_a_barrier_keep_their_values() {
+    for w in WAVE_SIZES {
+        for threads in [1, 2] {
+            let (normal, checked) = normal_and_checked(ACROSS_BARRIERS, 13, 24 * 3, w, threads);
+            assert_eq!(normal, checked, "wave size {w}, {threads} threads");
+            // By hand: round r's sum is Σ (3·gi + g + r) = 828 + 24·g + 24·r,
+            // so acc = Σ (r + 1)·(828 + 24·g + 24·r) = 5160 + 144·g; a
+            // lane's prefix sums 3·j + g over the lanes j of its wave
+            // before it (a wave holds min(W, 24) threads).
+            let m = w.min(24);
+            for g in 0..13u32 {
+                for gi in 0..24u32 {
+                    let at = ((g * 24 + gi) * 3) as usize;
+                    let first = gi / m * m;
+                    let pre: u32 = (first..gi).map(|j| 3 * j + g).sum();
+                    let kept = if gi % 3 == 0 { gi } else { 7 };
+                    assert_eq!(
+                        normal[at..at + 3],
+                        [5160 + 144 * g, kept, pre],
+                        "group {g}, thread {gi}, wave size {w}, {threads} threads"
+                    );
+                }
+            }
+        }
+    }
+}
