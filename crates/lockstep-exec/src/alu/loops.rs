@@ -345,9 +345,69 @@ slot32_ops! {
 }
 
 /// The lane loop of `op` with a constant second operand, where there is
-/// one (the 32-bit integer operations on whole lanes).
+/// one (the 32-bit integer operations on whole lanes, and unsigned 32-bit
+/// division and remainder).
 pub(crate) fn binary_imm(op: BinaryOp, ty: ScalarType) -> Option<BinaryImmFn> {
-    whole_lane(op, ty).map(|(_, imm)| imm)
+    match (op, ty) {
+        (BinaryOp::Div, ScalarType::UInt32) => Some(udiv32_imm),
+        (BinaryOp::Rem, ScalarType::UInt32) => Some(urem32_imm),
+        _ => whole_lane(op, ty).map(|(_, imm)| imm),
+    }
+}
+
+/// The multiplier and shift that divide every 32-bit number by `d` (2 or
+/// more) in [`quotient`]: Granlund and Montgomery's method with a 33-bit
+/// multiplier (Hacker's Delight, 10-8). With `l = ⌈log2 d⌉`, the
+/// multiplier is `2^32 + m` where `m = ⌊2^32 · (2^l − d) / d⌋ + 1`, which
+/// is below 2^32 (as `2^l − d < d`).
+fn magic(d: u64) -> (u64, u32) {
+    debug_assert!((2..=LOW32).contains(&d));
+    let l = 64 - (d - 1).leading_zeros();
+    ((((1u64 << 32) * ((1u64 << l) - d)) / d + 1) & LOW32, l - 1)
+}
+
+/// `n / d` for a 32-bit `n`, from `d`'s [`magic`]: `t = (m · n) >> 32` is
+/// the high half of the product with the multiplier's low 32 bits, and
+/// `(t + ((n − t) >> 1)) >> (l − 1)` adds the 2^32 part without leaving
+/// 64 bits. Both factors are below 2^32, so the product is one 32 × 32 →
+/// 64-bit multiply per lane, which AVX2 does four lanes at a time.
+#[inline(always)]
+fn quotient(n: u64, m: u64, shift: u32) -> u64 {
+    let t = (m * n) >> 32;
+    (t + ((n - t) >> 1)) >> shift
+}
+
+/// Unsigned 32-bit `x / d` for a constant `d`: a multiply and shifts per
+/// lane instead of a division (`d = 0` gives all ones, as
+/// `Arith::div` does).
+fn udiv32_imm(dst: &mut [u64], a: Option<&[u64]>, d: u64, keep: Option<&[u64]>) {
+    match d & LOW32 {
+        0 => map2_raw_imm(dst, a, d, keep, |_, _| LOW32),
+        1 => map2_raw_imm(dst, a, d, keep, |x, _| x & LOW32),
+        d => {
+            let (m, shift) = magic(d);
+            map2_raw_imm(dst, a, d, keep, move |x, _| quotient(x & LOW32, m, shift));
+        }
+    }
+}
+
+/// Unsigned 32-bit `x % d` for a constant `d`, as `x − (x / d) · d` from
+/// [`quotient`] (`d = 0` gives all ones, as `Arith::rem`
+/// does).
+fn urem32_imm(dst: &mut [u64], a: Option<&[u64]>, d: u64, keep: Option<&[u64]>) {
+    match d & LOW32 {
+        0 => map2_raw_imm(dst, a, d, keep, |_, _| LOW32),
+        1 => map2_raw_imm(dst, a, d, keep, |_, _| 0),
+        d => {
+            let (m, shift) = magic(d);
+            map2_raw_imm(dst, a, d, keep, move |x, _| {
+                // The quotient is below 2^32 (masking says so to the
+                // vectoriser: one 32 × 32-bit multiply).
+                let n = x & LOW32;
+                n - (quotient(n, m, shift) & LOW32) * d
+            });
+        }
+    }
 }
 
 pub(crate) fn unary(op: UnaryOp, ty: ScalarType) -> Option<UnaryFn> {
@@ -640,5 +700,75 @@ mod whole_lane_tests {
         // add, sub, mul, shl, and, or, xor, eq, ne for both types; shr and
         // the orderings unsigned only.
         assert_eq!(found, 9 * 2 + 5);
+    }
+
+    /// Unsigned division and remainder by a constant (a multiply and
+    /// shifts) against the generic loops (a division per lane), for
+    /// divisors from 0 up to 2^32 − 1 and numerators around their
+    /// multiples and at the extremes, from another register and in place,
+    /// on every lane and on some.
+    #[test]
+    fn division_by_a_constant_matches_the_generic_loops() {
+        let mut divisors = vec![
+            0,
+            1,
+            2,
+            3,
+            5,
+            7,
+            10,
+            16,
+            641,
+            1 << 16,
+            (1 << 16) + 1,
+            6_700_417,
+            0x7FFF_FFFF,
+            0x8000_0000,
+            0x8000_0001,
+            0xAAAA_AAAB,
+            0xFFFF_FFFE,
+            0xFFFF_FFFF,
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        divisors.extend((0..24).map(|_| next() >> (next() % 64)));
+        let keep: Vec<u64> = (0..256u64).map(|l| if l % 3 == 1 { u64::MAX } else { 0 }).collect();
+        for d in divisors {
+            let d32 = d & LOW32;
+            // Multiples of the divisor and their neighbours, the extremes,
+            // and random numbers, some with bits above bit 31 (ignored).
+            let a: Vec<u64> = (0..256u64)
+                .map(|l| match l % 4 {
+                    0 => (d32.wrapping_mul(next() % 64) & LOW32).wrapping_add(l / 4 % 3).wrapping_sub(1) & LOW32,
+                    1 => [0, 1, LOW32, LOW32 - 1, d32, d32.wrapping_sub(1) & LOW32][(l / 4 % 6) as usize],
+                    2 => next() & LOW32,
+                    _ => next(),
+                })
+                .collect();
+            let splat = vec![d; 256];
+            let old: Vec<u64> = (0..256).map(|l| 0xA5A5_0000 + l).collect();
+            for (op, imm) in [(B::Div, udiv32_imm as BinaryImmFn), (B::Rem, urem32_imm)] {
+                assert_eq!(binary_imm(op, ScalarType::UInt32).map(|f| f as usize), Some(imm as usize));
+                let generic: BinaryFn = if op == B::Div { div::<u32> } else { rem::<u32> };
+                for k in [None, Some(&keep[..])] {
+                    let mut want = old.clone();
+                    generic(&mut want, &a, &splat, k);
+                    let mut got = old.clone();
+                    imm(&mut got, Some(&a), d, k);
+                    assert_eq!(got, want, "{op:?} by {d:#x} (masked {})", k.is_some());
+                    let mut got: Vec<u64> = match k {
+                        None => a.clone(),
+                        Some(k) => (0..256).map(|l| if k[l] != 0 { a[l] } else { old[l] }).collect(),
+                    };
+                    imm(&mut got, None, d, k);
+                    assert_eq!(got, want, "{op:?} by {d:#x} in place (masked {})", k.is_some());
+                }
+            }
+        }
     }
 }
