@@ -15,6 +15,7 @@ mod expr;
 mod fuse;
 mod intrinsic;
 mod place;
+mod top_level;
 
 use crate::alu::{self, BuiltinFn};
 use crate::bytecode::{FrameDepth, Inst, Reg};
@@ -109,9 +110,11 @@ impl Program {
         if !checked {
             // Checked mode keeps every assignment as it is written (its
             // findings track each register).
-            fuse::fuse(&mut c.code, &mut c.spans);
+            let top = top_level::unmask(&mut c.code);
+            fuse::fuse(&mut c.code, &mut c.spans, &top);
             fuse::fuse_votes(&mut c.code, &mut c.spans);
             fuse::mark_deferrable(&mut c.code);
+            top_level::drop_dead_constants(&mut c.code, &mut c.spans);
         }
         // A system value's components go into their registers when a wave
         // starts, unless nothing reads them.

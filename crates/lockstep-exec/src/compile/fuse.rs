@@ -14,29 +14,49 @@ use crate::bytecode::{Inst, Reg, Space, Vote, wave_operands};
 use crate::memory::combining;
 
 /// Fuses every such pair in `code` (and drops the removed instructions'
-/// entries from `spans`, which runs parallel to it).
-pub(super) fn fuse(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
-    // The pairs: an unmasked operation writing `t` right before `x = t`.
+/// entries from `spans`, which runs parallel to it). A copy to every lane
+/// (`x = t` with `Copy`, as the entry function's top level assigns, see
+/// `top_level`) fuses too: the operation then writes every lane of `x`,
+/// and so may a wave op that does not read `x`. At the top level (`top`,
+/// by pc), where the lanes a load skips are lanes nothing reads again, a
+/// load may write `x` itself too.
+pub(super) fn fuse(code: &mut Vec<Inst>, spans: &mut Vec<Span>, top: &[bool]) {
+    // The copy `x = t` at `pc`: `x`, `t`, and whether on the active lanes.
+    let copy = |inst: &Inst| match *inst {
+        Inst::CopyMasked { dst, src } if dst != src => Some((dst, src, true)),
+        Inst::Copy { dst, src } if dst != src => Some((dst, src, false)),
+        _ => None,
+    };
+    // The pairs: an unmasked operation (or, before a copy to every lane, a
+    // wave op not reading `x`) writing `t` right before `x = t`.
     let pairs: Vec<usize> = (1..code.len())
-        .filter(|&pc| match (&code[pc - 1], &code[pc]) {
-            (op, Inst::CopyMasked { dst, src }) => {
-                dst != src && op_dst(op).is_some_and(|(t, masked)| t == *src && !masked)
+        .filter(|&pc| {
+            let Some((x, t, masked)) = copy(&code[pc]) else {
+                return false;
+            };
+            match code[pc - 1] {
+                Inst::Wave { op, dst, a, b, .. } if !masked => {
+                    let [reads_a, reads_b] = wave_operands(op);
+                    dst == t && !(reads_a && a == x) && !(reads_b && b == x)
+                }
+                Inst::Load { dst, addr, .. } if !masked && top.get(pc) == Some(&true) => {
+                    dst == t && addr.dynamic != Some(x)
+                }
+                ref op => op_dst(op).is_some_and(|(dst, masked)| dst == t && !masked),
             }
-            _ => false,
         })
         .collect();
     if pairs.is_empty() {
         return;
     }
-    let temps = pairs.iter().filter_map(|&pc| match code[pc] {
-        Inst::CopyMasked { src, .. } => Some(src),
-        _ => None,
-    });
+    let temps = pairs
+        .iter()
+        .filter_map(|&pc| copy(&code[pc]).map(|(_, t, _)| t));
     let live_out = LiveOut::of(code, temps);
     let targets = jump_targets(code);
     let mut removed = vec![false; code.len()];
     for &pc in &pairs {
-        let Inst::CopyMasked { dst: x, src: t } = code[pc] else {
+        let Some((x, t, masked_copy)) = copy(&code[pc]) else {
             continue;
         };
         let live = live_out.at(pc, t);
@@ -50,8 +70,9 @@ pub(super) fn fuse(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
             | Inst::BinaryImm { dst, masked, .. }
             | Inst::Ternary { dst, masked, .. } => {
                 *dst = x;
-                *masked = true;
+                *masked = masked_copy;
             }
+            Inst::Wave { dst, .. } | Inst::Load { dst, .. } => *dst = x,
             _ => continue,
         }
         removed[pc] = true;
@@ -310,6 +331,9 @@ fn liveness(code: &[Inst], index: &RegIndex) -> (Vec<u64>, Vec<u64>) {
             bits[pc * words + b / 64] |= 1 << (b % 64);
         }
     };
+    // At the entry function's top level a load writes every lane that
+    // will ever be read again (see `top_level`).
+    let top = super::top_level::top_level(code);
     let mut regs = Vec::new();
     for (pc, inst) in code.iter().enumerate() {
         regs.clear();
@@ -326,7 +350,8 @@ fn liveness(code: &[Inst], index: &RegIndex) -> (Vec<u64>, Vec<u64>) {
         // Instructions that overwrite every lane of their destination (it
         // is their first register operand; wave ops write every lane too,
         // zeroes in the waves of a batch with no active lane). Loads and
-        // atomics write the active lanes only.
+        // atomics write the active lanes only, which at the top level are
+        // all the lanes that matter.
         let overwrites = matches!(
             inst,
             Inst::Const { .. }
@@ -337,7 +362,8 @@ fn liveness(code: &[Inst], index: &RegIndex) -> (Vec<u64>, Vec<u64>) {
                 | Inst::Query { .. }
                 | Inst::Wave { .. }
                 | Inst::MultiPrefix { .. }
-        ) || op_dst(inst).is_some_and(|(_, masked)| !masked);
+        ) || op_dst(inst).is_some_and(|(_, masked)| !masked)
+            || (top[pc] && matches!(inst, Inst::Load { .. }));
         let read_from = usize::from(overwrites);
         for &r in &regs[read_from..] {
             set(&mut reads, pc, r);
