@@ -364,9 +364,21 @@ fn liveness(code: &[Inst], index: &RegIndex) -> (Vec<u64>, Vec<u64>) {
                 | Inst::MultiPrefix { .. }
         ) || op_dst(inst).is_some_and(|(_, masked)| !masked)
             || (top[pc] && matches!(inst, Inst::Load { .. }));
+        // A destination written on the active lanes only is not read by
+        // the write: the lanes it leaves keep their values, which matter
+        // only if something reads the register after it.
+        let partial = match *inst {
+            Inst::CopyMasked { dst, .. } | Inst::Load { dst, .. } | Inst::Atomic { dst, .. } => {
+                Some(dst.0)
+            }
+            _ => op_dst(inst).and_then(|(dst, masked)| masked.then_some(dst.0)),
+        }
+        .filter(|d| regs.iter().filter(|&r| r == d).count() == 1);
         let read_from = usize::from(overwrites);
         for &r in &regs[read_from..] {
-            set(&mut reads, pc, r);
+            if Some(r) != partial {
+                set(&mut reads, pc, r);
+            }
         }
         // Indexed register arrays read (or partly write) a whole range.
         if let Inst::Gather { base, limit, .. } | Inst::Scatter { base, limit, .. } = *inst {

@@ -81,6 +81,42 @@ void main(uint gi : SV_GroupIndex, uint3 gid : SV_GroupID)
     }
 }
 
+/// An atomic whose original value goes into its own operand's variable
+/// reads that variable: the values assigned to it before must stay, at
+/// the top level (a constant and an expression) and in a branch.
+#[test]
+fn an_atomic_writing_its_own_operand_reads_it_first() {
+    let source = r#"
+RWStructuredBuffer<uint> Counter : register(u0);
+[numthreads(16, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    uint five = 5;
+    InterlockedAdd(Counter[0], five, five);
+    uint v = gi + 1;
+    InterlockedAdd(Counter[1], v, v);
+    if (gi % 2 == 0) {
+        uint w = 100;
+        InterlockedAdd(Counter[2], w, w);
+    }
+}
+"#;
+    for w in [4, 8, 16] {
+        let out = run_words(
+            source,
+            [8, 1, 1],
+            &[buf("Counter", Kind::RwStructuredBuffer, 0, vec![0; 3])],
+            w,
+        )
+        .remove(0);
+        assert_eq!(
+            out,
+            [8 * 16 * 5, 8 * (16 * 17 / 2), 8 * 8 * 100],
+            "wave size {w}"
+        );
+    }
+}
+
 /// An atomic whose result nothing reads may be held back by the worker and
 /// folded with later ones on the same word; every later read by the
 /// worker, through any binding of the buffer, must still see it, and an
