@@ -17,7 +17,7 @@ use crate::memory::combining;
 /// entries from `spans`, which runs parallel to it). A copy to every lane
 /// (`x = t` with `Copy`, as the entry function's top level assigns, see
 /// `top_level`) fuses too: the operation then writes every lane of `x`,
-/// and so may a wave op that does not read `x`. At the top level (`top`,
+/// and so may a wave op. At the top level (`top`,
 /// by pc), where the lanes a load skips are lanes nothing reads again, a
 /// load may write `x` itself too.
 pub(super) fn fuse(code: &mut Vec<Inst>, spans: &mut Vec<Span>, top: &[bool]) {
@@ -28,17 +28,18 @@ pub(super) fn fuse(code: &mut Vec<Inst>, spans: &mut Vec<Span>, top: &[bool]) {
         _ => None,
     };
     // The pairs: an unmasked operation (or, before a copy to every lane, a
-    // wave op not reading `x`) writing `t` right before `x = t`.
+    // wave op) writing `t` right before `x = t`.
     let pairs: Vec<usize> = (1..code.len())
         .filter(|&pc| {
             let Some((x, t, masked)) = copy(&code[pc]) else {
                 return false;
             };
             match code[pc - 1] {
-                Inst::Wave { op, dst, a, b, .. } if !masked => {
-                    let [reads_a, reads_b] = wave_operands(op);
-                    dst == t && !(reads_a && a == x) && !(reads_b && b == x)
-                }
+                // A wave op reads its operands whole before it writes
+                // (`Wave::wave_op` copies an operand that is also the
+                // destination, `ballot_op` reads it into a mask first), so
+                // `x = WaveReadLaneFirst(x)` may write `x` directly.
+                Inst::Wave { dst, .. } if !masked => dst == t,
                 Inst::Load { dst, addr, .. } if !masked && top.get(pc) == Some(&true) => {
                     dst == t && addr.dynamic != Some(x)
                 }

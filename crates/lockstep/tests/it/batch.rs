@@ -581,9 +581,10 @@ fn registers_read_after_a_barrier_keep_their_values() {
 /// The entry function's top level assigns on every lane (the lanes it
 /// skips have returned or do not exist), while an inlined function's top
 /// level keeps its masks: lanes that returned from it come back in the
-/// caller. Early returns, wave ops and loads assigned to variables, and a
-/// function whose `return r` after an early return must not overwrite the
-/// lanes that returned first.
+/// caller. Early returns, wave ops and loads assigned to variables (one
+/// reading the variable it is assigned to), and a function whose
+/// `return r` after an early return must not overwrite the lanes that
+/// returned first.
 const TOP_LEVEL: &str = r#"
 RWStructuredBuffer<uint> Out : register(u0);
 
@@ -598,7 +599,7 @@ uint pick(uint v)
 [numthreads(12, 1, 1)]
 void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex)
 {
-    uint at = (gid.x * 12 + gi) * 4;
+    uint at = (gid.x * 12 + gi) * 5;
     uint v = gi + gid.x;
     uint p = pick(v);
     Out[at] = p;
@@ -609,9 +610,12 @@ void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex)
     uint total = 0;
     for (uint i = 0; i < v % 3; ++i)
         total += i + 1;
+    uint sum = v;
+    sum = WaveActiveSum(sum);
     Out[at + 1] = count;
     Out[at + 2] = first;
     Out[at + 3] = total + Out[at];
+    Out[at + 4] = sum;
 }
 "#;
 
@@ -619,14 +623,14 @@ void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex)
 fn the_entry_top_level_writes_every_lane_and_callees_keep_their_masks() {
     for w in WAVE_SIZES {
         for threads in [1, 2] {
-            let (normal, checked) = normal_and_checked(TOP_LEVEL, 9, 12 * 4, w, threads);
+            let (normal, checked) = normal_and_checked(TOP_LEVEL, 9, 12 * 5, w, threads);
             assert_eq!(normal, checked, "wave size {w}, {threads} threads");
             // By hand: a wave holds min(W, 12) threads; the lanes with
             // gi % 4 == 3 return before the wave ops and write only `p`.
             let m = w.min(12);
             for g in 0..9u32 {
                 for gi in 0..12u32 {
-                    let at = ((g * 12 + gi) * 4) as usize;
+                    let at = ((g * 12 + gi) * 5) as usize;
                     let v = gi + g;
                     let p = if v % 3 == 0 { 1000 + v } else { v * 2 };
                     let first_lane = gi / m * m;
@@ -634,13 +638,14 @@ fn the_entry_top_level_writes_every_lane_and_callees_keep_their_masks() {
                         .filter(|l| l % 4 != 3)
                         .collect();
                     let want = if gi % 4 == 3 {
-                        [p, 0, 0, 0]
+                        [p, 0, 0, 0, 0]
                     } else {
                         let total: u32 = (0..v % 3).map(|i| i + 1).sum();
-                        [p, wave.len() as u32, wave[0] + g, total + p]
+                        let sum: u32 = wave.iter().map(|&l| l + g).sum();
+                        [p, wave.len() as u32, wave[0] + g, total + p, sum]
                     };
                     assert_eq!(
-                        normal[at..at + 4],
+                        normal[at..at + 5],
                         want,
                         "group {g}, thread {gi}, wave size {w}, {threads} threads"
                     );
