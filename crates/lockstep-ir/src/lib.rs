@@ -639,11 +639,16 @@ pub enum ExprKind {
         args: Vec<CallArg>,
     },
     /// Stores `value` into `place`; the expression's value is the new value,
-    /// or the old one when `yield_old` (post-increment).
+    /// or the old one when `yield_old` (post-increment). `init` marks the
+    /// initializer of a local variable's declaration: a lane that does not
+    /// run it cannot read the variable before running it itself (each run
+    /// of the declaration starts the variable's life), so its value on the
+    /// lanes that do not run it does not matter.
     Assign {
         place: Place,
         value: Box<Expr>,
         yield_old: bool,
+        init: bool,
     },
     /// An atomic read-modify-write on a 32- or 64-bit integer in a buffer or
     /// groupshared memory; yields the original value.

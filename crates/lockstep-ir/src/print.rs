@@ -357,6 +357,7 @@ impl<'a> Printer<'a> {
                 place,
                 value,
                 yield_old: false,
+                ..
             } => {
                 self.place(place);
                 self.out.push_str(" = ");
@@ -462,6 +463,7 @@ impl<'a> Printer<'a> {
                 place,
                 value,
                 yield_old,
+                ..
             } => {
                 self.out.push('(');
                 self.place(place);

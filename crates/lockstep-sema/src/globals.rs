@@ -240,6 +240,7 @@ impl Sema<'_> {
             place,
             value: Box::new(value),
             yield_old: false,
+            init: false,
         };
         let e = self.wrap(kind, ty, d.span);
         self.module.static_init.stmts.push(ir::Stmt::Expr(e));

@@ -402,6 +402,7 @@ impl Sema<'_> {
             place,
             value: Box::new(value),
             yield_old,
+            init: false,
         };
         let assign = self.wrap(kind, ty, span);
         Some(TExpr::of(self.sequence(setup, assign)))
@@ -438,6 +439,7 @@ impl Sema<'_> {
             place,
             value: Box::new(value),
             yield_old: false,
+            init: false,
         };
         let assign = self.wrap(kind, ty, span);
         Some(TExpr::of(self.sequence(setup, assign)))
@@ -493,6 +495,7 @@ impl Sema<'_> {
                 place: temp,
                 value: Box::new(value),
                 yield_old: false,
+                init: false,
             },
             ty,
             span,

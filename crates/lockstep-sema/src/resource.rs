@@ -280,6 +280,7 @@ impl Sema<'_> {
             place,
             value: Box::new(v),
             yield_old: false,
+            init: false,
         };
         let mut t = TExpr::new(kind, ty, span);
         t.void = true;
@@ -414,6 +415,7 @@ impl Sema<'_> {
             place: out_place,
             value: Box::new(value),
             yield_old: false,
+            init: false,
         };
         let mut t = TExpr::new(kind, out_ty, span);
         t.void = true;
@@ -486,6 +488,7 @@ impl Sema<'_> {
                 place,
                 value: Box::new(value),
                 yield_old: false,
+                init: false,
             };
             assigns.push(self.wrap(kind, ty, arg.span));
         }

@@ -145,6 +145,7 @@ impl Sema<'_> {
                         place,
                         value: Box::new(value),
                         yield_old: false,
+                        init: true,
                     };
                     let e = self.wrap(kind, ty, d.span);
                     out.push(ir::Stmt::Expr(e));

@@ -199,6 +199,7 @@ impl Sema<'_> {
                 place,
                 value: Box::new(value),
                 yield_old: false,
+                init: false,
             };
             assigns.push(self.wrap(kind, ty, arg.span));
         }

@@ -83,6 +83,7 @@ impl Compiler<'_> {
                 place,
                 value,
                 yield_old,
+                init,
             } => {
                 let v = self.expr(value)?;
                 let loc = self.place(place)?;
@@ -92,7 +93,20 @@ impl Compiler<'_> {
                 } else {
                     Vec::new()
                 };
+                let start = self.code.len();
                 self.store(&loc, &v);
+                // A declaration's initializer writes every lane of the
+                // variable: a lane that skips it reads the variable only
+                // after running it itself. Not straight in a `switch`,
+                // whose case labels can jump past a declaration; checked
+                // programs track each lane as it is written.
+                if *init && !self.checked && self.frames.last() != Some(&FrameKind::Switch) {
+                    for inst in &mut self.code[start..] {
+                        if let Inst::CopyMasked { dst, src } = *inst {
+                            *inst = Inst::Copy { dst, src };
+                        }
+                    }
+                }
                 Ok(if *yield_old { old } else { v })
             }
             ExprKind::Atomic { op, place, args } => {

@@ -30,6 +30,7 @@ fn malformed_module() {
             },
             value: Box::new(one.clone()),
             yield_old: false,
+            init: false,
         },
         ty: float,
         span: Span::default(),

@@ -654,3 +654,95 @@ fn the_entry_top_level_writes_every_lane_and_callees_keep_their_masks() {
         }
     }
 }
+
+/// Declarations with an initializer write every lane of their variable: a
+/// lane that skips one reads the variable only after running it itself. A
+/// declaration in a loop's branch starts a new variable on each run.
+const DECLARATIONS: &str = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(12, 1, 1)]
+void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex)
+{
+    uint at = (gid.x * 12 + gi) * 2;
+    uint acc = 0;
+    for (uint i = 0; i < 4; ++i)
+    {
+        if ((gi + i) % 2 == 0)
+        {
+            uint k = i * 10 + gid.x;
+            acc += k;
+        }
+    }
+    Out[at] = acc;
+    Out[at + 1] = WaveActiveSum(acc);
+}
+"#;
+
+#[test]
+fn declarations_in_branches_and_loops() {
+    for w in WAVE_SIZES {
+        for threads in [1, 2] {
+            let (normal, checked) = normal_and_checked(DECLARATIONS, 7, 12 * 2, w, threads);
+            assert_eq!(normal, checked, "wave size {w}, {threads} threads");
+            let m = w.min(12);
+            let acc = |g: u32, gi: u32| -> u32 {
+                (0..4u32)
+                    .filter(|i| (gi + i).is_multiple_of(2))
+                    .map(|i| i * 10 + g)
+                    .sum()
+            };
+            for g in 0..7u32 {
+                for gi in 0..12u32 {
+                    let at = ((g * 12 + gi) * 2) as usize;
+                    let first = gi / m * m;
+                    let sum: u32 = (first..(first + m).min(12)).map(|l| acc(g, l)).sum();
+                    assert_eq!(
+                        normal[at..at + 2],
+                        [acc(g, gi), sum],
+                        "group {g}, thread {gi}, wave size {w}, {threads} threads"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Straight in a `switch` a case label can jump past a declaration: lanes
+/// that enter at `case 2` read `t` without having run its initializer
+/// (undefined in HLSL, and a finding in checked mode); a normal run gives
+/// them the 0 every local starts with, while the lanes of `case 1` see
+/// their 7.
+#[test]
+fn a_case_label_past_a_declaration_reads_the_start_value() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(12, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    uint seen = 0;
+    switch (gi % 3)
+    {
+    case 1:
+        uint t = 7;
+    case 2:
+        seen = t + 100;
+        break;
+    default:
+        break;
+    }
+    Out[gi] = seen;
+}
+"#;
+    for w in WAVE_SIZES {
+        let out = crate::harness::run_words(
+            source,
+            [3, 1, 1],
+            &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 12])],
+            w,
+        )
+        .remove(0);
+        let want: Vec<u32> = (0..12).map(|gi| [0, 107, 100][gi % 3]).collect();
+        assert_eq!(out, want, "wave size {w}");
+    }
+}
