@@ -635,6 +635,32 @@ mod whole_lane_tests {
         }
     }
 
+    /// `imm` with the constant `c` against `generic` with `c` in every
+    /// lane: from `a`, and in place (the destination holding `a` where the
+    /// write goes, `old` elsewhere).
+    fn check_imm(
+        generic: BinaryFn,
+        imm: BinaryImmFn,
+        a: &[u64],
+        c: u64,
+        keep: Option<&[u64]>,
+        old: &[u64],
+        what: &str,
+    ) {
+        let splat = vec![c; a.len()];
+        let mut want = old.to_vec();
+        generic(&mut want, a, &splat, keep);
+        let mut got = old.to_vec();
+        imm(&mut got, Some(a), c, keep);
+        assert_eq!(got, want, "{what} (masked {})", keep.is_some());
+        let mut got: Vec<u64> = match keep {
+            None => a.to_vec(),
+            Some(k) => (0..a.len()).map(|l| if k[l] != 0 { a[l] } else { old[l] }).collect(),
+        };
+        imm(&mut got, None, c, keep);
+        assert_eq!(got, want, "{what} in place (masked {})", keep.is_some());
+    }
+
     #[test]
     fn whole_lane_32_bit_ops_match_the_generic_loops() {
         let edges = [0, 1, 2, 5, 13, 27, 31, 32, 33, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF];
@@ -678,20 +704,8 @@ mod whole_lane_tests {
                         // The constant forms, from another register and in
                         // place, with a few of the constants.
                         for &c in &b[..8] {
-                            let splat = vec![c; 256];
-                            let mut want = old.clone();
-                            generic(op, ty)(&mut want, &a, &splat, k);
-                            let mut got = old.clone();
-                            imm(&mut got, Some(&a), c, k);
-                            assert_eq!(got, want, "{op:?} on {ty:?} with {c:#x} (masked {})", k.is_some());
-                            // In place: the destination holds `a` where the
-                            // write goes, the old value elsewhere.
-                            let mut got: Vec<u64> = match k {
-                                None => a.clone(),
-                                Some(k) => (0..256).map(|l| if k[l] != 0 { a[l] } else { old[l] }).collect(),
-                            };
-                            imm(&mut got, None, c, k);
-                            assert_eq!(got, want, "{op:?} on {ty:?} with {c:#x} in place (masked {})", k.is_some());
+                            let what = format!("{op:?} on {ty:?} with {c:#x}");
+                            check_imm(generic(op, ty), imm, &a, c, k, &old, &what);
                         }
                     }
                 }
@@ -750,23 +764,12 @@ mod whole_lane_tests {
                     _ => next(),
                 })
                 .collect();
-            let splat = vec![d; 256];
             let old: Vec<u64> = (0..256).map(|l| 0xA5A5_0000 + l).collect();
             for (op, imm) in [(B::Div, udiv32_imm as BinaryImmFn), (B::Rem, urem32_imm)] {
                 assert_eq!(binary_imm(op, ScalarType::UInt32).map(|f| f as usize), Some(imm as usize));
                 let generic: BinaryFn = if op == B::Div { div::<u32> } else { rem::<u32> };
                 for k in [None, Some(&keep[..])] {
-                    let mut want = old.clone();
-                    generic(&mut want, &a, &splat, k);
-                    let mut got = old.clone();
-                    imm(&mut got, Some(&a), d, k);
-                    assert_eq!(got, want, "{op:?} by {d:#x} (masked {})", k.is_some());
-                    let mut got: Vec<u64> = match k {
-                        None => a.clone(),
-                        Some(k) => (0..256).map(|l| if k[l] != 0 { a[l] } else { old[l] }).collect(),
-                    };
-                    imm(&mut got, None, d, k);
-                    assert_eq!(got, want, "{op:?} by {d:#x} in place (masked {})", k.is_some());
+                    check_imm(generic, imm, &a, d, k, &old, &format!("{op:?} by {d:#x}"));
                 }
             }
         }
