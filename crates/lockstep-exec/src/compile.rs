@@ -110,8 +110,8 @@ impl Program {
         if !checked {
             // Checked mode keeps every assignment as it is written (its
             // findings track each register).
-            let top = top_level::unmask(&mut c.code);
-            fuse::fuse(&mut c.code, &mut c.spans, &top);
+            top_level::unmask(&mut c.code);
+            fuse::fuse(&mut c.code, &mut c.spans);
             fuse::fuse_votes(&mut c.code, &mut c.spans);
             fuse::mark_deferrable(&mut c.code);
             top_level::drop_dead_constants(&mut c.code, &mut c.spans);

@@ -17,10 +17,10 @@ use crate::memory::combining;
 /// entries from `spans`, which runs parallel to it). A copy to every lane
 /// (`x = t` with `Copy`, as the entry function's top level assigns, see
 /// `top_level`) fuses too: the operation then writes every lane of `x`,
-/// and so may a wave op. At the top level (`top`,
-/// by pc), where the lanes a load skips are lanes nothing reads again, a
-/// load may write `x` itself too.
-pub(super) fn fuse(code: &mut Vec<Inst>, spans: &mut Vec<Span>, top: &[bool]) {
+/// and so may a wave op. At the top level, where the lanes a load skips
+/// are lanes nothing reads again, a load may write `x` itself too.
+pub(super) fn fuse(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
+    let top = super::top_level::top_level(code);
     // The copy `x = t` at `pc`: `x`, `t`, and whether on the active lanes.
     let copy = |inst: &Inst| match *inst {
         Inst::CopyMasked { dst, src } if dst != src => Some((dst, src, true)),
@@ -40,7 +40,7 @@ pub(super) fn fuse(code: &mut Vec<Inst>, spans: &mut Vec<Span>, top: &[bool]) {
                 // destination, `ballot_op` reads it into a mask first), so
                 // `x = WaveReadLaneFirst(x)` may write `x` directly.
                 Inst::Wave { dst, .. } if !masked => dst == t,
-                Inst::Load { dst, addr, .. } if !masked && top.get(pc) == Some(&true) => {
+                Inst::Load { dst, addr, .. } if !masked && top[pc] => {
                     dst == t && addr.dynamic != Some(x)
                 }
                 ref op => op_dst(op).is_some_and(|(dst, masked)| dst == t && !masked),

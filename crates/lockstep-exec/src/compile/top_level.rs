@@ -41,10 +41,10 @@ pub(super) fn top_level(code: &[Inst]) -> Vec<bool> {
 }
 
 /// Makes the masked copies and operations at the entry function's top
-/// level write every lane; which instructions lie there.
-pub(super) fn unmask(code: &mut [Inst]) -> Vec<bool> {
+/// level write every lane.
+pub(super) fn unmask(code: &mut [Inst]) {
     let top = top_level(code);
-    for (inst, &top) in code.iter_mut().zip(&top) {
+    for (inst, top) in code.iter_mut().zip(top) {
         if !top {
             continue;
         }
@@ -62,7 +62,6 @@ pub(super) fn unmask(code: &mut [Inst]) -> Vec<bool> {
             _ => {}
         }
     }
-    top
 }
 
 /// Drops the constants written to registers that every lane of overwrites
