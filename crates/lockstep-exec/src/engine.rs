@@ -24,7 +24,7 @@ use crate::check::{Access, FindingKind, Findings, ReductionOrder, Schedule, Shar
 use crate::compile::Program;
 use crate::memory::{self, Memory};
 use crate::value::Val;
-use crate::{ExecError, with_arith, with_scalar};
+use crate::{ExecError, with_arith, with_int, with_scalar};
 
 /// A construct's saved masks.
 #[derive(Clone, Copy, Debug, Default)]
@@ -544,13 +544,13 @@ impl Wave {
     /// the destination: that one is copied to `scratch` first (once, however
     /// many operands name it).
     #[inline(always)]
-    fn with_operands<const N: usize>(
+    fn with_operands<const N: usize, R>(
         &mut self,
         dst: Reg,
         srcs: [Reg; N],
         scratch: &mut [u64],
-        f: impl FnOnce(&mut [u64], [&[u64]; N]),
-    ) {
+        f: impl FnOnce(&mut [u64], [&[u64]; N]) -> R,
+    ) -> R {
         let w = self.width;
         let d = dst.0 as usize;
         let (below, rest) = self.regs.split_at_mut(d * w);
@@ -571,7 +571,7 @@ impl Wave {
                 copy
             }
         });
-        f(dst_lanes, operands);
+        f(dst_lanes, operands)
     }
 
     /// The active lanes, in ascending order.
@@ -1252,6 +1252,17 @@ impl Wave {
         let shift = ctx.wave_size.trailing_zeros();
         let combine = memory::combining(op, ty);
         let (a, b, dst) = (a.0 as usize * w, b.0 as usize * w, dst.0 as usize * w);
+        if let Space::Groupshared = addr.space {
+            // Only the worker running a group touches its groupshared
+            // memory: lane by lane, in lane order, with plain reads and
+            // writes.
+            for l in self.lanes(w) {
+                let at = address(&self.regs, addr, l, w);
+                let (x, y) = (self.regs[a + l], self.regs[b + l]);
+                self.regs[dst + l] = gs[l >> shift].atomic_unshared(at, ty, op, x, y);
+            }
+            return;
+        }
         let mut lanes = self.lanes(w).peekable();
         while let Some(first) = lanes.next() {
             let mem = memory(ctx, gs, addr.space, first >> shift);
@@ -1346,6 +1357,12 @@ impl Wave {
                 return;
             }
             _ => {}
+        }
+        if order == ReductionOrder::Ascending && self.cur == full_mask(self.width) {
+            let done = self.with_operands(dst, [a], scratch, |d, [a]| whole_waves(op, ty, a, d, w));
+            if done {
+                return;
+            }
         }
         let parts = self.parts(w);
         self.with_operands(dst, [a, b], scratch, |d, [a, b]| {
@@ -1765,6 +1782,96 @@ fn fast_wave_op(op: WaveOp, ty: ScalarType, src: &[u64], mask: Mask, out: &mut [
         | WaveOp::PrefixSum
         | WaveOp::PrefixProduct => with_arith!(ty, T => fast_arith::<T>(op, src, mask, out), false),
         _ => false,
+    }
+}
+
+/// The common wave ops of a batch whose waves all have every lane active,
+/// `w` lanes each, for the narrow waves, where the per-wave work of
+/// [`fast_wave_op`] is mostly its own overhead: each wave a loop of a
+/// length known when compiling. The same results as `fast_wave_op`;
+/// `false` when `op`, `ty` or `w` has no such path.
+fn whole_waves(op: WaveOp, ty: ScalarType, src: &[u64], out: &mut [u64], w: usize) -> bool {
+    match w {
+        4 => whole_waves_of::<4>(op, ty, src, out),
+        8 => whole_waves_of::<8>(op, ty, src, out),
+        16 => whole_waves_of::<16>(op, ty, src, out),
+        32 => whole_waves_of::<32>(op, ty, src, out),
+        _ => false,
+    }
+}
+
+fn whole_waves_of<const W: usize>(
+    op: WaveOp,
+    ty: ScalarType,
+    src: &[u64],
+    out: &mut [u64],
+) -> bool {
+    match op {
+        WaveOp::IsFirstLane => {
+            for o in out.chunks_exact_mut(W) {
+                o.fill(0);
+                o[0] = 1;
+            }
+            true
+        }
+        WaveOp::ReadLaneFirst => {
+            for (s, o) in src.chunks_exact(W).zip(out.chunks_exact_mut(W)) {
+                o.fill(s[0]);
+            }
+            true
+        }
+        WaveOp::Min | WaveOp::Max if ty == ScalarType::Float32 => {
+            let max = op == WaveOp::Max;
+            for (s, o) in src.chunks_exact(W).zip(out.chunks_exact_mut(W)) {
+                match f32_min_max(s, max) {
+                    Some(bits) => o.fill(bits),
+                    // Every lane a NaN: the ordered fold says which.
+                    None => _ = fast_arith::<f32>(op, s, full_mask(W), o),
+                }
+            }
+            true
+        }
+        WaveOp::Sum | WaveOp::PrefixSum | WaveOp::Min | WaveOp::Max => {
+            with_int!(ty, T => int_waves::<W, T>(op, src, out), false)
+        }
+        _ => false,
+    }
+}
+
+/// [`whole_waves_of`] for integers, whose sums, minimums and maximums do
+/// not depend on the order lanes are folded in.
+fn int_waves<const W: usize, T: Val + Arith>(op: WaveOp, src: &[u64], out: &mut [u64]) -> bool {
+    match op {
+        WaveOp::Sum => int_fold::<W, T>(false, src, out, T::ZERO, T::add),
+        WaveOp::PrefixSum => int_fold::<W, T>(true, src, out, T::ZERO, T::add),
+        WaveOp::Min => int_fold::<W, T>(false, src, out, T::HIGHEST, <T as Arith>::min),
+        WaveOp::Max => int_fold::<W, T>(false, src, out, T::LOWEST, <T as Arith>::max),
+        _ => return false,
+    }
+    true
+}
+
+/// Each `W`-lane wave's reduction (or with `prefix`, exclusive scan) of
+/// `src` with `f`, into `out`.
+#[inline(always)]
+fn int_fold<const W: usize, T: Val>(
+    prefix: bool,
+    src: &[u64],
+    out: &mut [u64],
+    identity: T,
+    f: impl Fn(T, T) -> T,
+) {
+    for (s, o) in src.chunks_exact(W).zip(out.chunks_exact_mut(W)) {
+        if prefix {
+            let mut acc = identity;
+            for (o, &v) in o.iter_mut().zip(s) {
+                *o = acc.to_lane();
+                acc = f(acc, T::from_lane(v));
+            }
+        } else {
+            let total = s.iter().fold(identity, |acc, &v| f(acc, T::from_lane(v)));
+            o.fill(total.to_lane());
+        }
     }
 }
 
@@ -2269,6 +2376,73 @@ mod tests {
                     prop_assert_eq!(ours, None);
                 } else {
                     prop_assert_eq!(ours, Some(u64::from(folded.to_bits())), "max: {}", max);
+                }
+            }
+        }
+    }
+
+    /// `op` on each `w`-lane wave of `src` by lockstep-wave, every lane
+    /// active.
+    fn by_wave<T: Val + Arith>(op: WaveOp, src: &[u64], w: usize) -> Vec<u64> {
+        let mask = full_mask(w);
+        src.chunks(w)
+            .flat_map(|s| {
+                let vals: Vec<T> = s.iter().map(|&b| T::from_lane(b)).collect();
+                (0..w).map(move |l| match op {
+                    WaveOp::Sum => wave::active_sum(&vals, mask).to_lane(),
+                    WaveOp::PrefixSum => wave::prefix_sum(&vals, mask, l).to_lane(),
+                    WaveOp::Min => wave::active_min(&vals, mask).to_lane(),
+                    WaveOp::Max => wave::active_max(&vals, mask).to_lane(),
+                    WaveOp::IsFirstLane => u64::from(wave::is_first_lane(mask, l)),
+                    WaveOp::ReadLaneFirst => {
+                        wave::read_lane_first(&vals, mask).map_or(0, Val::to_lane)
+                    }
+                    _ => unreachable!("{op:?}"),
+                })
+            })
+            .collect()
+    }
+
+    proptest! {
+        /// The whole-wave paths against lockstep-wave wave by wave: sums,
+        /// exclusive prefix sums, minimums and maximums of every integer
+        /// type and of `f32`, and the first-lane flags; float sums have no
+        /// such path (their order matters).
+        #[test]
+        fn whole_waves_are_each_wave_by_lockstep_wave(
+            shift in 2u32..=5,
+            waves in 1usize..=32,
+            raw in prop::collection::vec(
+                prop_oneof![any::<u64>(), (0u64..8), Just(u64::MAX)], 128),
+            floats in prop::collection::vec(f32_bits(), 128),
+        ) {
+            let w = 1usize << shift;
+            let n = w * waves.min(128 / w);
+            let types = [
+                ScalarType::UInt32, ScalarType::Int32, ScalarType::UInt64,
+                ScalarType::Int64, ScalarType::UInt16, ScalarType::Int16, ScalarType::Float32,
+            ];
+            for ty in types {
+                // Canonical register bits of the type.
+                let src: Vec<u64> = if ty == ScalarType::Float32 {
+                    floats[..n].iter().map(|&b| u64::from(b)).collect()
+                } else {
+                    with_int!(ty, T => raw[..n].iter().map(|&b| T::from_lane(b).to_lane()).collect(), unreachable!())
+                };
+                let ops = [
+                    WaveOp::Sum, WaveOp::PrefixSum, WaveOp::Min, WaveOp::Max,
+                    WaveOp::IsFirstLane, WaveOp::ReadLaneFirst,
+                ];
+                for op in ops {
+                    let mut out = vec![7; n];
+                    let done = whole_waves(op, ty, &src, &mut out, w);
+                    if ty == ScalarType::Float32 && matches!(op, WaveOp::Sum | WaveOp::PrefixSum) {
+                        prop_assert!(!done);
+                        continue;
+                    }
+                    prop_assert!(done, "{:?} {:?}", op, ty);
+                    let want = with_arith!(ty, T => by_wave::<T>(op, &src, w), unreachable!());
+                    prop_assert_eq!(out, want, "{:?} {:?} wave size {}", op, ty, w);
                 }
             }
         }

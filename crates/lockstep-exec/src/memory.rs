@@ -454,6 +454,53 @@ impl<'a> Memory<'a> {
         }
         let lock = &WIDE_LOCKS[((offset / 8) % 64) as usize];
         let _guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.read_modify_write(offset, ty, op, a, b)
+    }
+
+    /// [`Memory::atomic`] on memory that no other thread accesses while it
+    /// runs (a group's groupshared memory, which only the worker running
+    /// the group touches): a plain read and write, with no locked
+    /// instruction.
+    #[inline]
+    pub fn atomic_unshared(
+        &self,
+        offset: u64,
+        ty: ScalarType,
+        op: AtomicOp,
+        a: u64,
+        b: u64,
+    ) -> u64 {
+        let size = ty.size();
+        if !self.in_bounds(offset, size) || size < 4 {
+            return 0;
+        }
+        let Some(word) = self.word(offset) else {
+            return 0;
+        };
+        if size == 8 {
+            return self.read_modify_write(offset, ty, op, a, b);
+        }
+        let (old, a, signed) = (word.load(Relaxed), a as u32, ty.is_signed());
+        let new = match op {
+            AtomicOp::Add => old.wrapping_add(a),
+            AtomicOp::And => old & a,
+            AtomicOp::Or => old | a,
+            AtomicOp::Xor => old ^ a,
+            AtomicOp::Exchange => a,
+            AtomicOp::Min if signed => (old as i32).min(a as i32) as u32,
+            AtomicOp::Max if signed => (old as i32).max(a as i32) as u32,
+            AtomicOp::Min => old.min(a),
+            AtomicOp::Max => old.max(a),
+            AtomicOp::CompareExchange | AtomicOp::CompareStore if old == a => b as u32,
+            AtomicOp::CompareExchange | AtomicOp::CompareStore => old,
+        };
+        word.store(new, Relaxed);
+        u64::from(old)
+    }
+
+    /// The read, then the write, of an atomic on a scalar that is in bounds,
+    /// with nothing keeping other threads out in between.
+    fn read_modify_write(&self, offset: u64, ty: ScalarType, op: AtomicOp, a: u64, b: u64) -> u64 {
         let old = self.load(offset, ty);
         if let Some(new) = atomic_result(op, ty, old, a, b).filter(|&new| new != old) {
             self.store(offset, ty, new);
@@ -587,6 +634,42 @@ mod tests {
                 }
             }
         }
+        // Groupshared memory's plain read and write, for every operation
+        // and width, against the locked path.
+        let all_ops = ops
+            .iter()
+            .chain(&[AtomicOp::CompareExchange, AtomicOp::CompareStore]);
+        let types = [
+            ScalarType::UInt32,
+            ScalarType::Int32,
+            ScalarType::UInt64,
+            ScalarType::Int64,
+        ];
+        for (ty, &op) in types
+            .iter()
+            .flat_map(|&ty| all_ops.clone().map(move |op| (ty, op)))
+        {
+            for &old in &values {
+                for (&a, &b) in values.iter().zip(values.iter().rev()) {
+                    let bytes = old.to_le_bytes();
+                    let (locked, plain) = (Memory::from_bytes(&bytes), Memory::from_bytes(&bytes));
+                    let at = format!("{op:?} {ty:?} {old:#x} {a:#x} {b:#x}");
+                    assert_eq!(
+                        plain.atomic_unshared(0, ty, op, a, b),
+                        locked.atomic(0, ty, op, a, b),
+                        "{at}"
+                    );
+                    assert_eq!(plain.to_bytes(), locked.to_bytes(), "{at}");
+                    // Out of bounds: nothing happens.
+                    assert_eq!(plain.atomic_unshared(8, ty, op, a, b), 0, "{at}");
+                }
+            }
+        }
+        // Equal operands make compare-exchange store.
+        let mem = Memory::from_bytes(&7u32.to_le_bytes());
+        let old = mem.atomic_unshared(0, ScalarType::UInt32, AtomicOp::CompareExchange, 7, 9);
+        assert_eq!((old, mem.load(0, ScalarType::UInt32)), (7, 9));
+
         // By hand: signed and unsigned minimums differ on the sign bit.
         let mem = Memory::from_bytes(&5u32.to_le_bytes());
         mem.atomic(0, ScalarType::Int32, AtomicOp::Min, 0xFFFF_FFFF, 0);

@@ -47,6 +47,106 @@ void main(uint gi : SV_GroupIndex)
     }
 }
 
+/// Every atomic operation on groupshared memory, with the original values
+/// it returns. The lanes of a group update each word in group-index order
+/// (in ascending lane order within a wave, the waves taking turns in index
+/// order), so every original value is known by hand at every wave size,
+/// and each group has words of its own.
+#[test]
+fn groupshared_atomics_of_every_kind_return_the_values_before() {
+    let source = r#"
+groupshared uint g[8];
+groupshared int s;
+RWStructuredBuffer<uint> Out : register(u0);
+RWStructuredBuffer<uint> Final : register(u1);
+[numthreads(16, 1, 1)]
+void main(uint gi : SV_GroupIndex, uint3 gid : SV_GroupID)
+{
+    if (gi == 0) {
+        g[0] = gid.x; g[1] = 0xFFFFFFFF; g[2] = 0; g[3] = 0;
+        g[4] = 0; g[5] = 100 + gid.x; g[6] = 0; g[7] = 0;
+        s = 0;
+    }
+    GroupMemoryBarrierWithGroupSync();
+    uint r[8];
+    InterlockedAdd(g[0], gi, r[0]);
+    InterlockedMin(g[1], 1000 - gi, r[1]);
+    InterlockedMax(g[2], gi * 3 % 7, r[2]);
+    InterlockedOr(g[3], 1u << gi, r[3]);
+    InterlockedXor(g[4], gi + 1, r[4]);
+    InterlockedExchange(g[5], gi, r[5]);
+    InterlockedCompareExchange(g[6], gi, gi + 2, r[6]);
+    InterlockedCompareStore(g[7], gi, gi + 1);
+    int before;
+    InterlockedMin(s, 5 - int(gi), before);
+    r[7] = asuint(before);
+    for (uint k = 0; k < 8; ++k)
+        Out[(gid.x * 16 + gi) * 8 + k] = r[k];
+    GroupMemoryBarrierWithGroupSync();
+    if (gi == 0) {
+        for (uint k = 0; k < 8; ++k)
+            Final[gid.x * 9 + k] = g[k];
+        Final[gid.x * 9 + 8] = asuint(s);
+    }
+}
+"#;
+    const GROUPS: u32 = 12;
+    let mut want_out = Vec::new();
+    let mut want_final = Vec::new();
+    for group in 0..GROUPS {
+        for gi in 0..16u32 {
+            let earlier = 0..gi;
+            want_out.extend([
+                group + earlier.clone().sum::<u32>(),
+                if gi == 0 { u32::MAX } else { 1000 - (gi - 1) },
+                earlier.clone().map(|j| j * 3 % 7).max().unwrap_or(0),
+                (1u32 << gi) - 1,
+                earlier.clone().fold(0, |x, j| x ^ (j + 1)),
+                if gi == 0 { 100 + group } else { gi - 1 },
+                // Even lanes find their own index and add 2; odd lanes find
+                // the even index below plus 2.
+                if gi % 2 == 0 { gi } else { gi + 1 },
+                // 0 until lane 5 has stored 0; then the lane below's value.
+                if gi <= 5 { 0 } else { 6 - gi as i32 } as u32,
+            ]);
+        }
+        want_final.extend([
+            group + (0..16).sum::<u32>(),
+            1000 - 15,
+            6,
+            0xFFFF,
+            (1..=16).fold(0, |x, j| x ^ j),
+            15,
+            16,
+            16,
+            (5 - 15i32) as u32,
+        ]);
+    }
+    for w in WAVE_SIZES {
+        let out = run_words(
+            source,
+            [GROUPS, 1, 1],
+            &[
+                buf(
+                    "Out",
+                    Kind::RwStructuredBuffer,
+                    0,
+                    vec![0; 16 * 8 * GROUPS as usize],
+                ),
+                buf(
+                    "Final",
+                    Kind::RwStructuredBuffer,
+                    1,
+                    vec![0; 9 * GROUPS as usize],
+                ),
+            ],
+            w,
+        );
+        assert_eq!(out[0], want_out, "original values, wave size {w}");
+        assert_eq!(out[1], want_final, "final values, wave size {w}");
+    }
+}
+
 #[test]
 fn interlocked_add_from_thousands_of_groups() {
     let source = r#"
