@@ -955,7 +955,7 @@ impl Wave {
                             // Inlined here, in the AVX2 copy of the loop.
                             self.ballot_op(op, dst, a, ww)
                         }
-                        _ => self.wave_op(op, ty, dst, [a, b], ww, ctx.order, scratch),
+                        _ => self.wave_op(ctx, op, ty, dst, [a, b], ww, scratch),
                     }
                 }
                 Inst::Wave4 { op, ty, dst, a } => self.wave4(op, ty, dst, a, ww),
@@ -1332,14 +1332,15 @@ impl Wave {
     #[allow(clippy::too_many_arguments)]
     fn wave_op(
         &mut self,
+        ctx: &Context,
         op: WaveOp,
         ty: ScalarType,
         dst: Reg,
         [a, b]: [Reg; 2],
         w: usize,
-        order: ReductionOrder,
         scratch: &mut [u64],
     ) {
+        let order = ctx.order;
         match op {
             WaveOp::GetLaneCount => return self.reg_mut(dst).fill(w as u64),
             WaveOp::GroupWaveIndex | WaveOp::GroupWaveCount => {
@@ -1359,7 +1360,10 @@ impl Wave {
             _ => {}
         }
         if order == ReductionOrder::Ascending && self.cur == full_mask(self.width) {
-            let done = self.with_operands(dst, [a], scratch, |d, [a]| whole_waves(op, ty, a, d, w));
+            let avx2 = ctx.avx2;
+            let done = self.with_operands(dst, [a], scratch, |d, [a]| {
+                whole_waves(op, ty, a, d, w, avx2)
+            });
             if done {
                 return;
             }
@@ -1789,8 +1793,45 @@ fn fast_wave_op(op: WaveOp, ty: ScalarType, src: &[u64], mask: Mask, out: &mut [
 /// `w` lanes each, for the narrow waves, where the per-wave work of
 /// [`fast_wave_op`] is mostly its own overhead: each wave a loop of a
 /// length known when compiling. The same results as `fast_wave_op`;
-/// `false` when `op`, `ty` or `w` has no such path.
-fn whole_waves(op: WaveOp, ty: ScalarType, src: &[u64], out: &mut [u64], w: usize) -> bool {
+/// `false` when `op`, `ty` or `w` has no such path. With `avx2`, the
+/// loops are the AVX2 ones.
+fn whole_waves(
+    op: WaveOp,
+    ty: ScalarType,
+    src: &[u64],
+    out: &mut [u64],
+    w: usize,
+    avx2: bool,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if avx2 {
+        // SAFETY: `avx2` is only set when the CPU has AVX2 and its bit
+        // instructions (`simd::avx2_available`).
+        return unsafe { whole_waves_avx2(op, ty, src, out, w) };
+    }
+    let _ = avx2;
+    whole_waves_for(op, ty, src, out, w)
+}
+
+/// [`whole_waves`] compiled for AVX2.
+///
+/// # Safety
+/// The CPU must have AVX2 ([`crate::simd::avx2_available`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt,bmi1,bmi2,lzcnt")]
+unsafe fn whole_waves_avx2(
+    op: WaveOp,
+    ty: ScalarType,
+    src: &[u64],
+    out: &mut [u64],
+    w: usize,
+) -> bool {
+    whole_waves_for(op, ty, src, out, w)
+}
+
+/// [`whole_waves`], inlined into each instruction set's copy.
+#[inline(always)]
+fn whole_waves_for(op: WaveOp, ty: ScalarType, src: &[u64], out: &mut [u64], w: usize) -> bool {
     match w {
         4 => whole_waves_of::<4>(op, ty, src, out),
         8 => whole_waves_of::<8>(op, ty, src, out),
@@ -1800,31 +1841,34 @@ fn whole_waves(op: WaveOp, ty: ScalarType, src: &[u64], out: &mut [u64], w: usiz
     }
 }
 
+#[inline(always)]
 fn whole_waves_of<const W: usize>(
     op: WaveOp,
     ty: ScalarType,
     src: &[u64],
     out: &mut [u64],
 ) -> bool {
+    // Waves as arrays, so that each wave's loop has its length.
+    let (waves, outs) = (src.as_chunks::<W>().0, out.as_chunks_mut::<W>().0);
     match op {
         WaveOp::IsFirstLane => {
-            for o in out.chunks_exact_mut(W) {
-                o.fill(0);
+            for o in outs {
+                *o = [0; W];
                 o[0] = 1;
             }
             true
         }
         WaveOp::ReadLaneFirst => {
-            for (s, o) in src.chunks_exact(W).zip(out.chunks_exact_mut(W)) {
-                o.fill(s[0]);
+            for (s, o) in waves.iter().zip(outs) {
+                *o = [s[0]; W];
             }
             true
         }
         WaveOp::Min | WaveOp::Max if ty == ScalarType::Float32 => {
             let max = op == WaveOp::Max;
-            for (s, o) in src.chunks_exact(W).zip(out.chunks_exact_mut(W)) {
+            for (s, o) in waves.iter().zip(outs) {
                 match f32_min_max(s, max) {
-                    Some(bits) => o.fill(bits),
+                    Some(bits) => *o = [bits; W],
                     // Every lane a NaN: the ordered fold says which.
                     None => _ = fast_arith::<f32>(op, s, full_mask(W), o),
                 }
@@ -1840,6 +1884,7 @@ fn whole_waves_of<const W: usize>(
 
 /// [`whole_waves_of`] for integers, whose sums, minimums and maximums do
 /// not depend on the order lanes are folded in.
+#[inline(always)]
 fn int_waves<const W: usize, T: Val + Arith>(op: WaveOp, src: &[u64], out: &mut [u64]) -> bool {
     match op {
         WaveOp::Sum => int_fold::<W, T>(false, src, out, T::ZERO, T::add),
@@ -1861,7 +1906,8 @@ fn int_fold<const W: usize, T: Val>(
     identity: T,
     f: impl Fn(T, T) -> T,
 ) {
-    for (s, o) in src.chunks_exact(W).zip(out.chunks_exact_mut(W)) {
+    let (waves, outs) = (src.as_chunks::<W>().0, out.as_chunks_mut::<W>().0);
+    for (s, o) in waves.iter().zip(outs) {
         if prefix {
             let mut acc = identity;
             for (o, &v) in o.iter_mut().zip(s) {
@@ -1870,7 +1916,7 @@ fn int_fold<const W: usize, T: Val>(
             }
         } else {
             let total = s.iter().fold(identity, |acc, &v| f(acc, T::from_lane(v)));
-            o.fill(total.to_lane());
+            *o = [total.to_lane(); W];
         }
     }
 }
@@ -1885,6 +1931,7 @@ fn int_fold<const W: usize, T: Val>(
 /// bits of the smallest key, in any lane order. A NaN's key is made the
 /// largest (`i32::MAX`, for `max` the smallest), which no number's key is.
 /// A loop without branches, which the compiler vectorises.
+#[inline(always)]
 fn f32_min_max(src: &[u64], max: bool) -> Option<u64> {
     // The low 31 bits flipped where the sign is set: bits to key, and
     // (being its own inverse) key to bits.
@@ -2433,16 +2480,17 @@ mod tests {
                     WaveOp::Sum, WaveOp::PrefixSum, WaveOp::Min, WaveOp::Max,
                     WaveOp::IsFirstLane, WaveOp::ReadLaneFirst,
                 ];
-                for op in ops {
+                let sets = [false, crate::simd::avx2_available()];
+                for (op, avx2) in ops.into_iter().flat_map(|op| sets.map(|set| (op, set))) {
                     let mut out = vec![7; n];
-                    let done = whole_waves(op, ty, &src, &mut out, w);
+                    let done = whole_waves(op, ty, &src, &mut out, w, avx2);
                     if ty == ScalarType::Float32 && matches!(op, WaveOp::Sum | WaveOp::PrefixSum) {
                         prop_assert!(!done);
                         continue;
                     }
                     prop_assert!(done, "{:?} {:?}", op, ty);
                     let want = with_arith!(ty, T => by_wave::<T>(op, &src, w), unreachable!());
-                    prop_assert_eq!(out, want, "{:?} {:?} wave size {}", op, ty, w);
+                    prop_assert_eq!(out, want, "{:?} {:?} wave size {} avx2 {}", op, ty, w, avx2);
                 }
             }
         }
