@@ -415,8 +415,10 @@ impl Wave {
         self.index = index as u32;
         self.group_id = group_ids[0];
         let first = index * w;
+        // The wave's lanes in one group, repeated in each (the fields do
+        // not overlap, so nothing carries).
         let one = full_mask(threads.saturating_sub(first).min(w));
-        self.cur = (0..group_ids.len()).fold(0, |m, c| m | one << (c * w));
+        self.cur = one * self.segments.first_lanes();
         self.launch = self.cur;
         if ctx.findings.is_some() {
             self.undefined.clear();
@@ -425,43 +427,26 @@ impl Wave {
         if p.inputs.is_empty() {
             return;
         }
-        let extent = ctx.group_extent;
-        // The wave's lanes' group index or group thread id (the same in
-        // every group).
-        let mut pattern = [0u64; crate::MAX_WAVE_SIZE as usize];
-        let pattern = &mut pattern[..w];
         for crate::compile::Input { sv, regs, ty } in &p.inputs {
             for &(k, reg) in regs {
                 let k = k.min(2);
                 let all = &ctx.thread_ids[k];
-                let gtid = &all[first.min(all.len())..(first + w).min(all.len())];
-                match sv {
-                    SystemValue::GroupIndex => {
-                        for (lane, o) in pattern.iter_mut().enumerate() {
-                            *o = (first + lane) as u64;
-                        }
-                    }
-                    SystemValue::GroupThreadId | SystemValue::DispatchThreadId => {
-                        for (o, &id) in pattern.iter_mut().zip(gtid) {
-                            *o = u64::from(id);
-                        }
-                    }
-                    SystemValue::GroupId => {}
-                }
+                let fill = SvFill {
+                    sv: *sv,
+                    k,
+                    first,
+                    ids: &all[first.min(all.len())..(first + w).min(all.len())],
+                    extent: ctx.group_extent[k],
+                    group_ids,
+                };
                 let lanes = &mut self.regs[reg.0 as usize * width..][..width];
-                for (out, group_id) in lanes.chunks_exact_mut(w).zip(group_ids) {
-                    match sv {
-                        SystemValue::GroupIndex | SystemValue::GroupThreadId => {
-                            out.copy_from_slice(pattern)
-                        }
-                        SystemValue::GroupId => out.fill(u64::from(group_id[k])),
-                        SystemValue::DispatchThreadId => {
-                            let base = group_id[k].wrapping_mul(extent[k]);
-                            for (o, &id) in out.iter_mut().zip(pattern.iter()) {
-                                *o = u64::from(base.wrapping_add(id as u32));
-                            }
-                        }
-                    }
+                match w {
+                    4 => fill.write_to::<4>(lanes),
+                    8 => fill.write_to::<8>(lanes),
+                    16 => fill.write_to::<16>(lanes),
+                    32 => fill.write_to::<32>(lanes),
+                    64 => fill.write_to::<64>(lanes),
+                    _ => fill.write_to::<128>(lanes),
                 }
                 if !matches!(ty, ScalarType::UInt32 | ScalarType::Int32) {
                     for o in lanes {
@@ -1602,6 +1587,62 @@ impl Wave {
     }
 }
 
+/// One system value of one wave of each group of a batch, to fill in.
+struct SvFill<'a> {
+    sv: SystemValue,
+    /// The component.
+    k: usize,
+    /// The wave's first group index.
+    first: usize,
+    /// The component of the group thread ids of the wave's lanes (fewer
+    /// than a wave when the group ends inside it).
+    ids: &'a [u32],
+    /// The group's extent in component `k`.
+    extent: u32,
+    group_ids: &'a [[u32; 3]],
+}
+
+impl SvFill<'_> {
+    /// Fills `lanes`, `W` per group, with the values as `u32` bits. The
+    /// wave's lanes hold the same group index and group thread id in every
+    /// group: one pattern, copied into each or added to each group's base.
+    fn write_to<const W: usize>(&self, lanes: &mut [u64]) {
+        let mut pattern = [0u64; W];
+        match self.sv {
+            SystemValue::GroupIndex => {
+                for (lane, o) in pattern.iter_mut().enumerate() {
+                    *o = (self.first + lane) as u64;
+                }
+            }
+            SystemValue::GroupThreadId | SystemValue::DispatchThreadId => {
+                for (o, &id) in pattern.iter_mut().zip(self.ids) {
+                    *o = u64::from(id);
+                }
+            }
+            SystemValue::GroupId => {}
+        }
+        let outs = lanes.as_chunks_mut::<W>().0.iter_mut().zip(self.group_ids);
+        match self.sv {
+            SystemValue::GroupIndex | SystemValue::GroupThreadId => {
+                for (out, _) in outs {
+                    *out = pattern;
+                }
+            }
+            SystemValue::GroupId => {
+                for (out, group_id) in outs {
+                    *out = [u64::from(group_id[self.k]); W];
+                }
+            }
+            SystemValue::DispatchThreadId => {
+                for (out, group_id) in outs {
+                    let base = u64::from(group_id[self.k].wrapping_mul(self.extent));
+                    *out = std::array::from_fn(|l| (base + pattern[l]) & 0xFFFF_FFFF);
+                }
+            }
+        }
+    }
+}
+
 /// A batch's waves as the `W`-bit fields of its masks (wave `c` in bits
 /// `c·W .. (c+1)·W`), for questions about every wave at once in a few
 /// integer operations.
@@ -1615,10 +1656,23 @@ struct Segments {
 
 impl Segments {
     fn new(w: usize, waves: usize) -> Segments {
+        // A one every `w` bits, by doubling, cut to the waves.
+        let mut low: Mask = 1;
+        let mut span = w;
+        while span < 128 {
+            low |= low << span;
+            span *= 2;
+        }
         Segments {
-            high: (0..waves).fold(0, |m, c| m | 1 << (c * w + w - 1)),
+            high: (low & full_mask(w * waves)) << (w - 1),
             shift: w.trailing_zeros(),
         }
+    }
+
+    /// The first lane of every wave.
+    #[inline(always)]
+    fn first_lanes(self) -> Mask {
+        self.high >> ((1 << self.shift) - 1)
     }
 
     /// The top bit of the field of each wave where `m` has a lane set.
