@@ -352,6 +352,18 @@ pub enum Inst {
     Return {
         frame: FrameDepth,
     },
+    /// `if (cond) break;` (or `continue;`, `return;`) in one instruction
+    /// (see `compile::fuse::fuse_leaves`): the active lanes where `cond`
+    /// holds (where it does not with `negate`; with `vote`, where their
+    /// wave's vote over `cond` does) leave the frame at `frame`, as
+    /// `Continue` leaves it with `to_continue`, else as `Break`.
+    LeaveIf {
+        cond: Reg,
+        negate: bool,
+        vote: Option<Vote>,
+        frame: FrameDepth,
+        to_continue: bool,
+    },
     /// Group barrier: the wave waits until every wave of the group arrives.
     Barrier,
     /// Checked mode only: reports active lanes whose integer divisor is 0.
@@ -491,7 +503,7 @@ macro_rules! each_reg {
                 $f(a);
                 mask.$iter().for_each(&mut $f);
             }
-            Inst::IfBegin { cond, .. } => $f(cond),
+            Inst::IfBegin { cond, .. } | Inst::LeaveIf { cond, .. } => $f(cond),
             Inst::SwitchCase { selector, .. } => $f(selector),
             Inst::CheckDivisor { divisor } => $f(divisor),
             Inst::Else { .. }

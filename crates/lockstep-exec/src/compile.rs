@@ -115,6 +115,7 @@ impl Program {
             fuse::fuse_votes(&mut c.code, &mut c.spans);
             fuse::mark_deferrable(&mut c.code);
             top_level::drop_dead_constants(&mut c.code, &mut c.spans);
+            fuse::fuse_leaves(&mut c.code, &mut c.spans);
         }
         // A system value's components go into their registers when a wave
         // starts, unless nothing reads them.

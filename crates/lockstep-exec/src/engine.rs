@@ -1066,6 +1066,29 @@ impl Wave {
                     self.parked |= cur;
                     self.cur = 0;
                 }
+                Inst::LeaveIf {
+                    cond,
+                    negate,
+                    vote,
+                    frame,
+                    to_continue,
+                } => {
+                    // `IfBegin`, `Break` (or `Continue`) and `IfEnd`, with
+                    // no frame of its own.
+                    let c = match vote {
+                        None => self.mask_of(cond, w),
+                        Some(vote) => self.vote(vote, cond, ww),
+                    };
+                    let leaving = self.cur & (c ^ if negate { Mask::MAX } else { 0 });
+                    let target = &mut self.frames[frame as usize];
+                    if to_continue {
+                        target.continued |= leaving;
+                    } else {
+                        target.exited |= leaving;
+                    }
+                    self.parked |= leaving;
+                    self.cur &= !self.parked;
+                }
                 Inst::Barrier => {
                     if self.cur != 0 {
                         // Held updates become visible at the barrier.

@@ -163,6 +163,52 @@ pub(super) fn fuse_votes(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
     drop_removed(code, spans, &removed);
 }
 
+/// Fuses a branch around a lone `break`, `continue` or `return`: `if (c)
+/// break;` compiles to `IfBegin`, `Break`, `IfEnd`, which become one
+/// `LeaveIf` sending the lanes where `c` holds out of the frame, with no
+/// frame pushed and two instructions fewer on each pass (a loop's exit
+/// test runs on every iteration). Only when nothing but the `IfBegin`
+/// jumps into the three.
+pub(super) fn fuse_leaves(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
+    let mut landings = vec![0u32; code.len() + 1];
+    for to in code.iter().filter_map(jump_target) {
+        landings[(to as usize).min(code.len())] += 1;
+    }
+    let mut removed = vec![false; code.len()];
+    for pc in 0..code.len().saturating_sub(2) {
+        let Inst::IfBegin {
+            cond,
+            negate,
+            else_pc,
+            vote,
+        } = code[pc]
+        else {
+            continue;
+        };
+        let (frame, to_continue) = match code[pc + 1] {
+            Inst::Break { frame } | Inst::Return { frame } => (frame, false),
+            Inst::Continue { frame } => (frame, true),
+            _ => continue,
+        };
+        let alone = matches!(code[pc + 2], Inst::IfEnd)
+            && else_pc as usize == pc + 2
+            && landings[pc + 1] == 0
+            && landings[pc + 2] == 1;
+        if alone {
+            code[pc] = Inst::LeaveIf {
+                cond,
+                negate,
+                vote,
+                frame,
+                to_continue,
+            };
+            removed[pc + 1] = true;
+            removed[pc + 2] = true;
+        }
+    }
+    drop_removed(code, spans, &removed);
+}
+
 /// Drops the instructions marked in `removed` (and their `spans`), and
 /// moves every jump target to the new numbering.
 pub(super) fn drop_removed(code: &mut Vec<Inst>, spans: &mut Vec<Span>, removed: &[bool]) {
@@ -414,4 +460,107 @@ fn liveness(code: &[Inst], index: &RegIndex) -> (Vec<u64>, Vec<u64>) {
         }
     }
     (live_in, live_out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fused(mut code: Vec<Inst>) -> String {
+        let mut spans = vec![Span::default(); code.len()];
+        fuse_leaves(&mut code, &mut spans);
+        assert_eq!(spans.len(), code.len());
+        format!("{code:?}")
+    }
+
+    fn loop_around(body: Vec<Inst>) -> Vec<Inst> {
+        // LoopBegin, LoopIter, the body, LoopContinuing, Jump, LoopEnd, Exit.
+        let end = body.len() as u32 + 4;
+        let mut code = vec![
+            Inst::LoopBegin,
+            Inst::LoopIter {
+                exit_pc: end,
+                span: Span::default(),
+            },
+        ];
+        code.extend(body);
+        code.extend([
+            Inst::LoopContinuing,
+            Inst::Jump { target: 1 },
+            Inst::LoopEnd,
+            Inst::Exit,
+        ]);
+        code
+    }
+
+    fn if_begin(cond: u32, negate: bool, else_pc: u32, vote: Option<Vote>) -> Inst {
+        Inst::IfBegin {
+            cond: Reg(cond),
+            negate,
+            else_pc,
+            vote,
+        }
+    }
+
+    fn leave_if(cond: u32, negate: bool, vote: Option<Vote>, to_continue: bool) -> Inst {
+        Inst::LeaveIf {
+            cond: Reg(cond),
+            negate,
+            vote,
+            frame: 0,
+            to_continue,
+        }
+    }
+
+    /// `if (c) break;` and `if (!WaveActiveAnyTrue(d)) continue;` in a
+    /// loop: each branch becomes one instruction, and the loop's exit
+    /// moves with the code.
+    #[test]
+    fn a_branch_around_a_lone_break_or_continue_becomes_one_instruction() {
+        let code = loop_around(vec![
+            if_begin(1, false, 4, None),
+            Inst::Break { frame: 0 },
+            Inst::IfEnd,
+            if_begin(2, true, 7, Some(Vote::Any)),
+            Inst::Continue { frame: 0 },
+            Inst::IfEnd,
+        ]);
+        let want = loop_around(vec![
+            leave_if(1, false, None, false),
+            leave_if(2, true, Some(Vote::Any), true),
+        ]);
+        assert_eq!(fused(code), format!("{want:?}"));
+    }
+
+    /// A branch with an `else`, a branch with more in it than the exit, and
+    /// a branch whose exit another jump lands on stay as they are.
+    #[test]
+    fn other_branches_stay() {
+        let with_else = loop_around(vec![
+            if_begin(1, false, 4, None),
+            Inst::Break { frame: 0 },
+            Inst::Else { end_pc: 6 },
+            Inst::Continue { frame: 0 },
+            Inst::IfEnd,
+        ]);
+        let more = loop_around(vec![
+            if_begin(1, false, 5, None),
+            Inst::Const {
+                dst: Reg(3),
+                bits: 7,
+            },
+            Inst::Break { frame: 0 },
+            Inst::IfEnd,
+        ]);
+        let landed_on = loop_around(vec![
+            Inst::Jump { target: 4 },
+            if_begin(1, false, 5, None),
+            Inst::Return { frame: 0 },
+            Inst::IfEnd,
+        ]);
+        for code in [with_else, more, landed_on] {
+            let before = format!("{code:?}");
+            assert_eq!(fused(code), before);
+        }
+    }
 }
