@@ -822,7 +822,7 @@ impl Wave {
                             let (d, a) = (dst.0 as usize * w, r.0 as usize * w);
                             for l in self.lanes(w) {
                                 let at = self.regs[a + l].wrapping_add(offset);
-                                let mem = memory(ctx, gs, addr.space, l / chunk);
+                                let mem = memory(ctx, gs, addr.space, l >> ww.trailing_zeros());
                                 self.regs[d + l] = mem.load_word(at);
                             }
                         }
@@ -856,7 +856,7 @@ impl Wave {
                             memory(ctx, gs, addr.space, 0).store_words_where(a, offset, v, lanes);
                         } else {
                             for l in self.lanes(w) {
-                                let mem = memory(ctx, gs, addr.space, l / chunk);
+                                let mem = memory(ctx, gs, addr.space, l >> ww.trailing_zeros());
                                 mem.store_word(a[l].wrapping_add(offset), v[l]);
                             }
                         }
@@ -1360,8 +1360,9 @@ impl Wave {
                 return self.reg_mut(dst).fill(u64::from(value));
             }
             WaveOp::GetLaneIndex => {
+                // Wave sizes are powers of two.
                 for (l, o) in self.reg_mut(dst).iter_mut().enumerate() {
-                    *o = (l % w) as u64;
+                    *o = (l & (w - 1)) as u64;
                 }
                 return;
             }

@@ -410,6 +410,33 @@ fn urem32_imm(dst: &mut [u64], a: Option<&[u64]>, d: u64, keep: Option<&[u64]>) 
     }
 }
 
+/// The value of every lane of `b` (as 32-bit numbers), when they are all
+/// equal: a divisor the whole batch shares, such as `WaveGetLaneCount()`
+/// or a constant-buffer value.
+#[inline(always)]
+fn uniform32(b: &[u64]) -> Option<u64> {
+    let first = *b.first()?;
+    // A fold with no early exit, which the compiler vectorises.
+    (b.iter().fold(0, |acc, &y| acc | (y ^ first)) & LOW32 == 0).then_some(first & LOW32)
+}
+
+/// Unsigned 32-bit `x / y`: [`udiv32_imm`]'s multiply when every lane
+/// divides by the same number, else a division per lane.
+fn udiv32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+    match uniform32(b) {
+        Some(d) => udiv32_imm(dst, Some(a), d, keep),
+        None => div::<u32>(dst, a, b, keep),
+    }
+}
+
+/// Unsigned 32-bit `x % y`, as [`udiv32`] does it.
+fn urem32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+    match uniform32(b) {
+        Some(d) => urem32_imm(dst, Some(a), d, keep),
+        None => rem::<u32>(dst, a, b, keep),
+    }
+}
+
 pub(crate) fn unary(op: UnaryOp, ty: ScalarType) -> Option<UnaryFn> {
     Some(match op {
         UnaryOp::Neg => with_arith!(ty, T => neg::<T>, return None),
@@ -422,6 +449,11 @@ pub(crate) fn binary(op: BinaryOp, ty: ScalarType) -> Option<BinaryFn> {
     use BinaryOp as B;
     if let Some((f, _)) = whole_lane(op, ty) {
         return Some(f);
+    }
+    match (op, ty) {
+        (B::Div, ScalarType::UInt32) => return Some(udiv32),
+        (B::Rem, ScalarType::UInt32) => return Some(urem32),
+        _ => {}
     }
     Some(match op {
         B::Add => with_arith!(ty, T => add::<T>, return None),
@@ -770,6 +802,22 @@ mod whole_lane_tests {
                 let generic: BinaryFn = if op == B::Div { div::<u32> } else { rem::<u32> };
                 for k in [None, Some(&keep[..])] {
                     check_imm(generic, imm, &a, d, k, &old, &format!("{op:?} by {d:#x}"));
+                }
+                // The same division by a register: every lane's divisor
+                // the same (with bits above bit 31 in some lanes, which do
+                // not count), or one lane's different.
+                let register = binary(op, ScalarType::UInt32).expect("u32 division");
+                let mut b: Vec<u64> = (0..256u64).map(|l| d32 | (l % 5) << 40).collect();
+                for differs in [false, true] {
+                    if differs {
+                        b[77] = d32 ^ 1;
+                    }
+                    for k in [None, Some(&keep[..])] {
+                        let (mut want, mut got) = (old.clone(), old.clone());
+                        generic(&mut want, &a, &b, k);
+                        register(&mut got, &a, &b, k);
+                        assert_eq!(got, want, "{op:?} by {d:#x} in a register ({differs}, masked {})", k.is_some());
+                    }
                 }
             }
         }
