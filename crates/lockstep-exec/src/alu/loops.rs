@@ -378,12 +378,16 @@ fn quotient(n: u64, m: u64, shift: u32) -> u64 {
 }
 
 /// Unsigned 32-bit `x / d` for a constant `d`: a multiply and shifts per
-/// lane instead of a division (`d = 0` gives all ones, as
-/// `Arith::div` does).
+/// lane instead of a division, a shift for a power of two (`d = 0` gives
+/// all ones, as `Arith::div` does).
 fn udiv32_imm(dst: &mut [u64], a: Option<&[u64]>, d: u64, keep: Option<&[u64]>) {
     match d & LOW32 {
         0 => map2_raw_imm(dst, a, d, keep, |_, _| LOW32),
         1 => map2_raw_imm(dst, a, d, keep, |x, _| x & LOW32),
+        d if d.is_power_of_two() => {
+            let shift = d.trailing_zeros();
+            map2_raw_imm(dst, a, d, keep, move |x, _| (x & LOW32) >> shift);
+        }
         d => {
             let (m, shift) = magic(d);
             map2_raw_imm(dst, a, d, keep, move |x, _| quotient(x & LOW32, m, shift));
@@ -398,6 +402,7 @@ fn urem32_imm(dst: &mut [u64], a: Option<&[u64]>, d: u64, keep: Option<&[u64]>) 
     match d & LOW32 {
         0 => map2_raw_imm(dst, a, d, keep, |_, _| LOW32),
         1 => map2_raw_imm(dst, a, d, keep, |_, _| 0),
+        d if d.is_power_of_two() => map2_raw_imm(dst, a, d, keep, move |x, _| x & (d - 1)),
         d => {
             let (m, shift) = magic(d);
             map2_raw_imm(dst, a, d, keep, move |x, _| {
