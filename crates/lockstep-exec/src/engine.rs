@@ -950,7 +950,7 @@ impl Wave {
                     dst,
                     a,
                     mask,
-                } => self.multi_prefix(ctx, op, ty, dst, a, mask),
+                } => self.multi_prefix(ctx, op, ty, dst, a, mask, scratch),
                 Inst::IfBegin {
                     cond,
                     negate,
@@ -1509,27 +1509,33 @@ impl Wave {
         if op == WaveOp::Match {
             // Lanes grouped by value, one pass per distinct value. Registers
             // hold each value's canonical bits, so equal bits are the same
-            // value as `Lane::same_value` defines it.
-            let mut groups = [0 as Mask; 128];
+            // value as `Lane::same_value` defines it. Each group's mask goes
+            // straight to its lanes of the four destinations (which are
+            // not the operand: the compiler gives a `uint4` result
+            // registers of its own).
+            debug_assert!(!dst.contains(&a));
+            let (width, start) = (self.width, lanes.start);
+            let put = |regs: &mut [u64], l: usize, group: Mask| {
+                for (k, r) in dst.iter().enumerate() {
+                    regs[r.0 as usize * width + start + l] = u64::from((group >> (32 * k)) as u32);
+                }
+            };
+            let src = a.0 as usize * width + start..a.0 as usize * width + start + w;
             let mut left = mask;
             while left != 0 {
-                let v = src[left.trailing_zeros() as usize];
-                let same = lanes_equal_to(src, v) & mask;
+                let lanes = &self.regs[src.clone()];
+                let same = lanes_equal_to(lanes, lanes[left.trailing_zeros() as usize]) & mask;
                 for l in wave::lanes(same) {
-                    groups[l] = same;
+                    put(&mut self.regs, l, same);
                 }
                 left &= !same;
             }
             // Inactive lanes (undefined): the active lanes with their value,
             // and themselves.
             for l in wave::lanes(full_mask(w) & !mask) {
-                groups[l] = (lanes_equal_to(src, src[l]) & mask) | 1 << l;
-            }
-            for (k, r) in dst.iter().enumerate() {
-                let out = &mut self.reg_mut(*r)[lanes.clone()];
-                for (o, g) in out.iter_mut().zip(&groups) {
-                    *o = u64::from((g >> (32 * k)) as u32);
-                }
+                let lanes = &self.regs[src.clone()];
+                let group = (lanes_equal_to(lanes, lanes[l]) & mask) | 1 << l;
+                put(&mut self.regs, l, group);
             }
             return;
         }
@@ -1555,6 +1561,7 @@ impl Wave {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn multi_prefix(
         &mut self,
         ctx: &Context,
@@ -1563,8 +1570,27 @@ impl Wave {
         dst: Reg,
         a: Reg,
         mask_regs: [Reg; 4],
+        scratch: &mut [u64],
     ) {
         let w = ctx.wave_size;
+        if op == WaveOp::MultiPrefixCountBits && ctx.findings.is_none() {
+            // The whole batch straight from the registers: one ballot, then
+            // a population count per lane.
+            let (set, avx2) = (nonzero_lanes(self.reg(a)) & self.cur, ctx.avx2);
+            self.with_operands(dst, mask_regs, scratch, |d, parts| {
+                let mut count = || count_in_partitions(set, parts, d, w);
+                #[cfg(target_arch = "x86_64")]
+                if avx2 {
+                    // SAFETY: `ctx.avx2` is only set when the CPU has AVX2
+                    // and its bit instructions (`simd::avx2_available`).
+                    return unsafe { crate::simd::with_avx2(count) };
+                }
+                let _ = avx2;
+                count()
+            });
+            self.clear_idle_parts(&[dst], w);
+            return;
+        }
         for (_, lanes, mask) in self.parts(w) {
             let mut partition = [[0u32; 4]; 128];
             for (p, l) in partition.iter_mut().zip(lanes.clone()) {
@@ -1608,6 +1634,25 @@ impl Wave {
             self.reg_mut(dst)[lanes].copy_from_slice(out);
         }
         self.clear_idle_parts(&[dst], w);
+    }
+}
+
+/// `WaveMultiPrefixCountBits` on every lane of a batch of `w`-lane waves:
+/// `out[l]` counts the lanes below `l` in its wave that are in `set` (the
+/// batch's active lanes whose bit is true) and in `l`'s partition, the
+/// `uint4` of `parts` (as `wave::multi_prefix_count_bits_wave` does it
+/// for one wave).
+#[inline(always)]
+fn count_in_partitions(set: Mask, parts: [&[u64]; 4], out: &mut [u64], w: usize) {
+    let shift = w.trailing_zeros();
+    for (l, o) in out.iter_mut().enumerate() {
+        let (start, i) = ((l >> shift) << shift, l & (w - 1));
+        let partition = parts
+            .iter()
+            .rev()
+            .fold(0 as Mask, |m, p| m << 32 | Mask::from(p[l] as u32));
+        let below = (1 as Mask).wrapping_shl(i as u32).wrapping_sub(1);
+        *o = u64::from(((set >> start) & partition & below).count_ones());
     }
 }
 
