@@ -804,20 +804,20 @@ impl Wave {
                     }
                     if let Some(r) = addr.dynamic.filter(|_| ty.size() == 4) {
                         let (offset, chunk) = (u64::from(addr.offset), memory_chunk(addr, w, ww));
+                        // No closure (`with_operands`): one would be
+                        // compiled apart from the AVX2 loop.
                         if self.cur == full_mask(w) {
-                            self.with_operands(dst, [r], scratch, |d, [a]| {
-                                let parts = d.chunks_mut(chunk).zip(a.chunks(chunk));
-                                for (part, (d, a)) in parts.enumerate() {
-                                    memory(ctx, gs, addr.space, part).load_words(d, a, offset);
-                                }
-                            });
+                            let (d, a) = dst_and_operand(&mut self.regs, w, dst, r, scratch);
+                            let parts = d.chunks_mut(chunk).zip(a.chunks(chunk));
+                            for (part, (d, a)) in parts.enumerate() {
+                                memory(ctx, gs, addr.space, part).load_words(d, a, offset);
+                            }
                         } else if chunk == w {
                             // One memory for every lane.
                             let lanes = self.cur & full_mask(w);
                             let mem = memory(ctx, gs, addr.space, 0);
-                            self.with_operands(dst, [r], scratch, |d, [a]| {
-                                mem.load_words_where(d, a, offset, lanes);
-                            });
+                            let (d, a) = dst_and_operand(&mut self.regs, w, dst, r, scratch);
+                            mem.load_words_where(d, a, offset, lanes);
                         } else {
                             let (d, a) = (dst.0 as usize * w, r.0 as usize * w);
                             for l in self.lanes(w) {
@@ -1653,6 +1653,33 @@ fn count_in_partitions(set: Mask, parts: [&[u64]; 4], out: &mut [u64], w: usize)
             .fold(0 as Mask, |m, p| m << 32 | Mask::from(p[l] as u32));
         let below = (1 as Mask).wrapping_shl(i as u32).wrapping_sub(1);
         *o = u64::from(((set >> start) & partition & below).count_ones());
+    }
+}
+
+/// The lanes of register `dst` to write and of `src` to read, in a
+/// register file of `w` lanes per register; `src`'s are copied to
+/// `scratch` first when it is `dst` ([`Wave::with_operands`] for one
+/// operand, without a closure).
+#[inline(always)]
+fn dst_and_operand<'r>(
+    regs: &'r mut [u64],
+    w: usize,
+    dst: Reg,
+    src: Reg,
+    scratch: &'r mut [u64],
+) -> (&'r mut [u64], &'r [u64]) {
+    let (d, s) = (dst.0 as usize, src.0 as usize);
+    if s < d {
+        let (below, rest) = regs.split_at_mut(d * w);
+        (&mut rest[..w], &below[s * w..][..w])
+    } else if s > d {
+        let (rest, above) = regs.split_at_mut(s * w);
+        (&mut rest[d * w..][..w], &above[..w])
+    } else {
+        let copy = &mut scratch[..w];
+        let lanes = &mut regs[d * w..][..w];
+        copy.copy_from_slice(lanes);
+        (lanes, copy)
     }
 }
 
