@@ -561,7 +561,7 @@ impl Wave {
 
     /// The active lanes, in ascending order.
     fn lanes(&self, w: usize) -> impl Iterator<Item = usize> + use<> {
-        wave::lanes(self.cur & full_mask(w))
+        crate::mask_lanes(self.cur & full_mask(w))
     }
 
     /// Runs until the wave finishes or reaches a barrier.
@@ -1299,9 +1299,9 @@ impl Wave {
             };
             let regs = &mut self.regs;
             let value = |l: usize| regs[a + l] as u32;
-            let total = wave::lanes(run).fold(value(first), |t, l| f(t, value(l)));
+            let total = crate::mask_lanes(run).fold(value(first), |t, l| f(t, value(l)));
             let mut seen = mem.atomic(at, ty, op, u64::from(total), 0) as u32;
-            for l in std::iter::once(first).chain(wave::lanes(run)) {
+            for l in std::iter::once(first).chain(crate::mask_lanes(run)) {
                 let next = f(seen, regs[a + l] as u32);
                 regs[dst + l] = u64::from(seen);
                 seen = next;
@@ -1316,7 +1316,7 @@ impl Wave {
         self.iterations += 1;
         let segments = self.segments;
         let idle = segments.high & !segments.nonzero(self.cur);
-        for top in wave::lanes(idle) {
+        for top in crate::mask_lanes(idle) {
             self.idle[top >> segments.shift] += 1;
         }
         // No wave has run more iterations than the batch.
@@ -1525,14 +1525,14 @@ impl Wave {
             while left != 0 {
                 let lanes = &self.regs[src.clone()];
                 let same = lanes_equal_to(lanes, lanes[left.trailing_zeros() as usize]) & mask;
-                for l in wave::lanes(same) {
+                for l in crate::mask_lanes(same) {
                     put(&mut self.regs, l, same);
                 }
                 left &= !same;
             }
             // Inactive lanes (undefined): the active lanes with their value,
             // and themselves.
-            for l in wave::lanes(full_mask(w) & !mask) {
+            for l in crate::mask_lanes(full_mask(w) & !mask) {
                 let lanes = &self.regs[src.clone()];
                 let group = (lanes_equal_to(lanes, lanes[l]) & mask) | 1 << l;
                 put(&mut self.regs, l, group);

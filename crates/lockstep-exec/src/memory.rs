@@ -355,7 +355,7 @@ impl<'a> Memory<'a> {
             words: &[T],
             read: impl Fn(&T) -> u32 + Copy,
         ) {
-            for l in lockstep_wave::lanes(lanes) {
+            for l in crate::mask_lanes(lanes) {
                 dst[l] = word_value(words, addrs[l].wrapping_add(offset), read);
             }
         }
@@ -384,7 +384,7 @@ impl<'a> Memory<'a> {
     #[inline(always)]
     pub fn store_words_where(&self, addrs: &[u64], offset: u64, src: &[u64], lanes: Mask) {
         let words = self.whole_writable();
-        for l in lockstep_wave::lanes(lanes) {
+        for l in crate::mask_lanes(lanes) {
             store_word(words, addrs[l].wrapping_add(offset), src[l]);
         }
     }
