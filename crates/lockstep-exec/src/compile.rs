@@ -106,6 +106,9 @@ impl Program {
         c.emit(Inst::CallEnd);
         c.frames.pop();
         c.emit(Inst::Exit);
+        if !checked {
+            c.fold_constant_atomic_addresses();
+        }
         let constants = c.place_constants()?;
         if !checked {
             // Checked mode keeps every assignment as it is written (its
@@ -277,6 +280,29 @@ impl<'m> Compiler<'m> {
         self.constants.get(k as usize).copied()
     }
 
+    /// Moves a literal address of an atomic (`Counter.InterlockedAdd(0,
+    /// …)`) into its constant offset, where it fits: an atomic whose
+    /// lanes all name one word then needs no per-lane address (see
+    /// `Wave::atomic`).
+    fn fold_constant_atomic_addresses(&mut self) {
+        let constants = &self.constants;
+        for inst in &mut self.code {
+            let Inst::Atomic { addr, .. } = inst else {
+                continue;
+            };
+            let literal = addr
+                .dynamic
+                .and_then(|r| constants.get(CONSTANT_TAG.wrapping_sub(r.0) as usize));
+            let at = literal
+                .and_then(|&bits| bits.checked_add(u64::from(addr.offset)))
+                .and_then(|at| u32::try_from(at).ok());
+            if let Some(at) = at {
+                addr.dynamic = None;
+                addr.offset = at;
+            }
+        }
+    }
+
     /// Gives the constants registers after all others and checks that no
     /// instruction writes one.
     fn place_constants(&mut self) -> Result<Vec<(Reg, u64)>, ExecError> {
@@ -415,6 +441,10 @@ impl<'m> Compiler<'m> {
             .types
             .scalar_of(index.ty)
             .unwrap_or(ScalarType::UInt32);
+        if let (None, Some(raw)) = (base, self.constant_bits(value)) {
+            // A literal index: the scaled index is a constant too.
+            return Ok(self.constant(crate::engine::scale_index(raw, index_ty, scale)));
+        }
         let dst = self.temp();
         self.emit(Inst::IndexScale {
             dst,

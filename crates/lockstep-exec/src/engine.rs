@@ -692,12 +692,7 @@ impl Wave {
                     scale,
                     base,
                 } => {
-                    let bits = if index_ty.is_signed() && index_ty.is_integer() {
-                        index_ty.bits()
-                    } else {
-                        64
-                    };
-                    let scaled = |raw: u64| sign_extend(raw, bits).wrapping_mul(scale);
+                    let scaled = |raw: u64| scale_index(raw, index_ty, scale);
                     match base {
                         Some(base) => {
                             self.with_operands(dst, [index, base], scratch, |d, [i, b]| {
@@ -1237,13 +1232,20 @@ impl Wave {
             return false;
         }
         let values = &self.regs[a.0 as usize * w..][..w];
-        let mut total = values[first] as u32;
-        for l in lanes {
-            if address(&self.regs, addr, l, w) != at {
-                return false;
+        let total = if addr.dynamic.is_none() {
+            // One address for every lane.
+            let rest = self.cur & full_mask(w) & !(1 << first);
+            fold_lanes(op, fold, values, first, rest)
+        } else {
+            let mut total = values[first] as u32;
+            for l in lanes {
+                if address(&self.regs, addr, l, w) != at {
+                    return false;
+                }
+                total = fold(total, values[l] as u32);
             }
-            total = fold(total, values[l] as u32);
-        }
+            total
+        };
         deferred.hold(ctx.resources, id.index(), at, op, ty, total)
     }
 
@@ -1260,6 +1262,30 @@ impl Wave {
         let shift = ctx.wave_size.trailing_zeros();
         let combine = memory::combining(op, ty);
         let (a, b, dst) = (a.0 as usize * w, b.0 as usize * w, dst.0 as usize * w);
+        if let (Space::Resource(id), None, Some(f)) = (addr.space, addr.dynamic, combine) {
+            // Every active lane updates the one word the address names: one
+            // update with the folded operand, each lane's original value
+            // rebuilt from the one before (as the joined lanes below).
+            let (mem, at) = (ctx.resources[id.index()].memory, u64::from(addr.offset));
+            let lanes = self.cur & full_mask(w);
+            if lanes != 0 && mem.in_bounds(at, 4) {
+                let first = lanes.trailing_zeros() as usize;
+                let rest = lanes & (lanes - 1);
+                let regs = &mut self.regs;
+                let total = fold_lanes(op, f, &regs[a..a + w], first, rest);
+                let mut seen = mem.atomic(at, ty, op, u64::from(total), 0) as u32;
+                for l in std::iter::once(first).chain(crate::mask_lanes(rest)) {
+                    let value = regs[a + l] as u32;
+                    regs[dst + l] = u64::from(seen);
+                    seen = if op == AtomicOp::Add {
+                        seen.wrapping_add(value)
+                    } else {
+                        f(seen, value)
+                    };
+                }
+                return;
+            }
+        }
         if let Space::Groupshared = addr.space {
             // Only the worker running a group touches its groupshared
             // memory: lane by lane, in lane order, with plain reads and
@@ -2264,12 +2290,44 @@ fn texel_offsets(out: &mut [u64], xyz: [&[u64]; 3], count: usize, extent: [u64; 
     }
 }
 
+/// An index's bits (of type `index_ty`, sign-extended when it is a signed
+/// integer) times `scale`, in wrapping 64-bit arithmetic: `IndexScale`'s
+/// value, which the compiler also folds for a literal index.
+#[inline(always)]
+pub(crate) fn scale_index(raw: u64, index_ty: ScalarType, scale: u64) -> u64 {
+    let bits = if index_ty.is_signed() && index_ty.is_integer() {
+        index_ty.bits()
+    } else {
+        64
+    };
+    sign_extend(raw, bits).wrapping_mul(scale)
+}
+
 fn sign_extend(raw: u64, bits: u32) -> u64 {
     if bits >= 64 {
         raw
     } else {
         let shift = 64 - bits;
         (((raw << shift) as i64) >> shift) as u64
+    }
+}
+
+/// The values of lane `first` and then the lanes of `rest` (above it)
+/// folded with `fold`, the fold of the combining atomic `op` (see
+/// `memory::combining`); an add without a call per lane.
+#[inline(always)]
+fn fold_lanes(
+    op: AtomicOp,
+    fold: fn(u32, u32) -> u32,
+    values: &[u64],
+    first: usize,
+    rest: Mask,
+) -> u32 {
+    let value = |l: usize| values[l] as u32;
+    let lanes = crate::mask_lanes(rest);
+    match op {
+        AtomicOp::Add => lanes.fold(value(first), |t, l| t.wrapping_add(value(l))),
+        _ => lanes.fold(value(first), |t, l| fold(t, value(l))),
     }
 }
 
