@@ -2040,10 +2040,34 @@ fn whole_waves_of<const W: usize>(
             }
             true
         }
-        WaveOp::Min | WaveOp::Max if ty == ScalarType::Float32 => {
+        WaveOp::Min | WaveOp::Max if ty == ScalarType::Float32 && W >= 32 => {
             let max = op == WaveOp::Max;
             for (s, o) in waves.iter().zip(outs) {
                 match f32_min_max(s, max) {
+                    Some(bits) => *o = [bits; W],
+                    // Every lane a NaN: the ordered fold says which.
+                    None => _ = fast_arith::<f32>(op, s, full_mask(W), o),
+                }
+            }
+            true
+        }
+        WaveOp::Min | WaveOp::Max if ty == ScalarType::Float32 => {
+            // Narrow waves: the keys of the whole batch in one flat loop,
+            // then each wave's best. Both vectorise, where a wave of 8 at
+            // a time of `f32_min_max` became scalar code.
+            let max = op == WaveOp::Max;
+            let mut keys = [0i32; 128];
+            for (k, &v) in keys.iter_mut().zip(src) {
+                *k = f32_key(v, max);
+            }
+            let lose = f32_losing_key(max);
+            for ((k, s), o) in keys.as_chunks::<W>().0.iter().zip(waves).zip(outs) {
+                let best = if max {
+                    k.iter().fold(lose, |m, &k| Ord::max(m, k))
+                } else {
+                    k.iter().fold(lose, |m, &k| Ord::min(m, k))
+                };
+                match f32_of_key(best, max) {
                     Some(bits) => *o = [bits; W],
                     // Every lane a NaN: the ordered fold says which.
                     None => _ = fast_arith::<f32>(op, s, full_mask(W), o),
@@ -2109,24 +2133,45 @@ fn int_fold<const W: usize, T: Val>(
 /// A loop without branches, which the compiler vectorises.
 #[inline(always)]
 fn f32_min_max(src: &[u64], max: bool) -> Option<u64> {
-    // The low 31 bits flipped where the sign is set: bits to key, and
-    // (being its own inverse) key to bits.
-    let flip = |x: i32| x ^ ((x >> 31) as u32 >> 1) as i32;
-    let lose = if max { i32::MIN } else { i32::MAX };
-    let key = |lane: u64| {
-        let bits = lane as u32;
-        if bits & 0x7FFF_FFFF > 0x7F80_0000 {
-            lose
-        } else {
-            flip(bits as i32)
-        }
-    };
+    let lose = f32_losing_key(max);
     let best = if max {
-        src.iter().fold(lose, |m, &v| Ord::max(m, key(v)))
+        src.iter().fold(lose, |m, &v| Ord::max(m, f32_key(v, max)))
     } else {
-        src.iter().fold(lose, |m, &v| Ord::min(m, key(v)))
+        src.iter().fold(lose, |m, &v| Ord::min(m, f32_key(v, max)))
     };
-    (best != lose).then(|| u64::from(flip(best) as u32))
+    f32_of_key(best, max)
+}
+
+/// The key of a NaN in [`f32_min_max`]: the largest, for `max` the
+/// smallest.
+#[inline(always)]
+fn f32_losing_key(max: bool) -> i32 {
+    if max { i32::MIN } else { i32::MAX }
+}
+
+/// The low 31 bits flipped where the sign is set: bits to key, and (being
+/// its own inverse) key to bits.
+#[inline(always)]
+fn flip_key(x: i32) -> i32 {
+    x ^ ((x >> 31) as u32 >> 1) as i32
+}
+
+/// A lane's key in [`f32_min_max`].
+#[inline(always)]
+fn f32_key(lane: u64, max: bool) -> i32 {
+    let bits = lane as u32;
+    if bits & 0x7FFF_FFFF > 0x7F80_0000 {
+        f32_losing_key(max)
+    } else {
+        flip_key(bits as i32)
+    }
+}
+
+/// The lane bits of the best key, `None` when it is the losing key (every
+/// lane a NaN).
+#[inline(always)]
+fn f32_of_key(best: i32, max: bool) -> Option<u64> {
+    (best != f32_losing_key(max)).then(|| u64::from(flip_key(best) as u32))
 }
 
 /// Sums, products, minimums and maximums, and the prefix sum and product,
