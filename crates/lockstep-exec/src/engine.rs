@@ -1270,20 +1270,14 @@ impl Wave {
             let lanes = self.cur & full_mask(w);
             if lanes != 0 && mem.in_bounds(at, 4) {
                 let first = lanes.trailing_zeros() as usize;
-                let rest = lanes & (lanes - 1);
-                let regs = &mut self.regs;
-                let total = fold_lanes(op, f, &regs[a..a + w], first, rest);
-                let mut seen = mem.atomic(at, ty, op, u64::from(total), 0) as u32;
-                for l in std::iter::once(first).chain(crate::mask_lanes(rest)) {
-                    let value = regs[a + l] as u32;
-                    regs[dst + l] = u64::from(seen);
-                    seen = if op == AtomicOp::Add {
-                        seen.wrapping_add(value)
-                    } else {
-                        f(seen, value)
-                    };
-                }
-                return;
+                let joined = Joined {
+                    op,
+                    ty,
+                    fold: f,
+                    first,
+                    rest: lanes & (lanes - 1),
+                };
+                return joined.apply(mem, at, &mut self.regs, a, dst, w);
             }
         }
         if let Space::Groupshared = addr.space {
@@ -1323,15 +1317,14 @@ impl Wave {
                 self.regs[dst + first] = mem.atomic(at, ty, op, x, y);
                 continue;
             };
-            let regs = &mut self.regs;
-            let value = |l: usize| regs[a + l] as u32;
-            let total = crate::mask_lanes(run).fold(value(first), |t, l| f(t, value(l)));
-            let mut seen = mem.atomic(at, ty, op, u64::from(total), 0) as u32;
-            for l in std::iter::once(first).chain(crate::mask_lanes(run)) {
-                let next = f(seen, regs[a + l] as u32);
-                regs[dst + l] = u64::from(seen);
-                seen = next;
-            }
+            let joined = Joined {
+                op,
+                ty,
+                fold: f,
+                first,
+                rest: run,
+            };
+            joined.apply(mem, at, &mut self.regs, a, dst, w);
         }
     }
 
@@ -2354,6 +2347,41 @@ fn sign_extend(raw: u64, bits: u32) -> u64 {
     } else {
         let shift = 64 - bits;
         (((raw << shift) as i64) >> shift) as u64
+    }
+}
+
+/// Lane `first` and the lanes of `rest` (above it), all updating one
+/// in-bounds word with a combining atomic `op` (see `memory::combining`,
+/// whose fold is `fold`).
+struct Joined {
+    op: AtomicOp,
+    ty: ScalarType,
+    fold: fn(u32, u32) -> u32,
+    first: usize,
+    rest: Mask,
+}
+
+impl Joined {
+    /// One read-modify-write of the word at `at` with the lanes' operands
+    /// (register `a`'s lanes) folded in lane order; each lane's original
+    /// value (into register `dst`'s lanes) is the one before it updated by
+    /// the lanes below, as going one after another with no other thread in
+    /// between. `a` and `dst` are the registers' first indices in `regs`,
+    /// of `w` lanes each.
+    #[inline(always)]
+    fn apply(&self, mem: &Memory, at: u64, regs: &mut [u64], a: usize, dst: usize, w: usize) {
+        let (op, fold) = (self.op, self.fold);
+        let total = fold_lanes(op, fold, &regs[a..a + w], self.first, self.rest);
+        let mut seen = mem.atomic(at, self.ty, op, u64::from(total), 0) as u32;
+        for l in std::iter::once(self.first).chain(crate::mask_lanes(self.rest)) {
+            let value = regs[a + l] as u32;
+            regs[dst + l] = u64::from(seen);
+            seen = if op == AtomicOp::Add {
+                seen.wrapping_add(value)
+            } else {
+                fold(seen, value)
+            };
+        }
     }
 }
 

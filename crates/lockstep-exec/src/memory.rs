@@ -480,21 +480,10 @@ impl<'a> Memory<'a> {
         if size == 8 {
             return self.read_modify_write(offset, ty, op, a, b);
         }
-        let (old, a, signed) = (word.load(Relaxed), a as u32, ty.is_signed());
-        let new = match op {
-            AtomicOp::Add => old.wrapping_add(a),
-            AtomicOp::And => old & a,
-            AtomicOp::Or => old | a,
-            AtomicOp::Xor => old ^ a,
-            AtomicOp::Exchange => a,
-            AtomicOp::Min if signed => (old as i32).min(a as i32) as u32,
-            AtomicOp::Max if signed => (old as i32).max(a as i32) as u32,
-            AtomicOp::Min => old.min(a),
-            AtomicOp::Max => old.max(a),
-            AtomicOp::CompareExchange | AtomicOp::CompareStore if old == a => b as u32,
-            AtomicOp::CompareExchange | AtomicOp::CompareStore => old,
-        };
-        word.store(new, Relaxed);
+        let old = word.load(Relaxed);
+        if let Some(new) = atomic_result(op, ty, u64::from(old), a, b) {
+            word.store(new as u32, Relaxed);
+        }
         u64::from(old)
     }
 
@@ -557,6 +546,7 @@ pub(crate) fn combining(op: AtomicOp, ty: ScalarType) -> Option<fn(u32, u32) -> 
 
 /// The new value of an atomic, or `None` when it writes nothing (a failed
 /// compare).
+#[inline]
 fn atomic_result(op: AtomicOp, ty: ScalarType, old: u64, a: u64, b: u64) -> Option<u64> {
     fn minmax<T: Val + Ord>(old: u64, a: u64, max: bool) -> u64 {
         let (x, y) = (T::from_lane(old), T::from_lane(a));
