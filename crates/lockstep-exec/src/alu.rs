@@ -113,6 +113,7 @@ pub fn op32(op: BinaryOp, ty: ScalarType) -> Option<Op32> {
         B::Mul => Op32::Mul,
         B::Shl => Op32::Shl,
         B::Shr if unsigned => Op32::ShrU,
+        B::Shr => Op32::ShrS,
         B::BitAnd => Op32::And,
         B::BitOr => Op32::Or,
         B::BitXor => Op32::Xor,
@@ -122,6 +123,10 @@ pub fn op32(op: BinaryOp, ty: ScalarType) -> Option<Op32> {
         B::Le if unsigned => Op32::LeU,
         B::Gt if unsigned => Op32::GtU,
         B::Ge if unsigned => Op32::GeU,
+        B::Lt => Op32::LtS,
+        B::Le => Op32::LeS,
+        B::Gt => Op32::GtS,
+        B::Ge => Op32::GeS,
         _ => return None,
     })
 }

@@ -25,8 +25,9 @@ pub type Slot32Fn = fn(dst: &mut [u32], a: &[u32], b: &[u32]);
 pub type Slot32ImmFn = fn(dst: &mut [u32], a: &[u32], imm: u32);
 
 /// The 32-bit integer operations that only need their operands' low 32
-/// bits and give the low 32 bits of the result (on `int` and `uint`;
-/// shifts right and orderings on `uint` only, where sign does not matter).
+/// bits and give the low 32 bits of the result (on `int` and `uint`; the
+/// shift right and the orderings come in an unsigned form for `uint` and a
+/// signed one for `int`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op32 {
     Add,
@@ -34,6 +35,7 @@ pub enum Op32 {
     Mul,
     Shl,
     ShrU,
+    ShrS,
     And,
     Or,
     Xor,
@@ -43,6 +45,10 @@ pub enum Op32 {
     LeU,
     GtU,
     GeU,
+    LtS,
+    LeS,
+    GtS,
+    GeS,
 }
 
 /// A run of [`Op32`] operations with nothing between them, computed on

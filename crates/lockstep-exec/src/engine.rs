@@ -2879,10 +2879,16 @@ mod tests {
         wave.regs
     }
 
-    /// An operation for `run_code`: `(op, dst, a, b or an immediate, masked)`.
+    /// An operation for `run_code`: `(op, dst, a, b or an immediate, masked)`,
+    /// `op` numbering the operators on `uint` and then on `int`.
     fn op32_inst((op, dst, a, b, masked): (usize, u32, u32, Result<u32, u32>, bool)) -> Inst {
         let ops = crate::alu::WHOLE_LANE_OPS;
-        let (op, ty) = (ops[op % ops.len()], ScalarType::UInt32);
+        let ty = if op < ops.len() {
+            ScalarType::UInt32
+        } else {
+            ScalarType::Int32
+        };
+        let op = ops[op % ops.len()];
         let op32 = crate::alu::op32(op, ty);
         assert!(op32.is_some(), "{op:?}");
         let (dst, a) = (Reg(dst), Reg(a));
@@ -2914,7 +2920,7 @@ mod tests {
         #[test]
         fn blocks_leave_the_registers_of_their_operations(
             ops in prop::collection::vec(
-                (0usize..14, 0u32..6, 0u32..6, prop_oneof![(0u32..6).prop_map(Err), any::<u32>().prop_map(Ok)], any::<bool>()),
+                (0usize..28, 0u32..6, 0u32..6, prop_oneof![(0u32..6).prop_map(Err), any::<u32>().prop_map(Ok)], any::<bool>()),
                 2..12,
             ),
             lanes in prop::collection::vec(any::<u32>(), 7 * 32),

@@ -84,6 +84,7 @@ mod machine {
             Op32::Mul => Op::Mul,
             Op32::Shl => Op::Shl,
             Op32::ShrU => Op::ShrU,
+            Op32::ShrS => Op::ShrS,
             Op32::And => Op::And,
             Op32::Or => Op::Or,
             Op32::Xor => Op::Xor,
@@ -93,6 +94,10 @@ mod machine {
             Op32::LeU => Op::LeU,
             Op32::GtU => Op::GtU,
             Op32::GeU => Op::GeU,
+            Op32::LtS => Op::LtS,
+            Op32::LeS => Op::LeS,
+            Op32::GtS => Op::GtS,
+            Op32::GeS => Op::GeS,
         }
     }
 }

@@ -115,10 +115,34 @@ macro_rules! with_float {
     };
 }
 
+/// Whether converting `from` to `to` leaves every lane's bits as they
+/// are (a lane holds a value zero-extended): between the signed and
+/// unsigned integers of one width, which wrap to the same bit pattern, and
+/// from `bool` or an unsigned integer to a wider integer.
+pub fn same_lane_bits(from: lockstep_ir::ScalarType, to: lockstep_ir::ScalarType) -> bool {
+    use lockstep_ir::ScalarType as S;
+    // Bits and signedness of the integer types.
+    let int = |ty| match ty {
+        S::Bool => Some((1, false)),
+        S::Int16 => Some((16, true)),
+        S::UInt16 => Some((16, false)),
+        S::Int32 => Some((32, true)),
+        S::UInt32 => Some((32, false)),
+        S::Int64 => Some((64, true)),
+        S::UInt64 => Some((64, false)),
+        S::Float16 | S::Float32 | S::Float64 => None,
+    };
+    match (int(from), int(to)) {
+        (Some((a, signed)), Some((b, _))) => a == b || (!signed && a < b),
+        _ => from == to,
+    }
+}
+
 /// Converts a value between scalar types with HLSL's rules (see
 /// `lockstep_wave::Cast`): float to integer saturates (NaN gives 0), integer
 /// to float and narrowing float conversions round to nearest even, anything
 /// to bool is `!= 0`, bool to number is 0 or 1.
+#[inline]
 pub fn convert_bits(bits: u64, from: lockstep_ir::ScalarType, to: lockstep_ir::ScalarType) -> u64 {
     if from == to {
         return bits;
@@ -127,4 +151,66 @@ pub fn convert_bits(bits: u64, from: lockstep_ir::ScalarType, to: lockstep_ir::S
         let value = A::from_lane(bits);
         with_scalar!(to, B => lockstep_wave::convert::<B, A>(value).to_lane())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lockstep_ir::ScalarType as S;
+
+    /// `same_lane_bits` holds for exactly the pairs whose conversion
+    /// leaves every lane it was tried on as it was.
+    #[test]
+    fn same_lane_bits_are_the_conversions_that_change_no_lane() {
+        let types = [
+            S::Bool,
+            S::Int16,
+            S::UInt16,
+            S::Int32,
+            S::UInt32,
+            S::Int64,
+            S::UInt64,
+            S::Float16,
+            S::Float32,
+            S::Float64,
+        ];
+        // Bit patterns of each type's lanes: small numbers, sign bits,
+        // ones, and 1.0, -2.0 and NaN of each float width.
+        let patterns: [u64; 14] = [
+            0,
+            1,
+            2,
+            0x7F,
+            0x8000,
+            0xFFFF,
+            0x3C00,
+            0xC000,
+            0x8000_0000,
+            0xFFFF_FFFF,
+            0x3F80_0000,
+            0x7FC0_0000,
+            0x3FF0_0000_0000_0000,
+            u64::MAX,
+        ];
+        for from in types {
+            let bits = match from {
+                S::Bool => 1,
+                S::Int16 | S::UInt16 | S::Float16 => 16,
+                S::Int32 | S::UInt32 | S::Float32 => 32,
+                _ => 64,
+            };
+            let lanes: Vec<u64> = patterns
+                .iter()
+                .map(|&p| if bits == 64 { p } else { p & ((1 << bits) - 1) })
+                .collect();
+            for to in types {
+                let unchanged = lanes.iter().all(|&x| convert_bits(x, from, to) == x);
+                assert_eq!(same_lane_bits(from, to), unchanged, "{from:?} to {to:?}");
+            }
+        }
+        // By hand.
+        assert!(same_lane_bits(S::Int32, S::UInt32) && same_lane_bits(S::UInt16, S::Int64));
+        assert!(!same_lane_bits(S::Int32, S::Int64) && !same_lane_bits(S::UInt32, S::UInt16));
+        assert!(!same_lane_bits(S::Float32, S::UInt32) && !same_lane_bits(S::Int32, S::Bool));
+    }
 }

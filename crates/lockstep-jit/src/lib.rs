@@ -20,6 +20,8 @@ mod x64;
 
 /// An operation on two 32-bit lanes, with the engine's results: wrapping
 /// arithmetic, shift counts taken modulo 32, and comparisons giving 1 or 0.
+/// The `U` forms take the words as unsigned numbers, the `S` forms as
+/// two's-complement signed ones (`ShrS` shifts the sign bit in).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
     Add,
@@ -27,6 +29,7 @@ pub enum Op {
     Mul,
     Shl,
     ShrU,
+    ShrS,
     And,
     Or,
     Xor,
@@ -36,6 +39,10 @@ pub enum Op {
     LeU,
     GtU,
     GeU,
+    LtS,
+    LeS,
+    GtS,
+    GeS,
 }
 
 /// A run's values are numbered: its inputs first, then one per step.

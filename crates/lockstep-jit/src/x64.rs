@@ -233,14 +233,18 @@ impl Builder {
                 dynasm!(self.asm; .arch x64; vpsrld Ry(out), Ry(a), (k & 31) as i8);
                 return;
             }
-            (Op::Shl | Op::ShrU, Second::Reg(b)) => {
+            (Op::ShrS, Second::Imm(k)) => {
+                dynasm!(self.asm; .arch x64; vpsrad Ry(out), Ry(a), (k & 31) as i8);
+                return;
+            }
+            (Op::Shl | Op::ShrU | Op::ShrS, Second::Reg(b)) => {
                 let c31 = self.constant(Constant::Splat(31));
                 let asm = &mut self.asm;
                 dynasm!(asm; .arch x64; vpand Ry(TEMP), Ry(b), [=>c31]);
-                if op == Op::Shl {
-                    dynasm!(asm; .arch x64; vpsllvd Ry(out), Ry(a), Ry(TEMP));
-                } else {
-                    dynasm!(asm; .arch x64; vpsrlvd Ry(out), Ry(a), Ry(TEMP));
+                match op {
+                    Op::Shl => dynasm!(asm; .arch x64; vpsllvd Ry(out), Ry(a), Ry(TEMP)),
+                    Op::ShrU => dynasm!(asm; .arch x64; vpsrlvd Ry(out), Ry(a), Ry(TEMP)),
+                    _ => dynasm!(asm; .arch x64; vpsravd Ry(out), Ry(a), Ry(TEMP)),
                 }
                 return;
             }
@@ -253,7 +257,7 @@ impl Builder {
         };
         let asm = &mut self.asm;
         match op {
-            Op::Shl | Op::ShrU => unreachable!("shifts are emitted above"),
+            Op::Shl | Op::ShrU | Op::ShrS => unreachable!("shifts are emitted above"),
             Op::Add => three!(asm, vpaddd, out, a, b),
             Op::Sub => three!(asm, vpsubd, out, a, b),
             Op::Mul => three!(asm, vpmulld, out, a, b),
@@ -264,21 +268,35 @@ impl Builder {
                 three!(asm, vpcmpeqd, out, a, b);
                 dynasm!(asm; .arch x64; vpsrld Ry(out), Ry(out), 31);
             }
-            Op::Ne | Op::LtU | Op::LeU | Op::GtU | Op::GeU => {
-                // TEMP = all ones where (a == b), (a >= b) or (a <= b):
-                // max(a, b) == a is a >= b, min(a, b) == a is a <= b.
+            Op::Ne
+            | Op::LtU
+            | Op::LeU
+            | Op::GtU
+            | Op::GeU
+            | Op::LtS
+            | Op::LeS
+            | Op::GtS
+            | Op::GeS => {
+                // TEMP = all ones where (a == b), (a >= b), (a <= b) or
+                // (a > b): max(a, b) == a is a >= b, min(a, b) == a is
+                // a <= b; signed a > b is one instruction.
                 match op {
                     Op::Ne => three!(asm, vpcmpeqd, TEMP, a, b),
                     Op::LtU | Op::GeU => {
                         three!(asm, vpmaxud, TEMP, a, b);
                         dynasm!(asm; .arch x64; vpcmpeqd Ry(TEMP), Ry(TEMP), Ry(a));
                     }
-                    _ => {
+                    Op::LeU | Op::GtU => {
                         three!(asm, vpminud, TEMP, a, b);
                         dynasm!(asm; .arch x64; vpcmpeqd Ry(TEMP), Ry(TEMP), Ry(a));
                     }
+                    Op::LtS | Op::GeS => {
+                        three!(asm, vpmaxsd, TEMP, a, b);
+                        dynasm!(asm; .arch x64; vpcmpeqd Ry(TEMP), Ry(TEMP), Ry(a));
+                    }
+                    _ => three!(asm, vpcmpgtd, TEMP, a, b),
                 }
-                if matches!(op, Op::LeU | Op::GeU) {
+                if matches!(op, Op::LeU | Op::GeU | Op::GeS | Op::GtS) {
                     // The test itself: its sign bit.
                     dynasm!(asm; .arch x64; vpsrld Ry(out), Ry(TEMP), 31);
                 } else {

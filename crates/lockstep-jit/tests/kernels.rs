@@ -5,12 +5,13 @@
 use lockstep_jit::{Builder, Kernel, Op, Operand, Output, Run, Step};
 use proptest::prelude::*;
 
-const OPS: [Op; 14] = [
+const OPS: [Op; 19] = [
     Op::Add,
     Op::Sub,
     Op::Mul,
     Op::Shl,
     Op::ShrU,
+    Op::ShrS,
     Op::And,
     Op::Or,
     Op::Xor,
@@ -20,9 +21,13 @@ const OPS: [Op; 14] = [
     Op::LeU,
     Op::GtU,
     Op::GeU,
+    Op::LtS,
+    Op::LeS,
+    Op::GtS,
+    Op::GeS,
 ];
 
-/// HLSL's `uint` operators, written out.
+/// HLSL's `uint` and `int` operators, written out.
 fn apply(op: Op, x: u32, y: u32) -> u32 {
     match op {
         Op::Add => x.wrapping_add(y),
@@ -39,6 +44,11 @@ fn apply(op: Op, x: u32, y: u32) -> u32 {
         Op::LeU => (x <= y) as u32,
         Op::GtU => (x > y) as u32,
         Op::GeU => (x >= y) as u32,
+        Op::ShrS => (x as i32).wrapping_shr(y % 32) as u32,
+        Op::LtS => ((x as i32) < (y as i32)) as u32,
+        Op::LeS => ((x as i32) <= (y as i32)) as u32,
+        Op::GtS => ((x as i32) > (y as i32)) as u32,
+        Op::GeS => ((x as i32) >= (y as i32)) as u32,
     }
 }
 
@@ -201,6 +211,14 @@ fn every_operation_on_edge_values() {
                     Op::LeU => u32::from(x <= y),
                     Op::GtU => u32::from(x > y),
                     Op::GeU => u32::from(x >= y),
+                    // Signed: ones shifted in below a set sign bit, and
+                    // the orders of the words with the sign bit flipped.
+                    Op::ShrS if x >> 31 == 1 => !(!x >> (y & 31)),
+                    Op::ShrS => x >> (y & 31),
+                    Op::LtS => u32::from(x ^ 0x8000_0000 < y ^ 0x8000_0000),
+                    Op::LeS => u32::from(x ^ 0x8000_0000 <= y ^ 0x8000_0000),
+                    Op::GtS => u32::from(x ^ 0x8000_0000 > y ^ 0x8000_0000),
+                    Op::GeS => u32::from(x ^ 0x8000_0000 >= y ^ 0x8000_0000),
                 };
                 assert_eq!(got[2 * width + l], u64::from(want), "{op:?} {x:#x} {y:#x}");
             }

@@ -267,7 +267,23 @@ whole_lane_ops! {
     gt32u, gt32u_imm: |x, y| u64::from(((x & LOW32) as i64) > (y & LOW32) as i64);
     le32u, le32u_imm: |x, y| u64::from(((x & LOW32) as i64) <= (y & LOW32) as i64);
     ge32u, ge32u_imm: |x, y| u64::from(((x & LOW32) as i64) >= (y & LOW32) as i64);
+    // `int`: the sign bit flipped orders the low 32 bits as unsigned
+    // numbers in the order of the signed ones.
+    lt32s, lt32s_imm: |x, y| u64::from((((x ^ SIGN32) & LOW32) as i64) < ((y ^ SIGN32) & LOW32) as i64);
+    le32s, le32s_imm: |x, y| u64::from((((x ^ SIGN32) & LOW32) as i64) <= ((y ^ SIGN32) & LOW32) as i64);
+    gt32s, gt32s_imm: |x, y| u64::from((((x ^ SIGN32) & LOW32) as i64) > ((y ^ SIGN32) & LOW32) as i64);
+    ge32s, ge32s_imm: |x, y| u64::from((((x ^ SIGN32) & LOW32) as i64) >= ((y ^ SIGN32) & LOW32) as i64);
+    // An arithmetic shift as a logical one (AVX2 has no 64-bit arithmetic
+    // shift): a negative number's bits are inverted, shifted and inverted
+    // back, which shifts ones in.
+    shr32s, shr32s_imm: |x, y| {
+        let sign = 0u64.wrapping_sub((x >> 31) & 1);
+        (((x ^ sign) & LOW32) >> (y & 31) ^ sign) & LOW32
+    };
 }
+
+/// The sign bit of a 32-bit lane.
+const SIGN32: u64 = 0x8000_0000;
 
 /// The lane loops of a 32-bit integer operation that works on whole lanes:
 /// over two registers, and with a constant second operand.
@@ -278,6 +294,7 @@ fn whole_lane(op: BinaryOp, ty: ScalarType) -> Option<(BinaryFn, BinaryImmFn)> {
         Op32::Mul => (mul32, mul32_imm),
         Op32::Shl => (shl32, shl32_imm),
         Op32::ShrU => (shr32u, shr32u_imm),
+        Op32::ShrS => (shr32s, shr32s_imm),
         Op32::And => (and32, and32_imm),
         Op32::Or => (or32, or32_imm),
         Op32::Xor => (xor32, xor32_imm),
@@ -287,6 +304,10 @@ fn whole_lane(op: BinaryOp, ty: ScalarType) -> Option<(BinaryFn, BinaryImmFn)> {
         Op32::LeU => (le32u, le32u_imm),
         Op32::GtU => (gt32u, gt32u_imm),
         Op32::GeU => (ge32u, ge32u_imm),
+        Op32::LtS => (lt32s, lt32s_imm),
+        Op32::LeS => (le32s, le32s_imm),
+        Op32::GtS => (gt32s, gt32s_imm),
+        Op32::GeS => (ge32s, ge32s_imm),
     })
 }
 
@@ -333,6 +354,7 @@ slot32_ops! {
     Mul: |x, y| x.wrapping_mul(y);
     Shl: |x, y| x << (y & 31);
     ShrU: |x, y| x >> (y & 31);
+    ShrS: |x, y| ((x as i32) >> (y & 31)) as u32;
     And: |x, y| x & y;
     Or: |x, y| x | y;
     Xor: |x, y| x ^ y;
@@ -342,6 +364,10 @@ slot32_ops! {
     LeU: |x, y| u32::from(x <= y);
     GtU: |x, y| u32::from(x > y);
     GeU: |x, y| u32::from(x >= y);
+    LtS: |x, y| u32::from((x as i32) < (y as i32));
+    LeS: |x, y| u32::from((x as i32) <= (y as i32));
+    GtS: |x, y| u32::from((x as i32) > (y as i32));
+    GeS: |x, y| u32::from((x as i32) >= (y as i32));
 }
 
 /// The lane loop of `op` with a constant second operand, where there is
@@ -748,9 +774,8 @@ mod whole_lane_tests {
                 }
             }
         }
-        // add, sub, mul, shl, and, or, xor, eq, ne for both types; shr and
-        // the orderings unsigned only.
-        assert_eq!(found, 9 * 2 + 5);
+        // Every operator on both types.
+        assert_eq!(found, 14 * 2);
     }
 
     /// Unsigned division and remainder by a constant (a multiply and

@@ -416,7 +416,7 @@ impl Compiler<'_> {
             .map(|(i, &t)| {
                 let src = v.get(i).copied().unwrap_or(v[0]);
                 let f = from.get(i).copied().unwrap_or(from[0]);
-                if f == t {
+                if f == t || crate::value::same_lane_bits(f, t) {
                     return src;
                 }
                 let dst = self.temp();

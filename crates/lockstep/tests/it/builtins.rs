@@ -2,7 +2,7 @@
 
 use lockstep::pipeline::Kind;
 
-use crate::harness::{buf, run_words};
+use crate::harness::{WAVE_SIZES, buf, run_words};
 
 /// Runs `exprs` (each a `float` expression) on one lane and returns the
 /// results.
@@ -142,5 +142,88 @@ fn integer_and_bit_builtins() {
     let got = uints(&exprs);
     for ((expr, want), got) in cases.iter().zip(got) {
         assert_eq!(got, *want, "{expr}: got {got:#x}, want {want:#x}");
+    }
+}
+
+/// `int` orderings and `>>` on lanes that hold every pair of edge values,
+/// alone, with literals, in a run of operations and under a branch, against
+/// Rust's `i32` operators.
+#[test]
+fn signed_operators_on_every_lane() {
+    let source = r#"
+StructuredBuffer<uint> A : register(t0);
+StructuredBuffer<uint> B : register(t1);
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    int a = A[id.x];
+    int b = B[id.x];
+    uint o = id.x * 10;
+    Out[o + 0] = a < b;
+    Out[o + 1] = a <= b;
+    Out[o + 2] = a > b;
+    Out[o + 3] = a >= b;
+    Out[o + 4] = a >> b;
+    Out[o + 5] = (a < -5) + (a >= -5) * 2 + (a > 7) * 4 + (a <= 7) * 8;
+    int c = ((a >> 7) + b) ^ (a >> 3);
+    Out[o + 6] = c;
+    Out[o + 7] = (c < a) + (b >= c) * 2 + (a > -100) * 4 + (c <= 7) * 8;
+    if (a < b)
+    {
+        c = (c >> 2) - b;
+    }
+    Out[o + 8] = c;
+    Out[o + 9] = (uint)a >> 28;
+}
+"#;
+    let edges = [i32::MIN, -100, -5, -1, 0, 7, 33, i32::MAX];
+    let (a, b): (Vec<i32>, Vec<i32>) = edges
+        .iter()
+        .flat_map(|&x| edges.iter().map(move |&y| (x, y)))
+        .unzip();
+    let want: Vec<u32> = a
+        .iter()
+        .zip(&b)
+        .flat_map(|(&a, &b)| {
+            let flag = |c: bool, bit: u32| u32::from(c) << bit;
+            let c = (a >> 7).wrapping_add(b) ^ (a >> 3);
+            let c2 = if a < b { (c >> 2).wrapping_sub(b) } else { c };
+            [
+                u32::from(a < b),
+                u32::from(a <= b),
+                u32::from(a > b),
+                u32::from(a >= b),
+                (a >> (b & 31)) as u32,
+                flag(a < -5, 0) | flag(a >= -5, 1) | flag(a > 7, 2) | flag(a <= 7, 3),
+                c as u32,
+                flag(c < a, 0) | flag(b >= c, 1) | flag(a > -100, 2) | flag(c <= 7, 3),
+                c2 as u32,
+                a as u32 >> 28,
+            ]
+        })
+        .collect();
+    let words = |v: &[i32]| v.iter().map(|&x| x as u32).collect::<Vec<u32>>();
+    for wave_size in WAVE_SIZES {
+        let got = run_words(
+            source,
+            [1, 1, 1],
+            &[
+                buf("A", Kind::StructuredBuffer, 0, words(&a)),
+                buf("B", Kind::StructuredBuffer, 1, words(&b)),
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 640]),
+            ],
+            wave_size,
+        )
+        .remove(2);
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            let (lane, slot) = (i / 10, i % 10);
+            assert_eq!(
+                g, w,
+                "wave {wave_size}, lane {lane} ({}, {}), output {slot}",
+                a[lane], b[lane]
+            );
+        }
     }
 }
