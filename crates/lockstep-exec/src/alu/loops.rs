@@ -371,12 +371,14 @@ slot32_ops! {
 }
 
 /// The lane loop of `op` with a constant second operand, where there is
-/// one (the 32-bit integer operations on whole lanes, and unsigned 32-bit
-/// division and remainder).
+/// one (the 32-bit integer operations on whole lanes, and 32-bit division
+/// and remainder).
 pub(crate) fn binary_imm(op: BinaryOp, ty: ScalarType) -> Option<BinaryImmFn> {
     match (op, ty) {
         (BinaryOp::Div, ScalarType::UInt32) => Some(udiv32_imm),
         (BinaryOp::Rem, ScalarType::UInt32) => Some(urem32_imm),
+        (BinaryOp::Div, ScalarType::Int32) => Some(sdiv32_imm),
+        (BinaryOp::Rem, ScalarType::Int32) => Some(srem32_imm),
         _ => whole_lane(op, ty).map(|(_, imm)| imm),
     }
 }
@@ -441,6 +443,67 @@ fn urem32_imm(dst: &mut [u64], a: Option<&[u64]>, d: u64, keep: Option<&[u64]>) 
     }
 }
 
+/// Signed 32-bit `x / d` for a constant `d`: the unsigned quotient of the
+/// magnitudes, negated where the signs differ (`d = 0` gives all ones, and
+/// `i32::MIN / -1` wraps to `i32::MIN`, as `Arith::div` does).
+fn sdiv32_imm(dst: &mut [u64], a: Option<&[u64]>, d: u64, keep: Option<&[u64]>) {
+    signed_imm::<false>(dst, a, d, keep);
+}
+
+/// Signed 32-bit `x % d` for a constant `d`: the unsigned remainder of the
+/// magnitudes with the sign of `x` (`d = 0` gives all ones, as `Arith::rem`
+/// does).
+fn srem32_imm(dst: &mut [u64], a: Option<&[u64]>, d: u64, keep: Option<&[u64]>) {
+    signed_imm::<true>(dst, a, d, keep);
+}
+
+/// [`sdiv32_imm`], or [`srem32_imm`] when `REM`: the magnitude of each lane
+/// divided by `|d|` as [`udiv32_imm`] divides, all without a branch per
+/// lane.
+#[inline(always)]
+fn signed_imm<const REM: bool>(dst: &mut [u64], a: Option<&[u64]>, d: u64, keep: Option<&[u64]>) {
+    #[inline(always)]
+    fn lanes<const REM: bool>(
+        dst: &mut [u64],
+        a: Option<&[u64]>,
+        d: u64,
+        keep: Option<&[u64]>,
+        magnitude: u64,
+        quotient: impl Fn(u64) -> u64 + Copy,
+    ) {
+        // All ones where `d` is negative.
+        let d_sign = 0u64.wrapping_sub((d >> 31) & 1);
+        map2_raw_imm(dst, a, d, keep, move |x, _| {
+            // `x`'s sign as all ones or zero, and its magnitude (2^31 for
+            // `i32::MIN`) as the negation `(x ^ s) − s` where negative.
+            let s = 0u64.wrapping_sub((x >> 31) & 1);
+            let n = (x ^ s).wrapping_sub(s) & LOW32;
+            let q = quotient(n) & LOW32;
+            if REM {
+                let r = n - q * magnitude;
+                (r ^ s).wrapping_sub(s) & LOW32
+            } else {
+                let t = s ^ d_sign;
+                (q ^ t).wrapping_sub(t) & LOW32
+            }
+        });
+    }
+    let d = d & LOW32;
+    let magnitude = u64::from((d as u32 as i32).unsigned_abs());
+    match magnitude {
+        0 => map2_raw_imm(dst, a, d, keep, |_, _| LOW32),
+        1 => lanes::<REM>(dst, a, d, keep, magnitude, |n| n),
+        m if m.is_power_of_two() => {
+            let shift = m.trailing_zeros();
+            lanes::<REM>(dst, a, d, keep, magnitude, move |n| n >> shift);
+        }
+        m => {
+            let (mul, shift) = magic(m);
+            lanes::<REM>(dst, a, d, keep, magnitude, move |n| quotient(n, mul, shift));
+        }
+    }
+}
+
 /// The value of every lane of `b` (as 32-bit numbers), when they are all
 /// equal: a divisor the whole batch shares, such as `WaveGetLaneCount()`
 /// or a constant-buffer value.
@@ -468,6 +531,22 @@ fn urem32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
     }
 }
 
+/// Signed 32-bit `x / y`, as [`udiv32`] does it.
+fn sdiv32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+    match uniform32(b) {
+        Some(d) => sdiv32_imm(dst, Some(a), d, keep),
+        None => div::<i32>(dst, a, b, keep),
+    }
+}
+
+/// Signed 32-bit `x % y`, as [`udiv32`] does it.
+fn srem32(dst: &mut [u64], a: &[u64], b: &[u64], keep: Option<&[u64]>) {
+    match uniform32(b) {
+        Some(d) => srem32_imm(dst, Some(a), d, keep),
+        None => rem::<i32>(dst, a, b, keep),
+    }
+}
+
 pub(crate) fn unary(op: UnaryOp, ty: ScalarType) -> Option<UnaryFn> {
     Some(match op {
         UnaryOp::Neg => with_arith!(ty, T => neg::<T>, return None),
@@ -484,6 +563,8 @@ pub(crate) fn binary(op: BinaryOp, ty: ScalarType) -> Option<BinaryFn> {
     match (op, ty) {
         (B::Div, ScalarType::UInt32) => return Some(udiv32),
         (B::Rem, ScalarType::UInt32) => return Some(urem32),
+        (B::Div, ScalarType::Int32) => return Some(sdiv32),
+        (B::Rem, ScalarType::Int32) => return Some(srem32),
         _ => {}
     }
     Some(match op {
@@ -821,22 +902,28 @@ mod whole_lane_tests {
             let a: Vec<u64> = (0..256u64)
                 .map(|l| match l % 4 {
                     0 => (d32.wrapping_mul(next() % 64) & LOW32).wrapping_add(l / 4 % 3).wrapping_sub(1) & LOW32,
-                    1 => [0, 1, LOW32, LOW32 - 1, d32, d32.wrapping_sub(1) & LOW32][(l / 4 % 6) as usize],
+                    1 => [0, 1, LOW32, LOW32 - 1, d32, d32.wrapping_sub(1) & LOW32, 0x8000_0000, 0x7FFF_FFFF]
+                        [(l / 4 % 8) as usize],
                     2 => next() & LOW32,
                     _ => next(),
                 })
                 .collect();
             let old: Vec<u64> = (0..256).map(|l| 0xA5A5_0000 + l).collect();
-            for (op, imm) in [(B::Div, udiv32_imm as BinaryImmFn), (B::Rem, urem32_imm)] {
-                assert_eq!(binary_imm(op, ScalarType::UInt32).map(|f| f as usize), Some(imm as usize));
-                let generic: BinaryFn = if op == B::Div { div::<u32> } else { rem::<u32> };
+            let cases: [(B, ScalarType, BinaryImmFn, BinaryFn); 4] = [
+                (B::Div, ScalarType::UInt32, udiv32_imm, div::<u32>),
+                (B::Rem, ScalarType::UInt32, urem32_imm, rem::<u32>),
+                (B::Div, ScalarType::Int32, sdiv32_imm, div::<i32>),
+                (B::Rem, ScalarType::Int32, srem32_imm, rem::<i32>),
+            ];
+            for (op, ty, imm, generic) in cases {
+                assert_eq!(binary_imm(op, ty).map(|f| f as usize), Some(imm as usize));
                 for k in [None, Some(&keep[..])] {
-                    check_imm(generic, imm, &a, d, k, &old, &format!("{op:?} by {d:#x}"));
+                    check_imm(generic, imm, &a, d, k, &old, &format!("{op:?} on {ty:?} by {d:#x}"));
                 }
                 // The same division by a register: every lane's divisor
                 // the same (with bits above bit 31 in some lanes, which do
                 // not count), or one lane's different.
-                let register = binary(op, ScalarType::UInt32).expect("u32 division");
+                let register = binary(op, ty).expect("32-bit division");
                 let mut b: Vec<u64> = (0..256u64).map(|l| d32 | (l % 5) << 40).collect();
                 for differs in [false, true] {
                     if differs {
@@ -846,7 +933,8 @@ mod whole_lane_tests {
                         let (mut want, mut got) = (old.clone(), old.clone());
                         generic(&mut want, &a, &b, k);
                         register(&mut got, &a, &b, k);
-                        assert_eq!(got, want, "{op:?} by {d:#x} in a register ({differs}, masked {})", k.is_some());
+                        let what = format!("{op:?} on {ty:?} by {d:#x} in a register ({differs})");
+                        assert_eq!(got, want, "{what} (masked {})", k.is_some());
                     }
                 }
             }

@@ -145,9 +145,9 @@ fn integer_and_bit_builtins() {
     }
 }
 
-/// `int` orderings and `>>` on lanes that hold every pair of edge values,
-/// alone, with literals, in a run of operations and under a branch, against
-/// Rust's `i32` operators.
+/// `int` orderings, `>>`, `/` and `%` on lanes that hold every pair of
+/// edge values, alone, with literals, in a run of operations and under a
+/// branch, against Rust's `i32` operators.
 #[test]
 fn signed_operators_on_every_lane() {
     let source = r#"
@@ -160,7 +160,7 @@ void main(uint3 id : SV_DispatchThreadID)
 {
     int a = A[id.x];
     int b = B[id.x];
-    uint o = id.x * 10;
+    uint o = id.x * 13;
     Out[o + 0] = a < b;
     Out[o + 1] = a <= b;
     Out[o + 2] = a > b;
@@ -176,6 +176,9 @@ void main(uint3 id : SV_DispatchThreadID)
     }
     Out[o + 8] = c;
     Out[o + 9] = (uint)a >> 28;
+    Out[o + 10] = a / 3;
+    Out[o + 11] = a % -4 + a / 8 * 16;
+    Out[o + 12] = a / b;
 }
 "#;
     let edges = [i32::MIN, -100, -5, -1, 0, 7, 33, i32::MAX];
@@ -201,6 +204,14 @@ void main(uint3 id : SV_DispatchThreadID)
                 flag(c < a, 0) | flag(b >= c, 1) | flag(a > -100, 2) | flag(c <= 7, 3),
                 c2 as u32,
                 a as u32 >> 28,
+                (a / 3) as u32,
+                ((a % -4).wrapping_add((a / 8).wrapping_mul(16))) as u32,
+                // The engine's choice for a zero divisor: all ones.
+                if b == 0 {
+                    u32::MAX
+                } else {
+                    a.wrapping_div(b) as u32
+                },
             ]
         })
         .collect();
@@ -212,13 +223,13 @@ void main(uint3 id : SV_DispatchThreadID)
             &[
                 buf("A", Kind::StructuredBuffer, 0, words(&a)),
                 buf("B", Kind::StructuredBuffer, 1, words(&b)),
-                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 640]),
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 64 * 13]),
             ],
             wave_size,
         )
         .remove(2);
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            let (lane, slot) = (i / 10, i % 10);
+            let (lane, slot) = (i / 13, i % 13);
             assert_eq!(
                 g, w,
                 "wave {wave_size}, lane {lane} ({}, {}), output {slot}",
