@@ -2799,6 +2799,55 @@ mod tests {
     }
 
     proptest! {
+        /// `WaveMatch` leaves every lane of its four result registers as
+        /// lockstep-wave's `match_mask` gives it, inactive lanes included
+        /// (the reference's stand-in: the active lanes with their value,
+        /// and the lane itself), and zeros in waves with no active lane.
+        #[test]
+        fn wave_match_gives_every_lane_the_reference_mask(
+            small in prop::collection::vec(0u64..4, 32),
+            floats in prop::collection::vec(f32_bits(), 32),
+            cur in prop_oneof![sparse_mask(), any::<u128>(), Just(Mask::MAX)],
+            avx2 in any::<bool>(),
+        ) {
+            let (w, width) = (8, 32);
+            for (ty, vals) in [
+                (ScalarType::UInt32, small),
+                (ScalarType::Float32, floats.iter().map(|&b| u64::from(b)).collect()),
+            ] {
+                let mut regs = vec![0xDEAD; 5 * width];
+                regs[..width].copy_from_slice(&vals);
+                let code = vec![
+                    Inst::Wave4 { op: WaveOp::Match, ty, dst: [Reg(1), Reg(2), Reg(3), Reg(4)], a: Reg(0) },
+                    Inst::Exit,
+                ];
+                let got = run_code(code, &regs, cur, avx2);
+                for c in 0..width / w {
+                    let mask = (cur >> (c * w)) & full_mask(w);
+                    for l in 0..w {
+                        let want = if mask == 0 {
+                            [0; 4]
+                        } else if ty == ScalarType::UInt32 {
+                            let lanes: Vec<u32> = vals[c * w..(c + 1) * w].iter().map(|&v| v as u32).collect();
+                            wave::match_mask(&lanes, mask, l)
+                        } else {
+                            let lanes: Vec<f32> =
+                                vals[c * w..(c + 1) * w].iter().map(|&v| f32::from_bits(v as u32)).collect();
+                            wave::match_mask(&lanes, mask, l)
+                        };
+                        for (k, word) in want.into_iter().enumerate() {
+                            prop_assert_eq!(
+                                got[(k + 1) * width + c * w + l], u64::from(word),
+                                "{:?} wave {} lane {} word {} (mask {:#x})", ty, c, l, k, mask
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    proptest! {
         /// Every wave's "has a lane" bit, and its spreading to the wave's
         /// lanes, against the mask cut into waves one by one.
         #[test]
