@@ -22,11 +22,17 @@ pub trait NativeFloat:
 {
     /// 1.0.
     const ONE: Self;
+    /// The NaN that an invalid operation (`inf - inf`, `0 * inf`) gives on x86: the negative
+    /// quiet NaN, SSE's "default NaN".
+    const DEFAULT_NAN: Self;
 
     /// Converts a constant, rounding to nearest even.
     fn from_f64(x: f64) -> Self;
     /// Whether the value is NaN.
     fn is_nan(self) -> bool;
+    /// The value with the quiet bit of its significand set: a NaN becomes the quiet NaN of the
+    /// same payload, as a processor passes a signaling NaN on.
+    fn quieted(self) -> Self;
     /// Whether the value is positive or negative infinity.
     fn is_infinite(self) -> bool;
     /// Whether the value is neither NaN nor infinite.
@@ -97,9 +103,13 @@ macro_rules! forward_predicate {
 /// Implements `NativeFloat`, `Float`, `Lane` and `Arith` for `f32` and `f64`, which are their own
 /// native type.
 macro_rules! impl_native_float {
-    ($($t:ty),*) => {$(
+    ($($t:ty: $default_nan:expr, $quiet:expr),*) => {$(
         impl NativeFloat for $t {
             const ONE: Self = 1.0;
+            const DEFAULT_NAN: Self = <$t>::from_bits($default_nan);
+
+            #[inline]
+            fn quieted(self) -> Self { <$t>::from_bits(self.to_bits() | $quiet) }
 
             fn from_f64(x: f64) -> Self { x as $t }
             forward_predicate!($t: is_nan, is_infinite, is_finite, is_sign_negative);
@@ -137,28 +147,35 @@ macro_rules! impl_float_arith {
             const LOWEST: Self = <$t>::NEG_INFINITY;
             const HIGHEST: Self = <$t>::INFINITY;
 
+            // The operators, negation, minNum, maxNum and `abs` are
+            // inlined across crates (the engine's lane loops and wave
+            // reductions vectorise them): the operators' NaNs are spelled
+            // out (`arith`), and the others pick an operand or change
+            // only its sign, so inlining cannot change which NaN comes
+            // out.
+            #[inline]
             fn add(self, o: Self) -> Self {
-                binary(self, o, |a, b| a + b)
+                arith(self, o, |a, b| a + b)
             }
+            #[inline]
             fn sub(self, o: Self) -> Self {
-                binary(self, o, |a, b| a - b)
+                arith(self, o, |a, b| a - b)
             }
+            #[inline]
             fn mul(self, o: Self) -> Self {
-                binary(self, o, |a, b| a * b)
+                arith(self, o, |a, b| a * b)
             }
+            #[inline]
             fn div(self, o: Self) -> Self {
-                binary(self, o, |a, b| a / b)
+                arith(self, o, |a, b| a / b)
             }
             fn rem(self, o: Self) -> Self {
-                binary(self, o, |a, b| a % b)
+                arith(self, o, |a, b| a % b)
             }
+            #[inline]
             fn neg(self) -> Self {
                 unary(self, |a| -a)
             }
-            // Inlined across crates (the engine's wave reductions fold
-            // with them); minNum and maxNum pick an operand, so inlining
-            // cannot change which NaN comes out, as it could for the
-            // arithmetic operators.
             #[inline]
             fn min(self, o: Self) -> Self {
                 binary(self, o, min_num)
@@ -167,6 +184,7 @@ macro_rules! impl_float_arith {
             fn max(self, o: Self) -> Self {
                 binary(self, o, max_num)
             }
+            #[inline]
             fn abs(self) -> Self {
                 unary(self, NativeFloat::abs)
             }
@@ -190,7 +208,10 @@ pub trait Float: Arith {
     fn narrow(wide: Self::Native) -> Self;
 }
 
-impl_native_float!(f32, f64);
+impl_native_float!(
+    f32: 0xFFC0_0000, 0x0040_0000,
+    f64: 0xFFF8_0000_0000_0000, 0x0008_0000_0000_0000
+);
 
 impl Float for f16 {
     type Native = f32;
@@ -214,6 +235,26 @@ pub(crate) fn unary<T: Float>(x: T, f: impl FnOnce(T::Native) -> T::Native) -> T
 /// Applies a native function to two float operands with a single rounding.
 pub(crate) fn binary<T: Float>(x: T, y: T, f: impl FnOnce(T::Native, T::Native) -> T::Native) -> T {
     T::narrow(f(x.widen(), y.widen()))
+}
+
+/// Applies a native arithmetic operator to two float operands with a single rounding, with the
+/// NaN that SSE gives: the first operand's if it is a NaN, else the second's (quieted either
+/// way), else, for an invalid operation, [`NativeFloat::DEFAULT_NAN`]. Spelled out, so that the
+/// NaN depends neither on the order in which the compiler puts the operands of a commutative
+/// operator (which it may swap once the operator is inlined) nor on the machine.
+#[inline(always)]
+pub(crate) fn arith<T: Float>(x: T, y: T, f: impl FnOnce(T::Native, T::Native) -> T::Native) -> T {
+    let (a, b) = (x.widen(), y.widen());
+    let r = f(a, b);
+    T::narrow(if !r.is_nan() {
+        r
+    } else if a.is_nan() {
+        a.quieted()
+    } else if b.is_nan() {
+        b.quieted()
+    } else {
+        T::Native::DEFAULT_NAN
+    })
 }
 
 /// IEEE minNum, as DXIL's `FMin`: a NaN operand loses to a number, and `-0.0 < +0.0`.

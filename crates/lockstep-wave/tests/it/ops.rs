@@ -366,3 +366,39 @@ fn half_arithmetic_rounds_once_per_operation() {
     assert_eq!(h(65504.0).mul(h(2.0)), f16::INFINITY);
     assert_eq!(h(-3.0).neg(), h(3.0));
 }
+
+/// The NaN of a float operator, as SSE gives it: the first operand's NaN, else the second's, made
+/// quiet; the negative quiet NaN for an invalid operation. By hand, in all three widths, with
+/// the operands in both orders.
+#[test]
+fn operator_nans_follow_the_first_nan_operand() {
+    let f = f32::from_bits;
+    let (quiet, signaling, other) = (f(0x7FC0_1234), f(0x7F80_0005), f(0xFFC0_9999));
+    assert_bits(Arith::add(quiet, other), quiet);
+    assert_bits(Arith::add(other, quiet), other);
+    assert_bits(Arith::mul(signaling, 2.0), f(0x7FC0_0005));
+    assert_bits(Arith::mul(2.0, signaling), f(0x7FC0_0005));
+    assert_bits(Arith::sub(1.0, other), other);
+    assert_bits(Arith::div(signaling, quiet), f(0x7FC0_0005));
+    assert_bits(Arith::div(quiet, signaling), quiet);
+    assert_bits(Arith::sub(f32::INFINITY, f32::INFINITY), f(0xFFC0_0000));
+    assert_bits(Arith::mul(0.0, f32::INFINITY), f(0xFFC0_0000));
+    assert_bits(Arith::div(0.0f32, 0.0), f(0xFFC0_0000));
+
+    let d = f64::from_bits;
+    let (quiet, signaling) = (d(0x7FF8_0000_0000_0042), d(0xFFF0_0000_0000_0007));
+    assert_bits(Arith::add(2.0, quiet), quiet);
+    assert_bits(Arith::mul(signaling, quiet), d(0xFFF8_0000_0000_0007));
+    assert_bits(Arith::mul(quiet, signaling), quiet);
+    assert_bits(
+        Arith::add(f64::NEG_INFINITY, f64::INFINITY),
+        d(0xFFF8_0000_0000_0000),
+    );
+
+    // `half` computes in `f32` and narrows: the payload's top ten bits stay.
+    let h = f16::from_bits;
+    let (quiet, other) = (h(0x7E01), h(0xFE40));
+    assert_bits(Arith::add(quiet, other), quiet);
+    assert_bits(Arith::add(other, quiet), other);
+    assert_bits(Arith::sub(f16::INFINITY, f16::INFINITY), h(0xFE00));
+}
