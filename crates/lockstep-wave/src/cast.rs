@@ -29,6 +29,7 @@ macro_rules! cast_as {
     };
     (@from $from:ty => ($($to:ty),*)) => {$(
         impl Cast<$to> for $from {
+            #[inline]
             fn cast(self) -> $to { self as $to }
         }
     )*};
@@ -44,10 +45,12 @@ cast_as!(i16, u16, i32, u32, i64, u64, f32, f64 => (i16, u16, i32, u32, i64, u64
 macro_rules! cast_f16 {
     ($($t:ty),*) => {$(
         impl Cast<$t> for f16 {
+            #[inline]
             fn cast(self) -> $t { self.to_f32() as $t }
         }
 
         impl Cast<f16> for $t {
+            #[inline]
             fn cast(self) -> f16 { f64_to_f16(self as f64) }
         }
     )*};
@@ -56,18 +59,21 @@ macro_rules! cast_f16 {
 cast_f16!(i16, u16, i32, u32, i64, u64, f64);
 
 impl Cast<f32> for f16 {
+    #[inline]
     fn cast(self) -> f32 {
         self.to_f32()
     }
 }
 
 impl Cast<f16> for f32 {
+    #[inline]
     fn cast(self) -> f16 {
         f16::from_f32(self)
     }
 }
 
 impl Cast<f16> for f16 {
+    #[inline]
     fn cast(self) -> f16 {
         self
     }
@@ -77,10 +83,12 @@ impl Cast<f16> for f16 {
 macro_rules! cast_bool {
     ($($t:ty),*) => {$(
         impl Cast<$t> for bool {
+            #[inline]
             fn cast(self) -> $t { if self { <$t>::ONE } else { <$t>::ZERO } }
         }
 
         impl Cast<bool> for $t {
+            #[inline]
             fn cast(self) -> bool { self != <$t>::ZERO }
         }
     )*};
@@ -89,6 +97,7 @@ macro_rules! cast_bool {
 cast_bool!(i16, u16, i32, u32, i64, u64, f16, f32, f64);
 
 impl Cast<bool> for bool {
+    #[inline]
     fn cast(self) -> bool {
         self
     }

@@ -88,6 +88,7 @@ pub trait NativeFloat:
 /// Generates `NativeFloat` methods that forward to the inherent method of the same name.
 macro_rules! forward {
     ($t:ty: $($name:ident),*) => {$(
+        #[inline]
         fn $name(self) -> Self { <$t>::$name(self) }
     )*};
 }
@@ -111,11 +112,14 @@ macro_rules! impl_native_float {
             #[inline]
             fn quieted(self) -> Self { <$t>::from_bits(self.to_bits() | $quiet) }
 
+            #[inline]
             fn from_f64(x: f64) -> Self { x as $t }
             forward_predicate!($t: is_nan, is_infinite, is_finite, is_sign_negative);
             forward!($t: abs, floor, ceil, round_ties_even, trunc, sqrt, exp, exp2, ln, log2,
                 log10, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh);
+            #[inline]
             fn atan2(self, x: Self) -> Self { <$t>::atan2(self, x) }
+            #[inline]
             fn mul_add(self, a: Self, b: Self) -> Self { <$t>::mul_add(self, a, b) }
         }
 
@@ -216,10 +220,12 @@ impl_native_float!(
 impl Float for f16 {
     type Native = f32;
 
+    #[inline]
     fn widen(self) -> f32 {
         self.to_f32()
     }
 
+    #[inline]
     fn narrow(wide: f32) -> Self {
         f16::from_f32(wide)
     }
