@@ -2,6 +2,8 @@
 //!
 //! Every register lane is a `u64` holding the value's own bit pattern,
 //! zero-extended (an `int` of -1 is `0x0000_0000_FFFF_FFFF`, `true` is 1).
+//! A `bool` read from memory keeps the word it was stored as: any nonzero
+//! lane is true.
 
 use half::f16;
 
@@ -118,19 +120,20 @@ macro_rules! with_float {
 /// Whether converting `from` to `to` leaves every lane's bits as they
 /// are (a lane holds a value zero-extended): between the signed and
 /// unsigned integers of one width, which wrap to the same bit pattern, and
-/// from `bool` or an unsigned integer to a wider integer.
+/// from an unsigned integer to a wider integer. Not from `bool`: a `bool`
+/// read from memory holds the word it was stored as, any nonzero word
+/// being true, and converts to 1.
 pub fn same_lane_bits(from: lockstep_ir::ScalarType, to: lockstep_ir::ScalarType) -> bool {
     use lockstep_ir::ScalarType as S;
     // Bits and signedness of the integer types.
     let int = |ty| match ty {
-        S::Bool => Some((1, false)),
         S::Int16 => Some((16, true)),
         S::UInt16 => Some((16, false)),
         S::Int32 => Some((32, true)),
         S::UInt32 => Some((32, false)),
         S::Int64 => Some((64, true)),
         S::UInt64 => Some((64, false)),
-        S::Float16 | S::Float32 | S::Float64 => None,
+        S::Bool | S::Float16 | S::Float32 | S::Float64 => None,
     };
     match (int(from), int(to)) {
         (Some((a, signed)), Some((b, _))) => a == b || (!signed && a < b),
@@ -193,8 +196,9 @@ mod tests {
             u64::MAX,
         ];
         for from in types {
+            // A `bool` lane holds any word (as loaded from memory).
             let bits = match from {
-                S::Bool => 1,
+                S::Bool => 32,
                 S::Int16 | S::UInt16 | S::Float16 => 16,
                 S::Int32 | S::UInt32 | S::Float32 => 32,
                 _ => 64,
@@ -212,5 +216,6 @@ mod tests {
         assert!(same_lane_bits(S::Int32, S::UInt32) && same_lane_bits(S::UInt16, S::Int64));
         assert!(!same_lane_bits(S::Int32, S::Int64) && !same_lane_bits(S::UInt32, S::UInt16));
         assert!(!same_lane_bits(S::Float32, S::UInt32) && !same_lane_bits(S::Int32, S::Bool));
+        assert!(!same_lane_bits(S::Bool, S::UInt32) && same_lane_bits(S::Bool, S::Bool));
     }
 }

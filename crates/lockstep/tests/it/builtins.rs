@@ -238,3 +238,45 @@ void main(uint3 id : SV_DispatchThreadID)
         }
     }
 }
+
+/// A `bool` read from memory is true for any nonzero word, and converts to
+/// 1 (to `uint`, `int` and `float`), as DXC's `icmp ne 0` on the loaded
+/// word gives.
+#[test]
+fn bools_read_from_memory_convert_to_one() {
+    let source = r#"
+StructuredBuffer<bool> B : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(8, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    bool b = B[id.x];
+    uint o = id.x * 5;
+    Out[o + 0] = b;
+    Out[o + 1] = (uint)(int)b;
+    Out[o + 2] = asuint((float)b);
+    Out[o + 3] = b == true;
+    Out[o + 4] = !b;
+}
+"#;
+    let words = [0u32, 1, 5, 0x8000_0000, 0xFFFF_FFFF, 0, 2, 0x100];
+    let want: Vec<u32> = words
+        .iter()
+        .flat_map(|&w| {
+            let b = u32::from(w != 0);
+            [b, b, if w != 0 { 1f32.to_bits() } else { 0 }, b, 1 - b]
+        })
+        .collect();
+    let got = run_words(
+        source,
+        [1, 1, 1],
+        &[
+            buf("B", Kind::StructuredBuffer, 0, words.to_vec()),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 40]),
+        ],
+        8,
+    )
+    .remove(1);
+    assert_eq!(got, want);
+}
