@@ -131,15 +131,23 @@ impl Kernel {
 
     /// Compiles the kernel with Lockstep's default options.
     pub fn compile(&self) -> Result<Shader, String> {
-        lockstep::compile(
-            &format!("{}.hlsl", self.name),
-            self.source,
-            &CompileOptions::default(),
-            &MemoryLoader::default(),
-        )
-        .map_err(|e| e.render(false))
+        compile_source(&format!("{}.hlsl", self.name), self.source)
     }
 }
+
+/// Compiles `source` (named `name` in diagnostics) with Lockstep's default
+/// options.
+pub fn compile_source(name: &str, source: &str) -> Result<Shader, String> {
+    lockstep::compile(
+        name,
+        source,
+        &CompileOptions::default(),
+        &MemoryLoader::default(),
+    )
+    .map_err(|e| e.render(false))
+}
+
+impl Kernel {}
 
 /// A cheap, well-mixed hash for building inputs.
 pub fn hash(mut x: u32) -> u32 {

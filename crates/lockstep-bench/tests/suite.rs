@@ -48,3 +48,118 @@ fn outputs_are_the_buffers_the_kernels_write() {
         }
     }
 }
+
+/// The variants of `divergent_loop` in `benches/variants/` (which
+/// `lockstep-scaling --source` times unchecked) against their loops
+/// written out in Rust, lane by lane, at wave sizes 8 and 32: they time
+/// what they say, and the signed, float and conversion paths they exercise
+/// give Rust's results.
+#[test]
+fn divergent_loop_variants_match_their_loops_in_rust() {
+    type Lane = fn(u32, u32) -> u32;
+    let int: Lane = |seed, trips| {
+        let mut x = seed as i32;
+        for i in 0..trips as i32 {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            x ^= x >> 13;
+            x = (x << 5) | ((x >> 27) & 31);
+            x = x.wrapping_add(i.wrapping_mul(0x1E37_79B9));
+        }
+        x as u32
+    };
+    let int_division: Lane = |seed, trips| {
+        let mut x = seed as i32;
+        for i in 0..trips as i32 {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            x ^= x >> 13;
+            x = (x << 5) | ((x >> 27) & 31);
+            x = x.wrapping_add(
+                i.wrapping_mul(0x1E37_79B9)
+                    .wrapping_add(x / 7)
+                    .wrapping_sub(x % 5),
+            );
+        }
+        x as u32
+    };
+    let float: Lane = |seed, trips| {
+        let mut x = f32::from_bits(seed & 0x3FFF_FFFF);
+        for _ in 0..trips {
+            x = x * 1.0001 + 0.5;
+            x -= x * 0.25;
+            x = x / 1.5 + 2.0 * x;
+        }
+        x.to_bits()
+    };
+    let conversions: Lane = |seed, trips| {
+        let mut x = seed;
+        for i in 0..trips {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            x ^= x >> 13;
+            x = x.rotate_left(5);
+            x = x.wrapping_add(
+                i.wrapping_mul(0x9E37_79B9)
+                    .wrapping_add((x as f32 * 0.25) as u32),
+            );
+        }
+        x
+    };
+    let variants: [(&str, &str, Lane); 4] = [
+        (
+            "int",
+            include_str!("../../../benches/variants/divergent_loop_int.hlsl"),
+            int,
+        ),
+        (
+            "int_division",
+            include_str!("../../../benches/variants/divergent_loop_int_division.hlsl"),
+            int_division,
+        ),
+        (
+            "float",
+            include_str!("../../../benches/variants/divergent_loop_float.hlsl"),
+            float,
+        ),
+        (
+            "conversions",
+            include_str!("../../../benches/variants/divergent_loop_conversions.hlsl"),
+            conversions,
+        ),
+    ];
+    let kernel = lockstep_bench::suite::kernel("divergent_loop").expect("in the suite");
+    let case = (kernel.build)(4096);
+    let words = |bytes: &[u8]| -> Vec<u32> {
+        bytes
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+            .collect()
+    };
+    let (seeds, trips) = (
+        words(&case.pipeline.buffers[0].data),
+        words(&case.pipeline.buffers[1].data),
+    );
+    for (name, source, lane) in variants {
+        let shader =
+            lockstep_bench::suite::compile_source(name, source).unwrap_or_else(|e| panic!("{e}"));
+        let want: Vec<u32> = seeds
+            .iter()
+            .zip(&trips)
+            .map(|(&s, &n)| lane(s, n))
+            .collect();
+        for wave_size in [8, 32] {
+            let opts = RunOptions {
+                wave_size,
+                threads: 2,
+                ..RunOptions::default()
+            };
+            let out = lockstep::run(&shader, &case.pipeline, &opts).unwrap();
+            let got = words(&out.contents[2]);
+            for (l, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(
+                    g, w,
+                    "{name} at wave {wave_size}, lane {l} (seed {:#x}, {} trips)",
+                    seeds[l], trips[l]
+                );
+            }
+        }
+    }
+}

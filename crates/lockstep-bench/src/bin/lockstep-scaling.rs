@@ -11,11 +11,13 @@
 //! without the machine's in the same minutes.
 //!
 //! ```sh
-//! lockstep-scaling [--kernel NAME] [--wave-sizes 8,32] [--threads N] [--runs N]
+//! lockstep-scaling [--kernel NAME [--source FILE]] [--wave-sizes 8,32] [--threads N] [--runs N]
 //! ```
 //!
 //! Every result passes the suite's check before anything is timed; checks
-//! are not timed. Exit status: 0 when every result was right, 1 when one
+//! are not timed. `--source` times another shader over the kernel's
+//! buffers (the variants in `benches/variants/`), whose results nothing
+//! checks. Exit status: 0 when every result was right, 1 when one
 //! was wrong, 2 on a usage error.
 
 use std::hint::black_box;
@@ -36,6 +38,10 @@ struct Args {
     /// Run only this kernel.
     #[arg(long, value_name = "NAME")]
     kernel: Option<String>,
+    /// Time this shader instead of the kernel's own, over the kernel's
+    /// buffers, without checking its results (needs --kernel).
+    #[arg(long, value_name = "FILE", requires = "kernel")]
+    source: Option<std::path::PathBuf>,
     /// Wave sizes to run each kernel at.
     #[arg(
         long,
@@ -79,6 +85,16 @@ fn run(args: &Args) -> Result<bool, String> {
             "wave size {w}: wave sizes are powers of two from 4 to 128"
         ));
     }
+    // A variant is compiled first, so that its errors come before any
+    // timing.
+    let variant = match &args.source {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            Some(suite::compile_source(&path.display().to_string(), &text)?)
+        }
+        None => None,
+    };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = match args.threads {
         Some(0) => return Err("--threads must be at least 1".to_string()),
@@ -103,7 +119,22 @@ fn run(args: &Args) -> Result<bool, String> {
     for kernel in kernels {
         eprintln!("{}: building the data", kernel.name);
         let case = kernel.full();
-        let shader = kernel.compile()?;
+        // A variant's row is named after its file.
+        let name = match &args.source {
+            Some(path) => path.file_stem().map_or_else(
+                || path.display().to_string(),
+                |s| s.to_string_lossy().into_owned(),
+            ),
+            None => kernel.name.to_string(),
+        };
+        let own;
+        let shader = match &variant {
+            Some(shader) => shader,
+            None => {
+                own = kernel.compile()?;
+                &own
+            }
+        };
         for &wave_size in &args.wave_sizes {
             let opts = |threads| RunOptions {
                 wave_size,
@@ -113,7 +144,7 @@ fn run(args: &Args) -> Result<bool, String> {
             // The kernel, then the ALU throughput loop on as many threads.
             let time = |threads| -> Result<(Duration, Duration), String> {
                 let start = Instant::now();
-                let out = lockstep::run(&shader, &case.pipeline, &opts(threads))
+                let out = lockstep::run(shader, &case.pipeline, &opts(threads))
                     .map_err(|e| format!("{} at wave size {wave_size}: {e}", kernel.name))?;
                 let elapsed = start.elapsed();
                 drop(out);
@@ -122,9 +153,11 @@ fn run(args: &Args) -> Result<bool, String> {
             // The warm-up runs, checked.
             let mut right = true;
             for t in [1, threads] {
-                let out = lockstep::run(&shader, &case.pipeline, &opts(t))
+                let out = lockstep::run(shader, &case.pipeline, &opts(t))
                     .map_err(|e| format!("{} at wave size {wave_size}: {e}", kernel.name))?;
-                if let Err(e) = case.check(&out.contents) {
+                if args.source.is_some() {
+                    // A variant: nothing to check its results against.
+                } else if let Err(e) = case.check(&out.contents) {
                     eprintln!(
                         "{} at wave size {wave_size} on {t} threads: wrong result: {e}",
                         kernel.name
@@ -140,7 +173,7 @@ fn run(args: &Args) -> Result<bool, String> {
             let ((one, one_alongside), (all, all_alongside)) =
                 (one.into_iter().unzip(), all.into_iter().unzip());
             rows.push(Scaling {
-                name: kernel.name.to_string(),
+                name: name.clone(),
                 wave_size: Some(wave_size),
                 elements: case.elements,
                 one,
