@@ -663,7 +663,37 @@ pub(crate) fn builtin(b: Builtin, ty: ScalarType) -> Option<BuiltinFn> {
 /// A conversion between scalar types (HLSL rules, see
 /// [`convert_bits`]), as a lane loop specialised for the type pair.
 pub(crate) fn convert(from: ScalarType, to: ScalarType) -> UnaryFn {
-    convert_pair(from, to)
+    match (from, to) {
+        (ScalarType::Float32, ScalarType::Int32) => f32_to_i32,
+        (ScalarType::Float32, ScalarType::UInt32) => f32_to_u32,
+        _ => convert_pair(from, to),
+    }
+}
+
+// `float` to `int` and `uint`, the shaders' usual float-to-integer
+// conversions: `convert_bits`' truncation that saturates and turns NaN
+// into 0, as a plain truncation of the number clamped into range and a
+// select of the maximum above it, which vectorises (the saturating `as` is
+// a conversion and two compares per lane).
+
+fn f32_to_i32(dst: &mut [u64], a: &[u64], keep: Option<&[u64]>) {
+    map1(dst, a, keep, |x: f32| -> i32 {
+        // 2^31 − 128 is the largest `f32` below 2^31.
+        let c = if x.is_nan() { 0.0 } else { x.clamp(-2_147_483_648.0, 2_147_483_520.0) };
+        // SAFETY: `c` is a number in `i32`'s range.
+        let t: i32 = unsafe { c.to_int_unchecked() };
+        if x >= 2_147_483_648.0 { i32::MAX } else { t }
+    })
+}
+
+fn f32_to_u32(dst: &mut [u64], a: &[u64], keep: Option<&[u64]>) {
+    map1(dst, a, keep, |x: f32| -> u32 {
+        // 2^32 − 256 is the largest `f32` below 2^32.
+        let c = if x.is_nan() { 0.0 } else { x.clamp(0.0, 4_294_967_040.0) };
+        // SAFETY: `c` is a number in `u32`'s range.
+        let t: u32 = unsafe { c.to_int_unchecked() };
+        if x >= 4_294_967_296.0 { u32::MAX } else { t }
+    })
 }
 
 fn convert_pair(from: ScalarType, to: ScalarType) -> UnaryFn {
@@ -857,6 +887,58 @@ mod whole_lane_tests {
         }
         // Every operator on both types.
         assert_eq!(found, 14 * 2);
+    }
+
+    /// `float` to `int` and `uint` against `convert_bits` (Rust's `as`),
+    /// masked and not: at the edges of both ranges and next to them, the
+    /// specials, and a sweep of bit patterns.
+    #[test]
+    fn float_to_32_bit_integers_match_convert_bits() {
+        let edges: [f32; 19] = [
+            0.0,
+            -0.0,
+            0.5,
+            -0.99,
+            1.0,
+            -1.0,
+            2_147_483_520.0,
+            2_147_483_648.0,
+            -2_147_483_648.0,
+            -2_147_483_904.0,
+            4_294_967_040.0,
+            4_294_967_296.0,
+            f32::MAX,
+            f32::MIN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            f32::from_bits(0xFF80_0001),
+            f32::from_bits(1),
+        ];
+        let mut lanes: Vec<u64> = edges
+            .iter()
+            .flat_map(|x| {
+                let b = x.to_bits();
+                [b, b.wrapping_add(1), b.wrapping_sub(1)]
+            })
+            .chain((0..=u32::MAX).step_by(1 << 20).map(|b| b | 0x155))
+            .map(u64::from)
+            .collect();
+        lanes.resize(lanes.len().next_multiple_of(64), 0);
+        let keep: Vec<u64> = (0..lanes.len()).map(|l| if l % 3 == 1 { u64::MAX } else { 0 }).collect();
+        let old: Vec<u64> = (0..lanes.len() as u64).map(|l| 0xA5A5_0000 + l).collect();
+        for to in [ScalarType::Int32, ScalarType::UInt32] {
+            let f = convert(ScalarType::Float32, to);
+            for k in [None, Some(&keep[..])] {
+                let mut got = old.clone();
+                f(&mut got, &lanes, k);
+                for (l, (&g, &x)) in got.iter().zip(&lanes).enumerate() {
+                    let active = k.is_none_or(|k| k[l] != 0);
+                    let want = if active { convert_bits(x, ScalarType::Float32, to) } else { old[l] };
+                    assert_eq!(g, want, "{:e} ({x:#x}) to {to:?}, lane {l}", f32::from_bits(x as u32));
+                }
+            }
+        }
     }
 
     /// Unsigned division and remainder by a constant (a multiply and
