@@ -57,30 +57,19 @@ fn outputs_are_the_buffers_the_kernels_write() {
 #[test]
 fn divergent_loop_variants_match_their_loops_in_rust() {
     type Lane = fn(u32, u32) -> u32;
-    let int: Lane = |seed, trips| {
+    // The `int` loop, its last step `x += i * 0x1E3779B9 + extra(x)`.
+    fn int_loop(seed: u32, trips: u32, extra: fn(i32) -> i32) -> u32 {
         let mut x = seed as i32;
         for i in 0..trips as i32 {
             x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             x ^= x >> 13;
             x = (x << 5) | ((x >> 27) & 31);
-            x = x.wrapping_add(i.wrapping_mul(0x1E37_79B9));
+            x = x.wrapping_add(i.wrapping_mul(0x1E37_79B9).wrapping_add(extra(x)));
         }
         x as u32
-    };
-    let int_division: Lane = |seed, trips| {
-        let mut x = seed as i32;
-        for i in 0..trips as i32 {
-            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            x ^= x >> 13;
-            x = (x << 5) | ((x >> 27) & 31);
-            x = x.wrapping_add(
-                i.wrapping_mul(0x1E37_79B9)
-                    .wrapping_add(x / 7)
-                    .wrapping_sub(x % 5),
-            );
-        }
-        x as u32
-    };
+    }
+    let int: Lane = |seed, trips| int_loop(seed, trips, |_| 0);
+    let int_division: Lane = |seed, trips| int_loop(seed, trips, |x| (x / 7).wrapping_sub(x % 5));
     let float: Lane = |seed, trips| {
         let mut x = f32::from_bits(seed & 0x3FFF_FFFF);
         for _ in 0..trips {
