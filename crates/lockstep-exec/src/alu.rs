@@ -100,10 +100,54 @@ pub(crate) const WHOLE_LANE_OPS: [BinaryOp; 14] = {
     ]
 };
 
+/// The binary operators that are an [`Op32`] on `float`.
+#[cfg(test)]
+pub(crate) const FLOAT_OPS: [BinaryOp; 10] = {
+    use BinaryOp as B;
+    [
+        B::Add,
+        B::Sub,
+        B::Mul,
+        B::Div,
+        B::Eq,
+        B::Ne,
+        B::Lt,
+        B::Le,
+        B::Gt,
+        B::Ge,
+    ]
+};
+
+/// Every operator and type that make an [`Op32`]: the integer operators on
+/// `uint`, then on `int`, then the `float` ones.
+#[cfg(test)]
+pub(crate) fn op32_forms() -> Vec<(BinaryOp, ScalarType)> {
+    let ints = [ScalarType::UInt32, ScalarType::Int32];
+    ints.iter()
+        .flat_map(|&ty| WHOLE_LANE_OPS.map(|op| (op, ty)))
+        .chain(FLOAT_OPS.map(|op| (op, ScalarType::Float32)))
+        .collect()
+}
+
 /// `op` on `ty` as an [`Op32`], when it is one.
 pub fn op32(op: BinaryOp, ty: ScalarType) -> Option<Op32> {
     use BinaryOp as B;
     let unsigned = ty == ScalarType::UInt32;
+    if ty == ScalarType::Float32 {
+        return Some(match op {
+            B::Add => Op32::FAdd,
+            B::Sub => Op32::FSub,
+            B::Mul => Op32::FMul,
+            B::Div => Op32::FDiv,
+            B::Eq => Op32::FEq,
+            B::Ne => Op32::FNe,
+            B::Lt => Op32::FLt,
+            B::Le => Op32::FLe,
+            B::Gt => Op32::FGt,
+            B::Ge => Op32::FGe,
+            _ => return None,
+        });
+    }
     if !matches!(ty, ScalarType::Int32 | ScalarType::UInt32) {
         return None;
     }

@@ -24,10 +24,12 @@ pub type Slot32Fn = fn(dst: &mut [u32], a: &[u32], b: &[u32]);
 /// `dst[l] = f(a[l], imm)` on 32-bit lanes.
 pub type Slot32ImmFn = fn(dst: &mut [u32], a: &[u32], imm: u32);
 
-/// The 32-bit integer operations that only need their operands' low 32
-/// bits and give the low 32 bits of the result (on `int` and `uint`; the
-/// shift right and the orderings come in an unsigned form for `uint` and a
-/// signed one for `int`).
+/// The 32-bit operations that only need their operands' low 32 bits and
+/// give the low 32 bits of the result: on `int` and `uint` (the shift
+/// right and the orderings come in an unsigned form for `uint` and a
+/// signed one for `int`), and on `float` (`F…`: `lockstep_wave`'s
+/// arithmetic, with its NaN rule, and IEEE comparisons, where a NaN is
+/// unordered and only `!=` holds).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op32 {
     Add,
@@ -49,6 +51,16 @@ pub enum Op32 {
     LeS,
     GtS,
     GeS,
+    FAdd,
+    FSub,
+    FMul,
+    FDiv,
+    FEq,
+    FNe,
+    FLt,
+    FLe,
+    FGt,
+    FGe,
 }
 
 /// A run of [`Op32`] operations with nothing between them, computed on

@@ -98,6 +98,16 @@ mod machine {
             Op32::LeS => Op::LeS,
             Op32::GtS => Op::GtS,
             Op32::GeS => Op::GeS,
+            Op32::FAdd => Op::FAdd,
+            Op32::FSub => Op::FSub,
+            Op32::FMul => Op::FMul,
+            Op32::FDiv => Op::FDiv,
+            Op32::FEq => Op::FEq,
+            Op32::FNe => Op::FNe,
+            Op32::FLt => Op::FLt,
+            Op32::FLe => Op::FLe,
+            Op32::FGt => Op::FGt,
+            Op32::FGe => Op::FGe,
         }
     }
 }

@@ -21,7 +21,11 @@ mod x64;
 /// An operation on two 32-bit lanes, with the engine's results: wrapping
 /// arithmetic, shift counts taken modulo 32, and comparisons giving 1 or 0.
 /// The `U` forms take the words as unsigned numbers, the `S` forms as
-/// two's-complement signed ones (`ShrS` shifts the sign bit in).
+/// two's-complement signed ones (`ShrS` shifts the sign bit in), the `F`
+/// forms as IEEE single-precision numbers: arithmetic rounded to nearest
+/// with subnormals kept, a NaN result being the first operand's NaN,
+/// quieted, else the second's, else `0xFFC0_0000`; comparisons false
+/// where a NaN is involved, except `FNe`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
     Add,
@@ -43,6 +47,16 @@ pub enum Op {
     LeS,
     GtS,
     GeS,
+    FAdd,
+    FSub,
+    FMul,
+    FDiv,
+    FEq,
+    FNe,
+    FLt,
+    FLe,
+    FGt,
+    FGe,
 }
 
 /// A run's values are numbered: its inputs first, then one per step.

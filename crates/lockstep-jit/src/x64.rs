@@ -104,6 +104,22 @@ macro_rules! three {
     };
 }
 
+/// `vcmpps d, s1, s2, predicate` on ymm registers: `d` = all ones in the
+/// lanes where `s1 <predicate> s2`. Encoded here, as dynasm 5.1 swaps its
+/// two sources (as it does `vpblendd`'s and `vshufps`'s).
+fn vcmpps(asm: &mut Assembler, d: u8, s1: u8, s2: u8, predicate: u8) {
+    // Three-byte VEX: inverted R (d's bit 3), X, B (s2's bit 3) and the
+    // 0F map; W = 0, inverted vvvv = s1, L = 1 (256 bits), no prefix; then
+    // the opcode, a register-to-register ModRM and the predicate.
+    let rxb = (!(d >> 3) & 1) << 7 | 1 << 6 | (!(s2 >> 3) & 1) << 5;
+    asm.push(0xC4);
+    asm.push(rxb | 0b00001);
+    asm.push((!s1 & 0xF) << 3 | 1 << 2);
+    asm.push(0xC2);
+    asm.push(0b11 << 6 | (d & 7) << 3 | (s2 & 7));
+    asm.push(predicate);
+}
+
 impl Builder {
     pub(crate) fn new() -> Option<Builder> {
         Some(Builder {
@@ -264,6 +280,33 @@ impl Builder {
             Op::And => three!(asm, vpand, out, a, b),
             Op::Or => three!(asm, vpor, out, a, b),
             Op::Xor => three!(asm, vpxor, out, a, b),
+            // `a` is the first source: where both operands are NaNs, the
+            // result is `a`'s (SSE's rule, the engine's).
+            Op::FAdd => three!(asm, vaddps, out, a, b),
+            Op::FSub => three!(asm, vsubps, out, a, b),
+            Op::FMul => three!(asm, vmulps, out, a, b),
+            Op::FDiv => three!(asm, vdivps, out, a, b),
+            Op::FEq | Op::FNe | Op::FLt | Op::FLe | Op::FGt | Op::FGe => {
+                // The quiet predicates: ordered ones, false on a NaN, and
+                // "not equal or unordered" for `!=`.
+                let predicate: u8 = match op {
+                    Op::FEq => 0x00,
+                    Op::FNe => 0x04,
+                    Op::FLt => 0x11,
+                    Op::FLe => 0x12,
+                    Op::FGt => 0x1E,
+                    _ => 0x1D,
+                };
+                let b = match b {
+                    Src::Reg(b) => b,
+                    Src::Mem(l) => {
+                        dynasm!(asm; .arch x64; vmovdqu Ry(TEMP), [=>l]);
+                        TEMP
+                    }
+                };
+                vcmpps(asm, TEMP, a, b, predicate);
+                dynasm!(asm; .arch x64; vpsrld Ry(out), Ry(TEMP), 31);
+            }
             Op::Eq => {
                 three!(asm, vpcmpeqd, out, a, b);
                 dynasm!(asm; .arch x64; vpsrld Ry(out), Ry(out), 31);

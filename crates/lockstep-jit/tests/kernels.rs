@@ -5,7 +5,7 @@
 use lockstep_jit::{Builder, Kernel, Op, Operand, Output, Run, Step};
 use proptest::prelude::*;
 
-const OPS: [Op; 19] = [
+const OPS: [Op; 29] = [
     Op::Add,
     Op::Sub,
     Op::Mul,
@@ -25,11 +25,53 @@ const OPS: [Op; 19] = [
     Op::LeS,
     Op::GtS,
     Op::GeS,
+    Op::FAdd,
+    Op::FSub,
+    Op::FMul,
+    Op::FDiv,
+    Op::FEq,
+    Op::FNe,
+    Op::FLt,
+    Op::FLe,
+    Op::FGt,
+    Op::FGe,
 ];
 
-/// HLSL's `uint` and `int` operators, written out.
+/// `float` arithmetic on the words' numbers, with the NaN written out: the
+/// first operand's if it is a NaN, else the second's, quieted (the top
+/// mantissa bit set), else the default NaN `0xFFC0_0000`.
+fn float_arith(x: u32, y: u32, f: fn(f32, f32) -> f32) -> u32 {
+    let (a, b) = (f32::from_bits(x), f32::from_bits(y));
+    let r = f(a, b);
+    if !r.is_nan() {
+        r.to_bits()
+    } else if a.is_nan() {
+        x | 0x0040_0000
+    } else if b.is_nan() {
+        y | 0x0040_0000
+    } else {
+        0xFFC0_0000
+    }
+}
+
+/// A `float` comparison of the words' numbers.
+fn float_test(x: u32, y: u32, f: fn(&f32, &f32) -> bool) -> u32 {
+    u32::from(f(&f32::from_bits(x), &f32::from_bits(y)))
+}
+
+/// HLSL's `uint`, `int` and `float` operators, written out.
 fn apply(op: Op, x: u32, y: u32) -> u32 {
     match op {
+        Op::FAdd => float_arith(x, y, |a, b| a + b),
+        Op::FSub => float_arith(x, y, |a, b| a - b),
+        Op::FMul => float_arith(x, y, |a, b| a * b),
+        Op::FDiv => float_arith(x, y, |a, b| a / b),
+        Op::FEq => float_test(x, y, f32::eq),
+        Op::FNe => float_test(x, y, f32::ne),
+        Op::FLt => float_test(x, y, f32::lt),
+        Op::FLe => float_test(x, y, f32::le),
+        Op::FGt => float_test(x, y, f32::gt),
+        Op::FGe => float_test(x, y, f32::ge),
         Op::Add => x.wrapping_add(y),
         Op::Sub => x.wrapping_sub(y),
         Op::Mul => x.wrapping_mul(y),
@@ -132,7 +174,18 @@ proptest! {
         (inputs, steps, outputs) in runs(),
         chunks in 1usize..=16,
         mask in prop_oneof![any::<u128>(), Just(u128::MAX), Just(0u128)],
-        lanes in prop::collection::vec(any::<u64>(), 6 * 128),
+        lanes in prop::collection::vec(
+            prop_oneof![
+                4 => any::<u64>(),
+                // Words the `float` operations treat apart: zeros, one,
+                // infinities, quiet and signalling NaNs.
+                1 => prop::sample::select(vec![
+                    0u64, 0x8000_0000, 0x3F80_0000, 0x7F80_0000, 0xFF80_0000,
+                    0x7FC0_0000, 0xFFC1_2345, 0x7F80_0001,
+                ]),
+            ],
+            6 * 128,
+        ),
     ) {
         let run = Run { inputs: &inputs, steps: &steps, outputs: &outputs };
         let Some(kernel) = kernel(&run) else { return Ok(()) };
@@ -165,8 +218,21 @@ fn every_operation_on_edge_values() {
         0xFFFF_FFFF,
         0x1234_5678,
         0xFFFF_FFFE,
+        // `float`: 1, -1, the infinities, a signalling NaN.
+        0x3F80_0000,
+        0xBF80_0000,
+        0x7F80_0000,
+        0xFF80_0000,
+        0x7F80_0001,
     ];
     let pairs: Vec<(u32, u32)> = edges.iter().flat_map(|&x| edges.map(|y| (x, y))).collect();
+    // At most 128 lanes a run.
+    for pairs in pairs.chunks(128) {
+        edge_pairs(pairs);
+    }
+}
+
+fn edge_pairs(pairs: &[(u32, u32)]) {
     let width = pairs.len().div_ceil(8) * 8;
     let mut regs = vec![0u64; 3 * width];
     for (l, &(x, y)) in pairs.iter().enumerate() {
@@ -219,10 +285,107 @@ fn every_operation_on_edge_values() {
                     Op::LeS => u32::from(x ^ 0x8000_0000 <= y ^ 0x8000_0000),
                     Op::GtS => u32::from(x ^ 0x8000_0000 > y ^ 0x8000_0000),
                     Op::GeS => u32::from(x ^ 0x8000_0000 >= y ^ 0x8000_0000),
+                    // The model's (see `float_operations_by_hand` too).
+                    Op::FAdd
+                    | Op::FSub
+                    | Op::FMul
+                    | Op::FDiv
+                    | Op::FEq
+                    | Op::FNe
+                    | Op::FLt
+                    | Op::FLe
+                    | Op::FGt
+                    | Op::FGe => apply(op, x, y),
                 };
                 assert_eq!(got[2 * width + l], u64::from(want), "{op:?} {x:#x} {y:#x}");
             }
             assert_eq!(got[..2 * width], regs[..2 * width], "inputs untouched");
+        }
+    }
+}
+
+/// The `float` operations on cases worked out by hand, with the second
+/// operand in a register and as a constant: rounding, subnormals, signed
+/// zeros, infinities, and which NaN comes out.
+#[test]
+fn float_operations_by_hand() {
+    const ONE: u32 = 0x3F80_0000;
+    const INF: u32 = 0x7F80_0000;
+    const NEG_INF: u32 = 0xFF80_0000;
+    const NEG_ZERO: u32 = 0x8000_0000;
+    const DEFAULT_NAN: u32 = 0xFFC0_0000;
+    #[rustfmt::skip]
+    let cases: &[(Op, u32, u32, u32)] = &[
+        (Op::FAdd, ONE, 0x4000_0000, 0x4040_0000),       // 1 + 2 = 3
+        (Op::FAdd, INF, NEG_INF, DEFAULT_NAN),           // invalid
+        (Op::FAdd, 0x7FC0_0001, 0xFFC0_0002, 0x7FC0_0001), // the first NaN
+        (Op::FAdd, ONE, 0xFFC0_0002, 0xFFC0_0002),       // the only NaN
+        (Op::FAdd, 1, 1, 2),                             // subnormals kept
+        (Op::FAdd, NEG_ZERO, NEG_ZERO, NEG_ZERO),
+        (Op::FAdd, NEG_ZERO, 0, 0),
+        (Op::FSub, 0x0080_0000, 1, 0x007F_FFFF),         // below the smallest normal
+        (Op::FSub, ONE, ONE, 0),
+        (Op::FSub, INF, INF, DEFAULT_NAN),
+        (Op::FMul, 0x7F80_0001, ONE, 0x7FC0_0001),       // a signalling NaN, quieted
+        (Op::FMul, ONE, 0xFF80_0005, 0xFFC0_0005),
+        (Op::FMul, 0xFF80_0005, 0x7F80_0001, 0xFFC0_0005),
+        (Op::FMul, 0, NEG_INF, DEFAULT_NAN),
+        (Op::FMul, 0, 0xBF80_0000, NEG_ZERO),            // 0 · -1 = -0
+        (Op::FMul, 0x7F7F_FFFF, 0x4000_0000, INF),       // overflow
+        (Op::FDiv, ONE, 0x4040_0000, 0x3EAA_AAAB),       // 1/3, rounded up
+        (Op::FDiv, 0, 0, DEFAULT_NAN),
+        (Op::FDiv, ONE, 0, INF),
+        (Op::FDiv, 0xBF80_0000, 0, NEG_INF),
+        (Op::FDiv, ONE, NEG_ZERO, NEG_INF),
+        (Op::FEq, 0x7FC0_0000, 0x7FC0_0000, 0),
+        (Op::FEq, NEG_ZERO, 0, 1),
+        (Op::FNe, 0x7FC0_0000, 0x7FC0_0000, 1),
+        (Op::FNe, NEG_ZERO, 0, 0),
+        (Op::FLt, NEG_ZERO, 0, 0),
+        (Op::FLt, ONE, 0x7FC0_0000, 0),
+        (Op::FLt, NEG_INF, 0xFF7F_FFFF, 1),
+        (Op::FLe, NEG_ZERO, 0, 1),
+        (Op::FLe, 0x7FC0_0000, ONE, 0),
+        (Op::FGt, INF, 0x7F7F_FFFF, 1),
+        (Op::FGt, 0xBF80_0000, 0xC000_0000, 1),          // -1 > -2
+        (Op::FGt, 0x7FC0_0000, ONE, 0),
+        (Op::FGe, 1, 0, 1),
+        (Op::FGe, ONE, 0x7FC0_0000, 0),
+        (Op::FGe, NEG_ZERO, 0, 1),
+    ];
+    let width = cases.len().div_ceil(8) * 8;
+    for constant in [false, true] {
+        for (i, &(op, x, y, want)) in cases.iter().enumerate() {
+            let steps = [Step {
+                op,
+                a: 0,
+                b: if constant {
+                    Operand::Imm(y)
+                } else {
+                    Operand::Value(1)
+                },
+                keep: None,
+            }];
+            let outputs = [Output {
+                reg: 2,
+                value: 2,
+                masked: false,
+            }];
+            let run = Run {
+                inputs: &[0, 1],
+                steps: &steps,
+                outputs: &outputs,
+            };
+            let Some(kernel) = kernel(&run) else { return };
+            let mut regs = vec![0u64; 3 * width];
+            regs[..width].fill(u64::from(x));
+            regs[width..2 * width].fill(u64::from(y));
+            assert!(kernel.run(&mut regs, width, u128::MAX));
+            assert_eq!(
+                regs[2 * width + i % width],
+                u64::from(want),
+                "{op:?} {x:#x} {y:#x} (constant {constant})"
+            );
         }
     }
 }

@@ -285,8 +285,30 @@ whole_lane_ops! {
 /// The sign bit of a 32-bit lane.
 const SIGN32: u64 = 0x8000_0000;
 
-/// The lane loops of a 32-bit integer operation that works on whole lanes:
-/// over two registers, and with a constant second operand.
+/// A `float` register lane's value (its low 32 bits).
+#[inline(always)]
+fn f32_lane(x: u64) -> f32 {
+    f32::from_bits(x as u32)
+}
+
+// `float` arithmetic and comparisons, the generic loops' operations
+// (`Arith` and IEEE comparisons on `f32`), with a form for a constant
+// second operand.
+whole_lane_ops! {
+    fadd32, fadd32_imm: |x, y| u64::from(Arith::add(f32_lane(x), f32_lane(y)).to_bits());
+    fsub32, fsub32_imm: |x, y| u64::from(Arith::sub(f32_lane(x), f32_lane(y)).to_bits());
+    fmul32, fmul32_imm: |x, y| u64::from(Arith::mul(f32_lane(x), f32_lane(y)).to_bits());
+    fdiv32, fdiv32_imm: |x, y| u64::from(Arith::div(f32_lane(x), f32_lane(y)).to_bits());
+    feq32, feq32_imm: |x, y| u64::from(f32_lane(x) == f32_lane(y));
+    fne32, fne32_imm: |x, y| u64::from(f32_lane(x) != f32_lane(y));
+    flt32, flt32_imm: |x, y| u64::from(f32_lane(x) < f32_lane(y));
+    fle32, fle32_imm: |x, y| u64::from(f32_lane(x) <= f32_lane(y));
+    fgt32, fgt32_imm: |x, y| u64::from(f32_lane(x) > f32_lane(y));
+    fge32, fge32_imm: |x, y| u64::from(f32_lane(x) >= f32_lane(y));
+}
+
+/// The lane loops of a 32-bit operation that works on whole lanes (an
+/// [`Op32`]): over two registers, and with a constant second operand.
 fn whole_lane(op: BinaryOp, ty: ScalarType) -> Option<(BinaryFn, BinaryImmFn)> {
     Some(match super::op32(op, ty)? {
         Op32::Add => (add32, add32_imm),
@@ -308,6 +330,16 @@ fn whole_lane(op: BinaryOp, ty: ScalarType) -> Option<(BinaryFn, BinaryImmFn)> {
         Op32::LeS => (le32s, le32s_imm),
         Op32::GtS => (gt32s, gt32s_imm),
         Op32::GeS => (ge32s, ge32s_imm),
+        Op32::FAdd => (fadd32, fadd32_imm),
+        Op32::FSub => (fsub32, fsub32_imm),
+        Op32::FMul => (fmul32, fmul32_imm),
+        Op32::FDiv => (fdiv32, fdiv32_imm),
+        Op32::FEq => (feq32, feq32_imm),
+        Op32::FNe => (fne32, fne32_imm),
+        Op32::FLt => (flt32, flt32_imm),
+        Op32::FLe => (fle32, fle32_imm),
+        Op32::FGt => (fgt32, fgt32_imm),
+        Op32::FGe => (fge32, fge32_imm),
     })
 }
 
@@ -368,10 +400,20 @@ slot32_ops! {
     LeS: |x, y| u32::from((x as i32) <= (y as i32));
     GtS: |x, y| u32::from((x as i32) > (y as i32));
     GeS: |x, y| u32::from((x as i32) >= (y as i32));
+    FAdd: |x, y| Arith::add(f32::from_bits(x), f32::from_bits(y)).to_bits();
+    FSub: |x, y| Arith::sub(f32::from_bits(x), f32::from_bits(y)).to_bits();
+    FMul: |x, y| Arith::mul(f32::from_bits(x), f32::from_bits(y)).to_bits();
+    FDiv: |x, y| Arith::div(f32::from_bits(x), f32::from_bits(y)).to_bits();
+    FEq: |x, y| u32::from(f32::from_bits(x) == f32::from_bits(y));
+    FNe: |x, y| u32::from(f32::from_bits(x) != f32::from_bits(y));
+    FLt: |x, y| u32::from(f32::from_bits(x) < f32::from_bits(y));
+    FLe: |x, y| u32::from(f32::from_bits(x) <= f32::from_bits(y));
+    FGt: |x, y| u32::from(f32::from_bits(x) > f32::from_bits(y));
+    FGe: |x, y| u32::from(f32::from_bits(x) >= f32::from_bits(y));
 }
 
 /// The lane loop of `op` with a constant second operand, where there is
-/// one (the 32-bit integer operations on whole lanes, and 32-bit division
+/// one (the 32-bit operations on whole lanes, and 32-bit integer division
 /// and remainder).
 pub(crate) fn binary_imm(op: BinaryOp, ty: ScalarType) -> Option<BinaryImmFn> {
     match (op, ty) {
@@ -782,8 +824,16 @@ mod whole_lane_tests {
     use BinaryOp as B;
 
     fn generic(op: BinaryOp, ty: ScalarType) -> BinaryFn {
+        // `int`, `uint` and (where the operator has it) `float`.
         macro_rules! pick {
             ($f:ident) => {
+                match ty {
+                    ScalarType::Int32 => $f::<i32>,
+                    ScalarType::Float32 => $f::<f32>,
+                    _ => $f::<u32>,
+                }
+            };
+            (int $f:ident) => {
                 match ty {
                     ScalarType::Int32 => $f::<i32>,
                     _ => $f::<u32>,
@@ -794,11 +844,12 @@ mod whole_lane_tests {
             B::Add => pick!(add),
             B::Sub => pick!(sub),
             B::Mul => pick!(mul),
-            B::Shl => pick!(shl),
-            B::Shr => pick!(shr),
-            B::BitAnd => pick!(bit_and),
-            B::BitOr => pick!(bit_or),
-            B::BitXor => pick!(bit_xor),
+            B::Div => pick!(div),
+            B::Shl => pick!(int shl),
+            B::Shr => pick!(int shr),
+            B::BitAnd => pick!(int bit_and),
+            B::BitOr => pick!(int bit_or),
+            B::BitXor => pick!(int bit_xor),
             B::Eq => pick!(eq),
             B::Ne => pick!(ne),
             B::Lt => pick!(lt),
@@ -837,7 +888,28 @@ mod whole_lane_tests {
 
     #[test]
     fn whole_lane_32_bit_ops_match_the_generic_loops() {
-        let edges = [0, 1, 2, 5, 13, 27, 31, 32, 33, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF];
+        // Integer edges, and `float` ones: ±1, infinities, a signalling
+        // NaN, the smallest subnormal (0x7FFF_FFFF and 0xFFFF_FFFF are
+        // NaNs, 0x8000_0000 is -0).
+        let edges = [
+            0,
+            1,
+            2,
+            5,
+            13,
+            27,
+            31,
+            32,
+            33,
+            0x7FFF_FFFF,
+            0x8000_0000,
+            0xFFFF_FFFF,
+            0x3F80_0000,
+            0xBF80_0000,
+            0x7F80_0000,
+            0xFF80_0000,
+            0x7F80_0001,
+        ];
         let mut state = 0x2545_F491_4F6C_DD1Du64;
         let mut next = || {
             state ^= state << 13;
@@ -848,45 +920,47 @@ mod whole_lane_tests {
         let mut lanes = |canonical: bool| -> Vec<u64> {
             (0..256)
                 .map(|l| {
-                    let v = if l % 4 == 0 { edges[(next() % 12) as usize] } else { next() };
+                    let v = if l % 4 == 0 {
+                        edges[(next() % edges.len() as u64) as usize]
+                    } else {
+                        next()
+                    };
                     if canonical { v & LOW32 } else { v }
                 })
                 .collect()
         };
         let keep: Vec<u64> = (0..256u64).map(|l| if l % 3 == 1 { u64::MAX } else { 0 }).collect();
         let mut found = 0;
-        for ty in [ScalarType::Int32, ScalarType::UInt32] {
-            for op in super::super::WHOLE_LANE_OPS {
-                let Some((fast, imm)) = whole_lane(op, ty) else { continue };
-                found += 1;
-                // Canonical lanes, as registers hold them; other bits above
-                // bit 31 are ignored as the generic loops ignore them.
-                for canonical in [true, false] {
-                    let (a, b) = (lanes(canonical), lanes(canonical));
-                    for k in [None, Some(&keep[..])] {
-                        let old: Vec<u64> = (0..256).map(|l| 0xA5A5_0000 + l).collect();
-                        let (mut want, mut got) = (old.clone(), old.clone());
-                        generic(op, ty)(&mut want, &a, &b, k);
-                        fast(&mut got, &a, &b, k);
-                        for l in 0..256 {
-                            assert_eq!(
-                                got[l], want[l],
-                                "{op:?} on {ty:?}, lane {l}: {:#x}, {:#x} (canonical {canonical}, masked {})",
-                                a[l], b[l], k.is_some()
-                            );
-                        }
-                        // The constant forms, from another register and in
-                        // place, with a few of the constants.
-                        for &c in &b[..8] {
-                            let what = format!("{op:?} on {ty:?} with {c:#x}");
-                            check_imm(generic(op, ty), imm, &a, c, k, &old, &what);
-                        }
+        for (op, ty) in super::super::op32_forms() {
+            let Some((fast, imm)) = whole_lane(op, ty) else { continue };
+            found += 1;
+            // Canonical lanes, as registers hold them; other bits above
+            // bit 31 are ignored as the generic loops ignore them.
+            for canonical in [true, false] {
+                let (a, b) = (lanes(canonical), lanes(canonical));
+                for k in [None, Some(&keep[..])] {
+                    let old: Vec<u64> = (0..256).map(|l| 0xA5A5_0000 + l).collect();
+                    let (mut want, mut got) = (old.clone(), old.clone());
+                    generic(op, ty)(&mut want, &a, &b, k);
+                    fast(&mut got, &a, &b, k);
+                    for l in 0..256 {
+                        assert_eq!(
+                            got[l], want[l],
+                            "{op:?} on {ty:?}, lane {l}: {:#x}, {:#x} (canonical {canonical}, masked {})",
+                            a[l], b[l], k.is_some()
+                        );
+                    }
+                    // The constant forms, from another register and in
+                    // place, with a few of the constants.
+                    for &c in &b[..8] {
+                        let what = format!("{op:?} on {ty:?} with {c:#x}");
+                        check_imm(generic(op, ty), imm, &a, c, k, &old, &what);
                     }
                 }
             }
         }
-        // Every operator on both types.
-        assert_eq!(found, 14 * 2);
+        // Every operator on both integer types, and on `float`.
+        assert_eq!(found, 14 * 2 + 10);
     }
 
     /// `float` to `int` and `uint` against `convert_bits` (Rust's `as`),

@@ -1,4 +1,5 @@
-//! Turns runs of 32-bit integer operations into [`Block32`] instructions.
+//! Turns runs of 32-bit operations (integer and `float`) into [`Block32`]
+//! instructions.
 //!
 //! A run is two or more `Binary`/`BinaryImm` instructions of an [`Op32`]
 //! in a row, with no jump landing inside: they run under one execution

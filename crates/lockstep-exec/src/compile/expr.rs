@@ -61,10 +61,23 @@ impl Compiler<'_> {
             ExprKind::Convert(a) => self.convert(a, e.ty),
             ExprKind::Bitcast(a) => {
                 let v = self.expr(a)?;
+                let from = self.flatten(a.ty);
                 let to = self.flatten(e.ty);
+                // `int`, `uint` and `float` lanes all hold their 32 bits
+                // zero-extended: between them the lane is the result.
+                let word = |ty| {
+                    matches!(
+                        ty,
+                        ScalarType::Int32 | ScalarType::UInt32 | ScalarType::Float32
+                    )
+                };
                 Ok(v.iter()
                     .zip(to)
-                    .map(|(&src, ty)| {
+                    .enumerate()
+                    .map(|(i, (&src, ty))| {
+                        if word(from.get(i).copied().unwrap_or(from[0])) && word(ty) {
+                            return src;
+                        }
                         let dst = self.temp();
                         self.emit(Inst::Unary {
                             f: alu::bitcast(ty),
@@ -271,14 +284,18 @@ impl Compiler<'_> {
                 }
                 let a = va[i];
                 // A constant operand as an immediate, where the operation
-                // has a loop for it (commutative ones take it either side).
+                // has a loop for it (commutative ones take it either side,
+                // but for a `float` NaN: which NaN a sum or product of two
+                // NaNs gives depends on their order).
                 let commutes = matches!(
                     op,
                     B::Add | B::Mul | B::BitAnd | B::BitOr | B::BitXor | B::Eq | B::Ne
                 );
+                let nan =
+                    |bits: u64| ty == ScalarType::Float32 && f32::from_bits(bits as u32).is_nan();
                 let imm = match (self.constant_bits(a), self.constant_bits(b)) {
                     (_, Some(bits)) => Some((a, bits)),
-                    (Some(bits), None) if commutes => Some((b, bits)),
+                    (Some(bits), None) if commutes && !nan(bits) => Some((b, bits)),
                     _ => None,
                 };
                 let op32 = alu::op32(op, ty);

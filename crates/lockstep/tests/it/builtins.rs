@@ -239,6 +239,134 @@ void main(uint3 id : SV_DispatchThreadID)
     }
 }
 
+/// `float` `+ - * /` and comparisons on every pair of ten edge values
+/// (signed zeros, a subnormal, an overflow, infinities, a quiet and a
+/// signalling NaN), from registers and with literals, a computed NaN on
+/// either side, in a run of operations and under a branch, at every wave
+/// size: against Rust's `f32` with the engine's NaN rule written out (the
+/// first operand's NaN, quieted, else the second's, else `0xFFC0_0000`).
+#[test]
+fn float_operators_on_every_lane() {
+    let source = r#"
+StructuredBuffer<uint> A : register(t0);
+StructuredBuffer<uint> B : register(t1);
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(100, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float a = asfloat(A[id.x]);
+    float b = asfloat(B[id.x]);
+    uint o = id.x * 10;
+    Out[o + 0] = asuint(a + b);
+    Out[o + 1] = asuint(a - b);
+    Out[o + 2] = asuint(a * b);
+    Out[o + 3] = asuint(a / b);
+    Out[o + 4] = (a < b) + (a <= b) * 2 + (a > b) * 4 + (a >= b) * 8 + (a == b) * 16
+        + (a != b) * 32 + (a < 1.0f) * 64 + (a >= -2.5f) * 128;
+    Out[o + 5] = asuint(a * 2.0f + b);
+    Out[o + 6] = asuint((0.0f / 0.0f) * a);
+    Out[o + 7] = asuint(a * (0.0f / 0.0f));
+    float c = a * 3.0f;
+    if (a < b)
+    {
+        c = c - b * 0.5f;
+    }
+    Out[o + 8] = asuint(c);
+    Out[o + 9] = asuint(1.5f / a);
+}
+"#;
+    fn arith(x: f32, y: f32, f: fn(f32, f32) -> f32) -> f32 {
+        let r = f(x, y);
+        let quiet = |v: f32| f32::from_bits(v.to_bits() | 0x0040_0000);
+        if !r.is_nan() {
+            r
+        } else if x.is_nan() {
+            quiet(x)
+        } else if y.is_nan() {
+            quiet(y)
+        } else {
+            f32::from_bits(0xFFC0_0000)
+        }
+    }
+    let [add, sub, mul, div]: [fn(f32, f32) -> f32; 4] =
+        [|x, y| x + y, |x, y| x - y, |x, y| x * y, |x, y| x / y];
+    let edges = [
+        0u32,
+        0x8000_0000,
+        1f32.to_bits(),
+        (-2.5f32).to_bits(),
+        1e30f32.to_bits(),
+        1,
+        f32::INFINITY.to_bits(),
+        f32::NEG_INFINITY.to_bits(),
+    ];
+    let nans = [0x7FC0_0001u32, 0xFF80_0005];
+    let edges: Vec<u32> = edges.iter().chain(&nans).copied().collect();
+    let (a, b): (Vec<u32>, Vec<u32>) = edges
+        .iter()
+        .flat_map(|&x| edges.iter().map(move |&y| (x, y)))
+        .unzip();
+    // `0.0f / 0.0f`: the default NaN. A product of two NaNs is the first
+    // one's, so outputs 6 and 7 differ where `a` is a NaN.
+    let computed_nan = f32::from_bits(0xFFC0_0000);
+    let want: Vec<u32> = a
+        .iter()
+        .zip(&b)
+        .flat_map(|(&x, &y)| {
+            let (a, b) = (f32::from_bits(x), f32::from_bits(y));
+            let flag = |c: bool, bit: u32| u32::from(c) << bit;
+            let c = arith(a, 3.0, mul);
+            let c = if a < b {
+                arith(c, arith(b, 0.5, mul), sub)
+            } else {
+                c
+            };
+            [
+                arith(a, b, add).to_bits(),
+                arith(a, b, sub).to_bits(),
+                arith(a, b, mul).to_bits(),
+                arith(a, b, div).to_bits(),
+                flag(a < b, 0)
+                    | flag(a <= b, 1)
+                    | flag(a > b, 2)
+                    | flag(a >= b, 3)
+                    | flag(a == b, 4)
+                    | flag(a != b, 5)
+                    | flag(a < 1.0, 6)
+                    | flag(a >= -2.5, 7),
+                arith(arith(a, 2.0, mul), b, add).to_bits(),
+                arith(computed_nan, a, mul).to_bits(),
+                arith(a, computed_nan, mul).to_bits(),
+                c.to_bits(),
+                arith(1.5, a, div).to_bits(),
+            ]
+        })
+        .collect();
+    for wave_size in WAVE_SIZES {
+        let got = run_words(
+            source,
+            [1, 1, 1],
+            &[
+                buf("A", Kind::StructuredBuffer, 0, a.clone()),
+                buf("B", Kind::StructuredBuffer, 1, b.clone()),
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 100 * 10]),
+            ],
+            wave_size,
+        )
+        .remove(2);
+        assert_eq!(got.len(), want.len());
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            let (lane, slot) = (i / 10, i % 10);
+            assert_eq!(
+                g, w,
+                "wave {wave_size}, lane {lane} ({:#x}, {:#x}), output {slot}: {g:#x}, want {w:#x}",
+                a[lane], b[lane]
+            );
+        }
+    }
+}
+
 /// A `bool` read from memory is true for any nonzero word, and converts to
 /// 1 (to `uint`, `int` and `float`), as DXC's `icmp ne 0` on the loaded
 /// word gives.
