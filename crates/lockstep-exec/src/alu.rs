@@ -118,6 +118,17 @@ pub(crate) const FLOAT_OPS: [BinaryOp; 10] = {
     ]
 };
 
+/// The builtins that are an [`Op32`] on each of the 32-bit types (tests
+/// run each of them).
+#[cfg(test)]
+pub(crate) fn op32_builtins() -> Vec<(Builtin, ScalarType)> {
+    let types = [ScalarType::UInt32, ScalarType::Int32, ScalarType::Float32];
+    types
+        .iter()
+        .flat_map(|&ty| [(Builtin::Min, ty), (Builtin::Max, ty)])
+        .collect()
+}
+
 /// Every operator and type that make an [`Op32`]: the integer operators on
 /// `uint`, then on `int`, then the `float` ones.
 #[cfg(test)]
@@ -171,6 +182,21 @@ pub fn op32(op: BinaryOp, ty: ScalarType) -> Option<Op32> {
         B::Le => Op32::LeS,
         B::Gt => Op32::GtS,
         B::Ge => Op32::GeS,
+        _ => return None,
+    })
+}
+
+/// The builtin `b` on `ty` as an [`Op32`], when it is one (`min` and
+/// `max` on the 32-bit types).
+pub fn builtin_op32(b: Builtin, ty: ScalarType) -> Option<Op32> {
+    use ScalarType as S;
+    Some(match (b, ty) {
+        (Builtin::Min, S::UInt32) => Op32::UMin,
+        (Builtin::Max, S::UInt32) => Op32::UMax,
+        (Builtin::Min, S::Int32) => Op32::SMin,
+        (Builtin::Max, S::Int32) => Op32::SMax,
+        (Builtin::Min, S::Float32) => Op32::FMin,
+        (Builtin::Max, S::Float32) => Op32::FMax,
         _ => return None,
     })
 }

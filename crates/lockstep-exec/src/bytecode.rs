@@ -61,6 +61,14 @@ pub enum Op32 {
     FLe,
     FGt,
     FGe,
+    /// `min` and `max` (the builtins) on `uint`, `int` and `float`
+    /// (IEEE minNum and maxNum: a NaN loses to a number, and -0 < +0).
+    UMin,
+    UMax,
+    SMin,
+    SMax,
+    FMin,
+    FMax,
 }
 
 /// A run of [`Op32`] operations with nothing between them, computed on

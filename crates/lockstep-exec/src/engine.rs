@@ -2930,9 +2930,27 @@ mod tests {
 
     /// An operation for `run_code`: `(op, dst, a, b or an immediate, masked)`,
     /// `op` numbering the operators on `uint`, then on `int`, then on
-    /// `float` (`alu::op32_forms`).
+    /// `float` (`alu::op32_forms`), then the builtins (`alu::op32_builtins`,
+    /// which take no immediate: `b` is a register then).
     fn op32_inst((op, dst, a, b, masked): (usize, u32, u32, Result<u32, u32>, bool)) -> Inst {
-        let (op, ty) = crate::alu::op32_forms()[op];
+        let forms = crate::alu::op32_forms();
+        if let Some(&(builtin, ty)) = crate::alu::op32_builtins().get(op.wrapping_sub(forms.len()))
+        {
+            let Some(crate::alu::BuiltinFn::Binary(f)) = crate::alu::builtin(builtin, ty) else {
+                panic!("{builtin:?} on {ty:?} is a binary builtin");
+            };
+            let op32 = crate::alu::builtin_op32(builtin, ty);
+            assert!(op32.is_some(), "{builtin:?}");
+            return Inst::Binary {
+                f,
+                dst: Reg(dst),
+                a: Reg(a),
+                b: Reg(b.map_or_else(|r| r, |imm| imm % 6)),
+                masked,
+                op32,
+            };
+        }
+        let (op, ty) = forms[op];
         let op32 = crate::alu::op32(op, ty);
         assert!(op32.is_some(), "{op:?}");
         let (dst, a) = (Reg(dst), Reg(a));
@@ -2964,7 +2982,7 @@ mod tests {
         #[test]
         fn blocks_leave_the_registers_of_their_operations(
             ops in prop::collection::vec(
-                (0usize..38, 0u32..6, 0u32..6, prop_oneof![(0u32..6).prop_map(Err), any::<u32>().prop_map(Ok)], any::<bool>()),
+                (0usize..44, 0u32..6, 0u32..6, prop_oneof![(0u32..6).prop_map(Err), any::<u32>().prop_map(Ok)], any::<bool>()),
                 2..12,
             ),
             lanes in prop::collection::vec(

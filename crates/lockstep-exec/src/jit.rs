@@ -108,6 +108,12 @@ mod machine {
             Op32::FLe => Op::FLe,
             Op32::FGt => Op::FGt,
             Op32::FGe => Op::FGe,
+            Op32::UMin => Op::UMin,
+            Op32::UMax => Op::UMax,
+            Op32::SMin => Op::SMin,
+            Op32::SMax => Op::SMax,
+            Op32::FMin => Op::FMin,
+            Op32::FMax => Op::FMax,
         }
     }
 }

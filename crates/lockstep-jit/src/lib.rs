@@ -25,7 +25,9 @@ mod x64;
 /// forms as IEEE single-precision numbers: arithmetic rounded to nearest
 /// with subnormals kept, a NaN result being the first operand's NaN,
 /// quieted, else the second's, else `0xFFC0_0000`; comparisons false
-/// where a NaN is involved, except `FNe`.
+/// where a NaN is involved, except `FNe`. `FMin` and `FMax` are IEEE
+/// minNum and maxNum: a NaN loses to a number (of two NaNs, the second
+/// is the result), and -0 is below +0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
     Add,
@@ -57,6 +59,12 @@ pub enum Op {
     FLe,
     FGt,
     FGe,
+    UMin,
+    UMax,
+    SMin,
+    SMax,
+    FMin,
+    FMax,
 }
 
 /// A run's values are numbered: its inputs first, then one per step.
@@ -103,7 +111,7 @@ pub const MAX_REGS: usize = 16;
 
 /// Values a kernel may hold at once: the vector registers left after the
 /// masks and the temporaries.
-const VALUE_REGS: u8 = 11;
+const VALUE_REGS: u8 = 10;
 
 /// Which vector register holds each value while a chunk of lanes runs
 /// (`None`: nothing needs the value), or `None` when the run does not fit

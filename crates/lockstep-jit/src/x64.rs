@@ -18,6 +18,7 @@ use dynasmrt::{AssemblyOffset, DynamicLabel, DynasmApi, DynasmLabelApi, Executab
 use std::collections::HashMap;
 
 /// Temporaries and masks, above the value registers `0..VALUE_REGS`.
+const TEMP2: u8 = 10;
 const RESULT: u8 = 11;
 const TEMP: u8 = 12;
 const MASK64_HIGH: u8 = 13;
@@ -25,7 +26,7 @@ const MASK64_LOW: u8 = 14;
 /// The active lanes of the chunk as 32-bit words, all ones or zero.
 const MASK32: u8 = 15;
 
-const _: () = assert!(super::VALUE_REGS <= RESULT);
+const _: () = assert!(super::VALUE_REGS <= TEMP2);
 
 /// A constant vector in the code's data.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -253,6 +254,10 @@ impl Builder {
                 dynasm!(self.asm; .arch x64; vpsrad Ry(out), Ry(a), (k & 31) as i8);
                 return;
             }
+            (Op::FMin | Op::FMax, _) => {
+                self.min_max(op == Op::FMin, out, a, second);
+                return;
+            }
             (Op::Shl | Op::ShrU | Op::ShrS, Second::Reg(b)) => {
                 let c31 = self.constant(Constant::Splat(31));
                 let asm = &mut self.asm;
@@ -273,7 +278,9 @@ impl Builder {
         };
         let asm = &mut self.asm;
         match op {
-            Op::Shl | Op::ShrU | Op::ShrS => unreachable!("shifts are emitted above"),
+            Op::Shl | Op::ShrU | Op::ShrS | Op::FMin | Op::FMax => {
+                unreachable!("emitted above")
+            }
             Op::Add => three!(asm, vpaddd, out, a, b),
             Op::Sub => three!(asm, vpsubd, out, a, b),
             Op::Mul => three!(asm, vpmulld, out, a, b),
@@ -286,6 +293,10 @@ impl Builder {
             Op::FSub => three!(asm, vsubps, out, a, b),
             Op::FMul => three!(asm, vmulps, out, a, b),
             Op::FDiv => three!(asm, vdivps, out, a, b),
+            Op::UMin => three!(asm, vpminud, out, a, b),
+            Op::UMax => three!(asm, vpmaxud, out, a, b),
+            Op::SMin => three!(asm, vpminsd, out, a, b),
+            Op::SMax => three!(asm, vpmaxsd, out, a, b),
             Op::FEq | Op::FNe | Op::FLt | Op::FLe | Op::FGt | Op::FGe => {
                 // The quiet predicates: ordered ones, false on a NaN, and
                 // "not equal or unordered" for `!=`.
@@ -346,6 +357,69 @@ impl Builder {
                     // Its negation: 1 where the words are zero.
                     let one = self.constant(Constant::Splat(1));
                     dynasm!(self.asm; .arch x64; vpandn Ry(out), Ry(TEMP), [=>one]);
+                }
+            }
+        }
+    }
+
+    /// `out = minNum(a, b)` (`min`) or `maxNum(a, b)` on eight lanes, with
+    /// `TEMP` and `TEMP2` as scratch. `vminps s1, s2` is `s1 < s2 ? s1 :
+    /// s2`: the second where either is a NaN, or both are zeros. Both
+    /// orders, joined with an `or` (an `and` for the maximum), give -0
+    /// (+0) for two zeros and the minimum (maximum) of two numbers; then
+    /// `a` where `b` is a NaN, and `b` where `a` is one (so `b` where both
+    /// are).
+    fn min_max(&mut self, min: bool, out: u8, a: u8, b: Second) {
+        const UNORDERED: u8 = 0x03;
+        // A register, or a constant's bits and label.
+        let b = match b {
+            Second::Reg(b) => Ok(b),
+            Second::Imm(k) => Err((k, self.constant(Constant::Splat(k)))),
+        };
+        let asm = &mut self.asm;
+        // `TEMP` = both orders joined; `second` holds `vminps b, a`.
+        let join = |asm: &mut Assembler, b: u8, second: u8| {
+            if min {
+                dynasm!(asm; .arch x64
+                    ; vminps Ry(TEMP), Ry(a), Ry(b)
+                    ; vminps Ry(second), Ry(b), Ry(a)
+                    ; vorps Ry(TEMP), Ry(TEMP), Ry(second)
+                );
+            } else {
+                dynasm!(asm; .arch x64
+                    ; vmaxps Ry(TEMP), Ry(a), Ry(b)
+                    ; vmaxps Ry(second), Ry(b), Ry(a)
+                    ; vandps Ry(TEMP), Ry(TEMP), Ry(second)
+                );
+            }
+        };
+        match b {
+            Ok(b) => {
+                join(asm, b, TEMP2);
+                vcmpps(asm, TEMP2, b, b, UNORDERED);
+                dynasm!(asm; .arch x64; vpblendvb Ry(TEMP), Ry(TEMP), Ry(a), Ry(TEMP2));
+                vcmpps(asm, TEMP2, a, a, UNORDERED);
+                dynasm!(asm; .arch x64; vpblendvb Ry(out), Ry(TEMP), Ry(b), Ry(TEMP2));
+            }
+            Err((bits, l)) => {
+                // A constant `b`: where it is a NaN, `b` only where `a` is
+                // one too (`join` is not needed).
+                if f32::from_bits(bits).is_nan() {
+                    vcmpps(asm, TEMP2, a, a, UNORDERED);
+                    dynasm!(asm; .arch x64
+                        ; vmovdqu Ry(TEMP), [=>l]
+                        ; vpblendvb Ry(out), Ry(a), Ry(TEMP), Ry(TEMP2)
+                    );
+                } else {
+                    // `b` in `TEMP2`, overwritten by the second order;
+                    // once `a` is not read again, `b` again into `out`.
+                    dynasm!(asm; .arch x64; vmovdqu Ry(TEMP2), [=>l]);
+                    join(asm, TEMP2, TEMP2);
+                    vcmpps(asm, TEMP2, a, a, UNORDERED);
+                    dynasm!(asm; .arch x64
+                        ; vmovdqu Ry(out), [=>l]
+                        ; vpblendvb Ry(out), Ry(TEMP), Ry(out), Ry(TEMP2)
+                    );
                 }
             }
         }

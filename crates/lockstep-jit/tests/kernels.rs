@@ -5,7 +5,7 @@
 use lockstep_jit::{Builder, Kernel, Op, Operand, Output, Run, Step};
 use proptest::prelude::*;
 
-const OPS: [Op; 29] = [
+const OPS: [Op; 35] = [
     Op::Add,
     Op::Sub,
     Op::Mul,
@@ -35,7 +35,32 @@ const OPS: [Op; 29] = [
     Op::FLe,
     Op::FGt,
     Op::FGe,
+    Op::UMin,
+    Op::UMax,
+    Op::SMin,
+    Op::SMax,
+    Op::FMin,
+    Op::FMax,
 ];
+
+/// IEEE minNum (`min`) or maxNum of the words' numbers: a NaN loses to a
+/// number and is the result only where both are NaNs (the second then);
+/// of two equal numbers, the one with its sign bit set for the minimum
+/// (-0), clear for the maximum.
+fn float_min_max(x: u32, y: u32, min: bool) -> u32 {
+    let (a, b) = (f32::from_bits(x), f32::from_bits(y));
+    if a.is_nan() {
+        y
+    } else if b.is_nan() {
+        x
+    } else if a == b {
+        if (x >> 31 == 1) == min { x } else { y }
+    } else if (a < b) == min {
+        x
+    } else {
+        y
+    }
+}
 
 /// `float` arithmetic on the words' numbers, with the NaN written out: the
 /// first operand's if it is a NaN, else the second's, quieted (the top
@@ -72,6 +97,12 @@ fn apply(op: Op, x: u32, y: u32) -> u32 {
         Op::FLe => float_test(x, y, f32::le),
         Op::FGt => float_test(x, y, f32::gt),
         Op::FGe => float_test(x, y, f32::ge),
+        Op::UMin => x.min(y),
+        Op::UMax => x.max(y),
+        Op::SMin => (x as i32).min(y as i32) as u32,
+        Op::SMax => (x as i32).max(y as i32) as u32,
+        Op::FMin => float_min_max(x, y, true),
+        Op::FMax => float_min_max(x, y, false),
         Op::Add => x.wrapping_add(y),
         Op::Sub => x.wrapping_sub(y),
         Op::Mul => x.wrapping_mul(y),
@@ -295,7 +326,37 @@ fn edge_pairs(pairs: &[(u32, u32)]) {
                     | Op::FLt
                     | Op::FLe
                     | Op::FGt
-                    | Op::FGe => apply(op, x, y),
+                    | Op::FGe
+                    | Op::FMin
+                    | Op::FMax => apply(op, x, y),
+                    Op::UMin => {
+                        if x < y {
+                            x
+                        } else {
+                            y
+                        }
+                    }
+                    Op::UMax => {
+                        if x > y {
+                            x
+                        } else {
+                            y
+                        }
+                    }
+                    Op::SMin => {
+                        if (x ^ 0x8000_0000) < (y ^ 0x8000_0000) {
+                            x
+                        } else {
+                            y
+                        }
+                    }
+                    Op::SMax => {
+                        if (x ^ 0x8000_0000) > (y ^ 0x8000_0000) {
+                            x
+                        } else {
+                            y
+                        }
+                    }
                 };
                 assert_eq!(got[2 * width + l], u64::from(want), "{op:?} {x:#x} {y:#x}");
             }
@@ -304,9 +365,10 @@ fn edge_pairs(pairs: &[(u32, u32)]) {
     }
 }
 
-/// The `float` operations on cases worked out by hand, with the second
-/// operand in a register and as a constant: rounding, subnormals, signed
-/// zeros, infinities, and which NaN comes out.
+/// The `float` operations (and the integer `min` and `max`) on cases
+/// worked out by hand, with the second operand in a register and as a
+/// constant: rounding, subnormals, signed zeros, infinities, and which NaN
+/// comes out.
 #[test]
 fn float_operations_by_hand() {
     const ONE: u32 = 0x3F80_0000;
@@ -352,6 +414,25 @@ fn float_operations_by_hand() {
         (Op::FGe, 1, 0, 1),
         (Op::FGe, ONE, 0x7FC0_0000, 0),
         (Op::FGe, NEG_ZERO, 0, 1),
+        (Op::FMin, 0x7FC0_0000, ONE, ONE),                // a NaN loses
+        (Op::FMin, ONE, 0x7F80_0001, ONE),
+        (Op::FMin, 0x7F80_0001, 0xFFC0_0002, 0xFFC0_0002), // two NaNs: the second, as it is
+        (Op::FMin, 0, NEG_ZERO, NEG_ZERO),
+        (Op::FMin, NEG_ZERO, 0, NEG_ZERO),
+        (Op::FMin, NEG_INF, 0x40A0_0000, NEG_INF),
+        (Op::FMin, 1, 0, 0),                               // a subnormal above zero
+        (Op::FMin, 0xBF80_0000, 0xC000_0000, 0xC000_0000), // min(-1, -2) = -2
+        (Op::FMax, 0, NEG_ZERO, 0),
+        (Op::FMax, NEG_ZERO, 0, 0),
+        (Op::FMax, 0x7F80_0001, ONE, ONE),
+        (Op::FMax, ONE, 0xFFC0_0002, ONE),
+        (Op::FMax, 0xFFC0_0002, 0x7FC0_0003, 0x7FC0_0003),
+        (Op::FMax, ONE, 0x4000_0000, 0x4000_0000),
+        (Op::FMax, NEG_INF, 0xFF7F_FFFF, 0xFF7F_FFFF),
+        (Op::SMin, 0xFFFF_FFFF, 1, 0xFFFF_FFFF),          // -1 < 1
+        (Op::UMin, 0xFFFF_FFFF, 1, 1),
+        (Op::SMax, 0x8000_0000, 0x7FFF_FFFF, 0x7FFF_FFFF),
+        (Op::UMax, 0x8000_0000, 0x7FFF_FFFF, 0x8000_0000),
     ];
     let width = cases.len().div_ceil(8) * 8;
     for constant in [false, true] {
@@ -409,11 +490,11 @@ fn runs_too_wide_for_the_registers_are_refused() {
         outputs: &outputs,
     };
     assert_eq!(b.add(&wide), None);
-    // Eleven fit, but name 22 registers.
+    // Ten fit, but name 20 registers.
     let named = Run {
-        inputs: &inputs[..11],
+        inputs: &inputs[..10],
         steps: &[],
-        outputs: &outputs[..11],
+        outputs: &outputs[..10],
     };
     assert_eq!(b.add(&named), None);
     // A step reading a value not yet made.

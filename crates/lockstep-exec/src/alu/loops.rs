@@ -340,6 +340,8 @@ fn whole_lane(op: BinaryOp, ty: ScalarType) -> Option<(BinaryFn, BinaryImmFn)> {
         Op32::FLe => (fle32, fle32_imm),
         Op32::FGt => (fgt32, fgt32_imm),
         Op32::FGe => (fge32, fge32_imm),
+        // Builtins, not operators.
+        Op32::UMin | Op32::UMax | Op32::SMin | Op32::SMax | Op32::FMin | Op32::FMax => return None,
     })
 }
 
@@ -410,6 +412,12 @@ slot32_ops! {
     FLe: |x, y| u32::from(f32::from_bits(x) <= f32::from_bits(y));
     FGt: |x, y| u32::from(f32::from_bits(x) > f32::from_bits(y));
     FGe: |x, y| u32::from(f32::from_bits(x) >= f32::from_bits(y));
+    UMin: |x, y| Ord::min(x, y);
+    UMax: |x, y| Ord::max(x, y);
+    SMin: |x, y| Ord::min(x as i32, y as i32) as u32;
+    SMax: |x, y| Ord::max(x as i32, y as i32) as u32;
+    FMin: |x, y| Arith::min(f32::from_bits(x), f32::from_bits(y)).to_bits();
+    FMax: |x, y| Arith::max(f32::from_bits(x), f32::from_bits(y)).to_bits();
 }
 
 /// The lane loop of `op` with a constant second operand, where there is

@@ -103,7 +103,7 @@ impl Compiler<'_> {
                     a,
                     b: arg(1, i)?,
                     masked: false,
-                    op32: None,
+                    op32: alu::builtin_op32(b, ty),
                 },
                 BuiltinFn::Ternary(f) => Inst::Ternary {
                     f,

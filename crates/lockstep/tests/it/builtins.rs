@@ -145,9 +145,9 @@ fn integer_and_bit_builtins() {
     }
 }
 
-/// `int` orderings, `>>`, `/` and `%` on lanes that hold every pair of
-/// edge values, alone, with literals, in a run of operations and under a
-/// branch, against Rust's `i32` operators.
+/// `int` orderings, `>>`, `/`, `%`, `min` and `max` (and `uint` ones) on
+/// lanes that hold every pair of edge values, alone, with literals, in a
+/// run of operations and under a branch, against Rust's `i32` operators.
 #[test]
 fn signed_operators_on_every_lane() {
     let source = r#"
@@ -160,7 +160,7 @@ void main(uint3 id : SV_DispatchThreadID)
 {
     int a = A[id.x];
     int b = B[id.x];
-    uint o = id.x * 13;
+    uint o = id.x * 16;
     Out[o + 0] = a < b;
     Out[o + 1] = a <= b;
     Out[o + 2] = a > b;
@@ -179,6 +179,9 @@ void main(uint3 id : SV_DispatchThreadID)
     Out[o + 10] = a / 3;
     Out[o + 11] = a % -4 + a / 8 * 16;
     Out[o + 12] = a / b;
+    Out[o + 13] = min(a, b);
+    Out[o + 14] = max(a, b) + min(a >> 1, -5);
+    Out[o + 15] = min((uint)a, (uint)b) + max((uint)a, 7u);
 }
 "#;
     let edges = [i32::MIN, -100, -5, -1, 0, 7, 33, i32::MAX];
@@ -212,6 +215,9 @@ void main(uint3 id : SV_DispatchThreadID)
                 } else {
                     a.wrapping_div(b) as u32
                 },
+                a.min(b) as u32,
+                a.max(b).wrapping_add((a >> 1).min(-5)) as u32,
+                (a as u32).min(b as u32).wrapping_add((a as u32).max(7)),
             ]
         })
         .collect();
@@ -223,13 +229,14 @@ void main(uint3 id : SV_DispatchThreadID)
             &[
                 buf("A", Kind::StructuredBuffer, 0, words(&a)),
                 buf("B", Kind::StructuredBuffer, 1, words(&b)),
-                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 64 * 13]),
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 64 * 16]),
             ],
             wave_size,
         )
         .remove(2);
+        assert_eq!(got.len(), want.len());
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            let (lane, slot) = (i / 13, i % 13);
+            let (lane, slot) = (i / 16, i % 16);
             assert_eq!(
                 g, w,
                 "wave {wave_size}, lane {lane} ({}, {}), output {slot}",
@@ -239,7 +246,8 @@ void main(uint3 id : SV_DispatchThreadID)
     }
 }
 
-/// `float` `+ - * /` and comparisons on every pair of ten edge values
+/// `float` `+ - * /`, comparisons, `min` and `max` on every pair of ten
+/// edge values
 /// (signed zeros, a subnormal, an overflow, infinities, a quiet and a
 /// signalling NaN), from registers and with literals, a computed NaN on
 /// either side, in a run of operations and under a branch, at every wave
@@ -257,7 +265,7 @@ void main(uint3 id : SV_DispatchThreadID)
 {
     float a = asfloat(A[id.x]);
     float b = asfloat(B[id.x]);
-    uint o = id.x * 10;
+    uint o = id.x * 13;
     Out[o + 0] = asuint(a + b);
     Out[o + 1] = asuint(a - b);
     Out[o + 2] = asuint(a * b);
@@ -274,6 +282,9 @@ void main(uint3 id : SV_DispatchThreadID)
     }
     Out[o + 8] = asuint(c);
     Out[o + 9] = asuint(1.5f / a);
+    Out[o + 10] = asuint(min(a, b));
+    Out[o + 11] = asuint(max(a, b) * 2.0f);
+    Out[o + 12] = asuint(min(max(a, -1.0f), b + 1.0f));
 }
 "#;
     fn arith(x: f32, y: f32, f: fn(f32, f32) -> f32) -> f32 {
@@ -287,6 +298,26 @@ void main(uint3 id : SV_DispatchThreadID)
             quiet(y)
         } else {
             f32::from_bits(0xFFC0_0000)
+        }
+    }
+    // minNum and maxNum: a NaN loses to a number (the second NaN of two),
+    // -0 is below +0.
+    fn min_num(x: f32, y: f32) -> f32 {
+        match (x.is_nan(), y.is_nan()) {
+            (true, _) => y,
+            (false, true) => x,
+            _ if x == y && x.is_sign_negative() => x,
+            _ if x == y => y,
+            _ => x.min(y),
+        }
+    }
+    fn max_num(x: f32, y: f32) -> f32 {
+        match (x.is_nan(), y.is_nan()) {
+            (true, _) => y,
+            (false, true) => x,
+            _ if x == y && x.is_sign_positive() => x,
+            _ if x == y => y,
+            _ => x.max(y),
         }
     }
     let [add, sub, mul, div]: [fn(f32, f32) -> f32; 4] =
@@ -340,6 +371,9 @@ void main(uint3 id : SV_DispatchThreadID)
                 arith(a, computed_nan, mul).to_bits(),
                 c.to_bits(),
                 arith(1.5, a, div).to_bits(),
+                min_num(a, b).to_bits(),
+                arith(max_num(a, b), 2.0, mul).to_bits(),
+                min_num(max_num(a, -1.0), arith(b, 1.0, add)).to_bits(),
             ]
         })
         .collect();
@@ -350,14 +384,14 @@ void main(uint3 id : SV_DispatchThreadID)
             &[
                 buf("A", Kind::StructuredBuffer, 0, a.clone()),
                 buf("B", Kind::StructuredBuffer, 1, b.clone()),
-                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 100 * 10]),
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 100 * 13]),
             ],
             wave_size,
         )
         .remove(2);
         assert_eq!(got.len(), want.len());
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            let (lane, slot) = (i / 10, i % 10);
+            let (lane, slot) = (i / 13, i % 13);
             assert_eq!(
                 g, w,
                 "wave {wave_size}, lane {lane} ({:#x}, {:#x}), output {slot}: {g:#x}, want {w:#x}",
