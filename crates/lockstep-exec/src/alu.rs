@@ -129,6 +129,38 @@ pub(crate) fn op32_builtins() -> Vec<(Builtin, ScalarType)> {
         .collect()
 }
 
+/// The one-operand [`Op32`]s, each with the lane loop its instruction
+/// has: negation, `~`, `abs` and the conversions (tests run each of them).
+#[cfg(test)]
+pub(crate) fn op32_unaries() -> Vec<(UnaryFn, Op32)> {
+    use ScalarType as S;
+    let mut all = Vec::new();
+    for ty in [S::UInt32, S::Int32, S::Float32] {
+        for op in [UnaryOp::Neg, UnaryOp::BitNot] {
+            if let (Some(f), Some(op32)) = (unary(op, ty), unary_op32(op, ty)) {
+                all.push((f, op32));
+            }
+        }
+        if let (Some(BuiltinFn::Unary(f)), Some(op32)) =
+            (builtin(Builtin::Abs, ty), builtin_op32(Builtin::Abs, ty))
+        {
+            all.push((f, op32));
+        }
+    }
+    for (from, to) in [
+        (S::Int32, S::Float32),
+        (S::UInt32, S::Float32),
+        (S::Float32, S::Int32),
+        (S::Float32, S::UInt32),
+    ] {
+        all.push((
+            convert(from, to),
+            convert_op32(from, to).expect("a conversion"),
+        ));
+    }
+    all
+}
+
 /// Every operator and type that make an [`Op32`]: the integer operators on
 /// `uint`, then on `int`, then the `float` ones.
 #[cfg(test)]
@@ -186,11 +218,36 @@ pub fn op32(op: BinaryOp, ty: ScalarType) -> Option<Op32> {
     })
 }
 
+/// The unary operator `op` on `ty` as an [`Op32`], when it is one.
+pub fn unary_op32(op: UnaryOp, ty: ScalarType) -> Option<Op32> {
+    use ScalarType as S;
+    Some(match (op, ty) {
+        (UnaryOp::Neg, S::Int32 | S::UInt32) => Op32::INeg,
+        (UnaryOp::Neg, S::Float32) => Op32::FNeg,
+        (UnaryOp::BitNot, S::Int32 | S::UInt32) => Op32::Not,
+        _ => return None,
+    })
+}
+
+/// The conversion from `from` to `to` as an [`Op32`], when it is one.
+pub fn convert_op32(from: ScalarType, to: ScalarType) -> Option<Op32> {
+    use ScalarType as S;
+    Some(match (from, to) {
+        (S::Int32, S::Float32) => Op32::IToF,
+        (S::UInt32, S::Float32) => Op32::UToF,
+        (S::Float32, S::Int32) => Op32::FToI,
+        (S::Float32, S::UInt32) => Op32::FToU,
+        _ => return None,
+    })
+}
+
 /// The builtin `b` on `ty` as an [`Op32`], when it is one (`min` and
-/// `max` on the 32-bit types).
+/// `max` on the 32-bit types, `abs` on `int` and `float`).
 pub fn builtin_op32(b: Builtin, ty: ScalarType) -> Option<Op32> {
     use ScalarType as S;
     Some(match (b, ty) {
+        (Builtin::Abs, S::Int32) => Op32::IAbs,
+        (Builtin::Abs, S::Float32) => Op32::FAbs,
         (Builtin::Min, S::UInt32) => Op32::UMin,
         (Builtin::Max, S::UInt32) => Op32::UMax,
         (Builtin::Min, S::Int32) => Op32::SMin,

@@ -69,6 +69,31 @@ pub enum Op32 {
     SMax,
     FMin,
     FMax,
+    /// One operand (a block's second operand is ignored): `~`, integer
+    /// negation and `abs` (wrapping), `float` negation and `abs` (the sign
+    /// bit alone), and the conversions between `int`/`uint` and `float`
+    /// (`value::convert_bits`: rounded to nearest, and truncated and
+    /// saturated with NaN giving 0).
+    Not,
+    INeg,
+    IAbs,
+    FNeg,
+    FAbs,
+    IToF,
+    UToF,
+    FToI,
+    FToU,
+}
+
+impl Op32 {
+    /// Whether the operation takes one operand.
+    pub fn is_unary(self) -> bool {
+        use Op32 as O;
+        matches!(
+            self,
+            O::Not | O::INeg | O::IAbs | O::FNeg | O::FAbs | O::IToF | O::UToF | O::FToI | O::FToU
+        )
+    }
 }
 
 /// A run of [`Op32`] operations with nothing between them, computed on
@@ -183,6 +208,8 @@ pub enum Inst {
         dst: Reg,
         a: Reg,
         masked: bool,
+        /// The operation as a one-operand [`Op32`], when it is one.
+        op32: Option<Op32>,
     },
     Binary {
         f: BinaryFn,

@@ -625,9 +625,9 @@ impl Wave {
             match *inst {
                 Inst::Const { dst, bits } => self.reg_mut(dst).fill(bits),
                 Inst::Uninitialized { dst } => self.reg_mut(dst).fill(0),
-                Inst::Unary { f, dst, a, masked } => {
-                    self.alu_op(masked, dst, [a], scratch, |d, [a], keep| f(d, a, keep))
-                }
+                Inst::Unary {
+                    f, dst, a, masked, ..
+                } => self.alu_op(masked, dst, [a], scratch, |d, [a], keep| f(d, a, keep)),
                 Inst::Binary {
                     f,
                     dst,
@@ -2928,14 +2928,31 @@ mod tests {
         wave.regs
     }
 
+    /// The operations `op32_inst` numbers.
+    fn op32_inst_count() -> usize {
+        use crate::alu::{op32_builtins, op32_forms, op32_unaries};
+        op32_forms().len() + op32_builtins().len() + op32_unaries().len()
+    }
+
     /// An operation for `run_code`: `(op, dst, a, b or an immediate, masked)`,
     /// `op` numbering the operators on `uint`, then on `int`, then on
     /// `float` (`alu::op32_forms`), then the builtins (`alu::op32_builtins`,
-    /// which take no immediate: `b` is a register then).
+    /// which take no immediate: `b` is a register then), then the
+    /// one-operand operations (`alu::op32_unaries`, which ignore `b`).
     fn op32_inst((op, dst, a, b, masked): (usize, u32, u32, Result<u32, u32>, bool)) -> Inst {
         let forms = crate::alu::op32_forms();
-        if let Some(&(builtin, ty)) = crate::alu::op32_builtins().get(op.wrapping_sub(forms.len()))
-        {
+        let builtins = crate::alu::op32_builtins();
+        let unary = op.wrapping_sub(forms.len() + builtins.len());
+        if let Some(&(f, op32)) = crate::alu::op32_unaries().get(unary) {
+            return Inst::Unary {
+                f,
+                dst: Reg(dst),
+                a: Reg(a),
+                masked,
+                op32: Some(op32),
+            };
+        }
+        if let Some(&(builtin, ty)) = builtins.get(op.wrapping_sub(forms.len())) {
             let Some(crate::alu::BuiltinFn::Binary(f)) = crate::alu::builtin(builtin, ty) else {
                 panic!("{builtin:?} on {ty:?} is a binary builtin");
             };
@@ -2982,7 +2999,7 @@ mod tests {
         #[test]
         fn blocks_leave_the_registers_of_their_operations(
             ops in prop::collection::vec(
-                (0usize..44, 0u32..6, 0u32..6, prop_oneof![(0u32..6).prop_map(Err), any::<u32>().prop_map(Ok)], any::<bool>()),
+                (0..op32_inst_count(), 0u32..6, 0u32..6, prop_oneof![(0u32..6).prop_map(Err), any::<u32>().prop_map(Ok)], any::<bool>()),
                 2..12,
             ),
             lanes in prop::collection::vec(

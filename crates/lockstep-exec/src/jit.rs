@@ -114,6 +114,15 @@ mod machine {
             Op32::SMax => Op::SMax,
             Op32::FMin => Op::FMin,
             Op32::FMax => Op::FMax,
+            Op32::Not => Op::Not,
+            Op32::INeg => Op::INeg,
+            Op32::IAbs => Op::IAbs,
+            Op32::FNeg => Op::FNeg,
+            Op32::FAbs => Op::FAbs,
+            Op32::IToF => Op::IToF,
+            Op32::UToF => Op::UToF,
+            Op32::FToI => Op::FToI,
+            Op32::FToU => Op::FToU,
         }
     }
 }

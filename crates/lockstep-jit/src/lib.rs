@@ -28,6 +28,12 @@ mod x64;
 /// where a NaN is involved, except `FNe`. `FMin` and `FMax` are IEEE
 /// minNum and maxNum: a NaN loses to a number (of two NaNs, the second
 /// is the result), and -0 is below +0.
+///
+/// `Not`, `INeg`, `IAbs`, `FNeg`, `FAbs` and the conversions take one
+/// operand and ignore the second: `~`, wrapping negation and `abs`, the
+/// sign bit flipped or cleared, `int`/`uint` to `float` rounded to
+/// nearest, and `float` to `int`/`uint` truncated and saturated (NaN
+/// gives 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
     Add,
@@ -65,6 +71,26 @@ pub enum Op {
     SMax,
     FMin,
     FMax,
+    Not,
+    INeg,
+    IAbs,
+    FNeg,
+    FAbs,
+    IToF,
+    UToF,
+    FToI,
+    FToU,
+}
+
+impl Op {
+    /// Whether the operation takes one operand (and ignores the second).
+    pub fn is_unary(self) -> bool {
+        use Op as O;
+        matches!(
+            self,
+            O::Not | O::INeg | O::IAbs | O::FNeg | O::FAbs | O::IToF | O::UToF | O::FToI | O::FToU
+        )
+    }
 }
 
 /// A run's values are numbered: its inputs first, then one per step.

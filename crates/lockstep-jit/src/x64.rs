@@ -254,6 +254,10 @@ impl Builder {
                 dynasm!(self.asm; .arch x64; vpsrad Ry(out), Ry(a), (k & 31) as i8);
                 return;
             }
+            (op, _) if op.is_unary() => {
+                self.unary(op, out, a);
+                return;
+            }
             (Op::FMin | Op::FMax, _) => {
                 self.min_max(op == Op::FMin, out, a, second);
                 return;
@@ -278,9 +282,20 @@ impl Builder {
         };
         let asm = &mut self.asm;
         match op {
-            Op::Shl | Op::ShrU | Op::ShrS | Op::FMin | Op::FMax => {
-                unreachable!("emitted above")
-            }
+            Op::Shl
+            | Op::ShrU
+            | Op::ShrS
+            | Op::FMin
+            | Op::FMax
+            | Op::Not
+            | Op::INeg
+            | Op::IAbs
+            | Op::FNeg
+            | Op::FAbs
+            | Op::IToF
+            | Op::UToF
+            | Op::FToI
+            | Op::FToU => unreachable!("emitted above"),
             Op::Add => three!(asm, vpaddd, out, a, b),
             Op::Sub => three!(asm, vpsubd, out, a, b),
             Op::Mul => three!(asm, vpmulld, out, a, b),
@@ -422,6 +437,86 @@ impl Builder {
                     );
                 }
             }
+        }
+    }
+
+    /// `out = op(a)` on eight lanes for a one-operand `op`, with `TEMP` and
+    /// `TEMP2` as scratch. `out` is written only once `a` is not read again.
+    fn unary(&mut self, op: Op, out: u8, a: u8) {
+        const GE: u8 = 0x1D;
+        const ORDERED: u8 = 0x07;
+        let mut splat = |k: u32| self.constant(Constant::Splat(k));
+        match op {
+            Op::Not => {
+                let ones = splat(!0);
+                dynasm!(self.asm; .arch x64; vpxor Ry(out), Ry(a), [=>ones]);
+            }
+            Op::INeg => dynasm!(self.asm; .arch x64
+                ; vpxor Ry(TEMP), Ry(TEMP), Ry(TEMP)
+                ; vpsubd Ry(out), Ry(TEMP), Ry(a)
+            ),
+            Op::IAbs => dynasm!(self.asm; .arch x64; vpabsd Ry(out), Ry(a)),
+            Op::FNeg => {
+                let sign = splat(0x8000_0000);
+                dynasm!(self.asm; .arch x64; vpxor Ry(out), Ry(a), [=>sign]);
+            }
+            Op::FAbs => {
+                let magnitude = splat(0x7FFF_FFFF);
+                dynasm!(self.asm; .arch x64; vpand Ry(out), Ry(a), [=>magnitude]);
+            }
+            Op::IToF => dynasm!(self.asm; .arch x64; vcvtdq2ps Ry(out), Ry(a)),
+            // The high and low 16 bits converted exactly, the high half
+            // scaled exactly; the one rounding is the sum's.
+            Op::UToF => {
+                let (two16, low16) = (splat(65_536f32.to_bits()), splat(0xFFFF));
+                dynasm!(self.asm; .arch x64
+                    ; vpsrld Ry(TEMP), Ry(a), 16
+                    ; vcvtdq2ps Ry(TEMP), Ry(TEMP)
+                    ; vmulps Ry(TEMP), Ry(TEMP), [=>two16]
+                    ; vpand Ry(TEMP2), Ry(a), [=>low16]
+                    ; vcvtdq2ps Ry(TEMP2), Ry(TEMP2)
+                    ; vaddps Ry(out), Ry(TEMP), Ry(TEMP2)
+                );
+            }
+            // `vcvttps2dq` gives 0x8000_0000 for a NaN and out of range:
+            // flipped to 0x7FFF_FFFF from 2^31 up, and 0 for a NaN.
+            Op::FToI => {
+                let two31 = splat(2_147_483_648f32.to_bits());
+                let asm = &mut self.asm;
+                dynasm!(asm; .arch x64
+                    ; vcvttps2dq Ry(TEMP), Ry(a)
+                    ; vmovdqu Ry(TEMP2), [=>two31]
+                );
+                vcmpps(asm, TEMP2, a, TEMP2, GE);
+                dynasm!(asm; .arch x64; vpxor Ry(TEMP), Ry(TEMP), Ry(TEMP2));
+                vcmpps(asm, TEMP2, a, a, ORDERED);
+                dynasm!(asm; .arch x64; vpand Ry(out), Ry(TEMP), Ry(TEMP2));
+            }
+            // `c = max(a, 0)` (0 for a NaN, `vmaxps`' second operand);
+            // from 2^31 up, 2^31 taken off before truncating and its bit
+            // put back; from 2^32 up, all ones.
+            Op::FToU => {
+                let zero = splat(0);
+                let two31 = splat(2_147_483_648f32.to_bits());
+                let two32 = splat(4_294_967_296f32.to_bits());
+                let asm = &mut self.asm;
+                dynasm!(asm; .arch x64
+                    ; vmaxps Ry(TEMP), Ry(a), [=>zero]
+                    ; vmovdqu Ry(out), [=>two31]
+                );
+                vcmpps(asm, TEMP2, TEMP, out, GE);
+                dynasm!(asm; .arch x64
+                    ; vandps Ry(out), Ry(TEMP2), Ry(out)
+                    ; vsubps Ry(out), Ry(TEMP), Ry(out)
+                    ; vcvttps2dq Ry(out), Ry(out)
+                    ; vpslld Ry(TEMP2), Ry(TEMP2), 31
+                    ; vpxor Ry(out), Ry(out), Ry(TEMP2)
+                    ; vmovdqu Ry(TEMP2), [=>two32]
+                );
+                vcmpps(asm, TEMP2, TEMP, TEMP2, GE);
+                dynasm!(asm; .arch x64; vpor Ry(out), Ry(out), Ry(TEMP2));
+            }
+            _ => unreachable!("{op:?} takes two operands"),
         }
     }
 

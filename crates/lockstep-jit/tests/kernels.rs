@@ -5,7 +5,7 @@
 use lockstep_jit::{Builder, Kernel, Op, Operand, Output, Run, Step};
 use proptest::prelude::*;
 
-const OPS: [Op; 35] = [
+const OPS: [Op; 44] = [
     Op::Add,
     Op::Sub,
     Op::Mul,
@@ -41,6 +41,15 @@ const OPS: [Op; 35] = [
     Op::SMax,
     Op::FMin,
     Op::FMax,
+    Op::Not,
+    Op::INeg,
+    Op::IAbs,
+    Op::FNeg,
+    Op::FAbs,
+    Op::IToF,
+    Op::UToF,
+    Op::FToI,
+    Op::FToU,
 ];
 
 /// IEEE minNum (`min`) or maxNum of the words' numbers: a NaN loses to a
@@ -103,6 +112,17 @@ fn apply(op: Op, x: u32, y: u32) -> u32 {
         Op::SMax => (x as i32).max(y as i32) as u32,
         Op::FMin => float_min_max(x, y, true),
         Op::FMax => float_min_max(x, y, false),
+        // One operand; Rust's `as` rounds to nearest, and truncates and
+        // saturates (NaN to 0).
+        Op::Not => !x,
+        Op::INeg => x.wrapping_neg(),
+        Op::IAbs => (x as i32).wrapping_abs() as u32,
+        Op::FNeg => x ^ 0x8000_0000,
+        Op::FAbs => x & 0x7FFF_FFFF,
+        Op::IToF => (x as i32 as f32).to_bits(),
+        Op::UToF => (x as f32).to_bits(),
+        Op::FToI => f32::from_bits(x) as i32 as u32,
+        Op::FToU => f32::from_bits(x) as u32,
         Op::Add => x.wrapping_add(y),
         Op::Sub => x.wrapping_sub(y),
         Op::Mul => x.wrapping_mul(y),
@@ -328,7 +348,16 @@ fn edge_pairs(pairs: &[(u32, u32)]) {
                     | Op::FGt
                     | Op::FGe
                     | Op::FMin
-                    | Op::FMax => apply(op, x, y),
+                    | Op::FMax
+                    | Op::Not
+                    | Op::INeg
+                    | Op::IAbs
+                    | Op::FNeg
+                    | Op::FAbs
+                    | Op::IToF
+                    | Op::UToF
+                    | Op::FToI
+                    | Op::FToU => apply(op, x, y),
                     Op::UMin => {
                         if x < y {
                             x
@@ -365,8 +394,9 @@ fn edge_pairs(pairs: &[(u32, u32)]) {
     }
 }
 
-/// The `float` operations (and the integer `min` and `max`) on cases
-/// worked out by hand, with the second operand in a register and as a
+/// The `float` operations, conversions and the other one-operand
+/// operations, and the integer `min` and `max`, on cases worked out by
+/// hand, with the second operand in a register and as a
 /// constant: rounding, subnormals, signed zeros, infinities, and which NaN
 /// comes out.
 #[test]
@@ -433,6 +463,38 @@ fn float_operations_by_hand() {
         (Op::UMin, 0xFFFF_FFFF, 1, 1),
         (Op::SMax, 0x8000_0000, 0x7FFF_FFFF, 0x7FFF_FFFF),
         (Op::UMax, 0x8000_0000, 0x7FFF_FFFF, 0x8000_0000),
+        // One operand (the second is ignored).
+        (Op::UToF, 0xFFFF_FFFF, 0, 0x4F80_0000),           // rounds up to 2^32
+        (Op::UToF, 0x8000_0001, 0, 0x4F00_0000),           // down to 2^31
+        (Op::UToF, 16_777_217, 0, 0x4B80_0000),            // a tie, to even
+        (Op::UToF, 16_777_219, 0, 0x4B80_0002),            // a tie, to even
+        (Op::UToF, 0, 0, 0),
+        (Op::IToF, 0xFFFF_FFFF, 0, 0xBF80_0000),           // -1
+        (Op::IToF, 0x8000_0000, 0, 0xCF00_0000),           // -2^31
+        (Op::IToF, 16_777_217, 0, 0x4B80_0000),
+        (Op::FToI, 0x4F00_0000, 0, 0x7FFF_FFFF),           // 2^31 saturates
+        (Op::FToI, 0x4EFF_FFFF, 0, 0x7FFF_FF80),           // the largest below
+        (Op::FToI, 0xCF00_0000, 0, 0x8000_0000),           // -2^31
+        (Op::FToI, NEG_INF, 0, 0x8000_0000),
+        (Op::FToI, 0x7FC0_0000, 0, 0),                     // NaN
+        (Op::FToI, 0xBFC0_0000, 0, 0xFFFF_FFFF),           // -1.5 truncates to -1
+        (Op::FToU, 0xBFC0_0000, 0, 0),                     // negative
+        (Op::FToU, 0xFF80_0001, 0, 0),                     // NaN
+        (Op::FToU, NEG_ZERO, 0, 0),
+        (Op::FToU, 0x4079_999A, 0, 3),                     // 3.9
+        (Op::FToU, 0x4F00_0000, 0, 0x8000_0000),           // 2^31
+        (Op::FToU, 0x4F7F_FFFF, 0, 0xFFFF_FF00),           // the largest below 2^32
+        (Op::FToU, 0x4F80_0000, 0, 0xFFFF_FFFF),           // 2^32 saturates
+        (Op::FToU, INF, 0, 0xFFFF_FFFF),
+        (Op::FNeg, 0x7FC0_0000, 0, DEFAULT_NAN),           // the sign of a NaN too
+        (Op::FNeg, 0, 0, NEG_ZERO),
+        (Op::FAbs, 0xFFC0_0001, 0, 0x7FC0_0001),
+        (Op::FAbs, NEG_INF, 0, INF),
+        (Op::IAbs, 0x8000_0000, 0, 0x8000_0000),           // wraps
+        (Op::IAbs, 0xFFFF_FFFB, 0, 5),
+        (Op::INeg, 1, 0, 0xFFFF_FFFF),
+        (Op::INeg, 0x8000_0000, 0, 0x8000_0000),
+        (Op::Not, 0x0F0F_0F0F, 0, 0xF0F0_F0F0),
     ];
     let width = cases.len().div_ceil(8) * 8;
     for constant in [false, true] {

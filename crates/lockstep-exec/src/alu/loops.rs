@@ -340,8 +340,8 @@ fn whole_lane(op: BinaryOp, ty: ScalarType) -> Option<(BinaryFn, BinaryImmFn)> {
         Op32::FLe => (fle32, fle32_imm),
         Op32::FGt => (fgt32, fgt32_imm),
         Op32::FGe => (fge32, fge32_imm),
-        // Builtins, not operators.
-        Op32::UMin | Op32::UMax | Op32::SMin | Op32::SMax | Op32::FMin | Op32::FMax => return None,
+        // Builtins and one-operand operations.
+        _ => return None,
     })
 }
 
@@ -418,6 +418,16 @@ slot32_ops! {
     SMax: |x, y| Ord::max(x as i32, y as i32) as u32;
     FMin: |x, y| Arith::min(f32::from_bits(x), f32::from_bits(y)).to_bits();
     FMax: |x, y| Arith::max(f32::from_bits(x), f32::from_bits(y)).to_bits();
+    // One operand: the constant is ignored.
+    Not: |x, _y| !x;
+    INeg: |x, _y| x.wrapping_neg();
+    IAbs: |x, _y| Arith::abs(x as i32) as u32;
+    FNeg: |x, _y| Arith::neg(f32::from_bits(x)).to_bits();
+    FAbs: |x, _y| Arith::abs(f32::from_bits(x)).to_bits();
+    IToF: |x, _y| convert_bits(u64::from(x), ScalarType::Int32, ScalarType::Float32) as u32;
+    UToF: |x, _y| convert_bits(u64::from(x), ScalarType::UInt32, ScalarType::Float32) as u32;
+    FToI: |x, _y| convert_bits(u64::from(x), ScalarType::Float32, ScalarType::Int32) as u32;
+    FToU: |x, _y| convert_bits(u64::from(x), ScalarType::Float32, ScalarType::UInt32) as u32;
 }
 
 /// The lane loop of `op` with a constant second operand, where there is

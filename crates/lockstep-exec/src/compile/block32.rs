@@ -1,9 +1,9 @@
 //! Turns runs of 32-bit operations (integer and `float`) into [`Block32`]
 //! instructions.
 //!
-//! A run is two or more `Binary`/`BinaryImm` instructions of an [`Op32`]
-//! in a row, with no jump landing inside: they run under one execution
-//! mask. The block narrows the registers the run reads before writing
+//! A run is two or more `Binary`/`BinaryImm`/`Unary` instructions of an
+//! [`Op32`] in a row, with no jump landing inside: they run under one
+//! execution mask. The block narrows the registers the run reads before writing
 //! into 32-bit slots, gives each operation a slot of its own, and widens
 //! back the registers that are read after the run (liveness, as in
 //! `fuse`): temporaries that die inside the run are never written.
@@ -67,6 +67,20 @@ fn run_op(inst: &Inst) -> Option<RunOp> {
             dst,
             a,
             b: Operand::Reg(b),
+            masked,
+        }),
+        // One operand: the second is an ignored constant.
+        Inst::Unary {
+            dst,
+            a,
+            masked,
+            op32: Some(op),
+            ..
+        } => Some(RunOp {
+            op,
+            dst,
+            a,
+            b: Operand::Imm(0),
             masked,
         }),
         Inst::BinaryImm {

@@ -84,6 +84,7 @@ impl Compiler<'_> {
                             dst,
                             a: src,
                             masked: false,
+                            op32: None,
                         });
                         dst
                     })
@@ -239,6 +240,7 @@ impl Compiler<'_> {
                     dst,
                     a: src,
                     masked: false,
+                    op32: alu::unary_op32(op, ty),
                 });
                 Ok(dst)
             })
@@ -343,6 +345,7 @@ impl Compiler<'_> {
                 dst: not_a,
                 a: ra,
                 masked: false,
+                op32: None,
             });
             not_a
         };
@@ -442,6 +445,7 @@ impl Compiler<'_> {
                     dst,
                     a: src,
                     masked: false,
+                    op32: alu::convert_op32(f, t),
                 });
                 dst
             })

@@ -96,6 +96,7 @@ impl Compiler<'_> {
                     dst,
                     a,
                     masked: false,
+                    op32: alu::builtin_op32(b, ty),
                 },
                 BuiltinFn::Binary(f) => Inst::Binary {
                     f,

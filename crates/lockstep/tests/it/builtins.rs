@@ -145,7 +145,8 @@ fn integer_and_bit_builtins() {
     }
 }
 
-/// `int` orderings, `>>`, `/`, `%`, `min` and `max` (and `uint` ones) on
+/// `int` orderings, `>>`, `/`, `%`, `min`, `max`, `~`, negation and `abs`
+/// (and `uint` `min` and `max`) on
 /// lanes that hold every pair of edge values, alone, with literals, in a
 /// run of operations and under a branch, against Rust's `i32` operators.
 #[test]
@@ -160,7 +161,7 @@ void main(uint3 id : SV_DispatchThreadID)
 {
     int a = A[id.x];
     int b = B[id.x];
-    uint o = id.x * 16;
+    uint o = id.x * 17;
     Out[o + 0] = a < b;
     Out[o + 1] = a <= b;
     Out[o + 2] = a > b;
@@ -182,6 +183,7 @@ void main(uint3 id : SV_DispatchThreadID)
     Out[o + 13] = min(a, b);
     Out[o + 14] = max(a, b) + min(a >> 1, -5);
     Out[o + 15] = min((uint)a, (uint)b) + max((uint)a, 7u);
+    Out[o + 16] = ~a + abs(b) * 2 - (-a >> 1);
 }
 "#;
     let edges = [i32::MIN, -100, -5, -1, 0, 7, 33, i32::MAX];
@@ -218,6 +220,8 @@ void main(uint3 id : SV_DispatchThreadID)
                 a.min(b) as u32,
                 a.max(b).wrapping_add((a >> 1).min(-5)) as u32,
                 (a as u32).min(b as u32).wrapping_add((a as u32).max(7)),
+                (!a).wrapping_add(b.wrapping_abs().wrapping_mul(2))
+                    .wrapping_sub(a.wrapping_neg() >> 1) as u32,
             ]
         })
         .collect();
@@ -229,14 +233,14 @@ void main(uint3 id : SV_DispatchThreadID)
             &[
                 buf("A", Kind::StructuredBuffer, 0, words(&a)),
                 buf("B", Kind::StructuredBuffer, 1, words(&b)),
-                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 64 * 16]),
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 64 * 17]),
             ],
             wave_size,
         )
         .remove(2);
         assert_eq!(got.len(), want.len());
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            let (lane, slot) = (i / 16, i % 16);
+            let (lane, slot) = (i / 17, i % 17);
             assert_eq!(
                 g, w,
                 "wave {wave_size}, lane {lane} ({}, {}), output {slot}",
@@ -246,8 +250,9 @@ void main(uint3 id : SV_DispatchThreadID)
     }
 }
 
-/// `float` `+ - * /`, comparisons, `min` and `max` on every pair of ten
-/// edge values
+/// `float` `+ - * /`, comparisons, `min`, `max`, negation, `abs` and
+/// conversions to and from `int` and `uint` on every pair of ten edge
+/// values
 /// (signed zeros, a subnormal, an overflow, infinities, a quiet and a
 /// signalling NaN), from registers and with literals, a computed NaN on
 /// either side, in a run of operations and under a branch, at every wave
@@ -265,7 +270,7 @@ void main(uint3 id : SV_DispatchThreadID)
 {
     float a = asfloat(A[id.x]);
     float b = asfloat(B[id.x]);
-    uint o = id.x * 13;
+    uint o = id.x * 17;
     Out[o + 0] = asuint(a + b);
     Out[o + 1] = asuint(a - b);
     Out[o + 2] = asuint(a * b);
@@ -285,6 +290,10 @@ void main(uint3 id : SV_DispatchThreadID)
     Out[o + 10] = asuint(min(a, b));
     Out[o + 11] = asuint(max(a, b) * 2.0f);
     Out[o + 12] = asuint(min(max(a, -1.0f), b + 1.0f));
+    Out[o + 13] = asuint(-a * 2.0f + abs(b));
+    Out[o + 14] = (uint)(a * 0.5f) + 1u;
+    Out[o + 15] = (int)(b - 1.0f) * 3;
+    Out[o + 16] = asuint((float)A[id.x] + (float)(int)B[id.x]);
 }
 "#;
     fn arith(x: f32, y: f32, f: fn(f32, f32) -> f32) -> f32 {
@@ -374,6 +383,12 @@ void main(uint3 id : SV_DispatchThreadID)
                 min_num(a, b).to_bits(),
                 arith(max_num(a, b), 2.0, mul).to_bits(),
                 min_num(max_num(a, -1.0), arith(b, 1.0, add)).to_bits(),
+                // Negation and `abs` change the sign bit alone; `as`
+                // truncates and saturates (NaN to 0) and rounds to nearest.
+                arith(arith(-a, 2.0, mul), b.abs(), add).to_bits(),
+                (arith(a, 0.5, mul) as u32).wrapping_add(1),
+                (arith(b, 1.0, sub) as i32).wrapping_mul(3) as u32,
+                arith(x as f32, y as i32 as f32, add).to_bits(),
             ]
         })
         .collect();
@@ -384,14 +399,14 @@ void main(uint3 id : SV_DispatchThreadID)
             &[
                 buf("A", Kind::StructuredBuffer, 0, a.clone()),
                 buf("B", Kind::StructuredBuffer, 1, b.clone()),
-                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 100 * 13]),
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 100 * 17]),
             ],
             wave_size,
         )
         .remove(2);
         assert_eq!(got.len(), want.len());
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            let (lane, slot) = (i / 13, i % 13);
+            let (lane, slot) = (i / 17, i % 17);
             assert_eq!(
                 g, w,
                 "wave {wave_size}, lane {lane} ({:#x}, {:#x}), output {slot}: {g:#x}, want {w:#x}",
