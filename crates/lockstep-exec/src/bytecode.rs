@@ -83,6 +83,8 @@ pub enum Op32 {
     UToF,
     FToI,
     FToU,
+    /// `sqrt` on `float`: rounded to nearest, the default NaN below -0.
+    FSqrt,
 }
 
 impl Op32 {
@@ -91,7 +93,16 @@ impl Op32 {
         use Op32 as O;
         matches!(
             self,
-            O::Not | O::INeg | O::IAbs | O::FNeg | O::FAbs | O::IToF | O::UToF | O::FToI | O::FToU
+            O::Not
+                | O::INeg
+                | O::IAbs
+                | O::FNeg
+                | O::FAbs
+                | O::IToF
+                | O::UToF
+                | O::FToI
+                | O::FToU
+                | O::FSqrt
         )
     }
 }

@@ -123,6 +123,7 @@ mod machine {
             Op32::UToF => Op::UToF,
             Op32::FToI => Op::FToI,
             Op32::FToU => Op::FToU,
+            Op32::FSqrt => Op::FSqrt,
         }
     }
 }

@@ -29,11 +29,12 @@ mod x64;
 /// minNum and maxNum: a NaN loses to a number (of two NaNs, the second
 /// is the result), and -0 is below +0.
 ///
-/// `Not`, `INeg`, `IAbs`, `FNeg`, `FAbs` and the conversions take one
-/// operand and ignore the second: `~`, wrapping negation and `abs`, the
-/// sign bit flipped or cleared, `int`/`uint` to `float` rounded to
-/// nearest, and `float` to `int`/`uint` truncated and saturated (NaN
-/// gives 0).
+/// `Not`, `INeg`, `IAbs`, `FNeg`, `FAbs`, the conversions and `FSqrt`
+/// take one operand and ignore the second: `~`, wrapping negation and
+/// `abs`, the sign bit flipped or cleared, `int`/`uint` to `float` rounded
+/// to nearest, `float` to `int`/`uint` truncated and saturated (NaN gives
+/// 0), and the square root rounded to nearest (a NaN quieted, the default
+/// NaN below -0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
     Add,
@@ -80,6 +81,7 @@ pub enum Op {
     UToF,
     FToI,
     FToU,
+    FSqrt,
 }
 
 impl Op {
@@ -88,7 +90,16 @@ impl Op {
         use Op as O;
         matches!(
             self,
-            O::Not | O::INeg | O::IAbs | O::FNeg | O::FAbs | O::IToF | O::UToF | O::FToI | O::FToU
+            O::Not
+                | O::INeg
+                | O::IAbs
+                | O::FNeg
+                | O::FAbs
+                | O::IToF
+                | O::UToF
+                | O::FToI
+                | O::FToU
+                | O::FSqrt
         )
     }
 }

@@ -295,7 +295,8 @@ impl Builder {
             | Op::IToF
             | Op::UToF
             | Op::FToI
-            | Op::FToU => unreachable!("emitted above"),
+            | Op::FToU
+            | Op::FSqrt => unreachable!("emitted above"),
             Op::Add => three!(asm, vpaddd, out, a, b),
             Op::Sub => three!(asm, vpsubd, out, a, b),
             Op::Mul => three!(asm, vpmulld, out, a, b),
@@ -465,6 +466,7 @@ impl Builder {
                 dynasm!(self.asm; .arch x64; vpand Ry(out), Ry(a), [=>magnitude]);
             }
             Op::IToF => dynasm!(self.asm; .arch x64; vcvtdq2ps Ry(out), Ry(a)),
+            Op::FSqrt => dynasm!(self.asm; .arch x64; vsqrtps Ry(out), Ry(a)),
             // The high and low 16 bits converted exactly, the high half
             // scaled exactly; the one rounding is the sum's.
             Op::UToF => {

@@ -5,7 +5,7 @@
 use lockstep_jit::{Builder, Kernel, Op, Operand, Output, Run, Step};
 use proptest::prelude::*;
 
-const OPS: [Op; 44] = [
+const OPS: [Op; 45] = [
     Op::Add,
     Op::Sub,
     Op::Mul,
@@ -50,6 +50,7 @@ const OPS: [Op; 44] = [
     Op::UToF,
     Op::FToI,
     Op::FToU,
+    Op::FSqrt,
 ];
 
 /// IEEE minNum (`min`) or maxNum of the words' numbers: a NaN loses to a
@@ -123,6 +124,17 @@ fn apply(op: Op, x: u32, y: u32) -> u32 {
         Op::UToF => (x as f32).to_bits(),
         Op::FToI => f32::from_bits(x) as i32 as u32,
         Op::FToU => f32::from_bits(x) as u32,
+        // A NaN quieted, the default NaN below -0.
+        Op::FSqrt => {
+            let a = f32::from_bits(x);
+            if a.is_nan() {
+                x | 0x0040_0000
+            } else if a < 0.0 {
+                0xFFC0_0000
+            } else {
+                a.sqrt().to_bits()
+            }
+        }
         Op::Add => x.wrapping_add(y),
         Op::Sub => x.wrapping_sub(y),
         Op::Mul => x.wrapping_mul(y),
@@ -357,7 +369,8 @@ fn edge_pairs(pairs: &[(u32, u32)]) {
                     | Op::IToF
                     | Op::UToF
                     | Op::FToI
-                    | Op::FToU => apply(op, x, y),
+                    | Op::FToU
+                    | Op::FSqrt => apply(op, x, y),
                     Op::UMin => {
                         if x < y {
                             x
@@ -495,6 +508,13 @@ fn float_operations_by_hand() {
         (Op::INeg, 1, 0, 0xFFFF_FFFF),
         (Op::INeg, 0x8000_0000, 0, 0x8000_0000),
         (Op::Not, 0x0F0F_0F0F, 0, 0xF0F0_F0F0),
+        (Op::FSqrt, 0x4080_0000, 0, 0x4000_0000),          // √4 = 2
+        (Op::FSqrt, 0x4000_0000, 0, 0x3FB5_04F3),          // √2, rounded
+        (Op::FSqrt, 0x0000_0010, 0, 0x1B35_04F3),          // √(2^-145), a subnormal
+        (Op::FSqrt, NEG_ZERO, 0, NEG_ZERO),
+        (Op::FSqrt, 0xBF80_0000, 0, DEFAULT_NAN),          // √-1
+        (Op::FSqrt, INF, 0, INF),
+        (Op::FSqrt, 0x7F80_0001, 0, 0x7FC0_0001),
     ];
     let width = cases.len().div_ceil(8) * 8;
     for constant in [false, true] {

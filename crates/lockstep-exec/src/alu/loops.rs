@@ -428,6 +428,7 @@ slot32_ops! {
     UToF: |x, _y| convert_bits(u64::from(x), ScalarType::UInt32, ScalarType::Float32) as u32;
     FToI: |x, _y| convert_bits(u64::from(x), ScalarType::Float32, ScalarType::Int32) as u32;
     FToU: |x, _y| convert_bits(u64::from(x), ScalarType::Float32, ScalarType::UInt32) as u32;
+    FSqrt: |x, _y| ops::sqrt(f32::from_bits(x)).to_bits();
 }
 
 /// The lane loop of `op` with a constant second operand, where there is

@@ -72,8 +72,73 @@ impl Compiler<'_> {
                     .map(|(r, c)| vals[0][r * cols + c])
                     .collect())
             }
-            _ => self.map_builtin(b, &vals, arg_ty).ok_or_else(unsupported),
+            _ => match self.composed(b, &vals, arg_ty, e.span)? {
+                Some(regs) => Ok(regs),
+                None => self.map_builtin(b, &vals, arg_ty).ok_or_else(unsupported),
+            },
         }
+    }
+
+    /// On the 32-bit types, the builtins that `lockstep_wave::ops` defines
+    /// as a few operators and `min`/`max` (`mad`, `clamp`, `saturate`,
+    /// `lerp`, `rcp`, `rsqrt`), emitted as those operations: each is an
+    /// [`Op32`](crate::bytecode::Op32), so they join `Block32` runs. `None`
+    /// for the others, and where the arguments' component counts differ.
+    fn composed(
+        &mut self,
+        b: Builtin,
+        vals: &[Vec<Reg>],
+        ty: ScalarType,
+        span: lockstep_ir::Span,
+    ) -> Result<Option<Vec<Reg>>, ExecError> {
+        use lockstep_ir::BinaryOp as B;
+        let float = ty == ScalarType::Float32;
+        let word = float || matches!(ty, ScalarType::Int32 | ScalarType::UInt32);
+        let n = vals.first().map_or(0, Vec::len);
+        if !word || vals.iter().any(|v| v.len() != n) {
+            return Ok(None);
+        }
+        let tys = vec![ty; n];
+        let one_bits = u64::from(1f32.to_bits());
+        let both = |x: &[Reg], y: &[Reg]| [x.to_vec(), y.to_vec()];
+        Ok(Some(match b {
+            // `a * b + c`, and `max(x, lo)` then `min(·, hi)`.
+            Builtin::Mad => {
+                let p = self.binary_regs(B::Mul, &vals[0], &vals[1], &tys, span)?;
+                self.binary_regs(B::Add, &p, &vals[2], &tys, span)?
+            }
+            Builtin::Clamp => {
+                let low = self.map_builtin(Builtin::Max, &both(&vals[0], &vals[1]), ty);
+                let low = low.expect("max on a 32-bit type");
+                let high = self.map_builtin(Builtin::Min, &both(&low, &vals[2]), ty);
+                high.expect("min on a 32-bit type")
+            }
+            Builtin::Saturate if float => {
+                let (zero, one) = (vec![self.constant(0); n], vec![self.constant(one_bits); n]);
+                let low = self.map_builtin(Builtin::Max, &both(&vals[0], &zero), ty);
+                let low = low.expect("max on float");
+                let high = self.map_builtin(Builtin::Min, &both(&low, &one), ty);
+                high.expect("min on float")
+            }
+            // `a + t * (b - a)`.
+            Builtin::Lerp if float => {
+                let d = self.binary_regs(B::Sub, &vals[1], &vals[0], &tys, span)?;
+                let m = self.binary_regs(B::Mul, &vals[2], &d, &tys, span)?;
+                self.binary_regs(B::Add, &vals[0], &m, &tys, span)?
+            }
+            // `1 / x`, and `1 / sqrt(x)` (two roundings).
+            Builtin::Rcp if float => {
+                let one = vec![self.constant(one_bits); n];
+                self.binary_regs(B::Div, &one, &vals[0], &tys, span)?
+            }
+            Builtin::Rsqrt if float => {
+                let one = vec![self.constant(one_bits); n];
+                let root = self.map_builtin(Builtin::Sqrt, &vals[..1], ty);
+                let root = root.expect("sqrt on float");
+                self.binary_regs(B::Div, &one, &root, &tys, span)?
+            }
+            _ => return Ok(None),
+        }))
     }
 
     /// A component-wise builtin over registers (scalar arguments splat).

@@ -145,8 +145,8 @@ fn integer_and_bit_builtins() {
     }
 }
 
-/// `int` orderings, `>>`, `/`, `%`, `min`, `max`, `~`, negation and `abs`
-/// (and `uint` `min` and `max`) on
+/// `int` orderings, `>>`, `/`, `%`, `min`, `max`, `~`, negation, `abs`,
+/// `mad` and `clamp` (and `uint` `min`, `max` and `clamp`) on
 /// lanes that hold every pair of edge values, alone, with literals, in a
 /// run of operations and under a branch, against Rust's `i32` operators.
 #[test]
@@ -161,7 +161,7 @@ void main(uint3 id : SV_DispatchThreadID)
 {
     int a = A[id.x];
     int b = B[id.x];
-    uint o = id.x * 17;
+    uint o = id.x * 19;
     Out[o + 0] = a < b;
     Out[o + 1] = a <= b;
     Out[o + 2] = a > b;
@@ -184,6 +184,8 @@ void main(uint3 id : SV_DispatchThreadID)
     Out[o + 14] = max(a, b) + min(a >> 1, -5);
     Out[o + 15] = min((uint)a, (uint)b) + max((uint)a, 7u);
     Out[o + 16] = ~a + abs(b) * 2 - (-a >> 1);
+    Out[o + 17] = mad(a, b, 3) + clamp(a, -5, 33);
+    Out[o + 18] = clamp((uint)a, 7u, (uint)b);
 }
 "#;
     let edges = [i32::MIN, -100, -5, -1, 0, 7, 33, i32::MAX];
@@ -222,6 +224,10 @@ void main(uint3 id : SV_DispatchThreadID)
                 (a as u32).min(b as u32).wrapping_add((a as u32).max(7)),
                 (!a).wrapping_add(b.wrapping_abs().wrapping_mul(2))
                     .wrapping_sub(a.wrapping_neg() >> 1) as u32,
+                a.wrapping_mul(b)
+                    .wrapping_add(3)
+                    .wrapping_add(a.clamp(-5, 33)) as u32,
+                (a as u32).max(7).min(b as u32),
             ]
         })
         .collect();
@@ -233,14 +239,14 @@ void main(uint3 id : SV_DispatchThreadID)
             &[
                 buf("A", Kind::StructuredBuffer, 0, words(&a)),
                 buf("B", Kind::StructuredBuffer, 1, words(&b)),
-                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 64 * 17]),
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 64 * 19]),
             ],
             wave_size,
         )
         .remove(2);
         assert_eq!(got.len(), want.len());
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            let (lane, slot) = (i / 17, i % 17);
+            let (lane, slot) = (i / 19, i % 19);
             assert_eq!(
                 g, w,
                 "wave {wave_size}, lane {lane} ({}, {}), output {slot}",
@@ -250,9 +256,10 @@ void main(uint3 id : SV_DispatchThreadID)
     }
 }
 
-/// `float` `+ - * /`, comparisons, `min`, `max`, negation, `abs` and
-/// conversions to and from `int` and `uint` on every pair of ten edge
-/// values
+/// `float` `+ - * /`, comparisons, `min`, `max`, negation, `abs`,
+/// conversions to and from `int` and `uint`, `sqrt` and the builtins made
+/// of those (`mad`, `clamp`, `saturate`, `lerp`, `rcp`, `rsqrt`) on every
+/// pair of ten edge values
 /// (signed zeros, a subnormal, an overflow, infinities, a quiet and a
 /// signalling NaN), from registers and with literals, a computed NaN on
 /// either side, in a run of operations and under a branch, at every wave
@@ -270,7 +277,7 @@ void main(uint3 id : SV_DispatchThreadID)
 {
     float a = asfloat(A[id.x]);
     float b = asfloat(B[id.x]);
-    uint o = id.x * 17;
+    uint o = id.x * 23;
     Out[o + 0] = asuint(a + b);
     Out[o + 1] = asuint(a - b);
     Out[o + 2] = asuint(a * b);
@@ -294,6 +301,12 @@ void main(uint3 id : SV_DispatchThreadID)
     Out[o + 14] = (uint)(a * 0.5f) + 1u;
     Out[o + 15] = (int)(b - 1.0f) * 3;
     Out[o + 16] = asuint((float)A[id.x] + (float)(int)B[id.x]);
+    Out[o + 17] = asuint(mad(a, b, 0.5f));
+    Out[o + 18] = asuint(clamp(a, -1.0f, b));
+    Out[o + 19] = asuint(saturate(a) + lerp(a, b, 0.25f));
+    Out[o + 20] = asuint(rcp(a));
+    Out[o + 21] = asuint(rsqrt(b));
+    Out[o + 22] = asuint(sqrt(a) * 2.0f);
 }
 "#;
     fn arith(x: f32, y: f32, f: fn(f32, f32) -> f32) -> f32 {
@@ -327,6 +340,17 @@ void main(uint3 id : SV_DispatchThreadID)
             _ if x == y && x.is_sign_positive() => x,
             _ if x == y => y,
             _ => x.max(y),
+        }
+    }
+    // The square root with SSE's NaNs: a NaN quieted, the default NaN
+    // below -0.
+    fn sqrt(x: f32) -> f32 {
+        if x.is_nan() {
+            f32::from_bits(x.to_bits() | 0x0040_0000)
+        } else if x < 0.0 {
+            f32::from_bits(0xFFC0_0000)
+        } else {
+            x.sqrt()
         }
     }
     let [add, sub, mul, div]: [fn(f32, f32) -> f32; 4] =
@@ -389,6 +413,20 @@ void main(uint3 id : SV_DispatchThreadID)
                 (arith(a, 0.5, mul) as u32).wrapping_add(1),
                 (arith(b, 1.0, sub) as i32).wrapping_mul(3) as u32,
                 arith(x as f32, y as i32 as f32, add).to_bits(),
+                // `lockstep_wave::ops`' definitions: `mad` and `lerp` round
+                // each operation, `clamp` is `max` then `min`, `rsqrt` the
+                // root and then the division.
+                arith(arith(a, b, mul), 0.5, add).to_bits(),
+                min_num(max_num(a, -1.0), b).to_bits(),
+                arith(
+                    min_num(max_num(a, 0.0), 1.0),
+                    arith(a, arith(0.25, arith(b, a, sub), mul), add),
+                    add,
+                )
+                .to_bits(),
+                arith(1.0, a, div).to_bits(),
+                arith(1.0, sqrt(b), div).to_bits(),
+                arith(sqrt(a), 2.0, mul).to_bits(),
             ]
         })
         .collect();
@@ -399,14 +437,14 @@ void main(uint3 id : SV_DispatchThreadID)
             &[
                 buf("A", Kind::StructuredBuffer, 0, a.clone()),
                 buf("B", Kind::StructuredBuffer, 1, b.clone()),
-                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 100 * 17]),
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 100 * 23]),
             ],
             wave_size,
         )
         .remove(2);
         assert_eq!(got.len(), want.len());
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            let (lane, slot) = (i / 17, i % 17);
+            let (lane, slot) = (i / 23, i % 23);
             assert_eq!(
                 g, w,
                 "wave {wave_size}, lane {lane} ({:#x}, {:#x}), output {slot}: {g:#x}, want {w:#x}",
