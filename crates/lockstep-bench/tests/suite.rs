@@ -92,7 +92,17 @@ fn divergent_loop_variants_match_their_loops_in_rust() {
         }
         x
     };
-    let variants: [(&str, &str, Lane); 4] = [
+    let shading: Lane = |seed, trips| {
+        let mut x = f32::from_bits((seed & 0x007F_FFFF) | 0x3F80_0000);
+        for i in 0..trips {
+            let s = x.sqrt() * 0.75;
+            let saturated = (s * 1.25 + -0.25).clamp(0.0, 1.0);
+            x = saturated + (x + 0.125 * (2.0 - x));
+            x = (x * 1.5).clamp(0.5, 3.0) + (i & 3) as f32 * 0.0625;
+        }
+        x.to_bits() ^ (x * 1000.0) as u32
+    };
+    let variants: [(&str, &str, Lane); 5] = [
         (
             "int",
             include_str!("../../../benches/variants/divergent_loop_int.hlsl"),
@@ -112,6 +122,11 @@ fn divergent_loop_variants_match_their_loops_in_rust() {
             "conversions",
             include_str!("../../../benches/variants/divergent_loop_conversions.hlsl"),
             conversions,
+        ),
+        (
+            "shading",
+            include_str!("../../../benches/variants/divergent_loop_shading.hlsl"),
+            shading,
         ),
     ];
     let kernel = lockstep_bench::suite::kernel("divergent_loop").expect("in the suite");

@@ -142,7 +142,7 @@ impl Program {
         if !checked {
             // Checked mode runs every operation on its own (each one's
             // findings are tracked).
-            block32::form_blocks(&mut c.code, &mut c.spans, false);
+            block32::form_blocks(&mut c.code, &mut c.spans, false, &constants);
         }
         let element_strides = module
             .resources

@@ -3026,7 +3026,7 @@ mod tests {
             code.push(Inst::Exit);
             let mut blocked = code.clone();
             let mut spans = vec![lockstep_ir::Span::default(); blocked.len()];
-            crate::compile::block32::form_blocks(&mut blocked, &mut spans, true);
+            crate::compile::block32::form_blocks(&mut blocked, &mut spans, true, &[]);
             let Inst::Block32(block) = &blocked[0] else {
                 return Err(TestCaseError::fail(format!("{:?}", blocked[0])));
             };

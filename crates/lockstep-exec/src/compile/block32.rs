@@ -104,8 +104,15 @@ fn run_op(inst: &Inst) -> Option<RunOp> {
 
 /// Replaces the runs of two or more [`Op32`] operations in `code` with a
 /// [`Block32`] where that costs less, or, with `every_run`, all of them
-/// (`spans` runs parallel to `code`).
-pub(crate) fn form_blocks(code: &mut Vec<Inst>, spans: &mut Vec<Span>, every_run: bool) {
+/// (`spans` runs parallel to `code`). An operand in one of the
+/// `constants`' registers becomes the operation's constant (see
+/// [`with_constants`]).
+pub(crate) fn form_blocks(
+    code: &mut Vec<Inst>,
+    spans: &mut Vec<Span>,
+    every_run: bool,
+    constants: &[(Reg, u64)],
+) {
     let targets = fuse::jump_targets(code);
     let mut runs: Vec<Range<usize>> = Vec::new();
     let mut pc = 0;
@@ -138,7 +145,11 @@ pub(crate) fn form_blocks(code: &mut Vec<Inst>, spans: &mut Vec<Span>, every_run
     for run in runs {
         let last = run.end - 1;
         let live = |r: Reg| live_out.at(last, r);
-        let ops: Vec<RunOp> = code[run.clone()].iter().filter_map(run_op).collect();
+        let ops: Vec<RunOp> = code[run.clone()]
+            .iter()
+            .filter_map(run_op)
+            .map(|op| with_constants(op, constants))
+            .collect();
         let block = build(&ops, &live, false).unwrap_or_else(|| {
             build(&ops, &live, true).expect("an exact block can always be built")
         });
@@ -275,6 +286,82 @@ fn build(ops: &[RunOp], live: &dyn Fn(Reg) -> bool, exact: bool) -> Option<Block
         exact,
         kernel: None,
     })
+}
+
+/// `op` with a second operand that is a constant register (a builtin's,
+/// such as `min(x, 1.0f)`, which has no constant form as an instruction)
+/// as its constant, or a constant first operand of a commutative operation
+/// swapped into that place: one register fewer to narrow. Not a `float`
+/// NaN into first place: which of two NaNs comes out depends on their
+/// order.
+fn with_constants(mut op: RunOp, constants: &[(Reg, u64)]) -> RunOp {
+    let constant = |r: Reg| {
+        constants
+            .iter()
+            .find(|&&(c, _)| c == r)
+            .map(|&(_, bits)| bits as u32)
+    };
+    if let Operand::Reg(b) = op.b {
+        if let Some(bits) = constant(b) {
+            op.b = Operand::Imm(bits);
+        } else if let Some(bits) = constant(op.a)
+            .filter(|&bits| commutes(op.op) && !(is_float(op.op) && f32::from_bits(bits).is_nan()))
+        {
+            op.a = b;
+            op.b = Operand::Imm(bits);
+        }
+    }
+    op
+}
+
+/// Whether `op(a, b)` is `op(b, a)` (for `float`, up to which NaN).
+fn commutes(op: Op32) -> bool {
+    use Op32 as O;
+    matches!(
+        op,
+        O::Add
+            | O::Mul
+            | O::And
+            | O::Or
+            | O::Xor
+            | O::Eq
+            | O::Ne
+            | O::UMin
+            | O::UMax
+            | O::SMin
+            | O::SMax
+            | O::FAdd
+            | O::FMul
+            | O::FEq
+            | O::FNe
+            | O::FMin
+            | O::FMax
+    )
+}
+
+/// Whether `op` takes `float` operands.
+fn is_float(op: Op32) -> bool {
+    use Op32 as O;
+    matches!(
+        op,
+        O::FAdd
+            | O::FSub
+            | O::FMul
+            | O::FDiv
+            | O::FEq
+            | O::FNe
+            | O::FLt
+            | O::FLe
+            | O::FGt
+            | O::FGe
+            | O::FMin
+            | O::FMax
+            | O::FNeg
+            | O::FAbs
+            | O::FToI
+            | O::FToU
+            | O::FSqrt
+    )
 }
 
 fn operand_reg(b: Operand) -> Option<Reg> {

@@ -185,7 +185,7 @@ void main(uint3 id : SV_DispatchThreadID)
     Out[o + 15] = min((uint)a, (uint)b) + max((uint)a, 7u);
     Out[o + 16] = ~a + abs(b) * 2 - (-a >> 1);
     Out[o + 17] = mad(a, b, 3) + clamp(a, -5, 33);
-    Out[o + 18] = clamp((uint)a, 7u, (uint)b);
+    Out[o + 18] = clamp((uint)a, 7u, (uint)b) + min(9u, (uint)b);
 }
 "#;
     let edges = [i32::MIN, -100, -5, -1, 0, 7, 33, i32::MAX];
@@ -227,7 +227,10 @@ void main(uint3 id : SV_DispatchThreadID)
                 a.wrapping_mul(b)
                     .wrapping_add(3)
                     .wrapping_add(a.clamp(-5, 33)) as u32,
-                (a as u32).max(7).min(b as u32),
+                (a as u32)
+                    .max(7)
+                    .min(b as u32)
+                    .wrapping_add(9.min(b as u32)),
             ]
         })
         .collect();
@@ -306,7 +309,7 @@ void main(uint3 id : SV_DispatchThreadID)
     Out[o + 19] = asuint(saturate(a) + lerp(a, b, 0.25f));
     Out[o + 20] = asuint(rcp(a));
     Out[o + 21] = asuint(rsqrt(b));
-    Out[o + 22] = asuint(sqrt(a) * 2.0f);
+    Out[o + 22] = asuint(sqrt(a) * 2.0f + max(0.5f, b));
 }
 "#;
     fn arith(x: f32, y: f32, f: fn(f32, f32) -> f32) -> f32 {
@@ -426,7 +429,7 @@ void main(uint3 id : SV_DispatchThreadID)
                 .to_bits(),
                 arith(1.0, a, div).to_bits(),
                 arith(1.0, sqrt(b), div).to_bits(),
-                arith(sqrt(a), 2.0, mul).to_bits(),
+                arith(arith(sqrt(a), 2.0, mul), max_num(0.5, b), add).to_bits(),
             ]
         })
         .collect();
