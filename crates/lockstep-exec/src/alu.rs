@@ -141,7 +141,14 @@ pub(crate) fn op32_unaries() -> Vec<(UnaryFn, Op32)> {
                 all.push((f, op32));
             }
         }
-        for b in [Builtin::Abs, Builtin::Sqrt] {
+        for b in [
+            Builtin::Abs,
+            Builtin::Sqrt,
+            Builtin::Floor,
+            Builtin::Ceil,
+            Builtin::Trunc,
+            Builtin::Round,
+        ] {
             if let (Some(BuiltinFn::Unary(f)), Some(op32)) = (builtin(b, ty), builtin_op32(b, ty)) {
                 all.push((f, op32));
             }
@@ -242,14 +249,18 @@ pub fn convert_op32(from: ScalarType, to: ScalarType) -> Option<Op32> {
 }
 
 /// The builtin `b` on `ty` as an [`Op32`], when it is one (`min` and
-/// `max` on the 32-bit types, `abs` on `int` and `float`, `sqrt` on
-/// `float`).
+/// `max` on the 32-bit types, `abs` on `int` and `float`, `sqrt`,
+/// `floor`, `ceil`, `trunc` and `round` on `float`).
 pub fn builtin_op32(b: Builtin, ty: ScalarType) -> Option<Op32> {
     use ScalarType as S;
     Some(match (b, ty) {
         (Builtin::Abs, S::Int32) => Op32::IAbs,
         (Builtin::Abs, S::Float32) => Op32::FAbs,
         (Builtin::Sqrt, S::Float32) => Op32::FSqrt,
+        (Builtin::Floor, S::Float32) => Op32::FFloor,
+        (Builtin::Ceil, S::Float32) => Op32::FCeil,
+        (Builtin::Trunc, S::Float32) => Op32::FTrunc,
+        (Builtin::Round, S::Float32) => Op32::FRound,
         (Builtin::Min, S::UInt32) => Op32::UMin,
         (Builtin::Max, S::UInt32) => Op32::UMax,
         (Builtin::Min, S::Int32) => Op32::SMin,

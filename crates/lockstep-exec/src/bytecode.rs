@@ -85,6 +85,11 @@ pub enum Op32 {
     FToU,
     /// `sqrt` on `float`: rounded to nearest, the default NaN below -0.
     FSqrt,
+    /// `floor`, `ceil`, `trunc` and `round` (ties to even) on `float`.
+    FFloor,
+    FCeil,
+    FTrunc,
+    FRound,
 }
 
 impl Op32 {
@@ -103,6 +108,10 @@ impl Op32 {
                 | O::FToI
                 | O::FToU
                 | O::FSqrt
+                | O::FFloor
+                | O::FCeil
+                | O::FTrunc
+                | O::FRound
         )
     }
 }

@@ -124,6 +124,10 @@ mod machine {
             Op32::FToI => Op::FToI,
             Op32::FToU => Op::FToU,
             Op32::FSqrt => Op::FSqrt,
+            Op32::FFloor => Op::FFloor,
+            Op32::FCeil => Op::FCeil,
+            Op32::FTrunc => Op::FTrunc,
+            Op32::FRound => Op::FRound,
         }
     }
 }

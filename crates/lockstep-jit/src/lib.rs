@@ -33,8 +33,9 @@ mod x64;
 /// take one operand and ignore the second: `~`, wrapping negation and
 /// `abs`, the sign bit flipped or cleared, `int`/`uint` to `float` rounded
 /// to nearest, `float` to `int`/`uint` truncated and saturated (NaN gives
-/// 0), and the square root rounded to nearest (a NaN quieted, the default
-/// NaN below -0).
+/// 0), the square root rounded to nearest (a NaN quieted, the default
+/// NaN below -0), and `FFloor`, `FCeil`, `FTrunc`, `FRound` (to an
+/// integer, ties to even; a NaN quieted, the sign of a zero kept).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
     Add,
@@ -82,6 +83,10 @@ pub enum Op {
     FToI,
     FToU,
     FSqrt,
+    FFloor,
+    FCeil,
+    FTrunc,
+    FRound,
 }
 
 impl Op {
@@ -100,6 +105,10 @@ impl Op {
                 | O::FToI
                 | O::FToU
                 | O::FSqrt
+                | O::FFloor
+                | O::FCeil
+                | O::FTrunc
+                | O::FRound
         )
     }
 }

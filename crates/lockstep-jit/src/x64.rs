@@ -296,7 +296,11 @@ impl Builder {
             | Op::UToF
             | Op::FToI
             | Op::FToU
-            | Op::FSqrt => unreachable!("emitted above"),
+            | Op::FSqrt
+            | Op::FFloor
+            | Op::FCeil
+            | Op::FTrunc
+            | Op::FRound => unreachable!("emitted above"),
             Op::Add => three!(asm, vpaddd, out, a, b),
             Op::Sub => three!(asm, vpsubd, out, a, b),
             Op::Mul => three!(asm, vpmulld, out, a, b),
@@ -467,6 +471,12 @@ impl Builder {
             }
             Op::IToF => dynasm!(self.asm; .arch x64; vcvtdq2ps Ry(out), Ry(a)),
             Op::FSqrt => dynasm!(self.asm; .arch x64; vsqrtps Ry(out), Ry(a)),
+            // Rounding modes 1, 2, 3 and 0, with the inexact exception
+            // suppressed (bit 3).
+            Op::FFloor => dynasm!(self.asm; .arch x64; vroundps Ry(out), Ry(a), 0x09),
+            Op::FCeil => dynasm!(self.asm; .arch x64; vroundps Ry(out), Ry(a), 0x0A),
+            Op::FTrunc => dynasm!(self.asm; .arch x64; vroundps Ry(out), Ry(a), 0x0B),
+            Op::FRound => dynasm!(self.asm; .arch x64; vroundps Ry(out), Ry(a), 0x08),
             // The high and low 16 bits converted exactly, the high half
             // scaled exactly; the one rounding is the sum's.
             Op::UToF => {

@@ -5,7 +5,7 @@
 use lockstep_jit::{Builder, Kernel, Op, Operand, Output, Run, Step};
 use proptest::prelude::*;
 
-const OPS: [Op; 45] = [
+const OPS: [Op; 49] = [
     Op::Add,
     Op::Sub,
     Op::Mul,
@@ -51,6 +51,10 @@ const OPS: [Op; 45] = [
     Op::FToI,
     Op::FToU,
     Op::FSqrt,
+    Op::FFloor,
+    Op::FCeil,
+    Op::FTrunc,
+    Op::FRound,
 ];
 
 /// IEEE minNum (`min`) or maxNum of the words' numbers: a NaN loses to a
@@ -89,6 +93,16 @@ fn float_arith(x: u32, y: u32, f: fn(f32, f32) -> f32) -> u32 {
     }
 }
 
+/// A `float` rounded to an integer by `f`, a NaN quieted.
+fn rounded(x: u32, f: fn(f32) -> f32) -> u32 {
+    let a = f32::from_bits(x);
+    if a.is_nan() {
+        x | 0x0040_0000
+    } else {
+        f(a).to_bits()
+    }
+}
+
 /// A `float` comparison of the words' numbers.
 fn float_test(x: u32, y: u32, f: fn(&f32, &f32) -> bool) -> u32 {
     u32::from(f(&f32::from_bits(x), &f32::from_bits(y)))
@@ -124,6 +138,10 @@ fn apply(op: Op, x: u32, y: u32) -> u32 {
         Op::UToF => (x as f32).to_bits(),
         Op::FToI => f32::from_bits(x) as i32 as u32,
         Op::FToU => f32::from_bits(x) as u32,
+        Op::FFloor => rounded(x, f32::floor),
+        Op::FCeil => rounded(x, f32::ceil),
+        Op::FTrunc => rounded(x, f32::trunc),
+        Op::FRound => rounded(x, f32::round_ties_even),
         // A NaN quieted, the default NaN below -0.
         Op::FSqrt => {
             let a = f32::from_bits(x);
@@ -370,7 +388,11 @@ fn edge_pairs(pairs: &[(u32, u32)]) {
                     | Op::UToF
                     | Op::FToI
                     | Op::FToU
-                    | Op::FSqrt => apply(op, x, y),
+                    | Op::FSqrt
+                    | Op::FFloor
+                    | Op::FCeil
+                    | Op::FTrunc
+                    | Op::FRound => apply(op, x, y),
                     Op::UMin => {
                         if x < y {
                             x
@@ -515,6 +537,20 @@ fn float_operations_by_hand() {
         (Op::FSqrt, 0xBF80_0000, 0, DEFAULT_NAN),          // √-1
         (Op::FSqrt, INF, 0, INF),
         (Op::FSqrt, 0x7F80_0001, 0, 0x7FC0_0001),
+        (Op::FFloor, 0xC020_0000, 0, 0xC040_0000),         // floor(-2.5) = -3
+        (Op::FFloor, 0x3F7F_FFFF, 0, 0),                   // floor(0.99…) = 0
+        (Op::FFloor, NEG_ZERO, 0, NEG_ZERO),
+        (Op::FFloor, 0x7F80_0001, 0, 0x7FC0_0001),
+        (Op::FCeil, 0xBF00_0000, 0, NEG_ZERO),             // ceil(-0.5) = -0
+        (Op::FCeil, 0x3F80_0001, 0, 0x4000_0000),          // ceil(1 + ulp) = 2
+        (Op::FCeil, 1, 0, ONE),                            // a subnormal
+        (Op::FTrunc, 0xC020_0000, 0, 0xC000_0000),         // trunc(-2.5) = -2
+        (Op::FTrunc, 0x4B80_0001, 0, 0x4B80_0001),         // already an integer
+        (Op::FRound, 0x4020_0000, 0, 0x4000_0000),         // round(2.5) = 2
+        (Op::FRound, 0x4060_0000, 0, 0x4080_0000),         // round(3.5) = 4
+        (Op::FRound, 0xC020_0000, 0, 0xC000_0000),         // round(-2.5) = -2
+        (Op::FRound, 0x3F00_0000, 0, 0),                   // round(0.5) = 0
+        (Op::FRound, NEG_INF, 0, NEG_INF),
     ];
     let width = cases.len().div_ceil(8) * 8;
     for constant in [false, true] {

@@ -429,6 +429,10 @@ slot32_ops! {
     FToI: |x, _y| convert_bits(u64::from(x), ScalarType::Float32, ScalarType::Int32) as u32;
     FToU: |x, _y| convert_bits(u64::from(x), ScalarType::Float32, ScalarType::UInt32) as u32;
     FSqrt: |x, _y| ops::sqrt(f32::from_bits(x)).to_bits();
+    FFloor: |x, _y| ops::floor(f32::from_bits(x)).to_bits();
+    FCeil: |x, _y| ops::ceil(f32::from_bits(x)).to_bits();
+    FTrunc: |x, _y| ops::trunc(f32::from_bits(x)).to_bits();
+    FRound: |x, _y| ops::round(f32::from_bits(x)).to_bits();
 }
 
 /// The lane loop of `op` with a constant second operand, where there is

@@ -80,8 +80,9 @@ impl Compiler<'_> {
     }
 
     /// On the 32-bit types, the builtins that `lockstep_wave::ops` defines
-    /// as a few operators and `min`/`max` (`mad`, `clamp`, `saturate`,
-    /// `lerp`, `rcp`, `rsqrt`), emitted as those operations: each is an
+    /// as a few operators, `min`/`max`, `floor` and `sqrt` (`mad`,
+    /// `clamp`, `saturate`, `lerp`, `frac`, `rcp`, `rsqrt`), emitted as
+    /// those operations: each is an
     /// [`Op32`](crate::bytecode::Op32), so they join `Block32` runs. `None`
     /// for the others, and where the arguments' component counts differ.
     fn composed(
@@ -125,6 +126,12 @@ impl Compiler<'_> {
                 let d = self.binary_regs(B::Sub, &vals[1], &vals[0], &tys, span)?;
                 let m = self.binary_regs(B::Mul, &vals[2], &d, &tys, span)?;
                 self.binary_regs(B::Add, &vals[0], &m, &tys, span)?
+            }
+            // `x - floor(x)`.
+            Builtin::Frac if float => {
+                let floor = self.map_builtin(Builtin::Floor, &vals[..1], ty);
+                let floor = floor.expect("floor on float");
+                self.binary_regs(B::Sub, &vals[0], &floor, &tys, span)?
             }
             // `1 / x`, and `1 / sqrt(x)` (two roundings).
             Builtin::Rcp if float => {

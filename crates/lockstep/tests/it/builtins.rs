@@ -260,9 +260,10 @@ void main(uint3 id : SV_DispatchThreadID)
 }
 
 /// `float` `+ - * /`, comparisons, `min`, `max`, negation, `abs`,
-/// conversions to and from `int` and `uint`, `sqrt` and the builtins made
-/// of those (`mad`, `clamp`, `saturate`, `lerp`, `rcp`, `rsqrt`) on every
-/// pair of ten edge values
+/// conversions to and from `int` and `uint`, `sqrt`, `floor`, `ceil`,
+/// `round`, `trunc` and the builtins made of those (`mad`, `clamp`,
+/// `saturate`, `lerp`, `frac`, `rcp`, `rsqrt`) on every pair of ten edge
+/// values
 /// (signed zeros, a subnormal, an overflow, infinities, a quiet and a
 /// signalling NaN), from registers and with literals, a computed NaN on
 /// either side, in a run of operations and under a branch, at every wave
@@ -280,7 +281,7 @@ void main(uint3 id : SV_DispatchThreadID)
 {
     float a = asfloat(A[id.x]);
     float b = asfloat(B[id.x]);
-    uint o = id.x * 23;
+    uint o = id.x * 26;
     Out[o + 0] = asuint(a + b);
     Out[o + 1] = asuint(a - b);
     Out[o + 2] = asuint(a * b);
@@ -310,6 +311,9 @@ void main(uint3 id : SV_DispatchThreadID)
     Out[o + 20] = asuint(rcp(a));
     Out[o + 21] = asuint(rsqrt(b));
     Out[o + 22] = asuint(sqrt(a) * 2.0f + max(0.5f, b));
+    Out[o + 23] = asuint(floor(a) + ceil(b));
+    Out[o + 24] = asuint(round(a * 0.5f) - trunc(b));
+    Out[o + 25] = asuint(frac(a));
 }
 "#;
     fn arith(x: f32, y: f32, f: fn(f32, f32) -> f32) -> f32 {
@@ -354,6 +358,14 @@ void main(uint3 id : SV_DispatchThreadID)
             f32::from_bits(0xFFC0_0000)
         } else {
             x.sqrt()
+        }
+    }
+    // Rounded to an integer, a NaN quieted.
+    fn rounded(x: f32, f: fn(f32) -> f32) -> f32 {
+        if x.is_nan() {
+            f32::from_bits(x.to_bits() | 0x0040_0000)
+        } else {
+            f(x)
         }
     }
     let [add, sub, mul, div]: [fn(f32, f32) -> f32; 4] =
@@ -430,6 +442,14 @@ void main(uint3 id : SV_DispatchThreadID)
                 arith(1.0, a, div).to_bits(),
                 arith(1.0, sqrt(b), div).to_bits(),
                 arith(arith(sqrt(a), 2.0, mul), max_num(0.5, b), add).to_bits(),
+                arith(rounded(a, f32::floor), rounded(b, f32::ceil), add).to_bits(),
+                arith(
+                    rounded(arith(a, 0.5, mul), f32::round_ties_even),
+                    rounded(b, f32::trunc),
+                    sub,
+                )
+                .to_bits(),
+                arith(a, rounded(a, f32::floor), sub).to_bits(),
             ]
         })
         .collect();
@@ -440,14 +460,14 @@ void main(uint3 id : SV_DispatchThreadID)
             &[
                 buf("A", Kind::StructuredBuffer, 0, a.clone()),
                 buf("B", Kind::StructuredBuffer, 1, b.clone()),
-                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 100 * 23]),
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 100 * 26]),
             ],
             wave_size,
         )
         .remove(2);
         assert_eq!(got.len(), want.len());
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            let (lane, slot) = (i / 23, i % 23);
+            let (lane, slot) = (i / 26, i % 26);
             assert_eq!(
                 g, w,
                 "wave {wave_size}, lane {lane} ({:#x}, {:#x}), output {slot}: {g:#x}, want {w:#x}",
