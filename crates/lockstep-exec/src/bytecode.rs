@@ -93,6 +93,61 @@ pub enum Op32 {
 }
 
 impl Op32 {
+    /// Whether `op(a, b)` is `op(b, a)` (for `float`, up to which of two
+    /// NaNs comes out).
+    pub fn commutes(self) -> bool {
+        use Op32 as O;
+        matches!(
+            self,
+            O::Add
+                | O::Mul
+                | O::And
+                | O::Or
+                | O::Xor
+                | O::Eq
+                | O::Ne
+                | O::UMin
+                | O::UMax
+                | O::SMin
+                | O::SMax
+                | O::FAdd
+                | O::FMul
+                | O::FEq
+                | O::FNe
+                | O::FMin
+                | O::FMax
+        )
+    }
+
+    /// Whether the operation takes `float` operands.
+    pub fn is_float(self) -> bool {
+        use Op32 as O;
+        matches!(
+            self,
+            O::FAdd
+                | O::FSub
+                | O::FMul
+                | O::FDiv
+                | O::FEq
+                | O::FNe
+                | O::FLt
+                | O::FLe
+                | O::FGt
+                | O::FGe
+                | O::FMin
+                | O::FMax
+                | O::FNeg
+                | O::FAbs
+                | O::FToI
+                | O::FToU
+                | O::FSqrt
+                | O::FFloor
+                | O::FCeil
+                | O::FTrunc
+                | O::FRound
+        )
+    }
+
     /// Whether the operation takes one operand.
     pub fn is_unary(self) -> bool {
         use Op32 as O;

@@ -304,64 +304,14 @@ fn with_constants(mut op: RunOp, constants: &[(Reg, u64)]) -> RunOp {
     if let Operand::Reg(b) = op.b {
         if let Some(bits) = constant(b) {
             op.b = Operand::Imm(bits);
-        } else if let Some(bits) = constant(op.a)
-            .filter(|&bits| commutes(op.op) && !(is_float(op.op) && f32::from_bits(bits).is_nan()))
-        {
+        } else if let Some(bits) = constant(op.a).filter(|&bits| {
+            op.op.commutes() && !(op.op.is_float() && f32::from_bits(bits).is_nan())
+        }) {
             op.a = b;
             op.b = Operand::Imm(bits);
         }
     }
     op
-}
-
-/// Whether `op(a, b)` is `op(b, a)` (for `float`, up to which NaN).
-fn commutes(op: Op32) -> bool {
-    use Op32 as O;
-    matches!(
-        op,
-        O::Add
-            | O::Mul
-            | O::And
-            | O::Or
-            | O::Xor
-            | O::Eq
-            | O::Ne
-            | O::UMin
-            | O::UMax
-            | O::SMin
-            | O::SMax
-            | O::FAdd
-            | O::FMul
-            | O::FEq
-            | O::FNe
-            | O::FMin
-            | O::FMax
-    )
-}
-
-/// Whether `op` takes `float` operands.
-fn is_float(op: Op32) -> bool {
-    use Op32 as O;
-    matches!(
-        op,
-        O::FAdd
-            | O::FSub
-            | O::FMul
-            | O::FDiv
-            | O::FEq
-            | O::FNe
-            | O::FLt
-            | O::FLe
-            | O::FGt
-            | O::FGe
-            | O::FMin
-            | O::FMax
-            | O::FNeg
-            | O::FAbs
-            | O::FToI
-            | O::FToU
-            | O::FSqrt
-    )
 }
 
 fn operand_reg(b: Operand) -> Option<Reg> {
