@@ -249,6 +249,27 @@ fn kernel(run: &Run) -> Option<Kernel> {
     Some(b.finish().expect("executable").swap_remove(k))
 }
 
+/// The kernel of one step, `op` of register 0 and `b` (register 1's value
+/// or a constant), into register 2.
+fn one_step(op: Op, b: Operand) -> Option<Kernel> {
+    let steps = [Step {
+        op,
+        a: 0,
+        b,
+        keep: None,
+    }];
+    let outputs = [Output {
+        reg: 2,
+        value: 2,
+        masked: false,
+    }];
+    kernel(&Run {
+        inputs: &[0, 1],
+        steps: &steps,
+        outputs: &outputs,
+    })
+}
+
 proptest! {
     #[test]
     fn kernels_do_what_their_steps_say(
@@ -322,23 +343,9 @@ fn edge_pairs(pairs: &[(u32, u32)]) {
     }
     for op in OPS {
         for imm in [None, Some(0u32), Some(31), Some(33), Some(0x8000_0000)] {
-            let steps = [Step {
-                op,
-                a: 0,
-                b: imm.map_or(Operand::Value(1), Operand::Imm),
-                keep: None,
-            }];
-            let outputs = [Output {
-                reg: 2,
-                value: 2,
-                masked: false,
-            }];
-            let run = Run {
-                inputs: &[0, 1],
-                steps: &steps,
-                outputs: &outputs,
+            let Some(kernel) = one_step(op, imm.map_or(Operand::Value(1), Operand::Imm)) else {
+                return;
             };
-            let Some(kernel) = kernel(&run) else { return };
             let mut got = regs.clone();
             assert!(kernel.run(&mut got, width, u128::MAX));
             for (l, &(x, y)) in pairs.iter().enumerate() {
@@ -366,33 +373,6 @@ fn edge_pairs(pairs: &[(u32, u32)]) {
                     Op::LeS => u32::from(x ^ 0x8000_0000 <= y ^ 0x8000_0000),
                     Op::GtS => u32::from(x ^ 0x8000_0000 > y ^ 0x8000_0000),
                     Op::GeS => u32::from(x ^ 0x8000_0000 >= y ^ 0x8000_0000),
-                    // The model's (see `float_operations_by_hand` too).
-                    Op::FAdd
-                    | Op::FSub
-                    | Op::FMul
-                    | Op::FDiv
-                    | Op::FEq
-                    | Op::FNe
-                    | Op::FLt
-                    | Op::FLe
-                    | Op::FGt
-                    | Op::FGe
-                    | Op::FMin
-                    | Op::FMax
-                    | Op::Not
-                    | Op::INeg
-                    | Op::IAbs
-                    | Op::FNeg
-                    | Op::FAbs
-                    | Op::IToF
-                    | Op::UToF
-                    | Op::FToI
-                    | Op::FToU
-                    | Op::FSqrt
-                    | Op::FFloor
-                    | Op::FCeil
-                    | Op::FTrunc
-                    | Op::FRound => apply(op, x, y),
                     Op::UMin => {
                         if x < y {
                             x
@@ -421,6 +401,9 @@ fn edge_pairs(pairs: &[(u32, u32)]) {
                             y
                         }
                     }
+                    // `float` and one-operand operations: the model's
+                    // (see `float_operations_by_hand` too).
+                    _ => apply(op, x, y),
                 };
                 assert_eq!(got[2 * width + l], u64::from(want), "{op:?} {x:#x} {y:#x}");
             }
@@ -555,27 +538,14 @@ fn float_operations_by_hand() {
     let width = cases.len().div_ceil(8) * 8;
     for constant in [false, true] {
         for (i, &(op, x, y, want)) in cases.iter().enumerate() {
-            let steps = [Step {
-                op,
-                a: 0,
-                b: if constant {
-                    Operand::Imm(y)
-                } else {
-                    Operand::Value(1)
-                },
-                keep: None,
-            }];
-            let outputs = [Output {
-                reg: 2,
-                value: 2,
-                masked: false,
-            }];
-            let run = Run {
-                inputs: &[0, 1],
-                steps: &steps,
-                outputs: &outputs,
+            let b = if constant {
+                Operand::Imm(y)
+            } else {
+                Operand::Value(1)
             };
-            let Some(kernel) = kernel(&run) else { return };
+            let Some(kernel) = one_step(op, b) else {
+                return;
+            };
             let mut regs = vec![0u64; 3 * width];
             regs[..width].fill(u64::from(x));
             regs[width..2 * width].fill(u64::from(y));
