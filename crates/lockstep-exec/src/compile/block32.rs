@@ -3,10 +3,11 @@
 //!
 //! A run is two or more `Binary`/`BinaryImm`/`Unary` instructions of an
 //! [`Op32`] in a row, with no jump landing inside: they run under one
-//! execution mask. The block narrows the registers the run reads before writing
-//! into 32-bit slots, gives each operation a slot of its own, and widens
-//! back the registers that are read after the run (liveness, as in
-//! `fuse`): temporaries that die inside the run are never written.
+//! execution mask. The block narrows the registers the run reads before
+//! writing into 32-bit slots, gives each operation a slot of its own, and
+//! widens back the registers that are read after the run (liveness, as in
+//! `fuse`): temporaries that die inside the run are never written. A
+//! one-operand operation takes an ignored constant as its second.
 //!
 //! An operation that writes the active lanes only (`masked`) computes all
 //! lanes of its slot. A register whose every write in the run is masked

@@ -82,9 +82,9 @@ impl Compiler<'_> {
     /// On the 32-bit types, the builtins that `lockstep_wave::ops` defines
     /// as a few operators, `min`/`max`, `floor` and `sqrt` (`mad`,
     /// `clamp`, `saturate`, `lerp`, `frac`, `rcp`, `rsqrt`), emitted as
-    /// those operations: each is an
-    /// [`Op32`](crate::bytecode::Op32), so they join `Block32` runs. `None`
-    /// for the others, and where the arguments' component counts differ.
+    /// those operations: each is an [`Op32`](crate::bytecode::Op32), so
+    /// they join `Block32` runs. `None` for the others, and where the
+    /// arguments' component counts differ.
     fn composed(
         &mut self,
         b: Builtin,
