@@ -4,6 +4,7 @@
 //! lockstep-wave).
 
 mod batch;
+mod blocks;
 mod builtins;
 mod check;
 mod control_flow;
