@@ -52,7 +52,7 @@ fn outputs_are_the_buffers_the_kernels_write() {
 /// The variants of `divergent_loop` in `benches/variants/` (which
 /// `lockstep-scaling --source` times unchecked) against their loops
 /// written out in Rust, lane by lane, at wave sizes 8 and 32: they time
-/// what they say, and the signed, float and conversion paths they exercise
+/// what they say, and the signed, float, conversion and select paths they exercise
 /// give Rust's results.
 #[test]
 fn divergent_loop_variants_match_their_loops_in_rust() {
@@ -102,7 +102,26 @@ fn divergent_loop_variants_match_their_loops_in_rust() {
         }
         x.to_bits() ^ (x * 1000.0) as u32
     };
-    let variants: [(&str, &str, Lane); 5] = [
+    let select: Lane = |seed, trips| {
+        let mut x = seed;
+        for i in 0..trips {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            x ^= if x & 1 != 0 { x >> 13 } else { x << 7 };
+            x = if x > 0x8000_0000 {
+                x.wrapping_sub(0x12345)
+            } else {
+                x.wrapping_add(i)
+            };
+            x = x.wrapping_add(if ((x >> 8) as f32) < 4_194_304.0 {
+                3
+            } else {
+                5
+            });
+            x = x.rotate_left(5);
+        }
+        x
+    };
+    let variants: [(&str, &str, Lane); 6] = [
         (
             "int",
             include_str!("../../../benches/variants/divergent_loop_int.hlsl"),
@@ -127,6 +146,11 @@ fn divergent_loop_variants_match_their_loops_in_rust() {
             "shading",
             include_str!("../../../benches/variants/divergent_loop_shading.hlsl"),
             shading,
+        ),
+        (
+            "select",
+            include_str!("../../../benches/variants/divergent_loop_select.hlsl"),
+            select,
         ),
     ];
     let kernel = lockstep_bench::suite::kernel("divergent_loop").expect("in the suite");

@@ -7,7 +7,9 @@
 //! the same bits: AVX2 only widens the vectors the loops are compiled to
 //! (it does not allow fused multiply-adds or other contractions).
 
-use crate::bytecode::{BinaryFn, BinaryImmFn, Op32, Slot32Fn, Slot32ImmFn, TernaryFn, UnaryFn};
+use crate::bytecode::{
+    BinaryFn, BinaryImmFn, Op32, Slot32Fn, Slot32ImmFn, Slot32SelectFn, TernaryFn, UnaryFn,
+};
 use lockstep_ir::{BinaryOp, Builtin, ScalarType, UnaryOp};
 
 pub(crate) use crate::simd::avx2_available;
@@ -21,7 +23,9 @@ pub enum BuiltinFn {
 
 /// The lane loops for the baseline instruction set.
 pub(crate) mod base {
-    use crate::bytecode::{BinaryFn, BinaryImmFn, Op32, Slot32Fn, Slot32ImmFn, UnaryFn};
+    use crate::bytecode::{
+        BinaryFn, BinaryImmFn, Op32, Slot32Fn, Slot32ImmFn, Slot32SelectFn, UnaryFn,
+    };
     use crate::value::{Val, convert_bits};
     use crate::{with_arith, with_float, with_int, with_scalar};
     use lockstep_ir::{BinaryOp, Builtin, ScalarType, UnaryOp};
@@ -40,7 +44,9 @@ pub(crate) mod base {
 /// The lane loops compiled for AVX2: only handed out when the CPU has it.
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2 {
-    use crate::bytecode::{BinaryFn, BinaryImmFn, Op32, Slot32Fn, Slot32ImmFn, UnaryFn};
+    use crate::bytecode::{
+        BinaryFn, BinaryImmFn, Op32, Slot32Fn, Slot32ImmFn, Slot32SelectFn, UnaryFn,
+    };
     use crate::value::{Val, convert_bits};
     use crate::{with_arith, with_float, with_int, with_scalar};
     use lockstep_ir::{BinaryOp, Builtin, ScalarType, UnaryOp};
@@ -271,9 +277,15 @@ pub fn builtin_op32(b: Builtin, ty: ScalarType) -> Option<Op32> {
     })
 }
 
-/// The loops of `op` on a [`crate::bytecode::Block32`]'s 32-bit slots.
-pub fn slot32(op: Op32) -> (Slot32Fn, Slot32ImmFn) {
+/// The loops of `op` on a [`crate::bytecode::Block32`]'s 32-bit slots
+/// (`None` for [`Op32::Select`]: see [`select32`]).
+pub fn slot32(op: Op32) -> Option<(Slot32Fn, Slot32ImmFn)> {
     pick!(slot32(op))
+}
+
+/// The loop of [`Op32::Select`] on a block's slots.
+pub fn select32() -> Slot32SelectFn {
+    pick!(select32_fn())
 }
 
 pub fn unary(op: UnaryOp, ty: ScalarType) -> Option<UnaryFn> {

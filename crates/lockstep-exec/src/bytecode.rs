@@ -23,6 +23,8 @@ pub type TernaryFn = fn(dst: &mut [u64], a: &[u64], b: &[u64], c: &[u64], keep: 
 pub type Slot32Fn = fn(dst: &mut [u32], a: &[u32], b: &[u32]);
 /// `dst[l] = f(a[l], imm)` on 32-bit lanes.
 pub type Slot32ImmFn = fn(dst: &mut [u32], a: &[u32], imm: u32);
+/// [`Op32::Select`]'s loop: `dst = c != 0 ? a : b` per lane.
+pub type Slot32SelectFn = fn(dst: &mut [u32], c: &[u32], a: &[u32], b: &[u32]);
 
 /// The 32-bit operations that only need their operands' low 32 bits and
 /// give the low 32 bits of the result: on `int` and `uint` (the shift
@@ -90,6 +92,9 @@ pub enum Op32 {
     FCeil,
     FTrunc,
     FRound,
+    /// Three operands: `a != 0 ? b : c` (in a block, `b` and `c` are
+    /// slots; see [`Slot32Kind::Select`]).
+    Select,
 }
 
 impl Op32 {
@@ -217,11 +222,24 @@ pub struct Slot32Op {
     pub old: Option<u16>,
 }
 
-/// A [`Slot32Op`]'s function and second operand.
+/// A [`Slot32Op`]'s function and other operands.
 #[derive(Clone, Copy, Debug)]
 pub enum Slot32Kind {
-    Slots { f: Slot32Fn, b: u16 },
-    Imm { f: Slot32ImmFn, imm: u32 },
+    Slots {
+        f: Slot32Fn,
+        b: u16,
+    },
+    Imm {
+        f: Slot32ImmFn,
+        imm: u32,
+    },
+    /// [`Op32::Select`]: `a`'s lanes pick `b`'s where nonzero, `c`'s
+    /// where zero.
+    Select {
+        f: Slot32SelectFn,
+        b: u16,
+        c: u16,
+    },
 }
 
 /// A register a [`Block32`] writes back, zero-extended from a slot.
@@ -324,12 +342,17 @@ pub enum Inst {
         dst: Reg,
         src: Reg,
     },
-    /// `dst = cond ? a : b`, per lane.
+    /// `dst = cond ? a : b`, per lane (`cond` nonzero or zero).
     Select {
         dst: Reg,
         cond: Reg,
         a: Reg,
         b: Reg,
+        /// The three operands and the result are 32-bit values: the
+        /// select can be an [`Op32::Select`] in a [`Block32`].
+        word: bool,
+        /// Writes the active lanes only.
+        masked: bool,
     },
     /// `dst = base_value + index * scale`, with `index` sign- or
     /// zero-extended from `index_ty` and wrapping 64-bit arithmetic.
@@ -559,7 +582,9 @@ macro_rules! each_reg {
                 $f(dst);
                 $f(src);
             }
-            Inst::Select { dst, cond, a, b } => {
+            Inst::Select {
+                dst, cond, a, b, ..
+            } => {
                 $f(dst);
                 $f(cond);
                 $f(a);

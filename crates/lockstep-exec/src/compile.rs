@@ -181,6 +181,13 @@ impl Program {
         self.code.len()
     }
 
+    /// How many branches (`if`s, and `?:`, `&&` and `||` that branch) the
+    /// program has (for tests).
+    pub fn branch_count(&self) -> usize {
+        let branch = |inst: &&Inst| matches!(inst, Inst::IfBegin { .. });
+        self.code.iter().filter(branch).count()
+    }
+
     /// How many atomics the engine may hold back and combine: those on
     /// device memory whose result nothing reads (for tests).
     pub fn deferrable_atomics(&self) -> usize {

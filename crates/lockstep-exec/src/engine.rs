@@ -678,13 +678,28 @@ impl Wave {
                         Some(keep) => blend(d, s, keep),
                     })
                 }
-                Inst::Select { dst, cond, a, b } => {
-                    self.with_operands(dst, [cond, a, b], scratch, |d, [c, a, b]| {
-                        for (l, d) in d.iter_mut().enumerate() {
-                            *d = if c[l] != 0 { a[l] } else { b[l] };
-                        }
-                    })
-                }
+                Inst::Select {
+                    dst,
+                    cond,
+                    a,
+                    b,
+                    masked,
+                    ..
+                } => self.alu_op(masked, dst, [cond, a, b], scratch, |d, [c, a, b], keep| {
+                    // Without a branch: a lane's condition is data, so a
+                    // branch per lane mispredicts.
+                    let select = |c: u64, a: u64, b: u64| {
+                        let pick = 0u64.wrapping_sub(u64::from(c != 0));
+                        (a & pick) | (b & !pick)
+                    };
+                    let lanes = d.iter_mut().zip(c).zip(a).zip(b);
+                    match keep {
+                        None => lanes.for_each(|(((d, &c), &a), &b)| *d = select(c, a, b)),
+                        Some(keep) => lanes.zip(keep).for_each(|((((d, &c), &a), &b), &k)| {
+                            *d = (*d & !k) | (select(c, a, b) & k);
+                        }),
+                    }
+                }),
                 Inst::IndexScale {
                     dst,
                     index,
@@ -1159,6 +1174,7 @@ impl Wave {
             match op.kind {
                 Slot32Kind::Slots { f, b } => f(dst, slot(op.a), slot(b)),
                 Slot32Kind::Imm { f, imm } => f(dst, slot(op.a), imm),
+                Slot32Kind::Select { f, b, c } => f(dst, slot(op.a), slot(b), slot(c)),
             }
             if let Some(old) = op.old.filter(|_| exact_keep) {
                 for ((d, &o), &k) in dst.iter_mut().zip(slot(old)).zip(&self.slot_keep) {
@@ -2931,19 +2947,32 @@ mod tests {
     /// The operations `op32_inst` numbers.
     fn op32_inst_count() -> usize {
         use crate::alu::{op32_builtins, op32_forms, op32_unaries};
-        op32_forms().len() + op32_builtins().len() + op32_unaries().len()
+        op32_forms().len() + op32_builtins().len() + op32_unaries().len() + 1
     }
 
     /// An operation for `run_code`: `(op, dst, a, b or an immediate, masked)`,
     /// `op` numbering the operators on `uint`, then on `int`, then on
     /// `float` (`alu::op32_forms`), then the builtins (`alu::op32_builtins`,
     /// which take no immediate: `b` is a register then), then the
-    /// one-operand operations (`alu::op32_unaries`, which ignore `b`).
+    /// one-operand operations (`alu::op32_unaries`, which ignore `b`), then
+    /// a select on condition `a` between `b` (a register) and one more
+    /// register.
     fn op32_inst((op, dst, a, b, masked): (usize, u32, u32, Result<u32, u32>, bool)) -> Inst {
         let forms = crate::alu::op32_forms();
         let builtins = crate::alu::op32_builtins();
         let unary = op.wrapping_sub(forms.len() + builtins.len());
-        if let Some(&(f, op32)) = crate::alu::op32_unaries().get(unary) {
+        let unaries = crate::alu::op32_unaries();
+        if unary == unaries.len() {
+            return Inst::Select {
+                dst: Reg(dst),
+                cond: Reg(a),
+                a: Reg(b.map_or_else(|r| r, |imm| imm % 6)),
+                b: Reg((a + dst + 1) % 6),
+                word: true,
+                masked,
+            };
+        }
+        if let Some(&(f, op32)) = unaries.get(unary) {
             return Inst::Unary {
                 f,
                 dst: Reg(dst),

@@ -44,14 +44,19 @@ mod machine {
             let steps: Vec<Step> = block
                 .ops
                 .iter()
-                .map(|o| Step {
-                    op: op(o.op),
-                    a: o.a,
-                    b: match o.kind {
-                        Slot32Kind::Slots { b, .. } => Operand::Value(b),
-                        Slot32Kind::Imm { imm, .. } => Operand::Imm(imm),
-                    },
-                    keep: o.old,
+                .map(|o| {
+                    let (b, c) = match o.kind {
+                        Slot32Kind::Slots { b, .. } => (Operand::Value(b), None),
+                        Slot32Kind::Imm { imm, .. } => (Operand::Imm(imm), None),
+                        Slot32Kind::Select { b, c, .. } => (Operand::Value(b), Some(c)),
+                    };
+                    Step {
+                        op: op(o.op),
+                        a: o.a,
+                        b,
+                        c,
+                        keep: o.old,
+                    }
                 })
                 .collect();
             let outputs: Vec<Output> = block
@@ -128,6 +133,7 @@ mod machine {
             Op32::FCeil => Op::FCeil,
             Op32::FTrunc => Op::FTrunc,
             Op32::FRound => Op::FRound,
+            Op32::Select => Op::Select,
         }
     }
 }

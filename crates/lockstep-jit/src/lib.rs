@@ -36,6 +36,8 @@ mod x64;
 /// 0), the square root rounded to nearest (a NaN quieted, the default
 /// NaN below -0), and `FFloor`, `FCeil`, `FTrunc`, `FRound` (to an
 /// integer, ties to even; a NaN quieted, the sign of a zero kept).
+///
+/// `Select` takes three: `a != 0 ? b : c` (`b` a value, not a constant).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
     Add,
@@ -87,6 +89,7 @@ pub enum Op {
     FCeil,
     FTrunc,
     FRound,
+    Select,
 }
 
 impl Op {
@@ -123,12 +126,15 @@ pub enum Operand {
     Imm(u32),
 }
 
-/// One step of a run: `op(a, b)` on every lane, a new value.
+/// One step of a run: `op(a, b)` (`Select`: `op(a, b, c)`) on every lane,
+/// a new value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Step {
     pub op: Op,
     pub a: Value,
     pub b: Operand,
+    /// `Select`'s third operand; `None` for every other operation.
+    pub c: Option<Value>,
     /// The inactive lanes take this value's lanes instead.
     pub keep: Option<Value>,
 }
@@ -170,6 +176,10 @@ fn allocate(run: &Run) -> Option<Vec<Option<u8>>> {
         *needed.get_mut(usize::from(o.value))? = true;
     }
     for (i, step) in run.steps.iter().enumerate().rev() {
+        let select = step.op == Op::Select;
+        if select != step.c.is_some() || (select && !matches!(step.b, Operand::Value(_))) {
+            return None;
+        }
         for v in reads(step) {
             if usize::from(v) >= inputs + i {
                 return None;
@@ -224,7 +234,7 @@ fn reads(step: &Step) -> impl Iterator<Item = Value> {
         Operand::Value(b) => Some(b),
         Operand::Imm(_) => None,
     };
-    [Some(step.a), b, step.keep].into_iter().flatten()
+    [Some(step.a), b, step.c, step.keep].into_iter().flatten()
 }
 
 /// The registers a run names, each once: the kernel's pointer table.
@@ -267,7 +277,9 @@ impl Builder {
     /// Adds the code of `run`; its index among the kernels [`finish`]
     /// returns, or `None` when the run does not fit (more values live at
     /// once than there are vector registers, more than [`MAX_REGS`]
-    /// registers) or reads a value before it is made.
+    /// registers), reads a value before it is made, or has a step whose
+    /// operands do not fit its operation (a `Select` without a third
+    /// value or with a constant second, a third operand on another).
     ///
     /// [`finish`]: Builder::finish
     pub fn add(&mut self, run: &Run) -> Option<usize> {

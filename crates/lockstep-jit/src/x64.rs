@@ -191,11 +191,22 @@ impl Builder {
         for (i, step) in run.steps.iter().enumerate() {
             let Some(d) = place[inputs + i] else { continue };
             let out = if step.keep.is_some() { RESULT } else { d };
-            let b = match step.b {
-                Operand::Value(b) => Second::Reg(at(b)),
-                Operand::Imm(imm) => Second::Imm(imm),
-            };
-            self.step(step.op, out, at(step.a), b);
+            match (step.b, step.c) {
+                // `Select` (`allocate` checked its operands): `TEMP` = all
+                // ones where the condition is zero, which take `c`.
+                (Operand::Value(b), Some(c)) => dynasm!(self.asm; .arch x64
+                    ; vpxor Ry(TEMP), Ry(TEMP), Ry(TEMP)
+                    ; vpcmpeqd Ry(TEMP), Ry(TEMP), Ry(at(step.a))
+                    ; vpblendvb Ry(out), Ry(at(b)), Ry(at(c)), Ry(TEMP)
+                ),
+                (b, _) => {
+                    let b = match b {
+                        Operand::Value(b) => Second::Reg(at(b)),
+                        Operand::Imm(imm) => Second::Imm(imm),
+                    };
+                    self.step(step.op, out, at(step.a), b);
+                }
+            }
             if let Some(keep) = step.keep {
                 dynasm!(self.asm; .arch x64
                     ; vpblendvb Ry(d), Ry(at(keep)), Ry(RESULT), Ry(MASK32)
@@ -300,7 +311,8 @@ impl Builder {
             | Op::FFloor
             | Op::FCeil
             | Op::FTrunc
-            | Op::FRound => unreachable!("emitted above"),
+            | Op::FRound
+            | Op::Select => unreachable!("emitted above"),
             Op::Add => three!(asm, vpaddd, out, a, b),
             Op::Sub => three!(asm, vpsubd, out, a, b),
             Op::Mul => three!(asm, vpmulld, out, a, b),

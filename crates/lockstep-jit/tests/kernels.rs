@@ -5,7 +5,7 @@
 use lockstep_jit::{Builder, Kernel, Op, Operand, Output, Run, Step};
 use proptest::prelude::*;
 
-const OPS: [Op; 49] = [
+const OPS: [Op; 50] = [
     Op::Add,
     Op::Sub,
     Op::Mul,
@@ -55,6 +55,7 @@ const OPS: [Op; 49] = [
     Op::FCeil,
     Op::FTrunc,
     Op::FRound,
+    Op::Select,
 ];
 
 /// IEEE minNum (`min`) or maxNum of the words' numbers: a NaN loses to a
@@ -172,6 +173,7 @@ fn apply(op: Op, x: u32, y: u32) -> u32 {
         Op::LeS => ((x as i32) <= (y as i32)) as u32,
         Op::GtS => ((x as i32) > (y as i32)) as u32,
         Op::GeS => ((x as i32) >= (y as i32)) as u32,
+        Op::Select => panic!("three operands: `model` picks"),
     }
 }
 
@@ -189,7 +191,11 @@ fn model(run: &Run, regs: &mut [u64], width: usize, mask: u128) {
                 Operand::Value(b) => values[b as usize],
                 Operand::Imm(k) => k,
             };
-            let mut v = apply(s.op, values[s.a as usize], b);
+            let mut v = match s.c {
+                Some(c) if values[s.a as usize] == 0 => values[c as usize],
+                Some(_) => b,
+                None => apply(s.op, values[s.a as usize], b),
+            };
             if let Some(k) = s.keep.filter(|_| !active) {
                 v = values[k as usize];
             }
@@ -221,13 +227,18 @@ fn runs() -> impl Strategy<Value = (Vec<u32>, Vec<Step>, Vec<Output>)> {
                             any::<u32>().prop_map(Operand::Imm),
                             (0u32..40).prop_map(Operand::Imm),
                         ],
+                        0..made,
                         prop::option::of(0..made),
                     )
-                        .prop_map(|(op, a, b, keep)| Step {
-                            op: OPS[op],
-                            a,
-                            b,
-                            keep,
+                        .prop_map(|(op, a, b, c, keep)| {
+                            let op = OPS[op];
+                            // A select picks between two values.
+                            let (b, c) = match (op, b) {
+                                (Op::Select, Operand::Imm(_)) => (Operand::Value(c), Some(c)),
+                                (Op::Select, b) => (b, Some(c)),
+                                (_, b) => (b, None),
+                            };
+                            Step { op, a, b, c, keep }
                         })
                 })
                 .collect::<Vec<_>>(),
@@ -256,6 +267,7 @@ fn one_step(op: Op, b: Operand) -> Option<Kernel> {
         op,
         a: 0,
         b,
+        c: None,
         keep: None,
     }];
     let outputs = [Output {
@@ -341,7 +353,7 @@ fn edge_pairs(pairs: &[(u32, u32)]) {
         regs[l] = u64::from(x) | 0xDEAD_0000_0000_0000;
         regs[width + l] = u64::from(y);
     }
-    for op in OPS {
+    for op in OPS.into_iter().filter(|&op| op != Op::Select) {
         for imm in [None, Some(0u32), Some(31), Some(33), Some(0x8000_0000)] {
             let Some(kernel) = one_step(op, imm.map_or(Operand::Value(1), Operand::Imm)) else {
                 return;
@@ -590,6 +602,7 @@ fn runs_too_wide_for_the_registers_are_refused() {
         op: Op::Add,
         a: 0,
         b: Operand::Value(1),
+        c: None,
         keep: None,
     }];
     let bad = Run {
@@ -598,6 +611,32 @@ fn runs_too_wide_for_the_registers_are_refused() {
         outputs: &[],
     };
     assert_eq!(b.add(&bad), None);
+    // Operands that do not fit the operation: a select without its third
+    // value or with a constant second, a third value on an addition.
+    let misfits = [
+        (Op::Select, Operand::Value(1), None),
+        (Op::Select, Operand::Imm(7), Some(1)),
+        (Op::Add, Operand::Value(1), Some(1)),
+    ];
+    for (op, second, c) in misfits {
+        let step = [Step {
+            op,
+            a: 0,
+            b: second,
+            c,
+            keep: None,
+        }];
+        let run = Run {
+            inputs: &[0, 1],
+            steps: &step,
+            outputs: &[Output {
+                reg: 2,
+                value: 2,
+                masked: false,
+            }],
+        };
+        assert_eq!(b.add(&run), None, "{op:?} {second:?} {c:?}");
+    }
     let copy = [Output {
         reg: 1,
         value: 0,
@@ -617,4 +656,90 @@ fn runs_too_wide_for_the_registers_are_refused() {
     // Widths the kernel cannot take, and a register file too short.
     assert!(!kernel.run(&mut regs, 4, 0xF));
     assert!(!kernel.run(&mut regs[..12], 8, 0xFF));
+}
+
+/// `Select` picks by the whole word of its condition: words that are zero
+/// only in some bytes, or only in their sign bits, are true. Written back
+/// masked and unmasked, and kept where the step itself is masked.
+#[test]
+fn select_by_hand() {
+    let conditions = [
+        0u32,
+        1,
+        0x100,
+        0x8000_0000,
+        0x7FFF_FFFF,
+        0xFFFF_FFFF,
+        0x0001_0000,
+        0,
+    ];
+    let width = 16;
+    let mut regs = vec![0u64; 6 * width];
+    for l in 0..width {
+        regs[l] = u64::from(conditions[l % 8]) | 0xDEAD_0000_0000_0000;
+        regs[width + l] = 100 + l as u64;
+        regs[2 * width + l] = 200 + l as u64;
+        regs[5 * width + l] = 500 + l as u64;
+    }
+    let steps = [
+        Step {
+            op: Op::Select,
+            a: 0,
+            b: Operand::Value(1),
+            c: Some(2),
+            keep: None,
+        },
+        // The other order, kept where the lane is inactive.
+        Step {
+            op: Op::Select,
+            a: 0,
+            b: Operand::Value(2),
+            c: Some(1),
+            keep: Some(3),
+        },
+    ];
+    let outputs = [
+        Output {
+            reg: 3,
+            value: 3,
+            masked: false,
+        },
+        Output {
+            reg: 4,
+            value: 4,
+            masked: false,
+        },
+        Output {
+            reg: 5,
+            value: 3,
+            masked: true,
+        },
+    ];
+    let Some(kernel) = kernel(&Run {
+        inputs: &[0, 1, 2],
+        steps: &steps,
+        outputs: &outputs,
+    }) else {
+        return;
+    };
+    let mask: u128 = 0b1010_0110_1100_0011;
+    let mut got = regs.clone();
+    assert!(kernel.run(&mut got, width, mask));
+    for l in 0..width {
+        let (yes, no) = (100 + l as u64, 200 + l as u64);
+        let picked = if conditions[l % 8] != 0 { yes } else { no };
+        let other = if conditions[l % 8] != 0 { no } else { yes };
+        let active = mask >> l & 1 == 1;
+        assert_eq!(got[3 * width + l], picked, "lane {l}");
+        assert_eq!(
+            got[4 * width + l],
+            if active { other } else { picked },
+            "lane {l}"
+        );
+        assert_eq!(
+            got[5 * width + l],
+            if active { picked } else { 500 + l as u64 },
+            "lane {l}"
+        );
+    }
 }

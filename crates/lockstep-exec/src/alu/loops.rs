@@ -349,9 +349,10 @@ fn whole_lane(op: BinaryOp, ty: ScalarType) -> Option<(BinaryFn, BinaryImmFn)> {
 // they are plain `u32` arithmetic: eight lanes per AVX2 vector.
 macro_rules! slot32_ops {
     ($($op:ident: |$x:ident, $y:ident| $body:expr;)*) => {
-        /// The slot loops of `op`: over two slots, and with a constant.
-        pub(crate) fn slot32(op: Op32) -> (Slot32Fn, Slot32ImmFn) {
-            match op {$(
+        /// The slot loops of `op`: over two slots, and with a constant
+        /// (`None` for [`Op32::Select`], which has [`select32`]).
+        pub(crate) fn slot32(op: Op32) -> Option<(Slot32Fn, Slot32ImmFn)> {
+            Some(match op {$(
                 Op32::$op => {
                     fn slots(dst: &mut [u32], a: &[u32], b: &[u32]) {
                         let f = |$x: u32, $y: u32| -> u32 { $body };
@@ -377,9 +378,31 @@ macro_rules! slot32_ops {
                     }
                     (slots, imm)
                 }
-            )*}
+            )*
+                Op32::Select => return None,
+            })
         }
     };
+}
+
+/// [`Op32::Select`] on a block's slots: `c`'s lanes pick `a`'s where
+/// nonzero and `b`'s where zero, without a branch (the conditions are
+/// data, which a branch per lane would mispredict).
+pub(crate) fn select32(dst: &mut [u32], c: &[u32], a: &[u32], b: &[u32]) {
+    isa(
+        #[inline(always)]
+        || {
+            for (((d, &c), &a), &b) in dst.iter_mut().zip(c).zip(a).zip(b) {
+                let pick = 0u32.wrapping_sub(u32::from(c != 0));
+                *d = (a & pick) | (b & !pick);
+            }
+        },
+    )
+}
+
+/// [`select32`] as a function pointer.
+pub(crate) fn select32_fn() -> Slot32SelectFn {
+    select32
 }
 
 slot32_ops! {

@@ -37,14 +37,15 @@ use crate::jit::Kernels;
 /// The most operations in one block (longer runs are cut).
 const MAX_OPS: usize = 64;
 
-/// A run's operation: the op, its destination, its operands and whether it
-/// writes the active lanes only.
+/// A run's operation: the op, its destination, its operands (`c` for a
+/// select alone) and whether it writes the active lanes only.
 #[derive(Clone, Copy)]
 struct RunOp {
     op: Op32,
     dst: Reg,
     a: Reg,
     b: Operand,
+    c: Option<Reg>,
     masked: bool,
 }
 
@@ -68,6 +69,7 @@ fn run_op(inst: &Inst) -> Option<RunOp> {
             dst,
             a,
             b: Operand::Reg(b),
+            c: None,
             masked,
         }),
         // One operand: the second is an ignored constant.
@@ -82,6 +84,7 @@ fn run_op(inst: &Inst) -> Option<RunOp> {
             dst,
             a,
             b: Operand::Imm(0),
+            c: None,
             masked,
         }),
         Inst::BinaryImm {
@@ -97,6 +100,24 @@ fn run_op(inst: &Inst) -> Option<RunOp> {
             a,
             // The operations only read an operand's low 32 bits.
             b: Operand::Imm(imm as u32),
+            c: None,
+            masked,
+        }),
+        // The condition is a 32-bit value too: zero or not after narrowing
+        // as before.
+        Inst::Select {
+            dst,
+            cond,
+            a,
+            b,
+            word: true,
+            masked,
+        } => Some(RunOp {
+            op: Op32::Select,
+            dst,
+            a: cond,
+            b: Operand::Reg(a),
+            c: Some(b),
             masked,
         }),
         _ => None,
@@ -222,6 +243,7 @@ fn build(ops: &[RunOp], live: &dyn Fn(Reg) -> bool, exact: bool) -> Option<Block
         let reads = [
             Some(op.a),
             operand_reg(op.b),
+            op.c,
             (exact && op.masked).then_some(op.dst),
         ];
         for r in reads.into_iter().flatten() {
@@ -242,20 +264,24 @@ fn build(ops: &[RunOp], live: &dyn Fn(Reg) -> bool, exact: bool) -> Option<Block
     for (i, op) in ops.iter().enumerate() {
         let slot = (inputs.len() + i) as u16;
         let a = slot_of[&op.a];
-        let (f, imm) = alu::slot32(op.op);
-        let kind = match op.b {
-            Operand::Reg(b) => Slot32Kind::Slots { f, b: slot_of[&b] },
-            Operand::Imm(imm_bits) => Slot32Kind::Imm {
-                f: imm,
-                imm: imm_bits,
+        let kind = match (alu::slot32(op.op), op.b, op.c) {
+            (Some((f, _)), Operand::Reg(b), None) => Slot32Kind::Slots { f, b: slot_of[&b] },
+            (Some((_, f)), Operand::Imm(imm), None) => Slot32Kind::Imm { f, imm },
+            (None, Operand::Reg(b), Some(c)) => Slot32Kind::Select {
+                f: alu::select32(),
+                b: slot_of[&b],
+                c: slot_of[&c],
             },
+            _ => unreachable!("`run_op` gives a select three registers, the others two operands"),
         };
         let old = (exact && op.masked).then(|| slot_of[&op.dst]);
-        let b_tainted = match kind {
+        let others_tainted = match kind {
             Slot32Kind::Slots { b, .. } => tainted[usize::from(b)],
             Slot32Kind::Imm { .. } => false,
+            Slot32Kind::Select { b, c, .. } => tainted[usize::from(b)] || tainted[usize::from(c)],
         };
-        tainted[usize::from(slot)] = !exact && (op.masked || tainted[usize::from(a)] || b_tainted);
+        tainted[usize::from(slot)] =
+            !exact && (op.masked || tainted[usize::from(a)] || others_tainted);
         block_ops.push(Slot32Op {
             op: op.op,
             kind,
@@ -302,7 +328,7 @@ fn with_constants(mut op: RunOp, constants: &[(Reg, u64)]) -> RunOp {
             .find(|&&(c, _)| c == r)
             .map(|&(_, bits)| bits as u32)
     };
-    if let Operand::Reg(b) = op.b {
+    if let (Operand::Reg(b), None) = (op.b, op.c) {
         if let Some(bits) = constant(b) {
             op.b = Operand::Imm(bits);
         } else if let Some(bits) = constant(op.a).filter(|&bits| {

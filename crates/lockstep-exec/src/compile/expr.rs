@@ -372,6 +372,32 @@ impl Compiler<'_> {
         ty: TypeId,
     ) -> Result<Vec<Reg>, ExecError> {
         let c = self.expr(cond)?[0];
+        // Two cheap arms with no effects run on every lane, and each lane
+        // picks its value: no lane can tell (checked programs branch, so
+        // that they see what each lane runs).
+        let cost = |e| speculation_cost(&self.module.types, e);
+        let both = cost(accept).zip(cost(reject)).map(|(a, b)| a + b);
+        if !self.checked && both.is_some_and(|n| n <= MAX_SPECULATED) {
+            let a = self.expr(accept)?;
+            let b = self.expr(reject)?;
+            let word = self.words(cond.ty) && self.words(ty);
+            return Ok(a
+                .iter()
+                .zip(&b)
+                .map(|(&a, &b)| {
+                    let dst = self.temp();
+                    self.emit(Inst::Select {
+                        dst,
+                        cond: c,
+                        a,
+                        b,
+                        word,
+                        masked: false,
+                    });
+                    dst
+                })
+                .collect());
+        }
         let result = self.alloc(self.count(ty));
         let r2 = result.clone();
         self.if_else(
@@ -403,6 +429,7 @@ impl Compiler<'_> {
         let c = self.expr(cond)?;
         let a = self.expr(accept)?;
         let b = self.expr(reject)?;
+        let word = self.words(cond.ty) && self.words(accept.ty) && self.words(reject.ty);
         Ok((0..a.len())
             .map(|i| {
                 let dst = self.temp();
@@ -412,10 +439,21 @@ impl Compiler<'_> {
                     cond,
                     a: a[i],
                     b: b.get(i).copied().unwrap_or(b[0]),
+                    word,
+                    masked: false,
                 });
                 dst
             })
             .collect())
+    }
+
+    /// Whether every component of `ty` is a 32-bit value or a `bool` (a
+    /// [`Block32`](crate::bytecode::Block32) can hold it).
+    fn words(&self, ty: TypeId) -> bool {
+        use ScalarType as S;
+        self.flatten(ty)
+            .iter()
+            .all(|t| matches!(t, S::Bool | S::Int32 | S::UInt32 | S::Float32))
     }
 
     pub(super) fn convert(&mut self, a: &Expr, to: TypeId) -> Result<Vec<Reg>, ExecError> {
@@ -502,4 +540,77 @@ impl Compiler<'_> {
         }
         Ok(result)
     }
+}
+
+/// The most operations the two arms of a `?:` may take together to run on
+/// every lane (see [`speculation_cost`]).
+const MAX_SPECULATED: u32 = 8;
+
+/// The operations `e` takes on each lane, counting one per component of
+/// each arithmetic step, when running it where the source does not (a
+/// `?:` arm its lane did not pick) cannot be told apart from not running
+/// it: locals, constants, arithmetic and the cheap math builtins, with no
+/// memory access, wave operation, call or assignment. `None` otherwise.
+/// (An integer division by zero gives a value in normal runs; checked
+/// runs, which report it, do not run arms on lanes that did not pick
+/// them.)
+fn speculation_cost(types: &lockstep_ir::TypeArena, e: &Expr) -> Option<u32> {
+    let n = types.component_count(e.ty);
+    let sum = |es: &[&Expr]| {
+        es.iter()
+            .try_fold(0u32, |acc, e| Some(acc + speculation_cost(types, e)?))
+    };
+    let constant = |e: &Expr| matches!(e.kind, ExprKind::Const(_));
+    Some(match &e.kind {
+        ExprKind::Const(_) => 0,
+        ExprKind::Load(place) => {
+            let local = matches!(place.root, PlaceRoot::Local(_) | PlaceRoot::Static(_));
+            let fixed = place.path.iter().all(|a| match a {
+                Access::Index(i) => constant(i),
+                Access::Field(_) | Access::Components(_) => true,
+            });
+            if !(local && fixed) {
+                return None;
+            }
+            0
+        }
+        ExprKind::Construct(args) => sum(&args.iter().collect::<Vec<_>>())?,
+        ExprKind::Splat(a) | ExprKind::Swizzle(a, _) | ExprKind::Field(a, _) => {
+            speculation_cost(types, a)?
+        }
+        ExprKind::Index(a, i) if constant(i) => speculation_cost(types, a)?,
+        ExprKind::Unary(_, a) | ExprKind::Convert(a) | ExprKind::Bitcast(a) => {
+            n + speculation_cost(types, a)?
+        }
+        // A division takes several steps per lane (a constant divisor's
+        // too).
+        ExprKind::Binary(lockstep_ir::BinaryOp::Div | lockstep_ir::BinaryOp::Rem, a, b) => {
+            4 * n + sum(&[a, b])?
+        }
+        ExprKind::Binary(_, a, b) => n + sum(&[a, b])?,
+        ExprKind::LogicalAnd(a, b) | ExprKind::LogicalOr(a, b) => 2 + sum(&[a, b])?,
+        ExprKind::Conditional {
+            cond,
+            accept,
+            reject,
+        }
+        | ExprKind::Select {
+            cond,
+            accept,
+            reject,
+        } => n + sum(&[cond, accept, reject])?,
+        ExprKind::Builtin(b, args) => {
+            use lockstep_ir::Builtin as B;
+            let steps = match b {
+                B::Abs | B::Min | B::Max | B::Saturate | B::Floor | B::Ceil | B::Round => 1,
+                B::Trunc | B::Sqrt | B::Rcp | B::Rsqrt | B::IsNan | B::IsInf | B::IsFinite => 1,
+                B::CountBits | B::FirstBitHigh | B::FirstBitLow | B::ReverseBits => 1,
+                B::Clamp | B::Mad | B::Fma | B::Frac | B::Step | B::Sign => 2,
+                B::Lerp => 3,
+                _ => return None,
+            };
+            steps * n + sum(&args.iter().collect::<Vec<_>>())?
+        }
+        _ => return None,
+    })
 }

@@ -69,7 +69,8 @@ pub(super) fn fuse(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
             Inst::Unary { dst, masked, .. }
             | Inst::Binary { dst, masked, .. }
             | Inst::BinaryImm { dst, masked, .. }
-            | Inst::Ternary { dst, masked, .. } => {
+            | Inst::Ternary { dst, masked, .. }
+            | Inst::Select { dst, masked, .. } => {
                 *dst = x;
                 *masked = masked_copy;
             }
@@ -248,7 +249,8 @@ fn op_dst(inst: &Inst) -> Option<(Reg, bool)> {
         Inst::Unary { dst, masked, .. }
         | Inst::Binary { dst, masked, .. }
         | Inst::BinaryImm { dst, masked, .. }
-        | Inst::Ternary { dst, masked, .. } => Some((dst, masked)),
+        | Inst::Ternary { dst, masked, .. }
+        | Inst::Select { dst, masked, .. } => Some((dst, masked)),
         _ => None,
     }
 }
@@ -403,7 +405,6 @@ fn liveness(code: &[Inst], index: &RegIndex) -> (Vec<u64>, Vec<u64>) {
             inst,
             Inst::Const { .. }
                 | Inst::Copy { .. }
-                | Inst::Select { .. }
                 | Inst::IndexScale { .. }
                 | Inst::TexelAddress { .. }
                 | Inst::Query { .. }

@@ -272,10 +272,21 @@ impl Wave {
             Inst::Copy { dst, src: a } => self.set_undef(dst, self.undef(a)),
             Inst::Select {
                 dst,
-                cond: a,
-                a: b,
-                b: c,
-            } => self.set_undef(dst, self.undef(a) | self.undef(b) | self.undef(c)),
+                cond,
+                a,
+                b,
+                masked,
+                ..
+            } => {
+                // Each lane takes one operand: the other's lanes do not
+                // matter.
+                let picks_a = (0..w)
+                    .filter(|&l| lane_value(self, cond, l) != 0)
+                    .fold(0, |m: Mask, l| m | 1 << l);
+                let undef =
+                    self.undef(cond) | (self.undef(a) & picks_a) | (self.undef(b) & !picks_a);
+                self.set_undef(dst, op_result(self, dst, undef, masked))
+            }
             Inst::CopyMasked { dst, src } => {
                 let merged = (self.undef(dst) & !self.cur) | (self.undef(src) & self.cur);
                 self.set_undef(dst, merged);

@@ -1,10 +1,11 @@
 //! Normal runs turn runs of 32-bit operations into `Block32`s (with machine
-//! code where the CPU has AVX2) and compile `mad`, `lerp`, `clamp` and
-//! the like into those operations; checked runs do one operation at a
-//! time. Random `float` expressions, with integer operations reached
-//! through conversions and bit casts, on lanes holding zeros, NaNs,
-//! infinities and subnormals, alone and under a branch, give the same bits
-//! both ways at every wave size.
+//! code where the CPU has AVX2), compile `mad`, `lerp`, `clamp` and the
+//! like into those operations, and run the cheap arms of a `?:` on every
+//! lane and select; checked runs do one operation at a time and branch for
+//! every `?:`. Random `float` expressions, with integer operations reached
+//! through conversions and bit casts, `?:` and `select`, on lanes holding
+//! zeros, NaNs, infinities and subnormals, alone and under a branch, give
+//! the same bits both ways at every wave size.
 
 use lockstep::pipeline::Kind;
 use lockstep::{CompileOptions, RunOptions};
@@ -53,11 +54,18 @@ fn float_expr() -> impl Strategy<Value = String> {
             "(float)({0} < {1})",
             "(float)({0} != {1}) + (float)({0} >= {1})",
             "(float)(max((uint)({0}), (uint)({1})))",
+            "({0} >= 0.0f ? {0} : -({1}))",
+            "(float)((uint)({0}) > (uint)({1}) ? (uint)({0}) - (uint)({1}) : 7u)",
         ]);
         let three = prop::sample::select(vec![
             "mad({0}, {1}, {2})",
             "lerp({0}, {1}, {2})",
             "clamp({0}, {1}, {2})",
+            "({0} < {1} ? {1} : {2})",
+            "select({0} > {2}, {1}, {2})",
+            // Arms that must keep their branch: a wave op sees only the
+            // lanes that take it.
+            "((uint)({0}) % 3u == 0u ? {1} : WaveReadLaneFirst({2}))",
         ]);
         prop_oneof![
             (one, inner.clone()).prop_map(|(f, x)| f.replace("{0}", &x)),

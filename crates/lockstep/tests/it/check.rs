@@ -248,3 +248,46 @@ fn bad_lockstep_pragmas_are_warnings() {
         assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
     }
 }
+
+/// `select` reads the operand each lane picks: an undefined value in the
+/// other one is no finding, in the picked one is (on those lanes only).
+#[test]
+fn select_reads_only_the_operand_each_lane_picks() {
+    use crate::harness::{buf, compile, pipeline};
+    use lockstep::pipeline::Kind;
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(8, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    uint y;
+    if (gi < 4)
+        y = gi;
+    Out[gi] = select(gi < 4, y, 7u) + (gi < 4 ? y : 9u);
+    Out[gi + 8] = select(gi < 6, y, 7u);
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let p = pipeline(
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 16])],
+    );
+    let opts = RunOptions {
+        wave_size: 8,
+        ..RunOptions::default()
+    };
+    let (out, report) = lockstep::run_checked(&shader, &p, &opts).unwrap();
+    let words: Vec<u32> = out.contents[0]
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+        .collect();
+    assert_eq!(words[..8], [0, 2, 4, 6, 16, 16, 16, 16]);
+    assert_eq!(words[8..12], [0, 1, 2, 3]);
+    assert_eq!(words[14..], [7, 7]);
+    let kinds: Vec<(&str, &[u32])> = report
+        .findings
+        .iter()
+        .map(|f| (f.kind, f.lanes.as_slice()))
+        .collect();
+    assert_eq!(kinds, [("undefined-value", &[4u32, 5][..])]);
+}

@@ -209,6 +209,88 @@ void main(uint gi : SV_GroupIndex)
     assert_eq!(out_only(source, 8, 8), want);
 }
 
+/// A `?:` whose arms are cheap and have no effects runs both arms on every
+/// lane and picks per lane, with no branch; an arm with a wave op, a
+/// memory read, an assignment or a call keeps its branch. Either way each
+/// lane gets its own arm's value, and a wave op sees the lanes that take
+/// its arm.
+#[test]
+fn cheap_conditionals_pick_without_branching() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+groupshared uint Shared[8];
+
+uint twice(uint v) { return v * 2u; }
+
+[numthreads(8, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    Shared[gi] = gi * 10u;
+    GroupMemoryBarrierWithGroupSync();
+    float f = (float)gi - 3.5f;
+    uint n = gi;
+    // No branch: arithmetic, casts, builtins, vectors, nested, select().
+    uint a = gi % 3u == 0u ? gi * 7u : gi + 100u;
+    int b = f < 0.0f ? (int)floor(f) : (int)min(f, 2.0f);
+    uint2 v = gi > 4u ? uint2(gi, 1u) : uint2(2u, gi);
+    uint c = gi < 2u ? 1u : (gi < 5u ? 2u : 3u);
+    uint s = select(gi >= 6u, 9u, gi);
+    // 64-bit values (not narrowed to 32 bits by the select).
+    uint64_t x = ((uint64_t)gi << 40) | 3u;
+    uint64_t y = 5u;
+    uint64_t big = gi > 2u ? x : y;
+    double dx = (double)gi + 0.25;
+    double dy = 0.5;
+    double d = gi > 1u ? dx : dy;
+    // Branches: a wave op, a memory read, an assignment, a call.
+    uint w = gi < 3u ? WaveActiveCountBits(true) : 0u;
+    uint m = gi % 2u == 0u ? Shared[7u - gi] : 1u;
+    uint k = gi > 5u ? n++ : 0u;
+    uint t = gi > 3u ? twice(gi) : 5u;
+    Out[gi] = a + (uint)(b + 10) * 1000u + v.x * 100000u + v.y * 10000000u
+        + c * 100000000u + s * 11u + w * 3u + m * 13u + (k + n) * 17u + t * 19u
+        + (uint)(big >> 40) * 23u + (uint)big * 29u + (uint)(d * 4.0) * 31u;
+}
+"#;
+    let shader = crate::harness::compile(source, &lockstep::CompileOptions::default());
+    assert_eq!(shader.program.branch_count(), 4);
+    let want: Vec<u32> = (0..8u32)
+        .map(|g| {
+            let f = g as f32 - 3.5;
+            let a = if g % 3 == 0 { g * 7 } else { g + 100 };
+            let b = if f < 0.0 {
+                f.floor() as i32
+            } else {
+                f.min(2.0) as i32
+            };
+            let (vx, vy) = if g > 4 { (g, 1) } else { (2, g) };
+            let c: u32 = if g < 2 {
+                1
+            } else if g < 5 {
+                2
+            } else {
+                3
+            };
+            let s = if g >= 6 { 9 } else { g };
+            let w = if g < 3 { 3 } else { 0 };
+            let m = if g % 2 == 0 { (7 - g) * 10 } else { 1 };
+            let (k, n) = if g > 5 { (g, g + 1) } else { (0, g) };
+            let t = if g > 3 { g * 2 } else { 5 };
+            let big: u64 = if g > 2 { (u64::from(g) << 40) | 3 } else { 5 };
+            let d = if g > 1 { f64::from(g) + 0.25 } else { 0.5 };
+            a.wrapping_add(((b + 10) as u32).wrapping_mul(1000))
+                .wrapping_add(vx.wrapping_mul(100_000))
+                .wrapping_add(vy.wrapping_mul(10_000_000))
+                .wrapping_add(c.wrapping_mul(100_000_000))
+                .wrapping_add(s * 11 + w * 3 + m * 13 + (k + n) * 17 + t * 19)
+                .wrapping_add((big >> 40) as u32 * 23 + big as u32 * 29 + (d * 4.0) as u32 * 31)
+        })
+        .collect();
+    for w in WAVE_SIZES {
+        assert_eq!(out_only(source, 8, w), want, "wave {w}");
+    }
+}
+
 #[test]
 fn partial_last_wave() {
     let source = r#"
