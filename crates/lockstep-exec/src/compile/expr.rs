@@ -605,8 +605,8 @@ fn speculation_cost(types: &lockstep_ir::TypeArena, e: &Expr) -> Option<u32> {
                 B::Abs | B::Min | B::Max | B::Saturate | B::Floor | B::Ceil | B::Round => 1,
                 B::Trunc | B::Sqrt | B::Rcp | B::Rsqrt | B::IsNan | B::IsInf | B::IsFinite => 1,
                 B::CountBits | B::FirstBitHigh | B::FirstBitLow | B::ReverseBits => 1,
-                B::Clamp | B::Mad | B::Fma | B::Frac | B::Step | B::Sign => 2,
-                B::Lerp => 3,
+                B::Clamp | B::Mad | B::Fma | B::Frac | B::Step => 2,
+                B::Lerp | B::Sign => 3,
                 _ => return None,
             };
             steps * n + sum(&args.iter().collect::<Vec<_>>())?

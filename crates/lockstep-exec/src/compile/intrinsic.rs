@@ -138,6 +138,34 @@ impl Compiler<'_> {
                 let one = vec![self.constant(one_bits); n];
                 self.binary_regs(B::Div, &one, &vals[0], &tys, span)?
             }
+            // `x >= y` (`step(y, x)`) as 1.0 or 0.0: the comparison's 1 or
+            // 0 times the bits of 1.0.
+            Builtin::Step if float => {
+                let ge = self.binary_regs(B::Ge, &vals[1], &vals[0], &tys, span)?;
+                let one = vec![self.constant(one_bits); n];
+                self.binary_regs(B::Mul, &ge, &one, &vec![ScalarType::UInt32; n], span)?
+            }
+            // `(x > 0) - (x < 0)`, an `int` (0 for a NaN).
+            Builtin::Sign => {
+                let zero = vec![self.constant(0); n];
+                let above = self.binary_regs(B::Gt, &vals[0], &zero, &tys, span)?;
+                let below = self.binary_regs(B::Lt, &vals[0], &zero, &tys, span)?;
+                self.binary_regs(B::Sub, &above, &below, &vec![ScalarType::Int32; n], span)?
+            }
+            // `t * t * (3 - 2 * t)` with `t = saturate((x - lo) / (hi - lo))`.
+            Builtin::SmoothStep if float => {
+                let from_lo = self.binary_regs(B::Sub, &vals[2], &vals[0], &tys, span)?;
+                let range = self.binary_regs(B::Sub, &vals[1], &vals[0], &tys, span)?;
+                let q = self.binary_regs(B::Div, &from_lo, &range, &tys, span)?;
+                let t = self.composed(Builtin::Saturate, &[q], ty, span)?;
+                let t = t.expect("saturate on float");
+                let square = self.binary_regs(B::Mul, &t, &t, &tys, span)?;
+                let two = vec![self.constant(u64::from(2f32.to_bits())); n];
+                let three = vec![self.constant(u64::from(3f32.to_bits())); n];
+                let twice = self.binary_regs(B::Mul, &two, &t, &tys, span)?;
+                let rest = self.binary_regs(B::Sub, &three, &twice, &tys, span)?;
+                self.binary_regs(B::Mul, &square, &rest, &tys, span)?
+            }
             Builtin::Rsqrt if float => {
                 let one = vec![self.constant(one_bits); n];
                 let root = self.map_builtin(Builtin::Sqrt, &vals[..1], ty);

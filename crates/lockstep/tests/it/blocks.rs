@@ -43,6 +43,7 @@ fn float_expr() -> impl Strategy<Value = String> {
             "(float)(((int)({0}) >> 1) + min((int)({0}), 7))",
             "asfloat(asuint({0}) & 0xFF7FFFFFu)",
             "(float)(~(uint)({0}) >> 9)",
+            "(float)sign({0})",
         ]);
         let two = prop::sample::select(vec![
             "({0} + {1})",
@@ -55,6 +56,7 @@ fn float_expr() -> impl Strategy<Value = String> {
             "(float)({0} != {1}) + (float)({0} >= {1})",
             "(float)(max((uint)({0}), (uint)({1})))",
             "({0} >= 0.0f ? {0} : -({1}))",
+            "step({0}, {1})",
             "(float)((uint)({0}) > (uint)({1}) ? (uint)({0}) - (uint)({1}) : 7u)",
         ]);
         let three = prop::sample::select(vec![
@@ -63,6 +65,7 @@ fn float_expr() -> impl Strategy<Value = String> {
             "clamp({0}, {1}, {2})",
             "({0} < {1} ? {1} : {2})",
             "select({0} > {2}, {1}, {2})",
+            "smoothstep({0}, {1}, {2})",
             // Arms that must keep their branch: a wave op sees only the
             // lanes that take it.
             "((uint)({0}) % 3u == 0u ? {1} : WaveReadLaneFirst({2}))",

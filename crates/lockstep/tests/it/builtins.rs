@@ -281,7 +281,7 @@ void main(uint3 id : SV_DispatchThreadID)
 {
     float a = asfloat(A[id.x]);
     float b = asfloat(B[id.x]);
-    uint o = id.x * 26;
+    uint o = id.x * 29;
     Out[o + 0] = asuint(a + b);
     Out[o + 1] = asuint(a - b);
     Out[o + 2] = asuint(a * b);
@@ -314,6 +314,9 @@ void main(uint3 id : SV_DispatchThreadID)
     Out[o + 23] = asuint(floor(a) + ceil(b));
     Out[o + 24] = asuint(round(a * 0.5f) - trunc(b));
     Out[o + 25] = asuint(frac(a));
+    Out[o + 26] = asuint(step(a, b) + step(b, 1.0f));
+    Out[o + 27] = asuint(smoothstep(a, b, 0.5f));
+    Out[o + 28] = sign(a) * 4 + sign((int)b);
 }
 "#;
     fn arith(x: f32, y: f32, f: fn(f32, f32) -> f32) -> f32 {
@@ -367,6 +370,12 @@ void main(uint3 id : SV_DispatchThreadID)
         } else {
             f(x)
         }
+    }
+    fn step(y: f32, x: f32) -> f32 {
+        if x >= y { 1.0 } else { 0.0 }
+    }
+    fn sign(x: f32) -> i32 {
+        i32::from(x > 0.0) - i32::from(x < 0.0)
     }
     let [add, sub, mul, div]: [fn(f32, f32) -> f32; 4] =
         [|x, y| x + y, |x, y| x - y, |x, y| x * y, |x, y| x / y];
@@ -450,6 +459,15 @@ void main(uint3 id : SV_DispatchThreadID)
                 )
                 .to_bits(),
                 arith(a, rounded(a, f32::floor), sub).to_bits(),
+                // `step(y, x)`: 1 where `x >= y`; `smoothstep` rounds each
+                // operation of `t * t * (3 - 2t)`, `t` saturated (NaN to 0).
+                arith(step(a, b), step(b, 1.0), add).to_bits(),
+                {
+                    let q = arith(arith(0.5, a, sub), arith(b, a, sub), div);
+                    let t = min_num(max_num(q, 0.0), 1.0);
+                    arith(arith(t, t, mul), arith(3.0, arith(2.0, t, mul), sub), mul).to_bits()
+                },
+                (sign(a) * 4 + sign(b as i32 as f32)) as u32,
             ]
         })
         .collect();
@@ -460,14 +478,14 @@ void main(uint3 id : SV_DispatchThreadID)
             &[
                 buf("A", Kind::StructuredBuffer, 0, a.clone()),
                 buf("B", Kind::StructuredBuffer, 1, b.clone()),
-                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 100 * 26]),
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 100 * 29]),
             ],
             wave_size,
         )
         .remove(2);
         assert_eq!(got.len(), want.len());
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            let (lane, slot) = (i / 26, i % 26);
+            let (lane, slot) = (i / 29, i % 29);
             assert_eq!(
                 g, w,
                 "wave {wave_size}, lane {lane} ({:#x}, {:#x}), output {slot}: {g:#x}, want {w:#x}",
