@@ -501,6 +501,9 @@ impl<'m> Compiler<'m> {
                     ExprKind::Unary(UnaryOp::Not, inner) => (&**inner, true),
                     _ => (cond, false),
                 };
+                if self.if_converted(inner, negate, [accept, reject])? {
+                    return Ok(false);
+                }
                 let c = self.expr(inner)?[0];
                 self.if_else_negated(c, negate, |s| s.block(accept), |s| s.block(reject))?;
             }

@@ -331,6 +331,24 @@ impl Compiler<'_> {
         is_and: bool,
     ) -> Result<Vec<Reg>, ExecError> {
         let ra = self.expr(a)?[0];
+        // A cheap right side with no effects runs on every lane (as a
+        // `?:`'s arms, see `conditional`): `a ? b : a` for `&&`, `a ? a :
+        // b` for `||`, the bits the branch leaves.
+        let cost = speculation_cost(&self.module.types, b);
+        if !self.checked && cost.is_some_and(|n| n <= MAX_SPECULATED) {
+            let rb = self.expr(b)?[0];
+            let dst = self.temp();
+            let (yes, no) = if is_and { (rb, ra) } else { (ra, rb) };
+            self.emit(Inst::Select {
+                dst,
+                cond: ra,
+                a: yes,
+                b: no,
+                word: true,
+                masked: false,
+            });
+            return Ok(vec![dst]);
+        }
         let result = self.temp();
         self.emit(Inst::Copy {
             dst: result,
@@ -447,6 +465,75 @@ impl Compiler<'_> {
             .collect())
     }
 
+    /// `if (cond) … else …` (or `if (!cond)`, `negate`) whose branches only
+    /// assign cheap values without effects to locals, compiled without a
+    /// branch: each assignment picks, per lane, the new value where the
+    /// lane takes its branch and the variable's own elsewhere. No lane can
+    /// tell (as for `conditional`): a lane reads what its branch would
+    /// have left. `false`, having emitted nothing, for any other `if` and
+    /// in checked programs.
+    pub(super) fn if_converted(
+        &mut self,
+        cond: &Expr,
+        negate: bool,
+        branches: [&lockstep_ir::Block; 2],
+    ) -> Result<bool, ExecError> {
+        if self.checked {
+            return Ok(false);
+        }
+        let types = &self.module.types;
+        let mut assignments = [Vec::new(), Vec::new()];
+        let mut cost = 0;
+        for (block, list) in branches.iter().zip(&mut assignments) {
+            for stmt in &block.stmts {
+                let lockstep_ir::Stmt::Expr(Expr {
+                    kind: ExprKind::Assign { place, value, .. },
+                    ..
+                }) = stmt
+                else {
+                    return Ok(false);
+                };
+                let Some(n) = speculation_cost(types, value).filter(|_| local_place(place)) else {
+                    return Ok(false);
+                };
+                // The value, and one pick per component.
+                cost += n + types.component_count(place.ty);
+                list.push((place, &**value));
+            }
+        }
+        if cost > MAX_SPECULATED || assignments.iter().all(Vec::is_empty) {
+            return Ok(false);
+        }
+        let c = self.expr(cond)?[0];
+        for (list, taken) in assignments.iter().zip([!negate, negate]) {
+            for &(place, value) in list {
+                let v = self.expr(value)?;
+                let loc = self.place(place)?;
+                let old = self.load(&loc);
+                let word = self.words(cond.ty) && self.words(place.ty);
+                let picked: Vec<Reg> = v
+                    .iter()
+                    .zip(&old)
+                    .map(|(&new, &old)| {
+                        let (a, b) = if taken { (new, old) } else { (old, new) };
+                        let dst = self.temp();
+                        self.emit(Inst::Select {
+                            dst,
+                            cond: c,
+                            a,
+                            b,
+                            word,
+                            masked: false,
+                        });
+                        dst
+                    })
+                    .collect();
+                self.store(&loc, &picked);
+            }
+        }
+        Ok(true)
+    }
+
     /// Whether every component of `ty` is a 32-bit value or a `bool` (a
     /// [`Block32`](crate::bytecode::Block32) can hold it).
     fn words(&self, ty: TypeId) -> bool {
@@ -542,8 +629,18 @@ impl Compiler<'_> {
     }
 }
 
-/// The most operations the two arms of a `?:` may take together to run on
-/// every lane (see [`speculation_cost`]).
+/// Whether `place` is a local (or `static`) variable, or a part of one
+/// that no dynamic index picks: registers, not memory.
+fn local_place(place: &Place) -> bool {
+    matches!(place.root, PlaceRoot::Local(_) | PlaceRoot::Static(_))
+        && place.path.iter().all(|a| match a {
+            Access::Index(i) => matches!(i.kind, ExprKind::Const(_)),
+            Access::Field(_) | Access::Components(_) => true,
+        })
+}
+
+/// The most operations the two arms of a `?:` (or the assignments of an
+/// `if`) may take together to run on every lane (see [`speculation_cost`]).
 const MAX_SPECULATED: u32 = 8;
 
 /// The operations `e` takes on each lane, counting one per component of
@@ -563,17 +660,7 @@ fn speculation_cost(types: &lockstep_ir::TypeArena, e: &Expr) -> Option<u32> {
     let constant = |e: &Expr| matches!(e.kind, ExprKind::Const(_));
     Some(match &e.kind {
         ExprKind::Const(_) => 0,
-        ExprKind::Load(place) => {
-            let local = matches!(place.root, PlaceRoot::Local(_) | PlaceRoot::Static(_));
-            let fixed = place.path.iter().all(|a| match a {
-                Access::Index(i) => constant(i),
-                Access::Field(_) | Access::Components(_) => true,
-            });
-            if !(local && fixed) {
-                return None;
-            }
-            0
-        }
+        ExprKind::Load(place) if local_place(place) => 0,
         ExprKind::Construct(args) => sum(&args.iter().collect::<Vec<_>>())?,
         ExprKind::Splat(a) | ExprKind::Swizzle(a, _) | ExprKind::Field(a, _) => {
             speculation_cost(types, a)?

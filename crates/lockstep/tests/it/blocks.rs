@@ -1,8 +1,10 @@
 //! Normal runs turn runs of 32-bit operations into `Block32`s (with machine
 //! code where the CPU has AVX2), compile `mad`, `lerp`, `clamp` and the
-//! like into those operations, and run the cheap arms of a `?:` on every
-//! lane and select; checked runs do one operation at a time and branch for
-//! every `?:`. Random `float` expressions, with integer operations reached
+//! like into those operations, and run the cheap arms of a `?:` (and the
+//! cheap right side of `&&` and `||`) on every lane and select; checked
+//! runs do one operation at a time and branch for every `?:`, `&&` and
+//! `||`, and for every `if` (which normal runs compile to selects where
+//! its branches only assign cheap values to locals). Random `float` expressions, with integer operations reached
 //! through conversions and bit casts, `?:` and `select`, on lanes holding
 //! zeros, NaNs, infinities and subnormals, alone and under a branch, give
 //! the same bits both ways at every wave size.
@@ -57,6 +59,7 @@ fn float_expr() -> impl Strategy<Value = String> {
             "(float)(max((uint)({0}), (uint)({1})))",
             "({0} >= 0.0f ? {0} : -({1}))",
             "step({0}, {1})",
+            "(float)({0} != {0} || {1} > 0.5f)",
             "(float)((uint)({0}) > (uint)({1}) ? (uint)({0}) - (uint)({1}) : 7u)",
         ]);
         let three = prop::sample::select(vec![
@@ -66,6 +69,7 @@ fn float_expr() -> impl Strategy<Value = String> {
             "({0} < {1} ? {1} : {2})",
             "select({0} > {2}, {1}, {2})",
             "smoothstep({0}, {1}, {2})",
+            "({0} < {1} && {1} < {2} ? {0} : {2})",
             // Arms that must keep their branch: a wave op sees only the
             // lanes that take it.
             "((uint)({0}) % 3u == 0u ? {1} : WaveReadLaneFirst({2}))",
@@ -101,6 +105,7 @@ proptest! {
     fn float_blocks_give_the_bits_of_one_operation_at_a_time(
         whole in float_expr(),
         branch in float_expr(),
+        small in float_expr(),
         lanes in prop::collection::vec(word(), 3 * 64),
     ) {
         let source = format!(
@@ -119,8 +124,20 @@ void main(uint3 id : SV_DispatchThreadID)
     {{
         r = {branch};
     }}
-    Out[id.x * 2] = asuint({whole});
-    Out[id.x * 2 + 1] = asuint(r);
+    // Two branches, a negated condition, two variables.
+    float s = b;
+    uint k = asuint(c);
+    if (!(a < {small}))
+    {{
+        s = {small};
+        k ^= 5u;
+    }}
+    else
+        s = s * 2.0f;
+    Out[id.x * 4] = asuint({whole});
+    Out[id.x * 4 + 1] = asuint(r);
+    Out[id.x * 4 + 2] = asuint(s);
+    Out[id.x * 4 + 3] = k;
 }}
 "#
         );
@@ -129,7 +146,7 @@ void main(uint3 id : SV_DispatchThreadID)
             [1, 1, 1],
             &[
                 buf("In", Kind::StructuredBuffer, 0, lanes.clone()),
-                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 2 * 64]),
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 4 * 64]),
             ],
         );
         for wave_size in WAVE_SIZES {
@@ -145,10 +162,11 @@ void main(uint3 id : SV_DispatchThreadID)
             prop_assert_eq!(
                 &normal.contents[1],
                 &checked.contents[1],
-                "wave {}: {} / {}",
+                "wave {}: {} / {} / {}",
                 wave_size,
                 whole,
-                branch
+                branch,
+                small
             );
         }
     }

@@ -497,7 +497,8 @@ void main(uint3 id : SV_DispatchThreadID)
 
 /// A `bool` read from memory is true for any nonzero word, and converts to
 /// 1 (to `uint`, `int` and `float`), as DXC's `icmp ne 0` on the loaded
-/// word gives.
+/// word gives; so do `&&` and `||` of such words (which pick one of them
+/// without branching) and `==` between their results.
 #[test]
 fn bools_read_from_memory_convert_to_one() {
     let source = r#"
@@ -508,20 +509,36 @@ RWStructuredBuffer<uint> Out : register(u0);
 void main(uint3 id : SV_DispatchThreadID)
 {
     bool b = B[id.x];
-    uint o = id.x * 5;
+    bool c = B[(id.x + 1) % 8];
+    uint o = id.x * 8;
     Out[o + 0] = b;
     Out[o + 1] = (uint)(int)b;
     Out[o + 2] = asuint((float)b);
     Out[o + 3] = b == true;
     Out[o + 4] = !b;
+    Out[o + 5] = b && c;
+    Out[o + 6] = b || c;
+    Out[o + 7] = (b && c) == (b || !c) ? 7u : 3u;
 }
 "#;
     let words = [0u32, 1, 5, 0x8000_0000, 0xFFFF_FFFF, 0, 2, 0x100];
-    let want: Vec<u32> = words
-        .iter()
-        .flat_map(|&w| {
-            let b = u32::from(w != 0);
-            [b, b, if w != 0 { 1f32.to_bits() } else { 0 }, b, 1 - b]
+    let want: Vec<u32> = (0..8)
+        .flat_map(|i| {
+            let w = words[i];
+            let (x, y) = (w != 0, words[(i + 1) % 8] != 0);
+            let b = u32::from(x);
+            let and = x && y;
+            let same = if and == (x || !y) { 7 } else { 3 };
+            [
+                b,
+                b,
+                if x { 1f32.to_bits() } else { 0 },
+                b,
+                1 - b,
+                u32::from(and),
+                u32::from(x || y),
+                same,
+            ]
         })
         .collect();
     let got = run_words(
@@ -529,7 +546,7 @@ void main(uint3 id : SV_DispatchThreadID)
         [1, 1, 1],
         &[
             buf("B", Kind::StructuredBuffer, 0, words.to_vec()),
-            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 40]),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 64]),
         ],
         8,
     )

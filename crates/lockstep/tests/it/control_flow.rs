@@ -210,8 +210,11 @@ void main(uint gi : SV_GroupIndex)
 }
 
 /// A `?:` whose arms are cheap and have no effects runs both arms on every
-/// lane and picks per lane, with no branch; an arm with a wave op, a
-/// memory read, an assignment or a call keeps its branch. Either way each
+/// lane and picks per lane, with no branch, and so do `&&` and `||` with
+/// such a right side, and an `if` whose branches only assign such values
+/// to locals; an arm with a wave op, a memory read, an assignment or a
+/// call keeps its branch, as does an `if` that stores to memory or does
+/// more. Either way each
 /// lane gets its own arm's value, and a wave op sees the lanes that take
 /// its arm.
 #[test]
@@ -235,6 +238,28 @@ void main(uint gi : SV_GroupIndex)
     uint2 v = gi > 4u ? uint2(gi, 1u) : uint2(2u, gi);
     uint c = gi < 2u ? 1u : (gi < 5u ? 2u : 3u);
     uint s = select(gi >= 6u, 9u, gi);
+    // `&&` and `||` with cheap right sides: no branch either.
+    uint r = (gi >= 2u && gi < 6u ? 1u : 0u) + (gi == 0u || f > 3.0f ? 2u : 0u);
+    // Nor `if`s that assign cheap values to locals.
+    uint q = gi;
+    if (gi > 4u)
+        q = q * 3u;
+    else
+    {
+        q += 1u;
+        r += 100u;
+    }
+    if (!(q < 4u))
+        q ^= 1u;
+    // These keep theirs: a store to memory, too much work.
+    if (gi == 7u)
+        Shared[0] = 5u;
+    if (q > 10u)
+    {
+        q = q * 5u + 1u;
+        r = r * 3u + q;
+        q = (q ^ r) + 2u;
+    }
     // 64-bit values (not narrowed to 32 bits by the select).
     uint64_t x = ((uint64_t)gi << 40) | 3u;
     uint64_t y = 5u;
@@ -249,11 +274,11 @@ void main(uint gi : SV_GroupIndex)
     uint t = gi > 3u ? twice(gi) : 5u;
     Out[gi] = a + (uint)(b + 10) * 1000u + v.x * 100000u + v.y * 10000000u
         + c * 100000000u + s * 11u + w * 3u + m * 13u + (k + n) * 17u + t * 19u
-        + (uint)(big >> 40) * 23u + (uint)big * 29u + (uint)(d * 4.0) * 31u;
+        + (uint)(big >> 40) * 23u + (uint)big * 29u + (uint)(d * 4.0) * 31u + r * 37u + q * 41u;
 }
 "#;
     let shader = crate::harness::compile(source, &lockstep::CompileOptions::default());
-    assert_eq!(shader.program.branch_count(), 4);
+    assert_eq!(shader.program.branch_count(), 6);
     let want: Vec<u32> = (0..8u32)
         .map(|g| {
             let f = g as f32 - 3.5;
@@ -278,12 +303,29 @@ void main(uint gi : SV_GroupIndex)
             let t = if g > 3 { g * 2 } else { 5 };
             let big: u64 = if g > 2 { (u64::from(g) << 40) | 3 } else { 5 };
             let d = if g > 1 { f64::from(g) + 0.25 } else { 0.5 };
+            let mut r = u32::from((2..6).contains(&g)) + 2 * u32::from(g == 0 || f > 3.0);
+            let mut q = if g > 4 {
+                g * 3
+            } else {
+                r += 100;
+                g + 1
+            };
+            if q >= 4 {
+                q ^= 1;
+            }
+            if q > 10 {
+                q = q * 5 + 1;
+                r = r * 3 + q;
+                q = (q ^ r) + 2;
+            }
             a.wrapping_add(((b + 10) as u32).wrapping_mul(1000))
                 .wrapping_add(vx.wrapping_mul(100_000))
                 .wrapping_add(vy.wrapping_mul(10_000_000))
                 .wrapping_add(c.wrapping_mul(100_000_000))
                 .wrapping_add(s * 11 + w * 3 + m * 13 + (k + n) * 17 + t * 19)
                 .wrapping_add((big >> 40) as u32 * 23 + big as u32 * 29 + (d * 4.0) as u32 * 31)
+                .wrapping_add(r * 37)
+                .wrapping_add(q * 41)
         })
         .collect();
     for w in WAVE_SIZES {
