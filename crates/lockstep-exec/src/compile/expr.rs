@@ -337,17 +337,8 @@ impl Compiler<'_> {
         let cost = speculation_cost(&self.module.types, b);
         if !self.checked && cost.is_some_and(|n| n <= MAX_SPECULATED) {
             let rb = self.expr(b)?[0];
-            let dst = self.temp();
             let (yes, no) = if is_and { (rb, ra) } else { (ra, rb) };
-            self.emit(Inst::Select {
-                dst,
-                cond: ra,
-                a: yes,
-                b: no,
-                word: true,
-                masked: false,
-            });
-            return Ok(vec![dst]);
+            return Ok(vec![self.pick(ra, yes, no, true)]);
         }
         let result = self.temp();
         self.emit(Inst::Copy {
@@ -402,18 +393,7 @@ impl Compiler<'_> {
             return Ok(a
                 .iter()
                 .zip(&b)
-                .map(|(&a, &b)| {
-                    let dst = self.temp();
-                    self.emit(Inst::Select {
-                        dst,
-                        cond: c,
-                        a,
-                        b,
-                        word,
-                        masked: false,
-                    });
-                    dst
-                })
+                .map(|(&a, &b)| self.pick(c, a, b, word))
                 .collect());
         }
         let result = self.alloc(self.count(ty));
@@ -450,17 +430,8 @@ impl Compiler<'_> {
         let word = self.words(cond.ty) && self.words(accept.ty) && self.words(reject.ty);
         Ok((0..a.len())
             .map(|i| {
-                let dst = self.temp();
                 let cond = c.get(i).copied().unwrap_or(c[0]);
-                self.emit(Inst::Select {
-                    dst,
-                    cond,
-                    a: a[i],
-                    b: b.get(i).copied().unwrap_or(b[0]),
-                    word,
-                    masked: false,
-                });
-                dst
+                self.pick(cond, a[i], b.get(i).copied().unwrap_or(b[0]), word)
             })
             .collect())
     }
@@ -516,22 +487,28 @@ impl Compiler<'_> {
                     .zip(&old)
                     .map(|(&new, &old)| {
                         let (a, b) = if taken { (new, old) } else { (old, new) };
-                        let dst = self.temp();
-                        self.emit(Inst::Select {
-                            dst,
-                            cond: c,
-                            a,
-                            b,
-                            word,
-                            masked: false,
-                        });
-                        dst
+                        self.pick(c, a, b, word)
                     })
                     .collect();
                 self.store(&loc, &picked);
             }
         }
         Ok(true)
+    }
+
+    /// A new register holding `cond ? a : b` on every lane (`word`: all
+    /// three are 32-bit values or `bool`s).
+    fn pick(&mut self, cond: Reg, a: Reg, b: Reg, word: bool) -> Reg {
+        let dst = self.temp();
+        self.emit(Inst::Select {
+            dst,
+            cond,
+            a,
+            b,
+            word,
+            masked: false,
+        });
+        dst
     }
 
     /// Whether every component of `ty` is a 32-bit value or a `bool` (a
