@@ -232,6 +232,13 @@ impl Compiler<'_> {
         v.iter()
             .zip(tys)
             .map(|(&src, ty)| {
+                // `!b` is `b == 0` (any nonzero word is true): a 32-bit
+                // operation that joins blocks.
+                if (op, ty) == (UnaryOp::Not, ScalarType::Bool)
+                    && let Some(r) = self.compare_zero(src, ScalarType::UInt32, false)
+                {
+                    return Ok(r);
+                }
                 let f = alu::unary(op, ty)
                     .ok_or_else(|| ExecError::new(format!("no {op:?} for {}", ty.name()), None))?;
                 let dst = self.temp();
@@ -541,6 +548,9 @@ impl Compiler<'_> {
                 if f == t || crate::value::same_lane_bits(f, t) {
                     return src;
                 }
+                if let Some(r) = self.bool_conversion(src, f, t) {
+                    return r;
+                }
                 let dst = self.temp();
                 self.emit(Inst::Unary {
                     f: alu::convert(f, t),
@@ -552,6 +562,45 @@ impl Compiler<'_> {
                 dst
             })
             .collect()
+    }
+
+    /// A conversion between `bool` and `int`, `uint` or `float` as 32-bit
+    /// operations that join blocks, as `lockstep_wave`'s casts: to `bool`,
+    /// `x != 0` (a `float` NaN is true, -0 false); from `bool` (any
+    /// nonzero word true), `b != 0`, which gives 1 or 0, times the bits of
+    /// 1.0 for `float`. `None` for the other conversions.
+    fn bool_conversion(&mut self, src: Reg, from: ScalarType, to: ScalarType) -> Option<Reg> {
+        use ScalarType as S;
+        let word = |t| matches!(t, S::Int32 | S::UInt32 | S::Float32);
+        if to == S::Bool && word(from) {
+            let ty = if from == S::Float32 {
+                S::Float32
+            } else {
+                S::UInt32
+            };
+            return self.compare_zero(src, ty, true);
+        }
+        if from != S::Bool || !word(to) {
+            return None;
+        }
+        let nonzero = self.compare_zero(src, S::UInt32, true)?;
+        if to != S::Float32 {
+            return Some(nonzero);
+        }
+        let one = self.constant(u64::from(1f32.to_bits()));
+        let tys = [S::UInt32];
+        let span = Span::default();
+        let product = self.binary_regs(lockstep_ir::BinaryOp::Mul, &[nonzero], &[one], &tys, span);
+        product.ok().map(|r| r[0])
+    }
+
+    /// `src != 0` (`ne`) or `src == 0` on `ty`, 1 or 0.
+    fn compare_zero(&mut self, src: Reg, ty: ScalarType, ne: bool) -> Option<Reg> {
+        use lockstep_ir::BinaryOp as B;
+        let zero = self.constant(0);
+        let op = if ne { B::Ne } else { B::Eq };
+        let r = self.binary_regs(op, &[src], &[zero], &[ty], Span::default());
+        r.ok().map(|r| r[0])
     }
 
     pub(super) fn call(&mut self, id: FunctionId, args: &[CallArg]) -> Result<Vec<Reg>, ExecError> {

@@ -553,3 +553,92 @@ void main(uint3 id : SV_DispatchThreadID)
     .remove(1);
     assert_eq!(got, want);
 }
+
+/// Conversions to and from `bool` on every kind of word, against Rust: to
+/// `bool`, `x != 0` (a `float` NaN is true, -0 is false); from `bool` (a
+/// word read from memory, any nonzero word true), 1 or 0 (1.0 or 0.0);
+/// `!` of a `bool`.
+#[test]
+fn bool_conversions_on_every_lane() {
+    let source = r#"
+StructuredBuffer<uint> In : register(t0);
+StructuredBuffer<bool> B : register(t1);
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(16, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint u = In[id.x];
+    float f = asfloat(u);
+    bool b = B[id.x];
+    uint o = id.x * 8;
+    Out[o + 0] = (uint)(bool)u;
+    Out[o + 1] = (uint)(bool)(int)u;
+    Out[o + 2] = (uint)(bool)f;
+    Out[o + 3] = (uint)!(bool)f;
+    Out[o + 4] = (uint)(int)b + 2u * (uint)!b;
+    Out[o + 5] = asuint((float)b);
+    Out[o + 6] = asuint((float)(f < 1.0f) + (float)!(u > 5u));
+    Out[o + 7] = (int)(f >= 0.0f) * 3 + (int)(bool)(u & 0x100u);
+}
+"#;
+    let words: Vec<u32> = vec![
+        0,
+        1,
+        2,
+        0x100,
+        0x8000_0000, // -0.0
+        0x7FC0_0000, // NaN
+        0xFF80_0001, // a signalling NaN
+        1f32.to_bits(),
+        (-2.5f32).to_bits(),
+        f32::INFINITY.to_bits(),
+        0xFFFF_FFFF,
+        0x0000_0001, // the smallest subnormal
+        5,
+        6,
+        0x3F00_0000, // 0.5
+        0x1_0000,
+    ];
+    let want: Vec<u32> = words
+        .iter()
+        .flat_map(|&u| {
+            let f = f32::from_bits(u);
+            let b = u != 0;
+            let one = |c: bool| if c { 1f32 } else { 0f32 };
+            [
+                u32::from(b),
+                u32::from(b),
+                u32::from(f != 0.0),
+                u32::from(f == 0.0),
+                u32::from(b) + 2 * u32::from(!b),
+                one(b).to_bits(),
+                (one(f < 1.0) + one(u <= 5)).to_bits(),
+                u32::from(f >= 0.0) * 3 + u32::from(u & 0x100 != 0),
+            ]
+        })
+        .collect();
+    for wave_size in WAVE_SIZES {
+        let got = run_words(
+            source,
+            [1, 1, 1],
+            &[
+                buf("In", Kind::StructuredBuffer, 0, words.clone()),
+                buf("B", Kind::StructuredBuffer, 1, words.clone()),
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 16 * 8]),
+            ],
+            wave_size,
+        )
+        .remove(2);
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(
+                g,
+                w,
+                "wave {wave_size}, lane {} ({:#x}), output {}",
+                i / 8,
+                words[i / 8],
+                i % 8
+            );
+        }
+    }
+}
