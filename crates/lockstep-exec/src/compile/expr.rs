@@ -279,6 +279,20 @@ impl Compiler<'_> {
         (0..va.len())
             .map(|i| {
                 let ty = tys.get(i).copied().unwrap_or(ScalarType::Int32);
+                let on_words = match op {
+                    B::BitAnd | B::And => Some(B::BitAnd),
+                    B::BitOr | B::Or => Some(B::BitOr),
+                    B::BitXor | B::Eq | B::Ne => Some(op),
+                    _ => None,
+                };
+                if let Some(word_op) = on_words.filter(|_| ty == ScalarType::Bool) {
+                    // On `bool`s (any nonzero word true): the operands as
+                    // 1 or 0, then the 32-bit operation, which joins blocks.
+                    let b = vb.get(i).copied().unwrap_or(vb[0]);
+                    let [a, b] = [va[i], b].map(|r| self.one_or_zero(r));
+                    let tys = [ScalarType::UInt32];
+                    return Ok(self.binary_regs(word_op, &[a], &[b], &tys, span)?[0]);
+                }
                 let f = alu::binary(op, ty).ok_or_else(|| {
                     ExecError::new(
                         format!("operator {op:?} is not defined on {}", ty.name()),
@@ -592,6 +606,15 @@ impl Compiler<'_> {
         let span = Span::default();
         let product = self.binary_regs(lockstep_ir::BinaryOp::Mul, &[nonzero], &[one], &tys, span);
         product.ok().map(|r| r[0])
+    }
+
+    /// A `bool` register as 1 or 0: itself when it is a constant (which
+    /// is 1 or 0 already), else `r != 0`.
+    fn one_or_zero(&mut self, r: Reg) -> Reg {
+        if self.constant_bits(r).is_some() {
+            return r;
+        }
+        self.compare_zero(r, ScalarType::UInt32, true).unwrap_or(r)
     }
 
     /// `src != 0` (`ne`) or `src == 0` on `ty`, 1 or 0.

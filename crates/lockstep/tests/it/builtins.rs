@@ -557,7 +557,7 @@ void main(uint3 id : SV_DispatchThreadID)
 /// Conversions to and from `bool` on every kind of word, against Rust: to
 /// `bool`, `x != 0` (a `float` NaN is true, -0 is false); from `bool` (a
 /// word read from memory, any nonzero word true), 1 or 0 (1.0 or 0.0);
-/// `!` of a `bool`.
+/// `!`, `&`, `|`, `^`, `==`, `!=`, `and`, `or`, `all` and `any` of `bool`s.
 #[test]
 fn bool_conversions_on_every_lane() {
     let source = r#"
@@ -571,7 +571,8 @@ void main(uint3 id : SV_DispatchThreadID)
     uint u = In[id.x];
     float f = asfloat(u);
     bool b = B[id.x];
-    uint o = id.x * 8;
+    bool c = B[(id.x + 3) % 16];
+    uint o = id.x * 9;
     Out[o + 0] = (uint)(bool)u;
     Out[o + 1] = (uint)(bool)(int)u;
     Out[o + 2] = (uint)(bool)f;
@@ -580,6 +581,9 @@ void main(uint3 id : SV_DispatchThreadID)
     Out[o + 5] = asuint((float)b);
     Out[o + 6] = asuint((float)(f < 1.0f) + (float)!(u > 5u));
     Out[o + 7] = (int)(f >= 0.0f) * 3 + (int)(bool)(u & 0x100u);
+    Out[o + 8] = (uint)(b & c) + 2u * (uint)(b | c) + 4u * (uint)(b ^ c) + 8u * (uint)(b == c)
+        + 16u * (uint)(b != c) + 32u * (uint)all(bool2(b, c)) + 64u * (uint)any(bool2(b, c))
+        + 128u * (uint)(b == true) + 256u * (uint)and(b, c) + 512u * (uint)or(b, !c);
 }
 "#;
     let words: Vec<u32> = vec![
@@ -600,11 +604,24 @@ void main(uint3 id : SV_DispatchThreadID)
         0x3F00_0000, // 0.5
         0x1_0000,
     ];
-    let want: Vec<u32> = words
-        .iter()
-        .flat_map(|&u| {
+    let want: Vec<u32> = (0..16)
+        .flat_map(|i| {
+            let u = words[i];
             let f = f32::from_bits(u);
             let b = u != 0;
+            let c = words[(i + 3) % 16] != 0;
+            let bits = [
+                b & c,
+                b | c,
+                b ^ c,
+                b == c,
+                b != c,
+                b && c,
+                b || c,
+                b,
+                b && c,
+                b || !c,
+            ];
             let one = |c: bool| if c { 1f32 } else { 0f32 };
             [
                 u32::from(b),
@@ -615,6 +632,7 @@ void main(uint3 id : SV_DispatchThreadID)
                 one(b).to_bits(),
                 (one(f < 1.0) + one(u <= 5)).to_bits(),
                 u32::from(f >= 0.0) * 3 + u32::from(u & 0x100 != 0),
+                (0..10).map(|k| u32::from(bits[k]) << k).sum(),
             ]
         })
         .collect();
@@ -625,7 +643,7 @@ void main(uint3 id : SV_DispatchThreadID)
             &[
                 buf("In", Kind::StructuredBuffer, 0, words.clone()),
                 buf("B", Kind::StructuredBuffer, 1, words.clone()),
-                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 16 * 8]),
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 16 * 9]),
             ],
             wave_size,
         )
@@ -635,9 +653,9 @@ void main(uint3 id : SV_DispatchThreadID)
                 g,
                 w,
                 "wave {wave_size}, lane {} ({:#x}), output {}",
-                i / 8,
-                words[i / 8],
-                i % 8
+                i / 9,
+                words[i / 9],
+                i % 9
             );
         }
     }
