@@ -739,9 +739,9 @@ fn speculation_cost(types: &lockstep_ir::TypeArena, e: &Expr) -> Option<u32> {
             use lockstep_ir::Builtin as B;
             let steps = match b {
                 B::Abs | B::Min | B::Max | B::Saturate | B::Floor | B::Ceil | B::Round => 1,
-                B::Trunc | B::Sqrt | B::Rcp | B::Rsqrt | B::IsNan | B::IsInf | B::IsFinite => 1,
+                B::Trunc | B::Sqrt | B::Rcp | B::Rsqrt | B::IsNan => 1,
                 B::CountBits | B::FirstBitHigh | B::FirstBitLow | B::ReverseBits => 1,
-                B::Clamp | B::Mad | B::Fma | B::Frac | B::Step => 2,
+                B::Clamp | B::Mad | B::Fma | B::Frac | B::Step | B::IsInf | B::IsFinite => 2,
                 B::Lerp | B::Sign => 3,
                 _ => return None,
             };

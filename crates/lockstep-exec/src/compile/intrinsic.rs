@@ -166,6 +166,15 @@ impl Compiler<'_> {
                 let rest = self.binary_regs(B::Sub, &three, &twice, &tys, span)?;
                 self.binary_regs(B::Mul, &square, &rest, &tys, span)?
             }
+            // `x != x`; `abs(x) == inf`; `abs(x) < inf` (false for a NaN).
+            Builtin::IsNan if float => self.binary_regs(B::Ne, &vals[0], &vals[0], &tys, span)?,
+            Builtin::IsInf | Builtin::IsFinite if float => {
+                let abs = self.map_builtin(Builtin::Abs, &vals[..1], ty);
+                let abs = abs.expect("abs on float");
+                let inf = vec![self.constant(u64::from(f32::INFINITY.to_bits())); n];
+                let op = if b == Builtin::IsInf { B::Eq } else { B::Lt };
+                self.binary_regs(op, &abs, &inf, &tys, span)?
+            }
             Builtin::Rsqrt if float => {
                 let one = vec![self.constant(one_bits); n];
                 let root = self.map_builtin(Builtin::Sqrt, &vals[..1], ty);

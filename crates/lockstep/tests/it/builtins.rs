@@ -554,7 +554,8 @@ void main(uint3 id : SV_DispatchThreadID)
     assert_eq!(got, want);
 }
 
-/// Conversions to and from `bool` on every kind of word, against Rust: to
+/// Conversions to and from `bool` on every kind of word, against Rust (1
+/// is also the smallest subnormal), and `isnan`, `isinf`, `isfinite`: to
 /// `bool`, `x != 0` (a `float` NaN is true, -0 is false); from `bool` (a
 /// word read from memory, any nonzero word true), 1 or 0 (1.0 or 0.0);
 /// `!`, `&`, `|`, `^`, `==`, `!=`, `and`, `or`, `all` and `any` of `bool`s.
@@ -580,7 +581,8 @@ void main(uint3 id : SV_DispatchThreadID)
     Out[o + 4] = (uint)(int)b + 2u * (uint)!b;
     Out[o + 5] = asuint((float)b);
     Out[o + 6] = asuint((float)(f < 1.0f) + (float)!(u > 5u));
-    Out[o + 7] = (int)(f >= 0.0f) * 3 + (int)(bool)(u & 0x100u);
+    Out[o + 7] = (int)(f >= 0.0f) * 3 + (int)(bool)(u & 0x100u)
+        + 4 * isnan(f) + 8 * isinf(f) + 16 * isfinite(f);
     Out[o + 8] = (uint)(b & c) + 2u * (uint)(b | c) + 4u * (uint)(b ^ c) + 8u * (uint)(b == c)
         + 16u * (uint)(b != c) + 32u * (uint)all(bool2(b, c)) + 64u * (uint)any(bool2(b, c))
         + 128u * (uint)(b == true) + 256u * (uint)and(b, c) + 512u * (uint)or(b, !c);
@@ -598,7 +600,7 @@ void main(uint3 id : SV_DispatchThreadID)
         (-2.5f32).to_bits(),
         f32::INFINITY.to_bits(),
         0xFFFF_FFFF,
-        0x0000_0001, // the smallest subnormal
+        0xFF80_0000, // -infinity
         5,
         6,
         0x3F00_0000, // 0.5
@@ -631,7 +633,11 @@ void main(uint3 id : SV_DispatchThreadID)
                 u32::from(b) + 2 * u32::from(!b),
                 one(b).to_bits(),
                 (one(f < 1.0) + one(u <= 5)).to_bits(),
-                u32::from(f >= 0.0) * 3 + u32::from(u & 0x100 != 0),
+                u32::from(f >= 0.0) * 3
+                    + u32::from(u & 0x100 != 0)
+                    + 4 * u32::from(f.is_nan())
+                    + 8 * u32::from(f.is_infinite())
+                    + 16 * u32::from(f.is_finite()),
                 (0..10).map(|k| u32::from(bits[k]) << k).sum(),
             ]
         })
