@@ -60,6 +60,8 @@ fn float_expr() -> impl Strategy<Value = String> {
             "({0} >= 0.0f ? {0} : -({1}))",
             "step({0}, {1})",
             "(float)({0} != {0} || {1} > 0.5f)",
+            "(float)(isnan({0}) | isinf({1})) + (float)!isfinite({0} * {1})",
+            "(float)(({0} < {1}) == !({1} < 0.0f)) + (float)any(float2({0}, {1}) > 1.0f)",
             "(float)((uint)({0}) > (uint)({1}) ? (uint)({0}) - (uint)({1}) : 7u)",
         ]);
         let three = prop::sample::select(vec![
