@@ -136,10 +136,13 @@ void main(uint3 id : SV_DispatchThreadID)
     }}
     else
         s = s * 2.0f;
-    Out[id.x * 4] = asuint({whole});
-    Out[id.x * 4 + 1] = asuint(r);
-    Out[id.x * 4 + 2] = asuint(s);
-    Out[id.x * 4 + 3] = k;
+    // A read that a lane makes only where it picks it.
+    uint m = (asuint(a) & 3u) == 0u ? In[(id.x * 3 + (asuint(b) & 0xFFu)) % 192u] : 7u;
+    Out[id.x * 5] = asuint({whole});
+    Out[id.x * 5 + 1] = asuint(r);
+    Out[id.x * 5 + 2] = asuint(s);
+    Out[id.x * 5 + 3] = k;
+    Out[id.x * 5 + 4] = m;
 }}
 "#
         );
@@ -148,7 +151,7 @@ void main(uint3 id : SV_DispatchThreadID)
             [1, 1, 1],
             &[
                 buf("In", Kind::StructuredBuffer, 0, lanes.clone()),
-                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 4 * 64]),
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 5 * 64]),
             ],
         );
         for wave_size in WAVE_SIZES {
