@@ -253,7 +253,7 @@ fn bad_lockstep_pragmas_are_warnings() {
 /// other one is no finding, in the picked one is (on those lanes only).
 #[test]
 fn select_reads_only_the_operand_each_lane_picks() {
-    use crate::harness::{buf, compile, pipeline};
+    use crate::harness::{buf, compile, pipeline, words_of};
     use lockstep::pipeline::Kind;
     let source = r#"
 RWStructuredBuffer<uint> Out : register(u0);
@@ -277,10 +277,7 @@ void main(uint gi : SV_GroupIndex)
         ..RunOptions::default()
     };
     let (out, report) = lockstep::run_checked(&shader, &p, &opts).unwrap();
-    let words: Vec<u32> = out.contents[0]
-        .chunks_exact(4)
-        .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
-        .collect();
+    let words = words_of(&out.contents[0]);
     assert_eq!(words[..8], [0, 2, 4, 6, 16, 16, 16, 16]);
     assert_eq!(words[8..12], [0, 1, 2, 3]);
     assert_eq!(words[14..], [7, 7]);
