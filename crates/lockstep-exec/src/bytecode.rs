@@ -259,6 +259,69 @@ pub enum Vote {
     All,
 }
 
+/// How a branch finds its lanes from its condition register `cond`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Test {
+    /// The lanes where `cond` is nonzero.
+    Nonzero,
+    /// The lanes of the waves whose vote over `cond` holds
+    /// (`if (WaveActiveAnyTrue(c))`, see `compile::fuse::fuse_votes`).
+    Vote(Vote),
+    /// The lanes where the comparison of `cond` with register `b` holds
+    /// (`if (a < b)` with the comparison's result read nowhere else, see
+    /// `compile::fuse::fuse_compares`).
+    Compare(Cmp32, Reg),
+    /// The same with a constant.
+    CompareImm(Cmp32, u32),
+}
+
+/// A 32-bit comparison a branch can test by itself: the comparisons among
+/// the [`Op32`]s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp32 {
+    Eq,
+    Ne,
+    LtU,
+    LeU,
+    GtU,
+    GeU,
+    LtS,
+    LeS,
+    GtS,
+    GeS,
+    FEq,
+    FNe,
+    FLt,
+    FLe,
+    FGt,
+    FGe,
+}
+
+impl Cmp32 {
+    /// `op` when it is a comparison.
+    pub fn of(op: Op32) -> Option<Cmp32> {
+        Some(match op {
+            Op32::Eq => Cmp32::Eq,
+            Op32::Ne => Cmp32::Ne,
+            Op32::LtU => Cmp32::LtU,
+            Op32::LeU => Cmp32::LeU,
+            Op32::GtU => Cmp32::GtU,
+            Op32::GeU => Cmp32::GeU,
+            Op32::LtS => Cmp32::LtS,
+            Op32::LeS => Cmp32::LeS,
+            Op32::GtS => Cmp32::GtS,
+            Op32::GeS => Cmp32::GeS,
+            Op32::FEq => Cmp32::FEq,
+            Op32::FNe => Cmp32::FNe,
+            Op32::FLt => Cmp32::FLt,
+            Op32::FLe => Cmp32::FLe,
+            Op32::FGt => Cmp32::FGt,
+            Op32::FGe => Cmp32::FGe,
+            _ => return None,
+        })
+    }
+}
+
 /// Where a memory access goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Space {
@@ -453,9 +516,8 @@ pub enum Inst {
         /// Narrow to the lanes where `cond` is false instead (`if (!c)`).
         negate: bool,
         else_pc: u32,
-        /// Branch on each wave's vote over `cond` instead of `cond` itself
-        /// (`if (WaveActiveAnyTrue(c))`, see `compile::fuse`).
-        vote: Option<Vote>,
+        /// How the lanes follow from `cond`.
+        test: Test,
     },
     /// Switches to the lanes that did not take the branch; jumps to `end_pc`
     /// when none.
@@ -504,14 +566,14 @@ pub enum Inst {
         frame: FrameDepth,
     },
     /// `if (cond) break;` (or `continue;`, `return;`) in one instruction
-    /// (see `compile::fuse::fuse_leaves`): the active lanes where `cond`
-    /// holds (where it does not with `negate`; with `vote`, where their
-    /// wave's vote over `cond` does) leave the frame at `frame`, as
-    /// `Continue` leaves it with `to_continue`, else as `Break`.
+    /// (see `compile::fuse::fuse_leaves`): the active lanes that `test`
+    /// picks from `cond` (those it does not with `negate`) leave the frame
+    /// at `frame`, as `Continue` leaves it with `to_continue`, else as
+    /// `Break`.
     LeaveIf {
         cond: Reg,
         negate: bool,
-        vote: Option<Vote>,
+        test: Test,
         frame: FrameDepth,
         to_continue: bool,
     },
@@ -656,7 +718,12 @@ macro_rules! each_reg {
                 $f(a);
                 mask.$iter().for_each(&mut $f);
             }
-            Inst::IfBegin { cond, .. } | Inst::LeaveIf { cond, .. } => $f(cond),
+            Inst::IfBegin { cond, test, .. } | Inst::LeaveIf { cond, test, .. } => {
+                $f(cond);
+                if let Test::Compare(_, b) = test {
+                    $f(b);
+                }
+            }
             Inst::SwitchCase { selector, .. } => $f(selector),
             Inst::CheckDivisor { divisor } => $f(divisor),
             Inst::Else { .. }

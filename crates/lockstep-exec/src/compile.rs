@@ -18,7 +18,7 @@ mod place;
 mod top_level;
 
 use crate::alu::{self, BuiltinFn};
-use crate::bytecode::{FrameDepth, Inst, Reg};
+use crate::bytecode::{FrameDepth, Inst, Reg, Test};
 
 /// A system value the entry point takes.
 #[derive(Debug)]
@@ -119,6 +119,7 @@ impl Program {
             fuse::mark_deferrable(&mut c.code);
             top_level::drop_dead_constants(&mut c.code, &mut c.spans);
             fuse::fuse_leaves(&mut c.code, &mut c.spans);
+            fuse::fuse_compares(&mut c.code, &mut c.spans);
         }
         // A system value's components go into their registers when a wave
         // starts, unless nothing reads them.
@@ -186,6 +187,25 @@ impl Program {
     pub fn branch_count(&self) -> usize {
         let branch = |inst: &&Inst| matches!(inst, Inst::IfBegin { .. });
         self.code.iter().filter(branch).count()
+    }
+
+    /// How many branches (`if`s and the exits `if (c) break;` and the like
+    /// make) compare two values themselves, without the comparison's
+    /// result in a register (for tests).
+    pub fn comparing_branch_count(&self) -> usize {
+        let comparing = |inst: &&Inst| {
+            matches!(
+                inst,
+                Inst::IfBegin {
+                    test: Test::Compare(..) | Test::CompareImm(..),
+                    ..
+                } | Inst::LeaveIf {
+                    test: Test::Compare(..) | Test::CompareImm(..),
+                    ..
+                }
+            )
+        };
+        self.code.iter().filter(comparing).count()
     }
 
     /// How many atomics the engine may hold back and combine: those on
@@ -573,7 +593,7 @@ impl<'m> Compiler<'m> {
             cond,
             negate,
             else_pc: 0,
-            vote: None,
+            test: Test::Nonzero,
         });
         self.frames.push(FrameKind::If);
         accept(self)?;
@@ -589,7 +609,7 @@ impl<'m> Compiler<'m> {
             cond,
             negate,
             else_pc: else_at as u32,
-            vote: None,
+            test: Test::Nonzero,
         };
         if else_at != end {
             self.code[else_at] = Inst::Else { end_pc: end as u32 };
@@ -605,9 +625,20 @@ impl<'m> Compiler<'m> {
     ) -> Result<(), ExecError> {
         self.emit(Inst::LoopBegin);
         self.frames.push(FrameKind::Loop);
+        let depth = (self.frames.len() - 1) as FrameDepth;
         let top = self.emit(Inst::LoopIter { exit_pc: 0, span });
         self.block(body)?;
-        self.emit(Inst::LoopContinuing);
+        // `LoopContinuing` brings back the lanes that left the body by
+        // `continue`. Without one, it would leave the active lanes as they
+        // are: every construct in the body ends with the lanes it began
+        // with, less those parked since, which is what it computes. So the
+        // body's last operations and the continuing block's join up.
+        let continues = self.code[top..]
+            .iter()
+            .any(|inst| matches!(*inst, Inst::Continue { frame } if frame == depth));
+        if continues {
+            self.emit(Inst::LoopContinuing);
+        }
         self.block(continuing)?;
         self.emit(Inst::Jump { target: top as u32 });
         let exit = self.emit(Inst::LoopEnd);

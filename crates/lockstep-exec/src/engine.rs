@@ -19,7 +19,9 @@ pub(crate) use checked::shuffle;
 use deferred::Deferred;
 
 use crate::BoundResource;
-use crate::bytecode::{Address, Block32, Inst, Reg, Slot32Kind, Space, TEXEL_OUT_OF_RANGE, Vote};
+use crate::bytecode::{
+    Address, Block32, Cmp32, Inst, Reg, Slot32Kind, Space, TEXEL_OUT_OF_RANGE, Test, Vote,
+};
 use crate::check::{Access, FindingKind, Findings, ReductionOrder, Schedule, SharedTracker};
 use crate::compile::Program;
 use crate::memory::{self, Memory};
@@ -965,12 +967,9 @@ impl Wave {
                     cond,
                     negate,
                     else_pc,
-                    vote,
+                    test,
                 } => {
-                    let c = match vote {
-                        None => self.mask_of(cond, w),
-                        Some(vote) => self.vote(vote, cond, ww),
-                    };
+                    let c = self.test(cond, test, w, ww);
                     let c = c ^ if negate { Mask::MAX } else { 0 };
                     self.frames.push(Frame {
                         entry: self.cur,
@@ -1079,16 +1078,13 @@ impl Wave {
                 Inst::LeaveIf {
                     cond,
                     negate,
-                    vote,
+                    test,
                     frame,
                     to_continue,
                 } => {
                     // `IfBegin`, `Break` (or `Continue`) and `IfEnd`, with
                     // no frame of its own.
-                    let c = match vote {
-                        None => self.mask_of(cond, w),
-                        Some(vote) => self.vote(vote, cond, ww),
-                    };
+                    let c = self.test(cond, test, w, ww);
                     let leaving = self.cur & (c ^ if negate { Mask::MAX } else { 0 });
                     let target = &mut self.frames[frame as usize];
                     if to_continue {
@@ -1220,6 +1216,18 @@ impl Wave {
     #[inline(always)]
     fn mask_of(&self, r: Reg, w: usize) -> Mask {
         nonzero_lanes(&self.reg(r)[..w])
+    }
+
+    /// The lanes of a batch of width `w` (waves of width `ww`) that a
+    /// branch's `test` picks from `cond`: on every lane, active or not.
+    #[inline(always)]
+    fn test(&self, cond: Reg, test: Test, w: usize, ww: usize) -> Mask {
+        match test {
+            Test::Nonzero => self.mask_of(cond, w),
+            Test::Vote(vote) => self.vote(vote, cond, ww),
+            Test::Compare(op, b) => compare_lanes(op, &self.reg(cond)[..w], Ok(&self.reg(b)[..w])),
+            Test::CompareImm(op, imm) => compare_lanes(op, &self.reg(cond)[..w], Err(imm)),
+        }
     }
 
     /// Holds a deferrable atomic in `deferred` when every active lane of the
@@ -1844,24 +1852,72 @@ impl Segments {
     }
 }
 
+/// The lanes where the 32-bit comparison `op` of `a`'s lanes with `b`'s
+/// (`Ok`) or with a constant (`Err`) holds: [`Op32`]'s comparisons on the
+/// registers' low 32 bits.
+#[inline(always)]
+fn compare_lanes(op: Cmp32, a: &[u64], b: Result<&[u64], u32>) -> Mask {
+    let int = |x: u64| x as u32;
+    let signed = |x: u64| x as u32 as i32;
+    let float = |x: u64| f32::from_bits(x as u32);
+    macro_rules! lanes {
+        ($view:ident, $cmp:tt) => {
+            match b {
+                Ok(b) => lanes_where2(a, b, |x, y| $view(x) $cmp $view(y)),
+                Err(y) => {
+                    let y = u64::from(y);
+                    lanes_where(a, |x| $view(x) $cmp $view(y))
+                }
+            }
+        };
+    }
+    match op {
+        Cmp32::Eq => lanes!(int, ==),
+        Cmp32::Ne => lanes!(int, !=),
+        Cmp32::LtU => lanes!(int, <),
+        Cmp32::LeU => lanes!(int, <=),
+        Cmp32::GtU => lanes!(int, >),
+        Cmp32::GeU => lanes!(int, >=),
+        Cmp32::LtS => lanes!(signed, <),
+        Cmp32::LeS => lanes!(signed, <=),
+        Cmp32::GtS => lanes!(signed, >),
+        Cmp32::GeS => lanes!(signed, >=),
+        Cmp32::FEq => lanes!(float, ==),
+        Cmp32::FNe => lanes!(float, !=),
+        Cmp32::FLt => lanes!(float, <),
+        Cmp32::FLe => lanes!(float, <=),
+        Cmp32::FGt => lanes!(float, >),
+        Cmp32::FGe => lanes!(float, >=),
+    }
+}
+
 /// The lanes where `pred` holds, built 64 lanes at a time.
 #[inline(always)]
 fn lanes_where(src: &[u64], pred: impl Fn(u64) -> bool + Copy) -> Mask {
+    lanes_where2(src, src, |x, _| pred(x))
+}
+
+/// The lanes where `pred` holds of `a`'s and `b`'s lanes, built 64 lanes
+/// at a time (`b` at least as long as `a`).
+#[inline(always)]
+fn lanes_where2(a: &[u64], b: &[u64], pred: impl Fn(u64, u64) -> bool + Copy) -> Mask {
     // 64 lanes at a time into one word: the fixed count lets the compiler
     // unroll the loop into a vector compare, a bit pick and an `or` per
     // four lanes, with no shift that depends on the lane before.
     #[inline(always)]
-    fn word(lanes: &[u64; 64], pred: impl Fn(u64) -> bool) -> u64 {
+    fn word(a: &[u64; 64], b: &[u64; 64], pred: impl Fn(u64, u64) -> bool) -> u64 {
         let mut bits = 0;
-        for (i, &v) in lanes.iter().enumerate() {
-            bits |= u64::from(pred(v)) << i;
+        for (i, (&x, &y)) in a.iter().zip(b).enumerate() {
+            bits |= u64::from(pred(x, y)) << i;
         }
         bits
     }
-    let (words, rest) = src.as_chunks::<64>();
+    let b = &b[..a.len()];
+    let (words, rest) = a.as_chunks::<64>();
+    let (b_words, b_rest) = b.as_chunks::<64>();
     let mut mask: Mask = 0;
-    for (c, lanes) in words.iter().enumerate() {
-        mask |= Mask::from(word(lanes, pred)) << (64 * c);
+    for (c, (x, y)) in words.iter().zip(b_words).enumerate() {
+        mask |= Mask::from(word(x, y, pred)) << (64 * c);
     }
     // Fewer than 64 lanes left (a wave of up to 32 lanes is all rest): one
     // 64-bit word, then one 128-bit shift.
@@ -1869,8 +1925,8 @@ fn lanes_where(src: &[u64], pred: impl Fn(u64) -> bool + Copy) -> Mask {
         return mask;
     }
     let mut bits = 0u64;
-    for (i, &v) in rest.iter().enumerate() {
-        bits |= u64::from(pred(v)) << i;
+    for (i, (&x, &y)) in rest.iter().zip(b_rest).enumerate() {
+        bits |= u64::from(pred(x, y)) << i;
     }
     mask | Mask::from(bits) << (64 * words.len())
 }

@@ -10,7 +10,7 @@
 
 use lockstep_ir::{ScalarType, Span, WaveOp};
 
-use crate::bytecode::{Inst, Reg, Space, Vote, wave_operands};
+use crate::bytecode::{Cmp32, Inst, Reg, Space, Test, Vote, wave_operands};
 use crate::memory::combining;
 
 /// Fuses every such pair in `code` (and drops the removed instructions'
@@ -134,7 +134,9 @@ pub(super) fn fuse_votes(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
             (
                 Some((_, t, _)),
                 Inst::IfBegin {
-                    cond, vote: None, ..
+                    cond,
+                    test: Test::Nonzero,
+                    ..
                 },
             ) => *cond == t && !targets[pc],
             _ => false,
@@ -155,9 +157,9 @@ pub(super) fn fuse_votes(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
         if live_out.at(pc, t) {
             continue;
         }
-        if let Inst::IfBegin { cond, vote, .. } = &mut code[pc] {
+        if let Inst::IfBegin { cond, test, .. } = &mut code[pc] {
             *cond = c;
-            *vote = Some(kind);
+            *test = Test::Vote(kind);
             removed[pc - 1] = true;
         }
     }
@@ -181,7 +183,7 @@ pub(super) fn fuse_leaves(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
             cond,
             negate,
             else_pc,
-            vote,
+            test,
         } = code[pc]
         else {
             continue;
@@ -199,12 +201,83 @@ pub(super) fn fuse_leaves(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
             code[pc] = Inst::LeaveIf {
                 cond,
                 negate,
-                vote,
+                test,
                 frame,
                 to_continue,
             };
             removed[pc + 1] = true;
             removed[pc + 2] = true;
+        }
+    }
+    drop_removed(code, spans, &removed);
+}
+
+/// Fuses a 32-bit comparison with the branch on it: `t = a < b` right
+/// before `if (t)` (or a `LeaveIf` on `t`), with `t` read nowhere after,
+/// becomes a branch that compares `a` with `b` itself (`Test::Compare`).
+/// The branch then builds its lanes from the comparison, without writing
+/// `t` to every lane and reading it back: a loop's `i < n` test is one
+/// instruction.
+pub(super) fn fuse_compares(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
+    // The comparison writing `t` at `pc`: `t`, and the test on `a`.
+    let compare = |inst: &Inst| match *inst {
+        Inst::BinaryImm {
+            dst,
+            a,
+            imm,
+            masked: false,
+            op32: Some(op),
+            ..
+        } if a != dst => Cmp32::of(op).map(|op| (dst, a, Test::CompareImm(op, imm as u32))),
+        Inst::Binary {
+            dst,
+            a,
+            b,
+            masked: false,
+            op32: Some(op),
+            ..
+        } if a != dst && b != dst => Cmp32::of(op).map(|op| (dst, a, Test::Compare(op, b))),
+        _ => None,
+    };
+    let branch_on = |inst: &Inst| match *inst {
+        Inst::IfBegin {
+            cond,
+            test: Test::Nonzero,
+            ..
+        }
+        | Inst::LeaveIf {
+            cond,
+            test: Test::Nonzero,
+            ..
+        } => Some(cond),
+        _ => None,
+    };
+    let targets = jump_targets(code);
+    let pairs: Vec<usize> = (1..code.len())
+        .filter(|&pc| match (compare(&code[pc - 1]), branch_on(&code[pc])) {
+            (Some((t, _, _)), Some(cond)) => cond == t && !targets[pc],
+            _ => false,
+        })
+        .collect();
+    if pairs.is_empty() {
+        return;
+    }
+    let temps = pairs
+        .iter()
+        .filter_map(|&pc| compare(&code[pc - 1]).map(|(t, _, _)| t));
+    let live_out = LiveOut::of(code, temps);
+    let mut removed = vec![false; code.len()];
+    for &pc in &pairs {
+        let Some((t, a, fused)) = compare(&code[pc - 1]) else {
+            continue;
+        };
+        if live_out.at(pc, t) {
+            continue;
+        }
+        if let Inst::IfBegin { cond, test, .. } | Inst::LeaveIf { cond, test, .. } = &mut code[pc] {
+            *cond = a;
+            *test = fused;
+            removed[pc - 1] = true;
         }
     }
     drop_removed(code, spans, &removed);
@@ -494,20 +567,20 @@ mod tests {
         code
     }
 
-    fn if_begin(cond: u32, negate: bool, else_pc: u32, vote: Option<Vote>) -> Inst {
+    fn if_begin(cond: u32, negate: bool, else_pc: u32, test: Test) -> Inst {
         Inst::IfBegin {
             cond: Reg(cond),
             negate,
             else_pc,
-            vote,
+            test,
         }
     }
 
-    fn leave_if(cond: u32, negate: bool, vote: Option<Vote>, to_continue: bool) -> Inst {
+    fn leave_if(cond: u32, negate: bool, test: Test, to_continue: bool) -> Inst {
         Inst::LeaveIf {
             cond: Reg(cond),
             negate,
-            vote,
+            test,
             frame: 0,
             to_continue,
         }
@@ -519,16 +592,16 @@ mod tests {
     #[test]
     fn a_branch_around_a_lone_break_or_continue_becomes_one_instruction() {
         let code = loop_around(vec![
-            if_begin(1, false, 4, None),
+            if_begin(1, false, 4, Test::Nonzero),
             Inst::Break { frame: 0 },
             Inst::IfEnd,
-            if_begin(2, true, 7, Some(Vote::Any)),
+            if_begin(2, true, 7, Test::Vote(Vote::Any)),
             Inst::Continue { frame: 0 },
             Inst::IfEnd,
         ]);
         let want = loop_around(vec![
-            leave_if(1, false, None, false),
-            leave_if(2, true, Some(Vote::Any), true),
+            leave_if(1, false, Test::Nonzero, false),
+            leave_if(2, true, Test::Vote(Vote::Any), true),
         ]);
         assert_eq!(fused(code), format!("{want:?}"));
     }
@@ -538,14 +611,14 @@ mod tests {
     #[test]
     fn other_branches_stay() {
         let with_else = loop_around(vec![
-            if_begin(1, false, 4, None),
+            if_begin(1, false, 4, Test::Nonzero),
             Inst::Break { frame: 0 },
             Inst::Else { end_pc: 6 },
             Inst::Continue { frame: 0 },
             Inst::IfEnd,
         ]);
         let more = loop_around(vec![
-            if_begin(1, false, 5, None),
+            if_begin(1, false, 5, Test::Nonzero),
             Inst::Const {
                 dst: Reg(3),
                 bits: 7,
@@ -555,7 +628,7 @@ mod tests {
         ]);
         let landed_on = loop_around(vec![
             Inst::Jump { target: 4 },
-            if_begin(1, false, 5, None),
+            if_begin(1, false, 5, Test::Nonzero),
             Inst::Return { frame: 0 },
             Inst::IfEnd,
         ]);

@@ -333,6 +333,179 @@ void main(uint gi : SV_GroupIndex)
     }
 }
 
+/// A branch on a comparison whose result nothing else reads compares by
+/// itself (the `if`s, a `for` loop's test and `if (c) break;`), on
+/// integers, signed integers and floats, against registers and constants,
+/// over 256 pairs of words that include NaN, both zeroes, infinities,
+/// subnormals and the extremes of `int` and `uint`: every lane takes the
+/// branch where the comparison holds, at every wave size (128 lanes fill
+/// both halves of the lane mask). A comparison read again afterwards keeps
+/// its register.
+#[test]
+fn branches_on_comparisons() {
+    let source = r#"
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(128, 1, 1)]
+void main(uint dtid : SV_DispatchThreadID)
+{
+    uint a = In[dtid * 2u];
+    uint b = In[dtid * 2u + 1u];
+    int sa = (int)a;
+    int sb = (int)b;
+    float fa = asfloat(a);
+    float fb = asfloat(b);
+    uint o = dtid * 34u;
+    if (a == b) Out[o + 0u] = 1u;
+    if (a != b) Out[o + 1u] = 1u;
+    if (a < b) Out[o + 2u] = 1u;
+    if (a <= b) Out[o + 3u] = 1u;
+    if (a > b) Out[o + 4u] = 1u;
+    if (a >= b) Out[o + 5u] = 1u;
+    if (sa < sb) Out[o + 6u] = 1u;
+    if (sa <= sb) Out[o + 7u] = 1u;
+    if (sa > sb) Out[o + 8u] = 1u;
+    if (sa >= sb) Out[o + 9u] = 1u;
+    if (fa == fb) Out[o + 10u] = 1u;
+    if (fa != fb) Out[o + 11u] = 1u;
+    if (fa < fb) Out[o + 12u] = 1u;
+    if (fa <= fb) Out[o + 13u] = 1u;
+    if (fa > fb) Out[o + 14u] = 1u;
+    if (fa >= fb) Out[o + 15u] = 1u;
+    if (a == 7u) Out[o + 16u] = 1u;
+    if (a != 0u) Out[o + 17u] = 1u;
+    if (a < 0x80000000u) Out[o + 18u] = 1u;
+    if (a >= 3u) Out[o + 19u] = 1u;
+    if (sa < -2) Out[o + 20u] = 1u;
+    if (sa > 0) Out[o + 21u] = 1u;
+    if (sa <= 1) Out[o + 22u] = 1u;
+    if (sa >= -3) Out[o + 23u] = 1u;
+    if (fa < 0.5f) Out[o + 24u] = 1u;
+    if (fa >= -1.0f) Out[o + 25u] = 1u;
+    if (fa != 1.0f) Out[o + 26u] = 1u;
+    if (fa == -0.0f) Out[o + 27u] = 1u;
+    if (!(fa <= 1.0f)) Out[o + 28u] = 1u;
+    uint n = 0u;
+    for (uint i = 0u; i < (a & 15u); ++i)
+        n += 3u;
+    Out[o + 29u] = n;
+    int m = 0;
+    while (true)
+    {
+        if (m >= sb % 5)
+            break;
+        m++;
+    }
+    Out[o + 30u] = (uint)m;
+    // Read again after the branch: not fused.
+    bool below = b < 9u;
+    if (below) Out[o + 31u] = 1u;
+    Out[o + 32u] = below ? 5u : 6u;
+    Out[o + 33u] = WaveActiveCountBits(sa > sb);
+}
+"#;
+    let shader = crate::harness::compile(source, &lockstep::CompileOptions::default());
+    // 29 `if`s, the `for` loop's test and the `break`.
+    assert_eq!(shader.program.comparing_branch_count(), 31);
+    let words: [u32; 16] = [
+        0,
+        1,
+        3,
+        7,
+        0x7FFF_FFFF,
+        0x8000_0000, // also -0.0
+        0xFFFF_FFFF, // also a NaN
+        0xFFFF_FFFD,
+        0x3F00_0000, // 0.5
+        0x3F80_0000, // 1.0
+        0xBF80_0000, // -1.0
+        0x7FC0_0000, // NaN
+        0x7F80_0000, // +inf
+        0xFF80_0000, // -inf
+        0x0000_0008, // a subnormal
+        0x8000_0009, // a negative subnormal
+    ];
+    let pairs: Vec<(u32, u32)> = words
+        .iter()
+        .flat_map(|&a| words.iter().map(move |&b| (a, b)))
+        .collect();
+    let input: Vec<u32> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+    let lane = |a: u32, b: u32| -> [u32; 33] {
+        let (sa, sb) = (a as i32, b as i32);
+        let (fa, fb) = (f32::from_bits(a), f32::from_bits(b));
+        let flags = [
+            a == b,
+            a != b,
+            a < b,
+            a <= b,
+            a > b,
+            a >= b,
+            sa < sb,
+            sa <= sb,
+            sa > sb,
+            sa >= sb,
+            fa == fb,
+            fa != fb,
+            fa < fb,
+            fa <= fb,
+            fa > fb,
+            fa >= fb,
+            a == 7,
+            a != 0,
+            a < 0x8000_0000,
+            a >= 3,
+            sa < -2,
+            sa > 0,
+            sa <= 1,
+            sa >= -3,
+            fa < 0.5,
+            fa >= -1.0,
+            fa != 1.0,
+            fa == -0.0,
+            // Not `fa > 1.0`: true for NaN.
+            fa.partial_cmp(&1.0) != Some(std::cmp::Ordering::Less)
+                && fa.partial_cmp(&1.0) != Some(std::cmp::Ordering::Equal),
+        ];
+        let mut out = [0; 33];
+        for (o, f) in out.iter_mut().zip(flags) {
+            *o = u32::from(f);
+        }
+        out[29] = 3 * (a & 15);
+        out[30] = (sb % 5).max(0) as u32;
+        out[31] = u32::from(b < 9);
+        out[32] = if b < 9 { 5 } else { 6 };
+        out
+    };
+    for w in WAVE_SIZES {
+        let out = run_words(
+            source,
+            [2, 1, 1],
+            &[
+                buf("In", Kind::StructuredBuffer, 0, input.clone()),
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 256 * 34]),
+            ],
+            w,
+        )
+        .remove(1);
+        for (t, &(a, b)) in pairs.iter().enumerate() {
+            let got = &out[t * 34..t * 34 + 34];
+            assert_eq!(
+                got[..33],
+                lane(a, b),
+                "wave {w}, lane {t}: {a:#x} against {b:#x}"
+            );
+            // The wave's count of lanes where `sa > sb`.
+            let wave = t / w as usize * w as usize;
+            let count = pairs[wave..wave + w as usize]
+                .iter()
+                .filter(|&&(a, b)| (a as i32) > b as i32)
+                .count() as u32;
+            assert_eq!(got[33], count, "wave {w}, lane {t}");
+        }
+    }
+}
+
 #[test]
 fn partial_last_wave() {
     let source = r#"
