@@ -253,8 +253,9 @@ fn registers(run: &Run) -> Vec<u32> {
 pub struct Builder {
     #[cfg(target_arch = "x86_64")]
     inner: x64::Builder,
-    /// Each added run's entry and register table.
-    entries: Vec<(usize, Box<[u32]>)>,
+    /// Each added run's entries (for any mask, and for every lane active)
+    /// and register table.
+    entries: Vec<([usize; 2], Box<[u32]>)>,
 }
 
 impl Builder {
@@ -288,13 +289,28 @@ impl Builder {
         if regs.len() > MAX_REGS {
             return None;
         }
+        // Code for every lane active, when the mask changes anything.
+        let masks = run.outputs.iter().any(|o| o.masked)
+            || run
+                .steps
+                .iter()
+                .enumerate()
+                .any(|(i, s)| s.keep.is_some() && place[run.inputs.len() + i].is_some());
         #[cfg(target_arch = "x86_64")]
-        let entry = self.inner.add(run, &place, &regs);
+        let entry = {
+            let any = self.inner.add(run, &place, &regs, false);
+            let full = if masks {
+                self.inner.add(run, &place, &regs, true)
+            } else {
+                any
+            };
+            [any, full]
+        };
         #[cfg(not(target_arch = "x86_64"))]
         let entry = {
             // No `Builder` exists on other architectures.
-            let _ = place;
-            0
+            let _ = (place, masks);
+            [0, 0]
         };
         self.entries.push((entry, regs.into_boxed_slice()));
         Some(self.entries.len() - 1)
@@ -309,8 +325,9 @@ impl Builder {
             Some(
                 self.entries
                     .into_iter()
-                    .map(|(entry, regs)| Kernel {
-                        entry: code.entry(entry),
+                    .map(|([any, full], regs)| Kernel {
+                        entry: code.entry(any),
+                        full: code.entry(full),
                         code: code.clone(),
                         regs,
                     })
@@ -332,6 +349,9 @@ pub struct Kernel {
     code: std::sync::Arc<x64::Code>,
     #[cfg(target_arch = "x86_64")]
     entry: x64::Entry,
+    /// The entry for calls with every lane active.
+    #[cfg(target_arch = "x86_64")]
+    full: x64::Entry,
     regs: Box<[u32]>,
 }
 
@@ -367,12 +387,22 @@ impl Kernel {
                 // SAFETY: in bounds, checked above.
                 *p = unsafe { base.add(r as usize * width) };
             }
+            let all = if width == 128 {
+                u128::MAX
+            } else {
+                (1 << width) - 1
+            };
+            let entry = if mask & all == all {
+                self.full
+            } else {
+                self.entry
+            };
             let mask = mask.to_le_bytes();
             // SAFETY: the code was made for this CPU (`Builder::new`
             // checked AVX2); it reads and writes lanes `0..width` of the
             // registers in `table` and `width / 8` bytes of `mask`, and
             // `code` keeps it mapped.
-            unsafe { self.code.call(self.entry, &table, &mask, width / 8) };
+            unsafe { self.code.call(entry, &table, &mask, width / 8) };
             true
         }
         #[cfg(not(target_arch = "x86_64"))]

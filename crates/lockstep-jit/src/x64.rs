@@ -139,17 +139,27 @@ impl Builder {
 
     /// Emits the kernel of `run` (`place`: each value's vector register,
     /// from `allocate`; `regs`: the pointer table) and returns its entry.
-    pub(crate) fn add(&mut self, run: &Run, place: &[Option<u8>], regs: &[u32]) -> usize {
+    ///
+    /// With `full`, the code is for calls where every lane is active: it
+    /// ignores `mask`, and masked outputs and kept steps write every lane.
+    pub(crate) fn add(
+        &mut self,
+        run: &Run,
+        place: &[Option<u8>],
+        regs: &[u32],
+        full: bool,
+    ) -> usize {
         let at = |v: Value| place[usize::from(v)].expect("a value read is placed");
         let table = |r: u32| 8 * regs.iter().position(|&x| x == r).expect("named") as i32;
         let inputs = run.inputs.len();
         let live = |i: usize| place[inputs + i].is_some();
-        let masked_out = run.outputs.iter().any(|o| o.masked);
-        let keeps = run
-            .steps
-            .iter()
-            .enumerate()
-            .any(|(i, s)| live(i) && s.keep.is_some());
+        let masked_out = !full && run.outputs.iter().any(|o| o.masked);
+        let keeps = !full
+            && run
+                .steps
+                .iter()
+                .enumerate()
+                .any(|(i, s)| live(i) && s.keep.is_some());
         let bits = self.constant(Constant::Bits);
         let low_halves = self.constant(Constant::LowHalves);
         let entry = self.asm.offset().0;
@@ -190,7 +200,8 @@ impl Builder {
         }
         for (i, step) in run.steps.iter().enumerate() {
             let Some(d) = place[inputs + i] else { continue };
-            let out = if step.keep.is_some() { RESULT } else { d };
+            let keep = step.keep.filter(|_| !full);
+            let out = if keep.is_some() { RESULT } else { d };
             match (step.b, step.c) {
                 // `Select` (`allocate` checked its operands): `TEMP` = all
                 // ones where the condition is zero, which take `c`.
@@ -207,7 +218,7 @@ impl Builder {
                     self.step(step.op, out, at(step.a), b);
                 }
             }
-            if let Some(keep) = step.keep {
+            if let Some(keep) = keep {
                 dynasm!(self.asm; .arch x64
                     ; vpblendvb Ry(d), Ry(at(keep)), Ry(RESULT), Ry(MASK32)
                 );
@@ -227,7 +238,7 @@ impl Builder {
                         ; vpmovzxdq Ry(TEMP), Rx(TEMP)
                     );
                 }
-                if o.masked {
+                if o.masked && !full {
                     dynasm!(self.asm; .arch x64
                         ; vmovdqu Ry(RESULT), [rax + rcx + disp]
                         ; vpblendvb Ry(TEMP), Ry(RESULT), Ry(TEMP), Ry(mask)

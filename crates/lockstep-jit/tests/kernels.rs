@@ -287,7 +287,14 @@ proptest! {
     fn kernels_do_what_their_steps_say(
         (inputs, steps, outputs) in runs(),
         chunks in 1usize..=16,
-        mask in prop_oneof![any::<u128>(), Just(u128::MAX), Just(0u128)],
+        // Every lane active takes the kernel's other entry; one lane off
+        // must not.
+        mask in prop_oneof![
+            any::<u128>(),
+            Just(u128::MAX),
+            Just(0u128),
+            (0u32..128).prop_map(|l| !(1u128 << l)),
+        ],
         lanes in prop::collection::vec(
             prop_oneof![
                 4 => any::<u64>(),
