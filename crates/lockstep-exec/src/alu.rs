@@ -154,6 +154,10 @@ pub(crate) fn op32_unaries() -> Vec<(UnaryFn, Op32)> {
             Builtin::Ceil,
             Builtin::Trunc,
             Builtin::Round,
+            Builtin::CountBits,
+            Builtin::ReverseBits,
+            Builtin::FirstBitLow,
+            Builtin::FirstBitHigh,
         ] {
             if let (Some(BuiltinFn::Unary(f)), Some(op32)) = (builtin(b, ty), builtin_op32(b, ty)) {
                 all.push((f, op32));
@@ -267,6 +271,11 @@ pub fn builtin_op32(b: Builtin, ty: ScalarType) -> Option<Op32> {
         (Builtin::Ceil, S::Float32) => Op32::FCeil,
         (Builtin::Trunc, S::Float32) => Op32::FTrunc,
         (Builtin::Round, S::Float32) => Op32::FRound,
+        (Builtin::CountBits, S::UInt32 | S::Int32) => Op32::CountBits,
+        (Builtin::ReverseBits, S::UInt32 | S::Int32) => Op32::ReverseBits,
+        (Builtin::FirstBitLow, S::UInt32 | S::Int32) => Op32::FirstBitLow,
+        (Builtin::FirstBitHigh, S::UInt32) => Op32::FirstBitHighU,
+        (Builtin::FirstBitHigh, S::Int32) => Op32::FirstBitHighS,
         (Builtin::Min, S::UInt32) => Op32::UMin,
         (Builtin::Max, S::UInt32) => Op32::UMax,
         (Builtin::Min, S::Int32) => Op32::SMin,

@@ -92,6 +92,13 @@ pub enum Op32 {
     FCeil,
     FTrunc,
     FRound,
+    /// `countbits`, `reversebits` and `firstbitlow` on `uint` and `int`,
+    /// `firstbithigh` on `uint` and on `int` (`lockstep_wave::ops`).
+    CountBits,
+    ReverseBits,
+    FirstBitLow,
+    FirstBitHighU,
+    FirstBitHighS,
     /// Three operands: `a != 0 ? b : c` (in a block, `b` and `c` are
     /// slots; see [`Slot32Kind::Select`]).
     Select,
@@ -172,6 +179,11 @@ impl Op32 {
                 | O::FCeil
                 | O::FTrunc
                 | O::FRound
+                | O::CountBits
+                | O::ReverseBits
+                | O::FirstBitLow
+                | O::FirstBitHighU
+                | O::FirstBitHighS
         )
     }
 }

@@ -133,6 +133,11 @@ mod machine {
             Op32::FCeil => Op::FCeil,
             Op32::FTrunc => Op::FTrunc,
             Op32::FRound => Op::FRound,
+            Op32::CountBits => Op::CountBits,
+            Op32::ReverseBits => Op::ReverseBits,
+            Op32::FirstBitLow => Op::FirstBitLow,
+            Op32::FirstBitHighU => Op::FirstBitHighU,
+            Op32::FirstBitHighS => Op::FirstBitHighS,
             Op32::Select => Op::Select,
         }
     }

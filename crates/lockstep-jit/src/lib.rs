@@ -36,6 +36,11 @@ mod x64;
 /// 0), the square root rounded to nearest (a NaN quieted, the default
 /// NaN below -0), and `FFloor`, `FCeil`, `FTrunc`, `FRound` (to an
 /// integer, ties to even; a NaN quieted, the sign of a zero kept).
+/// `CountBits`, `ReverseBits`, `FirstBitLow` and `FirstBitHighU` are
+/// HLSL's `countbits`, `reversebits`, `firstbitlow` and `firstbithigh` on
+/// the word, `FirstBitHighS` is `firstbithigh` on a signed word (the
+/// highest bit that differs from the sign bit); a `firstbit` with no such
+/// bit gives `0xFFFF_FFFF`.
 ///
 /// `Select` takes three: `a != 0 ? b : c` (`b` a value, not a constant).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,6 +94,11 @@ pub enum Op {
     FCeil,
     FTrunc,
     FRound,
+    CountBits,
+    ReverseBits,
+    FirstBitLow,
+    FirstBitHighU,
+    FirstBitHighS,
     Select,
 }
 
@@ -112,6 +122,11 @@ impl Op {
                 | O::FCeil
                 | O::FTrunc
                 | O::FRound
+                | O::CountBits
+                | O::ReverseBits
+                | O::FirstBitLow
+                | O::FirstBitHighU
+                | O::FirstBitHighS
         )
     }
 }

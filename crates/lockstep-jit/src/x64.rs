@@ -38,6 +38,33 @@ enum Constant {
     /// The indices of the low words of four 64-bit words, twice (for
     /// `vpermd`).
     LowHalves,
+    /// Sixteen bytes, twice (for `vpshufb`): byte `n` is `f(n)`.
+    Nibbles(NibbleTable),
+}
+
+/// The byte tables of [`Constant::Nibbles`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum NibbleTable {
+    /// The number of bits set in `n`.
+    Count,
+    /// `n`'s four bits reversed.
+    Reversed,
+    /// `n`'s four bits reversed, in the high half of the byte.
+    ReversedHigh,
+    /// The bytes of each 32-bit word in reverse order: `3, 2, 1, 0, 7, …`.
+    WordBytesReversed,
+}
+
+impl NibbleTable {
+    fn byte(self, n: u8) -> u8 {
+        let reversed = n.reverse_bits() >> 4;
+        match self {
+            NibbleTable::Count => n.count_ones() as u8,
+            NibbleTable::Reversed => reversed,
+            NibbleTable::ReversedHigh => reversed << 4,
+            NibbleTable::WordBytesReversed => (n & !3) + 3 - (n & 3),
+        }
+    }
 }
 
 pub(crate) struct Builder {
@@ -323,6 +350,11 @@ impl Builder {
             | Op::FCeil
             | Op::FTrunc
             | Op::FRound
+            | Op::CountBits
+            | Op::ReverseBits
+            | Op::FirstBitLow
+            | Op::FirstBitHighU
+            | Op::FirstBitHighS
             | Op::Select => unreachable!("emitted above"),
             Op::Add => three!(asm, vpaddd, out, a, b),
             Op::Sub => three!(asm, vpsubd, out, a, b),
@@ -551,8 +583,109 @@ impl Builder {
                 vcmpps(asm, TEMP2, TEMP, TEMP2, GE);
                 dynasm!(asm; .arch x64; vpor Ry(out), Ry(out), Ry(TEMP2));
             }
+            Op::CountBits => {
+                // Each byte's two nibbles counted by table, the four
+                // bytes' counts summed into the top byte by a multiply.
+                let (low4, count) = (splat(0x0F0F_0F0F), self.nibbles(NibbleTable::Count));
+                let bytes = self.constant(Constant::Splat(0x0101_0101));
+                dynasm!(self.asm; .arch x64
+                    ; vpand Ry(TEMP), Ry(a), [=>low4]
+                    ; vpsrld Ry(TEMP2), Ry(a), 4
+                    ; vpand Ry(TEMP2), Ry(TEMP2), [=>low4]
+                    ; vmovdqu Ry(out), [=>count]
+                    ; vpshufb Ry(TEMP), Ry(out), Ry(TEMP)
+                    ; vpshufb Ry(TEMP2), Ry(out), Ry(TEMP2)
+                    ; vpaddb Ry(TEMP), Ry(TEMP), Ry(TEMP2)
+                    ; vpmulld Ry(TEMP), Ry(TEMP), [=>bytes]
+                    ; vpsrld Ry(out), Ry(TEMP), 24
+                );
+            }
+            Op::ReverseBits => {
+                // Each byte's nibbles reversed and swapped by table, then
+                // the word's bytes reversed.
+                let low4 = splat(0x0F0F_0F0F);
+                let high = self.nibbles(NibbleTable::ReversedHigh);
+                let low = self.nibbles(NibbleTable::Reversed);
+                let order = self.nibbles(NibbleTable::WordBytesReversed);
+                dynasm!(self.asm; .arch x64
+                    ; vpand Ry(TEMP), Ry(a), [=>low4]
+                    ; vpsrld Ry(TEMP2), Ry(a), 4
+                    ; vpand Ry(TEMP2), Ry(TEMP2), [=>low4]
+                    ; vmovdqu Ry(out), [=>high]
+                    ; vpshufb Ry(TEMP), Ry(out), Ry(TEMP)
+                    ; vmovdqu Ry(out), [=>low]
+                    ; vpshufb Ry(TEMP2), Ry(out), Ry(TEMP2)
+                    ; vpor Ry(TEMP), Ry(TEMP), Ry(TEMP2)
+                    ; vpshufb Ry(out), Ry(TEMP), [=>order]
+                );
+            }
+            Op::FirstBitLow => {
+                // `a & -a` is the lowest set bit alone, a power of two
+                // that converts exactly (2^31 as -2^31): its exponent is
+                // the index. For 0, all ones.
+                let (exponent, bias) = (splat(0xFF), splat(127));
+                dynasm!(self.asm; .arch x64
+                    ; vpxor Ry(TEMP), Ry(TEMP), Ry(TEMP)
+                    ; vpcmpeqd Ry(TEMP2), Ry(TEMP), Ry(a)
+                    ; vpsubd Ry(TEMP), Ry(TEMP), Ry(a)
+                    ; vpand Ry(TEMP), Ry(TEMP), Ry(a)
+                    ; vcvtdq2ps Ry(TEMP), Ry(TEMP)
+                    ; vpsrld Ry(TEMP), Ry(TEMP), 23
+                    ; vpand Ry(TEMP), Ry(TEMP), [=>exponent]
+                    ; vpsubd Ry(TEMP), Ry(TEMP), [=>bias]
+                    ; vpor Ry(out), Ry(TEMP), Ry(TEMP2)
+                );
+            }
+            Op::FirstBitHighU | Op::FirstBitHighS => {
+                // The signed form looks at `a ^ (a >> 31)`, arithmetic:
+                // the bits that differ from the sign bit. Then `x & !(x >>
+                // 1)` keeps the highest set bit and no two adjacent ones,
+                // so converting it cannot round up to the next power of
+                // two: its exponent is the index. The unsigned form takes
+                // 31 where the top bit is set (the conversion would see a
+                // negative number); for 0, all ones.
+                let (exponent, bias) = (splat(0xFF), splat(127));
+                let c31 = splat(31);
+                let signed = op == Op::FirstBitHighS;
+                let x = if signed {
+                    dynasm!(self.asm; .arch x64
+                        ; vpsrad Ry(TEMP), Ry(a), 31
+                        ; vpxor Ry(TEMP2), Ry(TEMP), Ry(a)
+                    );
+                    TEMP2
+                } else {
+                    a
+                };
+                dynasm!(self.asm; .arch x64
+                    ; vpsrld Ry(TEMP), Ry(x), 1
+                    ; vpandn Ry(TEMP), Ry(TEMP), Ry(x)
+                    ; vcvtdq2ps Ry(TEMP), Ry(TEMP)
+                    ; vpsrld Ry(TEMP), Ry(TEMP), 23
+                    ; vpand Ry(TEMP), Ry(TEMP), [=>exponent]
+                    ; vpsubd Ry(TEMP), Ry(TEMP), [=>bias]
+                );
+                if signed {
+                    // `a` is not read again: `out` may be its register.
+                    dynasm!(self.asm; .arch x64
+                        ; vpxor Ry(out), Ry(out), Ry(out)
+                        ; vpcmpeqd Ry(TEMP2), Ry(TEMP2), Ry(out)
+                    );
+                } else {
+                    dynasm!(self.asm; .arch x64
+                        ; vpsrad Ry(TEMP2), Ry(a), 31
+                        ; vpblendvb Ry(TEMP), Ry(TEMP), [=>c31], Ry(TEMP2)
+                        ; vpxor Ry(TEMP2), Ry(TEMP2), Ry(TEMP2)
+                        ; vpcmpeqd Ry(TEMP2), Ry(TEMP2), Ry(a)
+                    );
+                }
+                dynasm!(self.asm; .arch x64; vpor Ry(out), Ry(TEMP), Ry(TEMP2));
+            }
             _ => unreachable!("{op:?} takes two operands"),
         }
+    }
+
+    fn nibbles(&mut self, table: NibbleTable) -> DynamicLabel {
+        self.constant(Constant::Nibbles(table))
     }
 
     /// Places the constants the kernels read and makes the code
@@ -563,12 +696,17 @@ impl Builder {
             Constant::Bits => (0, 0),
             Constant::LowHalves => (1, 0),
             Constant::Splat(k) => (2, k),
+            Constant::Nibbles(t) => (3, t as u32),
         });
         for (c, label) in constants {
             let words: [u32; 8] = match c {
                 Constant::Splat(k) => [k; 8],
                 Constant::Bits => std::array::from_fn(|l| 1 << l),
                 Constant::LowHalves => [0, 2, 4, 6, 0, 2, 4, 6],
+                Constant::Nibbles(t) => std::array::from_fn(|i| {
+                    let n = (4 * i % 16) as u8;
+                    u32::from_le_bytes([t.byte(n), t.byte(n + 1), t.byte(n + 2), t.byte(n + 3)])
+                }),
             };
             dynasm!(self.asm; .arch x64; .align 32; =>label);
             for w in words {

@@ -5,7 +5,7 @@
 use lockstep_jit::{Builder, Kernel, Op, Operand, Output, Run, Step};
 use proptest::prelude::*;
 
-const OPS: [Op; 50] = [
+const OPS: [Op; 55] = [
     Op::Add,
     Op::Sub,
     Op::Mul,
@@ -55,6 +55,11 @@ const OPS: [Op; 50] = [
     Op::FCeil,
     Op::FTrunc,
     Op::FRound,
+    Op::CountBits,
+    Op::ReverseBits,
+    Op::FirstBitLow,
+    Op::FirstBitHighU,
+    Op::FirstBitHighS,
     Op::Select,
 ];
 
@@ -143,6 +148,25 @@ fn apply(op: Op, x: u32, y: u32) -> u32 {
         Op::FCeil => rounded(x, f32::ceil),
         Op::FTrunc => rounded(x, f32::trunc),
         Op::FRound => rounded(x, f32::round_ties_even),
+        Op::CountBits => x.count_ones(),
+        Op::ReverseBits => x.reverse_bits(),
+        Op::FirstBitLow => match x {
+            0 => u32::MAX,
+            x => x.trailing_zeros(),
+        },
+        // The highest bit set; for a signed word, the highest that differs
+        // from the sign bit.
+        Op::FirstBitHighU | Op::FirstBitHighS => {
+            let x = if op == Op::FirstBitHighS && (x as i32) < 0 {
+                !x
+            } else {
+                x
+            };
+            match x {
+                0 => u32::MAX,
+                x => 31 - x.leading_zeros(),
+            }
+        }
         // A NaN quieted, the default NaN below -0.
         Op::FSqrt => {
             let a = f32::from_bits(x);
@@ -553,6 +577,26 @@ fn float_operations_by_hand() {
         (Op::FRound, 0xC020_0000, 0, 0xC000_0000),         // round(-2.5) = -2
         (Op::FRound, 0x3F00_0000, 0, 0),                   // round(0.5) = 0
         (Op::FRound, NEG_INF, 0, NEG_INF),
+        (Op::CountBits, 0xFFFF_FFFF, 0, 32),
+        (Op::CountBits, 0x8000_0001, 0, 2),
+        (Op::CountBits, 0, 0, 0),
+        (Op::ReverseBits, 1, 0, 0x8000_0000),
+        (Op::ReverseBits, 0x1234_5678, 0, 0x1E6A_2C48),
+        (Op::FirstBitLow, 0, 0, 0xFFFF_FFFF),
+        (Op::FirstBitLow, 0x8000_0000, 0, 31),
+        (Op::FirstBitLow, 0x0000_0C00, 0, 10),
+        (Op::FirstBitHighU, 0, 0, 0xFFFF_FFFF),
+        (Op::FirstBitHighU, 1, 0, 0),
+        (Op::FirstBitHighU, 0xFFFF_FFFF, 0, 31),
+        (Op::FirstBitHighU, 0xAAAA_AAAA, 0, 31),           // negative as an `int`
+        (Op::FirstBitHighU, 0x01FF_FFFF, 0, 24),           // 2^25 - 1 as a float is 2^25
+        (Op::FirstBitHighU, 0x7FFF_FFFF, 0, 30),
+        (Op::FirstBitHighS, 0xFFFF_FFFF, 0, 0xFFFF_FFFF), // -1: no bit differs
+        (Op::FirstBitHighS, 0, 0, 0xFFFF_FFFF),
+        (Op::FirstBitHighS, 0xFFFF_FFFE, 0, 0),            // -2
+        (Op::FirstBitHighS, 0x8000_0000, 0, 30),
+        (Op::FirstBitHighS, 0x7FFF_FFFF, 0, 30),
+        (Op::FirstBitHighS, 0x0000_0100, 0, 8),
     ];
     let width = cases.len().div_ceil(8) * 8;
     for constant in [false, true] {

@@ -456,6 +456,11 @@ slot32_ops! {
     FCeil: |x, _y| ops::ceil(f32::from_bits(x)).to_bits();
     FTrunc: |x, _y| ops::trunc(f32::from_bits(x)).to_bits();
     FRound: |x, _y| ops::round(f32::from_bits(x)).to_bits();
+    CountBits: |x, _y| ops::countbits(x);
+    ReverseBits: |x, _y| ops::reversebits(x);
+    FirstBitLow: |x, _y| ops::firstbitlow(x);
+    FirstBitHighU: |x, _y| ops::firstbithigh(x);
+    FirstBitHighS: |x, _y| ops::firstbithigh(x as i32);
 }
 
 /// The lane loop of `op` with a constant second operand, where there is

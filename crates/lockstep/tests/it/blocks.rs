@@ -46,6 +46,9 @@ fn float_expr() -> impl Strategy<Value = String> {
             "asfloat(asuint({0}) & 0xFF7FFFFFu)",
             "(float)(~(uint)({0}) >> 9)",
             "(float)sign({0})",
+            "(float)(countbits(asuint({0})) + firstbitlow((int)({0})))",
+            "asfloat(reversebits(asuint({0})))",
+            "(float)(firstbithigh(asuint({0})) ^ (uint)firstbithigh(asint({0})))",
         ]);
         let two = prop::sample::select(vec![
             "({0} + {1})",

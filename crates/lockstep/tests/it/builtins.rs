@@ -666,3 +666,104 @@ void main(uint3 id : SV_DispatchThreadID)
         }
     }
 }
+
+/// `countbits`, `reversebits`, `firstbitlow` and `firstbithigh` on `uint`
+/// and `int` (for a negative `int`, the highest bit that differs from the
+/// sign bit) on every lane, inside runs of 32-bit operations, against
+/// Rust, over words that include 0, all ones, the sign bit alone,
+/// alternating bits, and `2^25 - 1` (which a `float` rounds up).
+#[test]
+fn bit_builtins_on_every_lane() {
+    let source = r#"
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint u = In[id.x];
+    int s = (int)u;
+    uint o = id.x * 6;
+    Out[o + 0] = countbits(u) + (countbits(s) << 8) + (firstbitlow(u) << 16)
+        + ((uint)firstbitlow(s) << 24);
+    Out[o + 1] = reversebits(u);
+    Out[o + 2] = (uint)reversebits(s) ^ 0x5A5A5A5Au;
+    Out[o + 3] = firstbithigh(u);
+    Out[o + 4] = (uint)firstbithigh(s);
+    Out[o + 5] = (firstbithigh(u ^ 0xFFFFu) + countbits(reversebits(u) & 0xFF00FF00u)) * 3u;
+}
+"#;
+    let mut words: Vec<u32> = vec![
+        0,
+        1,
+        0xFFFF_FFFF,
+        0x8000_0000,
+        0x7FFF_FFFF,
+        0xAAAA_AAAA,
+        0x5555_5555,
+        0x01FF_FFFF,
+        0x00FF_FFFF,
+        0xFFFF_FFFE,
+        0x1234_5678,
+        0x0001_0000,
+        0x8000_0001,
+        0xFF00_0000,
+        0x0000_FF00,
+        0x4000_0000,
+    ];
+    let mut x = 0x9E37_79B9u32;
+    while words.len() < 64 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        words.push(x >> (words.len() % 31));
+    }
+    let low = |v: u32| if v == 0 { u32::MAX } else { v.trailing_zeros() };
+    let high = |v: u32| {
+        if v == 0 {
+            u32::MAX
+        } else {
+            31 - v.leading_zeros()
+        }
+    };
+    let high_signed = |v: u32| high(if (v as i32) < 0 { !v } else { v });
+    let want: Vec<u32> = words
+        .iter()
+        .flat_map(|&u| {
+            [
+                (u.count_ones() + (u.count_ones() << 8))
+                    .wrapping_add(low(u) << 16)
+                    .wrapping_add(low(u) << 24),
+                u.reverse_bits(),
+                u.reverse_bits() ^ 0x5A5A_5A5A,
+                high(u),
+                high_signed(u),
+                high(u ^ 0xFFFF)
+                    .wrapping_add((u.reverse_bits() & 0xFF00_FF00).count_ones())
+                    .wrapping_mul(3),
+            ]
+        })
+        .collect();
+    for wave_size in WAVE_SIZES {
+        let got = run_words(
+            source,
+            [1, 1, 1],
+            &[
+                buf("In", Kind::StructuredBuffer, 0, words.clone()),
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 64 * 6]),
+            ],
+            wave_size,
+        )
+        .remove(1);
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(
+                g,
+                w,
+                "wave {wave_size}, lane {} ({:#x}), output {}",
+                i / 6,
+                words[i / 6],
+                i % 6
+            );
+        }
+    }
+}
