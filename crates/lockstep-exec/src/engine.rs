@@ -1857,8 +1857,12 @@ impl Segments {
 /// registers' low 32 bits.
 #[inline(always)]
 fn compare_lanes(op: Cmp32, a: &[u64], b: Result<&[u64], u32>) -> Mask {
-    let int = |x: u64| x as u32;
-    let signed = |x: u64| x as u32 as i32;
+    // The low 32 bits as a 64-bit number, which orders them as `uint`;
+    // with the sign bit flipped, as `int`. Compared as 64-bit lanes (no
+    // packing of halves), a vector compare for four lanes.
+    const LOW32: u64 = 0xFFFF_FFFF;
+    let int = |x: u64| x & LOW32;
+    let signed = |x: u64| (x ^ 0x8000_0000) & LOW32;
     let float = |x: u64| f32::from_bits(x as u32);
     macro_rules! lanes {
         ($view:ident, $cmp:tt) => {

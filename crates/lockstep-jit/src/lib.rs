@@ -344,6 +344,7 @@ impl Builder {
                         entry: code.entry(any),
                         full: code.entry(full),
                         code: code.clone(),
+                        registers_needed: regs.iter().max().map_or(0, |&r| r as usize + 1),
                         regs,
                     })
                     .collect(),
@@ -368,6 +369,10 @@ pub struct Kernel {
     #[cfg(target_arch = "x86_64")]
     full: x64::Entry,
     regs: Box<[u32]>,
+    /// One more than the highest register named: the register file must
+    /// hold this many registers.
+    #[cfg(target_arch = "x86_64")]
+    registers_needed: usize,
 }
 
 impl std::fmt::Debug for Kernel {
@@ -387,15 +392,11 @@ impl Kernel {
         if width == 0 || !width.is_multiple_of(8) || width > 128 {
             return false;
         }
-        if self
-            .regs
-            .iter()
-            .any(|&r| (r as usize + 1) * width > regs.len())
-        {
-            return false;
-        }
         #[cfg(target_arch = "x86_64")]
         {
+            if self.registers_needed * width > regs.len() {
+                return false;
+            }
             let base = regs.as_mut_ptr();
             let mut table = [std::ptr::null_mut(); MAX_REGS];
             for (p, &r) in table.iter_mut().zip(&self.regs) {
@@ -423,7 +424,7 @@ impl Kernel {
         #[cfg(not(target_arch = "x86_64"))]
         {
             // No kernel exists on other architectures.
-            let _ = mask;
+            let _ = (regs, mask);
             false
         }
     }

@@ -75,15 +75,22 @@ pub(crate) struct Builder {
 /// The executable memory of a program's kernels.
 pub(crate) struct Code(ExecutableBuffer);
 
-/// A kernel's first instruction.
+/// A kernel's first instruction, as a function of this code.
 #[derive(Clone, Copy)]
-pub(crate) struct Entry(AssemblyOffset);
+pub(crate) struct Entry(KernelFn);
 
 type KernelFn = unsafe extern "sysv64" fn(*const *mut u64, *const u8, usize);
 
 impl Code {
+    /// The kernel that starts at `offset` (an offset `Builder::add`
+    /// returned for this code).
     pub(crate) fn entry(&self, offset: usize) -> Entry {
-        Entry(AssemblyOffset(offset))
+        // SAFETY: the offset is the start of a kernel, which follows
+        // `KernelFn`'s convention; calling it goes through `call`, which
+        // borrows this code.
+        Entry(unsafe {
+            std::mem::transmute::<*const u8, KernelFn>(self.0.ptr(AssemblyOffset(offset)))
+        })
     }
 
     /// # Safety
@@ -98,12 +105,9 @@ impl Code {
         chunks: usize,
     ) {
         debug_assert!((1..=16).contains(&chunks));
-        // SAFETY: `entry` is the start of a kernel, which follows
-        // `KernelFn`'s convention.
-        unsafe {
-            let f: KernelFn = std::mem::transmute(self.0.ptr(entry.0));
-            f(table.as_ptr(), mask.as_ptr(), chunks);
-        }
+        // SAFETY: `entry` is a kernel of this code (the caller's promise),
+        // mapped while `self` is.
+        unsafe { (entry.0)(table.as_ptr(), mask.as_ptr(), chunks) }
     }
 }
 
