@@ -111,55 +111,73 @@ pub(super) fn mark_deferrable(code: &mut [Inst]) {
 /// each wave's vote as a mask, without writing `t` to every lane and
 /// reading it back.
 pub(super) fn fuse_votes(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
-    let vote_of = |inst: &Inst| match *inst {
+    fuse_tests(code, spans, |inst| match *inst {
         Inst::Wave {
             op: WaveOp::AnyTrue,
             ty: ScalarType::Bool,
             dst,
             a,
             ..
-        } => Some((Vote::Any, dst, a)),
+        } => Some((dst, a, Test::Vote(Vote::Any))),
         Inst::Wave {
             op: WaveOp::AllTrue,
             ty: ScalarType::Bool,
             dst,
             a,
             ..
-        } => Some((Vote::All, dst, a)),
+        } => Some((dst, a, Test::Vote(Vote::All))),
+        _ => None,
+    });
+}
+
+/// Fuses each instruction that `test_of` makes `(t, c, test)` of into the
+/// branch right after it on `t` (an `IfBegin` or `LeaveIf` testing `t` for
+/// nonzero) when nothing reads `t` after the branch and no jump lands on
+/// the branch: the branch then takes `test` of `c`, and the instruction
+/// goes.
+fn fuse_tests(
+    code: &mut Vec<Inst>,
+    spans: &mut Vec<Span>,
+    test_of: impl Fn(&Inst) -> Option<(Reg, Reg, Test)>,
+) {
+    let branch_on = |inst: &Inst| match *inst {
+        Inst::IfBegin {
+            cond,
+            test: Test::Nonzero,
+            ..
+        }
+        | Inst::LeaveIf {
+            cond,
+            test: Test::Nonzero,
+            ..
+        } => Some(cond),
         _ => None,
     };
     let targets = jump_targets(code);
     let pairs: Vec<usize> = (1..code.len())
-        .filter(|&pc| match (vote_of(&code[pc - 1]), &code[pc]) {
-            (
-                Some((_, t, _)),
-                Inst::IfBegin {
-                    cond,
-                    test: Test::Nonzero,
-                    ..
-                },
-            ) => *cond == t && !targets[pc],
+        .filter(|&pc| match (test_of(&code[pc - 1]), branch_on(&code[pc])) {
+            (Some((t, _, _)), Some(cond)) => cond == t && !targets[pc],
             _ => false,
         })
         .collect();
     if pairs.is_empty() {
         return;
     }
-    let votes = pairs
+    let temps = pairs
         .iter()
-        .filter_map(|&pc| vote_of(&code[pc - 1]).map(|(_, t, _)| t));
-    let live_out = LiveOut::of(code, votes);
+        .filter_map(|&pc| test_of(&code[pc - 1]).map(|(t, _, _)| t));
+    let live_out = LiveOut::of(code, temps);
     let mut removed = vec![false; code.len()];
     for &pc in &pairs {
-        let Some((kind, t, c)) = vote_of(&code[pc - 1]) else {
+        let Some((t, c, fused)) = test_of(&code[pc - 1]) else {
             continue;
         };
         if live_out.at(pc, t) {
             continue;
         }
-        if let Inst::IfBegin { cond, test, .. } = &mut code[pc] {
+        if let Inst::IfBegin { cond, test, .. } | Inst::LeaveIf { cond, test, .. } = &mut code[pc] {
             *cond = c;
-            *test = Test::Vote(kind);
+            *test = fused;
             removed[pc - 1] = true;
         }
     }
@@ -219,8 +237,7 @@ pub(super) fn fuse_leaves(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
 /// `t` to every lane and reading it back: a loop's `i < n` test is one
 /// instruction.
 pub(super) fn fuse_compares(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
-    // The comparison writing `t` at `pc`: `t`, and the test on `a`.
-    let compare = |inst: &Inst| match *inst {
+    fuse_tests(code, spans, |inst| match *inst {
         Inst::BinaryImm {
             dst,
             a,
@@ -238,49 +255,7 @@ pub(super) fn fuse_compares(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
             ..
         } if a != dst && b != dst => Cmp32::of(op).map(|op| (dst, a, Test::Compare(op, b))),
         _ => None,
-    };
-    let branch_on = |inst: &Inst| match *inst {
-        Inst::IfBegin {
-            cond,
-            test: Test::Nonzero,
-            ..
-        }
-        | Inst::LeaveIf {
-            cond,
-            test: Test::Nonzero,
-            ..
-        } => Some(cond),
-        _ => None,
-    };
-    let targets = jump_targets(code);
-    let pairs: Vec<usize> = (1..code.len())
-        .filter(|&pc| match (compare(&code[pc - 1]), branch_on(&code[pc])) {
-            (Some((t, _, _)), Some(cond)) => cond == t && !targets[pc],
-            _ => false,
-        })
-        .collect();
-    if pairs.is_empty() {
-        return;
-    }
-    let temps = pairs
-        .iter()
-        .filter_map(|&pc| compare(&code[pc - 1]).map(|(t, _, _)| t));
-    let live_out = LiveOut::of(code, temps);
-    let mut removed = vec![false; code.len()];
-    for &pc in &pairs {
-        let Some((t, a, fused)) = compare(&code[pc - 1]) else {
-            continue;
-        };
-        if live_out.at(pc, t) {
-            continue;
-        }
-        if let Inst::IfBegin { cond, test, .. } | Inst::LeaveIf { cond, test, .. } = &mut code[pc] {
-            *cond = a;
-            *test = fused;
-            removed[pc - 1] = true;
-        }
-    }
-    drop_removed(code, spans, &removed);
+    });
 }
 
 /// Drops the instructions marked in `removed` (and their `spans`), and
