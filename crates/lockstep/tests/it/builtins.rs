@@ -235,28 +235,13 @@ void main(uint3 id : SV_DispatchThreadID)
         })
         .collect();
     let words = |v: &[i32]| v.iter().map(|&x| x as u32).collect::<Vec<u32>>();
-    for wave_size in WAVE_SIZES {
-        let got = run_words(
-            source,
-            [1, 1, 1],
-            &[
-                buf("A", Kind::StructuredBuffer, 0, words(&a)),
-                buf("B", Kind::StructuredBuffer, 1, words(&b)),
-                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 64 * 19]),
-            ],
-            wave_size,
-        )
-        .remove(2);
-        assert_eq!(got.len(), want.len());
-        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            let (lane, slot) = (i / 19, i % 19);
-            assert_eq!(
-                g, w,
-                "wave {wave_size}, lane {lane} ({}, {}), output {slot}",
-                a[lane], b[lane]
-            );
-        }
-    }
+    every_lane(
+        source,
+        &[("A", words(&a)), ("B", words(&b))],
+        19,
+        &want,
+        |lane| format!("{}, {}", a[lane], b[lane]),
+    );
 }
 
 /// `float` `+ - * /`, comparisons, `min`, `max`, negation, `abs`,
@@ -471,28 +456,13 @@ void main(uint3 id : SV_DispatchThreadID)
             ]
         })
         .collect();
-    for wave_size in WAVE_SIZES {
-        let got = run_words(
-            source,
-            [1, 1, 1],
-            &[
-                buf("A", Kind::StructuredBuffer, 0, a.clone()),
-                buf("B", Kind::StructuredBuffer, 1, b.clone()),
-                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 100 * 29]),
-            ],
-            wave_size,
-        )
-        .remove(2);
-        assert_eq!(got.len(), want.len());
-        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            let (lane, slot) = (i / 29, i % 29);
-            assert_eq!(
-                g, w,
-                "wave {wave_size}, lane {lane} ({:#x}, {:#x}), output {slot}: {g:#x}, want {w:#x}",
-                a[lane], b[lane]
-            );
-        }
-    }
+    every_lane(
+        source,
+        &[("A", a.clone()), ("B", b.clone())],
+        29,
+        &want,
+        |lane| format!("{:#x}, {:#x}", a[lane], b[lane]),
+    );
 }
 
 /// A `bool` read from memory is true for any nonzero word, and converts to
@@ -642,29 +612,13 @@ void main(uint3 id : SV_DispatchThreadID)
             ]
         })
         .collect();
-    for wave_size in WAVE_SIZES {
-        let got = run_words(
-            source,
-            [1, 1, 1],
-            &[
-                buf("In", Kind::StructuredBuffer, 0, words.clone()),
-                buf("B", Kind::StructuredBuffer, 1, words.clone()),
-                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 16 * 9]),
-            ],
-            wave_size,
-        )
-        .remove(2);
-        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            assert_eq!(
-                g,
-                w,
-                "wave {wave_size}, lane {} ({:#x}), output {}",
-                i / 9,
-                words[i / 9],
-                i % 9
-            );
-        }
-    }
+    every_lane(
+        source,
+        &[("In", words.clone()), ("B", words.clone())],
+        9,
+        &want,
+        |lane| format!("{:#x}", words[lane]),
+    );
 }
 
 /// `countbits`, `reversebits`, `firstbitlow` and `firstbithigh` on `uint`
@@ -744,25 +698,39 @@ void main(uint3 id : SV_DispatchThreadID)
             ]
         })
         .collect();
+    every_lane(source, &[("In", words.clone())], 6, &want, |lane| {
+        format!("{:#x}", words[lane])
+    });
+}
+
+/// Runs `source` (one group) at every wave size with the `inputs` bound as
+/// `StructuredBuffer`s at `t0`, `t1`, … and `Out` at `u0`, and compares
+/// `Out` with `want`, `outputs` words per lane (`describe` names a lane's
+/// inputs when one differs).
+fn every_lane(
+    source: &str,
+    inputs: &[(&'static str, Vec<u32>)],
+    outputs: usize,
+    want: &[u32],
+    describe: impl Fn(usize) -> String,
+) {
     for wave_size in WAVE_SIZES {
-        let got = run_words(
-            source,
-            [1, 1, 1],
-            &[
-                buf("In", Kind::StructuredBuffer, 0, words.clone()),
-                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 64 * 6]),
-            ],
-            wave_size,
-        )
-        .remove(1);
-        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        let mut buffers: Vec<_> = (0u32..)
+            .zip(inputs)
+            .map(|(register, (name, words))| {
+                buf(name, Kind::StructuredBuffer, register, words.clone())
+            })
+            .collect();
+        buffers.push(buf("Out", Kind::RwStructuredBuffer, 0, vec![0; want.len()]));
+        let got = run_words(source, [1, 1, 1], &buffers, wave_size).remove(inputs.len());
+        assert_eq!(got.len(), want.len());
+        for (i, (g, w)) in got.iter().zip(want).enumerate() {
+            let (lane, slot) = (i / outputs, i % outputs);
             assert_eq!(
                 g,
                 w,
-                "wave {wave_size}, lane {} ({:#x}), output {}",
-                i / 6,
-                words[i / 6],
-                i % 6
+                "wave {wave_size}, lane {lane} ({}), output {slot}: {g:#x}, want {w:#x}",
+                describe(lane)
             );
         }
     }
