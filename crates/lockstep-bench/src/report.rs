@@ -98,6 +98,12 @@ pub struct Scaling {
     /// after the kernel (one thread, all cores); empty for the reference
     /// loops themselves.
     pub alongside: (Vec<Duration>, Vec<Duration>),
+    /// The threads of the all-cores runs.
+    pub threads: usize,
+    /// The CPU time the process spent in each round's one-thread and
+    /// all-cores run (every thread's, time the host took from the virtual
+    /// machine's CPUs not counted); empty where the system does not tell.
+    pub cpu: (Vec<Duration>, Vec<Duration>),
 }
 
 impl Scaling {
@@ -119,6 +125,27 @@ impl Scaling {
     pub fn best(&self) -> Option<f64> {
         let fastest = |times: &[Duration]| times.iter().min().copied();
         Some(fastest(&self.one)?.as_secs_f64() / fastest(&self.all)?.as_secs_f64())
+    }
+
+    /// The share of the cores' time the all-cores runs kept busy: their CPU
+    /// time over the threads times their wall time, all rounds together.
+    /// Below 1, cores waited (for work, for each other, for the kernel).
+    pub fn busy(&self) -> Option<f64> {
+        let cpu = total(&self.cpu.1)?;
+        let wall = total(&self.all)?;
+        Some(cpu / (wall * self.threads as f64))
+    }
+
+    /// The all-cores runs' CPU time over the one-thread runs', all rounds
+    /// together: how much more CPU time the same work took when every core
+    /// ran. Above 1, each core did the work more slowly than one core
+    /// alone, whether held up by the others (cache lines that both write,
+    /// page faults) or by the machine (cores that share their execution
+    /// units or memory with other work). The speed-up of the totals is
+    /// exactly threads × [`Scaling::busy`] over the one-thread runs' busy
+    /// share, over this.
+    pub fn cpu_growth(&self) -> Option<f64> {
+        Some(total(&self.cpu.1)? / total(&self.cpu.0)?)
     }
 
     /// The lowest and the highest speed-up of a single round.
@@ -143,7 +170,7 @@ impl Scaling {
         };
         let ratio = |r: Option<f64>| r.map_or("–".to_string(), |r| format!("{r:.2}"));
         format!(
-            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             self.wave_size.map_or("–".to_string(), |w| w.to_string()),
             elements(self.elements),
             ms(one),
@@ -152,11 +179,18 @@ impl Scaling {
             self.range()
                 .map_or("–".to_string(), |(lo, hi)| format!("{lo:.2}–{hi:.2}")),
             ratio(self.best()),
+            ratio(self.busy()),
+            ratio(self.cpu_growth()),
             ratio(self.alongside()),
             melems(self.elements, one),
             melems(self.elements, all),
         )
     }
+}
+
+/// The sum of `times` in seconds; `None` when empty.
+fn total(times: &[Duration]) -> Option<f64> {
+    (!times.is_empty()).then(|| times.iter().sum::<Duration>().as_secs_f64())
 }
 
 /// One thread's median time over all cores' median time.
@@ -167,8 +201,9 @@ fn speedup(one: &[Duration], all: &[Duration]) -> Option<f64> {
 /// The scaling table's header, in Markdown.
 pub fn scaling_header() -> String {
     "| workload | wave | elements | 1 thread ms | all cores ms | speed-up | range of rounds | \
-     fastest over fastest | ALU throughput alongside | 1 thread Melem/s | all cores Melem/s |\n\
-     | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+     fastest over fastest | cores busy | CPU time, all over one | ALU throughput alongside | \
+     1 thread Melem/s | all cores Melem/s |\n\
+     | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
         .to_string()
 }
 
@@ -225,6 +260,11 @@ mod tests {
             one: vec![ms(200), ms(180), ms(220)],
             all: vec![ms(100), ms(120), ms(110)],
             alongside: (vec![ms(60), ms(66), ms(70)], vec![ms(40), ms(30), ms(33)]),
+            threads: 2,
+            cpu: (
+                vec![ms(200), ms(170), ms(230)],
+                vec![ms(190), ms(230), ms(210)],
+            ),
         };
         // Medians 200 and 110; rounds 2.00, 1.50 and 2.00. Alongside:
         // medians 66 and 33.
@@ -233,13 +273,23 @@ mod tests {
         assert!((row.alongside().unwrap() - 2.0).abs() < 1e-12);
         // Fastest 180 and 100.
         assert!((row.best().unwrap() - 1.8).abs() < 1e-12);
+        // CPU: 630 ms on two threads over 330 ms of wall time, 600 ms on
+        // one thread over 600 ms.
+        assert!((row.busy().unwrap() - 630.0 / 660.0).abs() < 1e-12);
+        assert!((row.cpu_growth().unwrap() - 1.05).abs() < 1e-12);
+        // The totals' speed-up, 600 / 330, is two threads times the busy
+        // shares' ratio over the growth.
+        let one_busy = 600.0 / 600.0;
+        let totals = 600.0 / 330.0;
+        let parts = 2.0 * row.busy().unwrap() / one_busy / row.cpu_growth().unwrap();
+        assert!((totals - parts).abs() < 1e-12);
         let columns = |line: &str| line.matches('|').count();
         let header = scaling_header();
-        assert_eq!(header.lines().map(columns).collect::<Vec<_>>(), [12, 12]);
-        assert_eq!(columns(&row.render()), 12);
+        assert_eq!(header.lines().map(columns).collect::<Vec<_>>(), [14, 14]);
+        assert_eq!(columns(&row.render()), 14);
         assert_eq!(
             row.render(),
-            "| `wave_reduce` | 8 | 2^24 | 200.0 | 110.0 | 1.82 | 1.50–2.00 | 1.80 | 2.00 | 83.89 | 152.52 |"
+            "| `wave_reduce` | 8 | 2^24 | 200.0 | 110.0 | 1.82 | 1.50–2.00 | 1.80 | 0.95 | 1.05 | 2.00 | 83.89 | 152.52 |"
         );
         let reference = Scaling {
             name: "memory stream".to_string(),
@@ -247,15 +297,18 @@ mod tests {
             one: vec![],
             all: vec![],
             alongside: (vec![], vec![]),
+            cpu: (vec![], vec![]),
             ..row
         };
         assert_eq!(reference.speedup(), None);
         assert_eq!(reference.range(), None);
         assert_eq!(reference.alongside(), None);
         assert_eq!(reference.best(), None);
+        assert_eq!(reference.busy(), None);
+        assert_eq!(reference.cpu_growth(), None);
         assert_eq!(
             reference.render(),
-            "| memory stream | – | 2^24 | – | – | – | – | – | – | – | – |"
+            "| memory stream | – | 2^24 | – | – | – | – | – | – | – | – | – | – |"
         );
     }
 }

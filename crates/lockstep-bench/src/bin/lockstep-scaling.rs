@@ -10,6 +10,13 @@
 //! which only that loop shows, and a kernel's speed-up means little
 //! without the machine's in the same minutes.
 //!
+//! Each run's CPU time splits a speed-up below the threads' count in two:
+//! the share of the cores' time the run kept busy (below 1: cores waited)
+//! and how much more CPU time the same work took on all cores than on one
+//! (above 1: each core ran slower, held up by the other or by the
+//! machine). The reference loops have both figures too: what the machine
+//! does to code that shares nothing.
+//!
 //! ```sh
 //! lockstep-scaling [--kernel NAME [--source FILE]] [--wave-sizes 8,32] [--threads N] [--runs N]
 //! ```
@@ -104,8 +111,9 @@ fn run(args: &Args) -> Result<bool, String> {
     println!(
         "Threads: 1 against {threads} ({cores} cores); {} rounds, each timing one thread and \
          all cores back to back, the order swapped every round; medians, the lowest and \
-         highest speed-up of a single round, and the fastest one-thread time over the fastest \
-         all-cores time",
+         highest speed-up of a single round, the fastest one-thread time over the fastest \
+         all-cores time, the share of the cores' time the all-cores runs kept busy, and their \
+         CPU time over the one-thread runs'",
         args.runs
     );
 
@@ -142,13 +150,13 @@ fn run(args: &Args) -> Result<bool, String> {
                 ..RunOptions::default()
             };
             // The kernel, then the ALU throughput loop on as many threads.
-            let time = |threads| -> Result<(Duration, Duration), String> {
-                let start = Instant::now();
+            let time = |threads| -> Result<(Timed, Duration), String> {
+                let (start, cpu) = (Instant::now(), cpu_time());
                 let out = lockstep::run(shader, &case.pipeline, &opts(threads))
                     .map_err(|e| format!("{} at wave size {wave_size}: {e}", kernel.name))?;
-                let elapsed = start.elapsed();
+                let timed = Timed::since(start, cpu);
                 drop(out);
-                Ok((elapsed, alongside.time(threads)))
+                Ok((timed, alongside.time(threads).wall))
             };
             // The warm-up runs, checked.
             let mut right = true;
@@ -170,15 +178,14 @@ fn run(args: &Args) -> Result<bool, String> {
                 continue;
             }
             let (one, all): (Vec<_>, Vec<_>) = rounds(args.runs, threads, time)?;
-            let ((one, one_alongside), (all, all_alongside)) =
+            let ((one, one_alongside), (all, all_alongside)): ((Vec<_>, _), (Vec<_>, _)) =
                 (one.into_iter().unzip(), all.into_iter().unzip());
             rows.push(Scaling {
                 name: name.clone(),
                 wave_size: Some(wave_size),
                 elements: case.elements,
-                one,
-                all,
                 alongside: (one_alongside, all_alongside),
+                ..Timed::row(threads, &one, &all)
             });
         }
     }
@@ -188,6 +195,66 @@ fn run(args: &Args) -> Result<bool, String> {
         println!("{}", row.render());
     }
     Ok(all_right)
+}
+
+/// One timed run: its wall time, and the CPU time the process spent in it
+/// (`None` where the system does not tell).
+#[derive(Clone, Copy)]
+struct Timed {
+    wall: Duration,
+    cpu: Option<Duration>,
+}
+
+impl Timed {
+    /// A run that began at `start`, with the process's CPU time `cpu` then.
+    fn since(start: Instant, cpu: Option<Duration>) -> Timed {
+        let wall = start.elapsed();
+        Timed {
+            wall,
+            cpu: cpu
+                .zip(cpu_time())
+                .map(|(before, now)| now.saturating_sub(before)),
+        }
+    }
+
+    /// A row of the one-thread and all-cores runs, with no name and no
+    /// alongside times. The CPU times are left out unless every run has one.
+    fn row(threads: usize, one: &[Timed], all: &[Timed]) -> Scaling {
+        let walls = |runs: &[Timed]| runs.iter().map(|t| t.wall).collect();
+        let cpus = |runs: &[Timed]| runs.iter().map(|t| t.cpu).collect::<Option<Vec<_>>>();
+        Scaling {
+            name: String::new(),
+            wave_size: None,
+            elements: 0,
+            one: walls(one),
+            all: walls(all),
+            alongside: (Vec::new(), Vec::new()),
+            threads,
+            cpu: cpus(one).zip(cpus(all)).unwrap_or_default(),
+        }
+    }
+}
+
+/// The CPU time this process has spent, all its threads together,
+/// including threads that have ended.
+#[cfg(unix)]
+fn cpu_time() -> Option<Duration> {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec for the call to write.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) } == 0;
+    let (secs, nanos) = (
+        u64::try_from(t.tv_sec).ok()?,
+        u32::try_from(t.tv_nsec).ok()?,
+    );
+    ok.then(|| Duration::new(secs, nanos))
+}
+
+#[cfg(not(unix))]
+fn cpu_time() -> Option<Duration> {
+    None
 }
 
 /// `runs` rounds of `time(1)` and `time(threads)`, back to back, one
@@ -235,17 +302,17 @@ impl Loop {
     }
 
     /// One run on `threads` threads.
-    fn time(&mut self, threads: usize) -> Duration {
+    fn time(&mut self, threads: usize) -> Timed {
         self.round += 1;
         let (work, round) = (self.work, self.round);
         let part = self.data.len().div_ceil(threads);
-        let start = Instant::now();
+        let (start, cpu) = (Instant::now(), cpu_time());
         std::thread::scope(|s| {
             for chunk in self.data.chunks_mut(part) {
                 s.spawn(move || black_box(work(chunk, round)));
             }
         });
-        start.elapsed()
+        Timed::since(start, cpu)
     }
 }
 
@@ -257,11 +324,8 @@ fn reference(name: &str, threads: usize, runs: usize, work: fn(&mut [u32], u32) 
     let (one, all) = rounds(runs, threads, |n| Ok::<_, ()>(each.time(n))).unwrap_or_default();
     Scaling {
         name: name.to_string(),
-        wave_size: None,
         elements: REFERENCE_ELEMENTS as u32,
-        one,
-        all,
-        alongside: (Vec::new(), Vec::new()),
+        ..Timed::row(threads, &one, &all)
     }
 }
 
