@@ -271,16 +271,44 @@ pub enum Vote {
     All,
 }
 
-/// How a branch finds its lanes from its condition register `cond`.
+/// How a branch finds its lanes from its condition register `cond`: the
+/// lanes where `lanes` holds, or, with a `vote`, the lanes of the waves
+/// whose vote over those holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Test {
-    /// The lanes where `cond` is nonzero.
+pub struct Test {
+    pub lanes: Lanes,
+    /// `if (WaveActiveAnyTrue(c))` (see `compile::fuse::fuse_votes`).
+    pub vote: Option<Vote>,
+}
+
+impl Test {
+    /// The lanes where `cond` is nonzero: a branch as lowered.
+    pub const NONZERO: Test = Test {
+        lanes: Lanes::Nonzero,
+        vote: None,
+    };
+
+    /// The lanes of the waves whose `vote` over `cond` holds.
+    pub const fn vote(vote: Vote) -> Test {
+        Test {
+            lanes: Lanes::Nonzero,
+            vote: Some(vote),
+        }
+    }
+
+    /// The lanes where `lanes` holds.
+    pub const fn lanes(lanes: Lanes) -> Test {
+        Test { lanes, vote: None }
+    }
+}
+
+/// Which lanes of a branch's condition register `cond` hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lanes {
+    /// Those where `cond` is nonzero.
     Nonzero,
-    /// The lanes of the waves whose vote over `cond` holds
-    /// (`if (WaveActiveAnyTrue(c))`, see `compile::fuse::fuse_votes`).
-    Vote(Vote),
-    /// The lanes where the comparison of `cond` with register `b` holds
-    /// (`if (a < b)` with the comparison's result read nowhere else, see
+    /// Those where the comparison of `cond` with register `b` holds (`if (a
+    /// < b)` with the comparison's result read by branches alone, see
     /// `compile::fuse::fuse_compares`).
     Compare(Cmp32, Reg),
     /// The same with a constant.
@@ -732,7 +760,7 @@ macro_rules! each_reg {
             }
             Inst::IfBegin { cond, test, .. } | Inst::LeaveIf { cond, test, .. } => {
                 $f(cond);
-                if let Test::Compare(_, b) = test {
+                if let Lanes::Compare(_, b) = &$($m)? test.lanes {
                     $f(b);
                 }
             }

@@ -18,7 +18,7 @@ mod place;
 mod top_level;
 
 use crate::alu::{self, BuiltinFn};
-use crate::bytecode::{FrameDepth, Inst, Reg, Test};
+use crate::bytecode::{FrameDepth, Inst, Lanes, Reg, Test};
 
 /// A system value the entry point takes.
 #[derive(Debug)]
@@ -197,10 +197,16 @@ impl Program {
             matches!(
                 inst,
                 Inst::IfBegin {
-                    test: Test::Compare(..) | Test::CompareImm(..),
+                    test: Test {
+                        lanes: Lanes::Compare(..) | Lanes::CompareImm(..),
+                        ..
+                    },
                     ..
                 } | Inst::LeaveIf {
-                    test: Test::Compare(..) | Test::CompareImm(..),
+                    test: Test {
+                        lanes: Lanes::Compare(..) | Lanes::CompareImm(..),
+                        ..
+                    },
                     ..
                 }
             )
@@ -593,7 +599,7 @@ impl<'m> Compiler<'m> {
             cond,
             negate,
             else_pc: 0,
-            test: Test::Nonzero,
+            test: Test::NONZERO,
         });
         self.frames.push(FrameKind::If);
         accept(self)?;
@@ -609,7 +615,7 @@ impl<'m> Compiler<'m> {
             cond,
             negate,
             else_pc: else_at as u32,
-            test: Test::Nonzero,
+            test: Test::NONZERO,
         };
         if else_at != end {
             self.code[else_at] = Inst::Else { end_pc: end as u32 };

@@ -20,7 +20,7 @@ use deferred::Deferred;
 
 use crate::BoundResource;
 use crate::bytecode::{
-    Address, Block32, Cmp32, Inst, Reg, Slot32Kind, Space, TEXEL_OUT_OF_RANGE, Test, Vote,
+    Address, Block32, Cmp32, Inst, Lanes, Reg, Slot32Kind, Space, TEXEL_OUT_OF_RANGE, Test, Vote,
 };
 use crate::check::{Access, FindingKind, Findings, ReductionOrder, Schedule, SharedTracker};
 use crate::compile::Program;
@@ -1222,11 +1222,14 @@ impl Wave {
     /// branch's `test` picks from `cond`: on every lane, active or not.
     #[inline(always)]
     fn test(&self, cond: Reg, test: Test, w: usize, ww: usize) -> Mask {
-        match test {
-            Test::Nonzero => self.mask_of(cond, w),
-            Test::Vote(vote) => self.vote(vote, cond, ww),
-            Test::Compare(op, b) => compare_lanes(op, &self.reg(cond)[..w], Ok(&self.reg(b)[..w])),
-            Test::CompareImm(op, imm) => compare_lanes(op, &self.reg(cond)[..w], Err(imm)),
+        let lanes = match test.lanes {
+            Lanes::Nonzero => self.mask_of(cond, w),
+            Lanes::Compare(op, b) => compare_lanes(op, &self.reg(cond)[..w], Ok(&self.reg(b)[..w])),
+            Lanes::CompareImm(op, imm) => compare_lanes(op, &self.reg(cond)[..w], Err(imm)),
+        };
+        match test.vote {
+            None => lanes,
+            Some(vote) => self.segments.fill(self.votes_of(vote, lanes), ww),
         }
     }
 
@@ -1444,20 +1447,20 @@ impl Wave {
         self.clear_idle_parts(&[dst], w);
     }
 
-    /// The lanes of the waves whose active lanes' vote over `cond` is
-    /// true (`w` lanes per wave).
-    #[inline(always)]
-    fn vote(&self, vote: Vote, cond: Reg, w: usize) -> Mask {
-        self.segments.fill(self.wave_votes(vote, cond), w)
-    }
-
     /// Each wave's vote over `cond` on its active lanes, as the top bit of
     /// the wave's field (see [`Segments`]); 0 for a wave with no active
     /// lane.
     #[inline(always)]
     fn wave_votes(&self, vote: Vote, cond: Reg) -> Mask {
+        self.votes_of(vote, nonzero_lanes(self.reg(cond)))
+    }
+
+    /// Each wave's vote over whether its active lanes are among `lanes`,
+    /// as [`Wave::wave_votes`] gives it.
+    #[inline(always)]
+    fn votes_of(&self, vote: Vote, lanes: Mask) -> Mask {
         let (cur, segments) = (self.cur, self.segments);
-        let ballot = nonzero_lanes(self.reg(cond)) & cur;
+        let ballot = lanes & cur;
         match vote {
             Vote::Any => segments.nonzero(ballot),
             Vote::All => segments.nonzero(cur) & !segments.nonzero(cur & !ballot),

@@ -10,7 +10,7 @@
 
 use lockstep_ir::{ScalarType, Span, WaveOp};
 
-use crate::bytecode::{Cmp32, Inst, Reg, Space, Test, Vote, wave_operands};
+use crate::bytecode::{Cmp32, Inst, Lanes, Reg, Space, Test, Vote, wave_operands};
 use crate::memory::combining;
 
 /// Fuses every such pair in `code` (and drops the removed instructions'
@@ -118,67 +118,111 @@ pub(super) fn fuse_votes(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
             dst,
             a,
             ..
-        } => Some((dst, a, Test::Vote(Vote::Any))),
+        } => Some((dst, a, Fused::Vote(Vote::Any))),
         Inst::Wave {
             op: WaveOp::AllTrue,
             ty: ScalarType::Bool,
             dst,
             a,
             ..
-        } => Some((dst, a, Test::Vote(Vote::All))),
+        } => Some((dst, a, Fused::Vote(Vote::All))),
         _ => None,
     });
 }
 
-/// Fuses each instruction that `test_of` makes `(t, c, test)` of into the
-/// branch right after it on `t` (an `IfBegin` or `LeaveIf` testing `t` for
-/// nonzero) when nothing reads `t` after the branch and no jump lands on
-/// the branch: the branch then takes `test` of `c`, and the instruction
-/// goes.
+/// What a branch on `t` tests instead when the instruction that wrote `t`
+/// fuses into it.
+#[derive(Clone, Copy)]
+enum Fused {
+    /// A wave's vote over `c`. The vote is over the lanes active where `t`
+    /// was written, so only the branch right after it may take it (a
+    /// `LeaveIf` changes the active lanes).
+    Vote(Vote),
+    /// The lanes of `c` where these hold: a function of each lane's own
+    /// values, which every branch on `t` up to the next write of a register
+    /// may take (branches write none), with the vote it had.
+    Lanes(Lanes),
+}
+
+/// Fuses each instruction that `test_of` makes `(t, c, fused)` of into the
+/// branches right after it on `t` (`IfBegin`s and `LeaveIf`s testing `t`
+/// for nonzero, one branch for a vote, a run of them for lanes), when
+/// nothing reads `t` after them and no jump lands on them: the branches
+/// then take the fused test of `c`, and the instruction goes.
 fn fuse_tests(
     code: &mut Vec<Inst>,
     spans: &mut Vec<Span>,
-    test_of: impl Fn(&Inst) -> Option<(Reg, Reg, Test)>,
+    test_of: impl Fn(&Inst) -> Option<(Reg, Reg, Fused)>,
 ) {
-    let branch_on = |inst: &Inst| match *inst {
-        Inst::IfBegin {
-            cond,
-            test: Test::Nonzero,
-            ..
+    // A branch on `t` that can take `fused`: one on `t`'s nonzero lanes
+    // (with no vote of its own, to take a vote).
+    let branch_on = |inst: &Inst, t: Reg, fused: Fused| match *inst {
+        Inst::IfBegin { cond, test, .. } | Inst::LeaveIf { cond, test, .. } => {
+            cond == t
+                && match fused {
+                    Fused::Vote(_) => test == Test::NONZERO,
+                    Fused::Lanes(_) => test.lanes == Lanes::Nonzero,
+                }
         }
-        | Inst::LeaveIf {
-            cond,
-            test: Test::Nonzero,
-            ..
-        } => Some(cond),
-        _ => None,
+        _ => false,
     };
     let targets = jump_targets(code);
-    let pairs: Vec<usize> = (1..code.len())
-        .filter(|&pc| match (test_of(&code[pc - 1]), branch_on(&code[pc])) {
-            (Some((t, _, _)), Some(cond)) => cond == t && !targets[pc],
-            _ => false,
-        })
-        .collect();
-    if pairs.is_empty() {
+    // The fusions: the writing instruction's position and the end of the
+    // run of branches after it.
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for pc in 0..code.len() {
+        let Some((t, _, fused)) = test_of(&code[pc]) else {
+            continue;
+        };
+        let most = match fused {
+            Fused::Vote(_) => 1,
+            Fused::Lanes(_) => usize::MAX,
+        };
+        let end = (pc + 1..code.len())
+            .take(most)
+            .take_while(|&b| !targets[b] && branch_on(&code[b], t, fused))
+            .last()
+            .map_or(pc + 1, |last| last + 1);
+        if end > pc + 1 {
+            runs.push((pc, end));
+        }
+    }
+    if runs.is_empty() {
         return;
     }
-    let temps = pairs
+    // Fused tentatively: an instruction whose `t` something else still
+    // reads keeps its branches as they were.
+    let before = code.clone();
+    for &(pc, end) in &runs {
+        let Some((_, c, fused)) = test_of(&code[pc]) else {
+            continue;
+        };
+        for inst in &mut code[pc + 1..end] {
+            if let Inst::IfBegin { cond, test, .. } | Inst::LeaveIf { cond, test, .. } = inst {
+                *cond = c;
+                *test = match fused {
+                    Fused::Vote(vote) => Test::vote(vote),
+                    Fused::Lanes(lanes) => Test {
+                        lanes,
+                        vote: test.vote,
+                    },
+                };
+            }
+        }
+    }
+    let temps = runs
         .iter()
-        .filter_map(|&pc| test_of(&code[pc - 1]).map(|(t, _, _)| t));
+        .filter_map(|&(pc, _)| test_of(&code[pc]).map(|(t, _, _)| t));
     let live_out = LiveOut::of(code, temps);
     let mut removed = vec![false; code.len()];
-    for &pc in &pairs {
-        let Some((t, c, fused)) = test_of(&code[pc - 1]) else {
+    for &(pc, end) in &runs {
+        let Some((t, _, _)) = test_of(&code[pc]) else {
             continue;
         };
         if live_out.at(pc, t) {
-            continue;
-        }
-        if let Inst::IfBegin { cond, test, .. } | Inst::LeaveIf { cond, test, .. } = &mut code[pc] {
-            *cond = c;
-            *test = fused;
-            removed[pc - 1] = true;
+            code[pc + 1..end].clone_from_slice(&before[pc + 1..end]);
+        } else {
+            removed[pc] = true;
         }
     }
     drop_removed(code, spans, &removed);
@@ -230,12 +274,13 @@ pub(super) fn fuse_leaves(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
     drop_removed(code, spans, &removed);
 }
 
-/// Fuses a 32-bit comparison with the branch on it: `t = a < b` right
-/// before `if (t)` (or a `LeaveIf` on `t`), with `t` read nowhere after,
-/// becomes a branch that compares `a` with `b` itself (`Test::Compare`).
-/// The branch then builds its lanes from the comparison, without writing
-/// `t` to every lane and reading it back: a loop's `i < n` test is one
-/// instruction.
+/// Fuses a 32-bit comparison with the branches on it: `t = a < b` right
+/// before `if (t)` (or a `LeaveIf` on `t`, or several such branches in a
+/// row), with `t` read nowhere after, becomes branches that compare `a`
+/// with `b` themselves (`Lanes::Compare`). A branch then builds its lanes
+/// from the comparison, without writing `t` to every lane and reading it
+/// back: a loop's `i < n` test is one instruction, and so are `more = i <
+/// n; if (!WaveActiveAnyTrue(more)) break; if (more) …`'s two branches.
 pub(super) fn fuse_compares(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
     fuse_tests(code, spans, |inst| match *inst {
         Inst::BinaryImm {
@@ -245,7 +290,9 @@ pub(super) fn fuse_compares(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
             masked: false,
             op32: Some(op),
             ..
-        } if a != dst => Cmp32::of(op).map(|op| (dst, a, Test::CompareImm(op, imm as u32))),
+        } if a != dst => {
+            Cmp32::of(op).map(|op| (dst, a, Fused::Lanes(Lanes::CompareImm(op, imm as u32))))
+        }
         Inst::Binary {
             dst,
             a,
@@ -253,7 +300,9 @@ pub(super) fn fuse_compares(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
             masked: false,
             op32: Some(op),
             ..
-        } if a != dst && b != dst => Cmp32::of(op).map(|op| (dst, a, Test::Compare(op, b))),
+        } if a != dst && b != dst => {
+            Cmp32::of(op).map(|op| (dst, a, Fused::Lanes(Lanes::Compare(op, b))))
+        }
         _ => None,
     });
 }
@@ -567,16 +616,16 @@ mod tests {
     #[test]
     fn a_branch_around_a_lone_break_or_continue_becomes_one_instruction() {
         let code = loop_around(vec![
-            if_begin(1, false, 4, Test::Nonzero),
+            if_begin(1, false, 4, Test::NONZERO),
             Inst::Break { frame: 0 },
             Inst::IfEnd,
-            if_begin(2, true, 7, Test::Vote(Vote::Any)),
+            if_begin(2, true, 7, Test::vote(Vote::Any)),
             Inst::Continue { frame: 0 },
             Inst::IfEnd,
         ]);
         let want = loop_around(vec![
-            leave_if(1, false, Test::Nonzero, false),
-            leave_if(2, true, Test::Vote(Vote::Any), true),
+            leave_if(1, false, Test::NONZERO, false),
+            leave_if(2, true, Test::vote(Vote::Any), true),
         ]);
         assert_eq!(fused(code), format!("{want:?}"));
     }
@@ -586,14 +635,14 @@ mod tests {
     #[test]
     fn other_branches_stay() {
         let with_else = loop_around(vec![
-            if_begin(1, false, 4, Test::Nonzero),
+            if_begin(1, false, 4, Test::NONZERO),
             Inst::Break { frame: 0 },
             Inst::Else { end_pc: 6 },
             Inst::Continue { frame: 0 },
             Inst::IfEnd,
         ]);
         let more = loop_around(vec![
-            if_begin(1, false, 5, Test::Nonzero),
+            if_begin(1, false, 5, Test::NONZERO),
             Inst::Const {
                 dst: Reg(3),
                 bits: 7,
@@ -603,7 +652,7 @@ mod tests {
         ]);
         let landed_on = loop_around(vec![
             Inst::Jump { target: 4 },
-            if_begin(1, false, 5, Test::Nonzero),
+            if_begin(1, false, 5, Test::NONZERO),
             Inst::Return { frame: 0 },
             Inst::IfEnd,
         ]);

@@ -506,6 +506,160 @@ void main(uint dtid : SV_DispatchThreadID)
     }
 }
 
+/// A comparison that several branches in a row read, a wave vote's exit
+/// and an `if` (`more = i < n; if (!WaveActiveAnyTrue(more)) break; if
+/// (more) …`), is compared by each branch and needs no register. The
+/// votes decide when each wave leaves its loop, so the iteration counts
+/// are each wave's; a `float` comparison with NaNs, under `AllTrue` and a
+/// negated `if`, keeps its NaN lanes looping. A comparison read again
+/// after its branches keeps its register.
+#[test]
+fn comparisons_read_by_several_branches() {
+    let source = r#"
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(64, 1, 1)]
+void main(uint dtid : SV_DispatchThreadID)
+{
+    uint a = In[dtid * 2u];
+    uint b = In[dtid * 2u + 1u];
+    uint n = a % 13u;
+    uint x = a;
+    uint iters = 0u;
+    for (uint i = 0u; ; ++i)
+    {
+        bool more = i < n;
+        if (!WaveActiveAnyTrue(more))
+            break;
+        if (more)
+        {
+            x = x * 3u + i;
+            x ^= x >> 7;
+            x = (x << 3) | (x >> 29);
+            x += i * 0x9E3779B9u;
+        }
+        iters += 1u;
+    }
+    float f = asfloat(b);
+    float level = -2.0f;
+    uint steps = 0u;
+    uint rounds = 0u;
+    uint acc = b;
+    for (int s = 0; s < 8; ++s)
+    {
+        bool done = f <= level;
+        if (WaveActiveAllTrue(done))
+            break;
+        if (!done)
+        {
+            steps += 1u;
+            acc = acc * 5u + steps;
+            acc ^= acc >> 3;
+            acc += 0x1234u;
+        }
+        rounds += 1u;
+        level += 1.0f;
+    }
+    bool big = a > b;
+    if (big)
+        x ^= 0x55u;
+    Out[dtid * 6u + 0u] = x;
+    Out[dtid * 6u + 1u] = iters;
+    Out[dtid * 6u + 2u] = steps;
+    Out[dtid * 6u + 3u] = rounds;
+    Out[dtid * 6u + 4u] = big ? 7u : 9u;
+    Out[dtid * 6u + 5u] = acc;
+}
+"#;
+    let shader = crate::harness::compile(source, &lockstep::CompileOptions::default());
+    // Two branches on `i < n`, the `for` test and two branches on `f <=
+    // level`; `a > b` is read again.
+    assert_eq!(shader.program.comparing_branch_count(), 5);
+    let lanes = 128usize;
+    let floats = [
+        -5.0f32,
+        -2.0,
+        -1.5,
+        0.0,
+        -0.0,
+        0.25,
+        1.0,
+        3.0,
+        5.5,
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+    ];
+    // Lanes 80 to 87 are NaN-free and all at or below -2: their waves of up
+    // to 8 lanes leave the second loop at once.
+    let pairs: Vec<(u32, u32)> = (0..lanes as u32)
+        .map(|t| {
+            let a = t.wrapping_mul(0x9E37_79B9) >> 7;
+            let f = if (80..88).contains(&t) {
+                -2.0 - (t % 3) as f32
+            } else {
+                floats[(t as usize * 7) % floats.len()]
+            };
+            (a, f.to_bits())
+        })
+        .collect();
+    let input: Vec<u32> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+    for w in WAVE_SIZES {
+        let w = w as usize;
+        let out = run_words(
+            source,
+            [2, 1, 1],
+            &[
+                buf("In", Kind::StructuredBuffer, 0, input.clone()),
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; lanes * 6]),
+            ],
+            w as u32,
+        )
+        .remove(1);
+        for (t, &(a, b)) in pairs.iter().enumerate() {
+            let wave = &pairs[t / w * w..][..w];
+            let n = a % 13;
+            // The wave loops while any of its lanes has work left.
+            let iters = wave.iter().map(|&(a, _)| a % 13).max().unwrap_or(0);
+            let mut x = a;
+            for i in 0..n {
+                x = x.wrapping_mul(3).wrapping_add(i);
+                x ^= x >> 7;
+                x = x.rotate_left(3);
+                x = x.wrapping_add(i.wrapping_mul(0x9E37_79B9));
+            }
+            // The wave leaves once every lane is at or below the level.
+            let f = f32::from_bits(b);
+            let rounds = (0..8)
+                .find(|&s| {
+                    let level = -2.0 + s as f32;
+                    wave.iter().all(|&(_, b)| f32::from_bits(b) <= level)
+                })
+                .unwrap_or(8);
+            let (mut steps, mut acc) = (0u32, b);
+            for s in 0..rounds {
+                // Done: at or below the level (never for NaN).
+                let done = matches!(
+                    f.partial_cmp(&(-2.0 + s as f32)),
+                    Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+                );
+                if !done {
+                    steps += 1;
+                    acc = acc.wrapping_mul(5).wrapping_add(steps);
+                    acc ^= acc >> 3;
+                    acc = acc.wrapping_add(0x1234);
+                }
+            }
+            if a > b {
+                x ^= 0x55;
+            }
+            let want = [x, iters, steps, rounds, if a > b { 7 } else { 9 }, acc];
+            assert_eq!(out[t * 6..t * 6 + 6], want, "wave {w}, lane {t}");
+        }
+    }
+}
+
 #[test]
 fn partial_last_wave() {
     let source = r#"
