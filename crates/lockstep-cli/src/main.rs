@@ -127,6 +127,14 @@ impl DeviceArgs {
     /// Run options for this device.
     fn run_options(&self, threads: usize, step_budget: u64) -> Result<RunOptions, String> {
         let device = self.device()?;
+        let most = lockstep::exec::MAX_THREADS;
+        if threads > most {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            return Err(format!(
+                "--threads {threads}: at most {most} worker threads (this machine has {cores} \
+                 cores; 0, the default, means one per core)"
+            ));
+        }
         Ok(RunOptions {
             wave_size: device.preferred,
             wave_sizes: (device.min, device.max),

@@ -111,6 +111,28 @@ fn bad_wave_size_exits_2() {
     }
 }
 
+/// More worker threads than a run may have: a clear error at once, before
+/// any thread starts (starting 100,000 would take seconds and fail on the
+/// system's limits). The largest count is accepted.
+#[test]
+fn too_many_threads_exit_2() {
+    for command in ["run", "test"] {
+        let args: &[&str] = match command {
+            "run" => &[EXAMPLE[0], EXAMPLE[1], EXAMPLE[2]],
+            _ => &["test", "tests/offload"],
+        };
+        let o = lockstep(&[args, &["--threads", "100000"]].concat());
+        assert_eq!(o.status.code(), Some(2), "{command}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("--threads 100000: at most 1024 worker threads"),
+            "{command}: {}",
+            stderr(&o)
+        );
+    }
+    let o = lockstep(&[EXAMPLE[0], EXAMPLE[1], EXAMPLE[2], "--threads", "1024"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
 #[test]
 fn bad_yaml_exits_2_with_location() {
     let dir = scratch("yaml");

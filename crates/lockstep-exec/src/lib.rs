@@ -151,9 +151,25 @@ pub struct Workers {
     pool: Option<rayon::ThreadPool>,
 }
 
+/// The most worker threads a run may ask for: more than any machine's
+/// cores, and few enough that starting them fails fast where the system
+/// cannot (each thread reserves its stack).
+pub const MAX_THREADS: usize = 1024;
+
 impl Workers {
-    /// `threads` workers; 0 means one per core.
+    /// `threads` workers; 0 means one per core. More than [`MAX_THREADS`] is
+    /// an error, before any thread starts.
     pub fn new(threads: usize) -> Result<Workers, ExecError> {
+        if threads > MAX_THREADS {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            return Err(ExecError::new(
+                format!(
+                    "cannot start {threads} worker threads: at most {MAX_THREADS} (this machine has \
+                     {cores} cores; 0 means one per core)"
+                ),
+                None,
+            ));
+        }
         if threads == 1 {
             return Ok(Workers { pool: None });
         }

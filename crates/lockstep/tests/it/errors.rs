@@ -218,6 +218,27 @@ fn bad_wave_sizes() {
     }
 }
 
+/// More worker threads than [`lockstep::exec::MAX_THREADS`]: an error
+/// before any thread starts, naming the count and the limit.
+#[test]
+fn too_many_worker_threads() {
+    let got = run_error(
+        STORE,
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 16])],
+        &RunOptions {
+            threads: lockstep::exec::MAX_THREADS + 1,
+            ..RunOptions::default()
+        },
+    );
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert_eq!(
+        got,
+        format!(
+            "cannot start 1025 worker threads: at most 1024 (this machine has {cores} cores; 0 means one per core)"
+        )
+    );
+}
+
 #[test]
 fn huge_local_arrays_are_an_error() {
     let source = "RWStructuredBuffer<float> Out : register(u0);\n[numthreads(1,1,1)]\nvoid main() {\n    float big[100000];\n    big[3] = 1;\n    Out[0] = big[3];\n}\n";
