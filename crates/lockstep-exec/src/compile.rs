@@ -531,7 +531,11 @@ impl<'m> Compiler<'m> {
                     return Ok(false);
                 }
                 let c = self.expr(inner)?[0];
+                // The branch points at its condition (checked mode reports
+                // a branch on an undefined value there).
+                let begin = self.code.len();
                 self.if_else_negated(c, negate, |s| s.block(accept), |s| s.block(reject))?;
+                self.spans[begin] = cond.span;
             }
             Stmt::Loop {
                 body,
@@ -675,12 +679,13 @@ impl<'m> Compiler<'m> {
         self.frames.push(FrameKind::Switch);
         for case in cases {
             let mark = self.next_reg;
-            self.emit(Inst::SwitchCase {
+            let at = self.emit(Inst::SwitchCase {
                 selector: sel,
                 selector_ty,
                 values: case.values.clone().into_boxed_slice(),
                 default_all: case.is_default.then(|| all.clone()),
             });
+            self.spans[at] = selector.span;
             self.block(&case.body)?;
             self.next_reg = mark;
         }

@@ -5,7 +5,7 @@ use lockstep_ir::{ScalarType, WaveOp};
 use lockstep_wave::Mask;
 
 use super::{Context, Status, Wave, address, memory};
-use crate::bytecode::{Address, Inst, Reg, Space};
+use crate::bytecode::{Address, Inst, Lanes, Reg, Space};
 use crate::check::{Access, FindingKind, Findings, SharedTracker, Site};
 use crate::memory::Memory;
 
@@ -337,6 +337,19 @@ impl Wave {
                     });
                 self.set_undef(dst, lanes);
             }
+            Inst::IfBegin { cond, test, .. } | Inst::LeaveIf { cond, test, .. } => {
+                let other = match test.lanes {
+                    Lanes::Compare(_, b) => self.undef(b),
+                    Lanes::Nonzero | Lanes::CompareImm(..) => 0,
+                };
+                let lanes = (self.undef(cond) | other) & self.cur;
+                self.report_undefined_branch(ctx, findings, lanes);
+            }
+            // Each case tests the lanes that entered the `switch`.
+            Inst::SwitchCase { selector, .. } => {
+                let lanes = self.undef(selector) & self.frames.last().map_or(0, |f| f.entry);
+                self.report_undefined_branch(ctx, findings, lanes);
+            }
             Inst::Store { src, .. } => self.report_undefined_store(ctx, findings, &[src]),
             Inst::Atomic { dst, a, b, .. } => {
                 self.report_undefined_store(ctx, findings, &[a, b]);
@@ -395,6 +408,16 @@ impl Wave {
                 })
                 .fold(0, |m, l| m | 1 << l),
             _ => self.any_active_undef(&[a], full),
+        }
+    }
+
+    /// Reports a branch whose condition is undefined in `lanes`, lanes it
+    /// tests: where those lanes go is undefined too.
+    fn report_undefined_branch(&self, ctx: &Context, findings: &Findings, lanes: Mask) {
+        if lanes != 0 {
+            findings.record(FindingKind::UndefinedValue, self.site(ctx), lanes, || {
+                "a branch's condition is undefined (from an inactive lane or an uninitialized variable): which way these lanes go is undefined".to_string()
+            });
         }
     }
 

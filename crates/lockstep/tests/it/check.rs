@@ -111,6 +111,7 @@ fn each_kind_of_finding_is_reported_at_its_line() {
             "out-of-bounds",
             "portability",
             "undefined-value",
+            "undefined-value",
             "uninitialized-groupshared"
         ]
     );
@@ -287,4 +288,79 @@ void main(uint gi : SV_GroupIndex)
         .map(|f| (f.kind, f.lanes.as_slice()))
         .collect();
     assert_eq!(kinds, [("undefined-value", &[4u32, 5][..])]);
+}
+
+/// A branch on a value undefined in an active lane is reported at its
+/// condition, with those lanes: an `if`, a `switch` and a vote. A branch
+/// whose condition is undefined only in lanes that are not active is not.
+#[test]
+fn branches_on_undefined_values() {
+    use crate::harness::{buf, compile, pipeline};
+    use lockstep::pipeline::Kind;
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(8, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    uint y;
+    if (gi < 4)
+        y = gi;
+    uint r = 0;
+    if (gi < 4)
+    {
+        if (y > 1)
+            r = 1;
+    }
+    if (y == 2)
+        r += 2;
+    switch (y)
+    {
+    case 3:
+        r += 4;
+        break;
+    default:
+        break;
+    }
+    if (gi < 7)
+    {
+        uint z = WaveReadLaneAt(gi, 7);
+        if (WaveActiveAnyTrue(z > 5))
+            r += 8;
+    }
+    Out[gi] = r;
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let p = pipeline(
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 8])],
+    );
+    let opts = RunOptions {
+        wave_size: 8,
+        ..RunOptions::default()
+    };
+    let (_, report) = lockstep::run_checked(&shader, &p, &opts).unwrap();
+    // The line of each finding (the source's first line is empty).
+    let line = |f: &lockstep::ReportedFinding| -> Option<u32> {
+        f.location.as_deref()?.split(':').nth(1)?.parse().ok()
+    };
+    let mut findings: Vec<(Option<u32>, &str, &[u32])> = report
+        .findings
+        .iter()
+        .map(|f| (line(f), f.kind, f.lanes.as_slice()))
+        .collect();
+    findings.sort();
+    // `y > 1` runs on lanes 0 to 3 only, where `y` is set. Lanes 4 to 7
+    // branch on `y` at `y == 2` and at the `switch`. Lanes 0 to 6 read lane
+    // 7, which is not active, and vote on what they read.
+    let (high, low) = (&[4u32, 5, 6, 7][..], &[0u32, 1, 2, 3, 4, 5, 6][..]);
+    assert_eq!(
+        findings,
+        [
+            (Some(15), "undefined-value", high),
+            (Some(17), "undefined-value", high),
+            (Some(27), "inactive-lane-read", low),
+            (Some(28), "undefined-value", low),
+        ]
+    );
 }
