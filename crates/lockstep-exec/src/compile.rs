@@ -42,6 +42,9 @@ pub struct Program {
     pub groupshared_bytes: u32,
     /// Bytes per element of each resource (its stride), by resource id.
     pub(crate) element_strides: Vec<u32>,
+    /// Whether each resource is a buffer, not a texture, by resource id:
+    /// loads fetch ahead in buffers (`Memory::prefetch_ahead`).
+    pub(crate) buffers: Vec<bool>,
     /// The source span of each instruction, for findings and errors.
     pub(crate) spans: Vec<Span>,
     /// Compiled for checked mode (see [`Program::compile_checked`]).
@@ -153,6 +156,11 @@ impl Program {
                 k => array_stride(&module.types, r.element, k.layout_rule()),
             })
             .collect();
+        let buffers = module
+            .resources
+            .iter()
+            .map(|r| !r.kind.is_texture())
+            .collect();
         if c.max_reg > MAX_REGISTERS {
             return Err(ExecError::new(
                 format!(
@@ -171,6 +179,7 @@ impl Program {
             group: entry.group,
             groupshared_bytes,
             element_strides,
+            buffers,
             spans: c.spans,
             checked,
             constants,

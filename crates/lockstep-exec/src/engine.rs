@@ -816,19 +816,31 @@ impl Wave {
                     }
                     if let Some(r) = addr.dynamic.filter(|_| ty.size() == 4) {
                         let (offset, chunk) = (u64::from(addr.offset), memory_chunk(addr, w, ww));
+                        // A buffer (not a texture, not groupshared memory)
+                        // read as a stream: fetch ahead for the next
+                        // batches.
+                        let ahead = matches!(addr.space,
+                            Space::Resource(id) if ctx.program.buffers.get(id.index()) == Some(&true));
                         // No closure (`with_operands`): one would be
                         // compiled apart from the AVX2 loop.
                         if self.cur == full_mask(w) {
                             let (d, a) = dst_and_operand(&mut self.regs, w, dst, r, scratch);
                             let parts = d.chunks_mut(chunk).zip(a.chunks(chunk));
                             for (part, (d, a)) in parts.enumerate() {
-                                memory(ctx, gs, addr.space, part).load_words(d, a, offset);
+                                let mem = memory(ctx, gs, addr.space, part);
+                                if ahead {
+                                    mem.prefetch_ahead(a, offset, ww);
+                                }
+                                mem.load_words(d, a, offset);
                             }
                         } else if chunk == w {
                             // One memory for every lane.
                             let lanes = self.cur & full_mask(w);
                             let mem = memory(ctx, gs, addr.space, 0);
                             let (d, a) = dst_and_operand(&mut self.regs, w, dst, r, scratch);
+                            if ahead {
+                                mem.prefetch_ahead(a, offset, ww);
+                            }
                             mem.load_words_where(d, a, offset, lanes);
                         } else {
                             let (d, a) = (dst.0 as usize * w, r.0 as usize * w);
@@ -2970,6 +2982,7 @@ mod tests {
             group: lockstep_ir::GroupShape::Threads([8, 1, 1]),
             groupshared_bytes: 0,
             element_strides: Vec::new(),
+            buffers: Vec::new(),
             checked: false,
             constants: Vec::new(),
             barriers: false,
