@@ -191,8 +191,11 @@ fn fuse_tests(
         return;
     }
     // Fused tentatively: an instruction whose `t` something else still
-    // reads keeps its branches as they were.
-    let before = code.clone();
+    // reads keeps its branches as they were (`before`, by run).
+    let before: Vec<Vec<Inst>> = runs
+        .iter()
+        .map(|&(pc, end)| code[pc + 1..end].to_vec())
+        .collect();
     for &(pc, end) in &runs {
         let Some((_, c, fused)) = test_of(&code[pc]) else {
             continue;
@@ -215,12 +218,12 @@ fn fuse_tests(
         .filter_map(|&(pc, _)| test_of(&code[pc]).map(|(t, _, _)| t));
     let live_out = LiveOut::of(code, temps);
     let mut removed = vec![false; code.len()];
-    for &(pc, end) in &runs {
+    for (&(pc, end), before) in runs.iter().zip(before) {
         let Some((t, _, _)) = test_of(&code[pc]) else {
             continue;
         };
         if live_out.at(pc, t) {
-            code[pc + 1..end].clone_from_slice(&before[pc + 1..end]);
+            code[pc + 1..end].clone_from_slice(&before);
         } else {
             removed[pc] = true;
         }
