@@ -20,7 +20,8 @@ pub struct RunOptions {
     /// Which supported size to take when a `[WaveSize]` range excludes the
     /// preferred one.
     pub prefer: WavePreference,
-    /// Worker threads; 0 means one per core.
+    /// Worker threads; 0 means one per core. More than
+    /// [`lockstep_exec::MAX_THREADS`] is an error.
     pub threads: usize,
     /// Loop iterations one wave may run before the run stops with an error.
     pub step_budget: u64,
