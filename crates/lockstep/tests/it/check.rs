@@ -250,12 +250,29 @@ fn bad_lockstep_pragmas_are_warnings() {
     }
 }
 
+/// Runs `source` in checked mode on one group at wave size 8, with its
+/// `RWStructuredBuffer<uint> Out` (at `u0`) of `words` zero words: `Out`
+/// afterwards, and the report.
+fn run_checked_at_wave_8(source: &str, words: usize) -> (Vec<u32>, CheckReport) {
+    use crate::harness::{buf, compile, pipeline, words_of};
+    use lockstep::pipeline::Kind;
+    let shader = compile(source, &CompileOptions::default());
+    let p = pipeline(
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; words])],
+    );
+    let opts = RunOptions {
+        wave_size: 8,
+        ..RunOptions::default()
+    };
+    let (out, report) = lockstep::run_checked(&shader, &p, &opts).unwrap();
+    (words_of(&out.contents[0]), report)
+}
+
 /// `select` reads the operand each lane picks: an undefined value in the
 /// other one is no finding, in the picked one is (on those lanes only).
 #[test]
 fn select_reads_only_the_operand_each_lane_picks() {
-    use crate::harness::{buf, compile, pipeline, words_of};
-    use lockstep::pipeline::Kind;
     let source = r#"
 RWStructuredBuffer<uint> Out : register(u0);
 [numthreads(8, 1, 1)]
@@ -268,17 +285,7 @@ void main(uint gi : SV_GroupIndex)
     Out[gi + 8] = select(gi < 6, y, 7u);
 }
 "#;
-    let shader = compile(source, &CompileOptions::default());
-    let p = pipeline(
-        [1, 1, 1],
-        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 16])],
-    );
-    let opts = RunOptions {
-        wave_size: 8,
-        ..RunOptions::default()
-    };
-    let (out, report) = lockstep::run_checked(&shader, &p, &opts).unwrap();
-    let words = words_of(&out.contents[0]);
+    let (words, report) = run_checked_at_wave_8(source, 16);
     assert_eq!(words[..8], [0, 2, 4, 6, 16, 16, 16, 16]);
     assert_eq!(words[8..12], [0, 1, 2, 3]);
     assert_eq!(words[14..], [7, 7]);
@@ -295,8 +302,6 @@ void main(uint gi : SV_GroupIndex)
 /// whose condition is undefined only in lanes that are not active is not.
 #[test]
 fn branches_on_undefined_values() {
-    use crate::harness::{buf, compile, pipeline};
-    use lockstep::pipeline::Kind;
     let source = r#"
 RWStructuredBuffer<uint> Out : register(u0);
 [numthreads(8, 1, 1)]
@@ -330,16 +335,7 @@ void main(uint gi : SV_GroupIndex)
     Out[gi] = r;
 }
 "#;
-    let shader = compile(source, &CompileOptions::default());
-    let p = pipeline(
-        [1, 1, 1],
-        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 8])],
-    );
-    let opts = RunOptions {
-        wave_size: 8,
-        ..RunOptions::default()
-    };
-    let (_, report) = lockstep::run_checked(&shader, &p, &opts).unwrap();
+    let (_, report) = run_checked_at_wave_8(source, 8);
     // The line of each finding (the source's first line is empty).
     let line = |f: &lockstep::ReportedFinding| -> Option<u32> {
         f.location.as_deref()?.split(':').nth(1)?.parse().ok()
