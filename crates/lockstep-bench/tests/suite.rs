@@ -155,12 +155,6 @@ fn divergent_loop_variants_match_their_loops_in_rust() {
     ];
     let kernel = lockstep_bench::suite::kernel("divergent_loop").expect("in the suite");
     let case = (kernel.build)(4096);
-    let words = |bytes: &[u8]| -> Vec<u32> {
-        bytes
-            .chunks_exact(4)
-            .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
-            .collect()
-    };
     let (seeds, trips) = (
         words(&case.pipeline.buffers[0].data),
         words(&case.pipeline.buffers[1].data),
@@ -190,4 +184,86 @@ fn divergent_loop_variants_match_their_loops_in_rust() {
             }
         }
     }
+}
+
+/// The variants of `ordered_append` in `benches/variants/`, which time the
+/// kernel without its shared output and without its counter, at wave
+/// sizes 8 and 32 on two threads: each lane's word against the input's
+/// elements kept (not multiples of 3), worked out here wave by wave.
+#[test]
+fn ordered_append_variants_write_what_they_say() {
+    let kernel = lockstep_bench::suite::kernel("ordered_append").expect("in the suite");
+    let case = (kernel.build)(1 << 14);
+    let input = words(&case.pipeline.buffers[0].data);
+    let kept: Vec<bool> = input.iter().map(|v| v % 3 != 0).collect();
+    let count = kept.iter().filter(|&&k| k).count() as u32;
+    for (name, source) in [
+        (
+            "own_slots",
+            include_str!("../../../benches/variants/ordered_append_own_slots.hlsl"),
+        ),
+        (
+            "no_counter",
+            include_str!("../../../benches/variants/ordered_append_no_counter.hlsl"),
+        ),
+    ] {
+        let shader =
+            lockstep_bench::suite::compile_source(name, source).unwrap_or_else(|e| panic!("{e}"));
+        for wave_size in [8, 32] {
+            let opts = RunOptions {
+                wave_size,
+                threads: 2,
+                ..RunOptions::default()
+            };
+            let out = lockstep::run(&shader, &case.pipeline, &opts).unwrap();
+            let (got, counter) = (words(&out.contents[1]), words(&out.contents[2])[0]);
+            let at = format!("{name} at wave {wave_size}");
+            for (l, (&g, &k)) in got.iter().zip(&kept).enumerate() {
+                if !k {
+                    assert_eq!(g, 0, "{at}: lane {l} is not kept");
+                }
+            }
+            if name == "own_slots" {
+                // Every wave's slots in one stream: 1 to count, each once.
+                assert_eq!(counter, count, "{at}: the counter");
+                let mut slots: Vec<u32> = got
+                    .iter()
+                    .zip(&kept)
+                    .filter(|&(_, &k)| k)
+                    .map(|(&g, _)| g)
+                    .collect();
+                slots.sort_unstable();
+                assert!(slots.iter().copied().eq(1..=count), "{at}: the slots");
+            } else {
+                // A wave's count in the high half, the lane's place among
+                // its wave's kept lanes in the low.
+                assert_eq!(counter, 0, "{at}: no counter");
+                for (wave, (lanes, flags)) in got
+                    .chunks(wave_size as usize)
+                    .zip(kept.chunks(wave_size as usize))
+                    .enumerate()
+                {
+                    let wave_count = flags.iter().filter(|&&k| k).count() as u32;
+                    let mut place = 0;
+                    for (lane, (&g, &k)) in lanes.iter().zip(flags).enumerate() {
+                        if k {
+                            assert_eq!(
+                                g,
+                                wave_count << 16 | place,
+                                "{at}: wave {wave}, lane {lane}"
+                            );
+                            place += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+        .collect()
 }
