@@ -96,6 +96,11 @@ struct CheckArgs {
     compile: CompileArgs,
     #[command(flatten)]
     device: DeviceArgs,
+    /// Wave sizes checked at once, each on a thread of its own with its own
+    /// copy of the buffers (default: one per core; 1 holds one copy at a
+    /// time). The report is the same for any number.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    threads: usize,
     /// Loop iterations one wave may run before the run stops with an error.
     #[arg(long, value_name = "N", default_value_t = RunOptions::default().step_budget)]
     max_steps: u64,
@@ -429,7 +434,7 @@ fn check(args: &CheckArgs) -> u8 {
             args.format
         ));
     }
-    let run_opts = match args.device.run_options(1, args.max_steps) {
+    let run_opts = match args.device.run_options(args.threads, args.max_steps) {
         Ok(o) => o,
         Err(e) => return error(e),
     };

@@ -116,9 +116,10 @@ fn bad_wave_size_exits_2() {
 /// system's limits). The largest count is accepted.
 #[test]
 fn too_many_threads_exit_2() {
-    for command in ["run", "test"] {
+    for command in ["run", "test", "check"] {
         let args: &[&str] = match command {
             "run" => &[EXAMPLE[0], EXAMPLE[1], EXAMPLE[2]],
+            "check" => &["check", EXAMPLE[1], EXAMPLE[2]],
             _ => &["test", "tests/offload"],
         };
         let o = lockstep(&[args, &["--threads", "100000"]].concat());
@@ -131,6 +132,14 @@ fn too_many_threads_exit_2() {
     }
     let o = lockstep(&[EXAMPLE[0], EXAMPLE[1], EXAMPLE[2], "--threads", "1024"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // More threads than wave sizes: the six run at once.
+    let o = lockstep(&["check", EXAMPLE[1], EXAMPLE[2], "--threads", "8"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with("clean: no findings at wave sizes 4, 8, 16, 32, 64, 128"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]

@@ -94,7 +94,7 @@ impl RunError {
         self
     }
 
-    fn with_note(mut self, note: impl Into<String>) -> RunError {
+    pub(crate) fn with_note(mut self, note: impl Into<String>) -> RunError {
         self.notes.push(note.into());
         self
     }

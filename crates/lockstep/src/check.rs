@@ -3,6 +3,9 @@
 //! outputs that depend on the wave size, and outputs that depend on the
 //! order lanes, waves or groups are combined in.
 
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::{Mutex, mpsc};
+
 use lockstep_exec::{DispatchConfig, Finding, Memory, Program, ReductionOrder, Schedule, Workers};
 use lockstep_pipeline::Pipeline;
 use serde::Serialize;
@@ -118,7 +121,9 @@ pub fn check_wave_sizes(shader: &Shader, opts: &RunOptions) -> Result<Vec<u32>, 
         .collect())
 }
 
-/// Runs the check. `progress(done, total)` is called after each dispatch.
+/// Runs the check: the wave sizes side by side, `opts.threads` at once (0:
+/// one per core), each dispatch on one thread. `progress(done, total)` is
+/// called on the calling thread after each dispatch.
 pub fn check(
     shader: &Shader,
     pipeline: &Pipeline,
@@ -144,15 +149,18 @@ pub fn check(
             || (unordered[b] && sorted_elements(pipeline, b, x) == sorted_elements(pipeline, b, y))
     };
     let total = sizes.len() * (1 + variations().len());
-    let mut done = 0;
-    let mut report = CheckReport {
-        wave_sizes: sizes.clone(),
-        ..CheckReport::default()
-    };
-    let mut baselines = Vec::new();
-    // The dispatches run on one thread; the buffers are copied on all.
+    // Each dispatch runs on one thread, so that checked mode and the
+    // shuffled schedules are deterministic; the wave sizes run side by
+    // side, as many at once as the workers (each with its own copies of
+    // the buffers), and their results are put together in wave-size order,
+    // so the report does not depend on how many ran at once.
     let workers = Workers::new(opts.threads)?;
-    for &w in &sizes {
+    let at_once = match opts.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    let one_size = |i: usize, dispatched: &dyn Fn()| -> Result<SizeRun, RunError> {
+        let w = sizes[i];
         let config = DispatchConfig {
             wave_size: w,
             threads: 1,
@@ -162,8 +170,56 @@ pub fn check(
         };
         let memories = bindings.memories(shader, pipeline, &workers);
         let findings =
-            lockstep_exec::dispatch_checked(&checked, &bindings.bound(&memories), &config)?;
-        for f in findings.into_iter().map(|f| reported(shader, f)) {
+            lockstep_exec::dispatch_checked(&checked, &bindings.bound(&memories), &config)
+                .map_err(|e| {
+                    RunError::from(e).with_note(format!("at wave size {w}, in the checked run"))
+                })?;
+        let findings = findings.into_iter().map(|f| reported(shader, f)).collect();
+        let contents: Vec<Vec<u8>> = memories.iter().map(Memory::to_bytes).collect();
+        drop(memories);
+        dispatched();
+        let mut order_dependence = Vec::new();
+        for (name, order, schedule) in variations() {
+            let memories = bindings.memories(shader, pipeline, &workers);
+            let config = DispatchConfig {
+                order,
+                schedule,
+                ..config.clone()
+            };
+            lockstep_exec::dispatch(&shader.program, &bindings.bound(&memories), &config).map_err(
+                |e| RunError::from(e).with_note(format!("at wave size {w}, with {name}")),
+            )?;
+            for &b in &outputs {
+                let other = memories[b].to_bytes();
+                if !same(b, &other, &contents[b]) {
+                    let name = if unordered[b] {
+                        format!("{name}; as an unordered buffer, its elements differ as a multiset")
+                    } else {
+                        name.to_string()
+                    };
+                    order_dependence.push(order_issue(pipeline, b, w, &name, &contents[b], &other));
+                }
+            }
+            dispatched();
+        }
+        Ok(SizeRun {
+            findings,
+            contents,
+            order_dependence,
+        })
+    };
+    let mut done = 0;
+    let runs = side_by_side(sizes.len(), at_once, one_size, || {
+        done += 1;
+        progress(done, total);
+    })?;
+    let mut report = CheckReport {
+        wave_sizes: sizes.clone(),
+        ..CheckReport::default()
+    };
+    let mut baselines = Vec::new();
+    for (&w, run) in sizes.iter().zip(runs) {
+        for f in run.findings {
             // One entry per kind and place, listing the wave sizes.
             match report
                 .findings
@@ -177,39 +233,8 @@ pub fn check(
                 None => report.findings.push(f),
             }
         }
-        let contents: Vec<Vec<u8>> = memories.iter().map(Memory::to_bytes).collect();
-        done += 1;
-        progress(done, total);
-        for (name, order, schedule) in variations() {
-            let memories = bindings.memories(shader, pipeline, &workers);
-            let config = DispatchConfig {
-                order,
-                schedule,
-                ..config.clone()
-            };
-            lockstep_exec::dispatch(&shader.program, &bindings.bound(&memories), &config)?;
-            for &b in &outputs {
-                let other = memories[b].to_bytes();
-                if !same(b, &other, &contents[b]) {
-                    let name = if unordered[b] {
-                        format!("{name}; as an unordered buffer, its elements differ as a multiset")
-                    } else {
-                        name.to_string()
-                    };
-                    report.order_dependence.push(order_issue(
-                        pipeline,
-                        b,
-                        w,
-                        &name,
-                        &contents[b],
-                        &other,
-                    ));
-                }
-            }
-            done += 1;
-            progress(done, total);
-        }
-        baselines.push(contents);
+        report.order_dependence.extend(run.order_dependence);
+        baselines.push(run.contents);
     }
     for &b in &outputs {
         if let Some(issue) = portability(pipeline, b, &sizes, &baselines, &same) {
@@ -220,6 +245,75 @@ pub fn check(
         .findings
         .sort_by(|a, b| (&a.location, a.kind).cmp(&(&b.location, b.kind)));
     Ok(report)
+}
+
+/// What the dispatches at one wave size found: the checked run's findings
+/// and buffers, and the variations' order dependence.
+struct SizeRun {
+    findings: Vec<ReportedFinding>,
+    contents: Vec<Vec<u8>>,
+    order_dependence: Vec<OrderIssue>,
+}
+
+/// Runs `job(i)` for each `i` in `0..count`, at most `at_once` at a time,
+/// each on a thread of its own (on this thread when one at a time), and
+/// calls `tick` on this thread each time a job calls the function it is
+/// given. Returns the results in index order, or the error of the first
+/// job by index that failed: the jobs after a failed one that have not
+/// started do not start, and those before it still run, so the error is
+/// the one running them in order would give.
+fn side_by_side<T: Send>(
+    count: usize,
+    at_once: usize,
+    job: impl Fn(usize, &dyn Fn()) -> Result<T, RunError> + Sync,
+    mut tick: impl FnMut(),
+) -> Result<Vec<T>, RunError> {
+    let at_once = at_once.clamp(1, count.max(1));
+    if at_once == 1 {
+        let tick = std::cell::RefCell::new(tick);
+        return (0..count)
+            .map(|i| job(i, &|| (tick.borrow_mut())()))
+            .collect();
+    }
+    let next = AtomicUsize::new(0);
+    let failed = AtomicUsize::new(usize::MAX);
+    let results: Vec<Mutex<Option<Result<T, RunError>>>> =
+        (0..count).map(|_| Mutex::new(None)).collect();
+    let (sender, ticks) = mpsc::channel::<()>();
+    std::thread::scope(|s| {
+        for _ in 0..at_once {
+            let (sender, next, failed, results, job) =
+                (sender.clone(), &next, &failed, &results, &job);
+            s.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Relaxed);
+                    if i >= count || i > failed.load(Relaxed) {
+                        break;
+                    }
+                    let result = job(i, &|| {
+                        // The receiver lives until every job has ended.
+                        let _ = sender.send(());
+                    });
+                    if result.is_err() {
+                        failed.fetch_min(i, Relaxed);
+                    }
+                    *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+                }
+            });
+        }
+        drop(sender);
+        for () in ticks {
+            tick();
+        }
+    });
+    // Only jobs after a failed one have no result, so the failed one's
+    // error comes first.
+    let out: Vec<T> = results
+        .into_iter()
+        .filter_map(|slot| slot.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .collect::<Result<_, _>>()?;
+    debug_assert_eq!(out.len(), count);
+    Ok(out)
 }
 
 fn reported(shader: &Shader, f: Finding) -> ReportedFinding {

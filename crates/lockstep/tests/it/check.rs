@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use lockstep::{CheckReport, CompileOptions, RunOptions};
+use lockstep::{CheckReport, CompileOptions, RunOptions, Shader};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -18,7 +18,8 @@ impl lockstep::syntax::preprocess::SourceLoader for FsLoader {
     }
 }
 
-fn check_files(yaml: &Path, hlsl: &Path) -> (CheckReport, String) {
+/// The pipeline and the compiled shader of a job.
+fn load(yaml: &Path, hlsl: &Path) -> (lockstep::pipeline::Pipeline, Shader) {
     let pipeline = lockstep::pipeline::parse(&std::fs::read_to_string(yaml).unwrap()).unwrap();
     let source = std::fs::read_to_string(hlsl).unwrap();
     let opts = CompileOptions {
@@ -28,10 +29,131 @@ fn check_files(yaml: &Path, hlsl: &Path) -> (CheckReport, String) {
     let name = hlsl.display().to_string();
     let shader = lockstep::compile(&name, &source, &opts, &FsLoader)
         .unwrap_or_else(|e| panic!("{}", e.render(false)));
+    (pipeline, shader)
+}
+
+fn check_files(yaml: &Path, hlsl: &Path) -> (CheckReport, String) {
+    let (pipeline, shader) = load(yaml, hlsl);
     let report =
         lockstep::check(&shader, &pipeline, &RunOptions::default(), &mut |_, _| {}).unwrap();
     let text = report.render(&shader, false);
     (report, text)
+}
+
+/// Every shader of `dir` (sorted) with its pipeline: `yaml`, or the
+/// shader's own `.yaml` beside it.
+fn jobs(dir: &Path, yaml: Option<&str>) -> Vec<(PathBuf, PathBuf)> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "hlsl"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|hlsl| {
+            let pipeline = match yaml {
+                Some(name) => dir.join(name),
+                None => hlsl.with_extension("yaml"),
+            };
+            (pipeline, hlsl)
+        })
+        .collect()
+}
+
+/// A check runs its wave sizes side by side, as many at once as it has
+/// threads, and puts their results together in wave-size order: over the
+/// corpus and the examples, the report (as JSON and as text) and the
+/// progress calls are the same on 1, 2 and 5 threads.
+#[test]
+fn reports_do_not_depend_on_the_threads() {
+    let mut all = jobs(&repo().join("tests/check"), Some("ub.yaml"));
+    all.extend(jobs(&repo().join("examples"), None));
+    assert_eq!(all.len(), 22);
+    for (yaml, hlsl) in &all {
+        let (pipeline, shader) = load(yaml, hlsl);
+        let runs: Vec<(String, Vec<(usize, usize)>)> = [1, 2, 5]
+            .into_iter()
+            .map(|threads| {
+                let opts = RunOptions {
+                    threads,
+                    ..RunOptions::default()
+                };
+                let mut calls = Vec::new();
+                let report = lockstep::check(&shader, &pipeline, &opts, &mut |done, total| {
+                    calls.push((done, total));
+                })
+                .unwrap();
+                let text = serde_json::to_string(&report).unwrap() + &report.render(&shader, false);
+                (text, calls)
+            })
+            .collect();
+        let name = hlsl.display();
+        let (one, calls) = &runs[0];
+        // One call per dispatch: five at each wave size.
+        let total = lockstep::check_wave_sizes(&shader, &RunOptions::default())
+            .unwrap()
+            .len()
+            * 5;
+        assert_eq!(
+            *calls,
+            (1..=total).map(|d| (d, total)).collect::<Vec<_>>(),
+            "{name}"
+        );
+        for (threads, (text, calls)) in [2, 5].into_iter().zip(&runs[1..]) {
+            assert_eq!(text, one, "{name} on {threads} threads");
+            assert_eq!(calls, &runs[0].1, "{name} on {threads} threads");
+        }
+    }
+}
+
+/// A check whose dispatches fail at some wave sizes gives the error of the
+/// smallest, as one wave size at a time would, however many run at once.
+#[test]
+fn failing_checks_report_the_smallest_failing_wave_size() {
+    let dir = repo().join("tests/check");
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+        [numthreads(64, 1, 1)]\n\
+        void main(uint3 id : SV_DispatchThreadID)\n\
+        {\n\
+            uint i = 0;\n\
+            while (WaveGetLaneCount() >= 16 || i < 4)\n\
+                i += WaveGetLaneCount();\n\
+            Out[id.x] = i;\n\
+        }\n";
+    let pipeline =
+        lockstep::pipeline::parse(&std::fs::read_to_string(dir.join("ub.yaml")).unwrap()).unwrap();
+    let shader = lockstep::compile(
+        "endless.hlsl",
+        source,
+        &CompileOptions::default(),
+        &FsLoader,
+    )
+    .unwrap_or_else(|e| panic!("{}", e.render(false)));
+    let errors: Vec<String> = [1, 2, 6]
+        .into_iter()
+        .map(|threads| {
+            let opts = RunOptions {
+                threads,
+                step_budget: 1000,
+                ..RunOptions::default()
+            };
+            let mut calls = 0;
+            let e = lockstep::check(&shader, &pipeline, &opts, &mut |_, _| calls += 1)
+                .expect_err("the loop is endless at wave sizes 16 and up");
+            // Wave sizes 4 and 8: five dispatches each, all done.
+            assert!(calls >= 10, "{calls} dispatches on {threads} threads");
+            format!("{e}; {}", e.notes.join("; "))
+        })
+        .collect();
+    assert!(
+        errors[0].starts_with("loop exceeded the step budget of 1000 iterations")
+            && errors[0].ends_with("; at wave size 16, in the checked run"),
+        "{}",
+        errors[0]
+    );
+    assert_eq!(errors[1], errors[0]);
+    assert_eq!(errors[2], errors[0]);
 }
 
 /// Every shader of tests/check names the finding it must produce with a
