@@ -313,6 +313,11 @@ pub enum Lanes {
     Compare(Cmp32, Reg),
     /// The same with a constant.
     CompareImm(Cmp32, u32),
+    /// The lanes the branch right before found from the same condition,
+    /// before its vote (`if (!WaveActiveAnyTrue(more)) break; if (more)`,
+    /// see `compile::fuse::reuse_tests`): no control flow reaches this
+    /// branch but through that one, and nothing runs between them.
+    Previous,
 }
 
 /// A 32-bit comparison a branch can test by itself: the comparisons among

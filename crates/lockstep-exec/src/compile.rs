@@ -147,6 +147,7 @@ impl Program {
             // Checked mode runs every operation on its own (each one's
             // findings are tracked).
             block32::form_blocks(&mut c.code, &mut c.spans, false, &constants);
+            fuse::reuse_tests(&mut c.code);
         }
         let element_strides = module
             .resources
@@ -200,27 +201,29 @@ impl Program {
 
     /// How many branches (`if`s and the exits `if (c) break;` and the like
     /// make) compare two values themselves, without the comparison's
-    /// result in a register (for tests).
+    /// result in a register (for tests); a branch that takes the lanes of
+    /// the one before ([`Lanes::Previous`]) counts as that one's test.
     pub fn comparing_branch_count(&self) -> usize {
-        let comparing = |inst: &&Inst| {
-            matches!(
-                inst,
-                Inst::IfBegin {
-                    test: Test {
-                        lanes: Lanes::Compare(..) | Lanes::CompareImm(..),
-                        ..
-                    },
-                    ..
-                } | Inst::LeaveIf {
-                    test: Test {
-                        lanes: Lanes::Compare(..) | Lanes::CompareImm(..),
-                        ..
-                    },
-                    ..
-                }
-            )
-        };
-        self.code.iter().filter(comparing).count()
+        let mut comparing = false;
+        let mut count = 0;
+        for inst in &self.code {
+            comparing = match branch_lanes(inst) {
+                Some(Lanes::Compare(..) | Lanes::CompareImm(..)) => true,
+                Some(Lanes::Previous) => comparing,
+                Some(Lanes::Nonzero) | None => false,
+            };
+            count += usize::from(comparing);
+        }
+        count
+    }
+
+    /// How many branches take the lanes the branch before them found
+    /// ([`Lanes::Previous`]; for tests).
+    pub fn reused_test_count(&self) -> usize {
+        self.code
+            .iter()
+            .filter(|inst| branch_lanes(inst) == Some(Lanes::Previous))
+            .count()
     }
 
     /// How many atomics the engine may hold back and combine: those on
@@ -236,6 +239,14 @@ impl Program {
             )
         };
         self.code.iter().filter(deferrable).count()
+    }
+}
+
+/// A branch's lanes: how an `IfBegin` or a `LeaveIf` tests its condition.
+fn branch_lanes(inst: &Inst) -> Option<Lanes> {
+    match inst {
+        Inst::IfBegin { test, .. } | Inst::LeaveIf { test, .. } => Some(test.lanes),
+        _ => None,
     }
 }
 

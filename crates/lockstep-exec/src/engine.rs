@@ -90,6 +90,10 @@ struct Wave {
     launch: Mask,
     /// Checked mode: per register, the lanes whose value is undefined.
     undefined: Vec<Mask>,
+    /// The lanes the last branch found from its condition, before its
+    /// vote, for a branch right after it with the same test
+    /// ([`Lanes::Previous`]).
+    tested: Mask,
     /// The register width the program's constant registers are filled at
     /// (a worker runs one program, so once per wave slot and width is
     /// enough); 0 when not filled.
@@ -388,6 +392,7 @@ impl Wave {
             group_id: [0; 3],
             launch: 0,
             undefined: Vec::new(),
+            tested: 0,
             constants_width: 0,
         }
     }
@@ -504,6 +509,7 @@ impl Wave {
             group_id: self.group_id,
             launch: m(self.launch),
             undefined: Vec::new(),
+            tested: m(self.tested),
             constants_width: w,
         }
     }
@@ -1233,12 +1239,14 @@ impl Wave {
     /// The lanes of a batch of width `w` (waves of width `ww`) that a
     /// branch's `test` picks from `cond`: on every lane, active or not.
     #[inline(always)]
-    fn test(&self, cond: Reg, test: Test, w: usize, ww: usize) -> Mask {
+    fn test(&mut self, cond: Reg, test: Test, w: usize, ww: usize) -> Mask {
         let lanes = match test.lanes {
             Lanes::Nonzero => self.mask_of(cond, w),
             Lanes::Compare(op, b) => compare_lanes(op, &self.reg(cond)[..w], Ok(&self.reg(b)[..w])),
             Lanes::CompareImm(op, imm) => compare_lanes(op, &self.reg(cond)[..w], Err(imm)),
+            Lanes::Previous => self.tested,
         };
+        self.tested = lanes;
         match test.vote {
             None => lanes,
             Some(vote) => self.segments.fill(self.votes_of(vote, lanes), ww),

@@ -342,6 +342,43 @@ pub(super) fn jump_targets(code: &[Inst]) -> Vec<bool> {
     t
 }
 
+/// A branch right after another that tests the same condition the same
+/// way takes that one's lanes instead of finding them again
+/// ([`Lanes::Previous`]): `if (!WaveActiveAnyTrue(more)) break;` then
+/// `if (more)`, with `more = i < n` compared by each (see [`fuse_tests`]),
+/// compares once. Only where nothing jumps to the second branch, so that
+/// it runs right after the first or not at all; the votes may differ, as
+/// the lanes are taken before the vote. Runs last: nothing may come
+/// between the two afterwards.
+pub(super) fn reuse_tests(code: &mut [Inst]) {
+    let mut targets = vec![false; code.len() + 1];
+    for inst in code.iter() {
+        if let Some(to) = jump_target(inst) {
+            targets[to as usize] = true;
+        }
+    }
+    let branch = |inst: &Inst| match *inst {
+        Inst::IfBegin { cond, test, .. } | Inst::LeaveIf { cond, test, .. } => {
+            Some((cond, test.lanes))
+        }
+        _ => None,
+    };
+    // The branch before, with its test as compiled (a run of three takes
+    // the first one's lanes twice).
+    let mut before = None;
+    for pc in 0..code.len() {
+        let this = branch(&code[pc]);
+        if this.is_some()
+            && this == before
+            && !targets[pc]
+            && let Inst::IfBegin { test, .. } | Inst::LeaveIf { test, .. } = &mut code[pc]
+        {
+            test.lanes = Lanes::Previous;
+        }
+        before = this;
+    }
+}
+
 /// An operation's destination, and whether it already writes the active
 /// lanes only.
 fn op_dst(inst: &Inst) -> Option<(Reg, bool)> {

@@ -340,7 +340,8 @@ impl Wave {
             Inst::IfBegin { cond, test, .. } | Inst::LeaveIf { cond, test, .. } => {
                 let other = match test.lanes {
                     Lanes::Compare(_, b) => self.undef(b),
-                    Lanes::Nonzero | Lanes::CompareImm(..) => 0,
+                    // Checked programs do not reuse a test.
+                    Lanes::Nonzero | Lanes::CompareImm(..) | Lanes::Previous => 0,
                 };
                 let lanes = (self.undef(cond) | other) & self.cur;
                 self.report_undefined_branch(ctx, findings, lanes);

@@ -574,8 +574,10 @@ void main(uint dtid : SV_DispatchThreadID)
 "#;
     let shader = crate::harness::compile(source, &lockstep::CompileOptions::default());
     // Two branches on `i < n`, the `for` test and two branches on `f <=
-    // level`; `a > b` is read again.
+    // level`; `a > b` is read again. The second of each pair takes the
+    // first one's lanes.
     assert_eq!(shader.program.comparing_branch_count(), 5);
+    assert_eq!(shader.program.reused_test_count(), 2);
     let lanes = 128usize;
     let floats = [
         -5.0f32,
@@ -617,8 +619,10 @@ void main(uint dtid : SV_DispatchThreadID)
             w as u32,
         )
         .remove(1);
+        // A group of 64 threads is one wave at wave size 128.
+        let ww = w.min(64);
         for (t, &(a, b)) in pairs.iter().enumerate() {
-            let wave = &pairs[t / w * w..][..w];
+            let wave = &pairs[t / ww * ww..][..ww];
             let n = a % 13;
             // The wave loops while any of its lanes has work left.
             let iters = wave.iter().map(|&(a, _)| a % 13).max().unwrap_or(0);
@@ -656,6 +660,102 @@ void main(uint dtid : SV_DispatchThreadID)
             }
             let want = [x, iters, steps, rounds, if a > b { 7 } else { 9 }, acc];
             assert_eq!(out[t * 6..t * 6 + 6], want, "wave {w}, lane {t}");
+        }
+    }
+}
+
+/// A branch right after another with the same test takes that one's lanes
+/// rather than comparing again, before the first one's vote: a run of
+/// three (a vote to leave, a vote to enter, a plain `if`) on `i < n`, and
+/// next to it branches that must compare for themselves (another
+/// ordering, another operand), against Rust at every wave size.
+#[test]
+fn branches_take_the_lanes_of_the_branch_before() {
+    let source = r#"
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(64, 1, 1)]
+void main(uint dtid : SV_DispatchThreadID)
+{
+    uint n = In[dtid] % 11u;
+    uint m = In[dtid] % 7u;
+    uint full = 0u;
+    uint x = In[dtid];
+    for (uint i = 0u; ; ++i)
+    {
+        bool more = i < n;
+        if (!WaveActiveAnyTrue(more))
+            break;
+        if (WaveActiveAllTrue(more))
+        {
+            if (more)
+                full += WaveActiveCountBits(true);
+        }
+        if (more)
+            x = x * 3u + i;
+    }
+    uint y = 0u;
+    uint z = 0u;
+    for (uint j = 0u; ; ++j)
+    {
+        if (!WaveActiveAnyTrue(j < n))
+            break;
+        if (j <= n)
+        {
+            if (j < m)
+                z += j + 1u;
+            y += j;
+        }
+    }
+    Out[dtid * 4u + 0u] = full;
+    Out[dtid * 4u + 1u] = x;
+    Out[dtid * 4u + 2u] = y;
+    Out[dtid * 4u + 3u] = z;
+}
+"#;
+    let shader = crate::harness::compile(source, &lockstep::CompileOptions::default());
+    // `if (WaveActiveAllTrue(more))` and `if (more)` inside it take the
+    // lanes of the vote to leave; the `if (more)` after them follows an
+    // `IfEnd` (and becomes a select). `j <= n` compares for itself.
+    assert_eq!(shader.program.reused_test_count(), 2);
+    let lanes = 128usize;
+    let input: Vec<u32> = (0..lanes as u32)
+        .map(|t| t.wrapping_mul(0x9E37_79B9) >> 9)
+        .collect();
+    for w in WAVE_SIZES {
+        let w = w as usize;
+        let out = run_words(
+            source,
+            [2, 1, 1],
+            &[
+                buf("In", Kind::StructuredBuffer, 0, input.clone()),
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; lanes * 4]),
+            ],
+            w as u32,
+        )
+        .remove(1);
+        // A group of 64 threads is one wave at wave size 128.
+        let ww = w.min(64);
+        for (t, &v) in input.iter().enumerate() {
+            let wave = &input[t / ww * ww..][..ww];
+            let (n, m) = (v % 11, v % 7);
+            // Both loops run while some lane of the wave has `i < n`.
+            let rounds = wave.iter().map(|&v| v % 11).max().unwrap_or(0);
+            // Every lane of the wave is still looping, so all are true
+            // while `i` is below the wave's smallest `n`, and each such
+            // round counts the wave's lanes (64 at wave 128: one group).
+            let full = wave.iter().map(|&v| v % 11).min().unwrap_or(0) * ww as u32;
+            let mut x = v;
+            for i in 0..n {
+                x = x.wrapping_mul(3).wrapping_add(i);
+            }
+            let y: u32 = (0..rounds).filter(|&j| j <= n).sum();
+            let z: u32 = (0..rounds)
+                .filter(|&j| j <= n && j < m)
+                .map(|j| j + 1)
+                .sum();
+            assert_eq!(out[t * 4..t * 4 + 4], [full, x, y, z], "wave {w}, lane {t}");
         }
     }
 }
