@@ -168,12 +168,7 @@ fn divergent_loop_variants_match_their_loops_in_rust() {
             .map(|(&s, &n)| lane(s, n))
             .collect();
         for wave_size in [8, 32] {
-            let opts = RunOptions {
-                wave_size,
-                threads: 2,
-                ..RunOptions::default()
-            };
-            let out = lockstep::run(&shader, &case.pipeline, &opts).unwrap();
+            let out = on_two_threads(&shader, &case, wave_size);
             let got = words(&out.contents[2]);
             for (l, (g, w)) in got.iter().zip(&want).enumerate() {
                 assert_eq!(
@@ -210,12 +205,7 @@ fn ordered_append_variants_write_what_they_say() {
         let shader =
             lockstep_bench::suite::compile_source(name, source).unwrap_or_else(|e| panic!("{e}"));
         for wave_size in [8, 32] {
-            let opts = RunOptions {
-                wave_size,
-                threads: 2,
-                ..RunOptions::default()
-            };
-            let out = lockstep::run(&shader, &case.pipeline, &opts).unwrap();
+            let out = on_two_threads(&shader, &case, wave_size);
             let (got, counter) = (words(&out.contents[1]), words(&out.contents[2])[0]);
             let at = format!("{name} at wave {wave_size}");
             for (l, (&g, &k)) in got.iter().zip(&kept).enumerate() {
@@ -266,4 +256,18 @@ fn words(bytes: &[u8]) -> Vec<u32> {
         .chunks_exact(4)
         .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
         .collect()
+}
+
+/// A run of `shader` over `case`'s buffers on two threads.
+fn on_two_threads<'c>(
+    shader: &lockstep::Shader,
+    case: &'c lockstep_bench::suite::Case,
+    wave_size: u32,
+) -> lockstep::RunOutput<'c> {
+    let opts = RunOptions {
+        wave_size,
+        threads: 2,
+        ..RunOptions::default()
+    };
+    lockstep::run(shader, &case.pipeline, &opts).unwrap()
 }

@@ -609,16 +609,7 @@ void main(uint dtid : SV_DispatchThreadID)
     let input: Vec<u32> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
     for w in WAVE_SIZES {
         let w = w as usize;
-        let out = run_words(
-            source,
-            [2, 1, 1],
-            &[
-                buf("In", Kind::StructuredBuffer, 0, input.clone()),
-                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; lanes * 6]),
-            ],
-            w as u32,
-        )
-        .remove(1);
+        let out = two_groups_in_out(source, &input, lanes * 6, w);
         // A group of 64 threads is one wave at wave size 128.
         let ww = w.min(64);
         for (t, &(a, b)) in pairs.iter().enumerate() {
@@ -662,6 +653,21 @@ void main(uint dtid : SV_DispatchThreadID)
             assert_eq!(out[t * 6..t * 6 + 6], want, "wave {w}, lane {t}");
         }
     }
+}
+
+/// `Out` (`out_words` words, zeroed) after two groups of `source` at wave
+/// size `w`, reading `In`.
+fn two_groups_in_out(source: &str, input: &[u32], out_words: usize, w: usize) -> Vec<u32> {
+    run_words(
+        source,
+        [2, 1, 1],
+        &[
+            buf("In", Kind::StructuredBuffer, 0, input.to_vec()),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; out_words]),
+        ],
+        w as u32,
+    )
+    .remove(1)
 }
 
 /// A branch right after another with the same test takes that one's lanes
@@ -725,16 +731,7 @@ void main(uint dtid : SV_DispatchThreadID)
         .collect();
     for w in WAVE_SIZES {
         let w = w as usize;
-        let out = run_words(
-            source,
-            [2, 1, 1],
-            &[
-                buf("In", Kind::StructuredBuffer, 0, input.clone()),
-                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; lanes * 4]),
-            ],
-            w as u32,
-        )
-        .remove(1);
+        let out = two_groups_in_out(source, &input, lanes * 4, w);
         // A group of 64 threads is one wave at wave size 128.
         let ww = w.min(64);
         for (t, &v) in input.iter().enumerate() {
