@@ -823,10 +823,16 @@ impl Wave {
                     if let Some(r) = addr.dynamic.filter(|_| ty.size() == 4) {
                         let (offset, chunk) = (u64::from(addr.offset), memory_chunk(addr, w, ww));
                         // A buffer (not a texture, not groupshared memory)
-                        // read as a stream: fetch ahead for the next
-                        // batches.
+                        // read as a stream: fetch ahead for the next batch,
+                        // `batch_lanes` threads on.
                         let ahead = matches!(addr.space,
                             Space::Resource(id) if ctx.program.buffers.get(id.index()) == Some(&true));
+                        let batch_lanes = (w / ww) as u64
+                            * ctx
+                                .group_extent
+                                .iter()
+                                .map(|&n| u64::from(n))
+                                .product::<u64>();
                         // No closure (`with_operands`): one would be
                         // compiled apart from the AVX2 loop.
                         if self.cur == full_mask(w) {
@@ -835,7 +841,7 @@ impl Wave {
                             for (part, (d, a)) in parts.enumerate() {
                                 let mem = memory(ctx, gs, addr.space, part);
                                 if ahead {
-                                    mem.prefetch_ahead(a, offset, ww);
+                                    mem.prefetch_ahead(a, offset, ww, batch_lanes);
                                 }
                                 mem.load_words(d, a, offset);
                             }
@@ -845,7 +851,7 @@ impl Wave {
                             let mem = memory(ctx, gs, addr.space, 0);
                             let (d, a) = dst_and_operand(&mut self.regs, w, dst, r, scratch);
                             if ahead {
-                                mem.prefetch_ahead(a, offset, ww);
+                                mem.prefetch_ahead(a, offset, ww, batch_lanes);
                             }
                             mem.load_words_where(d, a, offset, lanes);
                         } else {

@@ -342,14 +342,15 @@ impl<'a> Memory<'a> {
         }
     }
 
-    /// Asks the CPU to fetch what the batches after this one will load,
-    /// when the lanes' addresses `addrs` (plus `offset`), in waves of `wave`
-    /// lanes, read a stream: see [`prefetch_stream`]. Changes nothing.
+    /// Asks the CPU to fetch what the next batch will load, when the
+    /// lanes' addresses `addrs` (plus `offset`), in waves of `wave` lanes,
+    /// read a stream and a batch is `lanes_ahead` threads: see
+    /// [`prefetch_stream`]. Changes nothing.
     #[inline(always)]
-    pub fn prefetch_ahead(&self, addrs: &[u64], offset: u64, wave: usize) {
+    pub fn prefetch_ahead(&self, addrs: &[u64], offset: u64, wave: usize, lanes_ahead: u64) {
         match &self.words {
-            Words::Own(words) => prefetch_stream(words, addrs, offset, wave),
-            Words::Read(words) => prefetch_stream(words, addrs, offset, wave),
+            Words::Own(words) => prefetch_stream(words, addrs, offset, wave, lanes_ahead),
+            Words::Read(words) => prefetch_stream(words, addrs, offset, wave, lanes_ahead),
         }
     }
 
@@ -509,46 +510,48 @@ impl<'a> Memory<'a> {
     }
 }
 
-/// How far ahead of a stream of loads [`prefetch_stream`] fetches, in
-/// bytes. A batch at wave size 8 reads one wave of each of 16 groups; with
-/// 64 threads a group and a word a thread, the next 16 groups' words start
-/// 4 KiB further on. (Only buffers: in a texture read by 2D tiles, 4 KiB
-/// on is the same row far to the right, and fetching it made
-/// `tile_minmax` 5 % slower.)
-const PREFETCH_AHEAD: u64 = 4096;
-
-/// The step between the lanes whose lines [`prefetch_stream`] fetches,
-/// when the lanes' addresses look like a stream: the second lane's address
-/// 1 to 64 bytes past the first's, as where each lane reads the element of
-/// its thread. One lane per 64-byte line, and at least one per wave of
-/// `wave` lanes (the waves of a batch belong to different groups, whose
-/// elements lie apart). `None` for a gather of scattered addresses, or for
-/// every lane reading one address.
-fn stream_step(addrs: &[u64], wave: usize) -> Option<usize> {
+/// How [`prefetch_stream`] fetches ahead of lanes whose addresses look like
+/// a stream (the second lane's address 1 to 64 bytes past the first's, as
+/// where each lane reads the element of its thread): `(step, ahead)`, one
+/// lane in `step` (one per 64-byte line, and at least one per wave of
+/// `wave` lanes: the waves of a batch belong to different groups, whose
+/// elements lie apart), each `ahead` bytes on, where the same lane of the
+/// next batch reads: `lanes_ahead` threads (a batch's) times the lanes'
+/// stride. `None` for a gather of scattered addresses, or for every lane
+/// reading one address.
+///
+/// A fixed 4 KiB (the next batch at wave size 8 with 64-thread groups)
+/// fetched from the same batch for 256-thread groups: `block_scan` and
+/// `wave_reduce` at wave size 8 ran about 5 % faster with the batch's
+/// distance, and the other kernels the same. (Only buffers: in a texture
+/// read by 2D tiles the next batch is not further on in a line, and
+/// fetching 4 KiB on made `tile_minmax` 5 % slower.)
+fn stream(addrs: &[u64], wave: usize, lanes_ahead: u64) -> Option<(usize, u64)> {
     match addrs {
         [a, b, ..] => {
             let stride = b.wrapping_sub(*a);
-            (1..=64)
-                .contains(&stride)
-                .then(|| (64 / stride as usize).clamp(1, wave.max(1)))
+            (1..=64).contains(&stride).then(|| {
+                let step = (64 / stride as usize).clamp(1, wave.max(1));
+                (step, lanes_ahead.saturating_mul(stride))
+            })
         }
         _ => None,
     }
 }
 
-/// Asks the CPU to fetch the cache lines [`PREFETCH_AHEAD`] bytes past the
+/// Asks the CPU to fetch the cache lines the next batch will load, past the
 /// lanes' addresses in `words` (those inside the memory, one lane per line
-/// and wave) when the lanes read a stream ([`stream_step`]): the batches to
-/// come read there, and the loads of a large buffer otherwise wait for
-/// memory a line at a time (half the time of a load of `ordered_append`'s
-/// input at wave size 8, `perf`). A hint only: nothing is read or changed.
+/// and wave) when the lanes read a stream ([`stream`]): the loads of a
+/// large buffer otherwise wait for memory a line at a time (half the time
+/// of a load of `ordered_append`'s input at wave size 8, `perf`). A hint
+/// only: nothing is read or changed.
 #[inline(always)]
-fn prefetch_stream<T>(words: &[T], addrs: &[u64], offset: u64, wave: usize) {
+fn prefetch_stream<T>(words: &[T], addrs: &[u64], offset: u64, wave: usize, lanes_ahead: u64) {
     #[cfg(target_arch = "x86_64")]
-    if let Some(step) = stream_step(addrs, wave) {
+    if let Some((step, ahead)) = stream(addrs, wave, lanes_ahead) {
         let size = std::mem::size_of_val(words) as u64;
         for &a in addrs.iter().step_by(step) {
-            let at = a.wrapping_add(offset).wrapping_add(PREFETCH_AHEAD);
+            let at = a.wrapping_add(offset).wrapping_add(ahead);
             if at < size {
                 let p = words.as_ptr().cast::<i8>().wrapping_add(at as usize);
                 // SAFETY: SSE is part of every x86-64 CPU; a prefetch reads
@@ -561,7 +564,7 @@ fn prefetch_stream<T>(words: &[T], addrs: &[u64], offset: u64, wave: usize) {
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (words, addrs, offset, wave);
+    let _ = (words, addrs, offset, wave, lanes_ahead);
 }
 
 /// The value of the word a 32-bit access at byte `at` reads from `words`
@@ -737,27 +740,29 @@ mod tests {
     }
 
     /// Loads fetch ahead only for lanes that read a stream, one lane per
-    /// line and at least one per wave; the fetch changes nothing.
+    /// line and at least one per wave, a batch of threads on; the fetch
+    /// changes nothing.
     #[test]
     fn streams_fetch_ahead_one_lane_per_line_and_wave() {
         let words = |stride: u64| -> Vec<u64> { (0..32).map(|l| 1000 + l * stride).collect() };
-        // A word per lane: 16 lanes to a line, but waves of 8.
-        assert_eq!(stream_step(&words(4), 8), Some(8));
-        assert_eq!(stream_step(&words(4), 32), Some(16));
+        // A word per lane: 16 lanes to a line, but waves of 8; 16 groups of
+        // 64 threads a batch, the next batch's words 4 KiB on.
+        assert_eq!(stream(&words(4), 8, 16 * 64), Some((8, 4096)));
+        assert_eq!(stream(&words(4), 32, 4 * 256), Some((16, 4096)));
         // A `float4` per lane: 4 to a line; 64-byte elements: each lane.
-        assert_eq!(stream_step(&words(16), 32), Some(4));
-        assert_eq!(stream_step(&words(64), 32), Some(1));
+        assert_eq!(stream(&words(16), 32, 4 * 64), Some((4, 4096)));
+        assert_eq!(stream(&words(64), 32, 128), Some((1, 8192)));
         // Further apart, every lane at one address, descending, scattered,
         // a single lane: no stream.
-        assert_eq!(stream_step(&words(65), 32), None);
-        assert_eq!(stream_step(&words(0), 32), None);
-        assert_eq!(stream_step(&[8, 4, 0], 4), None);
-        assert_eq!(stream_step(&[4000, 12, 96], 4), None);
-        assert_eq!(stream_step(&[12], 4), None);
+        assert_eq!(stream(&words(65), 32, 128), None);
+        assert_eq!(stream(&words(0), 32, 128), None);
+        assert_eq!(stream(&[8, 4, 0], 4, 128), None);
+        assert_eq!(stream(&[4000, 12, 96], 4, 128), None);
+        assert_eq!(stream(&[12], 4, 128), None);
         let mem = Memory::from_bytes(&[7; 64 * 1024]);
         let before = mem.to_bytes();
-        mem.prefetch_ahead(&words(4), 0, 8);
-        mem.prefetch_ahead(&words(4), u64::MAX - 100, 8);
+        mem.prefetch_ahead(&words(4), 0, 8, 1024);
+        mem.prefetch_ahead(&words(4), u64::MAX - 100, 8, 1024);
         assert_eq!(mem.to_bytes(), before);
     }
 
