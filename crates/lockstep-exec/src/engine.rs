@@ -827,12 +827,13 @@ impl Wave {
                         // `batch_lanes` threads on.
                         let ahead = matches!(addr.space,
                             Space::Resource(id) if ctx.program.buffers.get(id.index()) == Some(&true));
-                        let batch_lanes = (w / ww) as u64
-                            * ctx
-                                .group_extent
-                                .iter()
-                                .map(|&n| u64::from(n))
-                                .product::<u64>();
+                        let batch_lanes = if ahead {
+                            let group: u64 =
+                                ctx.group_extent.iter().map(|&n| u64::from(n)).product();
+                            (w / ww) as u64 * group
+                        } else {
+                            0
+                        };
                         // No closure (`with_operands`): one would be
                         // compiled apart from the AVX2 loop.
                         if self.cur == full_mask(w) {

@@ -351,12 +351,7 @@ pub(super) fn jump_targets(code: &[Inst]) -> Vec<bool> {
 /// the lanes are taken before the vote. Runs last: nothing may come
 /// between the two afterwards.
 pub(super) fn reuse_tests(code: &mut [Inst]) {
-    let mut targets = vec![false; code.len() + 1];
-    for inst in code.iter() {
-        if let Some(to) = jump_target(inst) {
-            targets[to as usize] = true;
-        }
-    }
+    let targets = jump_targets(code);
     let branch = |inst: &Inst| match *inst {
         Inst::IfBegin { cond, test, .. } | Inst::LeaveIf { cond, test, .. } => {
             Some((cond, test.lanes))
