@@ -15,8 +15,11 @@ def flow(values, per_line=16):
 
 def pipeline(groups, buffers, results, bindings, entry="main"):
     size = groups if isinstance(groups, list) else [groups, 1, 1]
-    out = ["---", "Shaders:", "  - Stage: Compute", f"    Entry: {entry}",
-           f"    DispatchSize: [{size[0]}, {size[1]}, {size[2]}]", "Buffers:"]
+    out = ["---", "Shaders:", "  - Stage: Compute", f"    Entry: {entry}"]
+    if size != [1, 1, 1]:
+        out += ["DispatchParameters:",
+                f"  DispatchGroupCount: [{size[0]}, {size[1]}, {size[2]}]"]
+    out.append("Buffers:")
     for buffer in buffers:
         name, fmt, data = buffer[:3]
         out += [f"  - Name: {name}", f"    Format: {fmt}"]

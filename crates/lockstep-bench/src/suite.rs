@@ -183,6 +183,7 @@ pub fn buffer(name: &str, format: Format, data: Vec<u8>) -> BufferDesc {
         format,
         stride: None,
         channels: 1,
+        array_size: 1,
         data,
         output_props: None,
     }
@@ -194,6 +195,7 @@ fn texture(name: &str, format: Format, data: Vec<u8>, width: u32, height: u32) -
             width,
             height,
             depth: 1,
+            mip_levels: 1,
         }),
         ..buffer(name, format, data)
     }

@@ -84,6 +84,12 @@ struct TestArgs {
     /// Output format: text (one line per test and a summary line) or json.
     #[arg(long, value_name = "FORMAT", default_value = "text")]
     format: String,
+    /// LLVM's FileCheck, for RUN lines that pipe the offloader's output into
+    /// it (default: $FILECHECK, else `FileCheck` on the PATH, else the
+    /// newest /usr/lib/llvm-*/bin/FileCheck; without one such tests are
+    /// skipped).
+    #[arg(long, value_name = "PATH")]
+    filecheck: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -235,9 +241,22 @@ struct RunArgs {
     /// Loop iterations one wave may run before the run stops with an error.
     #[arg(long, value_name = "N", default_value_t = RunOptions::default().step_budget)]
     max_steps: u64,
-    /// Write the buffers to this file instead of standard output.
+    /// Write the buffers to this file instead of standard output (`-`).
+    /// With `-r NAME`, a file ending in `.bin` gets the buffer's raw
+    /// little-endian bytes.
     #[arg(short = 'o', value_name = "OUT.yaml")]
     output: Option<PathBuf>,
+    /// Write only the buffer NAME.
+    #[arg(short = 'r', value_name = "NAME")]
+    resource: Option<String>,
+    /// Take buffer NAME's initial contents from a binary file of
+    /// little-endian elements instead of the pipeline's Data.
+    #[arg(long = "buffer", value_name = "NAME=FILE")]
+    buffers: Vec<String>,
+    /// Spell floats with every digit they need to read back bit for bit,
+    /// instead of offloader's printf %g (six significant digits).
+    #[arg(long)]
+    exact: bool,
     /// Run in checked mode and report undefined wave behaviour (exit
     /// status 1 when there is any).
     #[arg(long)]
@@ -478,10 +497,21 @@ fn run(args: &RunArgs) -> u8 {
         Ok(o) => o,
         Err(e) => return error(e),
     };
-    let (pipeline, shader) = match load_job(&args.pipeline, &args.shader, &args.compile, color) {
+    let (mut pipeline, shader) = match load_job(&args.pipeline, &args.shader, &args.compile, color)
+    {
         Ok(job) => job,
         Err(code) => return code,
     };
+    if let Err(code) = load_buffers(&args.buffers, &mut pipeline) {
+        return code;
+    }
+    if let Some(name) = &args.resource
+        && pipeline.buffer_index(name).is_none()
+    {
+        return error(format!(
+            "-r {name}: the pipeline has no buffer named `{name}`"
+        ));
+    }
     let result = if args.check {
         lockstep::run_checked(&shader, &pipeline, &run_opts).map(|(o, r)| (o, Some(r)))
     } else {
@@ -491,16 +521,8 @@ fn run(args: &RunArgs) -> u8 {
         Ok(o) => o,
         Err(e) => return report_run_error(&shader, e, color),
     };
-    let yaml = lockstep::pipeline::render_buffers(&pipeline, &output.contents);
-    match &args.output {
-        Some(path) => {
-            if let Err(e) = std::fs::write(path, &yaml) {
-                return error(format!("cannot write '{}': {e}", path.display()));
-            }
-        }
-        None => {
-            let _ = std::io::stdout().write_all(yaml.as_bytes());
-        }
+    if let Err(code) = write_buffers(args, &pipeline, &output.contents) {
+        return code;
     }
     for outcome in &output.outcomes {
         eprint!("{}", outcome.render());
@@ -519,6 +541,124 @@ fn run(args: &RunArgs) -> u8 {
     } else {
         EXIT_FAIL
     }
+}
+
+/// Where LLVM's FileCheck is: the flag, `$FILECHECK`, the PATH, or the
+/// newest of Debian's LLVM installations.
+fn find_filecheck(flag: Option<&Path>) -> Option<PathBuf> {
+    if let Some(path) = flag {
+        return Some(path.to_path_buf());
+    }
+    if let Some(path) = std::env::var_os("FILECHECK") {
+        return Some(PathBuf::from(path));
+    }
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join("FileCheck"))
+            .find(|p| p.is_file())
+    });
+    on_path.or_else(|| {
+        let mut installed: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib")
+            .ok()?
+            .filter_map(|e| {
+                let name = e.ok()?.file_name().into_string().ok()?;
+                let version = name.strip_prefix("llvm-")?.parse().ok()?;
+                let path = Path::new("/usr/lib").join(&name).join("bin/FileCheck");
+                path.is_file().then_some((version, path))
+            })
+            .collect();
+        installed.sort();
+        installed.pop().map(|(_, path)| path)
+    })
+}
+
+/// Runs FileCheck at `path` with the offloader's output on its standard
+/// input.
+fn filecheck_runner(path: PathBuf) -> lockstep::FileCheck {
+    lockstep::FileCheck(std::sync::Arc::new(move |args: &[String], input: &str| {
+        use std::process::{Command, Stdio};
+        let mut child = Command::new(&path)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot run FileCheck '{}': {e}", path.display()))?;
+        if let Some(mut stdin) = child.stdin.take() {
+            // FileCheck may stop reading early; its verdict says why.
+            let _ = stdin.write_all(input.as_bytes());
+        }
+        let output = child
+            .wait_with_output()
+            .map_err(|e| format!("FileCheck '{}': {e}", path.display()))?;
+        if output.status.success() {
+            Ok(())
+        } else {
+            Err(String::from_utf8_lossy(&output.stderr).into_owned())
+        }
+    }))
+}
+
+/// Writes the buffers after a run where `-o` and `-r` say, as YAML (or raw
+/// bytes for `-r NAME -o FILE.bin`).
+fn write_buffers(
+    args: &RunArgs,
+    pipeline: &lockstep::pipeline::Pipeline,
+    contents: &[impl AsRef<[u8]>],
+) -> Result<(), u8> {
+    use lockstep::pipeline::{Style, render_buffer, render_buffers};
+    let style = if args.exact {
+        Style::Exact
+    } else {
+        Style::Offloader
+    };
+    let bytes = match &args.resource {
+        Some(name) => {
+            let index = pipeline.buffer_index(name).ok_or_else(|| {
+                error(format!(
+                    "-r {name}: the pipeline has no buffer named `{name}`"
+                ))
+            })?;
+            let data = contents
+                .get(index)
+                .map_or(pipeline.buffers[index].data.as_slice(), AsRef::as_ref);
+            let binary = args
+                .output
+                .as_ref()
+                .is_some_and(|p| p.extension().is_some_and(|e| e == "bin"));
+            if binary {
+                data.to_vec()
+            } else {
+                render_buffer(&pipeline.buffers[index], data, style).into_bytes()
+            }
+        }
+        None => render_buffers(pipeline, contents, style).into_bytes(),
+    };
+    match &args.output {
+        Some(path) if path.as_os_str() != "-" => std::fs::write(path, &bytes)
+            .map_err(|e| error(format!("cannot write '{}': {e}", path.display()))),
+        _ => {
+            let _ = std::io::stdout().write_all(&bytes);
+            Ok(())
+        }
+    }
+}
+
+/// Applies `--buffer NAME=FILE`: binary initial contents.
+fn load_buffers(specs: &[String], pipeline: &mut lockstep::pipeline::Pipeline) -> Result<(), u8> {
+    for spec in specs {
+        let Some((name, path)) = spec.split_once('=') else {
+            return Err(error(format!(
+                "--buffer {spec}: expected NAME=FILE, such as --buffer In=in.bin"
+            )));
+        };
+        let bytes = std::fs::read(path)
+            .map_err(|e| error(format!("--buffer {spec}: cannot read '{path}': {e}")))?;
+        pipeline
+            .replace_data(name, bytes)
+            .map_err(|e| error(format!("--buffer {spec}: {e}")))?;
+    }
+    Ok(())
 }
 
 /// The `.test` files under `path`: the file itself, or a directory's
@@ -562,7 +702,10 @@ fn test(args: &TestArgs) -> u8 {
     if files.is_empty() {
         return error("no .test files found");
     }
-    let opts = lockstep::TestOptions { run };
+    let opts = lockstep::TestOptions {
+        run,
+        filecheck: find_filecheck(args.filecheck.as_deref()).map(filecheck_runner),
+    };
     let mut summary = lockstep::TestSummary::default();
     let mut results = Vec::new();
     let mut stdout = std::io::stdout().lock();

@@ -54,7 +54,10 @@ fn example_passes_and_prints_buffers() {
     let o = lockstep(&EXAMPLE);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.starts_with("Buffers:"), "{stdout}");
+    assert!(
+        stdout.starts_with("---\nBuffers:\n  - Name:            Input\n"),
+        "{stdout}"
+    );
     assert!(stderr(&o).contains("passed"), "{}", stderr(&o));
 }
 
@@ -73,11 +76,173 @@ fn output_file_parses_back() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = std::fs::read_to_string(&out).unwrap();
-    // Feed the buffers back as a pipeline: same dispatch, no bindings needed
-    // to parse.
-    let pipeline = format!("---\nDispatchParameters:\n  DispatchGroupCount: [1, 1, 1]\n{text}");
-    let parsed = lockstep_pipeline::parse(&pipeline).unwrap();
+    // The buffers read back as a pipeline of their own.
+    let parsed = lockstep_pipeline::parse(&text).unwrap();
     assert_eq!(parsed.buffers.len(), 5);
+}
+
+/// A pipeline whose one float buffer is written by `shader`, run with
+/// `extra` flags; its files live in `dir`.
+fn run_floats(dir: &Path, shader: &str, extra: &[&str]) -> Output {
+    let pipeline = dir.join("p.yaml");
+    std::fs::write(
+        &pipeline,
+        "Buffers:\n  - { Name: In, Format: Float32, Data: [ 1, 2 ] }\n  \
+         - { Name: Out, Format: Float32, FillSize: 12 }\n\
+         DescriptorSets:\n  - Resources:\n    \
+         - { Name: In, Kind: StructuredBuffer, DirectXBinding: { Register: 0 } }\n    \
+         - { Name: Out, Kind: RWStructuredBuffer, DirectXBinding: { Register: 0 } }\n",
+    )
+    .unwrap();
+    let hlsl = dir.join("s.hlsl");
+    std::fs::write(
+        &hlsl,
+        format!(
+            "StructuredBuffer<float> In : register(t0);\n\
+             RWStructuredBuffer<float> Out : register(u0);\n\
+             [numthreads(1, 1, 1)] void main() {{ {shader} }}\n"
+        ),
+    )
+    .unwrap();
+    let mut args = vec!["run", pipeline.to_str().unwrap(), hlsl.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    lockstep(&args)
+}
+
+#[test]
+fn floats_print_as_offloader_prints_them_or_exactly() {
+    let dir = scratch("floats");
+    let shader = "Out[0] = In[0] / 3.0; Out[1] = In[1] * 1e10; Out[2] = -In[0] / 0.0;";
+    let o = run_floats(&dir, shader, &["-r", "Out"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "---\nBuffers:\n  - Name:            Out\n    Format:          Float32\n    \
+         Data:            [ 0.333333, 2e+10, -inf ]\n...\n"
+    );
+    let o = run_floats(&dir, shader, &["-r", "Out", "--exact", "-o", "-"]);
+    assert!(
+        stdout(&o).contains("Data:            [ 0.33333334, 20000000000.0, -.inf ]\n"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn binary_buffers_in_and_out() {
+    let dir = scratch("binary");
+    let input = dir.join("in.bin");
+    let values: Vec<u8> = [4.0f32, 8.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(&input, &values).unwrap();
+    let out = dir.join("out.bin");
+    let buffer = format!("In={}", input.display());
+    let shader = "Out[0] = In[0] + In[1]; Out[1] = In[1]; Out[2] = 0.5;";
+    let o = run_floats(
+        &dir,
+        shader,
+        &[
+            "--buffer",
+            &buffer,
+            "-r",
+            "Out",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let expected: Vec<u8> = [12.0f32, 8.0, 0.5]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    assert_eq!(std::fs::read(&out).unwrap(), expected);
+    // Three bytes are no whole float; a name that is not a buffer.
+    std::fs::write(&input, [0u8; 3]).unwrap();
+    let o = run_floats(&dir, shader, &["--buffer", &buffer]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("buffer `In`: 3 bytes are not a whole number of Float32 elements"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run_floats(&dir, shader, &["--buffer", "Inn=x.bin"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot read 'x.bin'"), "{}", stderr(&o));
+    let o = run_floats(&dir, shader, &["-r", "Outt"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("-r Outt: the pipeline has no buffer named `Outt`"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// LLVM's FileCheck: the newest Debian installation, or `FileCheck` on the
+/// PATH. CI installs it; elsewhere the tests that need it say so and pass.
+fn filecheck() -> Option<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir("/usr/lib")
+        .into_iter()
+        .flatten()
+        .filter_map(|e| Some(e.ok()?.path().join("bin/FileCheck")))
+        .filter(|p| p.is_file() && p.to_string_lossy().contains("/llvm-"))
+        .collect();
+    found.sort();
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("FileCheck"))
+            .find(|p| p.is_file())
+    });
+    let found = found.pop().or(on_path);
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "LLVM's FileCheck is required in CI (Debian: llvm-14-tools)"
+        );
+        eprintln!("FileCheck not found: install LLVM's tools to run this test");
+    }
+    found
+}
+
+#[test]
+fn real_filecheck_matches_run_output() {
+    let Some(filecheck) = filecheck() else {
+        return;
+    };
+    let dir = scratch("filecheck");
+    let o = run_floats(
+        &dir,
+        "Out[0] = In[0] * 13.5; Out[1] = In[1] - 2.0; Out[2] = asfloat(0x7FC00000u);",
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // CHECK lines as upstream writes them against offloader's output.
+    let checks = dir.join("checks.txt");
+    std::fs::write(
+        &checks,
+        "CHECK: Name: In\nCHECK-NEXT: Format: Float32\nCHECK-NEXT: Data: [ 1, 2 ]\n\
+         CHECK: Name: Out\nCHECK-NEXT: Format: Float32\nCHECK-NEXT: Data: [ 13.5, 0, nan ]\n\
+         CHECK-NOT: .inf\n",
+    )
+    .unwrap();
+    let run = |input: &[u8]| {
+        use std::io::Write as _;
+        let mut child = Command::new(&filecheck)
+            .arg(&checks)
+            .stdin(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run FileCheck");
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let checked = run(&o.stdout);
+    assert!(checked.status.success(), "{}", stderr(&checked));
+    // The exact form does not match offloader's CHECK lines.
+    let exact = run_floats(
+        &dir,
+        "Out[0] = In[0] * 13.5; Out[1] = In[1] - 2.0; Out[2] = asfloat(0x7FC00000u);",
+        &["--exact"],
+    );
+    assert!(!run(&exact.stdout).status.success());
 }
 
 #[test]
@@ -277,19 +442,42 @@ fn stdout(o: &Output) -> String {
 
 #[test]
 fn offload_tests_pass() {
-    let o = lockstep(&["test", "tests/offload"]);
+    // A FileCheck that cannot run fails the tests that need it.
+    let o = lockstep(&[
+        "test",
+        "tests/offload",
+        "--filecheck",
+        "/nonexistent/FileCheck",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    assert!(
+        out.contains("FAIL: tests/offload/filecheck_output.test: FileCheck failed:\n  cannot run FileCheck '/nonexistent/FileCheck'"),
+        "{out}"
+    );
+    let Some(filecheck) = filecheck() else {
+        return;
+    };
+    let o = lockstep(&[
+        "test",
+        "tests/offload",
+        "--filecheck",
+        filecheck.to_str().unwrap(),
+    ]);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
     assert_eq!(
         out.lines().last(),
-        Some("11 passed, 0 failed, 3 skipped"),
+        Some("14 passed, 0 failed, 2 skipped"),
         "{out}"
     );
     for line in [
         "PASS: tests/offload/wave_match.test",
         "PASS: tests/offload/wave_size_8.test",
+        "PASS: tests/offload/expected_failure.test",
         "XFAIL: tests/offload/xfail_vector_and.test",
-        "SKIP: tests/offload/filecheck_output.test: checks printed output with FileCheck",
+        "PASS: tests/offload/filecheck_output.test",
+        "PASS: tests/offload/filecheck_floats.test",
         "SKIP: tests/offload/requires_vulkan.test: requires Vulkan && !Metal",
         "SKIP: tests/offload/unsupported_group_order.test: unsupported: Lockstep",
     ] {
@@ -308,6 +496,8 @@ fn offload_tests_pass() {
         "16..64",
         "--wave-size",
         "16",
+        "--filecheck",
+        filecheck.to_str().unwrap(),
     ]);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{out}");
@@ -317,7 +507,7 @@ fn offload_tests_pass() {
     );
     assert_eq!(
         out.lines().last(),
-        Some("10 passed, 0 failed, 4 skipped"),
+        Some("13 passed, 0 failed, 3 skipped"),
         "{out}"
     );
 }

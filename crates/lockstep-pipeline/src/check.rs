@@ -15,9 +15,37 @@ pub enum Rule {
     /// any NaN in float formats).
     BufferExact,
     /// Float elements at most `ulpt` units in the last place apart.
-    BufferFloatUlp { ulpt: u64 },
+    BufferFloatUlp { ulpt: u64, denorm: DenormMode },
     /// Float elements at most `epsilon` apart.
-    BufferFloatEpsilon { epsilon: f64 },
+    BufferFloatEpsilon { epsilon: f64, denorm: DenormMode },
+}
+
+/// `DenormMode` of the inexact rules: how subnormal values compare, since
+/// devices may flush them to zero.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DenormMode {
+    /// Either way passes: as they are, or both flushed to zero (the
+    /// default).
+    #[default]
+    Any,
+    /// Subnormals of both buffers are flushed to zero of the same sign
+    /// first.
+    Ftz,
+    /// Values compare as they are.
+    Preserve,
+}
+
+impl crate::named::Named for DenormMode {
+    const WHAT: &'static str = "denorm mode";
+    const ALL: &'static [Self] = &[DenormMode::Any, DenormMode::Ftz, DenormMode::Preserve];
+
+    fn name(self) -> &'static str {
+        match self {
+            DenormMode::Any => "Any",
+            DenormMode::Ftz => "FTZ",
+            DenormMode::Preserve => "Preserve",
+        }
+    }
 }
 
 impl Rule {
@@ -41,8 +69,8 @@ impl fmt::Display for Rule {
         f.write_str(self.name())?;
         match self {
             Rule::BufferExact => Ok(()),
-            Rule::BufferFloatUlp { ulpt } => write!(f, ", ULPT {ulpt}"),
-            Rule::BufferFloatEpsilon { epsilon } => write!(f, ", Epsilon {epsilon}"),
+            Rule::BufferFloatUlp { ulpt, .. } => write!(f, ", ULPT {ulpt}"),
+            Rule::BufferFloatEpsilon { epsilon, .. } => write!(f, ", Epsilon {epsilon}"),
         }
     }
 }
@@ -244,6 +272,36 @@ fn compare(outcome: &mut RuleOutcome, format: Format, expected: &[u8], actual: &
 /// Whether actual element bits `a` satisfy the rule against expected `e`;
 /// on failure, how far apart they are where the rule measures that.
 fn judge(rule: Rule, format: Format, e: u64, a: u64) -> Result<(), Option<String>> {
+    let denorm = match rule {
+        Rule::BufferExact => DenormMode::Preserve,
+        Rule::BufferFloatUlp { denorm, .. } | Rule::BufferFloatEpsilon { denorm, .. } => denorm,
+    };
+    let flushed = || judge_bits(rule, format, flush(format, e), flush(format, a));
+    match denorm {
+        DenormMode::Preserve => judge_bits(rule, format, e, a),
+        DenormMode::Ftz => flushed(),
+        DenormMode::Any => {
+            judge_bits(rule, format, e, a).or_else(|first| flushed().map_err(|_| first))
+        }
+    }
+}
+
+/// A subnormal float's bits made a zero of the same sign.
+fn flush(format: Format, bits: u64) -> u64 {
+    let (exponent_shift, sign) = match format.size() {
+        2 => (10, 1u64 << 15),
+        4 => (23, 1 << 31),
+        _ => (52, 1 << 63),
+    };
+    let exponent_mask = (sign - 1) >> exponent_shift << exponent_shift;
+    if format.is_float() && bits & exponent_mask == 0 {
+        bits & sign
+    } else {
+        bits
+    }
+}
+
+fn judge_bits(rule: Rule, format: Format, e: u64, a: u64) -> Result<(), Option<String>> {
     let values = format.float_value(e).zip(format.float_value(a));
     if let Some((ev, av)) = values
         && (ev.is_nan() || av.is_nan())
@@ -256,13 +314,13 @@ fn judge(rule: Rule, format: Format, e: u64, a: u64) -> Result<(), Option<String
     }
     match rule {
         Rule::BufferExact => (e == a).then_some(()).ok_or(None),
-        Rule::BufferFloatUlp { ulpt } => {
+        Rule::BufferFloatUlp { ulpt, .. } => {
             let distance = ulp_distance(format, e, a);
             (distance <= u128::from(ulpt))
                 .then_some(())
                 .ok_or_else(|| Some(format!("{distance} ulp")))
         }
-        Rule::BufferFloatEpsilon { epsilon } => {
+        Rule::BufferFloatEpsilon { epsilon, .. } => {
             let (ev, av) = values.ok_or(None)?;
             let difference = (av - ev).abs();
             (ev == av || difference <= epsilon)
@@ -291,6 +349,24 @@ pub(crate) fn ulp_distance(format: Format, e: u64, a: u64) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn denormals_flush_to_signed_zero() {
+        assert_eq!(flush(Format::Float32, 0x0000_0001), 0);
+        assert_eq!(flush(Format::Float32, 0x8040_0000), 0x8000_0000);
+        assert_eq!(flush(Format::Float32, 0x0080_0000), 0x0080_0000);
+        assert_eq!(flush(Format::Float16, 0x83FF), 0x8000);
+        assert_eq!(flush(Format::Float64, 1), 0);
+        assert_eq!(flush(Format::Int32, 1), 1);
+        let ulp = |denorm| Rule::BufferFloatUlp { ulpt: 0, denorm };
+        // Expected a subnormal, the device flushed it.
+        assert!(judge(ulp(DenormMode::Any), Format::Float32, 5, 0).is_ok());
+        assert!(judge(ulp(DenormMode::Ftz), Format::Float32, 5, 0).is_ok());
+        assert!(judge(ulp(DenormMode::Preserve), Format::Float32, 5, 0).is_err());
+        // Exact subnormals pass under every mode but FTZ keeps them equal too.
+        assert!(judge(ulp(DenormMode::Preserve), Format::Float32, 5, 5).is_ok());
+        assert!(judge(ulp(DenormMode::Ftz), Format::Float32, 5, 7).is_ok());
+    }
 
     #[test]
     fn ulp_distance_across_zero() {

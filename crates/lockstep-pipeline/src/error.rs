@@ -11,10 +11,9 @@ pub struct Location {
 
 /// Why a pipeline file was rejected.
 ///
-/// `location` is set when the problem can be pinned to a place in the text
-/// (YAML syntax and type errors, unknown names, bad data values, bad group
-/// counts, buffer-level problems); checks that relate several parts of the
-/// file (unknown buffer names, duplicates) carry no location.
+/// `location` is set when the problem can be pinned to a place in the text,
+/// which is nearly always: YAML syntax, unknown keys and names, bad values,
+/// references to buffers that do not exist, duplicates.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PipelineError {
     pub message: String,
@@ -29,17 +28,11 @@ impl PipelineError {
         }
     }
 
-    pub(crate) fn from_yaml(error: &serde_norway::Error) -> Self {
-        let location = error.location().map(|l| Location {
-            line: l.line(),
-            column: l.column(),
-        });
-        let mut message = error.to_string();
-        if let Some(l) = location {
-            let suffix = format!(" at line {} column {}", l.line, l.column);
-            message = message.replacen(&suffix, "", 1);
+    pub(crate) fn at(at: Location, message: String) -> Self {
+        PipelineError {
+            message,
+            location: Some(at),
         }
-        PipelineError { message, location }
     }
 }
 

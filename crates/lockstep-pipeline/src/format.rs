@@ -215,6 +215,19 @@ impl Format {
         }
     }
 
+    /// The spelling LLVM's YAML writer gives an element, which is what the
+    /// offload-test-suite's offloader prints: integers in decimal, hex
+    /// formats and Float16 as `0x` and upper-case digits, floats with
+    /// printf's `%g` (six significant digits: `0`, `13.5`, `1e+10`,
+    /// `inf`, `-nan`).
+    pub fn render_offloader(self, bits: u64) -> String {
+        match (self.class(), self.size()) {
+            (Class::Float, 4) => printf_g(f64::from(f32::from_bits(bits as u32))),
+            (Class::Float, 8) => printf_g(f64::from_bits(bits)),
+            _ => self.render_bits(bits),
+        }
+    }
+
     /// The spelling of an element in result reports: the `Data` spelling,
     /// with the value added for Float16 bit patterns.
     pub fn describe_bits(self, bits: u64) -> String {
@@ -288,9 +301,84 @@ fn float_text<T: Into<f64> + fmt::Debug + Copy>(value: T) -> String {
     }
 }
 
+/// C's `printf("%g", value)`: six significant digits, trailing zeros
+/// dropped, scientific notation (`1e+06`, `1.5e-05`) when the exponent is
+/// below -4 or at least 6; `inf`, `nan` with their sign as glibc prints it.
+pub(crate) fn printf_g(value: f64) -> String {
+    const PRECISION: i32 = 6;
+    let sign = if value.is_sign_negative() { "-" } else { "" };
+    if value.is_nan() {
+        return format!("{sign}nan");
+    }
+    if value.is_infinite() {
+        return format!("{sign}inf");
+    }
+    if value == 0.0 {
+        return format!("{sign}0");
+    }
+    // The exponent after rounding to six significant digits.
+    let scientific = format!("{:.*e}", (PRECISION - 1) as usize, value.abs());
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    if !(-4..PRECISION).contains(&exponent) {
+        let mantissa = trim_fraction(mantissa);
+        let exponent_sign = if exponent < 0 { '-' } else { '+' };
+        format!("{sign}{mantissa}e{exponent_sign}{:02}", exponent.abs())
+    } else {
+        let decimals = (PRECISION - 1 - exponent) as usize;
+        let fixed = format!("{:.*}", decimals, value.abs());
+        format!("{sign}{}", trim_fraction(&fixed))
+    }
+}
+
+/// `1.500` → `1.5`, `2.000` → `2`; text without a point stays.
+fn trim_fraction(text: &str) -> &str {
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        text
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn printf_g_spellings() {
+        // Each expectation is what glibc's printf("%g") prints.
+        let cases: [(f64, &str); 18] = [
+            (0.0, "0"),
+            (-0.0, "-0"),
+            (1.0, "1"),
+            (13.5, "13.5"),
+            (-2.25, "-2.25"),
+            (0.1, "0.1"),
+            (1.0 / 3.0, "0.333333"),
+            (123456.0, "123456"),
+            (1234567.0, "1.23457e+06"),
+            (999999.5, "1e+06"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (0.000123456789, "0.000123457"),
+            (1e300, "1e+300"),
+            (f64::from(f32::MAX), "3.40282e+38"),
+            (f64::INFINITY, "inf"),
+            (f64::NEG_INFINITY, "-inf"),
+            (f64::NAN, "nan"),
+        ];
+        for (value, text) in cases {
+            assert_eq!(printf_g(value), text, "{value:?}");
+        }
+        assert_eq!(printf_g(-f64::NAN), "-nan");
+        assert_eq!(
+            Format::Float32.render_offloader(u64::from(1.5f32.to_bits())),
+            "1.5"
+        );
+        assert_eq!(Format::Float16.render_offloader(0x3C00), "0x3C00");
+        assert_eq!(Format::Hex32.render_offloader(255), "0x000000FF");
+        assert_eq!(Format::Int16.render_offloader(0xFFFF), "-1");
+    }
 
     #[test]
     fn sizes_follow_names() {

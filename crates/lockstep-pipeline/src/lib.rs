@@ -7,21 +7,25 @@
 
 mod binding;
 mod check;
-mod de;
+mod data;
 mod error;
 mod format;
 mod named;
 mod parse;
+mod read;
 mod render;
 mod text;
+mod yaml;
 
 pub use binding::{Binding, Kind};
-pub use check::{MAX_LISTED_MISMATCHES, Mismatch, ResultRule, Rule, RuleOutcome, check_results};
-pub use de::{MAX_BUFFER_BYTES, MAX_GROUP_COUNT};
+pub use check::{
+    DenormMode, MAX_LISTED_MISMATCHES, Mismatch, ResultRule, Rule, RuleOutcome, check_results,
+};
+pub use data::MAX_BUFFER_BYTES;
 pub use error::{Location, PipelineError};
 pub use format::Format;
-pub use parse::parse;
-pub use render::{element_strings, render_buffers};
+pub use parse::{MAX_GROUP_COUNT, parse};
+pub use render::{Style, element_strings, render_buffer, render_buffers};
 
 /// A parsed and checked pipeline file.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,6 +51,47 @@ impl Pipeline {
         self.buffers.iter().find(|b| b.name == name)
     }
 
+    /// Replaces the initial contents of buffer `name` (a binary file given
+    /// on the command line, say). The bytes must hold whole elements of
+    /// the buffer's format, and as many as its `OutputProps` describe.
+    pub fn replace_data(&mut self, name: &str, bytes: Vec<u8>) -> Result<(), PipelineError> {
+        let Some(buffer) = self.buffers.iter_mut().find(|b| b.name == name) else {
+            let names: Vec<&str> = self.buffers.iter().map(|b| b.name.as_str()).collect();
+            return Err(PipelineError::new(format!(
+                "no buffer named `{name}` (the pipeline has {})",
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            )));
+        };
+        let unit = buffer.format.size() * buffer.array_size as usize;
+        if !bytes.len().is_multiple_of(unit) {
+            return Err(PipelineError::new(format!(
+                "buffer `{name}`: {} bytes are not a whole number of {} elements{}",
+                bytes.len(),
+                buffer.format,
+                if buffer.array_size > 1 {
+                    " for each resource of its array"
+                } else {
+                    ""
+                }
+            )));
+        }
+        if let Some(props) = buffer.output_props {
+            let need = props.all_texels() * buffer.texel_size() as u64;
+            if need != bytes.len() as u64 {
+                return Err(PipelineError::new(format!(
+                    "buffer `{name}`: its OutputProps take {need} bytes, but {} were given",
+                    bytes.len()
+                )));
+            }
+        }
+        buffer.data = bytes;
+        Ok(())
+    }
+
     /// Buffer `index`'s bytes: `contents[index]`, or its initial data when
     /// `contents` is shorter.
     fn contents<'a, B: AsRef<[u8]>>(&'a self, contents: &'a [B], index: usize) -> &'a [u8] {
@@ -66,6 +111,10 @@ pub struct BufferDesc {
     /// Components per element (1 to 4), for typed buffers such as
     /// `Buffer<float4>`.
     pub channels: u32,
+    /// `ArraySize`: how many resources of a resource array the buffer
+    /// holds (1 unless given). Their data follow each other in `data`,
+    /// each `data.len() / array_size` bytes.
+    pub array_size: u32,
     /// The initial contents, little-endian.
     pub data: Vec<u8>,
     /// `OutputProps`: the buffer's size as a texture, when given.
@@ -73,20 +122,33 @@ pub struct BufferDesc {
 }
 
 /// A buffer's size as a texture, in texels (`OutputProps: { Height, Width,
-/// Depth }`). Texels are stored row-major: x fastest, then y, then z (or
-/// the slice of an array texture).
+/// Depth, MipLevels }`). Texels are stored row-major: x fastest, then y,
+/// then z (or the slice of an array texture); mip levels follow each other,
+/// each half the width and height of the one before (at least 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct OutputProps {
     pub width: u32,
     pub height: u32,
     /// 1 unless given.
     pub depth: u32,
+    /// 1 unless given.
+    pub mip_levels: u32,
 }
 
 impl OutputProps {
-    /// Width × Height × Depth.
+    /// Width × Height × Depth: the texels of the first mip level.
     pub fn texels(&self) -> u64 {
         u64::from(self.width) * u64::from(self.height) * u64::from(self.depth)
+    }
+
+    /// The texels of every mip level together.
+    pub fn all_texels(&self) -> u64 {
+        (0..self.mip_levels.min(32))
+            .map(|level| {
+                let side = |size: u32| u64::from((size >> level).max(1));
+                side(self.width) * side(self.height) * u64::from(self.depth)
+            })
+            .sum()
     }
 }
 

@@ -1,113 +1,307 @@
-//! Turning pipeline text into a [`Pipeline`], with the checks that relate
+//! Turning pipeline text into a [`Pipeline`]: the keys of each section as
+//! upstream's offload-test-suite reads them, and the checks that relate
 //! several parts of the file.
 
 use std::collections::HashMap;
 
-use crate::binding::Binding;
-use crate::check::{ResultRule, Rule, format_problem};
-use crate::de::{
-    RawDescriptorSet, RawDispatchParameters, RawDocument, RawResult, RawShader, RuleName,
-};
-use crate::error::PipelineError;
+use crate::binding::{Binding, Kind};
+use crate::check::{DenormMode, ResultRule, Rule, format_problem};
+use crate::data;
+use crate::error::{Location, PipelineError};
+use crate::named::Named;
+use crate::read::{self, Fields, Path};
+use crate::yaml::{self, Node};
 use crate::{BufferDesc, Pipeline};
+
+/// The D3D12 limit on each dispatch group count.
+pub const MAX_GROUP_COUNT: u64 = 65535;
+
+const DOCUMENT_KEYS: &[&str] = &[
+    "Shaders",
+    "RuntimeSettings",
+    "DispatchParameters",
+    "Buffers",
+    "Bindings",
+    "Results",
+    "DescriptorSets",
+];
+const SHADER_KEYS: &[&str] = &["Stage", "Entry", "DispatchSize", "SpecializationConstants"];
+const DISPATCH_KEYS: &[&str] = &["DispatchGroupCount", "VertexCount"];
+const RESULT_KEYS: &[&str] = &[
+    "Result",
+    "Rule",
+    "Actual",
+    "Expected",
+    "ULPT",
+    "Epsilon",
+    "DenormMode",
+];
+const SET_KEYS: &[&str] = &["Resources"];
+const RESOURCE_KEYS: &[&str] = &[
+    "Name",
+    "Kind",
+    "DirectXBinding",
+    "VulkanBinding",
+    "HasCounter",
+];
+const DIRECTX_KEYS: &[&str] = &["Register", "Space"];
+const VULKAN_KEYS: &[&str] = &["Binding", "Set", "CounterBinding"];
 
 /// Parses and checks a pipeline file.
 pub fn parse(text: &str) -> Result<Pipeline, PipelineError> {
-    let document: RawDocument =
-        serde_norway::from_str(text).map_err(|e| PipelineError::from_yaml(&e))?;
-    let shader = compute_shader(&document.shaders);
-    let dispatch = dispatch_size(shader, document.dispatch_parameters.as_ref())?;
-    let buffers: Vec<BufferDesc> = document.buffers.into_iter().map(|b| b.0).collect();
+    let root = yaml::parse_document(text)?;
+    let top = Fields::new(&root, Path::default(), DOCUMENT_KEYS)?;
+    if let Some(node) = top.get("Bindings") {
+        return Err(Path::default().key("Bindings").error(
+            node.at,
+            "graphics pipelines are not supported yet: Lockstep runs compute shaders",
+        ));
+    }
+    let shader = compute_shader(&top)?;
+    let dispatch = dispatch_size(&top, shader.as_ref())?;
+    let buffers = match top.get_with_path("Buffers") {
+        Some((node, path)) => read::items(node, &path)?
+            .iter()
+            .map(|(node, path)| data::buffer(node, path))
+            .collect::<Result<Vec<_>, _>>()?,
+        None => Vec::new(),
+    };
     check_unique_names(&buffers)?;
-    let bindings = bindings(&document.descriptor_sets, &buffers)?;
-    let results = document
-        .results
-        .iter()
-        .map(|r| result_rule(r, &buffers))
-        .collect::<Result<_, _>>()?;
+    let buffers: Vec<BufferDesc> = buffers.into_iter().map(|(b, _)| b).collect();
+    let bindings = match top.get_with_path("DescriptorSets") {
+        Some((node, path)) => bindings(node, &path, &buffers)?,
+        None => Vec::new(),
+    };
+    let results = match top.get_with_path("Results") {
+        Some((node, path)) => read::items(node, &path)?
+            .iter()
+            .map(|(node, path)| result_rule(node, path, &buffers))
+            .collect::<Result<_, _>>()?,
+        None => Vec::new(),
+    };
     Ok(Pipeline {
         dispatch,
-        entry: shader.and_then(|s| s.entry.clone()),
+        entry: shader.and_then(|s| s.entry),
         buffers,
         results,
         bindings,
     })
 }
 
-/// The first compute shader (or shader without a stage), else the first.
-fn compute_shader(shaders: &[RawShader]) -> Option<&RawShader> {
-    shaders
-        .iter()
-        .find(|s| s.stage.as_deref().is_none_or(|stage| stage == "Compute"))
-        .or(shaders.first())
+/// The shader stages of `Shaders`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    Compute,
+    Vertex,
+    Pixel,
 }
 
-fn dispatch_size(
-    shader: Option<&RawShader>,
-    parameters: Option<&RawDispatchParameters>,
-) -> Result<[u32; 3], PipelineError> {
-    let size = shader.and_then(|s| s.dispatch_size.as_ref()).map(|g| g.0);
-    let count = parameters
-        .and_then(|p| p.dispatch_group_count.as_ref())
-        .map(|g| g.0);
-    match (size, count) {
-        (Some(size), Some(count)) if size != count => Err(PipelineError::new(format!(
-            "dispatch sizes disagree: DispatchSize {size:?}, DispatchGroupCount {count:?}"
-        ))),
-        (Some(dispatch), _) | (None, Some(dispatch)) => Ok(dispatch),
-        (None, None) => Err(PipelineError::new("no dispatch size")),
+impl Named for Stage {
+    const WHAT: &'static str = "stage";
+    const ALL: &'static [Self] = &[Stage::Compute, Stage::Vertex, Stage::Pixel];
+
+    fn name(self) -> &'static str {
+        match self {
+            Stage::Compute => "Compute",
+            Stage::Vertex => "Vertex",
+            Stage::Pixel => "Pixel",
+        }
     }
 }
 
-fn check_unique_names(buffers: &[BufferDesc]) -> Result<(), PipelineError> {
-    for (i, buffer) in buffers.iter().enumerate() {
-        if buffers[..i].iter().any(|b| b.name == buffer.name) {
-            return Err(PipelineError::new(format!(
-                "duplicate buffer name `{}`",
-                buffer.name
-            )));
+struct Shader {
+    entry: Option<String>,
+    dispatch_size: Option<(Location, [u32; 3])>,
+}
+
+/// The compute shader of `Shaders`. A vertex or pixel shader is an error
+/// at its `Stage`: Lockstep never runs one as compute.
+fn compute_shader(top: &Fields<'_, '_>) -> Result<Option<Shader>, PipelineError> {
+    let Some((node, path)) = top.get_with_path("Shaders") else {
+        return Ok(None);
+    };
+    let mut compute = None;
+    for (node, path) in read::items(node, &path)? {
+        let fields = Fields::new(&node, path, SHADER_KEYS)?;
+        let stage = fields.read("Stage", read::name::<Stage>)?;
+        if let Some(stage @ (Stage::Vertex | Stage::Pixel)) = stage {
+            let at = fields.get("Stage").map_or(fields.at, |n| n.at);
+            return Err(fields.path.key("Stage").error(
+                at,
+                format!(
+                    "{} shaders are not supported yet: Lockstep runs compute shaders only, and never runs another stage as compute",
+                    stage.name()
+                ),
+            ));
+        }
+        if let Some((node, path)) = fields.get_with_path("SpecializationConstants") {
+            return Err(path.error(
+                node.at,
+                "specialization constants are not supported (they belong to Vulkan's SPIR-V)",
+            ));
+        }
+        let shader = Shader {
+            entry: fields.read("Entry", read::string)?,
+            dispatch_size: fields
+                .get_with_path("DispatchSize")
+                .map(|(n, p)| group_count(n, &p).map(|c| (n.at, c)))
+                .transpose()?,
+        };
+        if compute.is_some() {
+            return Err(fields.path.error(
+                fields.at,
+                "a second compute shader: a pipeline runs one dispatch",
+            ));
+        }
+        compute = Some(shader);
+    }
+    Ok(compute)
+}
+
+/// `DispatchParameters: DispatchGroupCount`, or the older per-shader
+/// `DispatchSize`; `[1, 1, 1]` when neither is given.
+fn dispatch_size(top: &Fields<'_, '_>, shader: Option<&Shader>) -> Result<[u32; 3], PipelineError> {
+    let count = match top.get_with_path("DispatchParameters") {
+        Some((node, path)) => {
+            let fields = Fields::new(node, path, DISPATCH_KEYS)?;
+            if let Some((node, path)) = fields.get_with_path("VertexCount") {
+                return Err(path.error(
+                    node.at,
+                    "VertexCount belongs to graphics pipelines, which are not supported yet",
+                ));
+            }
+            fields.read("DispatchGroupCount", group_count)?
+        }
+        None => None,
+    };
+    match (shader.and_then(|s| s.dispatch_size), count) {
+        (Some((at, size)), Some(count)) if size != count => Err(PipelineError::at(
+            at,
+            format!("dispatch sizes disagree: DispatchSize {size:?}, DispatchGroupCount {count:?}"),
+        )),
+        (Some((_, dispatch)), _) | (None, Some(dispatch)) => Ok(dispatch),
+        (None, None) => Ok([1, 1, 1]),
+    }
+}
+
+/// Three group counts, each within 1 to [`MAX_GROUP_COUNT`].
+fn group_count(node: &Node<'_>, path: &Path) -> Result<[u32; 3], PipelineError> {
+    let items = read::items(node, path)?;
+    let [x, y, z] = items.as_slice() else {
+        return Err(path.error(
+            node.at,
+            format!("expected three group counts, found {}", items.len()),
+        ));
+    };
+    let mut counts = [0; 3];
+    for (count, (node, path)) in counts.iter_mut().zip([x, y, z]) {
+        let value = read::integer(node, path, i128::MIN, i128::MAX)?;
+        *count = match value {
+            1..=65535 => value as u32,
+            ..=0 => {
+                return Err(path.error(node.at, format!("group count {value} must be at least 1")));
+            }
+            _ => {
+                return Err(path.error(
+                    node.at,
+                    format!("group count {value} exceeds the D3D12 limit of {MAX_GROUP_COUNT}"),
+                ));
+            }
+        };
+    }
+    Ok(counts)
+}
+
+fn check_unique_names(buffers: &[(BufferDesc, Location)]) -> Result<(), PipelineError> {
+    for (i, (buffer, at)) in buffers.iter().enumerate() {
+        if buffers[..i].iter().any(|(b, _)| b.name == buffer.name) {
+            return Err(PipelineError::at(
+                *at,
+                format!("duplicate buffer name `{}`", buffer.name),
+            ));
         }
     }
     Ok(())
 }
 
-fn require_buffer<'a>(
-    buffers: &'a [BufferDesc],
-    name: &str,
+/// The buffer a resource or result names: an error at the name when there
+/// is none, suggesting a close one.
+fn buffer_named<'b>(
+    buffers: &'b [BufferDesc],
+    fields: &Fields<'_, '_>,
+    key: &str,
     user: impl FnOnce() -> String,
-) -> Result<&'a BufferDesc, PipelineError> {
-    buffers
-        .iter()
-        .find(|b| b.name == name)
-        .ok_or_else(|| PipelineError::new(format!("{}: no buffer named `{name}`", user())))
+) -> Result<(&'b BufferDesc, String), PipelineError> {
+    let node = fields.require(key)?;
+    let name = read::string(node, &fields.path.key(key))?;
+    match buffers.iter().find(|b| b.name == name) {
+        Some(buffer) => Ok((buffer, name)),
+        None => {
+            let names: Vec<&str> = buffers.iter().map(|b| b.name.as_str()).collect();
+            let hint = match read::suggestion(&name, &names) {
+                Some(close) => format!("; did you mean `{close}`?"),
+                None => String::new(),
+            };
+            Err(PipelineError::at(
+                node.at,
+                format!("{}: no buffer named `{name}`{hint}", user()),
+            ))
+        }
+    }
 }
 
 /// Flattens the descriptor sets, checking that each resource names a
 /// buffer and that no register is bound twice.
 fn bindings(
-    sets: &[RawDescriptorSet],
+    node: &Node<'_>,
+    path: &Path,
     buffers: &[BufferDesc],
 ) -> Result<Vec<Binding>, PipelineError> {
     let mut bindings = Vec::new();
     let mut taken: HashMap<(char, u32, u32), String> = HashMap::new();
-    for (set, descriptors) in sets.iter().enumerate() {
-        for resource in &descriptors.resources {
-            let buffer =
-                require_buffer(buffers, &resource.name, || format!("descriptor set {set}"))?;
-            let kind = resource.kind.0;
+    for (set, (node, path)) in read::items(node, path)?.into_iter().enumerate() {
+        let fields = Fields::new(&node, path, SET_KEYS)?;
+        let Some((node, path)) = fields.get_with_path("Resources") else {
+            continue;
+        };
+        for (node, path) in read::items(node, &path)? {
+            let resource = Fields::new(&node, path, RESOURCE_KEYS)?;
+            let (buffer, name) = buffer_named(buffers, &resource, "Name", || {
+                format!("descriptor set {set}")
+            })?;
+            let kind_node = resource.require("Kind")?;
+            let kind: Kind = read::name(kind_node, &resource.path.key("Kind"))?;
             if kind.is_texture() && buffer.output_props.is_none() {
-                return Err(PipelineError::new(format!(
-                    "descriptor set {set}: buffer `{}` is bound as a {kind} but has no OutputProps giving its Width, Height and Depth",
-                    buffer.name
-                )));
+                return Err(PipelineError::at(
+                    kind_node.at,
+                    format!(
+                        "descriptor set {set}: buffer `{}` is bound as a {kind} but has no OutputProps giving its Width, Height and Depth",
+                        buffer.name
+                    ),
+                ));
             }
+            let (dx_node, dx_path) = (
+                resource.require("DirectXBinding")?,
+                resource.path.key("DirectXBinding"),
+            );
+            let dx = Fields::new(dx_node, dx_path, DIRECTX_KEYS)?;
+            let register = read::uint32(dx.require("Register")?, &dx.path.key("Register"))?;
+            let space = dx.read("Space", read::uint32)?.unwrap_or(0);
+            let vulkan_binding = match resource.get_with_path("VulkanBinding") {
+                Some((node, path)) => {
+                    let vk = Fields::new(node, path, VULKAN_KEYS)?;
+                    vk.read("Binding", read::uint32)?
+                }
+                None => None,
+            };
+            resource.read("HasCounter", read::boolean)?;
             let binding = Binding {
-                name: resource.name.clone(),
+                name,
                 kind,
-                register: resource.directx_binding.register,
-                space: resource.directx_binding.space,
+                register,
+                space,
                 set,
-                vulkan_binding: resource.vulkan_binding.as_ref().map(|v| v.binding),
+                vulkan_binding,
             };
             let key = (
                 binding.kind.register_class(),
@@ -115,11 +309,14 @@ fn bindings(
                 binding.space,
             );
             if let Some(first) = taken.insert(key, binding.name.clone()) {
-                return Err(PipelineError::new(format!(
-                    "register {} is bound to both `{first}` and `{}`",
-                    binding.register_name(),
-                    binding.name
-                )));
+                return Err(PipelineError::at(
+                    dx_node.at,
+                    format!(
+                        "register {} is bound to both `{first}` and `{}`",
+                        binding.register_name(),
+                        binding.name
+                    ),
+                ));
             }
             bindings.push(binding);
         }
@@ -127,37 +324,70 @@ fn bindings(
     Ok(bindings)
 }
 
-fn result_rule(raw: &RawResult, buffers: &[BufferDesc]) -> Result<ResultRule, PipelineError> {
-    let fail = |message: String| PipelineError::new(format!("result `{}`: {message}", raw.result));
-    let rule = match raw.rule.0 {
+/// The rule names of `Results`; their parameters are read separately.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RuleName {
+    Exact,
+    FloatUlp,
+    FloatEpsilon,
+}
+
+impl Named for RuleName {
+    const WHAT: &'static str = "rule";
+    const ALL: &'static [Self] = &[RuleName::Exact, RuleName::FloatUlp, RuleName::FloatEpsilon];
+
+    fn name(self) -> &'static str {
+        match self {
+            RuleName::Exact => "BufferExact",
+            RuleName::FloatUlp => "BufferFloatULP",
+            RuleName::FloatEpsilon => "BufferFloatEpsilon",
+        }
+    }
+}
+
+fn result_rule(
+    node: &Node<'_>,
+    path: &Path,
+    buffers: &[BufferDesc],
+) -> Result<ResultRule, PipelineError> {
+    let fields = Fields::new(node, path.clone(), RESULT_KEYS)?;
+    let name = read::string(fields.require("Result")?, &path.key("Result"))?;
+    let fail =
+        |message: String| PipelineError::at(fields.at, format!("result `{name}`: {message}"));
+    let rule_name: RuleName = read::name(fields.require("Rule")?, &path.key("Rule"))?;
+    let denorm = fields
+        .read("DenormMode", read::name::<DenormMode>)?
+        .unwrap_or_default();
+    let rule = match rule_name {
         RuleName::Exact => Rule::BufferExact,
         RuleName::FloatUlp => Rule::BufferFloatUlp {
-            ulpt: raw
-                .ulpt
+            ulpt: fields
+                .read("ULPT", read::uint64)?
                 .ok_or_else(|| fail("BufferFloatULP needs ULPT".into()))?,
+            denorm,
         },
         RuleName::FloatEpsilon => {
-            let epsilon = raw
-                .epsilon
+            let epsilon = fields
+                .read("Epsilon", read::float)?
                 .ok_or_else(|| fail("BufferFloatEpsilon needs Epsilon".into()))?;
             if epsilon.is_nan() || epsilon < 0.0 {
                 return Err(fail(format!(
                     "Epsilon {epsilon} is not a non-negative number"
                 )));
             }
-            Rule::BufferFloatEpsilon { epsilon }
+            Rule::BufferFloatEpsilon { epsilon, denorm }
         }
     };
-    let user = || format!("result `{}`", raw.result);
-    let actual = require_buffer(buffers, &raw.actual, user)?;
-    let expected = require_buffer(buffers, &raw.expected, user)?;
+    let user = || format!("result `{name}`");
+    let (actual, actual_name) = buffer_named(buffers, &fields, "Actual", user)?;
+    let (expected, expected_name) = buffer_named(buffers, &fields, "Expected", user)?;
     if let Some(problem) = format_problem(rule, actual, expected) {
         return Err(fail(problem));
     }
     Ok(ResultRule {
-        name: raw.result.clone(),
+        name: name.clone(),
         rule,
-        actual: raw.actual.clone(),
-        expected: raw.expected.clone(),
+        actual: actual_name,
+        expected: expected_name,
     })
 }

@@ -39,6 +39,7 @@ fn buffer(name: &str, data: Vec<u8>) -> BufferDesc {
         format: Format::UInt32,
         stride: None,
         channels: 1,
+        array_size: 1,
         data,
         output_props: None,
     }

@@ -37,7 +37,8 @@ pub use contents::BufferContents;
 pub use info::{BindingInfo, ShaderInfo, info};
 pub use lockstep_exec::{Device, WavePreference, WaveSizeChoice};
 pub use offload::{
-    TestFile, TestOptions, TestOutcome, TestSummary, eval_features, parse_test_file, run_test_file,
+    FileCheck, FileCheckFn, TestFile, TestOptions, TestOutcome, TestSummary, eval_features,
+    parse_test_file, run_test_file,
 };
 pub use pragma::Pragmas;
 pub use render::render_diagnostics;

@@ -119,10 +119,28 @@ impl TestOutcome {
     }
 }
 
-/// How to run tests: the emulated device.
+/// How to run tests: the emulated device, and how to run FileCheck.
 #[derive(Clone, Debug, Default)]
 pub struct TestOptions {
     pub run: RunOptions,
+    /// Runs LLVM's FileCheck for RUN lines that pipe the offloader's output
+    /// into it; without one such tests are skipped.
+    pub filecheck: Option<FileCheck>,
+}
+
+/// Runs FileCheck: given its arguments (lit substitutions applied, so `%s`
+/// is the test's path) and its standard input, `Ok` when every check
+/// matched, else FileCheck's report.
+pub type FileCheckFn = dyn Fn(&[String], &str) -> Result<(), String> + Send + Sync;
+
+/// A way to run FileCheck ([`FileCheckFn`]).
+#[derive(Clone)]
+pub struct FileCheck(pub std::sync::Arc<FileCheckFn>);
+
+impl std::fmt::Debug for FileCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FileCheck(..)")
+    }
 }
 
 impl TestOptions {
@@ -415,6 +433,9 @@ pub struct OffloadStep {
     pub shaders: Vec<String>,
     /// Preceded by lit's `not`: the run is expected to fail.
     pub expect_failure: bool,
+    /// Piped into `FileCheck` with these arguments: the buffers, printed as
+    /// the offloader prints them, must match the test's CHECK lines.
+    pub filecheck: Option<Vec<String>>,
 }
 
 /// What one RUN command does.
@@ -602,19 +623,37 @@ pub fn parse_run_command(command: &str, path_name: &str) -> Result<Vec<Step>, Te
     }
     let mut steps = Vec::new();
     for pipeline in sequences {
-        if let Some(piped) = pipeline.iter().skip(1).find_map(|c| c.first()) {
-            return Err(TestOutcome::Skip(
-                if pipeline
+        let filecheck = match pipeline.as_slice() {
+            [_] => None,
+            [first, check] if check.first().is_some_and(|p| is_filecheck(p)) => {
+                let offloads = first
                     .iter()
-                    .skip(1)
-                    .any(|c| c.first().is_some_and(|p| is_filecheck(p)))
-                {
-                    "checks printed output with FileCheck".to_string()
-                } else {
-                    format!("pipes output into '{piped}'")
-                },
-            ));
-        }
+                    .find(|w| *w != "not")
+                    .is_some_and(|w| w == "%offloader");
+                if !offloads {
+                    return Err(TestOutcome::Skip(
+                        "checks the compiler's printed output with FileCheck".to_string(),
+                    ));
+                }
+                if first.iter().any(|w| w == "not") {
+                    return Err(TestOutcome::Skip(
+                        "checks the offloader's error messages with FileCheck".to_string(),
+                    ));
+                }
+                let args: Vec<String> = check[1..]
+                    .iter()
+                    .map(substitute)
+                    .collect::<Result<_, _>>()?;
+                Some(args)
+            }
+            _ => {
+                let piped = pipeline.iter().skip(1).find_map(|c| c.first());
+                return Err(TestOutcome::Skip(format!(
+                    "pipes output into '{}'",
+                    piped.map_or("", String::as_str)
+                )));
+            }
+        };
         let mut words = without_redirections(&pipeline[0]);
         let mut expect_failure = false;
         while words.first().is_some_and(|w| w == "not") {
@@ -671,6 +710,7 @@ pub fn parse_run_command(command: &str, path_name: &str) -> Result<Vec<Step>, Te
                     pipeline: positional.swap_remove(at),
                     shaders,
                     expect_failure,
+                    filecheck: filecheck.clone(),
                 }));
             }
             "rm" | "mkdir" => {}
@@ -1002,6 +1042,17 @@ fn offload_step(
     }
     let output =
         crate::run(shader, &pipeline, &opts.run).map_err(|e| render_run_error(shader, &e))?;
+    if let Some(args) = &step.filecheck {
+        let Some(filecheck) = &opts.filecheck else {
+            return Err(NO_FILECHECK.to_string());
+        };
+        let printed = crate::pipeline::render_buffers(
+            &pipeline,
+            &output.contents,
+            crate::pipeline::Style::Offloader,
+        );
+        (filecheck.0)(args, &printed).map_err(|report| format!("FileCheck failed:\n{report}"))?;
+    }
     let failed: Vec<String> = output
         .outcomes
         .iter()
@@ -1014,6 +1065,10 @@ fn offload_step(
         Err(failed.concat())
     }
 }
+
+/// The failure of a FileCheck step when no way to run FileCheck was given;
+/// [`run_test_file`] turns it into a skip.
+const NO_FILECHECK: &str = "checks printed output with FileCheck, and no FileCheck was found";
 
 /// Runs the steps; `Err` is the first failure.
 fn run_steps(
@@ -1118,8 +1173,13 @@ pub fn run_test_file(
         }
     }
     let result = plan(&file, path_name).and_then(|steps| {
-        run_steps(&steps, path_name, &file, loader, opts)
-            .map_err(|e| TestOutcome::Fail(e.trim_end().to_string()))
+        run_steps(&steps, path_name, &file, loader, opts).map_err(|e| {
+            if e == NO_FILECHECK {
+                TestOutcome::Skip(e)
+            } else {
+                TestOutcome::Fail(e.trim_end().to_string())
+            }
+        })
     });
     match (result, xfail) {
         (Err(TestOutcome::Skip(reason)), _) => TestOutcome::Skip(reason),

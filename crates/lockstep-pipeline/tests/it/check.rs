@@ -3,7 +3,8 @@
 
 use expect_test::expect;
 use lockstep_pipeline::{
-    MAX_LISTED_MISMATCHES, Mismatch, Pipeline, ResultRule, Rule, RuleOutcome, check_results,
+    DenormMode, MAX_LISTED_MISMATCHES, Mismatch, Pipeline, ResultRule, Rule, RuleOutcome,
+    check_results,
 };
 
 use crate::pipeline;
@@ -251,7 +252,10 @@ fn rules_that_cannot_run_say_why() {
     });
     p.results.push(ResultRule {
         name: "Ints".into(),
-        rule: Rule::BufferFloatUlp { ulpt: 1 },
+        rule: Rule::BufferFloatUlp {
+            ulpt: 1,
+            denorm: DenormMode::Preserve,
+        },
         actual: "Actual".into(),
         expected: "Expected".into(),
     });

@@ -29,11 +29,11 @@ fn yaml_syntax_error_has_a_location() {
 fn not_a_mapping() {
     check_whole(
         "just text",
-        expect![[r#"1:1: invalid type: string "just text", expected a pipeline mapping"#]],
+        expect!["1:1: expected a mapping, found a scalar"],
     );
     check_whole(
         "- 1\n- 2",
-        expect!["1:1: invalid type: sequence, expected a pipeline mapping"],
+        expect!["1:1: expected a mapping, found a sequence"],
     );
 }
 
@@ -144,12 +144,12 @@ fn data_that_is_not_a_number() {
         expect!["7:44: Buffers[0].Data[1]: buffer `F`: expected a number, found `one`"],
     );
     check(
-        "Buffers:\n  - { Name: F, Format: Float32, Data: [ [1] ] }\n",
-        expect!["7:41: Buffers[0].Data[0]: invalid type: sequence, expected a data value"],
+        "Buffers:\n  - { Name: F, Format: Float32, Data: [ { a: 1 } ] }\n",
+        expect!["7:41: Buffers[0].Data[0]: expected a data value, found a mapping"],
     );
     check(
         "Buffers:\n  - { Name: F, Format: Float32, Data: 1 }\n",
-        expect!["7:39: Buffers[0].Data: invalid type: integer `1`, expected a list of data values"],
+        expect!["7:39: Buffers[0].Data: expected a list of data values, found a scalar"],
     );
     check(
         "Buffers:\n  - { Name: H, Format: Float16, Data: [ 1.5 ] }\n",
@@ -160,7 +160,7 @@ fn data_that_is_not_a_number() {
 }
 
 #[test]
-fn bad_data_before_format_is_reported_at_the_buffer() {
+fn bad_data_before_format_is_reported_at_the_element() {
     check(
         r#"
         Buffers:
@@ -172,7 +172,7 @@ fn bad_data_before_format_is_reported_at_the_buffer() {
             Format: UInt16
         "#,
         expect![
-            "10:5: Buffers[1]: buffer `Late`: Data element 1: 70000 is out of range for UInt16 (0 to 65535)"
+            "10:16: Buffers[1].Data[1]: buffer `Late`: 70000 is out of range for UInt16 (0 to 65535)"
         ],
     );
 }
@@ -211,7 +211,7 @@ fn data_and_fill_conflicts() {
     );
     check(
         "Buffers:\n  - { Name: A, FillSize: 4, FillValue: x, Format: Float32 }\n",
-        expect!["7:5: Buffers[0]: buffer `A`: FillValue: expected a number, found `x`"],
+        expect!["7:40: Buffers[0].FillValue: buffer `A`: expected a number, found `x`"],
     );
 }
 
@@ -239,11 +239,11 @@ fn incomplete_or_odd_buffers() {
     );
     check(
         "Buffers:\n  - { Name: A, Format: Int32, Data: [1], Stride: -4 }\n",
-        expect!["7:50: Buffers[0].Stride: invalid type: integer `-4`, expected u32"],
+        expect!["7:50: Buffers[0].Stride: -4 is out of range (0 to 4294967295)"],
     );
     check(
         "Buffers:\n  - Name: A\n    Name: B\n    Format: Int32\n    Data: [1]\n",
-        expect!["7:5: Buffers[0]: duplicate key `Name`"],
+        expect!["8:5: Buffers[0]: duplicate key `Name`"],
     );
 }
 
@@ -251,7 +251,7 @@ fn incomplete_or_odd_buffers() {
 fn duplicate_buffer_names() {
     check(
         "Buffers:\n  - { Name: A, Format: Int32, Data: [1] }\n  - { Name: A, Format: Int16, Data: [1] }\n",
-        expect!["duplicate buffer name `A`"],
+        expect!["8:5: duplicate buffer name `A`"],
     );
 }
 
@@ -285,29 +285,26 @@ fn bad_group_counts() {
     .assert_debug_eq(&show("[1, 1, -1]"));
     expect![[r#"
         Err(
-            "4:19: Shaders[0].DispatchSize: invalid length 2, expected a list of three group counts",
+            "4:19: Shaders[0].DispatchSize: expected three group counts, found 2",
         )
-    "#]].assert_debug_eq(&show("[1, 1]"));
+    "#]]
+    .assert_debug_eq(&show("[1, 1]"));
     expect![[r#"
         Err(
-            "4:19: Shaders[0].DispatchSize: invalid length 4, expected a list of three group counts",
+            "4:19: Shaders[0].DispatchSize: expected three group counts, found 4",
         )
-    "#]].assert_debug_eq(&show("[1, 1, 1, 1]"));
+    "#]]
+    .assert_debug_eq(&show("[1, 1, 1, 1]"));
     expect![[r#"
         Err(
-            "4:23: Shaders[0].DispatchSize[1]: invalid type: string \"x\", expected a group count",
+            "4:23: Shaders[0].DispatchSize[1]: expected an integer, found `x`",
         )
     "#]]
     .assert_debug_eq(&show("[1, x, 1]"));
 }
 
 #[test]
-fn missing_or_disagreeing_dispatch_sizes() {
-    check_whole("Buffers: []\n", expect!["no dispatch size"]);
-    check_whole(
-        "Shaders:\n  - Stage: Compute\n    Entry: main\n",
-        expect!["no dispatch size"],
-    );
+fn disagreeing_dispatch_sizes() {
     check_whole(
         r#"
         Shaders:
@@ -316,7 +313,9 @@ fn missing_or_disagreeing_dispatch_sizes() {
         DispatchParameters:
           DispatchGroupCount: [2, 1, 1]
         "#,
-        expect!["dispatch sizes disagree: DispatchSize [4, 1, 1], DispatchGroupCount [2, 1, 1]"],
+        expect![
+            "3:19: dispatch sizes disagree: DispatchSize [4, 1, 1], DispatchGroupCount [2, 1, 1]"
+        ],
     );
 }
 
@@ -332,7 +331,7 @@ fn bindings_must_name_buffers_and_registers_once() {
               Kind: RWBuffer
               DirectXBinding: { Register: 0, Space: 0 }
         "#,
-        expect!["descriptor set 0: no buffer named `B`"],
+        expect!["10:13: descriptor set 0: no buffer named `B`"],
     );
     check(
         r#"
@@ -349,7 +348,7 @@ fn bindings_must_name_buffers_and_registers_once() {
               Kind: RWByteAddressBuffer
               DirectXBinding: { Register: 3, Space: 1 }
         "#,
-        expect!["register u3, space1 is bound to both `A` and `B`"],
+        expect!["17:23: register u3, space1 is bound to both `A` and `B`"],
     );
     check(
         r#"
@@ -360,7 +359,7 @@ fn bindings_must_name_buffers_and_registers_once() {
             - Name: A
               Kind: Buffer
         "#,
-        expect!["10:7: DescriptorSets[0].Resources[0]: missing field `DirectXBinding`"],
+        expect!["10:7: DescriptorSets[0].Resources[0]: missing key `DirectXBinding`"],
     );
 }
 
@@ -399,41 +398,43 @@ fn check_result(result: &str, expected: Expect) {
 fn result_errors() {
     check_result(
         "  - { Result: R, Rule: BufferExact, Actual: X, Expected: F }",
-        expect!["result `R`: no buffer named `X`"],
+        expect!["10:43: result `R`: no buffer named `X`"],
     );
     check_result(
         "  - { Result: R, Rule: BufferExact, Actual: F, Expected: Y }",
-        expect!["result `R`: no buffer named `Y`"],
+        expect!["10:56: result `R`: no buffer named `Y`"],
     );
     check_result(
         "  - { Result: R, Rule: BufferFloatULP, Actual: F, Expected: F }",
-        expect!["result `R`: BufferFloatULP needs ULPT"],
+        expect!["10:3: result `R`: BufferFloatULP needs ULPT"],
     );
     check_result(
         "  - { Result: R, Rule: BufferFloatEpsilon, Actual: F, Expected: F }",
-        expect!["result `R`: BufferFloatEpsilon needs Epsilon"],
+        expect!["10:3: result `R`: BufferFloatEpsilon needs Epsilon"],
     );
     check_result(
         "  - { Result: R, Rule: BufferFloatEpsilon, Epsilon: -0.5, Actual: F, Expected: F }",
-        expect!["result `R`: Epsilon -0.5 is not a non-negative number"],
+        expect!["10:3: result `R`: Epsilon -0.5 is not a non-negative number"],
     );
     check_result(
         "  - { Result: R, Rule: BufferFloatEpsilon, Epsilon: .nan, Actual: F, Expected: F }",
-        expect!["result `R`: Epsilon NaN is not a non-negative number"],
+        expect!["10:3: result `R`: Epsilon NaN is not a non-negative number"],
     );
     check_result(
         "  - { Result: R, Rule: BufferFloatULP, ULPT: 1, Actual: I, Expected: F }",
-        expect!["result `R`: BufferFloatULP needs float buffers, but Actual buffer `I` is Int32"],
+        expect![
+            "10:3: result `R`: BufferFloatULP needs float buffers, but Actual buffer `I` is Int32"
+        ],
     );
     check_result(
         "  - { Result: R, Rule: BufferFloatEpsilon, Epsilon: 1, Actual: F, Expected: I }",
         expect![
-            "result `R`: BufferFloatEpsilon needs float buffers, but Expected buffer `I` is Int32"
+            "10:3: result `R`: BufferFloatEpsilon needs float buffers, but Expected buffer `I` is Int32"
         ],
     );
     check_result(
         "  - { Result: R, Rule: BufferExact, Actual: F }",
-        expect!["10:3: Results[0]: missing field `Expected`"],
+        expect!["10:3: Results[0]: missing key `Expected`"],
     );
 }
 

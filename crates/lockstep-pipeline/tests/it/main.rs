@@ -5,6 +5,7 @@ mod errors;
 mod parse;
 mod render;
 mod textures;
+mod upstream;
 
 use lockstep_pipeline::{Pipeline, PipelineError, parse};
 

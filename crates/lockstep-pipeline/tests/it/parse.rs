@@ -1,7 +1,7 @@
 //! Parsing of well-formed pipelines: the bytes each format produces, fills,
 //! bindings, dispatch sizes and the keys that are ignored.
 
-use lockstep_pipeline::{Binding, BufferDesc, Format, Kind, ResultRule, Rule, parse};
+use lockstep_pipeline::{Binding, BufferDesc, DenormMode, Format, Kind, ResultRule, Rule, parse};
 
 use crate::{dedent, pipeline};
 
@@ -82,6 +82,7 @@ fn the_example_pipeline() {
                 format: Format::Int32,
                 stride: Some(4),
                 channels: 1,
+                array_size: 1,
                 data: vec![1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0],
                 output_props: None,
             },
@@ -90,6 +91,7 @@ fn the_example_pipeline() {
                 format: Format::Float32,
                 stride: None,
                 channels: 1,
+                array_size: 1,
                 data: vec![0, 0, 0, 0x3F, 0, 0, 0, 0x3F],
                 output_props: None,
             },
@@ -98,6 +100,7 @@ fn the_example_pipeline() {
                 format: Format::Float16,
                 stride: None,
                 channels: 2,
+                array_size: 1,
                 data: vec![0x00, 0x3C, 0x00, 0x40],
                 output_props: None,
             },
@@ -113,8 +116,20 @@ fn the_example_pipeline() {
         p.results,
         vec![
             rule("Test1", Rule::BufferExact),
-            rule("Test2", Rule::BufferFloatUlp { ulpt: 2 }),
-            rule("Test3", Rule::BufferFloatEpsilon { epsilon: 0.001 }),
+            rule(
+                "Test2",
+                Rule::BufferFloatUlp {
+                    ulpt: 2,
+                    denorm: DenormMode::Any
+                }
+            ),
+            rule(
+                "Test3",
+                Rule::BufferFloatEpsilon {
+                    epsilon: 0.001,
+                    denorm: DenormMode::Any
+                }
+            ),
         ]
     );
     let binding = |name: &str, kind, register, space, set, vulkan_binding| Binding {
@@ -325,20 +340,30 @@ fn dispatch_size_from_either_spelling() {
 }
 
 #[test]
-fn the_compute_shader_is_chosen() {
-    let p = parse(&dedent(
+fn other_stages_are_never_run_as_compute() {
+    let error = parse(&dedent(
         r#"
         Shaders:
-          - Stage: Vertex
-            Entry: vs
           - Stage: Compute
             Entry: cs
-            DispatchSize: [3, 2, 1]
+          - Stage: Pixel
+            Entry: ps
         "#,
     ))
-    .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(p.entry.as_deref(), Some("cs"));
-    assert_eq!(p.dispatch, [3, 2, 1]);
+    .expect_err("a pixel shader");
+    assert_eq!(
+        error.to_string(),
+        "4:12: Shaders[1].Stage: Pixel shaders are not supported yet: Lockstep runs compute \
+         shaders only, and never runs another stage as compute"
+    );
+    let vertex =
+        parse("Shaders:\n  - { Stage: Vertex, Entry: vs }\n").expect_err("a vertex shader");
+    assert!(
+        vertex
+            .to_string()
+            .starts_with("2:14: Shaders[0].Stage: Vertex shaders"),
+        "{vertex}"
+    );
 }
 
 #[test]

@@ -2,13 +2,13 @@
 //! `parse` for every format.
 
 use expect_test::expect;
-use lockstep_pipeline::{Format, Pipeline, element_strings, parse, render_buffers};
+use lockstep_pipeline::{Format, Pipeline, Style, element_strings, parse, render_buffers};
 
-use crate::{HEADER, pipeline};
+use crate::pipeline;
 
-/// Parses the rendered buffers put after the standard header.
+/// Parses rendered buffers: a document of their own.
 fn reparse(rendered: &str) -> Pipeline {
-    parse(&format!("{HEADER}{rendered}")).unwrap_or_else(|e| panic!("{e}\n{rendered}"))
+    parse(rendered).unwrap_or_else(|e| panic!("{e}\n{rendered}"))
 }
 
 #[test]
@@ -39,26 +39,28 @@ fn rendered_text() {
         .iter()
         .flat_map(|v| v.to_le_bytes())
         .collect();
-    let rendered = render_buffers(&p, &[p.buffers[0].data.clone(), out]);
+    let rendered = render_buffers(&p, &[p.buffers[0].data.clone(), out], Style::Exact);
     expect![[r#"
+        ---
         Buffers:
-          - Name: In
-            Format: Int32
-            Stride: 8
-            Data: [ 1, -2, 3, 4 ]
-          - Name: Out
-            Format: Float32
-            Channels: 4
-            Data: [ 0.5, -0.0, -.inf, 1e-7 ]
-          - Name: Halves
-            Format: Float16
-            Data: [ 0x3C00, 0x8001 ]
-          - Name: Flags
-            Format: Bool
-            Data: [ 1, 0 ]
-          - Name: Bits
-            Format: Hex64
-            Data: [ 0xFFFFFFFFFFFFFFFF, 0x0000000000000010 ]
+          - Name:            In
+            Format:          Int32
+            Stride:          8
+            Data:            [ 1, -2, 3, 4 ]
+          - Name:            Out
+            Format:          Float32
+            Channels:        4
+            Data:            [ 0.5, -0.0, -.inf, 1e-7 ]
+          - Name:            Halves
+            Format:          Float16
+            Data:            [ 0x3C00, 0x8001 ]
+          - Name:            Flags
+            Format:          Bool
+            Data:            [ 1, 0 ]
+          - Name:            Bits
+            Format:          Hex64
+            Data:            [ 0xFFFFFFFFFFFFFFFF, 0x0000000000000010 ]
+        ...
     "#]]
     .assert_eq(&rendered);
     assert_eq!(reparse(&rendered).buffers[2..], p.buffers[2..]);
@@ -137,7 +139,7 @@ fn every_format_round_trips() {
         );
     }
     let p = pipeline(&body);
-    let rendered = render_buffers::<Vec<u8>>(&p, &[]);
+    let rendered = render_buffers::<Vec<u8>>(&p, &[], Style::Exact);
     assert_eq!(reparse(&rendered).buffers, p.buffers, "{rendered}");
 }
 
@@ -146,7 +148,7 @@ fn every_float16_pattern_round_trips() {
     let all: Vec<u8> = (0..=u16::MAX).flat_map(u16::to_le_bytes).collect();
     let p = pipeline("Buffers:\n  - { Name: H, Format: Float16, FillSize: 131072 }\n");
     let contents = [all];
-    let rendered = render_buffers(&p, &contents);
+    let rendered = render_buffers(&p, &contents, Style::Exact);
     assert_eq!(reparse(&rendered).buffers[0].data, contents[0]);
 }
 
@@ -162,7 +164,7 @@ fn float_bit_patterns_round_trip() {
         .collect();
     let bytes: Vec<u8> = patterns.iter().flat_map(|b| b.to_le_bytes()).collect();
     let p = pipeline("Buffers:\n  - { Name: F, Format: Float32, FillSize: 16384 }\n");
-    let back = reparse(&render_buffers(&p, &[bytes]));
+    let back = reparse(&render_buffers(&p, &[bytes], Style::Exact));
     for (chunk, &original) in back.buffers[0].data.chunks(4).zip(&patterns) {
         let read = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
         if f32::from_bits(original).is_nan() {
@@ -178,13 +180,15 @@ fn float_bit_patterns_round_trip() {
 #[test]
 fn trailing_bytes_are_left_out_with_a_note() {
     let p = pipeline("Buffers:\n  - { Name: W, Format: Int32, FillSize: 4 }\n");
-    let rendered = render_buffers(&p, &[vec![1, 0, 0, 0, 2, 0]]);
+    let rendered = render_buffers(&p, &[vec![1, 0, 0, 0, 2, 0]], Style::Exact);
     expect![[r#"
+        ---
         Buffers:
-          - Name: W
-            Format: Int32
-            Data: [ 1 ]
+          - Name:            W
+            Format:          Int32
+            Data:            [ 1 ]
             # 2 trailing bytes not shown
+        ...
     "#]]
     .assert_eq(&rendered);
     assert_eq!(reparse(&rendered).buffers[0].data, [1, 0, 0, 0]);
@@ -196,10 +200,13 @@ fn long_and_empty_lists_parse_back() {
         "Buffers:\n  - { Name: Long, Format: Float64, FillSize: 800, FillValue: 0.1 }\n  \
          - { Name: Empty, Format: Int16, Data: [] }\n",
     );
-    let rendered = render_buffers::<Vec<u8>>(&p, &[]);
+    let rendered = render_buffers::<Vec<u8>>(&p, &[], Style::Exact);
     assert!(rendered.lines().count() > 8, "{rendered}");
     assert!(rendered.lines().all(|l| l.len() <= 80), "{rendered}");
-    assert!(rendered.ends_with("    Data: []\n"), "{rendered}");
+    assert!(
+        rendered.ends_with("    Data:            [  ]\n...\n"),
+        "{rendered}"
+    );
     assert_eq!(reparse(&rendered).buffers, p.buffers);
 }
 
@@ -213,14 +220,14 @@ fn odd_names_are_quoted() {
           - { Name: "say \"hi\"\t", Format: Int16, Data: [1] }
         "#,
     );
-    let rendered = render_buffers::<Vec<u8>>(&p, &[]);
+    let rendered = render_buffers::<Vec<u8>>(&p, &[], Style::Exact);
     let names: Vec<&str> = rendered.lines().filter(|l| l.contains("Name:")).collect();
     assert_eq!(
         names,
         [
-            r#"  - Name: "true""#,
-            r#"  - Name: "a: b""#,
-            r#"  - Name: "say \"hi\"\u0009""#
+            r#"  - Name:            "true""#,
+            r#"  - Name:            "a: b""#,
+            r#"  - Name:            "say \"hi\"\u0009""#
         ]
     );
     assert_eq!(reparse(&rendered).buffers, p.buffers);
@@ -229,12 +236,15 @@ fn odd_names_are_quoted() {
 #[test]
 fn no_buffers() {
     let p = pipeline("Buffers: []\n");
-    assert_eq!(render_buffers::<Vec<u8>>(&p, &[]), "Buffers: []\n");
+    assert_eq!(
+        render_buffers::<Vec<u8>>(&p, &[], Style::Exact),
+        "---\nBuffers:         []\n...\n"
+    );
 }
 
 #[test]
 fn bool_values_other_than_zero_and_one_are_shown_as_numbers() {
     let p = pipeline("Buffers:\n  - { Name: B, Format: Bool, Data: [1] }\n");
-    let rendered = render_buffers(&p, &[vec![2, 0, 0, 0]]);
-    assert!(rendered.contains("Data: [ 2 ]"), "{rendered}");
+    let rendered = render_buffers(&p, &[vec![2, 0, 0, 0]], Style::Exact);
+    assert!(rendered.contains("Data:            [ 2 ]"), "{rendered}");
 }

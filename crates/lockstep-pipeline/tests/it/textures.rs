@@ -2,9 +2,9 @@
 //! texture resource kinds.
 
 use expect_test::{Expect, expect};
-use lockstep_pipeline::{Kind, OutputProps, parse, render_buffers};
+use lockstep_pipeline::{Kind, OutputProps, Style, parse, render_buffers};
 
-use crate::{HEADER, pipeline, rejection};
+use crate::{pipeline, rejection};
 
 fn check_error(body: &str, expected: Expect) {
     expected.assert_eq(&rejection(body).to_string());
@@ -43,17 +43,20 @@ fn output_props_in_any_order_with_depth_defaulting_to_1() {
             Some(OutputProps {
                 width: 3,
                 height: 2,
-                depth: 1
+                depth: 1,
+                mip_levels: 1,
             }),
             Some(OutputProps {
                 width: 2,
                 height: 2,
-                depth: 2
+                depth: 2,
+                mip_levels: 1,
             }),
             Some(OutputProps {
                 width: 4,
                 height: 1,
-                depth: 1
+                depth: 1,
+                mip_levels: 1,
             }),
             None,
         ]
@@ -114,7 +117,7 @@ fn a_texture_binding_needs_output_props() {
               DirectXBinding: { Register: 0, Space: 0 }
         "#,
         expect![
-            "descriptor set 0: buffer `Tex` is bound as a RWTexture2D but has no OutputProps giving its Width, Height and Depth"
+            "13:13: descriptor set 0: buffer `Tex` is bound as a RWTexture2D but has no OutputProps giving its Width, Height and Depth"
         ],
     );
 }
@@ -156,7 +159,7 @@ fn malformed_output_props() {
             Data: [ 1, 2 ]
             OutputProps: { Width: 2 }
         "#,
-        expect!["10:18: Buffers[0].OutputProps: missing field `Height`"],
+        expect!["10:18: Buffers[0].OutputProps: missing key `Height`"],
     );
     check_error(
         r#"
@@ -167,7 +170,7 @@ fn malformed_output_props() {
             OutputProps: { Width: 2, Height: 1, Slices: 1 }
         "#,
         expect![
-            "10:41: Buffers[0].OutputProps: unknown field `Slices`, expected one of `Height`, `Width`, `Depth`"
+            "10:41: Buffers[0].OutputProps: unknown key `Slices` (expected one of Height, Width, Depth, MipLevels)"
         ],
     );
     check_error(
@@ -178,7 +181,7 @@ fn malformed_output_props() {
             Data: [ 1, 2 ]
             OutputProps: { Width: -2, Height: 1 }
         "#,
-        expect!["10:27: Buffers[0].OutputProps.Width: invalid type: integer `-2`, expected u32"],
+        expect!["10:27: Buffers[0].OutputProps.Width: -2 is out of range (0 to 4294967295)"],
     );
 }
 
@@ -197,22 +200,25 @@ fn output_props_render_back() {
             Data: [ 7 ]
         "#,
     );
-    let rendered = render_buffers::<Vec<u8>>(&p, &[]);
+    let rendered = render_buffers::<Vec<u8>>(&p, &[], Style::Exact);
     expect![[r#"
+        ---
         Buffers:
-          - Name: Tex
-            Format: Float32
-            Channels: 2
+          - Name:            Tex
+            Format:          Float32
+            Channels:        2
+            Data:            [ 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 
+                               11.0, 12.0 ]
             OutputProps:
-              Height: 1
-              Width: 3
-              Depth: 2
-            Data: [ 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0 ]
-          - Name: Plain
-            Format: Int32
-            Data: [ 7 ]
+              Height:          1
+              Width:           3
+              Depth:           2
+          - Name:            Plain
+            Format:          Int32
+            Data:            [ 7 ]
+        ...
     "#]]
     .assert_eq(&rendered);
-    let back = parse(&format!("{HEADER}{rendered}")).unwrap_or_else(|e| panic!("{e}"));
+    let back = parse(&rendered).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(back.buffers, p.buffers);
 }

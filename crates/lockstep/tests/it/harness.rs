@@ -33,6 +33,7 @@ pub fn pipeline(groups: [u32; 3], buffers: &[Buf]) -> Pipeline {
                 format: Format::UInt32,
                 stride: None,
                 channels: 1,
+                array_size: 1,
                 data: b.words.iter().flat_map(|w| w.to_le_bytes()).collect(),
                 output_props: None,
             })

@@ -231,14 +231,14 @@ fn commands_lockstep_cannot_run_are_skipped() {
         "compiles a 'ps_6_0' shader: Lockstep runs compute shaders only",
     );
     assert_skip(
-        run_command_error("%offloader %t/pipeline.yaml %t.o | FileCheck %s"),
-        "checks printed output with FileCheck",
+        run_command_error("%dxc_target -T cs_6_0 %t/s.hlsl | FileCheck %s"),
+        "checks the compiler's printed output with FileCheck",
     );
     assert_skip(
         run_command_error(
             "not %offloader %t/pipeline.yaml %t.o 2>&1 | FileCheck %s --check-prefix=ERR",
         ),
-        "checks printed output with FileCheck",
+        "checks the offloader's error messages with FileCheck",
     );
     assert_skip(
         run_command_error("%dxc_target -T cs_6_0 %t/s.hlsl | grep x"),
@@ -395,7 +395,6 @@ fn expected_sums(expected: [u32; 4]) -> String {
 Shaders:
   - Stage: Compute
     Entry: main
-    DispatchSize: [1, 1, 1]
 Buffers:
   - Name: Out
     Format: UInt32
@@ -554,16 +553,44 @@ fn bad_directive_expressions_fail() {
 }
 
 #[test]
-fn filecheck_tests_are_skipped() {
+fn filecheck_lines_check_the_printed_buffers() {
     let text = passing("").replace(
         "%offloader %t/pipeline.yaml %t.o",
-        "%offloader %t/pipeline.yaml %t.o | FileCheck %s",
+        "%offloader %t/pipeline.yaml %t.o | FileCheck %s --check-prefix=OUT",
     );
-    assert_skip(run(&text), "checks printed output with FileCheck");
-    // Even under XFAIL.
+    // Without a FileCheck the test is skipped, even under XFAIL.
+    let skipped = "checks printed output with FileCheck, and no FileCheck was found";
+    assert_skip(run(&text), skipped);
     assert_skip(
         run(&text.replace("#--- end\n", "#--- end\n# XFAIL: *\n")),
-        "checks printed output with FileCheck",
+        skipped,
+    );
+    // A stand-in FileCheck sees the test's path and the buffers as the
+    // offloader prints them.
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let opts = |verdict: Result<(), String>| TestOptions {
+        filecheck: Some(lockstep::FileCheck(std::sync::Arc::new({
+            let log = log.clone();
+            move |args: &[String], input: &str| {
+                log.lock().unwrap().push((args.to_vec(), input.to_owned()));
+                verdict.clone()
+            }
+        }))),
+        ..TestOptions::default()
+    };
+    let outcome = run_test_file("t.test", &text, &NoIncludes, &opts(Ok(())));
+    assert_eq!(outcome, TestOutcome::Pass);
+    let (args, input) = seen.lock().unwrap()[0].clone();
+    assert_eq!(args, ["t.test", "--check-prefix=OUT"]);
+    assert!(
+        input.contains("  - Name:            Out\n    Format:          UInt32\n    Data:            [ 6, 6, 6, 6 ]\n"),
+        "{input}"
+    );
+    let outcome = run_test_file("t.test", &text, &NoIncludes, &opts(Err("no match".into())));
+    assert_eq!(
+        outcome,
+        TestOutcome::Fail("FileCheck failed:\nno match".into())
     );
 }
 
@@ -603,7 +630,7 @@ fn compile_and_run_errors_are_failures_with_the_diagnostic() {
     assert_fail(run(&text), "t.test/pipeline.yaml:");
     assert_fail(
         run(&passing("").replace("-T cs_6_5", "-T cs_6_5 -bogus")),
-        "line 37: %dxc_target: unsupported flag '-bogus'",
+        "line 36: %dxc_target: unsupported flag '-bogus'",
     );
 }
 
@@ -731,6 +758,7 @@ fn corpus_holds_at_every_wave_size() {
             let (name, label) = label(path, &opts);
             let want = match name.as_str() {
                 "filecheck_output.test"
+                | "filecheck_floats.test"
                 | "requires_vulkan.test"
                 | "unsupported_group_order.test" => "SKIP",
                 "xfail_vector_and.test" => "XFAIL",

@@ -527,6 +527,7 @@ void main() { Img[0] = 1; }
         width: 2,
         height: 2,
         depth: 1,
+        mip_levels: 1,
     });
     let e = lockstep::run(&shader, &p, &RunOptions::default()).unwrap_err();
     assert_eq!(
@@ -537,6 +538,7 @@ void main() { Img[0] = 1; }
         width: 3,
         height: 1,
         depth: 1,
+        mip_levels: 1,
     });
     let e = lockstep::run(&shader, &p, &RunOptions::default()).unwrap_err();
     assert_eq!(
