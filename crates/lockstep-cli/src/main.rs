@@ -203,26 +203,12 @@ struct InfoArgs {
     color: String,
 }
 
-#[derive(Args, Debug)]
+/// DXC's compile flags, taken from the command line before the rest is
+/// parsed (see [`lockstep::dxc`]); `--help` lists them.
+#[derive(Args, Debug, Default)]
 struct CompileArgs {
-    /// Entry point (default: the pipeline's Entry, else `main`).
-    #[arg(short = 'E', value_name = "NAME")]
-    entry: Option<String>,
-    /// Shader profile, cs_6_0 to cs_6_10 (default: the highest).
-    #[arg(short = 'T', value_name = "PROFILE")]
-    profile: Option<String>,
-    /// Define a macro: -D NAME or -D NAME=VALUE.
-    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
-    defines: Vec<String>,
-    /// Add a directory to the #include search path.
-    #[arg(short = 'I', value_name = "DIR")]
-    include_dirs: Vec<PathBuf>,
-    /// Enable 16-bit types: half becomes binary16, int16_t/uint16_t exist.
-    #[arg(long = "enable-16bit-types")]
-    enable_16bit_types: bool,
-    /// HLSL language version (only 2021 is supported).
-    #[arg(long = "HV", value_name = "VERSION")]
-    hlsl_version: Option<u32>,
+    #[arg(skip)]
+    flags: lockstep::dxc::DxcFlags,
 }
 
 #[derive(Args, Debug)]
@@ -280,22 +266,45 @@ impl SourceLoader for FsLoader {
     }
 }
 
-/// DXC spells some long flags with one dash; clap wants two.
-fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
-    args.map(|a| match a.as_str() {
-        "-enable-16bit-types" => "--enable-16bit-types".to_string(),
-        "-HV" => "--HV".to_string(),
-        _ => a,
-    })
-    .collect()
-}
-
 fn main() -> ExitCode {
-    let cli = Cli::parse_from(normalize_args(std::env::args()));
+    let args: Vec<String> = std::env::args().collect();
+    let (dxc, rest) = lockstep::dxc::split_dxc_flags(&args);
+    let help = lockstep::dxc::flags_help();
+    let command = <Cli as clap::CommandFactory>::command().mut_subcommands(|c| {
+        if c.get_name() == "test" {
+            c
+        } else {
+            c.after_help(help.clone())
+        }
+    });
+    let matches = command.get_matches_from(rest);
+    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    let flags = match lockstep::dxc::parse_dxc_flags(&dxc) {
+        Ok(_) if matches!(cli.command, Command::Test(_)) && !dxc.is_empty() => {
+            return ExitCode::from(error(format!(
+                "{}: compile flags come from each test's %dxc_target line",
+                dxc.join(" ")
+            )));
+        }
+        Ok(flags) => flags,
+        Err(e) => return ExitCode::from(error(e)),
+    };
     let code = match cli.command {
-        Command::Run(args) => run(&args),
-        Command::Info(args) => info(&args),
-        Command::Check(args) => check(&args),
+        Command::Run(mut args) => {
+            args.compile.flags = flags;
+            run(&args)
+        }
+        Command::Info(mut args) => {
+            args.compile.flags = flags;
+            info(&args)
+        }
+        Command::Check(mut args) => {
+            args.compile.flags = flags;
+            check(&args)
+        }
         Command::Test(args) => test(&args),
     };
     ExitCode::from(code)
@@ -323,40 +332,24 @@ fn compile_options(
     args: &CompileArgs,
     pipeline_entry: Option<&str>,
 ) -> Result<CompileOptions, String> {
-    let mut opts = CompileOptions::default();
-    if let Some(p) = &args.profile {
-        opts.shader_model = lockstep::parse_profile(p)?;
-    }
-    if let Some(v) = args.hlsl_version
-        && v != 2021
-    {
-        return Err(format!(
-            "HLSL version {v} is not supported: Lockstep implements HLSL 2021"
-        ));
-    }
+    let mut opts = args.flags.options.clone();
     opts.entry = args
+        .flags
         .entry
         .clone()
         .or(pipeline_entry.map(str::to_string))
         .unwrap_or_else(|| "main".to_string());
-    opts.enable_16bit_types = args.enable_16bit_types;
-    for d in &args.defines {
-        let (name, value) = d.split_once('=').unwrap_or((d, "1"));
-        if name.is_empty() {
-            return Err(format!("invalid macro definition '-D {d}'"));
-        }
-        opts.defines.push((name.to_string(), value.to_string()));
-    }
-    opts.include_dirs = args
-        .include_dirs
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect();
     Ok(opts)
 }
 
-/// Compiles a shader file, printing warnings; the exit code on failure.
-fn compile_file(path: &Path, opts: &CompileOptions, color: bool) -> Result<lockstep::Shader, u8> {
+/// Compiles a shader file, printing warnings (errors under `-WX`); the exit
+/// code on failure.
+fn compile_file(
+    path: &Path,
+    opts: &CompileOptions,
+    warnings_as_errors: bool,
+    color: bool,
+) -> Result<lockstep::Shader, u8> {
     let source = read(path, "shader")?;
     let name = path.display().to_string();
     match lockstep::compile(&name, &source, opts, &FsLoader) {
@@ -365,6 +358,10 @@ fn compile_file(path: &Path, opts: &CompileOptions, color: bool) -> Result<locks
                 "{}",
                 lockstep::render_diagnostics(&s.source_map, &s.diagnostics, color)
             );
+            if warnings_as_errors && !s.diagnostics.is_empty() {
+                eprintln!("error: warnings are errors (-WX)");
+                return Err(EXIT_ERROR);
+            }
             Ok(s)
         }
         Err(e) => {
@@ -390,7 +387,12 @@ fn info(args: &InfoArgs) -> u8 {
         Ok(o) => o,
         Err(e) => return error(e),
     };
-    let shader = match compile_file(&args.shader, &opts, color) {
+    let shader = match compile_file(
+        &args.shader,
+        &opts,
+        args.compile.flags.warnings_as_errors,
+        color,
+    ) {
         Ok(s) => s,
         Err(code) => return code,
     };
@@ -441,7 +443,7 @@ fn load_job(
     let pipeline = lockstep::pipeline::parse(&text)
         .map_err(|e| error(format!("{}:{e}", pipeline.display())))?;
     let opts = compile_options(compile, pipeline.entry.as_deref()).map_err(error)?;
-    let shader = compile_file(shader, &opts, color)?;
+    let shader = compile_file(shader, &opts, compile.flags.warnings_as_errors, color)?;
     Ok((pipeline, shader))
 }
 

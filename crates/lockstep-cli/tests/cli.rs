@@ -357,7 +357,7 @@ fn dxc_style_flags() {
         EXAMPLE[1],
         EXAMPLE[2],
         "-T",
-        "cs_6_0",
+        "cs_6_2",
         "-E",
         "main",
         "-D",
@@ -371,6 +371,71 @@ fn dxc_style_flags() {
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("not a compute profile"),
+        "{}",
+        stderr(&o)
+    );
+    // Flags that do not change what a shader computes, and HLSL 202x.
+    let o = lockstep(&[
+        EXAMPLE[0],
+        EXAMPLE[1],
+        EXAMPLE[2],
+        "-Zi",
+        "-Qembed_debug",
+        "-O0",
+        "-HV",
+        "202x",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // As in DXC, 16-bit types need shader model 6.2.
+    let o = lockstep(&[
+        EXAMPLE[0],
+        EXAMPLE[1],
+        EXAMPLE[2],
+        "-T",
+        "cs_6_1",
+        "-enable-16bit-types",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(
+            "-enable-16bit-types needs shader model 6.2 or later, but the profile is cs_6_1"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    // Every command lists the flags in DXC's spelling.
+    for command in ["run", "check", "info"] {
+        let help = stdout(&lockstep(&[command, "--help"]));
+        for flag in [
+            "-T PROFILE",
+            "-E NAME",
+            "-enable-16bit-types",
+            "-HV VERSION",
+            "-WX",
+            "-Qembed_debug",
+        ] {
+            assert!(help.contains(flag), "{command}: {flag}\n{help}");
+        }
+        assert!(
+            !help.contains("--enable-16bit-types") && !help.contains("--HV"),
+            "{help}"
+        );
+    }
+}
+
+#[test]
+fn warnings_are_errors_under_wx() {
+    let dir = scratch("wx");
+    // `WaveAllSum` is the older name: a deprecation warning.
+    let o = run_floats(&dir, "Out[0] = WaveAllSum(In[0]);", &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("warning"), "{}", stderr(&o));
+    let o = run_floats(&dir, "Out[0] = WaveAllSum(In[0]);", &["-WX"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("warnings are errors (-WX)"),
         "{}",
         stderr(&o)
     );

@@ -16,6 +16,7 @@
 mod bind;
 mod check;
 mod contents;
+pub mod dxc;
 mod info;
 pub mod offload;
 mod pragma;

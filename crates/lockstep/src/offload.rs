@@ -724,170 +724,36 @@ pub fn parse_run_command(command: &str, path_name: &str) -> Result<Vec<Step>, Te
     Ok(steps)
 }
 
-/// Flags with no effect on what a shader computes under Lockstep's
-/// semantics: debug information, stripping, validation, optimization
-/// levels, warning options, IEEE strictness (Lockstep is always strict),
-/// column-major packing (the default), and SPIR-V/Vulkan code generation.
-fn ignored_flag(flag: &str) -> bool {
-    const EXACT: [&str; 23] = [
-        "-Zi",
-        "-Zs",
-        "-Zss",
-        "-Zsb",
-        "-Qembed_debug",
-        "-Qstrip_debug",
-        "-Qstrip_reflect",
-        "-Qstrip_rootsignature",
-        "-Qstrip_priv",
-        "-Od",
-        "-O0",
-        "-O1",
-        "-O2",
-        "-O3",
-        "-Vd",
-        "-Gis",
-        "-Zpc",
-        "-spirv",
-        "-no-warnings",
-        "-Wall",
-        "-all-resources-bound",
-        "-res-may-alias",
-        "-nologo",
-    ];
-    EXACT.contains(&flag)
-        || flag.starts_with("-fspv-")
-        || flag.starts_with("-fvk-")
-        || flag.starts_with("-Wno-")
-}
-
-/// Output-file flags: their argument (joined or separate) names a file
-/// Lockstep does not write.
-const OUTPUT_FLAGS: [&str; 8] = ["-Fo", "-Fc", "-Fd", "-Fe", "-Fh", "-Fre", "-Frs", "-Fsh"];
-
 /// Reads a `%dxc_target` command line (after the program name, lit
-/// substitutions applied).
-///
-/// - Honoured: `-T PROFILE`, `-E NAME`, `-D NAME[=VALUE]`, `-I DIR`,
-///   `-enable-16bit-types` (and Clang's `-fnative-half-type`), `-HV 2021`,
-///   `-WX`, `-denorm preserve|any`; the one positional argument is the
-///   source file. `-T`, `-E`, `-D`, `-I` and `-Fo` also take their argument
-///   joined (`-Tcs_6_5`).
-/// - Ignored: `-Fo FILE` and the other output files, and flags without
-///   effect on what a shader computes here (`-Zi`, `-Qembed_debug`, `-O3`,
-///   `-spirv`, `-fspv-*`, `-fvk-*`, …).
-/// - A test failure: any other flag (Lockstep cannot tell whether it changes
-///   what the shader computes), `-HV` other than 2021, `-Zpr`,
-///   `-denorm ftz`, and a profile Lockstep does not know.
-/// - A skip: a profile of another stage (`ps_6_0`, `lib_6_3`): Lockstep runs
-///   compute shaders.
+/// substitutions applied) with [`crate::dxc::parse_dxc_flags`]; the one
+/// word that is no flag is the source file. A profile of another stage is
+/// a skip; other bad flags fail the test.
 pub fn parse_dxc_flags(args: &[String]) -> Result<CompileStep, TestOutcome> {
+    let flags = crate::dxc::parse_dxc_flags(args).map_err(|e| match e {
+        crate::dxc::DxcError::OtherStage(profile) => TestOutcome::Skip(format!(
+            "compiles a '{profile}' shader: Lockstep runs compute shaders only"
+        )),
+        crate::dxc::DxcError::Invalid(m) => TestOutcome::Fail(format!("%dxc_target: {m}")),
+    })?;
     let fail = |message: String| TestOutcome::Fail(format!("%dxc_target: {message}"));
-    let mut step = CompileStep {
-        options: CompileOptions {
-            entry: "main".to_string(),
-            ..CompileOptions::default()
-        },
-        source: String::new(),
-        output: None,
-        warnings_as_errors: false,
-        expect_failure: false,
-        ignored: Vec::new(),
-    };
-    let mut sources = Vec::new();
-    let mut iter = args.iter();
-    // The argument of `flag`: joined (`-Tcs_6_5`) or the next word.
-    let value = |arg: &str, flag: &str, iter: &mut std::slice::Iter<String>| {
-        let joined = &arg[flag.len()..];
-        if joined.is_empty() {
-            iter.next()
-                .cloned()
-                .ok_or_else(|| fail(format!("{flag} needs an argument")))
-        } else {
-            Ok(joined.to_string())
-        }
-    };
-    while let Some(arg) = iter.next() {
-        let arg = arg.as_str();
-        if !arg.starts_with('-') {
-            sources.push(arg.to_string());
-            continue;
-        }
-        if let Some(flag) = OUTPUT_FLAGS.iter().find(|f| arg.starts_with(**f)) {
-            let file = value(arg, flag, &mut iter)?;
-            if *flag == "-Fo" {
-                step.output = Some(normalize_path(&file));
-            }
-            step.ignored.push(format!("{flag} {file}"));
-            continue;
-        }
-        match arg {
-            "-enable-16bit-types" | "-fnative-half-type" => step.options.enable_16bit_types = true,
-            "-WX" => step.warnings_as_errors = true,
-            "-HV" => {
-                let version = value(arg, "-HV", &mut iter)?;
-                if version != "2021" {
-                    return Err(fail(format!(
-                        "HLSL version {version} is not supported: Lockstep implements HLSL 2021"
-                    )));
-                }
-            }
-            "-denorm" => match value(arg, "-denorm", &mut iter)?.as_str() {
-                "preserve" | "any" => {}
-                mode => {
-                    return Err(fail(format!(
-                        "-denorm {mode} is not supported: Lockstep preserves denormals"
-                    )));
-                }
-            },
-            "-Zpr" => {
-                return Err(fail(
-                    "-Zpr (row-major matrix packing by default) is not supported".to_string(),
-                ));
-            }
-            _ if arg.starts_with("-T") => {
-                let profile = value(arg, "-T", &mut iter)?;
-                let stage = profile.split('_').next().unwrap_or("");
-                if stage != "cs" && profile.matches('_').count() == 2 {
-                    return Err(TestOutcome::Skip(format!(
-                        "compiles a '{profile}' shader: Lockstep runs compute shaders only"
-                    )));
-                }
-                step.options.shader_model = crate::parse_profile(&profile).map_err(fail)?;
-            }
-            _ if arg.starts_with("-E") => step.options.entry = value(arg, "-E", &mut iter)?,
-            _ if arg.starts_with("-D") => {
-                let d = value(arg, "-D", &mut iter)?;
-                let (name, val) = d.split_once('=').unwrap_or((&d, "1"));
-                if name.is_empty() {
-                    return Err(fail(format!("invalid macro definition '-D {d}'")));
-                }
-                step.options
-                    .defines
-                    .push((name.to_string(), val.to_string()));
-            }
-            _ if arg.starts_with("-I") => {
-                let dir = value(arg, "-I", &mut iter)?;
-                step.options.include_dirs.push(dir);
-            }
-            _ if ignored_flag(arg) => step.ignored.push(arg.to_string()),
-            _ => {
-                return Err(fail(format!(
-                    "unsupported flag '{arg}': Lockstep cannot tell whether it changes what the shader computes"
-                )));
-            }
-        }
-    }
-    match sources.as_slice() {
-        [source] => step.source = normalize_path(source),
+    let source = match flags.sources.as_slice() {
+        [source] => normalize_path(source),
         [] => return Err(fail("no source file".to_string())),
         _ => {
             return Err(fail(format!(
                 "more than one source file: {}",
-                sources.join(", ")
+                flags.sources.join(", ")
             )));
         }
-    }
-    Ok(step)
+    };
+    Ok(CompileStep {
+        options: flags.options,
+        source,
+        output: flags.output.as_deref().map(normalize_path),
+        warnings_as_errors: flags.warnings_as_errors,
+        expect_failure: false,
+        ignored: flags.ignored,
+    })
 }
 
 // ---------------------------------------------------------------------------

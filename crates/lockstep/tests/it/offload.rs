@@ -198,8 +198,12 @@ fn flags_that_change_the_meaning_are_failures() {
         "unsupported flag '-ffast-math': Lockstep cannot tell whether it changes what the shader computes",
     );
     assert_fail(
-        run_command_error("%dxc_target -HV 202x -T cs_6_0 %t/s.hlsl"),
-        "HLSL version 202x is not supported",
+        run_command_error("%dxc_target -HV 2018 -T cs_6_0 %t/s.hlsl"),
+        "-HV 2018: Lockstep compiles HLSL 2021 and 202x",
+    );
+    assert_fail(
+        run_command_error("%dxc_target -T cs_6_0 -enable-16bit-types %t/s.hlsl"),
+        "-enable-16bit-types needs shader model 6.2 or later, but the profile is cs_6_0",
     );
     assert_fail(
         run_command_error("%dxc_target -Zpr -T cs_6_0 %t/s.hlsl"),
