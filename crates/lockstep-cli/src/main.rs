@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use lockstep::syntax::preprocess::SourceLoader;
 use lockstep::syntax::{Diagnostic, FileId, Span};
 use lockstep::{CompileOptions, RunOptions};
 
@@ -122,9 +121,10 @@ struct CheckArgs {
 #[derive(Args, Debug)]
 struct DeviceArgs {
     /// The device's preferred lanes per wave (a power of two from 4 to 128):
-    /// the wave size of shaders without [WaveSize].
-    #[arg(long, value_name = "N", default_value_t = 32)]
-    wave_size: u32,
+    /// the wave size of shaders without [WaveSize] (default: 32, or the
+    /// supported size nearest to it).
+    #[arg(long, value_name = "N")]
+    wave_size: Option<u32>,
     /// The wave sizes the device supports: the powers of two in MIN..MAX.
     #[arg(long, value_name = "MIN..MAX", default_value = "4..128")]
     wave_sizes: String,
@@ -156,7 +156,7 @@ impl DeviceArgs {
     }
 
     fn device(&self) -> Result<lockstep::Device, String> {
-        let (min, max) = self
+        let (min, max): (u32, u32) = self
             .wave_sizes
             .split_once("..")
             .and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)))
@@ -176,8 +176,13 @@ impl DeviceArgs {
                 ));
             }
         };
+        // Without --wave-size, the preferred size is 32 moved into the
+        // supported range.
+        let preferred = self
+            .wave_size
+            .unwrap_or_else(|| 32u32.clamp(min, max.max(min)));
         let device = lockstep::Device {
-            preferred: self.wave_size,
+            preferred,
             min,
             max,
             preference,
@@ -209,6 +214,9 @@ struct InfoArgs {
 struct CompileArgs {
     #[arg(skip)]
     flags: lockstep::dxc::DxcFlags,
+    /// `--format json`: errors go to standard output as JSON too.
+    #[arg(skip)]
+    json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -252,20 +260,6 @@ struct RunArgs {
     color: String,
 }
 
-/// Reads included files from disk.
-struct FsLoader;
-
-impl SourceLoader for FsLoader {
-    fn load(&self, path: &str) -> Option<String> {
-        let p = Path::new(path);
-        if p.is_file() {
-            std::fs::read_to_string(p).ok()
-        } else {
-            None
-        }
-    }
-}
-
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let (dxc, rest) = lockstep::dxc::split_dxc_flags(&args);
@@ -299,10 +293,12 @@ fn main() -> ExitCode {
         }
         Command::Info(mut args) => {
             args.compile.flags = flags;
+            args.compile.json = args.format == "json";
             info(&args)
         }
         Command::Check(mut args) => {
             args.compile.flags = flags;
+            args.compile.json = args.format == "json";
             check(&args)
         }
         Command::Test(args) => test(&args),
@@ -343,31 +339,64 @@ fn compile_options(
 }
 
 /// Compiles a shader file, printing warnings (errors under `-WX`); the exit
-/// code on failure.
+/// code on failure. Under `--format json` the errors are also printed to
+/// standard output as `{"errors": [...]}`.
 fn compile_file(
     path: &Path,
     opts: &CompileOptions,
-    warnings_as_errors: bool,
+    args: &CompileArgs,
     color: bool,
 ) -> Result<lockstep::Shader, u8> {
-    let source = read(path, "shader")?;
+    let source = std::fs::read(path)
+        .map(|bytes| lockstep::decode_source(&bytes))
+        .map_err(|e| {
+            let message = format!("cannot read shader '{}': {e}", path.display());
+            json_error(args, &message);
+            error(message)
+        })?;
     let name = path.display().to_string();
-    match lockstep::compile(&name, &source, opts, &FsLoader) {
+    match lockstep::compile(&name, &source, opts, &lockstep::FsLoader) {
         Ok(s) => {
             eprint!(
                 "{}",
                 lockstep::render_diagnostics(&s.source_map, &s.diagnostics, color)
             );
-            if warnings_as_errors && !s.diagnostics.is_empty() {
+            if args.flags.warnings_as_errors && !s.diagnostics.is_empty() {
                 eprintln!("error: warnings are errors (-WX)");
+                if args.json {
+                    print_json_errors(&lockstep::diagnostics_json(&s.source_map, &s.diagnostics));
+                }
                 return Err(EXIT_ERROR);
             }
             Ok(s)
         }
         Err(e) => {
             eprint!("{}", e.render(color));
+            if args.json {
+                print_json_errors(&lockstep::diagnostics_json(&e.source_map, &e.diagnostics));
+            }
             Err(EXIT_ERROR)
         }
+    }
+}
+
+/// `{"errors": [...]}` on standard output.
+fn print_json_errors(errors: &[lockstep::DiagnosticJson]) {
+    let json = serde_json::json!({ "errors": errors });
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&json).unwrap_or_default()
+    );
+}
+
+/// Under `--format json`, an error that has no place in a shader.
+fn json_error(args: &CompileArgs, message: &str) {
+    if args.json {
+        let json = serde_json::json!({ "errors": [{ "severity": "error", "message": message }] });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json).unwrap_or_default()
+        );
     }
 }
 
@@ -387,12 +416,7 @@ fn info(args: &InfoArgs) -> u8 {
         Ok(o) => o,
         Err(e) => return error(e),
     };
-    let shader = match compile_file(
-        &args.shader,
-        &opts,
-        args.compile.flags.warnings_as_errors,
-        color,
-    ) {
+    let shader = match compile_file(&args.shader, &opts, &args.compile, color) {
         Ok(s) => s,
         Err(code) => return code,
     };
@@ -439,11 +463,19 @@ fn load_job(
     compile: &CompileArgs,
     color: bool,
 ) -> Result<(lockstep::pipeline::Pipeline, lockstep::Shader), u8> {
-    let text = read(pipeline, "pipeline")?;
-    let pipeline = lockstep::pipeline::parse(&text)
-        .map_err(|e| error(format!("{}:{e}", pipeline.display())))?;
+    let text = read(pipeline, "pipeline").inspect_err(|_| {
+        json_error(
+            compile,
+            &format!("cannot read pipeline '{}'", pipeline.display()),
+        );
+    })?;
+    let pipeline = lockstep::pipeline::parse(&text).map_err(|e| {
+        let message = format!("{}:{e}", pipeline.display());
+        json_error(compile, &message);
+        error(message)
+    })?;
     let opts = compile_options(compile, pipeline.entry.as_deref()).map_err(error)?;
-    let shader = compile_file(shader, &opts, compile.flags.warnings_as_errors, color)?;
+    let shader = compile_file(shader, &opts, compile, color)?;
     Ok((pipeline, shader))
 }
 
@@ -713,8 +745,11 @@ fn test(args: &TestArgs) -> u8 {
     let mut stdout = std::io::stdout().lock();
     for file in &files {
         let name = file.display().to_string();
-        let outcome = match std::fs::read_to_string(file) {
-            Ok(text) => lockstep::run_test_file(&name, &text, &FsLoader, &opts),
+        let outcome = match std::fs::read(file) {
+            Ok(bytes) => {
+                let text = lockstep::decode_source(&bytes);
+                lockstep::run_test_file(&name, &text, &lockstep::FsLoader, &opts)
+            }
             Err(e) => lockstep::TestOutcome::Fail(format!("cannot read the test: {e}")),
         };
         summary.add(&outcome);

@@ -458,7 +458,7 @@ fn info_prints_the_wave_size_and_why() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("per group         1 waves, 8 threads"),
+        stdout.contains("per group         1 wave, 8 threads"),
         "{stdout}"
     );
     let o = lockstep(&["info", "examples/compact_write.hlsl", "--format", "json"]);
@@ -643,4 +643,88 @@ fn offload_test_usage_errors_exit_2() {
     for flag in ["--wave-size", "--threads", "--format", "XFAIL", "XPASS"] {
         assert!(help.contains(flag), "{flag}\n{help}");
     }
+}
+
+#[test]
+fn byte_order_marks_and_bytes_that_are_not_utf8() {
+    let dir = scratch("utf8");
+    let pipeline = dir.join("p.yaml");
+    std::fs::write(
+        &pipeline,
+        "\u{feff}Buffers:\n  - { Name: Out, Format: UInt32, FillSize: 4 }\nDescriptorSets:\n  \
+         - Resources:\n    - { Name: Out, Kind: RWStructuredBuffer, DirectXBinding: { Register: 0 } }\n",
+    )
+    .unwrap();
+    let shader = dir.join("s.hlsl");
+    let mut text = b"\xEF\xBB\xBFRWStructuredBuffer<uint> Out : register(u0);\n// caf\xE9\n#if 0\n\xFF\xFE\n#endif\n".to_vec();
+    text.extend_from_slice(b"[numthreads(1, 1, 1)] void main() { Out[0] = 5; }\n");
+    std::fs::write(&shader, &text).unwrap();
+    let o = lockstep(&["run", pipeline.to_str().unwrap(), shader.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("Data:            [ 5 ]"),
+        "{}",
+        stdout(&o)
+    );
+    // Elsewhere such a byte is an error at its line and column.
+    text.extend_from_slice(b"static const uint x = 1 \xFF;\n");
+    std::fs::write(&shader, &text).unwrap();
+    let o = lockstep(&["run", pipeline.to_str().unwrap(), shader.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("s.hlsl:7:25: error: bytes that are not valid UTF-8"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn json_output_carries_compile_errors() {
+    let dir = scratch("json");
+    let o = run_floats(&dir, "Out[0] = nope;", &[]);
+    assert_eq!(o.status.code(), Some(2));
+    let shader = dir.join("s.hlsl");
+    let pipeline = dir.join("p.yaml");
+    for command in ["check", "info"] {
+        let mut args = vec![command];
+        if command == "check" {
+            args.push(pipeline.to_str().unwrap());
+        }
+        args.extend([shader.to_str().unwrap(), "--format", "json"]);
+        let o = lockstep(&args);
+        assert_eq!(o.status.code(), Some(2), "{command}");
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let error = &json["errors"][0];
+        assert_eq!(
+            error["message"], "use of undeclared identifier 'nope'",
+            "{command}"
+        );
+        assert_eq!(error["line"], 3, "{command}");
+        assert_eq!(error["severity"], "error", "{command}");
+    }
+}
+
+#[test]
+fn the_preferred_wave_size_moves_into_the_supported_range() {
+    let info = |extra: &[&str]| {
+        let mut args = vec!["info", "examples/compact_write.hlsl"];
+        args.extend_from_slice(extra);
+        lockstep(&args)
+    };
+    let o = info(&["--wave-sizes", "64..128"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("wave size         64 "),
+        "{}",
+        stdout(&o)
+    );
+    let o = info(&["--wave-sizes", "4..16"]);
+    assert!(
+        stdout(&o).contains("wave size         16 "),
+        "{}",
+        stdout(&o)
+    );
+    // Asked for explicitly, a size outside the range stays an error.
+    let o = info(&["--wave-sizes", "64..128", "--wave-size", "32"]);
+    assert_eq!(o.status.code(), Some(2));
 }

@@ -26,6 +26,9 @@ pub enum FindingKind {
     UninitializedGroupshared,
     /// A buffer, texture or groupshared access out of bounds.
     OutOfBounds,
+    /// An access whose byte offset is not a multiple of its alignment
+    /// (4 bytes, or the value's size when smaller).
+    Misaligned,
     /// An integer division or remainder by zero.
     DivisionByZero,
     /// An undefined value (from an inactive lane or an uninitialized
@@ -44,6 +47,7 @@ impl FindingKind {
             FindingKind::GroupsharedRace => "groupshared-race",
             FindingKind::UninitializedGroupshared => "uninitialized-groupshared",
             FindingKind::OutOfBounds => "out-of-bounds",
+            FindingKind::Misaligned => "misaligned-access",
             FindingKind::DivisionByZero => "division-by-zero",
             FindingKind::UndefinedValue => "undefined-value",
         }

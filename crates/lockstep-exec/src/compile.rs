@@ -42,6 +42,8 @@ pub struct Program {
     pub groupshared_bytes: u32,
     /// Bytes per element of each resource (its stride), by resource id.
     pub(crate) element_strides: Vec<u32>,
+    /// Each resource's name, by resource id, for findings.
+    pub(crate) resource_names: Vec<String>,
     /// Whether each resource is a buffer, not a texture, by resource id:
     /// loads fetch ahead in buffers (`Memory::prefetch_ahead`).
     pub(crate) buffers: Vec<bool>,
@@ -84,13 +86,17 @@ impl Program {
         let inputs: Vec<(SystemValue, Vec<Reg>, ScalarType)> = entry
             .inputs
             .iter()
-            .enumerate()
-            .map(|(i, sv)| {
-                let ty = module
+            .map(|input| {
+                let param = input.param as usize;
+                let mut scalars = Vec::new();
+                module
                     .types
-                    .scalar_of(function.locals[i].ty)
-                    .unwrap_or(ScalarType::UInt32);
-                (*sv, locals.get(i).cloned().unwrap_or_default(), ty)
+                    .flatten(function.locals[param].ty, &mut scalars);
+                let first = input.component as usize;
+                let ty = scalars.get(first).copied().unwrap_or(ScalarType::UInt32);
+                let regs = locals.get(param).map_or(&[][..], Vec::as_slice);
+                let end = (first + input.components as usize).min(regs.len());
+                (input.value, regs[first.min(end)..end].to_vec(), ty)
             })
             .collect();
         c.frames.push(FrameKind::Call);
@@ -162,6 +168,7 @@ impl Program {
             .iter()
             .map(|r| !r.kind.is_texture())
             .collect();
+        let resource_names = module.resources.iter().map(|r| r.name.clone()).collect();
         if c.max_reg > MAX_REGISTERS {
             return Err(ExecError::new(
                 format!(
@@ -180,6 +187,7 @@ impl Program {
             group: entry.group,
             groupshared_bytes,
             element_strides,
+            resource_names,
             buffers,
             spans: c.spans,
             checked,

@@ -2997,6 +2997,7 @@ mod tests {
             group: lockstep_ir::GroupShape::Threads([8, 1, 1]),
             groupshared_bytes: 0,
             element_strides: Vec::new(),
+            resource_names: Vec::new(),
             buffers: Vec::new(),
             checked: false,
             constants: Vec::new(),

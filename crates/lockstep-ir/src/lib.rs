@@ -240,8 +240,23 @@ pub struct EntryPoint {
     pub group: GroupShape,
     /// `[WaveSize(...)]`, when present.
     pub wave_size: Option<WaveSizeRange>,
-    /// One entry per parameter of the entry function, in order.
-    pub inputs: Vec<SystemValue>,
+    /// The system values the parameters receive, in order: one for each
+    /// parameter, or one for each field of a struct parameter.
+    pub inputs: Vec<EntryInput>,
+}
+
+/// A system value read by the entry point: into a parameter, or into one
+/// field of a struct parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EntryInput {
+    pub value: SystemValue,
+    /// The parameter's index.
+    pub param: u32,
+    /// The first scalar component filled, among the parameter's flattened
+    /// components.
+    pub component: u32,
+    /// How many components are filled (1 to 3).
+    pub components: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

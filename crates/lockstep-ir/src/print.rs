@@ -214,7 +214,16 @@ impl<'a> Printer<'a> {
             .functions
             .get(e.function.index())
             .map_or("?", |f| f.name.as_str());
-        let inputs: Vec<String> = e.inputs.iter().map(|i| format!("{i:?}")).collect();
+        let inputs: Vec<String> = e
+            .inputs
+            .iter()
+            .map(|i| match (i.component, i.components) {
+                (0, _) if e.inputs.iter().filter(|o| o.param == i.param).count() == 1 => {
+                    format!("{:?}", i.value)
+                }
+                (first, n) => format!("{:?} p{}[{first}..{}]", i.value, i.param, first + n),
+            })
+            .collect();
         let shape = match e.group {
             crate::GroupShape::Threads([x, y, z]) => format!("numthreads({x}, {y}, {z})"),
             crate::GroupShape::Waves(n) => format!("numWaves({n})"),

@@ -76,7 +76,7 @@ impl<'a> Verifier<'a> {
         self.function = None;
         if let Some(e) = &self.m.entry {
             match self.m.functions.get(e.function.index()) {
-                Some(f) if f.params.len() == e.inputs.len() => {}
+                Some(f) if e.inputs.iter().all(|i| (i.param as usize) < f.params.len()) => {}
                 Some(_) => self.fail("entry point inputs do not match its parameters".to_string()),
                 None => self.fail("entry point names a missing function".to_string()),
             }

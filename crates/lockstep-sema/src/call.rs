@@ -82,7 +82,7 @@ impl Sema<'_> {
             );
             return None;
         }
-        self.error(id.span, format!("use of undeclared identifier '{name}'"));
+        self.undeclared(id);
         None
     }
 

@@ -12,7 +12,7 @@ use lockstep_syntax::{Diagnostic, Diagnostics, Span, ast};
 use crate::CompileOptions;
 
 /// How deep expressions and statements may nest before the checker gives up.
-pub(crate) const MAX_DEPTH: u32 = 200;
+pub(crate) const MAX_DEPTH: u32 = 4096;
 
 /// An HLSL literal whose type is still open: it adopts the type of the
 /// other operand, or defaults to `int`/`float`.
@@ -152,6 +152,12 @@ pub(crate) struct Sema<'a> {
     pub globals: HashMap<String, GlobalSym>,
     /// Structs and typedefs by name.
     pub named_types: HashMap<String, TypeId>,
+    /// The semantic written on each member of a struct type (`uint3 id :
+    /// SV_GroupThreadID;`), in member order.
+    pub member_semantics: HashMap<TypeId, Vec<Option<lockstep_syntax::ast::Ident>>>,
+    /// Names already reported as undeclared, or whose declaration failed:
+    /// later uses are not reported again.
+    pub quiet_names: std::collections::HashSet<String>,
     pub functions: HashMap<String, Vec<usize>>,
     pub fn_syms: Vec<FnSym<'a>>,
     /// Folded values of `static const` globals.
@@ -181,6 +187,8 @@ impl<'a> Sema<'a> {
             module: ir::Module::default(),
             globals: HashMap::new(),
             named_types: HashMap::new(),
+            member_semantics: HashMap::new(),
+            quiet_names: std::collections::HashSet::new(),
             functions: HashMap::new(),
             fn_syms: Vec::new(),
             const_values: HashMap::new(),
@@ -237,6 +245,16 @@ impl<'a> Sema<'a> {
 
     pub fn push(&mut self, d: Diagnostic) {
         self.diags.push(d);
+    }
+
+    /// Reports a use of an undeclared name, once per name.
+    pub fn undeclared(&mut self, id: &lockstep_syntax::ast::Ident) {
+        if self.quiet_names.insert(id.name.clone()) {
+            self.error(
+                id.span,
+                format!("use of undeclared identifier '{}'", id.name),
+            );
+        }
     }
 
     /// Enters one level of nesting; `false` (after one diagnostic) when the

@@ -35,7 +35,7 @@ impl Sema<'_> {
             })
             .unwrap_or_default();
         let Some(&idx) = defined.first() else {
-            self.error(Span::default(), format!("missing entry point '{name}'"));
+            self.missing_entry_point(&name);
             return;
         };
         let decl = self.fn_syms[idx].decl;
@@ -56,12 +56,16 @@ impl Sema<'_> {
         let wave_size = self.wave_size_attribute(decl);
         let group = self.group_shape(decl);
         let inputs = self.entry_inputs(decl);
-        let (Some(group), Some(wave_size), Some(inputs)) = (group, wave_size, inputs) else {
+        let (Some(group), Some(inputs)) = (group, inputs) else {
             return;
         };
         if let ir::GroupShape::Waves(_) = group {
-            self.check_num_waves_inputs(decl, &inputs);
+            self.check_num_waves_inputs(&inputs);
         }
+        let Some(wave_size) = wave_size else {
+            return;
+        };
+        let inputs = inputs.into_iter().map(|(input, _)| input).collect();
         let function = self.function_id(idx);
         self.module.entry = Some(ir::EntryPoint {
             function,
@@ -70,6 +74,44 @@ impl Sema<'_> {
             wave_size,
             inputs,
         });
+    }
+
+    /// No function is called `name`: the error lists the defined functions
+    /// that could be meant, those with `[numthreads]` or `[numWaves]`
+    /// first.
+    fn missing_entry_point(&mut self, name: &str) {
+        let mut marked = Vec::new();
+        let mut others = Vec::new();
+        for sym in self.fn_syms.iter().filter(|s| s.defined) {
+            let decl = sym.decl;
+            let launches = decl.attributes.iter().any(|a| {
+                a.name.name.eq_ignore_ascii_case("numthreads")
+                    || a.name.name.eq_ignore_ascii_case("numWaves")
+            });
+            let list = if launches { &mut marked } else { &mut others };
+            if !list.contains(&decl.name.name) {
+                list.push(decl.name.name.clone());
+            }
+        }
+        let mut d = lockstep_syntax::Diagnostic::error(
+            Span::default(),
+            format!("missing entry point '{name}'"),
+        );
+        d = match (marked.as_slice(), others.as_slice()) {
+            ([one], _) => d.with_note(format!(
+                "'{one}' has [numthreads]: compile with -E {one}, or name it in the pipeline's Entry"
+            )),
+            ([], []) => d.with_note("the file defines no function"),
+            ([], _) => d.with_note(format!(
+                "no function has [numthreads]; the file defines {}",
+                others.join(", ")
+            )),
+            _ => d.with_note(format!(
+                "the functions with [numthreads] are {}: choose one with -E",
+                marked.join(", ")
+            )),
+        };
+        self.push(d);
     }
 
     /// `[numthreads(x, y, z)]` or `[numWaves(n)]`, exactly one of them.
@@ -112,15 +154,13 @@ impl Sema<'_> {
     }
 
     /// Under `[numWaves]` the thread-based system values do not exist.
-    fn check_num_waves_inputs(&mut self, decl: &ast::FunctionDecl, inputs: &[SystemValue]) {
-        for (p, sv) in decl.params.iter().zip(inputs) {
-            if *sv == SystemValue::GroupId {
+    fn check_num_waves_inputs(&mut self, inputs: &[(ir::EntryInput, ast::Ident)]) {
+        for (input, semantic) in inputs {
+            if input.value == SystemValue::GroupId {
                 continue;
             }
-            let semantic = p.semantic.as_ref().map_or(p.span, |s| s.span);
-            let name = p.semantic.as_ref().map_or("", |s| s.name.as_str());
             self.push(
-                lockstep_syntax::Diagnostic::error(semantic, format!("'{name}' cannot be used in a shader with the numWaves attribute"))
+                lockstep_syntax::Diagnostic::error(semantic.span, format!("'{}' cannot be used in a shader with the numWaves attribute", semantic.name))
                     .with_note("use SV_GroupID, GetGroupWaveIndex() and WaveGetLaneIndex() to locate the work instead"),
             );
         }
@@ -285,7 +325,12 @@ impl Sema<'_> {
         Some(size)
     }
 
-    fn entry_inputs(&mut self, decl: &ast::FunctionDecl) -> Option<Vec<SystemValue>> {
+    /// The system value of each parameter, or of each field of a struct
+    /// parameter, with the semantic that names it.
+    fn entry_inputs(
+        &mut self,
+        decl: &ast::FunctionDecl,
+    ) -> Option<Vec<(ir::EntryInput, ast::Ident)>> {
         let fn_id = self
             .fn_syms
             .iter()
@@ -294,40 +339,20 @@ impl Sema<'_> {
         let mut inputs = Vec::new();
         let mut ok = true;
         for (i, p) in decl.params.iter().enumerate() {
-            match self.entry_input(p, fn_id, i) {
-                Some(sv) => inputs.push(sv),
-                None => ok = false,
-            }
+            ok &= self.entry_param(p, fn_id, i, &mut inputs).is_some();
         }
         ok.then_some(inputs)
     }
 
-    fn entry_input(
+    /// The inputs of one entry parameter: itself, or the fields of its
+    /// struct type, each with a system-value semantic.
+    fn entry_param(
         &mut self,
         p: &ast::Param,
         fn_id: Option<ir::FunctionId>,
         index: usize,
-    ) -> Option<SystemValue> {
-        let Some(semantic) = &p.semantic else {
-            self.error(
-                p.span,
-                format!(
-                    "entry point parameter '{}' must have a system-value semantic",
-                    p.name.name
-                ),
-            );
-            return None;
-        };
-        let Some(sv) = system_value(&semantic.name) else {
-            self.error(
-                semantic.span,
-                format!(
-                    "invalid semantic '{}' for a compute shader input",
-                    semantic.name
-                ),
-            );
-            return None;
-        };
+        inputs: &mut Vec<(ir::EntryInput, ast::Ident)>,
+    ) -> Option<()> {
         if p.direction != ast::ParamDirection::In {
             self.error(p.span, "compute shader inputs cannot be 'out' or 'inout'");
             return None;
@@ -340,6 +365,76 @@ impl Sema<'_> {
                 .get(index)
                 .map(|l| l.ty)
         })?;
+        let param = index as u32;
+        if let Some(semantic) = &p.semantic {
+            let value = self.entry_value(semantic, ty, p.span)?;
+            let components = self.module.types.component_count(ty);
+            let input = ir::EntryInput {
+                value,
+                param,
+                component: 0,
+                components,
+            };
+            inputs.push((input, semantic.clone()));
+            return Some(());
+        }
+        let Type::Struct { members, .. } = self.get(ty).clone() else {
+            self.error(
+                p.span,
+                format!(
+                    "entry point parameter '{}' must have a system-value semantic",
+                    p.name.name
+                ),
+            );
+            return None;
+        };
+        let semantics = self.member_semantics.get(&ty).cloned().unwrap_or_default();
+        let mut component = 0;
+        for (member, semantic) in members.iter().zip(semantics.iter()) {
+            let components = self.module.types.component_count(member.ty);
+            let Some(semantic) = semantic else {
+                self.error(
+                    p.span,
+                    format!(
+                        "field '{}' of entry point parameter '{}' must have a system-value semantic",
+                        member.name, p.name.name
+                    ),
+                );
+                return None;
+            };
+            let value = self.entry_value(semantic, member.ty, semantic.span)?;
+            inputs.push((
+                ir::EntryInput {
+                    value,
+                    param,
+                    component,
+                    components,
+                },
+                semantic.clone(),
+            ));
+            component += components;
+        }
+        Some(())
+    }
+
+    /// The system value `semantic` names, checked against the type that
+    /// receives it.
+    fn entry_value(
+        &mut self,
+        semantic: &ast::Ident,
+        ty: ir::TypeId,
+        span: Span,
+    ) -> Option<SystemValue> {
+        let Some(sv) = system_value(&semantic.name) else {
+            self.error(
+                semantic.span,
+                format!(
+                    "invalid semantic '{}' for a compute shader input",
+                    semantic.name
+                ),
+            );
+            return None;
+        };
         let ok = match *self.get(ty) {
             Type::Scalar(s) => matches!(s, ScalarType::Int32 | ScalarType::UInt32),
             Type::Vector(s, n) => {
@@ -357,7 +452,7 @@ impl Sema<'_> {
                 "uint, uint2 or uint3"
             };
             self.error(
-                p.span,
+                span,
                 format!(
                     "parameter with semantic '{}' must have type {allowed}, but has type '{shown}'",
                     semantic.name

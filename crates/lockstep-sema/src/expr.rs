@@ -174,10 +174,7 @@ impl Sema<'_> {
                 None
             }
             None => {
-                self.error(
-                    id.span,
-                    format!("use of undeclared identifier '{}'", id.name),
-                );
+                self.undeclared(id);
                 None
             }
         }

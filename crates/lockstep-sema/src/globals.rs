@@ -24,6 +24,7 @@ impl Sema<'_> {
             return;
         }
         let mut members: Vec<Member> = Vec::new();
+        let mut semantics = Vec::new();
         for f in &s.fields {
             let Some(ty) = self
                 .resolve_value_type(&f.ty)
@@ -48,6 +49,7 @@ impl Sema<'_> {
                 name: f.name.name.clone(),
                 ty,
             });
+            semantics.push(f.semantic.clone());
         }
         let ty = self.intern(Type::Struct {
             name: s.name.name.clone(),
@@ -61,6 +63,7 @@ impl Sema<'_> {
             return;
         }
         self.named_types.insert(s.name.name.clone(), ty);
+        self.member_semantics.insert(ty, semantics);
     }
 
     pub fn declare_typedef(&mut self, t: &ast::TypedefDecl) {

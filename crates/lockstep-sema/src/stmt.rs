@@ -119,15 +119,25 @@ impl Sema<'_> {
         }
         let is_const = v.storage.iter().any(|s| s.name == "const")
             || crate::types::has_modifier(&v.ty, "const");
+        // A declaration that fails leaves its names quiet: their uses
+        // would only repeat the error.
+        let quiet = |this: &mut Self, names: &mut dyn Iterator<Item = &ast::Declarator>| {
+            for d in names {
+                this.quiet_names.insert(d.name.name.clone());
+            }
+        };
         let Some(base) = self.resolve_value_type(&v.ty) else {
+            quiet(self, &mut v.declarators.iter());
             return;
         };
         if self.is_void(base) {
             self.error(v.ty.span, "variable has incomplete type 'void'");
+            quiet(self, &mut v.declarators.iter());
             return;
         }
         for d in &v.declarators {
             let Some((ty, value)) = self.declarator_value(base, d) else {
+                quiet(self, &mut std::iter::once(d));
                 continue;
             };
             let Some(id) = self.declare_local(&d.name, ty, is_const) else {

@@ -3,7 +3,7 @@
 //! helpers the rest of the checker uses.
 
 use lockstep_ir::{ResourceKind, ScalarType, Type, TypeArena, TypeId};
-use lockstep_syntax::{Span, ast};
+use lockstep_syntax::{Diagnostic, Span, ast};
 
 use crate::context::Sema;
 
@@ -453,6 +453,44 @@ impl Sema<'_> {
         Some(ty)
     }
 
+    /// The first part of `e` that keeps it from being a constant: a
+    /// variable that is not `const`, or a call.
+    fn non_constant_part(&mut self, e: &ast::Expr) -> Option<(Span, String)> {
+        use ast::ExprKind as K;
+        match &e.kind {
+            K::Ident(id) => {
+                let t = self.lower_expr(e)?;
+                let t = self.rvalue(t, e.span)?;
+                self.fold(&t.e).is_none().then(|| {
+                    (
+                        id.span,
+                        format!(
+                            "'{}' is a variable, not a constant (declare it 'static const')",
+                            id.name
+                        ),
+                    )
+                })
+            }
+            K::Call { .. } | K::MethodCall { .. } => {
+                Some((e.span, "a call is not a constant".to_string()))
+            }
+            K::Unary { operand, .. } => self.non_constant_part(operand),
+            K::Binary { lhs, rhs, .. } => self
+                .non_constant_part(lhs)
+                .or_else(|| self.non_constant_part(rhs)),
+            K::Conditional {
+                cond,
+                then_expr,
+                else_expr,
+            } => self
+                .non_constant_part(cond)
+                .or_else(|| self.non_constant_part(then_expr))
+                .or_else(|| self.non_constant_part(else_expr)),
+            K::Cast { operand, .. } => self.non_constant_part(operand),
+            _ => None,
+        }
+    }
+
     /// Checks and lowers `e` in the current context and folds it to a
     /// non-negative integer.
     pub fn const_u32(&mut self, e: &ast::Expr, what: &str) -> Option<u32> {
@@ -474,7 +512,11 @@ impl Sema<'_> {
             return None;
         }
         let Some(values) = self.fold(&t.e) else {
-            self.error(e.span, format!("{what} is not a constant expression"));
+            let mut d = Diagnostic::error(e.span, format!("{what} is not a constant expression"));
+            if let Some((span, why)) = self.non_constant_part(e) {
+                d = d.with_label(span, why);
+            }
+            self.push(d);
             return None;
         };
         let value = crate::fold::as_i128(*values.first()?);

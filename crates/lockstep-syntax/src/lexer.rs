@@ -96,6 +96,9 @@ impl fmt::Display for LexError {
             LexError::InvalidChar(c) if c.is_ascii_graphic() => {
                 write!(f, "unexpected character '{c}'")
             }
+            LexError::InvalidChar(char::REPLACEMENT_CHARACTER) => {
+                f.write_str("bytes that are not valid UTF-8 (outside comments and #if 0 blocks, the source must be UTF-8)")
+            }
             LexError::InvalidChar(c) => write!(f, "unexpected character <U+{:04X}>", *c as u32),
             LexError::Number(e) => e.fmt(f),
         }

@@ -75,7 +75,7 @@ type PResult<T> = Result<T, Reported>;
 const MAX_NESTING: u32 = 256;
 /// Expression trees are at most this deep (long operator chains nest
 /// without recursion in the parser, but later passes recurse).
-const MAX_EXPR_DEPTH: u32 = 512;
+const MAX_EXPR_DEPTH: u32 = 4096;
 /// Looking at tokens this many times without consuming one means the parser
 /// is stuck.
 const STEP_LIMIT: u32 = 100_000;

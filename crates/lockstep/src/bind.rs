@@ -375,6 +375,7 @@ fn check_size(
             }
         }
         _ => {
+            check_element_size(shader, resource, buffer)?;
             let stride = u64::from(lockstep_ir::layout::array_stride(
                 types,
                 resource.element,
@@ -398,6 +399,45 @@ fn check_size(
         }
     }
     Ok(())
+}
+
+/// A structured or typed buffer whose element's components all have one
+/// size must hold elements of that size: Float16 data read as a 32-bit
+/// `half` would be reinterpreted, never converted. Integer data may give
+/// wider elements as their words.
+fn check_element_size(
+    shader: &Shader,
+    resource: &Resource,
+    buffer: &lockstep_pipeline::BufferDesc,
+) -> Result<(), RunError> {
+    let types = &shader.module.types;
+    let mut scalars = Vec::new();
+    types.flatten(resource.element, &mut scalars);
+    let Some(first) = scalars.first() else {
+        return Ok(());
+    };
+    let size = first.size() as usize;
+    // Integer data may spell wider elements as their words (UInt32 pairs
+    // for a uint64_t); float data and narrower elements are never meant.
+    let words = !buffer.format.is_float() && size > buffer.format.size();
+    if scalars.iter().any(|s| s.size() as usize != size) || size == buffer.format.size() || words {
+        return Ok(());
+    }
+    let element = types.display(resource.element);
+    let mut error = RunError::new(format!(
+        "buffer '{}' holds {} elements of {} bytes, but resource '{}' reads '{element}' components of {size} bytes",
+        buffer.name,
+        buffer.format,
+        buffer.format.size(),
+        resource.name,
+    ))
+    .at(resource.span);
+    if buffer.format == lockstep_pipeline::Format::Float16 && size == 4 {
+        error = error.with_note(
+            "without -enable-16bit-types, half is a 32-bit float: compile with -enable-16bit-types, or give the buffer Float32 data",
+        );
+    }
+    Err(error)
 }
 
 /// A texture's buffer: OutputProps that fit the texture's dimensions, texels

@@ -522,11 +522,26 @@ impl CheckReport {
                 sizes_text(&self.wave_sizes)
             )
         } else {
+            let count = |n: usize, one: &str, many: &str| {
+                format!("{n} {}", if n == 1 { one } else { many })
+            };
             format!(
-                "{} undefined-behaviour findings, {} portability issues, {} order dependences (wave sizes {})\n",
-                self.findings.len(),
-                self.portability.len(),
-                self.order_dependence.len(),
+                "{}, {}, {} (wave sizes {})\n",
+                count(
+                    self.findings.len(),
+                    "undefined-behaviour finding",
+                    "undefined-behaviour findings"
+                ),
+                count(
+                    self.portability.len(),
+                    "portability issue",
+                    "portability issues"
+                ),
+                count(
+                    self.order_dependence.len(),
+                    "order dependence",
+                    "order dependences"
+                ),
                 sizes_text(&self.wave_sizes)
             )
         };

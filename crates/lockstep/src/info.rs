@@ -112,7 +112,14 @@ impl ShaderInfo {
             ),
         }
         if let (Some(w), Some(t)) = (self.waves_per_group, self.threads_per_group) {
-            line("per group", format!("{w} waves, {t} threads"));
+            let plural = |n: u64, word: &str| match n {
+                1 => format!("1 {word}"),
+                n => format!("{n} {word}s"),
+            };
+            line(
+                "per group",
+                format!("{}, {}", plural(w, "wave"), plural(t, "thread")),
+            );
         }
         line("groupshared", format!("{} bytes", self.groupshared_bytes));
         line(

@@ -42,7 +42,7 @@ pub use offload::{
     parse_test_file, run_test_file,
 };
 pub use pragma::Pragmas;
-pub use render::render_diagnostics;
+pub use render::{DiagnosticJson, LabelJson, diagnostics_json, render_diagnostics};
 
 use lockstep_syntax::preprocess::{PreprocessOptions, SourceLoader};
 use lockstep_syntax::{Diagnostic, Diagnostics, SourceMap};
@@ -73,6 +73,10 @@ impl Default for CompileOptions {
         }
     }
 }
+
+/// The stack of the thread that lowers and compiles a shader: room for the
+/// deepest expression the parser accepts.
+const COMPILE_STACK_BYTES: usize = 256 << 20;
 
 /// The highest shader model Lockstep knows.
 pub const MAX_SHADER_MODEL: (u32, u32) = (6, 10);
@@ -126,6 +130,29 @@ impl CompileError {
     }
 }
 
+/// Source text from a file's bytes, as DXC reads it: a UTF-8 byte-order
+/// mark is dropped, and bytes that are not UTF-8 become U+FFFD, which is
+/// harmless in comments and `#if 0` blocks and an error anywhere else.
+pub fn decode_source(bytes: &[u8]) -> String {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Reads included files from the file system, decoded with
+/// [`decode_source`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FsLoader;
+
+impl SourceLoader for FsLoader {
+    fn load(&self, path: &str) -> Option<String> {
+        let path = std::path::Path::new(path);
+        if !path.is_file() {
+            return None;
+        }
+        std::fs::read(path).ok().map(|bytes| decode_source(&bytes))
+    }
+}
+
 /// Reads included files from a map of path → text (for tests and embedders
 /// without a file system).
 #[derive(Clone, Debug, Default)]
@@ -147,6 +174,7 @@ pub fn compile(
     opts: &CompileOptions,
     loader: &dyn SourceLoader,
 ) -> Result<Shader, CompileError> {
+    let source = source.strip_prefix('\u{feff}').unwrap_or(source);
     let mut map = SourceMap::new();
     let main = map.add(name, source, None);
     let mut diags = Diagnostics::default();
@@ -172,13 +200,38 @@ pub fn compile(
         shader_model: opts.shader_model,
         enable_16bit_types: opts.enable_16bit_types,
     };
-    let module = lockstep_sema::lower(&tu, &map, &sema_opts, &mut diags);
-    let module = match module {
-        Some(m) if !diags.has_errors() => m,
-        _ => return Err(fail(map, diags)),
+    // Lowering and code generation recurse once per level of expression
+    // nesting: they run on a thread whose stack holds the deepest nesting
+    // the parser accepts, whatever the caller's stack.
+    let mut work = || {
+        let module = lockstep_sema::lower(&tu, &map, &sema_opts, &mut diags)
+            .filter(|_| !diags.has_errors())?;
+        let program = exec::Program::compile(&module);
+        Some((module, program))
+    };
+    let on_thread = std::thread::scope(|scope| {
+        let job = &mut work;
+        std::thread::Builder::new()
+            .name("lockstep-compile".into())
+            .stack_size(COMPILE_STACK_BYTES)
+            .spawn_scoped(scope, job)
+            .ok()
+            .map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p))
+            })
+    });
+    // Without a thread to be had, compile here.
+    let lowered = match on_thread {
+        Some(result) => result,
+        None => work(),
+    };
+    let Some((module, program)) = lowered else {
+        return Err(fail(map, diags));
     };
     let pragmas = pragma::read(&tu.pragmas, &module, &mut diags);
-    let program = match exec::Program::compile(&module) {
+    let program = match program {
         Ok(p) => p,
         Err(e) => {
             let span = e

@@ -74,3 +74,61 @@ fn emit(
     }
     String::from_utf8_lossy(buffer.as_slice()).into_owned()
 }
+
+/// A diagnostic as `--format json` reports it: its severity, message,
+/// place (file, 1-based line and column, with `#line` applied), labels and
+/// notes.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct DiagnosticJson {
+    pub severity: &'static str,
+    pub message: String,
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub labels: Vec<LabelJson>,
+    pub notes: Vec<String>,
+}
+
+/// A secondary place of a [`DiagnosticJson`].
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LabelJson {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub message: String,
+}
+
+/// The diagnostics in their JSON form.
+pub fn diagnostics_json(map: &SourceMap, diags: &[Diagnostic]) -> Vec<DiagnosticJson> {
+    diags
+        .iter()
+        .map(|d| {
+            let at = map.presumed_location(d.span);
+            DiagnosticJson {
+                severity: match d.severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
+                    Severity::Note => "note",
+                },
+                message: d.message.clone(),
+                file: at.name,
+                line: at.line,
+                column: at.col,
+                labels: d
+                    .labels
+                    .iter()
+                    .map(|(span, message)| {
+                        let at = map.presumed_location(*span);
+                        LabelJson {
+                            file: at.name,
+                            line: at.line,
+                            column: at.col,
+                            message: message.clone(),
+                        }
+                    })
+                    .collect(),
+                notes: d.notes.clone(),
+            }
+        })
+        .collect()
+}

@@ -36,11 +36,24 @@ impl Wave {
         let w = ctx.wave_size;
         let mem = memory(ctx, std::slice::from_ref(gs), addr.space, 0);
         let mut outside: Mask = 0;
+        let mut misaligned: Mask = 0;
+        let mut first_misaligned = 0;
         let mut shared: Option<(FindingKind, &'static str, Mask)> = None;
         for l in self.lanes(w) {
             let at = address(&self.regs, addr, l, w);
             if !mem.in_bounds(at, ty.size()) {
-                outside |= 1 << l;
+                let align = u64::from(ty.size().min(4));
+                let in_range = at
+                    .checked_add(u64::from(ty.size()))
+                    .is_some_and(|end| end <= mem.len());
+                if in_range && !at.is_multiple_of(align) {
+                    if misaligned == 0 {
+                        first_misaligned = at;
+                    }
+                    misaligned |= 1 << l;
+                } else {
+                    outside |= 1 << l;
+                }
                 continue;
             }
             if addr.space == Space::Groupshared {
@@ -65,6 +78,27 @@ impl Wave {
                     } else {
                         "writes"
                     }
+                )
+            });
+        }
+        if misaligned != 0 {
+            let what = match addr.space {
+                Space::Groupshared => "groupshared memory".to_string(),
+                Space::Resource(r) => ctx
+                    .program
+                    .resource_names
+                    .get(r.index())
+                    .map_or_else(|| "a resource".to_string(), |n| format!("'{n}'")),
+            };
+            let align = ty.size().min(4);
+            let verb = if access == Access::Read {
+                "reads"
+            } else {
+                "writes"
+            };
+            findings.record(FindingKind::Misaligned, self.site(ctx), misaligned, || {
+                format!(
+                    "{verb} {what} at byte offset {first_misaligned}, which is not a multiple of {align}"
                 )
             });
         }

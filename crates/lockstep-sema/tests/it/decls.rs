@@ -503,8 +503,9 @@ fn entry_point_errors() {
     check(
         "[numthreads(1, 1, 1)] void other() {}",
         expect![[r#"
-        1:1: error: missing entry point 'main'
-    "#]],
+            1:1: error: missing entry point 'main'
+              note: 'other' has [numthreads]: compile with -E other, or name it in the pipeline's Entry
+        "#]],
     );
     check(
         "void main() {}",
@@ -600,6 +601,70 @@ fn matrix_orientation() {
               %t.m._m00 = 1.0f;
             }
             entry main: fn main, numthreads(1, 1, 1), inputs()
+        "#]],
+    );
+}
+
+#[test]
+fn struct_parameters_of_the_entry_point() {
+    check(
+        "struct In { uint3 tid : SV_GroupThreadID; uint index : SV_GroupIndex; };\n\
+         [numthreads(4, 1, 1)] void main(In i, uint3 g : SV_GroupID) {}",
+        expect![[r#"
+            struct In { uint3 tid; uint index; }
+            fn main(in %i: In, in %g: uint3) -> void {
+            }
+            entry main: fn main, numthreads(4, 1, 1), inputs(GroupThreadId p0[0..3], GroupIndex p0[3..4], GroupId)
+        "#]],
+    );
+    check(
+        "struct In { uint3 tid : SV_GroupThreadID; uint extra; };\n\
+         [numthreads(4, 1, 1)] void main(In i) {}",
+        expect![[r#"
+            2:33: error: field 'extra' of entry point parameter 'i' must have a system-value semantic
+        "#]],
+    );
+    check(
+        "struct In { float3 tid : SV_GroupThreadID; };\n\
+         [numthreads(4, 1, 1)] void main(In i) {}",
+        expect![[r#"
+            1:26: error: parameter with semantic 'SV_GroupThreadID' must have type uint, uint2 or uint3, but has type 'float3'
+        "#]],
+    );
+}
+
+#[test]
+fn an_undeclared_name_is_reported_once() {
+    check(
+        &body("uint a = foo + 1;\nuint b = foo * a;\nfoo = 3;"),
+        expect![[r#"
+            3:10: error: use of undeclared identifier 'foo'
+        "#]],
+    );
+    // Nor are the uses of a variable whose declaration failed.
+    check(
+        &body("uint n = 4;\nuint a[2 * n];\na[0] = 1;\nuint b = a[0];"),
+        expect![[r#"
+            4:8: error: array size is not a constant expression
+              4:12: 'n' is a variable, not a constant (declare it 'static const')
+        "#]],
+    );
+}
+
+#[test]
+fn a_missing_entry_point_names_the_candidates() {
+    check(
+        "void helper() {}\n[numthreads(1, 1, 1)] void CSMain() {}\n[numthreads(2, 1, 1)] void Other() {}",
+        expect![[r#"
+            1:1: error: missing entry point 'main'
+              note: the functions with [numthreads] are CSMain, Other: choose one with -E
+        "#]],
+    );
+    check(
+        "void helper() {}",
+        expect![[r#"
+            1:1: error: missing entry point 'main'
+              note: no function has [numthreads]; the file defines helper
         "#]],
     );
 }

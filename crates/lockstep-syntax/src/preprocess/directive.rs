@@ -364,6 +364,25 @@ impl Preprocessor<'_> {
         if self.once.contains(&path) {
             return;
         }
+        // A file may appear again inside itself once (a header whose guard
+        // then empties it); a third time, the files include each other
+        // without end.
+        let open: Vec<&str> = self
+            .frames
+            .iter()
+            .map(|f| self.map.file(f.file).name.as_str())
+            .collect();
+        if open.iter().filter(|name| **name == path).count() >= 2 {
+            let first = open.iter().position(|name| *name == path).unwrap_or(0);
+            let mut cycle: Vec<&str> = open[first..].to_vec();
+            if let Some(second) = cycle.iter().skip(1).position(|name| *name == path) {
+                cycle.truncate(second + 1);
+            }
+            cycle.push(&path);
+            let message = format!("#include cycle: {}", cycle.join(" includes "));
+            self.fatal_error(at, message);
+            return;
+        }
         if self.frames.len() > MAX_INCLUDE_DEPTH {
             self.fatal_error(at, "#include nested too deeply");
             return;

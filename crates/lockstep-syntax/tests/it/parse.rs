@@ -629,7 +629,7 @@ fn long_operator_chains_are_limited() {
         (fn void f ()
           (= b 2))
         ---
-        1:12: error: expression nesting depth exceeds maximum of 512
+        1:12: error: expression nesting depth exceeds maximum of 4096
     "#]]
     .assert_eq(&out);
 
@@ -638,7 +638,7 @@ fn long_operator_chains_are_limited() {
     expect![[r#"
         (fn void f ())
         ---
-        1:12: error: expression nesting depth exceeds maximum of 512
+        1:12: error: expression nesting depth exceeds maximum of 4096
     "#]]
     .assert_eq(&out);
 }

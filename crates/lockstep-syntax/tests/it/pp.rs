@@ -526,31 +526,55 @@ fn pragma_once_and_include_guards() {
 
 #[test]
 fn include_depth_limit() {
-    let files = [
-        (MAIN, "#include \"self.hlsl\"\nafter\n"),
-        (
-            "self.hlsl",
-            "x\n#include \"self.hlsl\"\n#include \"self.hlsl\"\n",
-        ),
-    ];
+    // A chain of 250 distinct files, each including the next.
+    let names: Vec<String> = (0..250).map(|i| format!("f{i}.hlsl")).collect();
+    let texts: Vec<String> = (0..250)
+        .map(|i| format!("x\n#include \"f{}.hlsl\"\n", i + 1))
+        .collect();
+    let mut files: Vec<(&str, &str)> = vec![(MAIN, "#include \"f0.hlsl\"\nafter\n")];
+    files.extend(
+        names
+            .iter()
+            .map(String::as_str)
+            .zip(texts.iter().map(String::as_str)),
+    );
     let out = crate::preprocess_files(&files, &opts());
     let lines: Vec<&str> = out.lines().collect();
-    // 200 nested copies, then a fatal error: nothing after it is read.
+    // 200 nested files, then a fatal error: nothing after it is read.
     assert_eq!(lines.iter().filter(|l| **l == "x").count(), 200);
     let first_error = lines.iter().position(|l| l.contains("error")).unwrap_or(0);
     expect![[r#"
-        self.hlsl:2:10: error: #include nested too deeply
-          in file included from self.hlsl:2:1
-          in file included from self.hlsl:2:1"#]]
+        f199.hlsl:2:10: error: #include nested too deeply
+          in file included from f198.hlsl:2:1
+          in file included from f197.hlsl:2:1"#]]
     .assert_eq(&lines[first_error..first_error + 3].join("\n"));
-    assert_eq!(
-        lines
-            .iter()
-            .filter(|l| l.contains("in file included from"))
-            .count(),
-        200
-    );
     assert!(!out.contains("after"));
+}
+
+#[test]
+fn include_cycles_are_reported_once_with_their_files() {
+    let files = [
+        (MAIN, "#include \"a.hlsl\"\nafter\n"),
+        ("a.hlsl", "a\n#include \"b.hlsl\"\n"),
+        ("b.hlsl", "b\n#include \"a.hlsl\"\n"),
+    ];
+    let out = crate::preprocess_files(&files, &opts());
+    let errors: Vec<&str> = out.lines().filter(|l| l.contains("error")).collect();
+    assert_eq!(
+        errors,
+        ["b.hlsl:2:10: error: #include cycle: a.hlsl includes b.hlsl includes a.hlsl"]
+    );
+    // A guarded header included inside itself is no cycle.
+    let guarded = [
+        (MAIN, "#include \"g.hlsl\"\nafter\n"),
+        (
+            "g.hlsl",
+            "#ifndef G\n#define G\ng\n#include \"g.hlsl\"\n#endif\n",
+        ),
+    ];
+    let out = crate::preprocess_files(&guarded, &opts());
+    assert!(!out.contains("error"), "{out}");
+    assert!(out.contains("after"), "{out}");
 }
 
 #[test]

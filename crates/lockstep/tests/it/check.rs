@@ -482,3 +482,55 @@ void main(uint gi : SV_GroupIndex)
         ]
     );
 }
+
+/// A byte address that is in range but not a multiple of 4 is a misaligned
+/// access, named with its resource and offset; one past the end is out of
+/// bounds.
+#[test]
+fn misaligned_accesses_name_the_resource_and_offset() {
+    let source = r#"
+RWByteAddressBuffer Out : register(u0);
+[numthreads(8, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    if (gi == 1)
+        Out.Store(6, 7u);
+    if (gi == 2)
+        Out.Store(64, 7u);
+}
+"#;
+    use crate::harness::{buf, compile, pipeline};
+    use lockstep::pipeline::Kind;
+    let shader = compile(source, &CompileOptions::default());
+    let p = pipeline(
+        [1, 1, 1],
+        &[buf("Out", Kind::RwByteAddressBuffer, 0, vec![0; 16])],
+    );
+    let opts = RunOptions {
+        wave_size: 8,
+        ..RunOptions::default()
+    };
+    let (out, report) = lockstep::run_checked(&shader, &p, &opts).unwrap();
+    // Both writes are dropped.
+    assert!(out.contents[0].iter().all(|&b| b == 0));
+    let found: Vec<(&str, &[u32], &str)> = report
+        .findings
+        .iter()
+        .map(|f| (f.kind, f.lanes.as_slice(), f.message.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "misaligned-access",
+                &[1u32][..],
+                "writes 'Out' at byte offset 6, which is not a multiple of 4"
+            ),
+            (
+                "out-of-bounds",
+                &[2u32][..],
+                "writes out of bounds of a resource"
+            ),
+        ]
+    );
+}

@@ -255,3 +255,47 @@ fn huge_local_arrays_are_an_error() {
 
     "#]].assert_eq(&diagnostics(source, &CompileOptions::default()));
 }
+
+#[test]
+fn element_sizes_must_match_the_data() {
+    let shader = compile(
+        "StructuredBuffer<half> In : register(t0);\nRWStructuredBuffer<float> Out : register(u0);\n\
+         [numthreads(2, 1, 1)]\nvoid main(uint gi : SV_GroupIndex) { Out[gi] = In[gi]; }\n",
+        &CompileOptions::default(),
+    );
+    let mut p = pipeline(
+        [1, 1, 1],
+        &[
+            buf("In", Kind::StructuredBuffer, 0, vec![0x4000_3C00, 0]),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 2]),
+        ],
+    );
+    p.buffers[0].format = lockstep::pipeline::Format::Float16;
+    let e = lockstep::run(&shader, &p, &RunOptions::default()).unwrap_err();
+    assert_eq!(
+        e.message,
+        "buffer 'In' holds Float16 elements of 2 bytes, but resource 'In' reads 'float' components of 4 bytes"
+    );
+    assert_eq!(
+        e.notes,
+        [
+            "without -enable-16bit-types, half is a 32-bit float: compile with -enable-16bit-types, or give the buffer Float32 data"
+        ]
+    );
+    // With 16-bit types the same data are two halves: 1.0 and 2.0.
+    let shader = compile(
+        "StructuredBuffer<half> In : register(t0);\nRWStructuredBuffer<float> Out : register(u0);\n\
+         [numthreads(2, 1, 1)]\nvoid main(uint gi : SV_GroupIndex) { Out[gi] = In[gi]; }\n",
+        &CompileOptions {
+            enable_16bit_types: true,
+            shader_model: (6, 2),
+            ..CompileOptions::default()
+        },
+    );
+    let out = lockstep::run(&shader, &p, &RunOptions::default()).unwrap();
+    let floats: Vec<f32> = out.contents[1]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(floats, [1.0, 2.0]);
+}

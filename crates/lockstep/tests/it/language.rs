@@ -336,3 +336,40 @@ void main()
     .remove(0);
     assert_eq!(out, [11, 3, 35, 3]);
 }
+
+/// Entry parameters of struct type get each field's system value.
+#[test]
+fn struct_entry_parameters_take_system_values() {
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+        struct Ids { uint index : SV_GroupIndex; uint2 group : SV_GroupID; uint3 id : SV_DispatchThreadID; };\n\
+        [numthreads(2, 1, 1)]\n\
+        void main(Ids ids, uint3 local : SV_GroupThreadID) {\n\
+            Out[ids.id.x] = ids.index * 100 + ids.group.x * 10 + local.x;\n\
+        }\n";
+    let out = run_words(
+        source,
+        [2, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 4])],
+        4,
+    );
+    // Thread t of group g: index t, group g, local t.
+    assert_eq!(out[0], [0, 101, 10, 111]);
+}
+
+/// A flat expression of thousands of terms compiles and runs.
+#[test]
+fn long_flat_expressions() {
+    let terms = vec!["a"; 2000].join(" + ");
+    let source = format!(
+        "RWStructuredBuffer<uint> Out : register(u0);\n\
+         [numthreads(4, 1, 1)]\n\
+         void main(uint gi : SV_GroupIndex) {{ uint a = gi; Out[gi] = {terms}; }}\n"
+    );
+    let out = run_words(
+        &source,
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 4])],
+        4,
+    );
+    assert_eq!(out[0], [0, 2000, 4000, 6000]);
+}
