@@ -57,6 +57,9 @@ impl Sema<'_> {
         if let Some(intrinsic) = intrinsics::find(name) {
             return self.call_intrinsic(intrinsic, name, args, span);
         }
+        if matches!(name, "printf" | "errorf") {
+            return self.lower_printf(args, span);
+        }
         if let Some(t) = self.group_wave_intrinsic(id, args, span) {
             return t;
         }
@@ -82,8 +85,33 @@ impl Sema<'_> {
             );
             return None;
         }
+        if let Some(reason) = intrinsics::unsupported(name) {
+            self.error(
+                id.span,
+                format!("'{name}' is not supported by Lockstep: {reason}"),
+            );
+            return None;
+        }
         self.undeclared(id);
         None
+    }
+
+    /// `printf(format, args…)`: accepted, its arguments checked, nothing
+    /// printed.
+    fn lower_printf(&mut self, args: &[ast::Expr], span: Span) -> Option<TExpr> {
+        let Some((format, rest)) = args.split_first() else {
+            self.error(span, "printf needs a format string");
+            return None;
+        };
+        if !matches!(format.kind, ast::ExprKind::StringLit(_)) {
+            self.error(format.span, "printf's format must be a string literal");
+            return None;
+        }
+        for arg in rest {
+            self.lower_value(arg)?;
+        }
+        let void = self.void();
+        Some(TExpr::new(ExprKind::Const(Vec::new()), void, span))
     }
 
     fn lower_args(&mut self, args: &[ast::Expr]) -> Option<Vec<TExpr>> {

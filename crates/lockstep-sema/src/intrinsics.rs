@@ -619,3 +619,48 @@ pub(crate) fn signature(i: &Intrinsic) -> String {
     };
     format!("{sig} with T {shapes} of {class}")
 }
+
+/// Intrinsics of DXC's table that Lockstep does not implement, with why:
+/// a call says so instead of calling the name undeclared.
+pub(crate) fn unsupported(name: &str) -> Option<&'static str> {
+    const PIXEL: &str = "it belongs to the pixel stage, which Lockstep does not run yet";
+    Some(match name {
+        "ddx"
+        | "ddy"
+        | "ddx_coarse"
+        | "ddy_coarse"
+        | "ddx_fine"
+        | "ddy_fine"
+        | "fwidth"
+        | "clip"
+        | "EvaluateAttributeAtCentroid"
+        | "EvaluateAttributeAtSample"
+        | "EvaluateAttributeSnapped"
+        | "GetAttributeAtVertex"
+        | "GetRenderTargetSampleCount"
+        | "GetRenderTargetSamplePosition" => PIXEL,
+        "determinant" => "the determinant of a matrix is not implemented yet",
+        "noise" => "noise is not defined for compute shaders",
+        "abort" => "abort is not implemented",
+        "Barrier" => {
+            "the SM 6.8 Barrier() is not implemented yet; use the *MemoryBarrier* intrinsics"
+        }
+        "tex1D" | "tex1Dbias" | "tex1Dgrad" | "tex1Dlod" | "tex1Dproj" | "tex2D" | "tex2Dbias"
+        | "tex2Dgrad" | "tex2Dlod" | "tex2Dproj" | "tex3D" | "tex3Dbias" | "tex3Dgrad"
+        | "tex3Dlod" | "tex3Dproj" | "texCUBE" | "texCUBEbias" | "texCUBEgrad" | "texCUBElod"
+        | "texCUBEproj" => {
+            "the legacy texture functions need samplers, which Lockstep does not implement yet"
+        }
+        "Process2DQuadTessFactorsAvg"
+        | "Process2DQuadTessFactorsMax"
+        | "Process2DQuadTessFactorsMin"
+        | "ProcessIsolineTessFactors"
+        | "ProcessQuadTessFactorsAvg"
+        | "ProcessQuadTessFactorsMax"
+        | "ProcessQuadTessFactorsMin"
+        | "ProcessTriTessFactorsAvg"
+        | "ProcessTriTessFactorsMax"
+        | "ProcessTriTessFactorsMin" => "it belongs to the hull stage",
+        _ => return None,
+    })
+}

@@ -18,6 +18,7 @@ mod globals;
 mod init;
 mod intrinsics;
 mod ops;
+pub mod prelude;
 mod resource;
 mod stmt;
 mod texture;

@@ -80,6 +80,9 @@ const SCALAR_NAMES: &[(&str, ScalarName)] = &[
     ("uint64_t", ScalarName::Plain(ScalarType::UInt64)),
     ("float32_t", ScalarName::Plain(ScalarType::Float32)),
     ("float64_t", ScalarName::Plain(ScalarType::Float64)),
+    // Four 8-bit values packed in 32 bits (SM 6.6).
+    ("uint8_t4_packed", ScalarName::Plain(ScalarType::UInt32)),
+    ("int8_t4_packed", ScalarName::Plain(ScalarType::UInt32)),
     ("int16_t", ScalarName::Requires16(ScalarType::Int16)),
     ("uint16_t", ScalarName::Requires16(ScalarType::UInt16)),
     ("float16_t", ScalarName::Requires16(ScalarType::Float16)),

@@ -74,6 +74,37 @@ impl Default for CompileOptions {
     }
 }
 
+/// Puts the HLSL-written intrinsics the shader's files mention
+/// ([`lockstep_sema::prelude`]) ahead of its declarations.
+fn add_prelude(
+    tu: &mut lockstep_syntax::ast::TranslationUnit,
+    map: &mut SourceMap,
+    pp: &PreprocessOptions,
+    sixteen_bit: bool,
+    diags: &mut Diagnostics,
+) {
+    let mentioned = |name: &str| {
+        map.files().iter().any(|f| {
+            f.text.match_indices(name).any(|(at, _)| {
+                let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+                let before = f.text[..at].chars().next_back().is_none_or(|c| !word(c));
+                let after = f.text[at + name.len()..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| !word(c));
+                before && after
+            })
+        })
+    };
+    let text = lockstep_sema::prelude::source(mentioned, sixteen_bit);
+    if text.is_empty() {
+        return;
+    }
+    let id = map.add("<lockstep intrinsics>", &text, None);
+    let prelude = lockstep_syntax::parser::parse_file(map, id, pp, &syntax::NoIncludes, diags);
+    tu.items.splice(0..0, prelude.items);
+}
+
 /// The stack of the thread that lowers and compiles a shader: room for the
 /// deepest expression the parser accepts.
 const COMPILE_STACK_BYTES: usize = 256 << 20;
@@ -187,11 +218,15 @@ pub fn compile(
         include_dirs: opts.include_dirs.clone(),
         shader_model: opts.shader_model,
     };
-    let tu = lockstep_syntax::parser::parse_file(&mut map, main, &pp, loader, &mut diags);
+    let mut tu = lockstep_syntax::parser::parse_file(&mut map, main, &pp, loader, &mut diags);
     let fail = |map: SourceMap, diags: Diagnostics| CompileError {
         source_map: map,
         diagnostics: diags.items,
     };
+    if diags.has_errors() {
+        return Err(fail(map, diags));
+    }
+    add_prelude(&mut tu, &mut map, &pp, opts.enable_16bit_types, &mut diags);
     if diags.has_errors() {
         return Err(fail(map, diags));
     }

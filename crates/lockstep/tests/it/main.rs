@@ -14,6 +14,7 @@ mod formats;
 mod harness;
 mod intrinsics;
 mod language;
+mod library;
 mod memory;
 mod offload;
 mod sm65;

@@ -1,0 +1,350 @@
+//! The intrinsics written in HLSL: library functions of DXC's intrinsic
+//! table that are a few operations on the ones Lockstep implements
+//! natively (`degrees`, `reflect`, `pack_u8`, `msad4`, …). Each follows
+//! DXC's own expansion, operation for operation, so results round alike.
+//!
+//! [`source`] writes the overloads of the functions a shader mentions, for
+//! the front end to compile ahead of the shader's own declarations.
+
+use std::fmt::Write as _;
+
+/// The names this prelude defines (type names included).
+pub const NAMES: &[&str] = &[
+    "degrees",
+    "radians",
+    "ldexp",
+    "frexp",
+    "reflect",
+    "refract",
+    "dot2add",
+    "dot4add_u8packed",
+    "dot4add_i8packed",
+    "pack_u8",
+    "pack_s8",
+    "pack_clamp_u8",
+    "pack_clamp_s8",
+    "unpack_u8u32",
+    "unpack_s8s32",
+    "unpack_u8u16",
+    "unpack_s8s16",
+    "msad4",
+    "AddUint64",
+    "D3DCOLORtoUBYTE4",
+    "CheckAccessFullyMapped",
+    "faceforward",
+    "dst",
+    "lit",
+    "modf",
+    "sincos",
+    "NonUniformResourceIndex",
+    "IsHelperLane",
+];
+
+/// The float types the float-like intrinsics take: `float`, and `half`
+/// where it is a type of its own (with 16-bit types).
+fn float_types(sixteen_bit: bool) -> &'static [&'static str] {
+    if sixteen_bit {
+        &["float", "half"]
+    } else {
+        &["float"]
+    }
+}
+
+/// `float`, `float2`, … `float4`.
+fn shapes(scalar: &str) -> impl Iterator<Item = String> + '_ {
+    (1..=4).map(move |n| {
+        if n == 1 {
+            scalar.to_string()
+        } else {
+            format!("{scalar}{n}")
+        }
+    })
+}
+
+/// HLSL for the prelude functions that `mentioned` says the shader names.
+/// Empty when it names none.
+pub fn source(mentioned: impl Fn(&str) -> bool, sixteen_bit: bool) -> String {
+    let mut out = String::new();
+    let wanted = |names: &[&str]| names.iter().any(|n| mentioned(n));
+    let floats = float_types(sixteen_bit);
+    for &s in floats {
+        for t in shapes(s) {
+            if wanted(&["degrees"]) {
+                // 180 / pi and pi / 180, as DXC multiplies by them.
+                let _ = writeln!(
+                    out,
+                    "{t} degrees({t} x) {{ return x * ({s})57.29577951308232; }}"
+                );
+            }
+            if wanted(&["radians"]) {
+                let _ = writeln!(
+                    out,
+                    "{t} radians({t} x) {{ return x * ({s})0.017453292519943295; }}"
+                );
+            }
+            if wanted(&["ldexp"]) {
+                let _ = writeln!(out, "{t} ldexp({t} x, {t} e) {{ return x * exp2(e); }}");
+            }
+            if wanted(&["reflect"]) {
+                let _ = writeln!(
+                    out,
+                    "{t} reflect({t} i, {t} n) {{ return i - ({s})2 * dot(i, n) * n; }}"
+                );
+            }
+            if wanted(&["faceforward"]) {
+                let _ = writeln!(
+                    out,
+                    "{t} faceforward({t} n, {t} i, {t} ng) {{ return dot(ng, i) < ({s})0 ? n : -n; }}"
+                );
+            }
+            if wanted(&["modf"]) {
+                // The whole part towards zero; the fraction keeps x's sign.
+                let _ = writeln!(
+                    out,
+                    "{t} modf({t} x, out {t} whole) {{ whole = trunc(x); return x - whole; }}"
+                );
+            }
+            if wanted(&["sincos"]) {
+                let _ = writeln!(
+                    out,
+                    "void sincos({t} x, out {t} s, out {t} c) {{ s = sin(x); c = cos(x); }}"
+                );
+            }
+            if wanted(&["refract"]) {
+                let _ = writeln!(
+                    out,
+                    "{t} refract({t} i, {t} n, {s} eta) {{\n\
+                     \x20   {s} d = dot(n, i);\n\
+                     \x20   {s} k = ({s})1 - eta * eta * (({s})1 - d * d);\n\
+                     \x20   if (k < ({s})0) return ({t})0;\n\
+                     \x20   return eta * i - (eta * d + sqrt(k)) * n;\n\
+                     }}"
+                );
+            }
+        }
+    }
+    if wanted(&["dst"]) {
+        for &s in floats {
+            let _ = writeln!(
+                out,
+                "{s}4 dst({s}4 a, {s}4 b) {{ return {s}4(({s})1, a.y * b.y, a.z, b.w); }}"
+            );
+        }
+    }
+    if wanted(&["lit"]) {
+        for &s in floats {
+            let _ = writeln!(
+                out,
+                "{s}4 lit({s} n_dot_l, {s} n_dot_h, {s} m) {{\n\
+                 \x20   {s} specular = (n_dot_l < ({s})0 || n_dot_h < ({s})0) ? ({s})0 : pow(n_dot_h, m);\n\
+                 \x20   return {s}4(({s})1, max(n_dot_l, ({s})0), specular, ({s})1);\n\
+                 }}"
+            );
+        }
+    }
+    if wanted(&["NonUniformResourceIndex"]) {
+        out.push_str("uint NonUniformResourceIndex(uint i) { return i; }\nint NonUniformResourceIndex(int i) { return i; }\n");
+    }
+    if wanted(&["IsHelperLane"]) {
+        // Compute shaders have no helper lanes.
+        out.push_str("bool IsHelperLane() { return false; }\n");
+    }
+    if wanted(&["frexp"]) {
+        frexp(&mut out, sixteen_bit);
+    }
+    if wanted(&["dot2add"]) {
+        let _ = writeln!(
+            out,
+            "float dot2add(half2 a, half2 b, float acc) {{ return acc + (float)a.x * (float)b.x + (float)a.y * (float)b.y; }}"
+        );
+    }
+    if wanted(&["dot4add_u8packed"]) {
+        out.push_str(
+            "uint dot4add_u8packed(uint a, uint b, uint acc) {\n\
+             \x20   return acc + (a & 0xFF) * (b & 0xFF) + ((a >> 8) & 0xFF) * ((b >> 8) & 0xFF)\n\
+             \x20       + ((a >> 16) & 0xFF) * ((b >> 16) & 0xFF) + (a >> 24) * (b >> 24);\n\
+             }\n",
+        );
+    }
+    let signed_bytes = "int4 __lockstep_s8x4(uint p) {\n\
+         \x20   return int4((int)(p << 24) >> 24, (int)(p << 16) >> 24, (int)(p << 8) >> 24, (int)p >> 24);\n\
+         }\n";
+    let unsigned_bytes = "uint4 __lockstep_u8x4(uint p) { return uint4(p & 0xFF, (p >> 8) & 0xFF, (p >> 16) & 0xFF, p >> 24); }\n";
+    let packs = [
+        "pack_u8",
+        "pack_s8",
+        "pack_clamp_u8",
+        "pack_clamp_s8",
+        "unpack_u8u32",
+        "unpack_s8s32",
+        "unpack_u8u16",
+        "unpack_s8s16",
+        "dot4add_i8packed",
+    ];
+    if wanted(&packs) {
+        out.push_str(signed_bytes);
+        out.push_str(unsigned_bytes);
+        packing(&mut out, sixteen_bit);
+    }
+    if wanted(&["msad4"]) {
+        out.push_str(
+            "uint __lockstep_sad(uint reference, uint window) {\n\
+             \x20   uint sum = 0;\n\
+             \x20   for (uint b = 0; b < 32; b += 8) {\n\
+             \x20       uint r = (reference >> b) & 0xFF;\n\
+             \x20       uint s = (window >> b) & 0xFF;\n\
+             \x20       if (r != 0) sum += r > s ? r - s : s - r;\n\
+             \x20   }\n\
+             \x20   return sum;\n\
+             }\n\
+             uint4 msad4(uint reference, uint2 source, uint4 accum) {\n\
+             \x20   return accum + uint4(__lockstep_sad(reference, source.x),\n\
+             \x20       __lockstep_sad(reference, (source.x >> 8) | (source.y << 24)),\n\
+             \x20       __lockstep_sad(reference, (source.x >> 16) | (source.y << 16)),\n\
+             \x20       __lockstep_sad(reference, (source.x >> 24) | (source.y << 8)));\n\
+             }\n",
+        );
+    }
+    if wanted(&["AddUint64"]) {
+        out.push_str(
+            "uint2 AddUint64(uint2 a, uint2 b) {\n\
+             \x20   uint low = a.x + b.x;\n\
+             \x20   return uint2(low, a.y + b.y + (low < a.x ? 1u : 0u));\n\
+             }\n\
+             uint4 AddUint64(uint4 a, uint4 b) { return uint4(AddUint64(a.xy, b.xy), AddUint64(a.zw, b.zw)); }\n",
+        );
+    }
+    if wanted(&["D3DCOLORtoUBYTE4"]) {
+        out.push_str("int4 D3DCOLORtoUBYTE4(float4 c) { return (int4)(c.zyxw * 255.002f); }\n");
+    }
+    if wanted(&["CheckAccessFullyMapped"]) {
+        // Every resource of a dispatch is resident: no tile is unmapped.
+        out.push_str("bool CheckAccessFullyMapped(uint status) { return true; }\n");
+    }
+    out
+}
+
+/// `frexp(x, out e)` as DXC expands it: the exponent field less the bias
+/// (minus one), the mantissa with the exponent of 0.5 and `x`'s sign; both
+/// 0 for a zero.
+fn frexp(out: &mut String, sixteen_bit: bool) {
+    let mut kinds = vec![(
+        "float",
+        "uint",
+        "asuint",
+        "asfloat",
+        "0x7F800000",
+        23,
+        126,
+        "0x807FFFFF",
+        "0x3F000000",
+    )];
+    if sixteen_bit {
+        kinds.push((
+            "half",
+            "uint16_t",
+            "asuint16",
+            "asfloat16",
+            "0x7C00",
+            10,
+            14,
+            "0x83FF",
+            "0x3800",
+        ));
+    }
+    for (s, u, to_bits, from_bits, exponent_mask, shift, bias, keep, half_exponent) in kinds {
+        for n in 1..=4 {
+            let (t, ut, it, bt) = if n == 1 {
+                (
+                    s.to_string(),
+                    u.to_string(),
+                    "int".to_string(),
+                    "bool".to_string(),
+                )
+            } else {
+                (
+                    format!("{s}{n}"),
+                    format!("{u}{n}"),
+                    format!("int{n}"),
+                    format!("bool{n}"),
+                )
+            };
+            let _ = writeln!(
+                out,
+                "{t} frexp({t} x, out {t} e) {{\n\
+                 \x20   {ut} bits = {to_bits}(x);\n\
+                 \x20   {bt} nonzero = x != ({t})0;\n\
+                 \x20   e = select(nonzero, ({t})(({it})((bits & {exponent_mask}) >> {shift}) - {bias}), ({t})0);\n\
+                 \x20   return select(nonzero, {from_bits}((bits & {keep}) | {half_exponent}), ({t})0);\n\
+                 }}"
+            );
+        }
+    }
+}
+
+/// `pack_u8`, `pack_s8`, their clamping forms, and the `unpack_*` family
+/// (SM 6.6): four 8-bit values in one `uint`, x in the low byte.
+fn packing(out: &mut String, sixteen_bit: bool) {
+    let pack = |out: &mut String, name: &str, ret: &str, arg: &str, clamp: Option<(&str, &str)>| {
+        let v = match clamp {
+            Some((low, high)) => format!("clamp(v, {low}, {high})"),
+            None => "v".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "{ret} {name}({arg} v) {{\n\
+             \x20   uint4 u = (uint4){v};\n\
+             \x20   return (u.x & 0xFF) | ((u.y & 0xFF) << 8) | ((u.z & 0xFF) << 16) | ((u.w & 0xFF) << 24);\n\
+             }}"
+        );
+    };
+    pack(out, "pack_u8", "uint8_t4_packed", "uint4", None);
+    pack(out, "pack_s8", "int8_t4_packed", "int4", None);
+    pack(
+        out,
+        "pack_clamp_u8",
+        "uint8_t4_packed",
+        "int4",
+        Some(("0", "255")),
+    );
+    pack(
+        out,
+        "pack_clamp_s8",
+        "int8_t4_packed",
+        "int4",
+        Some(("-128", "127")),
+    );
+    out.push_str("uint4 unpack_u8u32(uint8_t4_packed p) { return __lockstep_u8x4(p); }\n");
+    out.push_str("int4 unpack_s8s32(int8_t4_packed p) { return __lockstep_s8x4(p); }\n");
+    out.push_str(
+        "int dot4add_i8packed(uint a, uint b, int acc) {\n\
+         \x20   int4 x = __lockstep_s8x4(a);\n\
+         \x20   int4 y = __lockstep_s8x4(b);\n\
+         \x20   return acc + x.x * y.x + x.y * y.y + x.z * y.z + x.w * y.w;\n\
+         }\n",
+    );
+    if sixteen_bit {
+        pack(out, "pack_u8", "uint8_t4_packed", "uint16_t4", None);
+        pack(out, "pack_s8", "int8_t4_packed", "int16_t4", None);
+        pack(
+            out,
+            "pack_clamp_u8",
+            "uint8_t4_packed",
+            "int16_t4",
+            Some(("0", "255")),
+        );
+        pack(
+            out,
+            "pack_clamp_s8",
+            "int8_t4_packed",
+            "int16_t4",
+            Some(("-128", "127")),
+        );
+        out.push_str(
+            "uint16_t4 unpack_u8u16(uint8_t4_packed p) { return (uint16_t4)__lockstep_u8x4(p); }\n",
+        );
+        out.push_str(
+            "int16_t4 unpack_s8s16(int8_t4_packed p) { return (int16_t4)__lockstep_s8x4(p); }\n",
+        );
+    }
+}
