@@ -179,7 +179,11 @@ fn values(
     let mut value = |index: usize, item: &Node<'_>| -> Result<(), PipelineError> {
         match &item.value {
             Value::Scalar(text) => {
-                let bits = context.encode(text, item.at, &path.index(index))?;
+                // The element's path is only spelled out for an error.
+                let bits = context.format.encode(text).map_err(|message| {
+                    path.index(index)
+                        .error(item.at, format!("buffer `{}`: {message}", context.buffer))
+                })?;
                 context.format.write_bits(bits, bytes);
                 Ok(())
             }

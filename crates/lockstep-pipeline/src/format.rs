@@ -316,19 +316,24 @@ pub(crate) fn printf_g(value: f64) -> String {
     if value == 0.0 {
         return format!("{sign}0");
     }
-    // The exponent after rounding to six significant digits.
+    // The six significant digits and the exponent after rounding, from
+    // one exact conversion; the fixed form is laid out from the same digits.
     let scientific = format!("{:.*e}", (PRECISION - 1) as usize, value.abs());
     let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
     let exponent: i32 = exponent.parse().unwrap_or(0);
     if !(-4..PRECISION).contains(&exponent) {
         let mantissa = trim_fraction(mantissa);
         let exponent_sign = if exponent < 0 { '-' } else { '+' };
-        format!("{sign}{mantissa}e{exponent_sign}{:02}", exponent.abs())
-    } else {
-        let decimals = (PRECISION - 1 - exponent) as usize;
-        let fixed = format!("{:.*}", decimals, value.abs());
-        format!("{sign}{}", trim_fraction(&fixed))
+        return format!("{sign}{mantissa}e{exponent_sign}{:02}", exponent.abs());
     }
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let fixed = if exponent >= 0 {
+        let (whole, fraction) = digits.split_at(exponent as usize + 1);
+        format!("{whole}.{fraction}")
+    } else {
+        format!("0.{}{digits}", "0".repeat((-exponent - 1) as usize))
+    };
+    format!("{sign}{}", trim_fraction(&fixed))
 }
 
 /// `1.500` → `1.5`, `2.000` → `2`; text without a point stays.
@@ -343,6 +348,66 @@ fn trim_fraction(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Bit patterns of 32-bit floats and what C's `printf("%g")` prints
+    /// for them (Python's `%` operator, which follows C), random magnitudes
+    /// and the values next to where the notation or the rounding changes.
+    const C_PRINTF_G: [(u32, &str); 46] = [
+        (0x3DB77216, "0.0895731"),
+        (0x40413235, "3.01869"),
+        (0x30309F56, "6.42549e-10"),
+        (0xB1389883, "-2.68622e-09"),
+        (0x2EB43094, "8.19408e-11"),
+        (0xB71B30D2, "-9.25009e-06"),
+        (0xC182ECB0, "-16.3656"),
+        (0xB8ABAADB, "-8.18574e-05"),
+        (0xC2B05B16, "-88.1779"),
+        (0xCAE59CF2, "-7.52396e+06"),
+        (0x37DB2767, "2.61252e-05"),
+        (0x4B08A143, "8.95418e+06"),
+        (0x49D0D764, "1.71083e+06"),
+        (0x2ED1758F, "9.5251e-11"),
+        (0x2D475F34, "1.1333e-11"),
+        (0xB334B968, "-4.20781e-08"),
+        (0x320BCBAF, "8.13718e-09"),
+        (0xCA69C96E, "-3.83036e+06"),
+        (0xCFBE4D4A, "-6.38547e+09"),
+        (0x49ADD6BF, "1.42409e+06"),
+        (0xB62B43DF, "-2.55205e-06"),
+        (0x48CF23B1, "424222"),
+        (0xCB066629, "-8.80798e+06"),
+        (0xB399FF0B, "-7.17101e-08"),
+        (0xC80D6BD9, "-144815"),
+        (0xBBE16E7E, "-0.00687963"),
+        (0xC38A6AEB, "-276.835"),
+        (0x3876F183, "5.88759e-05"),
+        (0x51507D44, "5.59659e+10"),
+        (0x2F23A8D3, "1.48847e-10"),
+        (0xC4742E99, "-976.728"),
+        (0x3D3BF62A, "0.0458891"),
+        (0x3B0ED094, "0.00217918"),
+        (0xB051F877, "-7.63868e-10"),
+        (0xC28603E1, "-67.0076"),
+        (0xBD8E8C11, "-0.0696031"),
+        (0xC4C3C10E, "-1566.03"),
+        (0xCFFBC200, "-8.44759e+09"),
+        (0x480EA0F8, "146052"),
+        (0xBD02F8C5, "-0.0319755"),
+        (0x38D1B717, "0.0001"),
+        (0x3A831266, "0.000999999"),
+        (0x47C34FFA, "100000"),
+        (0x497423F6, "999999"),
+        (0x00000001, "1.4013e-45"),
+        (0x47F12040, "123456"),
+    ];
+
+    #[test]
+    fn printf_g_matches_c() {
+        for (bits, text) in C_PRINTF_G {
+            let value = f64::from(f32::from_bits(bits));
+            assert_eq!(printf_g(value), text, "{value:e}");
+        }
+    }
 
     #[test]
     fn printf_g_spellings() {

@@ -645,11 +645,7 @@ impl<'a> Cursor<'a> {
                     start: *self,
                     depth: depth + 1,
                 };
-                let mut items = flow.items();
-                for item in &mut items {
-                    item?;
-                }
-                *self = items.cursor;
+                self.skip_flow()?;
                 Ok(Node {
                     at,
                     value: Value::Flow(flow),
@@ -664,6 +660,79 @@ impl<'a> Cursor<'a> {
                 value: self.scalar(Context::Flow)?,
             }),
         }
+    }
+
+    /// Moves past the flow collection that starts at the cursor, keeping
+    /// count of lines, without reading its items: they are read (and
+    /// their errors reported) when the collection is used. Quotes and
+    /// comments are skipped whole, so brackets inside them do not count.
+    fn skip_flow(&mut self) -> Result<(), PipelineError> {
+        let opened = self.location();
+        let open = char::from(self.text.as_bytes()[self.pos]);
+        let bytes = self.text.as_bytes();
+        let mut depth = 0usize;
+        loop {
+            // Most bytes of a long list are digits, signs, commas and
+            // spaces: step over them a table lookup at a time.
+            while bytes
+                .get(self.pos)
+                .is_some_and(|&b| !FLOW_SPECIAL[usize::from(b)])
+            {
+                self.pos += 1;
+            }
+            let Some(&b) = bytes.get(self.pos) else {
+                break;
+            };
+            match b {
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth > MAX_FLOW_DEPTH {
+                        return Err(self.error(format!(
+                            "flow collections nested more than {MAX_FLOW_DEPTH} deep"
+                        )));
+                    }
+                }
+                b']' | b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.pos += 1;
+                        return Ok(());
+                    }
+                }
+                b'\n' => {
+                    self.line += 1;
+                    self.line_start = self.pos + 1;
+                }
+                b'#' if matches!(
+                    bytes.get(self.pos.wrapping_sub(1)),
+                    Some(b' ' | b'\t' | b'\n')
+                ) =>
+                {
+                    self.skip_to_line_end();
+                    continue;
+                }
+                // A quote starts a quoted scalar only where an item starts.
+                b'"' | b'\'' if starts_item(&bytes[..self.pos]) => {
+                    let quote = b;
+                    self.pos += 1;
+                    while let Some(&c) = bytes.get(self.pos) {
+                        match c {
+                            b'\\' if quote == b'"' => self.pos += 1,
+                            b'\n' => break,
+                            c if c == quote => break,
+                            _ => {}
+                        }
+                        self.pos += 1;
+                    }
+                }
+                _ => {}
+            }
+            self.pos += 1;
+        }
+        Err(PipelineError::at(
+            opened,
+            format!("this `{open}` is never closed"),
+        ))
     }
 
     fn flow_mapping(&mut self, depth: usize) -> Result<Node<'a>, PipelineError> {
@@ -727,6 +796,30 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// The bytes [`Cursor::skip_flow`] stops at.
+const FLOW_SPECIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let special = *b"[]{}\"'#\n";
+    let mut i = 0;
+    while i < special.len() {
+        table[special[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+/// Whether a flow item starts after `before`: its last byte that is not a
+/// space opens a collection or ends an entry or a key.
+fn starts_item(before: &[u8]) -> bool {
+    matches!(
+        before
+            .iter()
+            .rev()
+            .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n')),
+        Some(b'[' | b',' | b'{' | b':') | None
+    )
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Context {
     Block,
@@ -738,8 +831,9 @@ mod tests {
     use super::*;
 
     /// The document as compact text: `{k: v}`, `[a]`, `~` for empty, with
-    /// each node's line and column where `located` is set.
-    fn show(node: &Node<'_>, located: bool, out: &mut String) {
+    /// each node's line and column where `located` is set. Flow sequences
+    /// are read here, so their errors surface here.
+    fn show(node: &Node<'_>, located: bool, out: &mut String) -> Result<(), PipelineError> {
         if located {
             out.push_str(&format!("@{}:{}", node.at.line, node.at.column));
         }
@@ -752,7 +846,7 @@ mod tests {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    show(item, located, out);
+                    show(item, located, out)?;
                 }
                 out.push(']');
             }
@@ -762,7 +856,7 @@ mod tests {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    show(&item.expect("read before"), located, out);
+                    show(&item?, located, out)?;
                 }
                 out.push(']');
             }
@@ -772,27 +866,28 @@ mod tests {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    show(k, located, out);
+                    show(k, located, out)?;
                     out.push_str(": ");
-                    show(v, located, out);
+                    show(v, located, out)?;
                 }
                 out.push('}');
             }
         }
+        Ok(())
     }
 
     fn read(text: &str) -> String {
         let mut out = String::new();
-        match parse_document(text) {
-            Ok(node) => show(&node, false, &mut out),
-            Err(e) => out = format!("error {e}"),
+        match parse_document(text).and_then(|node| show(&node, false, &mut out)) {
+            Ok(()) => out,
+            Err(e) => format!("error {e}"),
         }
-        out
     }
 
     fn read_located(text: &str) -> String {
         let mut out = String::new();
-        show(&parse_document(text).expect("parses"), true, &mut out);
+        let node = parse_document(text).expect("parses");
+        show(&node, true, &mut out).expect("reads");
         out
     }
 
@@ -822,6 +917,11 @@ mod tests {
         assert_eq!(
             read("D: [0, 0,, 15.5]\nE: [,]\nF: [[1, 2], [3,, 4]]\n"),
             r#"{"D": ["0", "0", "15.5"], "E": [], "F": [["1", "2"], ["3", "4"]]}"#
+        );
+        // Brackets and comment signs inside quotes, a quote inside a word.
+        assert_eq!(
+            read("A: [\"a]b\", 'c''d#', it's, x # ] comment\n , y]\n"),
+            r#"{"A": ["a]b", "c'd#", "it's", "x", "y"]}"#
         );
         assert_eq!(
             read("M: { Height: 2, Width: 3, }\nN: {}\n"),
