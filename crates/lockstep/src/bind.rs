@@ -329,6 +329,14 @@ fn bind_resource(
             binding.name
         ))
     })?;
+    let array_size = pipeline.buffers[index].array_size;
+    if array_size > 1 {
+        return Err(RunError::new(format!(
+            "buffer '{}' holds an array of {array_size} resources (ArraySize), but resource arrays are not supported yet",
+            binding.name
+        ))
+        .at(resource.span));
+    }
     check_size(shader, pipeline, resource, index)?;
     Ok(index)
 }

@@ -2,15 +2,22 @@
 //! buffers to it, run the dispatch on the CPU with exact wave semantics, and
 //! check the results.
 //!
-//! ```no_run
-//! use lockstep::{CompileOptions, RunOptions, MemoryLoader};
-//! let source = std::fs::read_to_string("shader.hlsl").unwrap();
-//! let pipeline = lockstep::pipeline::parse(&std::fs::read_to_string("pipeline.yaml").unwrap()).unwrap();
-//! let shader = lockstep::compile("shader.hlsl", &source, &CompileOptions::default(), &MemoryLoader::default())
-//!     .map_err(|e| e.render(false))
-//!     .unwrap();
-//! let run = lockstep::run(&shader, &pipeline, &RunOptions::default()).unwrap();
-//! assert!(run.outcomes.iter().all(|o| o.passed));
+//! ```
+//! use lockstep::{CompileOptions, MemoryLoader, RunOptions};
+//!
+//! let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+//!               [numthreads(4, 1, 1)]\n\
+//!               void main(uint3 id : SV_DispatchThreadID) { Out[id.x] = WavePrefixSum(id.x); }\n";
+//! let pipeline = lockstep::pipeline::parse(
+//!     "Buffers:\n  - { Name: Out, Format: UInt32, FillSize: 16 }\n\
+//!      DescriptorSets:\n  - Resources:\n    \
+//!      - { Name: Out, Kind: RWStructuredBuffer, DirectXBinding: { Register: 0 } }\n",
+//! )?;
+//! let shader = lockstep::compile("s.hlsl", source, &CompileOptions::default(), &MemoryLoader::default())?;
+//! let run = lockstep::run(&shader, &pipeline, &RunOptions::default())?;
+//! // The exclusive prefix sums of the lane indices 0, 1, 2, 3.
+//! assert_eq!(run.contents[0].as_ref(), [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 mod bind;
@@ -148,7 +155,6 @@ pub struct Shader {
 }
 
 /// Compilation failed: the diagnostics say why.
-#[derive(Debug)]
 pub struct CompileError {
     pub source_map: SourceMap,
     pub diagnostics: Vec<Diagnostic>,
@@ -160,6 +166,21 @@ impl CompileError {
         render_diagnostics(&self.source_map, &self.diagnostics, color)
     }
 }
+
+/// The rendered diagnostics, without colour.
+impl std::fmt::Display for CompileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.render(false).trim_end())
+    }
+}
+
+impl std::fmt::Debug for CompileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CompileError({self})")
+    }
+}
+
+impl std::error::Error for CompileError {}
 
 /// Source text from a file's bytes, as DXC reads it: a UTF-8 byte-order
 /// mark is dropped, and bytes that are not UTF-8 become U+FFFD, which is
