@@ -40,6 +40,9 @@ impl Sema<'_> {
             };
             return self.lower_constructor(&te, args, span);
         }
+        if self.resource_functions.contains_key(name) {
+            return self.call_with_resources(name, args, span);
+        }
         if self.functions.contains_key(name) {
             return self.call_user(name, args, span);
         }

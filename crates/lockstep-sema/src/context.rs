@@ -142,6 +142,10 @@ pub(crate) struct FnCtx {
     pub locals: Vec<ir::Variable>,
     pub const_locals: HashSet<LocalId>,
     pub scopes: Vec<HashMap<String, LocalId>>,
+    /// Local resource variables, scope by scope (with `scopes`): names for
+    /// the global resource they were initialized from, resolved at compile
+    /// time as DXC resolves them.
+    pub resource_scopes: Vec<HashMap<String, ResourceInfo>>,
     pub breakables: Vec<Breakable>,
 }
 
@@ -169,6 +173,11 @@ pub(crate) struct Sema<'a> {
     pub globals_members: Vec<ir::Member>,
     /// Calls made by each function, for the recursion check.
     pub call_graph: HashMap<FunctionId, Vec<(FunctionId, Span)>>,
+    /// Functions with resource parameters, by name: compiled once for each
+    /// set of global resources they are called with.
+    pub resource_functions: HashMap<String, Vec<&'a ast::FunctionDecl>>,
+    /// The compiled copies of those functions, by definition and resources.
+    pub specializations: HashMap<(Span, Vec<u32>), usize>,
     /// Functions that were called, with the first call site.
     pub called: HashMap<FunctionId, Span>,
     pub fcx: Option<FnCtx>,
@@ -196,6 +205,8 @@ impl<'a> Sema<'a> {
             globals_cb: None,
             globals_members: Vec::new(),
             call_graph: HashMap::new(),
+            resource_functions: HashMap::new(),
+            specializations: HashMap::new(),
             called: HashMap::new(),
             fcx: None,
             depth: 0,
@@ -321,13 +332,24 @@ impl<'a> Sema<'a> {
     pub fn push_scope(&mut self) {
         if let Some(f) = self.fcx.as_mut() {
             f.scopes.push(HashMap::new());
+            f.resource_scopes.push(HashMap::new());
         }
     }
 
     pub fn pop_scope(&mut self) {
         if let Some(f) = self.fcx.as_mut() {
             f.scopes.pop();
+            f.resource_scopes.pop();
         }
+    }
+
+    /// The global resource a local resource variable names.
+    pub fn lookup_resource_alias(&self, name: &str) -> Option<ResourceInfo> {
+        let fcx = self.fcx.as_ref()?;
+        fcx.resource_scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.get(name).copied())
     }
 
     /// Declares a local in the innermost scope; `None` outside a function.

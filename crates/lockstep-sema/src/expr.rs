@@ -166,6 +166,16 @@ impl Sema<'_> {
                 );
                 None
             }
+            None if self.lookup_resource_alias(&id.name).is_some() => {
+                self.error(
+                    id.span,
+                    format!(
+                        "resource '{}' cannot be used as a value (a local resource variable names one resource for good)",
+                        id.name
+                    ),
+                );
+                None
+            }
             None if self.functions.contains_key(&id.name) => {
                 self.error(
                     id.span,

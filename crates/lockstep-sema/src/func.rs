@@ -9,7 +9,7 @@ use lockstep_syntax::{Diagnostic, Span, ast};
 
 use crate::context::{FnCtx, FnSym, ParamSig, Sema, TExpr, ir_span};
 
-fn direction(d: ast::ParamDirection) -> ir::ParamDirection {
+pub(crate) fn direction(d: ast::ParamDirection) -> ir::ParamDirection {
     match d {
         ast::ParamDirection::In => ir::ParamDirection::In,
         ast::ParamDirection::Out => ir::ParamDirection::Out,
@@ -19,6 +19,13 @@ fn direction(d: ast::ParamDirection) -> ir::ParamDirection {
 
 impl<'a> Sema<'a> {
     pub fn lower_function(&mut self, f: &'a ast::FunctionDecl) {
+        if self.has_resource_params(f) {
+            self.resource_functions
+                .entry(f.name.name.clone())
+                .or_default()
+                .push(f);
+            return;
+        }
         let Some((result, params)) = self.function_signature(f) else {
             return;
         };
@@ -72,7 +79,7 @@ impl<'a> Sema<'a> {
         }
     }
 
-    fn function_signature(
+    pub(crate) fn function_signature(
         &mut self,
         f: &'a ast::FunctionDecl,
     ) -> Option<(ir::TypeId, Vec<ParamSig<'a>>)> {
@@ -125,7 +132,18 @@ impl<'a> Sema<'a> {
         id
     }
 
-    fn lower_body(&mut self, idx: usize, f: &ast::FunctionDecl, body: &ast::Block) {
+    pub(crate) fn lower_body(&mut self, idx: usize, f: &ast::FunctionDecl, body: &ast::Block) {
+        self.lower_body_with(idx, f, body, HashMap::new());
+    }
+
+    /// Lowers a body with some of its parameters naming global resources.
+    pub(crate) fn lower_body_with(
+        &mut self,
+        idx: usize,
+        f: &ast::FunctionDecl,
+        body: &ast::Block,
+        resources: HashMap<String, crate::context::ResourceInfo>,
+    ) {
         let id = self.function_id(idx);
         let sym = self.fn_syms[idx].clone();
         self.fcx = Some(FnCtx {
@@ -135,9 +153,14 @@ impl<'a> Sema<'a> {
             locals: Vec::new(),
             const_locals: HashSet::new(),
             scopes: vec![HashMap::new()],
+            resource_scopes: vec![resources.clone()],
             breakables: Vec::new(),
         });
-        for (p, sig) in f.params.iter().zip(&sym.params) {
+        let values = f
+            .params
+            .iter()
+            .filter(|p| !resources.contains_key(&p.name.name));
+        for (p, sig) in values.zip(&sym.params) {
             self.declare_local(&p.name, sig.ty, false);
         }
         self.call_graph.entry(id).or_default();
@@ -231,7 +254,7 @@ impl<'a> Sema<'a> {
         self.build_call(winners[0], values, args, span)
     }
 
-    fn build_call(
+    pub(crate) fn build_call(
         &mut self,
         idx: usize,
         values: Vec<TExpr>,

@@ -20,6 +20,7 @@ mod intrinsics;
 mod ops;
 pub mod prelude;
 mod resource;
+mod specialize;
 mod stmt;
 mod texture;
 mod types;

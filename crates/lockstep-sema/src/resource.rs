@@ -26,7 +26,7 @@ pub(crate) fn interlocked_op(name: &str) -> Option<(AtomicOp, &'static [usize])>
     })
 }
 
-fn resource_type_name(kind: ResourceKind) -> &'static str {
+pub(crate) fn resource_type_name(kind: ResourceKind) -> &'static str {
     match kind {
         ResourceKind::StructuredBuffer => "StructuredBuffer",
         ResourceKind::RWStructuredBuffer => "RWStructuredBuffer",
@@ -60,6 +60,9 @@ impl Sema<'_> {
         let ast::ExprKind::Ident(id) = &e.kind else {
             return None;
         };
+        if let Some(info) = self.lookup_resource_alias(&id.name) {
+            return Some(info);
+        }
         if self.lookup_local(&id.name).is_some() {
             return None;
         }
@@ -69,7 +72,7 @@ impl Sema<'_> {
         }
     }
 
-    fn resource_display(&self, info: ResourceInfo) -> String {
+    pub(crate) fn resource_display(&self, info: ResourceInfo) -> String {
         let name = resource_type_name(info.kind);
         if is_byte_address(info.kind) {
             name.to_string()

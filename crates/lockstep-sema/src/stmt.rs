@@ -126,7 +126,16 @@ impl Sema<'_> {
                 this.quiet_names.insert(d.name.name.clone());
             }
         };
-        let Some(base) = self.resolve_value_type(&v.ty) else {
+        let resolved = self.resolve_type(&v.ty);
+        if let Some(crate::types::Resolved::Resource(kind, element)) = resolved {
+            for d in &v.declarators {
+                if self.declare_resource_alias(kind, element, d).is_none() {
+                    quiet(self, &mut std::iter::once(d));
+                }
+            }
+            return;
+        }
+        let Some(crate::types::Resolved::Value(base)) = resolved else {
             quiet(self, &mut v.declarators.iter());
             return;
         };
@@ -169,6 +178,56 @@ impl Sema<'_> {
                 Ok(None) => {}
             }
         }
+    }
+
+    /// `RWBuffer<float> b = gBuffer;`: a local name for a global resource,
+    /// fixed where it is declared.
+    fn declare_resource_alias(
+        &mut self,
+        kind: ir::ResourceKind,
+        element: ir::TypeId,
+        d: &ast::Declarator,
+    ) -> Option<()> {
+        if !d.array_dims.is_empty() {
+            self.error(d.span, "arrays of resources are not supported yet");
+            return None;
+        }
+        let Some(ast::Initializer::Expr(init)) = &d.init else {
+            self.error(
+                d.name.span,
+                format!(
+                    "local resource variable '{}' must be initialized with a global resource",
+                    d.name.name
+                ),
+            );
+            return None;
+        };
+        let Some(info) = self.resource_of(init) else {
+            self.error(
+                init.span,
+                "a local resource variable must be initialized with a global resource (resources chosen at run time are not supported)",
+            );
+            return None;
+        };
+        if info.kind != kind || info.element != element {
+            let wanted = self.resource_display(crate::context::ResourceInfo {
+                kind,
+                element,
+                ..info
+            });
+            let given = self.resource_display(info);
+            self.error(
+                init.span,
+                format!("cannot initialize a '{wanted}' with a '{given}'"),
+            );
+            return None;
+        }
+        if let Some(f) = self.fcx.as_mut()
+            && let Some(scope) = f.resource_scopes.last_mut()
+        {
+            scope.insert(d.name.name.clone(), info);
+        }
+        Some(())
     }
 
     fn lower_if(

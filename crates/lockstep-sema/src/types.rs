@@ -177,7 +177,7 @@ impl Sema<'_> {
                 self.error(
                     te.span,
                     format!(
-                        "resource type '{}' is only supported for global variables",
+                        "resource type '{}' is not supported here: resources are global variables, or local variables initialized from one",
                         te.name.name
                     ),
                 );
@@ -547,6 +547,11 @@ fn make_unsigned(s: ScalarType) -> ScalarType {
         ScalarType::Int64 => ScalarType::UInt64,
         other => other,
     }
+}
+
+/// Whether `name` names a resource type.
+pub(crate) fn is_resource_name(name: &str) -> bool {
+    resource_kind(name).is_some()
 }
 
 fn resource_kind(name: &str) -> Option<ResourceKind> {

@@ -279,12 +279,47 @@ fn resource_misuse() {
         expect![[r#"
             2:34: error: arrays of resources are not supported
             3:9: error: resources cannot be 'static' or 'groupshared'
-            4:16: error: resource type 'RWStructuredBuffer' is only supported for global variables
             6:32: error: resource 'buf' cannot be used as a value
             6:41: error: no member named 'Foo' in 'RWStructuredBuffer<uint>'
             6:48: error: no matching function for call to 'Load'
               note: candidate function not viable: requires 1 argument, but 2 were provided
             6:75: error: member function call on a value of type 'float'
+        "#]],
+    );
+}
+
+#[test]
+fn local_resource_variables_must_name_a_global_resource() {
+    check(
+        "RWBuffer<float> A : register(u0);\nRWBuffer<uint> B : register(u1);\n\
+         [numthreads(1, 1, 1)] void main() {\n\
+         RWBuffer<float> none;\n\
+         RWBuffer<float> wrong = B;\n\
+         RWBuffer<float> value = 1.0;\n\
+         RWBuffer<float> ok = A;\n\
+         float x = ok;\n\
+         }",
+        expect![[r#"
+            4:17: error: local resource variable 'none' must be initialized with a global resource
+            5:25: error: cannot initialize a 'RWBuffer<float>' with a 'RWBuffer<uint>'
+            6:25: error: a local resource variable must be initialized with a global resource (resources chosen at run time are not supported)
+            8:11: error: resource 'ok' cannot be used as a value (a local resource variable names one resource for good)
+        "#]],
+    );
+}
+
+#[test]
+fn resource_parameters_take_global_resources_of_their_type() {
+    check(
+        "RWBuffer<float> A : register(u0);\nRWBuffer<uint> B : register(u1);\n\
+         void f(RWBuffer<float> r, uint i) { r[i] = 1.0; }\n\
+         [numthreads(1, 1, 1)] void main() {\n\
+         f(B, 0);\n\
+         f(2, 0);\n\
+         }",
+        expect![[r#"
+            5:3: error: parameter 'r' is a 'RWBuffer<float>', but the argument is a 'RWBuffer<uint>'
+            6:3: error: parameter 'r' takes a resource: pass a global 'RWBuffer<float>'
         "#]],
     );
 }

@@ -373,3 +373,59 @@ fn long_flat_expressions() {
     );
     assert_eq!(out[0], [0, 2000, 4000, 6000]);
 }
+
+/// A local resource variable names the global resource it is initialized
+/// from, in its scope.
+#[test]
+fn local_resource_variables() {
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+        RWByteAddressBuffer Raw : register(u1);\n\
+        [numthreads(4, 1, 1)]\n\
+        void main(uint gi : SV_GroupIndex) {\n\
+            RWStructuredBuffer<uint> dst = Out;\n\
+            dst[gi] = gi + 1;\n\
+            if (gi > 1) {\n\
+                RWByteAddressBuffer raw = Raw;\n\
+                raw.Store(gi * 4, dst[gi] * 10);\n\
+            }\n\
+        }\n";
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 4]),
+            buf("Raw", Kind::RwByteAddressBuffer, 1, vec![0; 4]),
+        ],
+        4,
+    );
+    assert_eq!(out[0], [1, 2, 3, 4]);
+    assert_eq!(out[1], [0, 0, 30, 40]);
+}
+
+/// A function with resource parameters is compiled for the resources each
+/// call passes, through nested calls too.
+#[test]
+fn resource_parameters() {
+    let source = "RWStructuredBuffer<uint> A : register(u0);\n\
+        RWStructuredBuffer<uint> B : register(u1);\n\
+        StructuredBuffer<uint> In : register(t0);\n\
+        void scale(RWStructuredBuffer<uint> dst, StructuredBuffer<uint> src, uint i, uint k) { dst[i] = src[i] * k; }\n\
+        uint twice(RWStructuredBuffer<uint> b, uint i) { scale(b, In, i, 2); return b[i]; }\n\
+        [numthreads(4, 1, 1)]\n\
+        void main(uint gi : SV_GroupIndex) {\n\
+            scale(A, In, gi, 3);\n\
+            B[gi] = twice(B, gi) + 1;\n\
+        }\n";
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[
+            buf("A", Kind::RwStructuredBuffer, 0, vec![0; 4]),
+            buf("B", Kind::RwStructuredBuffer, 1, vec![0; 4]),
+            buf("In", Kind::StructuredBuffer, 0, vec![1, 2, 3, 4]),
+        ],
+        4,
+    );
+    assert_eq!(out[0], [3, 6, 9, 12]);
+    assert_eq!(out[1], [3, 5, 7, 9]);
+}
