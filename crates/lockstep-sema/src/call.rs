@@ -40,6 +40,16 @@ impl Sema<'_> {
             };
             return self.lower_constructor(&te, args, span);
         }
+        // In a member function, a sibling member function of the object.
+        if let Some((this_name, _)) = self.this_struct() {
+            let full = format!("{this_name}.{name}");
+            if self.functions.contains_key(&full) {
+                let mut all = Vec::with_capacity(args.len() + 1);
+                all.push(crate::expr::this_expr(id.span));
+                all.extend(args.iter().cloned());
+                return self.call_user(&full, &all, span);
+            }
+        }
         if self.resource_functions.contains_key(name) {
             return self.call_with_resources(name, args, span);
         }

@@ -134,6 +134,20 @@ impl Sema<'_> {
             let ty = self.fcx.as_ref()?.locals[local.index()].ty;
             return Some(self.load(PlaceRoot::Local(local), Vec::new(), ty, id.span));
         }
+        // In a member function, a field of the object (`n` for `this.n`).
+        if self
+            .this_struct()
+            .is_some_and(|(_, members)| members.contains(&id.name))
+        {
+            let member = ast::Expr {
+                kind: ast::ExprKind::Member {
+                    base: Box::new(this_expr(id.span)),
+                    member: id.clone(),
+                },
+                span: id.span,
+            };
+            return self.lower_expr(&member);
+        }
         match self.globals.get(&id.name).cloned() {
             Some(GlobalSym::Static { id: s, ty, .. }) => {
                 Some(self.load(PlaceRoot::Static(s), Vec::new(), ty, id.span))
@@ -222,5 +236,41 @@ impl Sema<'_> {
         );
         t.void = void;
         Some(t)
+    }
+}
+
+/// `this`, the object parameter of a member function.
+pub(crate) fn this_expr(span: Span) -> ast::Expr {
+    ast::Expr {
+        kind: ast::ExprKind::Ident(ast::Ident {
+            name: "this".to_string(),
+            span,
+        }),
+        span,
+    }
+}
+
+impl Sema<'_> {
+    /// Inside a member function: the struct's name and its members' names.
+    pub(crate) fn this_struct(&self) -> Option<(String, Vec<String>)> {
+        let local = self.lookup_local("this")?;
+        let ty = self.fcx.as_ref()?.locals[local.index()].ty;
+        match self.get(ty) {
+            lockstep_ir::Type::Struct { name, members } => Some((
+                name.clone(),
+                members.iter().map(|m| m.name.clone()).collect(),
+            )),
+            _ => None,
+        }
+    }
+
+    /// The member function `method` of a value of type `ty`, as the
+    /// function name it was declared under (`S.method`).
+    pub(crate) fn member_function(&self, ty: lockstep_ir::TypeId, method: &str) -> Option<String> {
+        let lockstep_ir::Type::Struct { name, .. } = self.get(ty) else {
+            return None;
+        };
+        let full = format!("{name}.{method}");
+        self.functions.contains_key(&full).then_some(full)
     }
 }

@@ -116,6 +116,13 @@ impl Sema<'_> {
     ) -> Option<TExpr> {
         let Some(info) = self.resource_of(receiver) else {
             let t = self.lower_value(receiver)?;
+            if let Some(function) = self.member_function(t.ty(), &method.name) {
+                // `obj.f(args)` is `S.f(obj, args)`.
+                let mut all = Vec::with_capacity(args.len() + 1);
+                all.push(receiver.clone());
+                all.extend(args.iter().cloned());
+                return self.call_user(&function, &all, span);
+            }
             let shown = self.show(t.ty());
             self.error(
                 method.span,

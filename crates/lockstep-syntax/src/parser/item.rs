@@ -51,15 +51,16 @@ impl Parser<'_> {
             return Ok(());
         }
         match tok.text.as_str() {
-            "struct" if tok.kind == TokenKind::Ident => self.struct_item(start, attributes, items),
+            // HLSL's classes are structs: every member is public.
+            "struct" | "class" if tok.kind == TokenKind::Ident => {
+                self.struct_item(start, attributes, items)
+            }
             "typedef" if tok.kind == TokenKind::Ident => self.typedef(items),
             "cbuffer" | "tbuffer" if tok.kind == TokenKind::Ident => {
                 items.push(Item::CBuffer(self.cbuffer()?));
                 Ok(())
             }
-            "namespace" | "template" | "class" | "interface" | "enum"
-                if tok.kind == TokenKind::Ident =>
-            {
+            "namespace" | "template" | "interface" | "enum" if tok.kind == TokenKind::Ident => {
                 self.error_at(
                     &tok,
                     format!("'{}' declarations are not supported", tok.text),
@@ -191,6 +192,8 @@ impl Parser<'_> {
             }
         }
         self.expect_closing(")", open.span)?;
+        // A member function that leaves its object as it is.
+        self.eat_kw("const");
         let semantic = if self.eat(":") {
             Some(self.ident("expected semantic name")?)
         } else {
@@ -425,12 +428,13 @@ impl Parser<'_> {
             items.push(item);
             return Ok(());
         }
-        let fields = self.struct_body()?;
+        let (fields, methods) = self.struct_body()?;
         items.push(Item::Struct(StructDecl {
-            name,
+            name: name.clone(),
             fields,
             span: start.to(self.prev_span),
         }));
+        self.member_functions(&name, methods, items);
         let next = self.peek();
         if next.kind == TokenKind::Ident
             && !is_keyword(&next.text)
@@ -450,20 +454,78 @@ impl Parser<'_> {
         Ok(())
     }
 
-    fn struct_body(&mut self) -> PResult<Vec<FieldDecl>> {
+    fn struct_body(&mut self) -> PResult<(Vec<FieldDecl>, Vec<FunctionDecl>)> {
         let open = self.bump();
         let mut fields = Vec::new();
+        let mut methods = Vec::new();
         while !self.at("}") && !self.at_eof() {
-            if self.fields(&mut fields).is_err() {
+            if self.fields(&mut fields, &mut methods).is_err() {
                 self.recover_stmt();
             }
         }
         self.expect_closing("}", open.span)?;
-        Ok(fields)
+        Ok((fields, methods))
     }
 
-    /// One field line: `[modifiers] type a [: SEM], b[2];`.
-    fn fields(&mut self, fields: &mut Vec<FieldDecl>) -> PResult<()> {
+    /// A struct's member functions as functions of their own, after the
+    /// struct: `S.f`, taking the object as an `inout S this` first
+    /// parameter (`static` ones take none). Every one is declared before
+    /// any is defined, so that they may call each other in any order.
+    fn member_functions(
+        &mut self,
+        name: &Ident,
+        methods: Vec<FunctionDecl>,
+        items: &mut Vec<Item>,
+    ) {
+        let functions: Vec<FunctionDecl> = methods
+            .into_iter()
+            .map(|mut f| {
+                f.name = Ident {
+                    name: format!("{}.{}", name.name, f.name.name),
+                    span: f.name.span,
+                };
+                if let Some(at) = f.storage.iter().position(|s| s.name == "static") {
+                    f.storage.remove(at);
+                } else {
+                    let this = Param {
+                        direction: ParamDirection::InOut,
+                        modifiers: Vec::new(),
+                        ty: TypeExpr {
+                            name: name.clone(),
+                            args: Vec::new(),
+                            modifiers: Vec::new(),
+                            span: f.name.span,
+                        },
+                        name: Ident {
+                            name: "this".to_string(),
+                            span: f.name.span,
+                        },
+                        array_dims: Vec::new(),
+                        semantic: None,
+                        default: None,
+                        span: f.name.span,
+                    };
+                    f.params.insert(0, this);
+                }
+                f
+            })
+            .collect();
+        for f in &functions {
+            items.push(Item::Function(FunctionDecl {
+                body: None,
+                ..f.clone()
+            }));
+        }
+        items.extend(functions.into_iter().map(Item::Function));
+    }
+
+    /// One field line: `[modifiers] type a [: SEM], b[2];`, or a member
+    /// function.
+    fn fields(
+        &mut self,
+        fields: &mut Vec<FieldDecl>,
+        methods: &mut Vec<FunctionDecl>,
+    ) -> PResult<()> {
         let start = self.peek().span;
         let specifiers = self.specifiers();
         self.check_type_start(&specifiers.type_modifiers)?;
@@ -471,14 +533,8 @@ impl Parser<'_> {
         loop {
             let name = self.ident("expected member name")?;
             if self.at("(") {
-                self.error_here("struct member functions are not supported");
-                self.skip_balanced();
-                self.eat_kw("const");
-                if self.at("{") {
-                    self.skip_balanced();
-                } else {
-                    self.eat(";");
-                }
+                let method = self.function(start, Vec::new(), specifiers.storage, ty, name)?;
+                methods.push(method);
                 return Ok(());
             }
             let array_dims = self.array_dims()?;

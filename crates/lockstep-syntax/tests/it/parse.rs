@@ -322,11 +322,13 @@ fn structs() {
             (struct Empty)
             (struct Method
               (field float after))
+            (fn float Method.f ((inout Method this)) proto)
+            (fn float Method.f ((inout Method this))
+              (return 1))
             (struct Missing
               (field float a))
             (var float follows)
             ---
-            9:24: error: struct member functions are not supported
             10:16: error: struct inheritance is not supported
             11:8: error: anonymous structs are not supported
             12:28: error: expected ';' after struct

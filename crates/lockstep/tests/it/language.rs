@@ -429,3 +429,34 @@ fn resource_parameters() {
     assert_eq!(out[0], [3, 6, 9, 12]);
     assert_eq!(out[1], [3, 5, 7, 9]);
 }
+
+/// Member functions of a class (a struct): fields by name or through
+/// `this`, calls to each other in any order, `const` ones.
+#[test]
+fn struct_member_functions() {
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+        class Acc {\n\
+            uint total;\n\
+            uint count;\n\
+            void push(uint v) { total += v; bump(); }\n\
+            void bump() { this.count = count + 1; }\n\
+            uint mean() const { return total / count; }\n\
+        };\n\
+        [numthreads(4, 1, 1)]\n\
+        void main(uint gi : SV_GroupIndex) {\n\
+            Acc a;\n\
+            a.total = 0;\n\
+            a.count = 0;\n\
+            a.push(gi * 10);\n\
+            a.push(gi * 30);\n\
+            Out[gi] = a.mean() * 100 + a.count;\n\
+        }\n";
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 4])],
+        4,
+    );
+    // Two values 10 gi and 30 gi: mean 20 gi, count 2.
+    assert_eq!(out[0], [2, 2002, 4002, 6002]);
+}
