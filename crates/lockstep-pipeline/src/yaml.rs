@@ -419,18 +419,8 @@ impl<'a> Cursor<'a> {
                 },
                 value,
             ));
-            let saved = *self;
-            match self.next_content_line()? {
-                Some(next) if next == indent => {}
-                Some(next) if next > indent => {
-                    return Err(self.error(
-                        "unexpected indentation (a scalar cannot continue on the lines below)",
-                    ));
-                }
-                _ => {
-                    *self = saved;
-                    break;
-                }
+            if !self.continues(indent, false)? {
+                break;
             }
         }
         Ok(Node {
@@ -445,25 +435,34 @@ impl<'a> Cursor<'a> {
         loop {
             self.bump(); // `-`
             items.push(self.block_value(indent, false)?);
-            let saved = *self;
-            match self.next_content_line()? {
-                Some(next) if next == indent && self.at_dash() => {}
-                Some(next) if next > indent => {
-                    return Err(self.error(
-                        "unexpected indentation (a scalar cannot continue on the lines below)",
-                    ));
-                }
-                // A line less indented, or the parent mapping's next key.
-                _ => {
-                    *self = saved;
-                    break;
-                }
+            if !self.continues(indent, true)? {
+                break;
             }
         }
         Ok(Node {
             at,
             value: Value::Seq(items),
         })
+    }
+
+    /// Whether the next content line continues the block collection at
+    /// `indent` (with a `- ` for a sequence): the cursor moves to it, or
+    /// stays at the end of the collection's last line. Deeper indentation
+    /// is an error; a line less indented, or a sequence's parent
+    /// mapping's next key, ends the collection.
+    fn continues(&mut self, indent: usize, sequence: bool) -> Result<bool, PipelineError> {
+        let saved = *self;
+        match self.next_content_line()? {
+            Some(next) if next == indent && (!sequence || self.at_dash()) => Ok(true),
+            Some(next) if next > indent => {
+                Err(self
+                    .error("unexpected indentation (a scalar cannot continue on the lines below)"))
+            }
+            _ => {
+                *self = saved;
+                Ok(false)
+            }
+        }
     }
 
     /// A scalar in block or flow context: quoted, or plain up to the end of

@@ -61,6 +61,47 @@ fn shapes(scalar: &str) -> impl Iterator<Item = String> + '_ {
     })
 }
 
+/// The float-like functions written once for every shape of every float
+/// type: `{t}` stands for the type (`float3`), `{s}` for its scalar.
+const PER_SHAPE: &[(&str, &str)] = &[
+    // 180 / pi and pi / 180, as DXC multiplies by them.
+    (
+        "degrees",
+        "{t} degrees({t} x) { return x * ({s})57.29577951308232; }",
+    ),
+    (
+        "radians",
+        "{t} radians({t} x) { return x * ({s})0.017453292519943295; }",
+    ),
+    ("ldexp", "{t} ldexp({t} x, {t} e) { return x * exp2(e); }"),
+    (
+        "reflect",
+        "{t} reflect({t} i, {t} n) { return i - ({s})2 * dot(i, n) * n; }",
+    ),
+    (
+        "faceforward",
+        "{t} faceforward({t} n, {t} i, {t} ng) { return dot(ng, i) < ({s})0 ? n : -n; }",
+    ),
+    // The whole part towards zero; the fraction keeps x's sign.
+    (
+        "modf",
+        "{t} modf({t} x, out {t} whole) { whole = trunc(x); return x - whole; }",
+    ),
+    (
+        "sincos",
+        "void sincos({t} x, out {t} s, out {t} c) { s = sin(x); c = cos(x); }",
+    ),
+    (
+        "refract",
+        "{t} refract({t} i, {t} n, {s} eta) {
+    {s} d = dot(n, i);
+    {s} k = ({s})1 - eta * eta * (({s})1 - d * d);
+    if (k < ({s})0) return ({t})0;
+    return eta * i - (eta * d + sqrt(k)) * n;
+}",
+    ),
+];
+
 /// HLSL for the prelude functions that `mentioned` says the shader names.
 /// Empty when it names none.
 pub fn source(mentioned: impl Fn(&str) -> bool, sixteen_bit: bool) -> String {
@@ -69,57 +110,11 @@ pub fn source(mentioned: impl Fn(&str) -> bool, sixteen_bit: bool) -> String {
     let floats = float_types(sixteen_bit);
     for &s in floats {
         for t in shapes(s) {
-            if wanted(&["degrees"]) {
-                // 180 / pi and pi / 180, as DXC multiplies by them.
-                let _ = writeln!(
-                    out,
-                    "{t} degrees({t} x) {{ return x * ({s})57.29577951308232; }}"
-                );
-            }
-            if wanted(&["radians"]) {
-                let _ = writeln!(
-                    out,
-                    "{t} radians({t} x) {{ return x * ({s})0.017453292519943295; }}"
-                );
-            }
-            if wanted(&["ldexp"]) {
-                let _ = writeln!(out, "{t} ldexp({t} x, {t} e) {{ return x * exp2(e); }}");
-            }
-            if wanted(&["reflect"]) {
-                let _ = writeln!(
-                    out,
-                    "{t} reflect({t} i, {t} n) {{ return i - ({s})2 * dot(i, n) * n; }}"
-                );
-            }
-            if wanted(&["faceforward"]) {
-                let _ = writeln!(
-                    out,
-                    "{t} faceforward({t} n, {t} i, {t} ng) {{ return dot(ng, i) < ({s})0 ? n : -n; }}"
-                );
-            }
-            if wanted(&["modf"]) {
-                // The whole part towards zero; the fraction keeps x's sign.
-                let _ = writeln!(
-                    out,
-                    "{t} modf({t} x, out {t} whole) {{ whole = trunc(x); return x - whole; }}"
-                );
-            }
-            if wanted(&["sincos"]) {
-                let _ = writeln!(
-                    out,
-                    "void sincos({t} x, out {t} s, out {t} c) {{ s = sin(x); c = cos(x); }}"
-                );
-            }
-            if wanted(&["refract"]) {
-                let _ = writeln!(
-                    out,
-                    "{t} refract({t} i, {t} n, {s} eta) {{\n\
-                     \x20   {s} d = dot(n, i);\n\
-                     \x20   {s} k = ({s})1 - eta * eta * (({s})1 - d * d);\n\
-                     \x20   if (k < ({s})0) return ({t})0;\n\
-                     \x20   return eta * i - (eta * d + sqrt(k)) * n;\n\
-                     }}"
-                );
+            for (name, template) in PER_SHAPE {
+                if wanted(&[name]) {
+                    out.push_str(&template.replace("{t}", &t).replace("{s}", s));
+                    out.push('\n');
+                }
             }
         }
     }
