@@ -50,8 +50,9 @@ enum Command {
     Check(CheckArgs),
     /// Run LLVM offload-test-suite `.test` files: split each into its
     /// sections, evaluate REQUIRES, UNSUPPORTED and XFAIL against Lockstep's
-    /// features, compile with the flags of the `%dxc_target` RUN line and run
-    /// the pipeline of the `%offloader` line.
+    /// features, compile with the flags of the `%dxc_target` RUN line, run
+    /// the pipeline of the `%offloader` line, and run LLVM's FileCheck over
+    /// its printed buffers where the line pipes into FileCheck.
     ///
     /// Prints one line per test (PASS, FAIL with the reason and the rule
     /// diff, SKIP with the reason, XFAIL, XPASS), then `N passed, N failed,
