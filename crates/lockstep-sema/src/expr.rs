@@ -37,6 +37,18 @@ impl Sema<'_> {
                 self.error(span, "string literals are not supported in expressions");
                 None
             }
+            ast::ExprKind::SizeOf(ty) => {
+                // The bytes of the type as buffers lay it out (no padding
+                // to 16-byte rows).
+                let ty = self.resolve_value_type(ty)?;
+                let size = lockstep_ir::layout::size_align(
+                    &self.module.types,
+                    ty,
+                    lockstep_ir::LayoutRule::Packed,
+                )
+                .size;
+                Some(TExpr::of(self.u32_const(size, span)))
+            }
             ast::ExprKind::Ident(id) => self.lower_ident(id),
             ast::ExprKind::Unary { op, operand } => self.lower_unary(*op, operand, span),
             ast::ExprKind::Binary { op, lhs, rhs } => self.lower_binary(*op, lhs, rhs, span),

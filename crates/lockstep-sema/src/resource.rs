@@ -163,10 +163,27 @@ impl Sema<'_> {
             }
             _ => {
                 let shown = self.resource_display(info);
-                self.error(
-                    method.span,
-                    format!("no member named '{name}' in '{shown}'"),
-                );
+                let message = match name {
+                    "IncrementCounter" | "DecrementCounter" => format!(
+                        "'{name}' is not supported by Lockstep yet: UAV counters are not implemented"
+                    ),
+                    "Sample"
+                    | "SampleLevel"
+                    | "SampleGrad"
+                    | "SampleBias"
+                    | "SampleCmp"
+                    | "SampleCmpLevelZero"
+                    | "Gather"
+                    | "GatherRed"
+                    | "GatherGreen"
+                    | "GatherBlue"
+                    | "GatherAlpha"
+                    | "CalculateLevelOfDetail" => format!(
+                        "'{name}' is not supported by Lockstep yet: samplers are not implemented (use Load or [])"
+                    ),
+                    _ => format!("no member named '{name}' in '{shown}'"),
+                };
+                self.error(method.span, message);
                 None
             }
         }

@@ -404,6 +404,8 @@ pub enum ExprKind {
         array_dims: Vec<Option<Expr>>,
         operand: Box<Expr>,
     },
+    /// `sizeof(T)`: the bytes of a type.
+    SizeOf(TypeExpr),
     /// `a, b`
     Comma {
         lhs: Box<Expr>,

@@ -460,6 +460,9 @@ fn write_expr(out: &mut String, expr: &Expr) {
         ExprKind::StringLit(s) => {
             let _ = write!(out, "{s:?}");
         }
+        ExprKind::SizeOf(ty) => {
+            let _ = write!(out, "(sizeof {})", ty.name.name);
+        }
         ExprKind::Ident(name) => out.push_str(&name.name),
         ExprKind::Unary { op, operand } => {
             let _ = write!(out, "({} ", unary_name(*op));

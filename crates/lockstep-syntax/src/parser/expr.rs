@@ -554,6 +554,13 @@ impl Parser<'_> {
 
     #[inline(never)]
     fn identifier_expr(&mut self) -> PBox {
+        if self.at_kw("sizeof") && self.nth(1).is_punct("(") {
+            let start = self.advance();
+            let open = self.advance();
+            let ty = self.parse_type(Vec::new())?;
+            self.expect_closing(")", open)?;
+            return Ok(node(ExprKind::SizeOf(ty), start.to(self.prev_span)));
+        }
         if self.at_kw("true") || self.at_kw("false") {
             let value = self.at_kw("true");
             let span = self.advance();
@@ -678,6 +685,7 @@ fn for_each_child<'e>(expr: &'e Expr, f: &mut impl FnMut(&'e Expr)) {
         | ExprKind::FloatLit { .. }
         | ExprKind::BoolLit(_)
         | ExprKind::StringLit(_)
+        | ExprKind::SizeOf(_)
         | ExprKind::Ident(_) => {}
         ExprKind::Unary { operand, .. } => f(operand),
         ExprKind::Binary { lhs, rhs, .. }
@@ -784,6 +792,7 @@ fn dismantle(expr: Expr) {
             | ExprKind::FloatLit { .. }
             | ExprKind::BoolLit(_)
             | ExprKind::StringLit(_)
+            | ExprKind::SizeOf(_)
             | ExprKind::Ident(_) => {}
         }
     }

@@ -460,3 +460,26 @@ fn struct_member_functions() {
     // Two values 10 gi and 30 gi: mean 20 gi, count 2.
     assert_eq!(out[0], [2, 2002, 4002, 6002]);
 }
+
+/// `sizeof` gives a type's bytes as buffers lay it out, as a constant.
+#[test]
+fn sizeof_types() {
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+        struct S { float3 a; uint b; double d; };\n\
+        [numthreads(1, 1, 1)]\n\
+        void main() {\n\
+            uint a[sizeof(float2)];\n\
+            a[7] = sizeof(S);\n\
+            Out[0] = sizeof(uint4);\n\
+            Out[1] = a[7];\n\
+            Out[2] = sizeof(bool);\n\
+        }\n";
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 3])],
+        4,
+    );
+    // S: 12 + 4 bytes, then the double at offset 16.
+    assert_eq!(out[0], [16, 24, 4]);
+}

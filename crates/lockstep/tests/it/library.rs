@@ -195,4 +195,19 @@ fn printf_is_accepted_and_unsupported_intrinsics_say_so() {
         e.contains("'ddx' is not supported by Lockstep: it belongs to the pixel stage"),
         "{e}"
     );
+    let source = "RWStructuredBuffer<uint> F : register(u0);\n\
+                  [numthreads(1, 1, 1)] void main() { F[0] = F.IncrementCounter(); }\n";
+    let e = lockstep::compile(
+        "t.hlsl",
+        source,
+        &CompileOptions::default(),
+        &lockstep::MemoryLoader::default(),
+    )
+    .map(drop)
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("'IncrementCounter' is not supported by Lockstep yet: UAV counters"),
+        "{e}"
+    );
 }
