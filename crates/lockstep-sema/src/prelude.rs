@@ -8,38 +8,6 @@
 
 use std::fmt::Write as _;
 
-/// The names this prelude defines (type names included).
-pub const NAMES: &[&str] = &[
-    "degrees",
-    "radians",
-    "ldexp",
-    "frexp",
-    "reflect",
-    "refract",
-    "dot2add",
-    "dot4add_u8packed",
-    "dot4add_i8packed",
-    "pack_u8",
-    "pack_s8",
-    "pack_clamp_u8",
-    "pack_clamp_s8",
-    "unpack_u8u32",
-    "unpack_s8s32",
-    "unpack_u8u16",
-    "unpack_s8s16",
-    "msad4",
-    "AddUint64",
-    "D3DCOLORtoUBYTE4",
-    "CheckAccessFullyMapped",
-    "faceforward",
-    "dst",
-    "lit",
-    "modf",
-    "sincos",
-    "NonUniformResourceIndex",
-    "IsHelperLane",
-];
-
 /// The float types the float-like intrinsics take: `float`, and `half`
 /// where it is a type of its own (with 16-bit types).
 fn float_types(sixteen_bit: bool) -> &'static [&'static str] {
