@@ -93,6 +93,10 @@ pub struct Variable {
 pub enum ResourceKind {
     StructuredBuffer,
     RWStructuredBuffer,
+    /// `AppendStructuredBuffer<T>` and `ConsumeStructuredBuffer<T>`: a
+    /// read-write structured buffer used through its counter.
+    AppendStructuredBuffer,
+    ConsumeStructuredBuffer,
     /// Typed buffer `Buffer<T>`: element `T` is a scalar or vector.
     Buffer,
     RWBuffer,
@@ -118,6 +122,8 @@ impl ResourceKind {
         matches!(
             self,
             ResourceKind::RWStructuredBuffer
+                | ResourceKind::AppendStructuredBuffer
+                | ResourceKind::ConsumeStructuredBuffer
                 | ResourceKind::RWBuffer
                 | ResourceKind::RWByteAddressBuffer
                 | ResourceKind::RWTexture1D
@@ -177,6 +183,10 @@ pub struct Resource {
     pub space: u32,
     /// `true` when the shader wrote `register(...)`.
     pub explicit_binding: bool,
+    /// The hidden counter of a structured buffer (`IncrementCounter`,
+    /// `Append`, `Consume`): a 4-byte read-write byte-address buffer with no
+    /// register, which the runtime supplies, zeroed, for each dispatch.
+    pub counter_of: Option<ResourceId>,
     pub span: Span,
 }
 

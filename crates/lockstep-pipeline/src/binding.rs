@@ -125,7 +125,13 @@ impl FromStr for Kind {
 impl Named for Kind {
     const WHAT: &'static str = "resource kind";
     const ALL: &'static [Self] = &Kind::ALL;
-    const ALIASES: &'static [(&'static str, Self)] = &[("CBuffer", Kind::ConstantBuffer)];
+    /// Append and consume buffers are read-write structured buffers with a
+    /// counter.
+    const ALIASES: &'static [(&'static str, Self)] = &[
+        ("CBuffer", Kind::ConstantBuffer),
+        ("AppendStructuredBuffer", Kind::RwStructuredBuffer),
+        ("ConsumeStructuredBuffer", Kind::RwStructuredBuffer),
+    ];
 
     fn name(self) -> &'static str {
         Kind::name(self)

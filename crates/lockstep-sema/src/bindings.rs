@@ -71,7 +71,8 @@ impl Sema<'_> {
             order.insert(0, g.index());
         }
         for i in order {
-            if self.resource_bindings.get(i).cloned().flatten().is_some() {
+            let hidden = self.module.resources[i].counter_of.is_some();
+            if hidden || self.resource_bindings.get(i).cloned().flatten().is_some() {
                 continue;
             }
             let r = &mut self.module.resources[i];

@@ -176,6 +176,8 @@ pub(crate) struct Sema<'a> {
     /// Functions with resource parameters, by name: compiled once for each
     /// set of global resources they are called with.
     pub resource_functions: HashMap<String, Vec<&'a ast::FunctionDecl>>,
+    /// The hidden counter of each structured buffer that uses one.
+    pub counters: HashMap<ir::ResourceId, ir::ResourceId>,
     /// The compiled copies of those functions, by definition and resources.
     pub specializations: HashMap<(Span, Vec<u32>), usize>,
     /// Functions that were called, with the first call site.
@@ -207,6 +209,7 @@ impl<'a> Sema<'a> {
             call_graph: HashMap::new(),
             resource_functions: HashMap::new(),
             specializations: HashMap::new(),
+            counters: HashMap::new(),
             called: HashMap::new(),
             fcx: None,
             depth: 0,

@@ -175,6 +175,7 @@ impl Sema<'_> {
             register: 0,
             space: 0,
             explicit_binding: register.is_some(),
+            counter_of: None,
             span: ir_span(span),
         });
         self.resource_bindings.push(register);

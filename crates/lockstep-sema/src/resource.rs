@@ -30,6 +30,8 @@ pub(crate) fn resource_type_name(kind: ResourceKind) -> &'static str {
     match kind {
         ResourceKind::StructuredBuffer => "StructuredBuffer",
         ResourceKind::RWStructuredBuffer => "RWStructuredBuffer",
+        ResourceKind::AppendStructuredBuffer => "AppendStructuredBuffer",
+        ResourceKind::ConsumeStructuredBuffer => "ConsumeStructuredBuffer",
         ResourceKind::Buffer => "Buffer",
         ResourceKind::RWBuffer => "RWBuffer",
         ResourceKind::ByteAddressBuffer => "ByteAddressBuffer",
@@ -81,6 +83,66 @@ impl Sema<'_> {
         }
     }
 
+    /// One step of a structured buffer's hidden counter: the value before
+    /// an increment (`IncrementCounter`, the slot `Append` writes), or after
+    /// a decrement (`DecrementCounter`, the slot `Consume` reads), as D3D
+    /// defines them.
+    fn counter_step(&mut self, info: ResourceInfo, increment: bool, span: Span) -> TExpr {
+        let counter = self.counter_resource(info);
+        let uint = self.scalar(ScalarType::UInt32);
+        let place = ir::Place {
+            root: PlaceRoot::ByteAddress {
+                resource: counter,
+                address: Box::new(self.u32_const(0, span)),
+            },
+            path: Vec::new(),
+            ty: uint,
+        };
+        let delta = self.u32_const(if increment { 1 } else { u32::MAX }, span);
+        let old = self.wrap(
+            ExprKind::Atomic {
+                op: ir::AtomicOp::Add,
+                place,
+                args: vec![delta],
+            },
+            uint,
+            span,
+        );
+        if increment {
+            return TExpr::of(old);
+        }
+        let minus_one = self.u32_const(u32::MAX, span);
+        let new = self.wrap(
+            ExprKind::Binary(ir::BinaryOp::Add, Box::new(old), Box::new(minus_one)),
+            uint,
+            span,
+        );
+        TExpr::of(new)
+    }
+
+    /// The hidden counter resource of `info`, made on first use.
+    fn counter_resource(&mut self, info: ResourceInfo) -> ir::ResourceId {
+        if let Some(&counter) = self.counters.get(&info.id) {
+            return counter;
+        }
+        let base = self.module.resources[info.id.index()].clone();
+        let uint = self.scalar(ScalarType::UInt32);
+        let counter = ir::ResourceId(self.module.resources.len() as u32);
+        self.module.resources.push(ir::Resource {
+            name: format!("{}.counter", base.name),
+            kind: ResourceKind::RWByteAddressBuffer,
+            element: uint,
+            register: 0,
+            space: 0,
+            explicit_binding: false,
+            counter_of: Some(info.id),
+            span: base.span,
+        });
+        self.resource_bindings.push(None);
+        self.counters.insert(info.id, counter);
+        counter
+    }
+
     /// `buf[i]`, or `tex[coord]` for textures.
     pub fn buffer_element(
         &mut self,
@@ -92,7 +154,14 @@ impl Sema<'_> {
         if info.kind.is_texture() {
             return self.texel(info, i, index_span, span);
         }
-        if is_byte_address(info.kind) || info.kind == ResourceKind::ConstantBuffer {
+        if is_byte_address(info.kind)
+            || matches!(
+                info.kind,
+                ResourceKind::ConstantBuffer
+                    | ResourceKind::AppendStructuredBuffer
+                    | ResourceKind::ConsumeStructuredBuffer
+            )
+        {
             let shown = self.resource_display(info);
             self.error(span, format!("'{shown}' cannot be indexed"));
             return None;
@@ -147,6 +216,47 @@ impl Sema<'_> {
                 return self.byte_address_atomic(info, name, op, counts, wide, args, span);
             }
         }
+        match (info.kind, name) {
+            (ResourceKind::RWStructuredBuffer, "IncrementCounter" | "DecrementCounter") => {
+                self.method_args::<0>(name, args, span)?;
+                return Some(self.counter_step(info, name == "IncrementCounter", span));
+            }
+            (ResourceKind::AppendStructuredBuffer, "Append") => {
+                let [value] = self.method_args::<1>(name, args, span)? else {
+                    return None;
+                };
+                let value = self.lower_value(value)?;
+                let value = self.coerce(value, info.element, args[0].span)?;
+                let slot = self.counter_step(info, true, span);
+                let place = ir::Place {
+                    root: PlaceRoot::BufferElement {
+                        resource: info.id,
+                        index: Box::new(slot.e),
+                    },
+                    path: Vec::new(),
+                    ty: info.element,
+                };
+                let kind = ExprKind::Assign {
+                    place,
+                    value: Box::new(value),
+                    yield_old: false,
+                    init: false,
+                };
+                let mut t = TExpr::new(kind, info.element, span);
+                t.void = true;
+                return Some(t);
+            }
+            (ResourceKind::ConsumeStructuredBuffer, "Consume") => {
+                self.method_args::<0>(name, args, span)?;
+                let slot = self.counter_step(info, false, span);
+                let root = PlaceRoot::BufferElement {
+                    resource: info.id,
+                    index: Box::new(slot.e),
+                };
+                return Some(self.load(root, Vec::new(), info.element, span));
+            }
+            _ => {}
+        }
         match (is_byte_address(info.kind), name) {
             (false, "Load") if info.kind != ResourceKind::ConstantBuffer => {
                 let [index] = self.method_args::<1>(name, args, span)? else {
@@ -164,9 +274,9 @@ impl Sema<'_> {
             _ => {
                 let shown = self.resource_display(info);
                 let message = match name {
-                    "IncrementCounter" | "DecrementCounter" => format!(
-                        "'{name}' is not supported by Lockstep yet: UAV counters are not implemented"
-                    ),
+                    "IncrementCounter" | "DecrementCounter" => {
+                        format!("'{name}' needs a RWStructuredBuffer, not a '{shown}'")
+                    }
                     "Sample"
                     | "SampleLevel"
                     | "SampleGrad"
@@ -468,7 +578,10 @@ impl Sema<'_> {
         span: Span,
     ) -> Option<TExpr> {
         let queries: &[ResourceQuery] = match info.kind {
-            ResourceKind::StructuredBuffer | ResourceKind::RWStructuredBuffer => {
+            ResourceKind::StructuredBuffer
+            | ResourceKind::RWStructuredBuffer
+            | ResourceKind::AppendStructuredBuffer
+            | ResourceKind::ConsumeStructuredBuffer => {
                 &[ResourceQuery::ElementCount, ResourceQuery::Stride]
             }
             ResourceKind::Buffer | ResourceKind::RWBuffer => &[ResourceQuery::ElementCount],

@@ -121,8 +121,6 @@ const UNSUPPORTED_OBJECTS: &[&str] = &[
     "RWTexture1DArray",
     "SamplerState",
     "SamplerComparisonState",
-    "AppendStructuredBuffer",
-    "ConsumeStructuredBuffer",
     "RasterizerOrderedBuffer",
     "RasterizerOrderedStructuredBuffer",
     "RasterizerOrderedByteAddressBuffer",
@@ -558,6 +556,8 @@ fn resource_kind(name: &str) -> Option<ResourceKind> {
     Some(match name {
         "StructuredBuffer" => ResourceKind::StructuredBuffer,
         "RWStructuredBuffer" => ResourceKind::RWStructuredBuffer,
+        "AppendStructuredBuffer" => ResourceKind::AppendStructuredBuffer,
+        "ConsumeStructuredBuffer" => ResourceKind::ConsumeStructuredBuffer,
         "Buffer" => ResourceKind::Buffer,
         "RWBuffer" => ResourceKind::RWBuffer,
         "ByteAddressBuffer" => ResourceKind::ByteAddressBuffer,

@@ -111,7 +111,9 @@ impl std::error::Error for RunError {}
 fn pipeline_kind(kind: ResourceKind) -> Kind {
     match kind {
         ResourceKind::StructuredBuffer => Kind::StructuredBuffer,
-        ResourceKind::RWStructuredBuffer => Kind::RwStructuredBuffer,
+        ResourceKind::RWStructuredBuffer
+        | ResourceKind::AppendStructuredBuffer
+        | ResourceKind::ConsumeStructuredBuffer => Kind::RwStructuredBuffer,
         ResourceKind::Buffer => Kind::Buffer,
         ResourceKind::RWBuffer => Kind::RwBuffer,
         ResourceKind::ByteAddressBuffer => Kind::ByteAddressBuffer,
@@ -141,8 +143,16 @@ impl From<lockstep_exec::ExecError> for RunError {
 /// Which pipeline buffer each resource of the shader is bound to, with its
 /// texture dimensions.
 pub(crate) struct Bindings {
+    /// For each resource, its memory: a pipeline buffer's index, or past
+    /// them, one of the hidden counters.
     pub buffer_of: Vec<usize>,
     dims: Vec<[u32; 3]>,
+    /// The starting values of the hidden counters (`IncrementCounter`,
+    /// `Append`, `Consume`), each in a memory of its own after the
+    /// pipeline's buffers: 0, or for a consume buffer the number of
+    /// elements its buffer holds, so that `Consume` takes them from the
+    /// last.
+    counters: Vec<u32>,
 }
 
 impl Bindings {
@@ -151,8 +161,31 @@ impl Bindings {
         let mut bindings = Bindings {
             buffer_of: Vec::new(),
             dims: Vec::new(),
+            counters: Vec::new(),
         };
         for resource in &shader.module.resources {
+            if let Some(base) = resource.counter_of {
+                let base = base.index();
+                let start = match shader.module.resources[base].kind {
+                    ResourceKind::ConsumeStructuredBuffer => {
+                        let element = shader.module.resources[base].element;
+                        let stride = lockstep_ir::layout::array_stride(
+                            &shader.module.types,
+                            element,
+                            lockstep_ir::LayoutRule::Packed,
+                        );
+                        let bytes = pipeline.buffers[bindings.buffer_of[base]].data.len();
+                        u32::try_from(bytes / stride.max(1) as usize).unwrap_or(u32::MAX)
+                    }
+                    _ => 0,
+                };
+                bindings
+                    .buffer_of
+                    .push(pipeline.buffers.len() + bindings.counters.len());
+                bindings.dims.push([0; 3]);
+                bindings.counters.push(start);
+                continue;
+            }
             let index = bind_resource(shader, pipeline, resource)?;
             // Textures take their size from the buffer's OutputProps (checked
             // when binding); buffers ignore it.
@@ -175,7 +208,7 @@ impl Bindings {
     ) -> Vec<bool> {
         let mut marked = vec![false; buffers];
         for (r, &b) in shader.module.resources.iter().zip(&self.buffer_of) {
-            if pred(r) {
+            if pred(r) && b < buffers {
                 marked[b] = true;
             }
         }
@@ -202,6 +235,11 @@ impl Bindings {
                     .flatten()
                     .unwrap_or_else(|| workers.load(&b.data))
             })
+            .chain(
+                self.counters
+                    .iter()
+                    .map(|start| workers.load(&start.to_le_bytes())),
+            )
             .collect()
     }
 
@@ -259,6 +297,7 @@ pub fn run<'p>(
     // buffer only read still holds the pipeline's bytes).
     let contents: Vec<BufferContents> = memories
         .into_iter()
+        .take(pipeline.buffers.len())
         .map(BufferContents::from_memory)
         .collect();
     let outcomes = lockstep_pipeline::check_results(pipeline, &contents);

@@ -175,7 +175,12 @@ pub fn check(
                     RunError::from(e).with_note(format!("at wave size {w}, in the checked run"))
                 })?;
         let findings = findings.into_iter().map(|f| reported(shader, f)).collect();
-        let contents: Vec<Vec<u8>> = memories.iter().map(Memory::to_bytes).collect();
+        // The pipeline's buffers; hidden counters follow them.
+        let contents: Vec<Vec<u8>> = memories
+            .iter()
+            .take(pipeline.buffers.len())
+            .map(Memory::to_bytes)
+            .collect();
         drop(memories);
         dispatched();
         let mut order_dependence = Vec::new();
@@ -587,6 +592,7 @@ pub fn run_checked<'p>(
     )?;
     let contents: Vec<BufferContents> = memories
         .into_iter()
+        .take(pipeline.buffers.len())
         .map(BufferContents::from_memory)
         .collect();
     let outcomes = lockstep_pipeline::check_results(pipeline, &contents);

@@ -83,6 +83,7 @@ pub fn info(shader: &Shader, device: &Device) -> ShaderInfo {
         bindings: module
             .resources
             .iter()
+            .filter(|r| r.counter_of.is_none())
             .map(|r| BindingInfo {
                 name: r.name.clone(),
                 kind: kind_name(r.kind),

@@ -483,3 +483,41 @@ fn sizeof_types() {
     // S: 12 + 4 bytes, then the double at offset 16.
     assert_eq!(out[0], [16, 24, 4]);
 }
+
+/// UAV counters: `IncrementCounter` returns the value before, and
+/// `DecrementCounter` the value after, in lane order; `Append` writes the
+/// slot an increment gives, `Consume` reads the slot a decrement gives,
+/// starting from the consume buffer's element count.
+#[test]
+fn counters_append_and_consume() {
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+        AppendStructuredBuffer<uint> Kept : register(u1);\n\
+        ConsumeStructuredBuffer<uint> Work : register(u2);\n\
+        RWStructuredBuffer<uint> Down : register(u3);\n\
+        [numthreads(4, 1, 1)]\n\
+        void main(uint gi : SV_GroupIndex) {\n\
+            uint slot = Out.IncrementCounter();\n\
+            Out[slot] = gi * 10;\n\
+            if (gi % 2 == 1)\n\
+                Kept.Append(gi + 100);\n\
+            Down[gi] = Down.DecrementCounter();\n\
+            if (gi < 3)\n\
+                Out[4 + gi] = Work.Consume();\n\
+        }\n";
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 8]),
+            buf("Kept", Kind::RwStructuredBuffer, 1, vec![0; 4]),
+            buf("Work", Kind::RwStructuredBuffer, 2, vec![5, 6, 7, 8]),
+            buf("Down", Kind::RwStructuredBuffer, 3, vec![0; 4]),
+        ],
+        4,
+    );
+    // Slots 0..3 in lane order; Consume from 4 elements takes 3, 2, 1.
+    assert_eq!(out[0], [0, 10, 20, 30, 8, 7, 6, 0]);
+    assert_eq!(out[1], [101, 103, 0, 0]);
+    assert_eq!(out[2], [5, 6, 7, 8]);
+    assert_eq!(out[3], [u32::MAX, u32::MAX - 1, u32::MAX - 2, u32::MAX - 3]);
+}

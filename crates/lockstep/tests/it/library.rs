@@ -195,8 +195,8 @@ fn printf_is_accepted_and_unsupported_intrinsics_say_so() {
         e.contains("'ddx' is not supported by Lockstep: it belongs to the pixel stage"),
         "{e}"
     );
-    let source = "RWStructuredBuffer<uint> F : register(u0);\n\
-                  [numthreads(1, 1, 1)] void main() { F[0] = F.IncrementCounter(); }\n";
+    let source = "RWStructuredBuffer<uint> F : register(u0);\nStructuredBuffer<uint> R : register(t0);\n\
+                  [numthreads(1, 1, 1)] void main() { F[0] = R.IncrementCounter(); }\n";
     let e = lockstep::compile(
         "t.hlsl",
         source,
@@ -207,7 +207,7 @@ fn printf_is_accepted_and_unsupported_intrinsics_say_so() {
     .unwrap_err()
     .to_string();
     assert!(
-        e.contains("'IncrementCounter' is not supported by Lockstep yet: UAV counters"),
+        e.contains("'IncrementCounter' needs a RWStructuredBuffer, not a 'StructuredBuffer<uint>'"),
         "{e}"
     );
 }
