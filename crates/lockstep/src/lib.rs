@@ -90,18 +90,29 @@ fn add_prelude(
     sixteen_bit: bool,
     diags: &mut Diagnostics,
 ) {
-    let mentioned = |name: &str| {
-        map.files().iter().any(|f| {
-            f.text.match_indices(name).any(|(at, _)| {
-                let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-                let before = f.text[..at].chars().next_back().is_none_or(|c| !word(c));
-                let after = f.text[at + name.len()..]
-                    .chars()
-                    .next()
-                    .is_none_or(|c| !word(c));
-                before && after
-            })
+    // A function the shader defines itself takes the name: it is not
+    // written again.
+    let defined: std::collections::HashSet<&str> = tu
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            lockstep_syntax::ast::Item::Function(f) => Some(f.name.name.as_str()),
+            _ => None,
         })
+        .collect();
+    let mentioned = |name: &str| {
+        !defined.contains(name)
+            && map.files().iter().any(|f| {
+                f.text.match_indices(name).any(|(at, _)| {
+                    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+                    let before = f.text[..at].chars().next_back().is_none_or(|c| !word(c));
+                    let after = f.text[at + name.len()..]
+                        .chars()
+                        .next()
+                        .is_none_or(|c| !word(c));
+                    before && after
+                })
+            })
     };
     let text = lockstep_sema::prelude::source(mentioned, sixteen_bit);
     if text.is_empty() {

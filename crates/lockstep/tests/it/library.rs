@@ -7,11 +7,12 @@ use lockstep::pipeline::Kind;
 use crate::harness::{buf, compile, run_compiled};
 
 /// Runs a one-thread shader with `RWStructuredBuffer<float> F : u0` and
-/// `RWStructuredBuffer<uint> U : u1`, 16 words each.
-fn run(body: &str, opts: &CompileOptions) -> (Vec<f32>, Vec<u32>) {
+/// `RWStructuredBuffer<uint> U : u1`, 16 words each, and `prefix` before
+/// its entry point.
+fn run_with(prefix: &str, body: &str, opts: &CompileOptions) -> (Vec<f32>, Vec<u32>) {
     let source = format!(
         "RWStructuredBuffer<float> F : register(u0);\n\
-         RWStructuredBuffer<uint> U : register(u1);\n\
+         RWStructuredBuffer<uint> U : register(u1);\n{prefix}\
          [numthreads(1, 1, 1)]\nvoid main() {{\n{body}\n}}\n"
     );
     let shader = compile(&source, opts);
@@ -26,6 +27,10 @@ fn run(body: &str, opts: &CompileOptions) -> (Vec<f32>, Vec<u32>) {
     );
     let floats = out[0].iter().map(|&w| f32::from_bits(w)).collect();
     (floats, out[1].clone())
+}
+
+fn run(body: &str, opts: &CompileOptions) -> (Vec<f32>, Vec<u32>) {
+    run_with("", body, opts)
 }
 
 fn run32(body: &str) -> (Vec<f32>, Vec<u32>) {
@@ -210,4 +215,16 @@ fn printf_is_accepted_and_unsupported_intrinsics_say_so() {
         e.contains("'IncrementCounter' needs a RWStructuredBuffer, not a 'StructuredBuffer<uint>'"),
         "{e}"
     );
+}
+
+/// A shader's own function of an intrinsic's name is the one it calls.
+#[test]
+fn a_shader_may_define_a_library_name_itself() {
+    let (f, _) = run_with(
+        "float degrees(float r) { return r + 1.0; }\n",
+        "F[0] = degrees(2.0); F[1] = radians(180.0);",
+        &CompileOptions::default(),
+    );
+    assert_eq!(f[0], 3.0);
+    assert_eq!(f[1], std::f32::consts::PI);
 }
