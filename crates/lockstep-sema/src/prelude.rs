@@ -261,22 +261,29 @@ fn packing(out: &mut String, sixteen_bit: bool) {
              }}"
         );
     };
-    pack(out, "pack_u8", "uint8_t4_packed", "uint4", None);
-    pack(out, "pack_s8", "int8_t4_packed", "int4", None);
-    pack(
-        out,
-        "pack_clamp_u8",
-        "uint8_t4_packed",
-        "int4",
-        Some(("0", "255")),
-    );
-    pack(
-        out,
-        "pack_clamp_s8",
-        "int8_t4_packed",
-        "int4",
-        Some(("-128", "127")),
-    );
+    // The 32-bit forms, and the 16-bit ones where those types exist.
+    let mut widths = vec![("uint4", "int4")];
+    if sixteen_bit {
+        widths.push(("uint16_t4", "int16_t4"));
+    }
+    for (unsigned, signed) in widths {
+        pack(out, "pack_u8", "uint8_t4_packed", unsigned, None);
+        pack(out, "pack_s8", "int8_t4_packed", signed, None);
+        pack(
+            out,
+            "pack_clamp_u8",
+            "uint8_t4_packed",
+            signed,
+            Some(("0", "255")),
+        );
+        pack(
+            out,
+            "pack_clamp_s8",
+            "int8_t4_packed",
+            signed,
+            Some(("-128", "127")),
+        );
+    }
     out.push_str("uint4 unpack_u8u32(uint8_t4_packed p) { return __lockstep_u8x4(p); }\n");
     out.push_str("int4 unpack_s8s32(int8_t4_packed p) { return __lockstep_s8x4(p); }\n");
     out.push_str(
@@ -287,22 +294,6 @@ fn packing(out: &mut String, sixteen_bit: bool) {
          }\n",
     );
     if sixteen_bit {
-        pack(out, "pack_u8", "uint8_t4_packed", "uint16_t4", None);
-        pack(out, "pack_s8", "int8_t4_packed", "int16_t4", None);
-        pack(
-            out,
-            "pack_clamp_u8",
-            "uint8_t4_packed",
-            "int16_t4",
-            Some(("0", "255")),
-        );
-        pack(
-            out,
-            "pack_clamp_s8",
-            "int8_t4_packed",
-            "int16_t4",
-            Some(("-128", "127")),
-        );
         out.push_str(
             "uint16_t4 unpack_u8u16(uint8_t4_packed p) { return (uint16_t4)__lockstep_u8x4(p); }\n",
         );
