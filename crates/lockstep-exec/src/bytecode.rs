@@ -159,33 +159,6 @@ impl Op32 {
                 | O::FRound
         )
     }
-
-    /// Whether the operation takes one operand.
-    pub fn is_unary(self) -> bool {
-        use Op32 as O;
-        matches!(
-            self,
-            O::Not
-                | O::INeg
-                | O::IAbs
-                | O::FNeg
-                | O::FAbs
-                | O::IToF
-                | O::UToF
-                | O::FToI
-                | O::FToU
-                | O::FSqrt
-                | O::FFloor
-                | O::FCeil
-                | O::FTrunc
-                | O::FRound
-                | O::CountBits
-                | O::ReverseBits
-                | O::FirstBitLow
-                | O::FirstBitHighU
-                | O::FirstBitHighS
-        )
-    }
 }
 
 /// A run of [`Op32`] operations with nothing between them, computed on
@@ -294,11 +267,6 @@ impl Test {
             lanes: Lanes::Nonzero,
             vote: Some(vote),
         }
-    }
-
-    /// The lanes where `lanes` holds.
-    pub const fn lanes(lanes: Lanes) -> Test {
-        Test { lanes, vote: None }
     }
 }
 

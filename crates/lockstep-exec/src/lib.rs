@@ -4,15 +4,15 @@
 //! Groups run in parallel on all cores; the waves of one group take turns on
 //! one worker, pausing at barriers.
 
-pub mod alu;
-pub mod bytecode;
+mod alu;
+mod bytecode;
 pub mod check;
-pub mod compile;
+mod compile;
 mod engine;
-pub mod jit;
+mod jit;
 pub mod memory;
-pub mod simd;
-pub mod value;
+mod simd;
+mod value;
 pub mod wave_size;
 
 use std::ops::Range;
