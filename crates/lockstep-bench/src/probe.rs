@@ -22,12 +22,16 @@ pub const INTRINSICS: [Intrinsic; 3] = [
 /// A wave prefix intrinsic of the probe.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Intrinsic {
+    /// `WavePrefixSum`: the sum of the lower lanes' values.
     PrefixSum,
+    /// `WavePrefixProduct`: the product of the lower lanes' values.
     PrefixProduct,
+    /// `WavePrefixCountBits`: how many lower lanes' conditions are true.
     PrefixCountBits,
 }
 
 impl Intrinsic {
+    /// The intrinsic's HLSL name, e.g. `WavePrefixSum`.
     pub fn name(self) -> &'static str {
         match self {
             Intrinsic::PrefixSum => "WavePrefixSum",
@@ -50,6 +54,7 @@ impl Intrinsic {
 /// How a peer's results of one intrinsic relate to Lockstep's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Verdict {
+    /// The lanes compared.
     pub lanes: usize,
     /// Lanes whose result is Lockstep's.
     pub exclusive: usize,

@@ -19,8 +19,11 @@ pub fn median(times: &[Duration]) -> Option<Duration> {
 /// One kernel's result: median times of Lockstep and of the peer.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
+    /// The kernel's name (its file in `benches/kernels/`, without `.hlsl`).
     pub kernel: String,
+    /// Elements (threads, or texels) the dispatch processes.
     pub elements: u32,
+    /// Lockstep's median time; `None` when no run was timed.
     pub lockstep: Option<Duration>,
     /// `None` when the peer did not run (or gave a wrong result).
     pub peer: Option<Duration>,
@@ -86,9 +89,11 @@ impl Row {
 /// two, taken alternately, one pair per round.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scaling {
+    /// The kernel's name, or the reference loop's.
     pub name: String,
     /// The wave size; `None` for the machine's reference loops.
     pub wave_size: Option<u32>,
+    /// Elements each run processes.
     pub elements: u32,
     /// One thread's time in each round.
     pub one: Vec<Duration>,

@@ -21,8 +21,11 @@ pub enum DescriptorKind {
 pub struct Resource {
     /// The variable's debug name (`OpName`); empty when it has none.
     pub name: String,
+    /// The descriptor set (`DescriptorSet` decoration); 0 when undecorated.
     pub set: u32,
+    /// The binding number within the set (`Binding` decoration).
     pub binding: u32,
+    /// What the binding holds.
     pub kind: DescriptorKind,
 }
 

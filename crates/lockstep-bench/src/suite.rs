@@ -13,6 +13,7 @@ const N22: u32 = 1 << 22;
 
 /// One kernel of the suite.
 pub struct Kernel {
+    /// The kernel's name, also its file name without `.hlsl`.
     pub name: &'static str,
     /// The HLSL source (`benches/kernels/<name>.hlsl`).
     pub source: &'static str,
@@ -33,6 +34,7 @@ pub type Check = Box<dyn Fn(&[&[u8]]) -> Result<(), String> + Send + Sync>;
 
 /// A kernel's pipeline at one size, with its expected result.
 pub struct Case {
+    /// The buffers, bindings and dispatch to run.
     pub pipeline: Pipeline,
     /// Elements (threads, or texels) the dispatch processes.
     pub elements: u32,

@@ -37,6 +37,7 @@ const FENCE_TIMEOUT: Duration = Duration::from_secs(600);
 /// What [`Context::new`] found out about the device.
 #[derive(Clone, Debug)]
 pub struct DeviceInfo {
+    /// The device's name as the driver reports it.
     pub name: String,
     /// `driverName driverInfo` (Vulkan 1.2 devices), else empty.
     pub driver: String,
@@ -44,8 +45,11 @@ pub struct DeviceInfo {
     pub api_version: String,
     /// Lanes per subgroup (`VkPhysicalDeviceSubgroupProperties`).
     pub subgroup_size: u32,
+    /// The subgroup operations the device supports.
     pub subgroup_operations: vk::SubgroupFeatureFlags,
+    /// The shader stages with subgroup operations.
     pub subgroup_stages: vk::ShaderStageFlags,
+    /// The most workgroups one dispatch may have in x, y and z (`maxComputeWorkGroupCount`).
     pub max_group_count: [u32; 3],
 }
 
@@ -58,6 +62,7 @@ pub struct Context {
     queue: vk::Queue,
     queue_family: u32,
     memory: vk::PhysicalDeviceMemoryProperties,
+    /// What the device is and supports.
     pub info: DeviceInfo,
 }
 

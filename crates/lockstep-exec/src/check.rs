@@ -58,14 +58,19 @@ impl FindingKind {
 /// detail, and how often it happened.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
+    /// What went wrong.
     pub kind: FindingKind,
+    /// The source construct where it happened, when known.
     pub span: Option<Span>,
+    /// The wave size of the run that found it.
     pub wave_size: u32,
+    /// The group's id in the dispatch, in x, y and z.
     pub group: [u32; 3],
     /// The wave's index in its group.
     pub wave: u32,
     /// The lanes concerned (of the first occurrence).
     pub lanes: Vec<u32>,
+    /// A description of the first occurrence, for reports.
     pub message: String,
     /// How many times this kind happened at this place.
     pub count: u64,
@@ -231,6 +236,7 @@ impl SharedTracker {
 /// fold in lane order; the others exist to find results that depend on it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ReductionOrder {
+    /// A left fold from the lowest lane up.
     #[default]
     Ascending,
     /// A left fold from the highest lane down.

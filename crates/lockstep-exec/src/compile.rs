@@ -38,7 +38,9 @@ pub struct Program {
     pub(crate) reg_count: u32,
     /// The entry point's system-value inputs.
     pub(crate) inputs: Vec<Input>,
+    /// The group size from the entry point's `[numthreads]` or `[numWaves]`.
     pub group: lockstep_ir::GroupShape,
+    /// Bytes of `groupshared` memory each group needs.
     pub groupshared_bytes: u32,
     /// Bytes per element of each resource (its stride), by resource id.
     pub(crate) element_strides: Vec<u32>,

@@ -28,13 +28,16 @@ pub use wave_size::{Device, WavePreference, WaveSizeChoice, select_wave_size};
 /// An error while compiling to bytecode or running a dispatch.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExecError {
+    /// What went wrong.
     pub message: String,
     /// The source construct responsible, when known.
     pub span: Option<Span>,
+    /// Further explanations, shown after the message.
     pub notes: Vec<String>,
 }
 
 impl ExecError {
+    /// An error at `span` (when known), without notes.
     pub fn new(message: impl Into<String>, span: Option<Span>) -> ExecError {
         ExecError {
             message: message.into(),
@@ -43,6 +46,7 @@ impl ExecError {
         }
     }
 
+    /// The error with `note` added to its notes.
     pub fn with_note(mut self, note: impl Into<String>) -> ExecError {
         self.notes.push(note.into());
         self
@@ -59,6 +63,7 @@ impl std::error::Error for ExecError {}
 
 /// Wave sizes the engine runs.
 pub const MIN_WAVE_SIZE: u32 = 4;
+/// The largest wave size the engine runs.
 pub const MAX_WAVE_SIZE: u32 = 128;
 
 /// The lanes a normal run puts side by side: groups are batched so that
@@ -122,6 +127,7 @@ pub fn validate_wave_size(n: u32) -> Result<(), ExecError> {
 /// The memory bound to one resource of a shader.
 #[derive(Clone, Copy, Debug)]
 pub struct BoundResource<'a> {
+    /// The memory holding the resource's bytes.
     pub memory: &'a Memory<'a>,
     /// A texture's size in texels: width, height, and depth (3D) or slice
     /// count (arrays); 1 for the dimensions a texture does not have.

@@ -209,10 +209,12 @@ impl<'a> Memory<'a> {
         (words, len)
     }
 
+    /// The memory's length in bytes.
     pub fn len(&self) -> u64 {
         self.len
     }
 
+    /// Whether the memory has no bytes.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

@@ -22,11 +22,14 @@ pub enum WavePreference {
     /// (the smaller one on a tie).
     #[default]
     Nearest,
+    /// The smallest supported size in range (`--prefer-wave-size small`).
     Small,
+    /// The largest supported size in range (`--prefer-wave-size large`).
     Large,
 }
 
 impl WavePreference {
+    /// The preference as `--prefer-wave-size` spells it.
     pub fn name(self) -> &'static str {
         match self {
             WavePreference::Nearest => "nearest",
@@ -43,7 +46,9 @@ pub struct Device {
     pub preferred: u32,
     /// The supported sizes: powers of two in `min..=max` (`--wave-sizes`).
     pub min: u32,
+    /// The largest supported size.
     pub max: u32,
+    /// Which size to take when neither preferred size can be used (`--prefer-wave-size`).
     pub preference: WavePreference,
 }
 
@@ -95,6 +100,7 @@ impl Device {
         Ok(())
     }
 
+    /// Whether the device runs waves of `size` lanes: a power of two in `min..=max`.
     pub fn supports(&self, size: u32) -> bool {
         size.is_power_of_two() && (self.min..=self.max).contains(&size)
     }
@@ -111,7 +117,9 @@ impl Device {
 /// The wave size a dispatch uses, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WaveSizeChoice {
+    /// Lanes per wave.
     pub size: u32,
+    /// Why this size: the rule of the selection that picked it.
     pub reason: String,
 }
 

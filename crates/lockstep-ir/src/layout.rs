@@ -6,6 +6,7 @@
 
 use crate::types::{ScalarType, Type, TypeArena, TypeId};
 
+/// How values are laid out in a buffer's memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LayoutRule {
     /// Structured, typed and byte-address buffers: every scalar aligned to its
@@ -21,14 +22,18 @@ pub enum LayoutRule {
 /// Where one flattened scalar component lives, relative to the value's start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ScalarSlot {
+    /// Bytes from the value's start.
     pub offset: u32,
+    /// The component's scalar type.
     pub ty: ScalarType,
 }
 
 /// Size and alignment of a type under a rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SizeAlign {
+    /// Bytes the value takes.
     pub size: u32,
+    /// The alignment in bytes its start needs.
     pub align: u32,
 }
 
@@ -36,6 +41,7 @@ fn round_up(x: u32, to: u32) -> u32 {
     x.div_ceil(to).saturating_mul(to)
 }
 
+/// The size and alignment of `ty` under `rule`.
 pub fn size_align(types: &TypeArena, ty: TypeId, rule: LayoutRule) -> SizeAlign {
     match (types.get(ty), rule) {
         (Type::Void, _) => SizeAlign { size: 0, align: 1 },

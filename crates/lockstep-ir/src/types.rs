@@ -2,17 +2,28 @@
 
 use std::collections::HashMap;
 
+/// A scalar type of HLSL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ScalarType {
+    /// `bool`: a 32-bit word in memory.
     Bool,
+    /// `int16_t`: a 16-bit signed integer.
     Int16,
+    /// `uint16_t`: a 16-bit unsigned integer.
     UInt16,
+    /// `int`: a 32-bit signed integer.
     Int32,
+    /// `uint`: a 32-bit unsigned integer.
     UInt32,
+    /// `int64_t`: a 64-bit signed integer.
     Int64,
+    /// `uint64_t`: a 64-bit unsigned integer.
     UInt64,
+    /// `half`: a 16-bit float.
     Float16,
+    /// `float`: a 32-bit float.
     Float32,
+    /// `double`: a 64-bit float.
     Float64,
 }
 
@@ -26,10 +37,12 @@ impl ScalarType {
         }
     }
 
+    /// Bits the scalar takes in memory (`bool` takes 32).
     pub fn bits(self) -> u32 {
         self.size() * 8
     }
 
+    /// Whether the type is `half`, `float` or `double`.
     pub fn is_float(self) -> bool {
         matches!(
             self,
@@ -37,10 +50,12 @@ impl ScalarType {
         )
     }
 
+    /// Whether the type is an integer type (neither `bool` nor a float).
     pub fn is_integer(self) -> bool {
         !self.is_float() && self != ScalarType::Bool
     }
 
+    /// Whether values of the type can be negative: the signed integers and the floats.
     pub fn is_signed(self) -> bool {
         matches!(
             self,
@@ -74,33 +89,48 @@ impl ScalarType {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TypeId(pub u32);
 
+/// A member of a struct type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Member {
+    /// The member's name in the source.
     pub name: String,
+    /// The member's type.
     pub ty: TypeId,
 }
 
+/// A type of the IR.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
     /// The result of a call or statement-like expression with no value.
     Void,
+    /// A single scalar.
     Scalar(ScalarType),
     /// 1 to 4 components.
     Vector(ScalarType, u8),
     /// `rows` × `cols`, 1 to 4 each. Values flatten row-major; `row_major`
     /// only changes the layout in memory (default: column-major, as DXC).
     Matrix {
+        /// The type of each element.
         scalar: ScalarType,
+        /// Rows, 1 to 4.
         rows: u8,
+        /// Columns, 1 to 4.
         cols: u8,
+        /// Whether the matrix is stored row by row in memory (`row_major`).
         row_major: bool,
     },
+    /// A fixed-size array.
     Array {
+        /// The element type.
         element: TypeId,
+        /// The number of elements.
         len: u32,
     },
+    /// A struct type.
     Struct {
+        /// The struct's name in the source.
         name: String,
+        /// The members, in declaration order.
         members: Vec<Member>,
     },
 }
@@ -113,10 +143,12 @@ pub struct TypeArena {
 }
 
 impl TypeArena {
+    /// An empty arena.
     pub fn new() -> TypeArena {
         TypeArena::default()
     }
 
+    /// The id of `ty`, added to the arena when it is new.
     pub fn intern(&mut self, ty: Type) -> TypeId {
         if let Some(&id) = self.ids.get(&ty) {
             return id;
@@ -127,14 +159,17 @@ impl TypeArena {
         id
     }
 
+    /// The type with id `id` (an id this arena gave out).
     pub fn get(&self, id: TypeId) -> &Type {
         &self.types[id.0 as usize]
     }
 
+    /// The id of the scalar type `s`.
     pub fn scalar(&mut self, s: ScalarType) -> TypeId {
         self.intern(Type::Scalar(s))
     }
 
+    /// The id of `Void`.
     pub fn void(&mut self) -> TypeId {
         self.intern(Type::Void)
     }

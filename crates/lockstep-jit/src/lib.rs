@@ -45,60 +45,115 @@ mod x64;
 /// `Select` takes three: `a != 0 ? b : c` (`b` a value, not a constant).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
+    /// `a + b`, wrapping.
     Add,
+    /// `a - b`, wrapping.
     Sub,
+    /// `a * b`, wrapping (the low 32 bits).
     Mul,
+    /// `a << b`, the count taken modulo 32.
     Shl,
+    /// `a >> b` with zeros shifted in.
     ShrU,
+    /// `a >> b` with the sign bit shifted in.
     ShrS,
+    /// `a & b`.
     And,
+    /// `a | b`.
     Or,
+    /// `a ^ b`.
     Xor,
+    /// `a == b`.
     Eq,
+    /// `a != b`.
     Ne,
+    /// `a < b`, unsigned.
     LtU,
+    /// `a <= b`, unsigned.
     LeU,
+    /// `a > b`, unsigned.
     GtU,
+    /// `a >= b`, unsigned.
     GeU,
+    /// `a < b`, signed.
     LtS,
+    /// `a <= b`, signed.
     LeS,
+    /// `a > b`, signed.
     GtS,
+    /// `a >= b`, signed.
     GeS,
+    /// `a + b` as floats.
     FAdd,
+    /// `a - b` as floats.
     FSub,
+    /// `a * b` as floats.
     FMul,
+    /// `a / b` as floats.
     FDiv,
+    /// `a == b` as floats (false where a NaN is involved).
     FEq,
+    /// `a != b` as floats (true where a NaN is involved).
     FNe,
+    /// `a < b` as floats.
     FLt,
+    /// `a <= b` as floats.
     FLe,
+    /// `a > b` as floats.
     FGt,
+    /// `a >= b` as floats.
     FGe,
+    /// The smaller of `a` and `b`, unsigned.
     UMin,
+    /// The larger of `a` and `b`, unsigned.
     UMax,
+    /// The smaller of `a` and `b`, signed.
     SMin,
+    /// The larger of `a` and `b`, signed.
     SMax,
+    /// IEEE minNum of `a` and `b` as floats.
     FMin,
+    /// IEEE maxNum of `a` and `b` as floats.
     FMax,
+    /// `~a`.
     Not,
+    /// `-a`, wrapping.
     INeg,
+    /// `abs(a)` of a signed word, wrapping.
     IAbs,
+    /// `-a` as a float: the sign bit flipped.
     FNeg,
+    /// `abs(a)` as a float: the sign bit cleared.
     FAbs,
+    /// `int` to `float`, rounded to nearest.
     IToF,
+    /// `uint` to `float`, rounded to nearest.
     UToF,
+    /// `float` to `int`, truncated and saturated (NaN gives 0).
     FToI,
+    /// `float` to `uint`, truncated and saturated (NaN gives 0).
     FToU,
+    /// `sqrt(a)` as a float, rounded to nearest.
     FSqrt,
+    /// `floor(a)` as a float.
     FFloor,
+    /// `ceil(a)` as a float.
     FCeil,
+    /// `trunc(a)` as a float.
     FTrunc,
+    /// `a` as a float rounded to an integer, ties to even.
     FRound,
+    /// `countbits(a)`.
     CountBits,
+    /// `reversebits(a)`.
     ReverseBits,
+    /// `firstbitlow(a)`.
     FirstBitLow,
+    /// `firstbithigh(a)` of an unsigned word.
     FirstBitHighU,
+    /// `firstbithigh(a)` of a signed word: the highest bit that differs from the sign bit.
     FirstBitHighS,
+    /// `a != 0 ? b : c`.
     Select,
 }
 
@@ -137,7 +192,9 @@ pub type Value = u16;
 /// An operation's second operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Operand {
+    /// A value of the run.
     Value(Value),
+    /// A constant, the same in every lane.
     Imm(u32),
 }
 
@@ -145,8 +202,11 @@ pub enum Operand {
 /// a new value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Step {
+    /// The operation.
     pub op: Op,
+    /// The first operand.
     pub a: Value,
+    /// The second operand; ignored by the unary operations.
     pub b: Operand,
     /// `Select`'s third operand; `None` for every other operation.
     pub c: Option<Value>,
@@ -157,7 +217,9 @@ pub struct Step {
 /// A register a run writes back, zero-extended from a value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Output {
+    /// The register written.
     pub reg: u32,
+    /// The value written to it.
     pub value: Value,
     /// Only the active lanes are written.
     pub masked: bool,
@@ -168,8 +230,11 @@ pub struct Output {
 /// `steps[i]`'s result. A step reads only values made before it.
 #[derive(Clone, Copy, Debug)]
 pub struct Run<'a> {
+    /// The registers read, narrowed to values `0..inputs.len()` in this order.
     pub inputs: &'a [u32],
+    /// The operations, in order: step `i` makes value `inputs.len() + i`.
     pub steps: &'a [Step],
+    /// The registers written back.
     pub outputs: &'a [Output],
 }
 

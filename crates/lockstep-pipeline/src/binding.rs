@@ -10,26 +10,40 @@ use crate::named::{self, Named};
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
+    /// `StructuredBuffer<T>`: read-only elements of a type.
     StructuredBuffer,
+    /// `RWStructuredBuffer<T>`: read-write elements of a type.
     RwStructuredBuffer,
+    /// `Buffer<T>`: read-only typed elements.
     Buffer,
+    /// `RWBuffer<T>`: read-write typed elements.
     RwBuffer,
+    /// `ByteAddressBuffer`: read-only bytes addressed by offset.
     ByteAddressBuffer,
+    /// `RWByteAddressBuffer`: read-write bytes addressed by offset.
     RwByteAddressBuffer,
     /// Also spelled `CBuffer`.
     ConstantBuffer,
     /// Textures: the buffer's `OutputProps` give their size in texels.
     Texture1D,
+    /// `Texture2D<T>`: a read-only 2D texture.
     Texture2D,
+    /// `Texture2DArray<T>`: read-only slices of 2D texels.
     Texture2DArray,
+    /// `Texture3D<T>`: a read-only 3D texture.
     Texture3D,
+    /// `RWTexture1D<T>`: a read-write 1D texture.
     RwTexture1D,
+    /// `RWTexture2D<T>`: a read-write 2D texture.
     RwTexture2D,
+    /// `RWTexture2DArray<T>`: read-write slices of 2D texels.
     RwTexture2DArray,
+    /// `RWTexture3D<T>`: a read-write 3D texture.
     RwTexture3D,
 }
 
 impl Kind {
+    /// Every kind, in declaration order.
     pub const ALL: [Kind; 15] = [
         Kind::StructuredBuffer,
         Kind::RwStructuredBuffer,
@@ -143,9 +157,11 @@ impl Named for Kind {
 pub struct Binding {
     /// The bound buffer's name (a key of `Pipeline::buffers`).
     pub name: String,
+    /// The HLSL resource type the buffer is bound as.
     pub kind: Kind,
     /// The D3D register number, in the class given by `kind`.
     pub register: u32,
+    /// The D3D register space.
     pub space: u32,
     /// The index of the descriptor set the resource was listed in.
     pub set: usize,

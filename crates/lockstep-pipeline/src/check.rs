@@ -15,9 +15,19 @@ pub enum Rule {
     /// any NaN in float formats).
     BufferExact,
     /// Float elements at most `ulpt` units in the last place apart.
-    BufferFloatUlp { ulpt: u64, denorm: DenormMode },
+    BufferFloatUlp {
+        /// The most units in the last place two elements may differ by.
+        ulpt: u64,
+        /// How subnormal values compare.
+        denorm: DenormMode,
+    },
     /// Float elements at most `epsilon` apart.
-    BufferFloatEpsilon { epsilon: f64, denorm: DenormMode },
+    BufferFloatEpsilon {
+        /// The largest absolute difference allowed.
+        epsilon: f64,
+        /// How subnormal values compare.
+        denorm: DenormMode,
+    },
 }
 
 /// `DenormMode` of the inexact rules: how subnormal values compare, since
@@ -78,9 +88,13 @@ impl fmt::Display for Rule {
 /// One entry of `Results`: compare buffer `actual` with buffer `expected`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ResultRule {
+    /// The result's name as written in the pipeline file.
     pub name: String,
+    /// How the two buffers compare.
     pub rule: Rule,
+    /// The name of the buffer the shader wrote.
     pub actual: String,
+    /// The name of the buffer holding the expected values.
     pub expected: String,
 }
 
@@ -89,7 +103,9 @@ pub struct ResultRule {
 pub struct Mismatch {
     /// The element index (in elements of the Expected buffer's format).
     pub index: usize,
+    /// The Expected buffer's element, in its `Data` spelling.
     pub expected: String,
+    /// The Actual buffer's element, in its `Data` spelling.
     pub actual: String,
     /// How far apart the values are, for the inexact rules (`3 ulp`,
     /// `off by 0.25`).
@@ -99,13 +115,17 @@ pub struct Mismatch {
 /// The verdict of one [`ResultRule`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct RuleOutcome {
+    /// The [`ResultRule`]'s name.
     pub name: String,
+    /// The rule applied.
     pub rule: Rule,
+    /// Whether the rule held: no problem, equal sizes and no differing element.
     pub passed: bool,
     /// How many elements were compared (the whole elements both buffers have).
     pub compared: usize,
     /// The first [`MAX_LISTED_MISMATCHES`] differing elements.
     pub mismatches: Vec<Mismatch>,
+    /// How many elements differ, listed or not.
     pub total_mismatches: usize,
     /// `(expected bytes, actual bytes)` when the sizes differ.
     pub size_mismatch: Option<(usize, usize)>,

@@ -5,7 +5,9 @@ use std::fmt;
 /// A 1-based line and column in the pipeline text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Location {
+    /// The line, counting from 1.
     pub line: usize,
+    /// The byte column in the line, counting from 1.
     pub column: usize,
 }
 
@@ -16,7 +18,9 @@ pub struct Location {
 /// references to buffers that do not exist, duplicates.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PipelineError {
+    /// What is wrong with the file.
     pub message: String,
+    /// Where in the text the problem is, when known.
     pub location: Option<Location>,
 }
 

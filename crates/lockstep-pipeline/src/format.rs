@@ -17,20 +17,31 @@ use crate::text::{parse_bool, parse_float, parse_int};
 /// The element format of a buffer, as named by the `Format` key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Format {
+    /// 16-bit signed integers.
     Int16,
+    /// 32-bit signed integers.
     Int32,
+    /// 64-bit signed integers.
     Int64,
+    /// 16-bit unsigned integers.
     UInt16,
+    /// 32-bit unsigned integers.
     UInt32,
+    /// 64-bit unsigned integers.
     UInt64,
     /// Half floats; `Data` spells them as bit patterns (`0x3C00` is 1.0).
     Float16,
+    /// Single-precision floats.
     Float32,
+    /// Double-precision floats.
     Float64,
     /// Booleans stored as 32-bit 0 or 1.
     Bool,
+    /// 16-bit integers, spelled in hex on output.
     Hex16,
+    /// 32-bit integers, spelled in hex on output.
     Hex32,
+    /// 64-bit integers, spelled in hex on output.
     Hex64,
 }
 
@@ -47,6 +58,7 @@ enum Class {
 }
 
 impl Format {
+    /// Every format, in declaration order.
     pub const ALL: [Format; 13] = [
         Format::Int16,
         Format::Int32,
@@ -99,6 +111,7 @@ impl Format {
         8 * self.size() as u32
     }
 
+    /// Whether the elements are IEEE floats (`Float16`, `Float32`, `Float64`).
     pub fn is_float(self) -> bool {
         self.class() == Class::Float
     }

@@ -34,7 +34,9 @@ pub struct Pipeline {
     pub dispatch: [u32; 3],
     /// The entry point of the compute shader, when given.
     pub entry: Option<String>,
+    /// The buffers, in file order.
     pub buffers: Vec<BufferDesc>,
+    /// The `Results` rules, in file order.
     pub results: Vec<ResultRule>,
     /// The resources of all descriptor sets, in file order.
     pub bindings: Vec<Binding>,
@@ -104,7 +106,9 @@ impl Pipeline {
 /// One entry of `Buffers`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BufferDesc {
+    /// The buffer's name, by which bindings and results refer to it.
     pub name: String,
+    /// The element format of `data`.
     pub format: Format,
     /// The element stride in bytes of a structured buffer, when given.
     pub stride: Option<u32>,
@@ -127,7 +131,9 @@ pub struct BufferDesc {
 /// each half the width and height of the one before (at least 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct OutputProps {
+    /// `Width`: texels in x of the first mip level.
     pub width: u32,
+    /// `Height`: texels in y of the first mip level.
     pub height: u32,
     /// 1 unless given.
     pub depth: u32,

@@ -1,7 +1,7 @@
 //! Member access, swizzles (vector and matrix) and indexing, on values and
 //! on places (so that the result stays assignable).
 
-use lockstep_ir::{self as ir, Access, ExprKind, ScalarType, Type, TypeId};
+use lockstep_ir::{self as ir, Access, ExprKind, PlaceRoot, ScalarType, Type, TypeId};
 use lockstep_syntax::{Span, ast};
 
 use crate::context::{Sema, TExpr};
@@ -55,10 +55,8 @@ impl Sema<'_> {
         member: &ast::Ident,
         span: Span,
     ) -> Option<TExpr> {
-        if let Some(info) = self.resource_of(base)
-            && info.kind != ir::ResourceKind::ConstantBuffer
-        {
-            {
+        let t = match self.resource_of(base) {
+            Some(info) if info.kind != ir::ResourceKind::ConstantBuffer => {
                 self.error(
                     member.span,
                     format!(
@@ -69,18 +67,35 @@ impl Sema<'_> {
                 );
                 return None;
             }
-        }
-        let t = self.lower_value(base)?;
+            Some(info) => self.load(
+                PlaceRoot::ConstantBuffer { resource: info.id },
+                Vec::new(),
+                info.element,
+                base.span,
+            ),
+            None => self.lower_value(base)?,
+        };
         let t = self.default_lit(t);
         // Only a struct's type holds heap data; it is looked at in place.
-        if let Type::Struct { name, members } = self.get(t.ty()) {
-            let Some(i) = members.iter().position(|m| m.name == member.name) else {
+        if let Type::Struct { name, .. } = self.get(t.ty()) {
+            let Some((path, ty)) = self.member_path(t.ty(), &member.name) else {
                 let message = format!("no member named '{}' in '{name}'", member.name);
                 self.error(member.span, message);
                 return None;
             };
-            let ty = members[i].ty;
-            return Some(self.project(t, Access::Field(i as u32), ty, span));
+            let mut t = t;
+            for (i, &field) in path.iter().enumerate() {
+                let field_ty = if i + 1 == path.len() {
+                    ty
+                } else {
+                    match self.get(t.ty()) {
+                        Type::Struct { members, .. } => members[field as usize].ty,
+                        _ => unreachable!("member_path leads through structs"),
+                    }
+                };
+                t = self.project(t, Access::Field(field), field_ty, span);
+            }
+            return Some(t);
         }
         match self.get(t.ty()).clone() {
             Type::Scalar(s) => self.scalar_swizzle(t, s, member, span),
@@ -255,6 +270,30 @@ impl Sema<'_> {
         index: &ast::Expr,
         span: Span,
     ) -> Option<TExpr> {
+        if let Some(array) = self.indexed_resource_array(base)
+            && index_depth(base) < array.dims.len()
+        {
+            // `a[i]` of a resource array, used as a value: only a constant
+            // buffer is one.
+            let whole = ast::Expr {
+                kind: ast::ExprKind::Index {
+                    base: Box::new(base.clone()),
+                    index: Box::new(index.clone()),
+                },
+                span,
+            };
+            let info = self.resource_of(&whole)?;
+            if info.kind == ir::ResourceKind::ConstantBuffer {
+                return Some(self.load(
+                    PlaceRoot::ConstantBuffer { resource: info.id },
+                    Vec::new(),
+                    info.element,
+                    span,
+                ));
+            }
+            self.error(span, "a resource cannot be used as a value");
+            return None;
+        }
         if let Some(info) = self.resource_of(base) {
             let i = self.lower_value(index)?;
             return self.buffer_element(info, i, index.span, span);
@@ -317,5 +356,13 @@ fn ident_name(e: &ast::Expr) -> &str {
     match &e.kind {
         ast::ExprKind::Ident(id) => &id.name,
         _ => "",
+    }
+}
+
+/// How many subscripts `e` applies (`a[i][j]`: 2).
+fn index_depth(e: &ast::Expr) -> usize {
+    match &e.kind {
+        ast::ExprKind::Index { base, .. } => 1 + index_depth(base),
+        _ => 0,
     }
 }

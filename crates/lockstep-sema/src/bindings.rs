@@ -62,6 +62,13 @@ impl Sema<'_> {
         owners
     }
 
+    /// Whether resource `i` is an element of an array other than its first.
+    fn in_array(&self, i: usize) -> bool {
+        self.resource_arrays
+            .iter()
+            .any(|&(first, count)| first < i && i < first + count as usize)
+    }
+
     /// Gives each resource without a binding the lowest free register of
     /// its class in space 0.
     fn bind_implicit(&mut self, owners: &mut HashMap<Register, String>) {
@@ -70,16 +77,29 @@ impl Sema<'_> {
             order.retain(|&i| i != g.index());
             order.insert(0, g.index());
         }
+        let mut next_in_array = None;
         for i in order {
             let hidden = self.module.resources[i].counter_of.is_some();
             if hidden || self.resource_bindings.get(i).cloned().flatten().is_some() {
                 continue;
             }
+            let class = self.module.resources[i].kind.register_class();
+            // The elements of an array take a run of free registers.
+            let count = self
+                .resource_arrays
+                .iter()
+                .find(|&&(first, _)| first == i)
+                .map_or(1, |&(_, count)| count);
+            let index = match next_in_array.take() {
+                Some(index) => index,
+                None => (0u32..)
+                    .find(|&n| {
+                        (n..n.saturating_add(count)).all(|k| !owners.contains_key(&(class, k, 0)))
+                    })
+                    .unwrap_or(0),
+            };
+            next_in_array = self.in_array(i + 1).then_some(index + 1);
             let r = &mut self.module.resources[i];
-            let class = r.kind.register_class();
-            let index = (0u32..)
-                .find(|n| !owners.contains_key(&(class, *n, 0)))
-                .unwrap_or(0);
             owners.insert((class, index, 0), r.name.clone());
             r.register = index;
             r.space = 0;

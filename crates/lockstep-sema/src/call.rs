@@ -41,11 +41,11 @@ impl Sema<'_> {
             return self.lower_constructor(&te, args, span);
         }
         // In a member function, a sibling member function of the object.
-        if let Some((this_name, _)) = self.this_struct() {
-            let full = format!("{this_name}.{name}");
-            if self.functions.contains_key(&full) {
+        if let Some(this) = self.lookup_local("this") {
+            let ty = self.fcx.as_ref()?.locals[this.index()].ty;
+            if let Some((full, depth)) = self.member_function(ty, name) {
                 let mut all = Vec::with_capacity(args.len() + 1);
-                all.push(crate::expr::this_expr(id.span));
+                all.push(crate::expr::base_of(crate::expr::this_expr(id.span), depth));
                 all.extend(args.iter().cloned());
                 return self.call_user(&full, &all, span);
             }

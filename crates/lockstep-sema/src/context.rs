@@ -84,6 +84,31 @@ pub(crate) struct ResourceInfo {
     pub element: TypeId,
 }
 
+/// An array of resources: its elements are the module's resources
+/// `first.index()..` in row-major order, all of one kind and element type.
+#[derive(Clone, Debug)]
+pub(crate) struct ResourceArray {
+    pub first: ResourceId,
+    pub dims: Vec<u32>,
+    pub kind: ir::ResourceKind,
+    pub element: TypeId,
+}
+
+/// An element of a resource array chosen per lane: sema writes the resource
+/// as `id` (a placeholder, see [`DYNAMIC_RESOURCE_BASE`]) and resolves each
+/// use into a choice among the array's resources when the function ends.
+#[derive(Clone, Debug)]
+pub(crate) struct DynamicResource {
+    pub first: ResourceId,
+    pub count: u32,
+    /// The flat element index, a `uint`.
+    pub index: ir::Expr,
+}
+
+/// Placeholder resource ids for [`DynamicResource`]s start here: placeholder
+/// `k` is `DYNAMIC_RESOURCE_BASE + k`. No module has that many resources.
+pub(crate) const DYNAMIC_RESOURCE_BASE: u32 = 1 << 31;
+
 /// A name declared at global scope.
 #[derive(Clone, Debug)]
 pub(crate) enum GlobalSym {
@@ -97,6 +122,9 @@ pub(crate) enum GlobalSym {
         ty: TypeId,
     },
     Resource(ResourceInfo),
+    /// An array of resources (`RWBuffer<int> a[4][2]`): one resource per
+    /// element, numbered row-major from `first`.
+    ResourceArray(ResourceArray),
     /// A member of a `cbuffer` block or of `$Globals`.
     CBufferMember {
         resource: ResourceId,
@@ -167,6 +195,11 @@ pub(crate) struct Sema<'a> {
     /// Folded values of `static const` globals.
     pub const_values: HashMap<StaticId, (TypeId, Vec<Scalar>)>,
     pub resource_bindings: Vec<Option<ast::RegisterBinding>>,
+    /// Resource arrays as (first resource, element count): their elements
+    /// take consecutive registers.
+    pub resource_arrays: Vec<(usize, u32)>,
+    /// Elements of resource arrays chosen per lane, by placeholder.
+    pub dynamic_resources: Vec<DynamicResource>,
     /// The implicit `$Globals` constant buffer, created by the first plain
     /// global, and its members.
     pub globals_cb: Option<ResourceId>,
@@ -204,6 +237,8 @@ impl<'a> Sema<'a> {
             fn_syms: Vec::new(),
             const_values: HashMap::new(),
             resource_bindings: Vec::new(),
+            resource_arrays: Vec::new(),
+            dynamic_resources: Vec::new(),
             globals_cb: None,
             globals_members: Vec::new(),
             call_graph: HashMap::new(),

@@ -126,6 +126,18 @@ impl Sema<'_> {
         if t.ty() == target {
             return Some(t.e);
         }
+        if let Some(depth) = self.base_depth(t.ty(), target) {
+            // A derived struct converts to its base: the base subobject.
+            let mut e = t.e;
+            for _ in 0..depth {
+                let ty = match self.get(e.ty) {
+                    Type::Struct { members, .. } => members[0].ty,
+                    _ => unreachable!("base_depth leads through structs"),
+                };
+                e = self.wrap(ExprKind::Field(Box::new(e), 0), ty, span);
+            }
+            return Some(e);
+        }
         let fold_result = t.lit != Lit::None || matches!(t.e.kind, ExprKind::Const(_));
         let from_ty = t.ty();
         let from = numeric(&self.module.types, t.ty());
@@ -270,6 +282,9 @@ impl Sema<'_> {
         if t.ty() == target {
             return Some(0);
         }
+        if let Some(depth) = self.base_depth(t.ty(), target) {
+            return Some(60 + depth as u32);
+        }
         let (s, shape) = numeric(&self.module.types, t.ty())?;
         let (to_s, to_shape) = numeric(&self.module.types, target)?;
         let shape_cost = match (shape, to_shape) {
@@ -290,6 +305,25 @@ impl Sema<'_> {
             Lit::None => 2,
         };
         Some(shape_cost * 10 + scalar_cost)
+    }
+}
+
+impl Sema<'_> {
+    /// How many bases up struct `from` has `target` as a base, when it does.
+    fn base_depth(&self, from: TypeId, target: TypeId) -> Option<usize> {
+        let mut ty = from;
+        let mut depth = 0;
+        while ty != target {
+            let Type::Struct { members, .. } = self.get(ty) else {
+                return None;
+            };
+            ty = members
+                .first()
+                .filter(|m| m.name == crate::expr::BASE_MEMBER)?
+                .ty;
+            depth += 1;
+        }
+        (depth > 0).then_some(depth)
     }
 }
 

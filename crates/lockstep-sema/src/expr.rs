@@ -192,6 +192,17 @@ impl Sema<'_> {
                 );
                 None
             }
+            Some(GlobalSym::ResourceArray(array)) => {
+                let dims: String = array.dims.iter().map(|d| format!("[{d}]")).collect();
+                self.error(
+                    id.span,
+                    format!(
+                        "'{}' is an array of resources{dims}: index it to use one of them",
+                        id.name
+                    ),
+                );
+                None
+            }
             None if self.lookup_resource_alias(&id.name).is_some() => {
                 self.error(
                     id.span,
@@ -262,27 +273,91 @@ pub(crate) fn this_expr(span: Span) -> ast::Expr {
     }
 }
 
+/// The name of a derived struct's first member, which holds its base: not
+/// an identifier, so no source name reaches it directly.
+pub(crate) const BASE_MEMBER: &str = ":base";
+
 impl Sema<'_> {
-    /// Inside a member function: the struct's name and its members' names.
+    /// Inside a member function: the struct's name and the names of its
+    /// members, its bases' included.
     pub(crate) fn this_struct(&self) -> Option<(String, Vec<String>)> {
         let local = self.lookup_local("this")?;
         let ty = self.fcx.as_ref()?.locals[local.index()].ty;
-        match self.get(ty) {
-            lockstep_ir::Type::Struct { name, members } => Some((
-                name.clone(),
-                members.iter().map(|m| m.name.clone()).collect(),
-            )),
-            _ => None,
-        }
-    }
-
-    /// The member function `method` of a value of type `ty`, as the
-    /// function name it was declared under (`S.method`).
-    pub(crate) fn member_function(&self, ty: lockstep_ir::TypeId, method: &str) -> Option<String> {
         let lockstep_ir::Type::Struct { name, .. } = self.get(ty) else {
             return None;
         };
-        let full = format!("{name}.{method}");
-        self.functions.contains_key(&full).then_some(full)
+        let mut names = Vec::new();
+        let mut next = Some(ty);
+        while let Some(ty) = next.take() {
+            if let lockstep_ir::Type::Struct { members, .. } = self.get(ty) {
+                for m in members {
+                    if m.name == BASE_MEMBER {
+                        next = Some(m.ty);
+                    } else {
+                        names.push(m.name.clone());
+                    }
+                }
+            }
+        }
+        Some((name.clone(), names))
     }
+
+    /// The field `name` of struct type `ty`: the member indices that lead
+    /// to it (through the bases, own members first) and its type.
+    pub(crate) fn member_path(
+        &self,
+        ty: lockstep_ir::TypeId,
+        name: &str,
+    ) -> Option<(Vec<u32>, lockstep_ir::TypeId)> {
+        let lockstep_ir::Type::Struct { members, .. } = self.get(ty) else {
+            return None;
+        };
+        if let Some(i) = members.iter().position(|m| m.name == name) {
+            return Some((vec![i as u32], members[i].ty));
+        }
+        let base = members.first().filter(|m| m.name == BASE_MEMBER)?;
+        let (mut path, ty) = self.member_path(base.ty, name)?;
+        path.insert(0, 0);
+        Some((path, ty))
+    }
+
+    /// The member function `method` of a value of type `ty`, as the
+    /// function name it was declared under (`S.method`), with how many
+    /// bases up it was found (0: in `ty` itself).
+    pub(crate) fn member_function(
+        &self,
+        ty: lockstep_ir::TypeId,
+        method: &str,
+    ) -> Option<(String, usize)> {
+        let mut ty = ty;
+        let mut depth = 0;
+        loop {
+            let lockstep_ir::Type::Struct { name, members } = self.get(ty) else {
+                return None;
+            };
+            let full = format!("{name}.{method}");
+            if self.functions.contains_key(&full) {
+                return Some((full, depth));
+            }
+            ty = members.first().filter(|m| m.name == BASE_MEMBER)?.ty;
+            depth += 1;
+        }
+    }
+}
+
+/// `object`'s base subobject `depth` bases up.
+pub(crate) fn base_of(object: ast::Expr, depth: usize) -> ast::Expr {
+    (0..depth).fold(object, |object, _| {
+        let span = object.span;
+        ast::Expr {
+            kind: ast::ExprKind::Member {
+                base: Box::new(object),
+                member: ast::Ident {
+                    name: BASE_MEMBER.to_string(),
+                    span,
+                },
+            },
+            span,
+        }
+    })
 }

@@ -164,7 +164,8 @@ impl<'a> Sema<'a> {
             self.declare_local(&p.name, sig.ty, false);
         }
         self.call_graph.entry(id).or_default();
-        let block = self.lower_block(body);
+        let mut block = self.lower_block(body);
+        self.resolve_dynamic_resources(&mut block);
         let Some(fcx) = self.fcx.take() else {
             return;
         };

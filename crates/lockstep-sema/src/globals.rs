@@ -7,11 +7,14 @@ use lockstep_ir::{
 };
 use lockstep_syntax::{Diagnostic, Span, ast};
 
-use crate::context::{GlobalSym, ResourceInfo, Sema, ir_span};
+use crate::context::{GlobalSym, ResourceArray, ResourceInfo, Sema, ir_span};
 use crate::types::Resolved;
 
 /// D3D12's limit on groupshared memory per thread group.
 const GROUPSHARED_LIMIT: u32 = 32 * 1024;
+
+/// The most elements a resource array may have.
+const MAX_RESOURCE_ARRAY: u32 = 1 << 16;
 
 fn has(storage: &[ast::Ident], name: &str) -> bool {
     storage.iter().any(|s| s.name == name)
@@ -25,6 +28,25 @@ impl Sema<'_> {
         }
         let mut members: Vec<Member> = Vec::new();
         let mut semantics = Vec::new();
+        if let Some(base) = &s.base {
+            let ty = self.resolve_value_type(base);
+            match ty.map(|ty| (ty, self.get(ty))) {
+                Some((ty, Type::Struct { .. })) => {
+                    // The base is a first member that no name reaches:
+                    // its fields are found through it (`member_path`).
+                    members.push(Member {
+                        name: crate::expr::BASE_MEMBER.to_string(),
+                        ty,
+                    });
+                    semantics.push(None);
+                }
+                Some((ty, _)) => {
+                    let shown = self.show(ty);
+                    self.error(base.span, format!("base '{shown}' is not a struct"));
+                }
+                None => {}
+            }
+        }
         for f in &s.fields {
             let Some(ty) = self
                 .resolve_value_type(&f.ty)
@@ -144,18 +166,77 @@ impl Sema<'_> {
         if !self.check_global_name(&d.name) {
             return;
         }
-        if !d.array_dims.is_empty() {
-            self.error(d.span, "arrays of resources are not supported");
-            return;
-        }
         if d.init.is_some() {
             self.error(d.span, "resources cannot have an initializer");
+            return;
+        }
+        if !d.array_dims.is_empty() {
+            self.declare_resource_array(d, kind, element);
             return;
         }
         let id = self.add_resource(&d.name.name, kind, element, d.register.clone(), d.span);
         self.globals.insert(
             d.name.name.clone(),
             GlobalSym::Resource(ResourceInfo { id, kind, element }),
+        );
+    }
+
+    /// `RWBuffer<int> a[4] : register(u2)`: a resource per element, `a[k]`
+    /// at register `u(2 + k)` (row-major for more dimensions).
+    fn declare_resource_array(&mut self, d: &ast::Declarator, kind: ResourceKind, element: TypeId) {
+        let mut dims = Vec::with_capacity(d.array_dims.len());
+        for dim in &d.array_dims {
+            let Some(dim) = dim else {
+                self.error(
+                    d.span,
+                    "not supported: resource arrays without a size (`[]`)",
+                );
+                return;
+            };
+            let Some(len) = self.const_u32(dim, "array size") else {
+                return;
+            };
+            if len == 0 {
+                self.error(dim.span, "array size must be greater than zero");
+                return;
+            }
+            dims.push(len);
+        }
+        let count = dims.iter().try_fold(1u32, |n, &d| n.checked_mul(d));
+        let Some(count) = count.filter(|&n| n <= MAX_RESOURCE_ARRAY) else {
+            self.error(
+                d.span,
+                format!("a resource array has at most {MAX_RESOURCE_ARRAY} elements"),
+            );
+            return;
+        };
+        let first = ir::ResourceId(self.module.resources.len() as u32);
+        for k in 0..count {
+            let mut name = d.name.name.clone();
+            let mut rest = k;
+            let mut parts = Vec::with_capacity(dims.len());
+            for &dim in dims.iter().rev() {
+                parts.push(rest % dim);
+                rest /= dim;
+            }
+            for part in parts.iter().rev() {
+                name.push_str(&format!("[{part}]"));
+            }
+            let register = d.register.clone().map(|mut r| {
+                r.index = r.index.saturating_add(k);
+                r
+            });
+            self.add_resource(&name, kind, element, register, d.span);
+        }
+        self.resource_arrays.push((first.index(), count));
+        self.globals.insert(
+            d.name.name.clone(),
+            GlobalSym::ResourceArray(ResourceArray {
+                first,
+                dims,
+                kind,
+                element,
+            }),
         );
     }
 

@@ -10,6 +10,7 @@ mod bindings;
 mod call;
 mod context;
 mod convert;
+mod dynamic;
 mod entry;
 mod expr;
 mod fold;

@@ -560,7 +560,7 @@ impl Sema<'_> {
             PlaceRoot::BufferElement { resource, .. }
             | PlaceRoot::ByteAddress { resource, .. }
             | PlaceRoot::Texel { resource, .. } => {
-                let kind = self.module.resources.get(resource.index())?.kind;
+                let kind = self.resource_kind(*resource)?;
                 (!kind.is_writable()).then(|| "cannot assign to a read-only resource".to_string())
             }
             PlaceRoot::ConstantBuffer { .. } => {

@@ -7,7 +7,10 @@ use lockstep_ir::{
 };
 use lockstep_syntax::{Diagnostic, Span, ast};
 
-use crate::context::{GlobalSym, Lit, ResourceInfo, Sema, TExpr};
+use crate::context::{
+    DYNAMIC_RESOURCE_BASE, DynamicResource, GlobalSym, Lit, ResourceArray, ResourceInfo, Sema,
+    TExpr,
+};
 
 /// The atomic operation an `Interlocked*` name performs, with its argument
 /// counts (destination included).
@@ -56,9 +59,14 @@ fn is_byte_address(kind: ResourceKind) -> bool {
 }
 
 impl Sema<'_> {
-    /// The resource an expression names, when it is a plain identifier of
-    /// a global resource.
-    pub fn resource_of(&self, e: &ast::Expr) -> Option<ResourceInfo> {
+    /// The resource an expression names: a global resource, a local name
+    /// for one, or an element of a resource array (`a[i]`). An element
+    /// chosen per lane is a placeholder that [`crate::dynamic`] resolves.
+    /// The array's indices are lowered here, once.
+    pub fn resource_of(&mut self, e: &ast::Expr) -> Option<ResourceInfo> {
+        if let ast::ExprKind::Index { .. } = &e.kind {
+            return self.resource_element(e);
+        }
         let ast::ExprKind::Ident(id) = &e.kind else {
             return None;
         };
@@ -72,6 +80,115 @@ impl Sema<'_> {
             Some(GlobalSym::Resource(info)) => Some(*info),
             _ => None,
         }
+    }
+
+    /// The kind of resource `id`, a placeholder's included.
+    pub(crate) fn resource_kind(&self, id: ir::ResourceId) -> Option<ResourceKind> {
+        let id = match id.0.checked_sub(DYNAMIC_RESOURCE_BASE) {
+            Some(k) => self.dynamic_resources.get(k as usize)?.first,
+            None => id,
+        };
+        Some(self.module.resources.get(id.index())?.kind)
+    }
+
+    /// The resource array that `e` indexes into, when `e` is `a[…]…` of a
+    /// global resource array.
+    pub(crate) fn indexed_resource_array(&self, e: &ast::Expr) -> Option<ResourceArray> {
+        let mut at = e;
+        while let ast::ExprKind::Index { base, .. } = &at.kind {
+            at = base;
+        }
+        let ast::ExprKind::Ident(id) = &at.kind else {
+            return None;
+        };
+        if self.lookup_local(&id.name).is_some() || self.lookup_resource_alias(&id.name).is_some() {
+            return None;
+        }
+        match self.globals.get(&id.name) {
+            Some(GlobalSym::ResourceArray(array)) => Some(array.clone()),
+            _ => None,
+        }
+    }
+
+    /// `a[i][j]` of a resource array `a`: the element itself when every
+    /// index is a constant, else a placeholder for the element chosen per
+    /// lane.
+    fn resource_element(&mut self, e: &ast::Expr) -> Option<ResourceInfo> {
+        let array = self.indexed_resource_array(e)?;
+        let mut indices = Vec::new();
+        let mut at = e;
+        while let ast::ExprKind::Index { base, index } = &at.kind {
+            indices.push(&**index);
+            at = base;
+        }
+        indices.reverse();
+        if indices.len() != array.dims.len() {
+            self.error(
+                e.span,
+                format!(
+                    "an array of resources of {} dimensions takes {} indices, found {}",
+                    array.dims.len(),
+                    array.dims.len(),
+                    indices.len()
+                ),
+            );
+            return None;
+        }
+        let uint = self.scalar(ScalarType::UInt32);
+        let mut flat: Option<ir::Expr> = None;
+        let mut constant = Some(0u32);
+        for (index, &len) in indices.iter().zip(&array.dims) {
+            let t = self.lower_value(index)?;
+            let i = self.coerce(t, uint, index.span)?;
+            let value = self.fold(&i).and_then(|v| v.first().copied());
+            match value {
+                Some(v) if v.bits >= u64::from(len) => {
+                    let shown = crate::fold::as_i128(v);
+                    self.error(
+                        index.span,
+                        format!("index {shown} is out of bounds (the size is {len})"),
+                    );
+                    return None;
+                }
+                Some(v) => constant = constant.map(|c| c * len + v.bits as u32),
+                None => constant = None,
+            }
+            let len_const = self.u32_const(len, index.span);
+            flat = Some(match flat {
+                None => i,
+                Some(prev) => {
+                    let scaled = self.wrap(
+                        ExprKind::Binary(ir::BinaryOp::Mul, Box::new(prev), Box::new(len_const)),
+                        uint,
+                        index.span,
+                    );
+                    self.wrap(
+                        ExprKind::Binary(ir::BinaryOp::Add, Box::new(scaled), Box::new(i)),
+                        uint,
+                        index.span,
+                    )
+                }
+            });
+        }
+        let count = array.dims.iter().product::<u32>();
+        let id = match (constant, flat) {
+            (Some(k), _) => ir::ResourceId(array.first.0 + k),
+            (None, Some(index)) => {
+                let k = self.dynamic_resources.len() as u32;
+                self.dynamic_resources.push(DynamicResource {
+                    first: array.first,
+                    count,
+                    index,
+                });
+                ir::ResourceId(DYNAMIC_RESOURCE_BASE + k)
+            }
+            (None, None) => return None,
+        };
+        Some(ResourceInfo {
+            id,
+            kind: array.kind,
+            element: array.element,
+        })
     }
 
     pub(crate) fn resource_display(&self, info: ResourceInfo) -> String {
@@ -185,10 +302,11 @@ impl Sema<'_> {
     ) -> Option<TExpr> {
         let Some(info) = self.resource_of(receiver) else {
             let t = self.lower_value(receiver)?;
-            if let Some(function) = self.member_function(t.ty(), &method.name) {
-                // `obj.f(args)` is `S.f(obj, args)`.
+            if let Some((function, depth)) = self.member_function(t.ty(), &method.name) {
+                // `obj.f(args)` is `S.f(obj, args)`, with the base of `obj`
+                // where `f` is the base's.
                 let mut all = Vec::with_capacity(args.len() + 1);
-                all.push(receiver.clone());
+                all.push(crate::expr::base_of(receiver.clone(), depth));
                 all.extend(args.iter().cloned());
                 return self.call_user(&function, &all, span);
             }
@@ -200,6 +318,17 @@ impl Sema<'_> {
             return None;
         };
         let name = method.name.as_str();
+        let counts = matches!(
+            name,
+            "IncrementCounter" | "DecrementCounter" | "Append" | "Consume"
+        );
+        if counts && info.id.0 >= DYNAMIC_RESOURCE_BASE {
+            self.error(
+                method.span,
+                format!("not supported: '{name}' on a buffer chosen per lane (an array element with a non-constant index)"),
+            );
+            return None;
+        }
         if name == "GetDimensions" {
             return self.get_dimensions(info, args, span);
         }
@@ -492,10 +621,8 @@ impl Sema<'_> {
             PlaceRoot::BufferElement { resource, .. }
             | PlaceRoot::ByteAddress { resource, .. }
             | PlaceRoot::Texel { resource, .. } => self
-                .module
-                .resources
-                .get(resource.index())
-                .is_some_and(|r| r.kind.is_writable()),
+                .resource_kind(*resource)
+                .is_some_and(ResourceKind::is_writable),
             _ => false,
         }
     }

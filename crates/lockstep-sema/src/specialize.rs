@@ -68,6 +68,13 @@ impl<'a> Sema<'a> {
                 );
                 return None;
             };
+            if info.id.0 >= crate::context::DYNAMIC_RESOURCE_BASE {
+                self.error(
+                    a.span,
+                    "not supported: passing a resource chosen per lane (an array element with a non-constant index) to a function",
+                );
+                return None;
+            }
             if info.kind != kind || info.element != element {
                 let (shown, given) = (self.resource_display(wanted), self.resource_display(info));
                 self.error(

@@ -129,7 +129,7 @@ impl Sema<'_> {
         let resolved = self.resolve_type(&v.ty);
         if let Some(crate::types::Resolved::Resource(kind, element)) = resolved {
             for d in &v.declarators {
-                if self.declare_resource_alias(kind, element, d).is_none() {
+                if self.declare_resource_alias(kind, element, d, out).is_none() {
                     quiet(self, &mut std::iter::once(d));
                 }
             }
@@ -181,12 +181,14 @@ impl Sema<'_> {
     }
 
     /// `RWBuffer<float> b = gBuffer;`: a local name for a global resource,
-    /// fixed where it is declared.
+    /// fixed where it is declared (for an array element chosen per lane,
+    /// its index is computed there).
     fn declare_resource_alias(
         &mut self,
         kind: ir::ResourceKind,
         element: ir::TypeId,
         d: &ast::Declarator,
+        out: &mut Vec<ir::Stmt>,
     ) -> Option<()> {
         if !d.array_dims.is_empty() {
             self.error(d.span, "arrays of resources are not supported yet");
@@ -205,10 +207,13 @@ impl Sema<'_> {
         let Some(info) = self.resource_of(init) else {
             self.error(
                 init.span,
-                "a local resource variable must be initialized with a global resource (resources chosen at run time are not supported)",
+                "a local resource variable must be initialized with a global resource or an element of a resource array",
             );
             return None;
         };
+        if let Some(k) = info.id.0.checked_sub(crate::context::DYNAMIC_RESOURCE_BASE) {
+            self.fix_dynamic_index(k as usize, &d.name, out);
+        }
         if info.kind != kind || info.element != element {
             let wanted = self.resource_display(crate::context::ResourceInfo {
                 kind,
@@ -228,6 +233,43 @@ impl Sema<'_> {
             scope.insert(d.name.name.clone(), info);
         }
         Some(())
+    }
+
+    /// Computes placeholder `k`'s element index once, into a local named
+    /// after `name`, so that later uses do not compute it again.
+    fn fix_dynamic_index(&mut self, k: usize, name: &ast::Ident, out: &mut Vec<ir::Stmt>) {
+        let index = self.dynamic_resources[k].index.clone();
+        let ty = index.ty;
+        let Some(fcx) = self.fcx.as_mut() else {
+            return;
+        };
+        let id = ir::LocalId(fcx.locals.len() as u32);
+        fcx.locals.push(ir::Variable {
+            name: format!("{}.index", name.name),
+            ty,
+            span: index.span,
+        });
+        let place = ir::Place {
+            root: PlaceRoot::Local(id),
+            path: Vec::new(),
+            ty,
+        };
+        let span = index.span;
+        out.push(ir::Stmt::Expr(ir::Expr {
+            kind: ExprKind::Assign {
+                place: place.clone(),
+                value: Box::new(index),
+                yield_old: false,
+                init: true,
+            },
+            ty,
+            span,
+        }));
+        self.dynamic_resources[k].index = ir::Expr {
+            kind: ExprKind::Load(place),
+            ty,
+            span,
+        };
     }
 
     fn lower_if(

@@ -114,6 +114,8 @@ pub struct Param {
 #[derive(Clone, Debug, PartialEq)]
 pub struct StructDecl {
     pub name: Ident,
+    /// The base struct of `struct S : Base { … }`.
+    pub base: Option<TypeExpr>,
     pub fields: Vec<FieldDecl>,
     pub span: Span,
 }

@@ -92,6 +92,10 @@ impl Printer {
 
     fn structure(&mut self, s: &StructDecl) {
         let _ = write!(self.out, "(struct {}", s.name.name);
+        if let Some(base) = &s.base {
+            self.out.push_str(" : ");
+            write_type(&mut self.out, base);
+        }
         self.indent += 1;
         for field in &s.fields {
             self.newline();

@@ -5,10 +5,14 @@
 
 use crate::span::Span;
 
+/// How serious a diagnostic is; the variants are ordered from least to most serious.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
+    /// Information only, such as context for another diagnostic.
     Note,
+    /// Something suspicious that does not stop compilation.
     Warning,
+    /// A problem that makes compilation fail.
     Error,
 }
 
@@ -16,7 +20,9 @@ pub enum Severity {
 /// period, like a compiler's.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Diagnostic {
+    /// Whether this is an error, a warning or a note.
     pub severity: Severity,
+    /// What is wrong.
     pub message: String,
     /// Where the problem is; the caret points here.
     pub span: Span,
@@ -27,14 +33,17 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// An error at `span`.
     pub fn error(span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic::new(Severity::Error, span, message)
     }
 
+    /// A warning at `span`.
     pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic::new(Severity::Warning, span, message)
     }
 
+    /// A note at `span`.
     pub fn note(span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic::new(Severity::Note, span, message)
     }
@@ -49,16 +58,19 @@ impl Diagnostic {
         }
     }
 
+    /// The diagnostic with a secondary place `span`, labeled `label`, added.
     pub fn with_label(mut self, span: Span, label: impl Into<String>) -> Diagnostic {
         self.labels.push((span, label.into()));
         self
     }
 
+    /// The diagnostic with `note` added to its notes.
     pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
         self.notes.push(note.into());
         self
     }
 
+    /// Whether the severity is [`Severity::Error`].
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
@@ -67,18 +79,22 @@ impl Diagnostic {
 /// Diagnostics collected by a pass.
 #[derive(Clone, Debug, Default)]
 pub struct Diagnostics {
+    /// The diagnostics, in the order they were found.
     pub items: Vec<Diagnostic>,
 }
 
 impl Diagnostics {
+    /// Adds `d` at the end.
     pub fn push(&mut self, d: Diagnostic) {
         self.items.push(d);
     }
 
+    /// Whether any of the diagnostics is an error.
     pub fn has_errors(&self) -> bool {
         self.items.iter().any(Diagnostic::is_error)
     }
 
+    /// Adds `other`'s diagnostics at the end.
     pub fn extend(&mut self, other: Diagnostics) {
         self.items.extend(other.items);
     }

@@ -8,11 +8,14 @@ use std::sync::Arc;
 use crate::ast::{FloatSuffix, IntSuffix};
 use crate::span::{FileId, Span};
 
+/// What sort of token a [`Token`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TokenKind {
     /// Identifiers and keywords alike.
     Ident,
+    /// An integer literal, its suffix included in the text.
     IntLit,
+    /// A floating literal, its suffix included in the text.
     FloatLit,
     /// `"..."`, quotes included in the text.
     StringLit,
@@ -30,13 +33,16 @@ pub enum TokenKind {
 /// The macro a token came out of, for "expanded from macro" notes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MacroOrigin {
+    /// The macro's name.
     pub name: String,
     /// The `#define` line.
     pub definition: Span,
 }
 
+/// One token: its kind and spelling, where it is and where it came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Token {
+    /// What sort of token it is.
     pub kind: TokenKind,
     /// The spelling, with line continuations removed.
     pub text: String,
@@ -68,10 +74,12 @@ impl Token {
         }
     }
 
+    /// Whether the token is the punctuator `text`.
     pub fn is_punct(&self, text: &str) -> bool {
         self.kind == TokenKind::Punct && self.text == text
     }
 
+    /// Whether the token is the identifier (or keyword) `text`.
     pub fn is_ident(&self, text: &str) -> bool {
         self.kind == TokenKind::Ident && self.text == text
     }
@@ -80,10 +88,15 @@ impl Token {
 /// A problem found while lexing, kept on the token.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LexError {
+    /// A `/*` comment with no `*/` before the end of the file.
     UnterminatedComment,
+    /// A string literal with no closing `"` on its line.
     UnterminatedString,
+    /// A character literal with no closing `'` on its line.
     UnterminatedChar,
+    /// A character that starts no token (U+FFFD for bytes that are not UTF-8).
     InvalidChar(char),
+    /// A malformed numeric literal.
     Number(NumberError),
 }
 
@@ -108,10 +121,15 @@ impl fmt::Display for LexError {
 /// Why a numeric literal is malformed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NumberError {
+    /// A digit 8 or 9 in an octal literal (one with a leading `0`).
     InvalidOctalDigit(char),
+    /// An integer suffix other than `u`, `l`, `ul`, `lu`, `ll`, `ull` or `llu` (any case).
     InvalidIntSuffix(String),
+    /// A floating suffix other than `f`, `h` or `l` (either case).
     InvalidFloatSuffix(String),
+    /// `0x` with no digits after it.
     NoHexDigits,
+    /// An integer that does not fit in 64 bits.
     TooLarge,
 }
 
@@ -136,8 +154,20 @@ impl fmt::Display for NumberError {
 /// The value of a numeric literal.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum NumberValue {
-    Int { value: u64, suffix: IntSuffix },
-    Float { value: f64, suffix: FloatSuffix },
+    /// An integer literal.
+    Int {
+        /// The value of the digits, in the literal's radix.
+        value: u64,
+        /// The suffix, which picks the literal's type.
+        suffix: IntSuffix,
+    },
+    /// A floating literal.
+    Float {
+        /// The value, rounded to the nearest `f64`.
+        value: f64,
+        /// The suffix, which picks the literal's type.
+        suffix: FloatSuffix,
+    },
 }
 
 /// Lexes one file. Comments and whitespace are dropped (recorded in

@@ -63,6 +63,7 @@ impl SourceLoader for NoIncludes {
     }
 }
 
+/// How to preprocess: command-line definitions, include directories and the target shader model.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PreprocessOptions {
     /// `-D` definitions as `(name, value)`; `name` may carry a parameter

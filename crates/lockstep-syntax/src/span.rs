@@ -7,12 +7,16 @@ pub struct FileId(pub u32);
 /// A byte range `start..end` in one original source file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Span {
+    /// The file the bytes are in.
     pub file: FileId,
+    /// The byte offset of the first byte.
     pub start: u32,
+    /// The byte offset just past the last byte.
     pub end: u32,
 }
 
 impl Span {
+    /// The span `start..end` in `file`.
     pub fn new(file: FileId, start: u32, end: u32) -> Span {
         Span { file, start, end }
     }
@@ -37,6 +41,7 @@ impl Span {
 pub struct SourceFile {
     /// The name diagnostics print, as the user gave it or as resolved.
     pub name: String,
+    /// The file's contents.
     pub text: String,
     /// Where this file was `#include`d from; `None` for the main file.
     pub included_from: Option<Span>,
@@ -51,20 +56,27 @@ pub struct SourceFile {
 /// the file called `name` (or the file's own name when `None`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LineDirective {
+    /// Where the directive takes effect: the byte offset of the line after it.
     pub offset: u32,
+    /// The line number reported for the line at `offset`.
     pub line: u32,
+    /// The file name to report from `offset` on; `None` keeps the file's own name.
     pub name: Option<String>,
 }
 
 /// A location as diagnostics report it: after `#line` directives are applied.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PresumedLoc {
+    /// The file name, as the latest `#line` directive gives it or the file's own.
     pub name: String,
+    /// The line, counting from 1.
     pub line: u32,
+    /// The column in characters, counting from 1.
     pub col: u32,
 }
 
 impl SourceFile {
+    /// A file called `name` holding `text`; `included_from` is `None` for the main file.
     pub fn new(name: String, text: String, included_from: Option<Span>) -> SourceFile {
         let line_starts = std::iter::once(0)
             .chain(text.match_indices('\n').map(|(i, _)| i as u32 + 1))
@@ -90,10 +102,12 @@ impl SourceFile {
         (line as u32 + 1, col as u32 + 1)
     }
 
+    /// Byte offsets of the line starts, the first being 0.
     pub fn line_starts(&self) -> &[u32] {
         &self.line_starts
     }
 
+    /// The `#line` directives seen in this file, sorted by offset.
     pub fn line_directives(&self) -> &[LineDirective] {
         &self.line_directives
     }
@@ -141,10 +155,12 @@ pub struct SourceMap {
 }
 
 impl SourceMap {
+    /// An empty map.
     pub fn new() -> SourceMap {
         SourceMap::default()
     }
 
+    /// Adds a file and gives back its id.
     pub fn add(
         &mut self,
         name: impl Into<String>,
@@ -157,6 +173,7 @@ impl SourceMap {
         id
     }
 
+    /// The file with id `id`; panics for an id from another map.
     pub fn file(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]
     }
@@ -185,6 +202,7 @@ impl SourceMap {
         self.file(span.file).presumed(span.start)
     }
 
+    /// All files, indexed by their ids.
     pub fn files(&self) -> &[SourceFile] {
         &self.files
     }

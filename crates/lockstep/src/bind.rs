@@ -143,9 +143,15 @@ impl From<lockstep_exec::ExecError> for RunError {
 /// Which pipeline buffer each resource of the shader is bound to, with its
 /// texture dimensions.
 pub(crate) struct Bindings {
-    /// For each resource, its memory: a pipeline buffer's index, or past
-    /// them, one of the hidden counters.
+    /// For each resource, its pipeline buffer's index, or past them, one of
+    /// the hidden counters.
     pub buffer_of: Vec<usize>,
+    /// For each resource, its memory: one of a pipeline buffer's (a buffer
+    /// of `ArraySize` n has n, one per resource of the array), or past all
+    /// of them, a hidden counter's.
+    memory_of: Vec<usize>,
+    /// For each pipeline buffer, its first memory and how many it has.
+    chunks: Vec<(usize, usize)>,
     dims: Vec<[u32; 3]>,
     /// The starting values of the hidden counters (`IncrementCounter`,
     /// `Append`, `Consume`), each in a memory of its own after the
@@ -158,8 +164,16 @@ pub(crate) struct Bindings {
 impl Bindings {
     /// Binds every resource of the shader, checking kinds and sizes.
     pub fn new(shader: &Shader, pipeline: &Pipeline) -> Result<Bindings, RunError> {
+        let mut chunks = Vec::with_capacity(pipeline.buffers.len());
+        let mut memories = 0;
+        for b in &pipeline.buffers {
+            chunks.push((memories, b.array_size as usize));
+            memories += b.array_size as usize;
+        }
         let mut bindings = Bindings {
             buffer_of: Vec::new(),
+            memory_of: Vec::new(),
+            chunks,
             dims: Vec::new(),
             counters: Vec::new(),
         };
@@ -182,11 +196,13 @@ impl Bindings {
                 bindings
                     .buffer_of
                     .push(pipeline.buffers.len() + bindings.counters.len());
+                bindings.memory_of.push(memories + bindings.counters.len());
                 bindings.dims.push([0; 3]);
                 bindings.counters.push(start);
                 continue;
             }
-            let index = bind_resource(shader, pipeline, resource)?;
+            let (index, element) = bind_resource(shader, pipeline, resource)?;
+            bindings.memory_of.push(bindings.chunks[index].0 + element);
             // Textures take their size from the buffer's OutputProps (checked
             // when binding); buffers ignore it.
             let dims = pipeline.buffers[index]
@@ -229,11 +245,15 @@ impl Bindings {
             .buffers
             .iter()
             .zip(written)
-            .map(|(b, written)| {
-                (!written)
-                    .then(|| Memory::read_only(&b.data))
-                    .flatten()
-                    .unwrap_or_else(|| workers.load(&b.data))
+            .flat_map(|(b, written)| {
+                let each = b.data.len() / b.array_size as usize;
+                (0..b.array_size as usize).map(move |k| {
+                    let data = &b.data[k * each..(k + 1) * each];
+                    (!written)
+                        .then(|| Memory::read_only(data))
+                        .flatten()
+                        .unwrap_or_else(|| workers.load(data))
+                })
             })
             .chain(
                 self.counters
@@ -243,8 +263,38 @@ impl Bindings {
             .collect()
     }
 
+    /// Each pipeline buffer's contents after a run on `memories`, without a
+    /// copy for a buffer of one resource.
+    pub fn contents<'p>(&self, memories: Vec<Memory<'p>>) -> Vec<BufferContents<'p>> {
+        let mut memories = memories.into_iter();
+        self.chunks
+            .iter()
+            .map(|&(_, count)| {
+                if count == 1 {
+                    return memories.next().map(BufferContents::from_memory);
+                }
+                let bytes: Vec<u8> = memories
+                    .by_ref()
+                    .take(count)
+                    .flat_map(|m| m.to_bytes())
+                    .collect();
+                Some(BufferContents::from_memory(Memory::from_bytes(&bytes)))
+            })
+            .collect::<Option<Vec<_>>>()
+            .unwrap_or_default()
+    }
+
+    /// Pipeline buffer `b`'s bytes in `memories`.
+    pub fn buffer_bytes(&self, memories: &[Memory<'_>], b: usize) -> Vec<u8> {
+        let (first, count) = self.chunks[b];
+        memories[first..first + count]
+            .iter()
+            .flat_map(Memory::to_bytes)
+            .collect()
+    }
+
     pub fn bound<'a>(&self, memories: &'a [Memory<'a>]) -> Vec<BoundResource<'a>> {
-        self.buffer_of
+        self.memory_of
             .iter()
             .zip(&self.dims)
             .map(|(&index, &dims)| BoundResource {
@@ -295,11 +345,7 @@ pub fn run<'p>(
     )?;
     // Every buffer comes back in the engine's own words, with no copy (a
     // buffer only read still holds the pipeline's bytes).
-    let contents: Vec<BufferContents> = memories
-        .into_iter()
-        .take(pipeline.buffers.len())
-        .map(BufferContents::from_memory)
-        .collect();
+    let contents = bindings.contents(memories);
     let outcomes = lockstep_pipeline::check_results(pipeline, &contents);
     Ok(RunOutput {
         wave_size: choice,
@@ -309,19 +355,26 @@ pub fn run<'p>(
 }
 
 /// Finds the pipeline buffer bound at the resource's register and checks
-/// that it fits the resource; returns the buffer's index.
+/// that it fits the resource; returns the buffer's index, and which of its
+/// resources the resource is (a buffer of `ArraySize` n binds the n
+/// registers from its own).
 fn bind_resource(
     shader: &Shader,
     pipeline: &Pipeline,
     resource: &Resource,
-) -> Result<usize, RunError> {
+) -> Result<(usize, usize), RunError> {
     let class = resource.kind.register_class();
     let register = format!("{class}{}, space{}", resource.register, resource.space);
     let expected = pipeline_kind(resource.kind);
+    let array_size = |b: &Binding| {
+        pipeline
+            .buffer_index(&b.name)
+            .map_or(1, |i| pipeline.buffers[i].array_size)
+    };
     let at_register = |b: &&Binding| {
         b.kind.register_class() == class
-            && b.register == resource.register
             && b.space == resource.space
+            && (b.register..b.register.saturating_add(array_size(b))).contains(&resource.register)
     };
     let Some(binding) = pipeline.bindings.iter().find(at_register) else {
         // A binding of the resource's name (or at its register number) in
@@ -368,16 +421,9 @@ fn bind_resource(
             binding.name
         ))
     })?;
-    let array_size = pipeline.buffers[index].array_size;
-    if array_size > 1 {
-        return Err(RunError::new(format!(
-            "buffer '{}' holds an array of {array_size} resources (ArraySize), but resource arrays are not supported yet",
-            binding.name
-        ))
-        .at(resource.span));
-    }
+    let element = (resource.register - binding.register) as usize;
     check_size(shader, pipeline, resource, index)?;
-    Ok(index)
+    Ok((index, element))
 }
 
 fn check_size(
@@ -388,7 +434,8 @@ fn check_size(
 ) -> Result<(), RunError> {
     let types = &shader.module.types;
     let buffer = &pipeline.buffers[index];
-    let len = buffer.data.len() as u64;
+    // Each resource of an array has its share of the data.
+    let len = (buffer.data.len() / buffer.array_size as usize) as u64;
     let element = types.display(resource.element);
     let too_small = |what: String| {
         RunError::new(format!(
@@ -411,7 +458,7 @@ fn check_size(
                 )));
             }
         }
-        kind if kind.is_texture() => check_texture(shader, resource, buffer)?,
+        kind if kind.is_texture() => check_texture(shader, resource, buffer, len)?,
         ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer => {
             if !len.is_multiple_of(4) {
                 return Err(RunError::new(format!(
@@ -494,6 +541,7 @@ fn check_texture(
     shader: &Shader,
     resource: &Resource,
     buffer: &lockstep_pipeline::BufferDesc,
+    len: u64,
 ) -> Result<(), RunError> {
     let types = &shader.module.types;
     let kind = pipeline_kind(resource.kind);
@@ -532,7 +580,6 @@ fn check_texture(
         )));
     }
     let need = props.texels().saturating_mul(texel);
-    let len = buffer.data.len() as u64;
     if len != need {
         return Err(fail(format!(
             "buffer '{}' holds {len} bytes, but its OutputProps give {} texels of {texel} bytes ({need} bytes)",

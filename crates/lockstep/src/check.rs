@@ -6,12 +6,12 @@
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Mutex, mpsc};
 
-use lockstep_exec::{DispatchConfig, Finding, Memory, Program, ReductionOrder, Schedule, Workers};
+use lockstep_exec::{DispatchConfig, Finding, Program, ReductionOrder, Schedule, Workers};
 use lockstep_pipeline::Pipeline;
 use serde::Serialize;
 
 use crate::bind::{Bindings, choose_wave_size};
-use crate::{BufferContents, RunError, RunOptions, Shader};
+use crate::{RunError, RunOptions, Shader};
 
 /// What a check found.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -28,25 +28,34 @@ pub struct CheckReport {
 }
 
 impl CheckReport {
+    /// Whether the check found nothing: no findings and no dependence on wave size or order.
     pub fn is_clean(&self) -> bool {
         self.findings.is_empty() && self.portability.is_empty() && self.order_dependence.is_empty()
     }
 }
 
+/// A finding as `lockstep check` reports it, merged over the wave sizes it happened at.
 #[derive(Clone, Debug, Serialize)]
 pub struct ReportedFinding {
+    /// The kind's short name, e.g. `out-of-bounds`.
     pub kind: &'static str,
+    /// What went wrong, in the first occurrence.
     pub message: String,
     /// `file:line:col`, when known.
     pub location: Option<String>,
     /// The wave sizes it happened at; the details below are of the first.
     pub wave_sizes: Vec<u32>,
+    /// The wave size of the first occurrence.
     pub wave_size: u32,
+    /// The group of the first occurrence, in x, y and z.
     pub group: [u32; 3],
+    /// The wave's index in its group.
     pub wave: u32,
+    /// The lanes concerned.
     pub lanes: Vec<u32>,
     /// How many times it happened at this place.
     pub count: u64,
+    /// The engine's finding, for rendering against the source; not serialized.
     #[serde(skip)]
     pub finding: Option<Finding>,
 }
@@ -54,28 +63,37 @@ pub struct ReportedFinding {
 /// One element that differs, with its value in each class of runs.
 #[derive(Clone, Debug, Serialize)]
 pub struct ElementDiff {
+    /// The element's index in the buffer.
     pub index: usize,
+    /// The element in each class of runs, as `Data` spells it; empty past a shorter buffer.
     pub values: Vec<String>,
 }
 
+/// An output buffer whose contents depend on the wave size.
 #[derive(Clone, Debug, Serialize)]
 pub struct PortabilityIssue {
+    /// The buffer's name.
     pub buffer: String,
     /// Wave sizes grouped by identical contents.
     pub agreeing: Vec<Vec<u32>>,
     /// The first differing elements, one value per group of `agreeing`.
     pub elements: Vec<ElementDiff>,
+    /// How many elements differ (all, not only those listed).
     pub differing_elements: usize,
 }
 
+/// An output buffer whose contents depend on the order of reductions, waves or groups.
 #[derive(Clone, Debug, Serialize)]
 pub struct OrderIssue {
+    /// The buffer's name.
     pub buffer: String,
+    /// The wave size both runs used.
     pub wave_size: u32,
     /// What changed: "float reductions folded from the highest lane", ...
     pub variation: String,
     /// The first differing elements: (default order, other order).
     pub elements: Vec<ElementDiff>,
+    /// How many elements differ (all, not only those listed).
     pub differing_elements: usize,
 }
 
@@ -176,10 +194,8 @@ pub fn check(
                 })?;
         let findings = findings.into_iter().map(|f| reported(shader, f)).collect();
         // The pipeline's buffers; hidden counters follow them.
-        let contents: Vec<Vec<u8>> = memories
-            .iter()
-            .take(pipeline.buffers.len())
-            .map(Memory::to_bytes)
+        let contents: Vec<Vec<u8>> = (0..pipeline.buffers.len())
+            .map(|b| bindings.buffer_bytes(&memories, b))
             .collect();
         drop(memories);
         dispatched();
@@ -195,7 +211,7 @@ pub fn check(
                 |e| RunError::from(e).with_note(format!("at wave size {w}, with {name}")),
             )?;
             for &b in &outputs {
-                let other = memories[b].to_bytes();
+                let other = bindings.buffer_bytes(&memories, b);
                 if !same(b, &other, &contents[b]) {
                     let name = if unordered[b] {
                         format!("{name}; as an unordered buffer, its elements differ as a multiset")
@@ -590,11 +606,7 @@ pub fn run_checked<'p>(
         &bindings.bound(&memories),
         &config,
     )?;
-    let contents: Vec<BufferContents> = memories
-        .into_iter()
-        .take(pipeline.buffers.len())
-        .map(BufferContents::from_memory)
-        .collect();
+    let contents = bindings.contents(memories);
     let outcomes = lockstep_pipeline::check_results(pipeline, &contents);
     let report = CheckReport {
         wave_sizes: vec![choice.size],

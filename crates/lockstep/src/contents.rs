@@ -23,6 +23,7 @@ impl<'p> BufferContents<'p> {
         BufferContents { words, len }
     }
 
+    /// The buffer's bytes.
     pub fn as_bytes(&self) -> &[u8] {
         &bytemuck::cast_slice::<u32, u8>(&self.words)[..self.len]
     }

@@ -15,8 +15,11 @@ enum Arity {
 
 /// One documented flag: its spelling, argument, and what it does.
 pub struct FlagHelp {
+    /// The flag as written, e.g. `-T`.
     pub flag: &'static str,
+    /// The name of its argument in help texts, e.g. `PROFILE`; `None` for a flag without one.
     pub value: Option<&'static str>,
+    /// What the flag does, in a few words.
     pub help: &'static str,
 }
 
@@ -158,6 +161,7 @@ pub fn split_dxc_flags(args: &[String]) -> (Vec<String>, Vec<String>) {
 /// The HLSL language version (`-HV`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum HlslVersion {
+    /// HLSL 2021 (`-HV 2021`), the default.
     #[default]
     V2021,
     /// Compiled with 2021's rules: the 202x changes that compute shaders
@@ -175,6 +179,7 @@ pub struct DxcFlags {
     pub entry: Option<String>,
     /// `-T`, when given.
     pub profile: Option<String>,
+    /// `-HV`: the language version; 2021 unless given.
     pub hlsl_version: HlslVersion,
     /// Words that are not flags: source files.
     pub sources: Vec<String>,

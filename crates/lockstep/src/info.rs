@@ -10,6 +10,7 @@ use crate::Shader;
 /// A shader's launch requirements on a device (`lockstep info`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ShaderInfo {
+    /// The entry point's name; empty when the module has none.
     pub entry: String,
     /// `numthreads(x, y, z)` or `numWaves(n)`.
     pub group: String,
@@ -18,23 +19,32 @@ pub struct ShaderInfo {
     /// The wave size the device would run the shader at (`None` when it
     /// cannot run it), and why.
     pub wave_size: Option<u32>,
+    /// Why that wave size; when the device cannot run the shader, the error's notes.
     pub wave_size_reason: String,
     /// Why the device cannot run the shader, when it cannot.
     pub wave_size_error: Option<String>,
+    /// Waves in one group at that wave size; `None` when the device cannot run the shader.
     pub waves_per_group: Option<u64>,
+    /// Threads in one group at that wave size; `None` when the device cannot run the shader.
     pub threads_per_group: Option<u64>,
+    /// Bytes of `groupshared` memory one group uses.
     pub groupshared_bytes: u32,
     /// The lowest shader model with every feature the shader uses.
     pub shader_model: String,
+    /// The resources the shader binds.
     pub bindings: Vec<BindingInfo>,
 }
 
+/// One resource the shader binds, and where.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct BindingInfo {
+    /// The resource's name in the source.
     pub name: String,
+    /// The HLSL resource type, e.g. `RWStructuredBuffer`.
     pub kind: String,
     /// `t0`, `u1`, `b0`.
     pub register: String,
+    /// The register space.
     pub space: u32,
     /// Whether the shader wrote `register(...)`.
     pub explicit: bool,

@@ -156,8 +156,11 @@ pub fn parse_profile(profile: &str) -> Result<(u32, u32), String> {
 
 /// A compiled shader ready to run.
 pub struct Shader {
+    /// The shader in the IR, as the front end lowered it.
     pub module: ir::Module,
+    /// The bytecode the engine runs.
     pub program: exec::Program,
+    /// The source files the shader was compiled from, for diagnostics.
     pub source_map: SourceMap,
     /// What its `#pragma lockstep` directives said.
     pub pragmas: Pragmas,
@@ -167,7 +170,9 @@ pub struct Shader {
 
 /// Compilation failed: the diagnostics say why.
 pub struct CompileError {
+    /// The source files compiled, for rendering the diagnostics.
     pub source_map: SourceMap,
+    /// Every diagnostic, errors included.
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -220,6 +225,7 @@ impl SourceLoader for FsLoader {
 /// without a file system).
 #[derive(Clone, Debug, Default)]
 pub struct MemoryLoader {
+    /// Each file's text, keyed by the path the preprocessor looks it up by.
     pub files: std::collections::HashMap<String, String>,
 }
 

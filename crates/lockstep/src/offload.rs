@@ -37,6 +37,7 @@ pub const TYPE_FEATURES: [&str; 4] = ["Half", "Double", "Int16", "Int64"];
 /// One file of a split-file test (`#--- name` up to the next marker).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Section {
+    /// The file name after `#---`.
     pub name: String,
     /// The lines of the section, each with its newline.
     pub text: String,
@@ -49,13 +50,16 @@ pub struct Section {
 pub struct RunLine {
     /// The 1-based line of the first `RUN:` line of the command.
     pub line: usize,
+    /// The command's text after `RUN:`, continuation lines joined with spaces.
     pub command: String,
 }
 
 /// A parsed `.test` file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TestFile {
+    /// The split-file sections, in file order.
     pub sections: Vec<Section>,
+    /// The RUN commands, in file order.
     pub run: Vec<RunLine>,
     /// The comma-separated clauses of every `REQUIRES:` line; all must hold.
     pub requires: Vec<String>,
@@ -76,6 +80,7 @@ impl TestFile {
 /// The verdict on one test.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TestOutcome {
+    /// The test ran and every check held.
     Pass,
     /// The reason: its first line says what failed, the lines after it give
     /// the details (a rule's differing elements, a diagnostic's source line).
@@ -122,6 +127,7 @@ impl TestOutcome {
 /// How to run tests: the emulated device, and how to run FileCheck.
 #[derive(Clone, Debug, Default)]
 pub struct TestOptions {
+    /// The emulated device and how dispatches run.
     pub run: RunOptions,
     /// Runs LLVM's FileCheck for RUN lines that pipe the offloader's output
     /// into it; without one such tests are skipped.
@@ -428,6 +434,7 @@ pub struct CompileStep {
 /// An `%offloader` command.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OffloadStep {
+    /// The pipeline file's path (substitutions applied), usually a split-file section.
     pub pipeline: String,
     /// The shader objects (usually one).
     pub shaders: Vec<String>,
@@ -443,9 +450,12 @@ pub struct OffloadStep {
 pub enum Step {
     /// `split-file %s DIR`: the sections become files under DIR.
     SplitFile {
+        /// The directory the sections go to, its path normalized.
         dir: String,
     },
+    /// A `%dxc_target` compile.
     Compile(CompileStep),
+    /// An `%offloader` run of a pipeline.
     Offload(OffloadStep),
 }
 
@@ -1090,12 +1100,16 @@ fn plan(file: &TestFile, path_name: &str) -> Result<Vec<Step>, TestOutcome> {
 /// were skipped.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TestSummary {
+    /// Tests that passed (`PASS` or `XFAIL`).
     pub passed: usize,
+    /// Tests that failed (`FAIL` or `XPASS`).
     pub failed: usize,
+    /// Tests that were skipped (`SKIP`).
     pub skipped: usize,
 }
 
 impl TestSummary {
+    /// Counts `outcome` under its class.
     pub fn add(&mut self, outcome: &TestOutcome) {
         if outcome.is_pass() {
             self.passed += 1;

@@ -80,21 +80,32 @@ fn emit(
 /// notes.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct DiagnosticJson {
+    /// `error`, `warning` or `note`.
     pub severity: &'static str,
+    /// What is wrong, lowercase with no final period.
     pub message: String,
+    /// The file name, as `#line` directives give it.
     pub file: String,
+    /// The line, counting from 1.
     pub line: u32,
+    /// The column in characters, counting from 1.
     pub column: u32,
+    /// The secondary places, each with its label.
     pub labels: Vec<LabelJson>,
+    /// Free-standing notes.
     pub notes: Vec<String>,
 }
 
 /// A secondary place of a [`DiagnosticJson`].
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct LabelJson {
+    /// The file name, as `#line` directives give it.
     pub file: String,
+    /// The line, counting from 1.
     pub line: u32,
+    /// The column in characters, counting from 1.
     pub column: u32,
+    /// The label's text.
     pub message: String,
 }
 

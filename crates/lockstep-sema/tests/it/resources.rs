@@ -277,7 +277,6 @@ fn resource_misuse() {
         [numthreads(1, 1, 1)]
         void main() { uint x = buf; buf.Foo(); buf.Load(0, 1); float v; v.Load(0); }",
         expect![[r#"
-            2:34: error: arrays of resources are not supported
             3:9: error: resources cannot be 'static' or 'groupshared'
             6:32: error: resource 'buf' cannot be used as a value
             6:41: error: no member named 'Foo' in 'RWStructuredBuffer<uint>'
@@ -302,7 +301,7 @@ fn local_resource_variables_must_name_a_global_resource() {
         expect![[r#"
             4:17: error: local resource variable 'none' must be initialized with a global resource
             5:25: error: cannot initialize a 'RWBuffer<float>' with a 'RWBuffer<uint>'
-            6:25: error: a local resource variable must be initialized with a global resource (resources chosen at run time are not supported)
+            6:25: error: a local resource variable must be initialized with a global resource or an element of a resource array
             8:11: error: resource 'ok' cannot be used as a value (a local resource variable names one resource for good)
         "#]],
     );

@@ -418,11 +418,25 @@ impl Parser<'_> {
             modifiers: Vec::new(),
             span: name.span,
         };
-        if self.at(":") {
-            self.error_here("struct inheritance is not supported");
-            return Err(Reported);
-        }
+        let base = if self.eat(":") {
+            // `public` is the only access HLSL has, and the default.
+            if self.at("public") {
+                self.bump();
+            }
+            let base = self.parse_type(Vec::new())?;
+            if self.at(",") {
+                self.error_here("a struct may have only one base");
+                return Err(Reported);
+            }
+            Some(base)
+        } else {
+            None
+        };
         if !self.at("{") {
+            if base.is_some() {
+                self.error_here("expected '{' after the base of a struct");
+                return Err(Reported);
+            }
             // `struct S s;`: a declaration naming the type C-style.
             let item = self.declaration_rest(start, attributes, Vec::new(), ty)?;
             items.push(item);
@@ -431,6 +445,7 @@ impl Parser<'_> {
         let (fields, methods) = self.struct_body()?;
         items.push(Item::Struct(StructDecl {
             name: name.clone(),
+            base,
             fields,
             span: start.to(self.prev_span),
         }));

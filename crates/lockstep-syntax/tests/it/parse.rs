@@ -325,11 +325,11 @@ fn structs() {
             (fn float Method.f ((inout Method this)) proto)
             (fn float Method.f ((inout Method this))
               (return 1))
+            (struct Derived : Item)
             (struct Missing
               (field float a))
             (var float follows)
             ---
-            10:16: error: struct inheritance is not supported
             11:8: error: anonymous structs are not supported
             12:28: error: expected ';' after struct
         "#]],

@@ -461,6 +461,39 @@ fn struct_member_functions() {
     assert_eq!(out[0], [2, 2002, 4002, 6002]);
 }
 
+/// Struct inheritance: a derived struct has its base's fields first, calls
+/// its base's member functions, and converts to its base.
+#[test]
+fn struct_inheritance() {
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+        struct Base {\n\
+            uint a;\n\
+            uint twice() { return a * 2; }\n\
+            void set(uint v) { a = v; }\n\
+        };\n\
+        struct Derived : Base {\n\
+            uint b;\n\
+            uint sum() { return twice() + b + a; }\n\
+        };\n\
+        uint first(Base x) { return x.a; }\n\
+        [numthreads(4, 1, 1)]\n\
+        void main(uint gi : SV_GroupIndex) {\n\
+            Derived d;\n\
+            d.set(gi + 1);\n\
+            d.b = 10 * gi;\n\
+            Out[gi] = d.sum() * 100 + first(d);\n\
+            if (gi == 0) Out[4] = sizeof(Derived);\n\
+        }\n";
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 5])],
+        4,
+    );
+    // sum = 2 (gi + 1) + 10 gi + (gi + 1) = 13 gi + 3; first(d) = gi + 1.
+    assert_eq!(out[0], [301, 1602, 2903, 4204, 8]);
+}
+
 /// `sizeof` gives a type's bytes as buffers lay it out, as a constant.
 #[test]
 fn sizeof_types() {

@@ -17,6 +17,7 @@ mod language;
 mod library;
 mod memory;
 mod offload;
+mod resource_arrays;
 mod sm65;
 mod textures;
 mod types;
