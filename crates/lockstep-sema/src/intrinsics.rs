@@ -639,7 +639,6 @@ pub(crate) fn unsupported(name: &str) -> Option<&'static str> {
         | "GetAttributeAtVertex"
         | "GetRenderTargetSampleCount"
         | "GetRenderTargetSamplePosition" => PIXEL,
-        "determinant" => "the determinant of a matrix is not implemented yet",
         "noise" => "noise is not defined for compute shaders",
         "abort" => "abort is not implemented",
         "Barrier" => {

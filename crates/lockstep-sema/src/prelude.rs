@@ -180,11 +180,65 @@ pub fn source(mentioned: impl Fn(&str) -> bool, sixteen_bit: bool) -> String {
     if wanted(&["D3DCOLORtoUBYTE4"]) {
         out.push_str("int4 D3DCOLORtoUBYTE4(float4 c) { return (int4)(c.zyxw * 255.002f); }\n");
     }
+    if wanted(&["determinant"]) {
+        determinant(&mut out, floats);
+    }
     if wanted(&["CheckAccessFullyMapped"]) {
         // Every resource of a dispatch is resident: no tile is unmapped.
         out.push_str("bool CheckAccessFullyMapped(uint status) { return true; }\n");
     }
     out
+}
+
+/// `determinant` of square matrices as DXC expands it: the 2×2 cross
+/// product, the 3×3 expansion along the first row, and the 4×4 expansion
+/// along the first row over 3×3 minors.
+fn determinant(out: &mut String, floats: &[&str]) {
+    let det3 = |m: &str, r: [u8; 3], c: [u8; 3]| {
+        let e = |i: usize, j: usize| format!("{m}[{}][{}]", r[i], c[j]);
+        format!(
+            "({} * ({} * {} - {} * {}) + {} * ({} * {} - {} * {}) + {} * ({} * {} - {} * {}))",
+            e(0, 0),
+            e(1, 1),
+            e(2, 2),
+            e(1, 2),
+            e(2, 1),
+            e(0, 1),
+            e(1, 2),
+            e(2, 0),
+            e(1, 0),
+            e(2, 2),
+            e(0, 2),
+            e(1, 0),
+            e(2, 1),
+            e(1, 1),
+            e(2, 0),
+        )
+    };
+    for &s in floats {
+        let _ = writeln!(out, "{s} determinant({s}1x1 m) {{ return m[0][0]; }}");
+        let _ = writeln!(
+            out,
+            "{s} determinant({s}2x2 m) {{ return m[0][0] * m[1][1] - m[0][1] * m[1][0]; }}"
+        );
+        let _ = writeln!(
+            out,
+            "{s} determinant({s}3x3 m) {{ return {}; }}",
+            det3("m", [0, 1, 2], [0, 1, 2])
+        );
+        let minor = |skip: u8| {
+            let c: Vec<u8> = (0..4).filter(|&j| j != skip).collect();
+            det3("m", [1, 2, 3], [c[0], c[1], c[2]])
+        };
+        let _ = writeln!(
+            out,
+            "{s} determinant({s}4x4 m) {{ return m[0][0] * {} - m[0][1] * {} + m[0][2] * {} - m[0][3] * {}; }}",
+            minor(0),
+            minor(1),
+            minor(2),
+            minor(3)
+        );
+    }
 }
 
 /// `frexp(x, out e)` as DXC expands it: the exponent field less the bias

@@ -61,10 +61,12 @@ pub struct RunOutput<'p> {
     pub wave_size: WaveSizeChoice,
     /// The bytes of every pipeline buffer, in the pipeline's order.
     pub contents: Vec<BufferContents<'p>>,
+    /// The verdict of each of the pipeline's result rules, in its order.
     pub outcomes: Vec<RuleOutcome>,
 }
 
 impl RunOutput<'_> {
+    /// Whether every result rule held (true when there are none).
     pub fn passed(&self) -> bool {
         self.outcomes.iter().all(|o| o.passed)
     }
@@ -74,9 +76,11 @@ impl RunOutput<'_> {
 /// running (a loop over its step budget, say).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunError {
+    /// What went wrong.
     pub message: String,
     /// The source construct responsible, when known.
     pub span: Option<Span>,
+    /// Further explanations, shown after the message.
     pub notes: Vec<String>,
 }
 

@@ -96,6 +96,16 @@ fn float_builtins() {
         ("sign(-3.5)", -1.0),
         ("atan2(1.0, 1.0)", 1.0f32.atan2(1.0)),
         ("fma(2.0l, 3.0l, 1.0l)", 7.0),
+        // 3·6 − 8·4.
+        ("determinant(float2x2(3, 8, 4, 6))", -14.0),
+        // 2·(0·5 + 1·4) + 3·(2·5 + 1·1) + 1·(2·4 − 0·1) = 8 + 33 + 8.
+        ("determinant(float3x3(2, -3, 1, 2, 0, -1, 1, 4, 5))", 49.0),
+        // Only row 2 has a nonzero in column 1: −1 · det of the rest (−30).
+        (
+            "determinant(float4x4(1, 0, 2, -1, 3, 0, 0, 5, 2, 1, 4, -3, 1, 0, 5, 0))",
+            30.0,
+        ),
+        ("determinant((float1x1)7)", 7.0),
     ];
     let exprs: Vec<&str> = cases.iter().map(|c| c.0).collect();
     let got = floats(&exprs);
