@@ -13,6 +13,8 @@
 //! `scripts/peer.sh` compiles the kernels with glslang and runs the
 //! `lockstep-peer` binary; `docs/performance.md` has the figures.
 
+#![warn(missing_docs)]
+
 pub mod probe;
 pub mod report;
 pub mod spirv;

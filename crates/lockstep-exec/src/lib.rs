@@ -4,6 +4,8 @@
 //! Groups run in parallel on all cores; the waves of one group take turns on
 //! one worker, pausing at barriers.
 
+#![warn(missing_docs)]
+
 mod alu;
 mod bytecode;
 pub mod check;

@@ -5,6 +5,8 @@
 //! every implicit conversion is explicit (`Convert`, `Splat`, `Swizzle`), so a
 //! back end never has to apply HLSL's conversion rules itself.
 
+#![warn(missing_docs)]
+
 pub mod layout;
 pub mod print;
 pub mod types;
@@ -17,8 +19,11 @@ pub use types::{Member, ScalarType, Type, TypeArena, TypeId};
 /// exceeds the step budget, say) can name the source construct.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Span {
+    /// The source file's index in the compiler's source map.
     pub file: u32,
+    /// The byte offset of the first byte.
     pub start: u32,
+    /// The byte offset just past the last byte.
     pub end: u32,
 }
 
@@ -28,6 +33,8 @@ macro_rules! id_type {
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub struct $name(pub u32);
         impl $name {
+            /// The position in the list the id indexes: the module's, or the
+            /// function's locals for a [`LocalId`].
             pub fn index(self) -> usize {
                 self.0 as usize
             }
@@ -59,48 +66,75 @@ id_type!(
 /// A whole compiled shader.
 #[derive(Clone, Debug, Default)]
 pub struct Module {
+    /// Every type the module uses; each [`TypeId`] indexes it.
     pub types: TypeArena,
+    /// Every resource, hidden counters included; each [`ResourceId`] indexes
+    /// it.
     pub resources: Vec<Resource>,
+    /// The `static` globals; each [`StaticId`] indexes them.
     pub statics: Vec<Variable>,
     /// Runs once per thread before the entry point's body: initializes the
     /// `static` globals in declaration order.
     pub static_init: Block,
+    /// The `groupshared` variables; each [`GroupsharedId`] indexes them.
     pub groupshared: Vec<Variable>,
+    /// Every function, the entry point included; each [`FunctionId`] indexes
+    /// them.
     pub functions: Vec<Function>,
+    /// The compute entry point; `None` when it is missing or invalid (an error
+    /// is reported).
     pub entry: Option<EntryPoint>,
     /// The lowest shader model that has every feature the module uses.
     pub required_shader_model: (u32, u32),
 }
 
 impl Module {
+    /// The function `id` names.
     pub fn function(&self, id: FunctionId) -> &Function {
         &self.functions[id.index()]
     }
 
+    /// The resource `id` names.
     pub fn resource(&self, id: ResourceId) -> &Resource {
         &self.resources[id.index()]
     }
 }
 
+/// A named variable: a local, a parameter, a `static` or a `groupshared`
+/// variable.
 #[derive(Clone, Debug)]
 pub struct Variable {
+    /// The name in the source; temporaries the checker adds have dotted names
+    /// (`index.3`).
     pub name: String,
+    /// The variable's type, array dimensions included.
     pub ty: TypeId,
+    /// Where the variable is declared.
     pub span: Span,
 }
 
+/// The kind of a resource, as declared: `RWStructuredBuffer<T>` is a
+/// `RWStructuredBuffer` of element `T`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ResourceKind {
+    /// `StructuredBuffer<T>`: a read-only array of `T`.
     StructuredBuffer,
+    /// `RWStructuredBuffer<T>`: a read-write array of `T`.
     RWStructuredBuffer,
     /// `AppendStructuredBuffer<T>` and `ConsumeStructuredBuffer<T>`: a
     /// read-write structured buffer used through its counter.
     AppendStructuredBuffer,
+    /// `ConsumeStructuredBuffer<T>`: `Consume()` takes the elements from the
+    /// last.
     ConsumeStructuredBuffer,
     /// Typed buffer `Buffer<T>`: element `T` is a scalar or vector.
     Buffer,
+    /// Typed buffer `RWBuffer<T>`, read-write.
     RWBuffer,
+    /// `ByteAddressBuffer`: read-only 32-bit words addressed in bytes (`Load`,
+    /// `Load<T>`).
     ByteAddressBuffer,
+    /// `RWByteAddressBuffer`: also written (`Store`, `Interlocked*`).
     RWByteAddressBuffer,
     /// `cbuffer` blocks, `ConstantBuffer<T>` and the implicit `$Globals`.
     ConstantBuffer,
@@ -108,16 +142,25 @@ pub enum ResourceKind {
     /// one texel. Texels are stored row-major, x fastest, then y, then the
     /// slice (arrays) or z (3D); there is one mip level.
     Texture1D,
+    /// `Texture2D<T>`, read-only.
     Texture2D,
+    /// `Texture2DArray<T>`, read-only: slices of 2D texels.
     Texture2DArray,
+    /// `Texture3D<T>`, read-only.
     Texture3D,
+    /// `RWTexture1D<T>`, read-write.
     RWTexture1D,
+    /// `RWTexture2D<T>`, read-write.
     RWTexture2D,
+    /// `RWTexture2DArray<T>`, read-write.
     RWTexture2DArray,
+    /// `RWTexture3D<T>`, read-write.
     RWTexture3D,
 }
 
 impl ResourceKind {
+    /// Whether the shader may write the resource (a UAV): the `RW`, append and
+    /// consume kinds.
     pub fn is_writable(self) -> bool {
         matches!(
             self,
@@ -148,6 +191,7 @@ impl ResourceKind {
         }
     }
 
+    /// Whether the resource is a texture, of any dimension.
     pub fn is_texture(self) -> bool {
         self.texture_coords().is_some()
     }
@@ -170,9 +214,14 @@ impl ResourceKind {
     }
 }
 
+/// A resource the shader declares, with its binding.
 #[derive(Clone, Debug)]
 pub struct Resource {
+    /// The name in the source: `buf[2]` for an element of a resource array,
+    /// `$Globals` for the implicit constant buffer, `buf.counter` for a hidden
+    /// counter.
     pub name: String,
+    /// What kind of buffer or texture it is.
     pub kind: ResourceKind,
     /// The element type: `T` of `StructuredBuffer<T>`/`Buffer<T>`, a struct of
     /// the members for constant buffers, `uint` for byte-address buffers,
@@ -180,6 +229,7 @@ pub struct Resource {
     pub element: TypeId,
     /// The D3D binding, explicit or assigned the way DXC does.
     pub register: u32,
+    /// The register space: 1 for `space1`; 0 when none is written.
     pub space: u32,
     /// `true` when the shader wrote `register(...)`.
     pub explicit_binding: bool,
@@ -187,15 +237,20 @@ pub struct Resource {
     /// `Append`, `Consume`): a 4-byte read-write byte-address buffer with no
     /// register, which the runtime supplies, zeroed, for each dispatch.
     pub counter_of: Option<ResourceId>,
+    /// The declaration in the source (the base buffer's, for a counter).
     pub span: Span,
 }
 
 /// What a compute entry point's parameter receives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SystemValue {
+    /// `SV_DispatchThreadID`: the thread's `uint3` index in the whole dispatch.
     DispatchThreadId,
+    /// `SV_GroupID`: the `uint3` index of the thread's group in the dispatch.
     GroupId,
+    /// `SV_GroupThreadID`: the thread's `uint3` index within its group.
     GroupThreadId,
+    /// `SV_GroupIndex`: the thread's flattened `uint` index within its group.
     GroupIndex,
 }
 
@@ -237,14 +292,20 @@ impl GroupShape {
 /// `min == max == n`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WaveSizeRange {
+    /// The smallest wave size the shader runs at.
     pub min: u32,
+    /// The largest wave size the shader runs at; `min` for the fixed form.
     pub max: u32,
+    /// The size to take when the device supports it, when given.
     pub preferred: Option<u32>,
 }
 
+/// The compute entry point and how its groups are launched.
 #[derive(Clone, Debug)]
 pub struct EntryPoint {
+    /// The entry point's function.
     pub function: FunctionId,
+    /// The entry point's name, as chosen with `-E` or the pipeline's `Entry`.
     pub name: String,
     /// `[numthreads(x, y, z)]` or `[numWaves(n)]`.
     pub group: GroupShape,
@@ -259,6 +320,7 @@ pub struct EntryPoint {
 /// field of a struct parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EntryInput {
+    /// Which system value is read.
     pub value: SystemValue,
     /// The parameter's index.
     pub param: u32,
@@ -269,49 +331,70 @@ pub struct EntryInput {
     pub components: u32,
 }
 
+/// How a parameter passes its value between caller and callee.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamDirection {
+    /// `in`: copied in at the call.
     In,
+    /// `out`: copied back to the argument on return.
     Out,
+    /// `inout`: copied in at the call and back on return.
     InOut,
 }
 
+/// A function: its parameters, locals and body.
 #[derive(Clone, Debug)]
 pub struct Function {
+    /// The name in the source; overloads share it, and a member function `f` of
+    /// struct `S` is `S.f`.
     pub name: String,
     /// Parameters are locals `0..params.len()`.
     pub params: Vec<ParamDirection>,
     /// Every local, parameters first.
     pub locals: Vec<Variable>,
+    /// The return type; `None` for `void`.
     pub result: Option<TypeId>,
+    /// The statements a call runs.
     pub body: Block,
+    /// The function's declaration in the source.
     pub span: Span,
 }
 
+/// A sequence of statements.
 #[derive(Clone, Debug, Default)]
 pub struct Block {
+    /// The statements, run in order.
     pub stmts: Vec<Stmt>,
 }
 
 impl Block {
+    /// A block of `stmts`.
     pub fn new(stmts: Vec<Stmt>) -> Block {
         Block { stmts }
     }
 }
 
+/// One case of a [`Stmt::Switch`]: the values that select it, or the default.
 #[derive(Clone, Debug)]
 pub struct SwitchCase {
     /// Selector values (bit patterns of the selector's type, sign-extended
     /// to 64 bits for signed types).
     pub values: Vec<u64>,
+    /// Whether a `default:` label selects this case (it may have values too).
     pub is_default: bool,
     /// A body that does not end in `Break` falls through into the next case.
     pub body: Block,
 }
 
+/// What a barrier call (`GroupMemoryBarrierWithGroupSync()` and the like)
+/// orders, and whether the group waits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct BarrierFlags {
+    /// Orders `groupshared` memory (`GroupMemoryBarrier*`,
+    /// `AllMemoryBarrier*`).
     pub group_memory: bool,
+    /// Orders buffer and texture memory (`DeviceMemoryBarrier*`,
+    /// `AllMemoryBarrier*`).
     pub device_memory: bool,
     /// `...WithGroupSync`: every thread of the group waits here.
     pub group_sync: bool,
@@ -319,13 +402,18 @@ pub struct BarrierFlags {
     pub span: Span,
 }
 
+/// A statement, with structured control flow.
 #[derive(Clone, Debug)]
 pub enum Stmt {
     /// Evaluated for its effects (assignments, calls, atomics).
     Expr(Expr),
+    /// `if (cond) accept else reject`.
     If {
+        /// A scalar `bool`.
         cond: Expr,
+        /// Runs on the lanes where `cond` holds.
         accept: Block,
+        /// Runs on the other lanes; empty when there is no `else`.
         reject: Block,
     },
     /// Runs `body`, then `continuing`, until every lane has left through
@@ -333,27 +421,36 @@ pub enum Stmt {
     /// `Break` in `continuing` leaves the loop (how `do … while` and `for`
     /// conditions are written).
     Loop {
+        /// The statements of one iteration.
         body: Block,
+        /// Runs after the body and on `Continue`: a `for` loop's step, or the
+        /// condition of `do … while`.
         continuing: Block,
+        /// The loop in the source, named when it runs past the step budget.
         span: Span,
     },
     /// `selector` is a scalar integer. Lanes run the first case whose values
     /// contain the selector, else the default case, then fall through.
     Switch {
+        /// The value the cases' values are compared with.
         selector: Expr,
+        /// The cases in source order.
         cases: Vec<SwitchCase>,
     },
     /// Leaves the innermost `Loop` or `Switch`.
     Break,
     /// Goes to the innermost `Loop`'s `continuing`.
     Continue,
+    /// Returns from the function, with a value unless its result is `void`.
     Return(Option<Expr>),
+    /// A memory barrier, with or without a group sync.
     Barrier(BarrierFlags),
 }
 
 /// A storage location that can be read or written.
 #[derive(Clone, Debug)]
 pub struct Place {
+    /// The variable or resource memory the place starts from.
     pub root: PlaceRoot,
     /// Projections applied left to right.
     pub path: Vec<Access>,
@@ -361,24 +458,34 @@ pub struct Place {
     pub ty: TypeId,
 }
 
+/// Where a place's storage lives.
 #[derive(Clone, Debug)]
 pub enum PlaceRoot {
+    /// A local variable or parameter of the current function.
     Local(LocalId),
+    /// A `static` global: the thread's own copy.
     Static(StaticId),
+    /// A `groupshared` variable: the thread group's copy.
     Groupshared(GroupsharedId),
     /// Element `index` of a structured or typed buffer (`buf[i]`).
     BufferElement {
+        /// The structured or typed buffer.
         resource: ResourceId,
+        /// The element index, a `uint`; out of bounds reads 0 and writes
+        /// nothing.
         index: Box<Expr>,
     },
     /// A value of the place's type at byte `address` of a byte-address buffer
     /// (`Load<T>`, `Store<T>`, `Interlocked*`).
     ByteAddress {
+        /// The byte-address buffer.
         resource: ResourceId,
+        /// The byte offset, a `uint`; out of bounds reads 0 and writes nothing.
         address: Box<Expr>,
     },
     /// The whole constant buffer: its element struct.
     ConstantBuffer {
+        /// The constant buffer.
         resource: ResourceId,
     },
     /// One texel of a texture (`tex[coord]`, `tex.Load(location)`): `coord`
@@ -388,12 +495,16 @@ pub enum PlaceRoot {
     /// mip level (a `uint`) where the access names one; a level other than
     /// 0 reads 0, since textures have one level.
     Texel {
+        /// The texture.
         resource: ResourceId,
+        /// The texel's `uint`, `uint2` or `uint3` coordinate.
         coord: Box<Expr>,
+        /// The `uint` mip level, when the access names one.
         level: Option<Box<Expr>>,
     },
 }
 
+/// A step from a place or value into one of its parts.
 #[derive(Clone, Debug)]
 pub enum Access {
     /// A struct member by index.
@@ -409,17 +520,24 @@ pub enum Access {
 /// with their own width's bit pattern; bool is 0 or 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Scalar {
+    /// The type the bits encode.
     pub ty: ScalarType,
+    /// The bits, zero-extended: an `int` `-1` is `0xFFFF_FFFF`.
     pub bits: u64,
 }
 
+/// A typed expression.
 #[derive(Clone, Debug)]
 pub struct Expr {
+    /// What the expression computes, with its operands.
     pub kind: ExprKind,
+    /// The type of the value; `void` for a call of a function without a result.
     pub ty: TypeId,
+    /// The source construct the expression comes from.
     pub span: Span,
 }
 
+/// A component-wise unary operator; the result has the operand's type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnaryOp {
     /// Arithmetic negation (wrapping for integers).
@@ -435,24 +553,42 @@ pub enum UnaryOp {
 /// amount by the bit width minus one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinaryOp {
+    /// `a + b` (wrapping for integers).
     Add,
+    /// `a - b` (wrapping for integers).
     Sub,
+    /// `a * b`, component by component (wrapping for integers).
     Mul,
+    /// `a / b`; an integer division by zero gives all ones.
     Div,
+    /// `a % b`, with the sign of `a`; an integer remainder by zero gives all
+    /// ones.
     Rem,
+    /// `a << b`
     Shl,
+    /// `a >> b`: arithmetic for signed types, logical for unsigned ones.
     Shr,
+    /// `a & b` on integers.
     BitAnd,
+    /// `a | b` on integers.
     BitOr,
+    /// `a ^ b` on integers.
     BitXor,
     /// Non-short-circuit logical and/or of bools (vectors, HLSL 2021 `and`/`or`).
     And,
+    /// Non-short-circuit logical or of bools, as `And`.
     Or,
+    /// `a == b`
     Eq,
+    /// `a != b`
     Ne,
+    /// `a < b`
     Lt,
+    /// `a <= b`
     Le,
+    /// `a > b`
     Gt,
+    /// `a >= b`
     Ge,
 }
 
@@ -460,42 +596,77 @@ pub enum BinaryOp {
 /// sema; component-wise unless noted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Builtin {
+    /// `abs(x)`; wrapping for integers, so `abs` of the lowest `int` is itself.
     Abs,
+    /// `min(a, b)`; for floats minNum, so a NaN loses to a number.
     Min,
+    /// `max(a, b)`; for floats maxNum, so a NaN loses to a number.
     Max,
+    /// `clamp(x, lo, hi)`: `min(max(x, lo), hi)`.
     Clamp,
+    /// `saturate(x)`: `clamp(x, 0, 1)`, so NaN gives 0.
     Saturate,
     /// Result is an `int` of the argument's shape.
     Sign,
+    /// `floor(x)`: rounds toward negative infinity.
     Floor,
+    /// `ceil(x)`: rounds toward positive infinity.
     Ceil,
+    /// `round(x)`: to the nearest integer, ties to even.
     Round,
+    /// `trunc(x)`: rounds toward zero.
     Trunc,
+    /// `frac(x)`: `x - floor(x)`.
     Frac,
+    /// `fmod(x, y)`: the remainder of `x / y`, with the sign of `x`.
     Fmod,
+    /// `sqrt(x)`
     Sqrt,
+    /// `rsqrt(x)`: `1 / sqrt(x)`.
     Rsqrt,
+    /// `rcp(x)`: `1 / x`.
     Rcp,
+    /// `exp(x)`: e raised to `x`.
     Exp,
+    /// `exp2(x)`: 2 raised to `x`.
     Exp2,
+    /// `log(x)`: the natural logarithm.
     Log,
+    /// `log2(x)`
     Log2,
+    /// `log10(x)`
     Log10,
+    /// `pow(x, y)`: `exp2(y * log2(x))`, so a negative `x` gives NaN.
     Pow,
+    /// `sin(x)`, in radians.
     Sin,
+    /// `cos(x)`, in radians.
     Cos,
+    /// `tan(x)`, in radians.
     Tan,
+    /// `asin(x)`, in radians.
     Asin,
+    /// `acos(x)`, in radians.
     Acos,
+    /// `atan(x)`, in radians.
     Atan,
+    /// `atan2(y, x)`: the angle of the point `(x, y)`, in `[-pi, pi]`.
     Atan2,
+    /// `sinh(x)`
     Sinh,
+    /// `cosh(x)`
     Cosh,
+    /// `tanh(x)`
     Tanh,
+    /// `lerp(a, b, t)`: `a + t * (b - a)`.
     Lerp,
+    /// `step(y, x)`: 1 where `x >= y`, else 0.
     Step,
+    /// `smoothstep(lo, hi, x)`: the Hermite curve from 0 at `lo` to 1 at `hi`.
     SmoothStep,
+    /// `mad(a, b, c)`: `a * b + c`, rounded twice for floats.
     Mad,
+    /// `fma(a, b, c)`: `a * b + c`, rounded once (`double` only).
     Fma,
     /// Vector · vector → scalar.
     Dot,
@@ -505,24 +676,35 @@ pub enum Builtin {
     Length,
     /// Vector, vector → scalar.
     Distance,
+    /// `normalize(v)`: `v` divided by its length.
     Normalize,
     /// Any shape → bool scalar.
     All,
+    /// `any(x)`: whether any component is nonzero.
     Any,
     /// Integers → uint of the same shape.
     CountBits,
+    /// `firstbithigh(x)`: the index of the highest set bit (of a negative
+    /// signed value, the highest clear bit); `0xFFFFFFFF` when there is none.
     FirstBitHigh,
+    /// `firstbitlow(x)`: the index of the lowest set bit; `0xFFFFFFFF` when
+    /// there is none.
     FirstBitLow,
+    /// `reversebits(x)`: the bits in reverse order.
     ReverseBits,
     /// float → uint.
     F32ToF16,
     /// uint → float.
     F16ToF32,
+    /// `isnan(x)`: bools of `x`'s shape.
     IsNan,
+    /// `isinf(x)`: true for either infinity.
     IsInf,
+    /// `isfinite(x)`: neither NaN nor infinite.
     IsFinite,
     /// `mul(a, b)` for every scalar/vector/matrix combination.
     Mul,
+    /// `transpose(m)`: the matrix with rows and columns swapped.
     Transpose,
     /// `asdouble(lo, hi)`: two uints → double.
     AsDouble,
@@ -531,38 +713,86 @@ pub enum Builtin {
 /// Wave and quad intrinsics. Operands are fully typed; results as the spec.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum WaveOp {
+    /// `WaveIsFirstLane()`: whether the lane is the active lane with the
+    /// smallest index.
     IsFirstLane,
+    /// `WaveGetLaneCount()`: the wave size.
     GetLaneCount,
+    /// `WaveGetLaneIndex()`: the lane's index in its wave.
     GetLaneIndex,
+    /// `WaveActiveAnyTrue(b)`: whether `b` is true on any active lane.
     AnyTrue,
+    /// `WaveActiveAllTrue(b)`: whether `b` is true on every active lane.
     AllTrue,
+    /// `WaveActiveBallot(b)`: a `uint4` with bit `i` set where lane `i` is
+    /// active and `b` is true on it.
     Ballot,
+    /// `WaveReadLaneFirst(x)`: `x` on the first active lane.
     ReadLaneFirst,
+    /// `WaveReadLaneAt(x, lane)`: `x` on lane `lane`, taken modulo the wave
+    /// size.
     ReadLaneAt,
+    /// `WaveActiveAllEqual(x)`: per component, whether every active lane has
+    /// the first active lane's value.
     AllEqual,
+    /// `WaveActiveCountBits(b)`: the number of active lanes where `b` is true.
     CountBits,
+    /// `WaveActiveSum(x)`: the sum over the active lanes.
     Sum,
+    /// `WaveActiveProduct(x)`: the product over the active lanes.
     Product,
+    /// `WaveActiveBitAnd(x)`: the AND over the active lanes.
     BitAnd,
+    /// `WaveActiveBitOr(x)`: the OR over the active lanes.
     BitOr,
+    /// `WaveActiveBitXor(x)`: the XOR over the active lanes.
     BitXor,
+    /// `WaveActiveMin(x)`: the minimum over the active lanes (floats: minNum).
     Min,
+    /// `WaveActiveMax(x)`: the maximum over the active lanes (floats: maxNum).
     Max,
+    /// `WavePrefixCountBits(b)`: the number of active lanes below this one
+    /// where `b` is true.
     PrefixCountBits,
+    /// `WavePrefixSum(x)`: the sum over the active lanes below this one; 0 on
+    /// the first.
     PrefixSum,
+    /// `WavePrefixProduct(x)`: the product over the active lanes below this
+    /// one; 1 on the first.
     PrefixProduct,
+    /// `WaveMatch(x)`: a `uint4` mask of the active lanes whose `x` is the same
+    /// as this lane's.
     Match,
+    /// `WaveMultiPrefixSum(x, mask)`: the sum over the active lanes below this
+    /// one in the `uint4` partition `mask`.
     MultiPrefixSum,
+    /// `WaveMultiPrefixProduct(x, mask)`: the product over the active lanes
+    /// below this one in the partition `mask`.
     MultiPrefixProduct,
+    /// `WaveMultiPrefixCountBits(b, mask)`: the number of active lanes below
+    /// this one in the partition `mask` where `b` is true.
     MultiPrefixCountBits,
+    /// `WaveMultiPrefixBitAnd(x, mask)` (or `WaveMultiPrefixAnd`): the AND over
+    /// the active lanes below this one in the partition `mask`.
     MultiPrefixBitAnd,
+    /// `WaveMultiPrefixBitOr(x, mask)` (or `WaveMultiPrefixOr`): the OR over
+    /// the active lanes below this one in the partition `mask`.
     MultiPrefixBitOr,
+    /// `WaveMultiPrefixBitXor(x, mask)` (or `WaveMultiPrefixXor`): the XOR over
+    /// the active lanes below this one in the partition `mask`.
     MultiPrefixBitXor,
+    /// `QuadReadAcrossX(x)`: `x` on the horizontally adjacent lane of the quad.
     QuadReadAcrossX,
+    /// `QuadReadAcrossY(x)`: `x` on the vertically adjacent lane of the quad.
     QuadReadAcrossY,
+    /// `QuadReadAcrossDiagonal(x)`: `x` on the diagonally opposite lane of the
+    /// quad.
     QuadReadAcrossDiagonal,
+    /// `QuadReadLaneAt(x, i)`: `x` on lane `i & 3` of the quad.
     QuadReadLaneAt,
+    /// `QuadAny(b)`: whether `b` is true on any active lane of the quad.
     QuadAny,
+    /// `QuadAll(b)`: whether `b` is true on every active lane of the quad.
     QuadAll,
     /// `GetGroupWaveIndex()`: the wave's index within its group.
     GroupWaveIndex,
@@ -571,15 +801,22 @@ pub enum WaveOp {
     GroupWaveCount,
 }
 
+/// The read-modify-write of an `Interlocked*` call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AtomicOp {
+    /// `InterlockedAdd`: adds `args[0]`, wrapping.
     Add,
     /// Signed or unsigned from the place's scalar type.
     Min,
+    /// Signed or unsigned, as `Min`.
     Max,
+    /// `InterlockedAnd`: ANDs in `args[0]`.
     And,
+    /// `InterlockedOr`: ORs in `args[0]`.
     Or,
+    /// `InterlockedXor`: XORs in `args[0]`.
     Xor,
+    /// `InterlockedExchange`: stores `args[0]`.
     Exchange,
     /// `args = [compare, value]`.
     CompareExchange,
@@ -588,6 +825,7 @@ pub enum AtomicOp {
     CompareStore,
 }
 
+/// One of the sizes `GetDimensions` reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ResourceQuery {
     /// Number of elements (structured/typed buffers).
@@ -608,8 +846,10 @@ pub enum ResourceQuery {
     Levels,
 }
 
+/// An argument of a user function call, by its parameter's direction.
 #[derive(Clone, Debug)]
 pub enum CallArg {
+    /// The value passed to an `in` parameter.
     In(Expr),
     /// Copied out after the call.
     Out(Place),
@@ -617,10 +857,12 @@ pub enum CallArg {
     InOut(Place),
 }
 
+/// What an expression computes.
 #[derive(Clone, Debug)]
 pub enum ExprKind {
     /// A constant: one scalar per component of `ty`, in flattening order.
     Const(Vec<Scalar>),
+    /// The value stored at a place.
     Load(Place),
     /// Builds `ty` from the scalar components of each argument, in order
     /// (`float4(a.xy, 0, 1)`); the component counts add up to `ty`'s.
@@ -634,22 +876,31 @@ pub enum ExprKind {
     Field(Box<Expr>, u32),
     /// An array element, vector component or matrix row of a value.
     Index(Box<Expr>, Box<Expr>),
+    /// A component-wise unary operator applied to its operand.
     Unary(UnaryOp, Box<Expr>),
+    /// A component-wise binary operator applied to two operands of one type.
     Binary(BinaryOp, Box<Expr>, Box<Expr>),
     /// Scalar `&&` / `||` that short-circuit: `rhs` runs only on the lanes
     /// that need it.
     LogicalAnd(Box<Expr>, Box<Expr>),
+    /// Scalar `||` that short-circuits, as `LogicalAnd`.
     LogicalOr(Box<Expr>, Box<Expr>),
     /// Scalar-condition `c ? a : b`: each side runs only on its lanes.
     Conditional {
+        /// A scalar `bool`.
         cond: Box<Expr>,
+        /// The value on the lanes where `cond` holds.
         accept: Box<Expr>,
+        /// The value on the other lanes.
         reject: Box<Expr>,
     },
     /// Component-wise `select(c, a, b)` (vector `?:`): both sides evaluated.
     Select {
+        /// `bool`s of the result's shape.
         cond: Box<Expr>,
+        /// Gives the components where `cond` is true.
         accept: Box<Expr>,
+        /// Gives the components where `cond` is false.
         reject: Box<Expr>,
     },
     /// Numeric conversion of each component to `ty`'s scalar type; same shape.
@@ -657,10 +908,15 @@ pub enum ExprKind {
     /// Reinterprets the bits of each component (`asuint`, `asfloat`, …);
     /// same shape and width.
     Bitcast(Box<Expr>),
+    /// A math or bit built-in applied to its arguments.
     Builtin(Builtin, Vec<Expr>),
+    /// A wave or quad intrinsic applied to its arguments.
     Wave(WaveOp, Vec<Expr>),
+    /// A call of a user function; its value is the function's result.
     Call {
+        /// The function called.
         function: FunctionId,
+        /// One argument per parameter, in order.
         args: Vec<CallArg>,
     },
     /// Stores `value` into `place`; the expression's value is the new value,
@@ -670,20 +926,32 @@ pub enum ExprKind {
     /// of the declaration starts the variable's life), so its value on the
     /// lanes that do not run it does not matter.
     Assign {
+        /// Where the value is stored.
         place: Place,
+        /// The value stored, of the place's type.
         value: Box<Expr>,
+        /// Whether the expression's value is the place's old value (`i++`)
+        /// rather than the new one.
         yield_old: bool,
+        /// Whether this is the initializer of a local variable's declaration.
         init: bool,
     },
     /// An atomic read-modify-write on a 32- or 64-bit integer in a buffer or
     /// groupshared memory; yields the original value.
     Atomic {
+        /// The read-modify-write to apply.
         op: AtomicOp,
+        /// The integer in a buffer or `groupshared` memory that is updated.
         place: Place,
+        /// The operands: `[value]`, or `[compare, value]` for the compare
+        /// operations.
         args: Vec<Expr>,
     },
+    /// A size of a resource, for `GetDimensions`; a `uint`.
     ResourceQuery {
+        /// The resource asked about.
         resource: ResourceId,
+        /// Which size.
         query: ResourceQuery,
     },
     /// Evaluates `first` for its effects, then yields `second`.

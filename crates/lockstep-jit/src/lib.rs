@@ -15,6 +15,8 @@
 //! lays it out (register `r`'s lanes at `r * width ..`, one `u64` each,
 //! holding the value's bits zero-extended).
 
+#![warn(missing_docs)]
+
 #[cfg(target_arch = "x86_64")]
 mod x64;
 

@@ -5,6 +5,8 @@
 //! writes buffer contents back in the same form; [`check_results`] applies
 //! the `Results` rules to the buffers after a dispatch.
 
+#![warn(missing_docs)]
+
 mod binding;
 mod check;
 mod data;

@@ -50,6 +50,30 @@ impl Sema<'_> {
                 return self.call_user(&full, &all, span);
             }
         }
+        // `S::f(…)`: a member function named with its struct; inside a
+        // member function of `S` or of a struct derived from it, the object
+        // is `this` (or its base part).
+        if let Some((scope, member)) = name.rsplit_once("::") {
+            let full = format!("{scope}.{member}");
+            if let Some(overloads) = self.functions.get(&full).cloned() {
+                let mut all = args.to_vec();
+                let this_depth = self.lookup_local("this").and_then(|this| {
+                    let ty = self.fcx.as_ref()?.locals[this.index()].ty;
+                    self.base_named(ty, scope)
+                });
+                let takes_object = overloads.iter().any(|&i| {
+                    let decl = self.fn_syms[i].decl;
+                    decl.params.first().is_some_and(|p| p.name.name == "this")
+                });
+                if let (Some(depth), true) = (this_depth, takes_object) {
+                    all.insert(
+                        0,
+                        crate::expr::base_of(crate::expr::this_expr(id.span), depth),
+                    );
+                }
+                return self.call_user(&full, &all, span);
+            }
+        }
         if self.resource_functions.contains_key(name) {
             return self.call_with_resources(name, args, span);
         }

@@ -345,6 +345,25 @@ impl Sema<'_> {
     }
 }
 
+impl Sema<'_> {
+    /// How many bases up struct `ty` is (or has as a base) the struct named
+    /// `name`.
+    pub(crate) fn base_named(&self, ty: lockstep_ir::TypeId, name: &str) -> Option<usize> {
+        let mut ty = ty;
+        let mut depth = 0;
+        loop {
+            let lockstep_ir::Type::Struct { name: n, members } = self.get(ty) else {
+                return None;
+            };
+            if n == name {
+                return Some(depth);
+            }
+            ty = members.first().filter(|m| m.name == BASE_MEMBER)?.ty;
+            depth += 1;
+        }
+    }
+}
+
 /// `object`'s base subobject `depth` bases up.
 pub(crate) fn base_of(object: ast::Expr, depth: usize) -> ast::Expr {
     (0..depth).fold(object, |object, _| {

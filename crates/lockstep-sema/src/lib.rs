@@ -5,6 +5,8 @@
 //! [`lower`] returns `None` when an error was reported. No input panics:
 //! deep nesting is cut off by a depth limit with a diagnostic.
 
+#![warn(missing_docs)]
+
 mod access;
 mod bindings;
 mod call;

@@ -22,6 +22,8 @@
 //! );
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod ast;
 pub mod ast_print;
 pub mod diag;

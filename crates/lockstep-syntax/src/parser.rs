@@ -87,6 +87,10 @@ struct Parser<'d> {
     diags: &'d mut Diagnostics,
     /// Struct and typedef names declared so far.
     type_names: HashSet<String>,
+    /// The namespaces around the current item, outermost first.
+    namespace: Vec<String>,
+    /// The qualified names (`N::f`) declared in namespaces so far.
+    namespaced: HashSet<String>,
     steps: Cell<u32>,
     stuck: Cell<bool>,
     nesting: u32,
@@ -113,10 +117,12 @@ impl<'d> Parser<'d> {
             tokens.truncate(first_eof + 1);
         }
         Parser {
-            tokens,
+            tokens: qualified_names(tokens),
             pos: 0,
             diags,
             type_names: HashSet::new(),
+            namespace: Vec::new(),
+            namespaced: HashSet::new(),
             steps: Cell::new(0),
             stuck: Cell::new(false),
             nesting: 0,
@@ -399,4 +405,23 @@ impl<'d> Parser<'d> {
             }
         }
     }
+}
+
+/// Joins each `A::B::C` (names and `::` with no space between them
+/// required) into one name token `A::B::C`: qualified names are names.
+fn qualified_names(tokens: Vec<Token>) -> Vec<Token> {
+    let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
+    let mut tokens = tokens.into_iter().peekable();
+    while let Some(tok) = tokens.next() {
+        let joins = tok.is_punct("::")
+            && out.last().is_some_and(|t| t.kind == TokenKind::Ident)
+            && tokens.peek().is_some_and(|t| t.kind == TokenKind::Ident);
+        if joins && let (Some(prev), Some(next)) = (out.last_mut(), tokens.next()) {
+            prev.text = format!("{}::{}", prev.text, next.text);
+            prev.span = prev.span.to(next.span);
+            continue;
+        }
+        out.push(tok);
+    }
+    out
 }

@@ -596,7 +596,7 @@ impl Parser<'_> {
         }
         let tok = self.bump();
         let name = Ident {
-            name: tok.text,
+            name: self.resolve_name(&tok.text).into_owned(),
             span: tok.span,
         };
         if !self.at("(") {

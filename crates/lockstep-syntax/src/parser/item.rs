@@ -5,8 +5,9 @@
 use super::types::{is_interpolation, is_keyword, is_storage, is_type_modifier};
 use super::{PResult, Parser, Reported};
 use crate::ast::{
-    Attribute, CBufferDecl, CBufferKind, Declarator, FieldDecl, FunctionDecl, Ident, Initializer,
-    Item, Param, ParamDirection, StructDecl, TranslationUnit, TypeExpr, TypedefDecl, VarDecl,
+    Attribute, BinaryOp, CBufferDecl, CBufferKind, Declarator, Expr, ExprKind, FieldDecl,
+    FunctionDecl, Ident, Initializer, IntSuffix, Item, Param, ParamDirection, StructDecl,
+    TranslationUnit, TypeExpr, TypedefDecl, VarDecl,
 };
 use crate::diag::Diagnostic;
 use crate::lexer::TokenKind;
@@ -60,7 +61,9 @@ impl Parser<'_> {
                 items.push(Item::CBuffer(self.cbuffer()?));
                 Ok(())
             }
-            "namespace" | "template" | "interface" | "enum" if tok.kind == TokenKind::Ident => {
+            "namespace" if tok.kind == TokenKind::Ident => self.namespace_item(items),
+            "enum" if tok.kind == TokenKind::Ident => self.enum_item(items),
+            "template" | "interface" if tok.kind == TokenKind::Ident => {
                 self.error_at(
                     &tok,
                     format!("'{}' declarations are not supported", tok.text),
@@ -408,7 +411,7 @@ impl Parser<'_> {
             return Err(Reported);
         }
         let name = self.ident("expected identifier")?;
-        self.type_names.insert(name.name.clone());
+        self.declare_type_name(&name.name);
         if self.eat(";") {
             return Ok(());
         }
@@ -586,7 +589,7 @@ impl Parser<'_> {
         loop {
             let name = self.ident("expected identifier")?;
             let array_dims = self.array_dims()?;
-            self.type_names.insert(name.name.clone());
+            self.declare_type_name(&name.name);
             items.push(Item::Typedef(TypedefDecl {
                 ty: ty.clone(),
                 name,
@@ -598,6 +601,205 @@ impl Parser<'_> {
             }
         }
         self.expect_semi("expected ';' after typedef");
+        Ok(())
+    }
+
+    /// A struct or typedef name, also under its qualified name inside a
+    /// namespace.
+    fn declare_type_name(&mut self, name: &str) {
+        self.type_names.insert(name.to_string());
+        if !self.namespace.is_empty() {
+            let qualified = format!("{}::{name}", self.namespace.join("::"));
+            self.type_names.insert(qualified.clone());
+            self.namespaced.insert(qualified);
+        }
+    }
+
+    /// `namespace N { items }`: the items, each name declared as `N::name`
+    /// (nested namespaces add their own part). Inside, a name declared
+    /// earlier in the namespace is found without its qualifier.
+    fn namespace_item(&mut self, items: &mut Vec<Item>) -> PResult<()> {
+        self.bump();
+        let name = self.ident("expected namespace name")?;
+        let open = self.peek().span;
+        if !self.eat("{") {
+            self.error_here("expected '{' after the namespace name");
+            return Err(Reported);
+        }
+        self.namespace.push(name.name);
+        let prefix = self.namespace.join("::");
+        while !self.at("}") && !self.at_eof() {
+            let mut inner = Vec::new();
+            let before = self.pos;
+            if self.item(&mut inner).is_err() {
+                self.recover_item();
+            }
+            if self.pos == before {
+                self.bump();
+            }
+            for mut item in inner {
+                self.qualify(&mut item, &prefix);
+                items.push(item);
+            }
+        }
+        self.namespace.pop();
+        self.expect_closing("}", open)?;
+        Ok(())
+    }
+
+    /// Gives `item`'s names the namespace `prefix` (unless a nested
+    /// namespace already did) and records them.
+    fn qualify(&mut self, item: &mut Item, prefix: &str) {
+        let mut qualify = |name: &mut Ident| {
+            if !name.name.starts_with(&format!("{prefix}::")) {
+                name.name = format!("{prefix}::{}", name.name);
+            }
+            self.namespaced.insert(name.name.clone());
+        };
+        match item {
+            Item::Function(f) => {
+                qualify(&mut f.name);
+                // A member function's object is of the struct's new name.
+                if let Some(this) = f.params.first_mut()
+                    && this.name.name == "this"
+                    && !this.ty.name.name.contains("::")
+                {
+                    this.ty.name.name = format!("{prefix}::{}", this.ty.name.name);
+                }
+            }
+            Item::Struct(s) => qualify(&mut s.name),
+            Item::Typedef(t) => qualify(&mut t.name),
+            Item::Variable(v) => v.declarators.iter_mut().for_each(|d| qualify(&mut d.name)),
+            Item::CBuffer(c) => c
+                .members
+                .iter_mut()
+                .flat_map(|m| m.declarators.iter_mut())
+                .for_each(|d| qualify(&mut d.name)),
+        }
+    }
+
+    /// `enum [class] E [: type] { A [= value], B, … };`: the type `E` (its
+    /// underlying type, `int` unless given) and a `static const E` for each
+    /// enumerator, one more than the one before unless given. The
+    /// enumerators of a scoped enum (`enum class`) are `E::A`; those of a
+    /// plain enum are both `A` and `E::A`.
+    fn enum_item(&mut self, items: &mut Vec<Item>) -> PResult<()> {
+        let start = self.bump().span;
+        let scoped = self.eat_kw("class") || self.eat_kw("struct");
+        let name = self.ident("expected enum name")?;
+        let underlying = if self.eat(":") {
+            self.parse_type(Vec::new())?
+        } else {
+            TypeExpr {
+                name: Ident {
+                    name: "int".to_string(),
+                    span: name.span,
+                },
+                args: Vec::new(),
+                modifiers: Vec::new(),
+                span: name.span,
+            }
+        };
+        self.declare_type_name(&name.name);
+        items.push(Item::Typedef(TypedefDecl {
+            ty: underlying,
+            name: name.clone(),
+            array_dims: Vec::new(),
+            span: start.to(self.prev_span),
+        }));
+        let open = self.peek().span;
+        if !self.eat("{") {
+            self.error_here("expected '{' after the enum name");
+            return Err(Reported);
+        }
+        let ty = TypeExpr {
+            name: Ident {
+                name: self.resolve_name(&name.name).into_owned(),
+                span: name.span,
+            },
+            args: Vec::new(),
+            modifiers: Vec::new(),
+            span: name.span,
+        };
+        let mut previous: Option<Ident> = None;
+        while !self.at("}") && !self.at_eof() {
+            let enumerator = self.ident("expected enumerator name")?;
+            let value = if self.eat("=") {
+                self.conditional_top()?
+            } else {
+                let span = enumerator.span;
+                let literal = |value: u64| Expr {
+                    kind: ExprKind::IntLit {
+                        value,
+                        suffix: IntSuffix::None,
+                    },
+                    span,
+                };
+                match &previous {
+                    None => literal(0),
+                    Some(prev) => Expr {
+                        kind: ExprKind::Binary {
+                            op: BinaryOp::Add,
+                            lhs: Box::new(Expr {
+                                kind: ExprKind::Ident(prev.clone()),
+                                span,
+                            }),
+                            rhs: Box::new(literal(1)),
+                        },
+                        span,
+                    },
+                }
+            };
+            let qualified = Ident {
+                name: format!("{}::{}", name.name, enumerator.name),
+                span: enumerator.span,
+            };
+            // How the next enumerator's value names this one, namespace
+            // included.
+            let reference = Ident {
+                name: match self.namespace.is_empty() {
+                    true => qualified.name.clone(),
+                    false => format!("{}::{}", self.namespace.join("::"), qualified.name),
+                },
+                span: enumerator.span,
+            };
+            let names = if scoped {
+                vec![qualified.clone()]
+            } else {
+                vec![enumerator.clone(), qualified.clone()]
+            };
+            for declared in names {
+                items.push(Item::Variable(VarDecl {
+                    storage: vec![
+                        Ident {
+                            name: "static".to_string(),
+                            span: enumerator.span,
+                        },
+                        Ident {
+                            name: "const".to_string(),
+                            span: enumerator.span,
+                        },
+                    ],
+                    ty: ty.clone(),
+                    declarators: vec![Declarator {
+                        name: declared,
+                        array_dims: Vec::new(),
+                        register: None,
+                        packoffset: None,
+                        semantic: None,
+                        init: Some(Initializer::Expr(value.clone())),
+                        span: enumerator.span,
+                    }],
+                    span: enumerator.span,
+                }));
+            }
+            previous = Some(reference);
+            if !self.eat(",") {
+                break;
+            }
+        }
+        self.expect_closing("}", open)?;
+        self.eat(";");
         Ok(())
     }
 

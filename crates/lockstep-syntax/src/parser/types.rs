@@ -207,7 +207,19 @@ fn is_shape_suffix(rest: &[u8]) -> bool {
 
 impl Parser<'_> {
     pub(super) fn is_type_name(&self, word: &str) -> bool {
-        is_builtin_type(word) || self.type_names.contains(word)
+        is_builtin_type(word) || self.type_names.contains(&*self.resolve_name(word))
+    }
+
+    /// A name as written inside the current namespaces: the innermost
+    /// `N::name` declared so far, else the name itself.
+    pub(super) fn resolve_name<'w>(&self, word: &'w str) -> std::borrow::Cow<'w, str> {
+        for depth in (1..=self.namespace.len()).rev() {
+            let qualified = format!("{}::{word}", self.namespace[..depth].join("::"));
+            if self.namespaced.contains(&qualified) {
+                return qualified.into();
+            }
+        }
+        word.into()
     }
 
     /// Whether the token `n` ahead starts a type: a type name or a type
@@ -244,7 +256,7 @@ impl Parser<'_> {
         let name = if is_name {
             let tok = self.bump();
             Ident {
-                name: tok.text,
+                name: self.resolve_name(&tok.text).into_owned(),
                 span: tok.span,
             }
         } else if sign {

@@ -542,12 +542,12 @@ fn top_level_errors() {
     check(
         "}\nint 3;\nnamespace N { int x; }\ntemplate<typename T> T id(T x) { return x; }\nvoid f() {\nfloat after;\n",
         expect![[r#"
+            (var int N::x)
             (fn void f ()
               (var float after))
             ---
             1:1: error: extraneous closing brace ('}')
             2:5: error: expected identifier
-            3:1: error: 'namespace' declarations are not supported
             4:1: error: 'template' declarations are not supported
             7:1: error: expected '}'
               5:10: note: to match this '{'

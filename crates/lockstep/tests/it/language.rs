@@ -494,6 +494,49 @@ fn struct_inheritance() {
     assert_eq!(out[0], [301, 1602, 2903, 4204, 8]);
 }
 
+/// Namespaces (nested, with names found inside without their qualifier),
+/// plain and scoped enums, static member functions called as `S::f()`, and
+/// `Base::f()` from a derived struct's member function.
+#[test]
+fn namespaces_enums_and_qualified_calls() {
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+        namespace Math {\n\
+            static const uint Scale = 3;\n\
+            uint triple(uint x) { return x * Scale; }\n\
+            struct Acc { uint n; void add(uint v) { n += triple(v); } };\n\
+            namespace Inner { uint twice(uint x) { return triple(x) * 2 / 3; } }\n\
+        }\n\
+        enum Color { Red, Green = 5, Blue };\n\
+        enum class Mode : uint { Off, On = 10, Auto };\n\
+        struct Base { uint v; uint get() { return v; } static uint seven() { return 7; } };\n\
+        struct Der : Base { uint get() { return Base::get() + 100; } };\n\
+        [numthreads(1, 1, 1)]\n\
+        void main() {\n\
+            Math::Acc a;\n\
+            a.n = 0;\n\
+            a.add(2);\n\
+            Out[0] = a.n;\n\
+            Out[1] = Math::Inner::twice(5);\n\
+            Out[2] = Blue;\n\
+            Out[3] = (uint)Mode::Auto;\n\
+            Out[4] = Color::Green;\n\
+            Der d;\n\
+            d.v = 1;\n\
+            Out[5] = d.get();\n\
+            Out[6] = Base::seven() + Math::Scale;\n\
+            Color c = Red;\n\
+            Out[7] = c == Red ? 1 : 0;\n\
+        }\n";
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 8])],
+        4,
+    );
+    // 2·3; 5·3·2/3; Green + 1; On + 1; Green; 1 + 100; 7 + 3; Red == Red.
+    assert_eq!(out[0], [6, 10, 6, 11, 5, 101, 10, 1]);
+}
+
 /// `sizeof` gives a type's bytes as buffers lay it out, as a constant.
 #[test]
 fn sizeof_types() {
