@@ -20,6 +20,19 @@ impl Sema<'_> {
         match callee {
             ast::Callee::Type(te) => self.lower_constructor(te, args, span),
             ast::Callee::Name(id) => self.lower_named_call(id, args, span),
+            ast::Callee::Template {
+                name,
+                args: template_args,
+            } => {
+                if !self.templates.contains_key(&name.name) {
+                    self.error(
+                        name.span,
+                        format!("'{}' is not a function template", name.name),
+                    );
+                    return None;
+                }
+                self.call_template(&name.name, Some(template_args), args, span)
+            }
         }
     }
 
@@ -76,6 +89,9 @@ impl Sema<'_> {
         }
         if self.resource_functions.contains_key(name) {
             return self.call_with_resources(name, args, span);
+        }
+        if self.templates.contains_key(name) && !self.functions.contains_key(name) {
+            return self.call_template(name, None, args, span);
         }
         if self.functions.contains_key(name) {
             return self.call_user(name, args, span);

@@ -200,6 +200,20 @@ pub(crate) struct Sema<'a> {
     pub resource_arrays: Vec<(usize, u32)>,
     /// Elements of resource arrays chosen per lane, by placeholder.
     pub dynamic_resources: Vec<DynamicResource>,
+    /// Function templates by name (member functions of struct templates
+    /// as `S.f`).
+    pub templates: HashMap<String, Vec<&'a ast::FunctionDecl>>,
+    /// Struct templates by name.
+    pub struct_templates: HashMap<String, &'a ast::StructDecl>,
+    /// What the parameters of the template instance being compiled stand
+    /// for; the innermost instance last.
+    pub template_scopes: Vec<HashMap<String, crate::templates::TemplateValue>>,
+    /// Compiled function template instances, by definition and arguments.
+    pub function_instances: HashMap<(Span, Vec<crate::templates::TemplateValue>), usize>,
+    /// Struct template instances: the template's name and arguments.
+    pub struct_instances: HashMap<TypeId, (String, Vec<crate::templates::TemplateValue>)>,
+    /// Struct template instances by template name and arguments.
+    pub struct_instance_types: HashMap<(String, Vec<crate::templates::TemplateValue>), TypeId>,
     /// The implicit `$Globals` constant buffer, created by the first plain
     /// global, and its members.
     pub globals_cb: Option<ResourceId>,
@@ -239,6 +253,12 @@ impl<'a> Sema<'a> {
             resource_bindings: Vec::new(),
             resource_arrays: Vec::new(),
             dynamic_resources: Vec::new(),
+            templates: HashMap::new(),
+            struct_templates: HashMap::new(),
+            template_scopes: Vec::new(),
+            function_instances: HashMap::new(),
+            struct_instances: HashMap::new(),
+            struct_instance_types: HashMap::new(),
             globals_cb: None,
             globals_members: Vec::new(),
             call_graph: HashMap::new(),

@@ -146,6 +146,13 @@ impl Sema<'_> {
             let ty = self.fcx.as_ref()?.locals[local.index()].ty;
             return Some(self.load(PlaceRoot::Local(local), Vec::new(), ty, id.span));
         }
+        // A constant parameter of the template instance being compiled.
+        if let Some(crate::templates::TemplateValue::Value(value)) = self.template_binding(&id.name)
+        {
+            let ty = self.scalar(value.ty);
+            let e = self.wrap(ExprKind::Const(vec![value]), ty, id.span);
+            return Some(TExpr::of(e));
+        }
         // In a member function, a field of the object (`n` for `this.n`).
         if self
             .this_struct()
@@ -338,6 +345,13 @@ impl Sema<'_> {
             let full = format!("{name}.{method}");
             if self.functions.contains_key(&full) {
                 return Some((full, depth));
+            }
+            // A member function of a struct template's instance.
+            if let Some((template, _)) = self.struct_instances.get(&ty) {
+                let full = format!("{template}.{method}");
+                if self.templates.contains_key(&full) {
+                    return Some((full, depth));
+                }
             }
             ty = members.first().filter(|m| m.name == BASE_MEMBER)?.ty;
             depth += 1;

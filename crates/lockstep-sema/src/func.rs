@@ -19,6 +19,13 @@ pub(crate) fn direction(d: ast::ParamDirection) -> ir::ParamDirection {
 
 impl<'a> Sema<'a> {
     pub fn lower_function(&mut self, f: &'a ast::FunctionDecl) {
+        if !f.template_params.is_empty() {
+            self.templates
+                .entry(f.name.name.clone())
+                .or_default()
+                .push(f);
+            return;
+        }
         if self.has_resource_params(f) {
             self.resource_functions
                 .entry(f.name.name.clone())
@@ -218,6 +225,9 @@ impl<'a> Sema<'a> {
     }
 
     pub fn call_user(&mut self, name: &str, args: &[ast::Expr], span: Span) -> Option<TExpr> {
+        if !self.functions.contains_key(name) && self.templates.contains_key(name) {
+            return self.call_template(name, None, args, span);
+        }
         let candidates = self.functions.get(name).cloned().unwrap_or_default();
         let values: Vec<Option<TExpr>> = args.iter().map(|a| self.lower_expr(a)).collect();
         let values: Vec<TExpr> = values.into_iter().collect::<Option<_>>()?;

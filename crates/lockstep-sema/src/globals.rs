@@ -20,12 +20,27 @@ fn has(storage: &[ast::Ident], name: &str) -> bool {
     storage.iter().any(|s| s.name == name)
 }
 
-impl Sema<'_> {
-    pub fn declare_struct(&mut self, s: &ast::StructDecl) {
-        if self.named_types.contains_key(&s.name.name) || self.is_type_name(&s.name.name) {
+impl<'a> Sema<'a> {
+    pub fn declare_struct(&mut self, s: &'a ast::StructDecl) {
+        if self.named_types.contains_key(&s.name.name)
+            || self.is_type_name(&s.name.name)
+            || self.struct_templates.contains_key(&s.name.name)
+        {
             self.error(s.name.span, format!("redefinition of '{}'", s.name.name));
             return;
         }
+        if !s.template_params.is_empty() {
+            self.struct_templates.insert(s.name.name.clone(), s);
+            return;
+        }
+        if let Some(ty) = self.struct_type(s, &s.name.name) {
+            self.named_types.insert(s.name.name.clone(), ty);
+        }
+    }
+
+    /// The type of struct `s` under the name `name` (an instance's name
+    /// for a struct template).
+    pub(crate) fn struct_type(&mut self, s: &ast::StructDecl, name: &str) -> Option<TypeId> {
         let mut members: Vec<Member> = Vec::new();
         let mut semantics = Vec::new();
         if let Some(base) = &s.base {
@@ -74,18 +89,15 @@ impl Sema<'_> {
             semantics.push(f.semantic.clone());
         }
         let ty = self.intern(Type::Struct {
-            name: s.name.name.clone(),
+            name: name.to_string(),
             members,
         });
         if self.module.types.component_count(ty) > crate::types::MAX_COMPONENTS {
-            self.error(
-                s.name.span,
-                format!("struct '{}' is too large", s.name.name),
-            );
-            return;
+            self.error(s.name.span, format!("struct '{name}' is too large"));
+            return None;
         }
-        self.named_types.insert(s.name.name.clone(), ty);
         self.member_semantics.insert(ty, semantics);
+        Some(ty)
     }
 
     pub fn declare_typedef(&mut self, t: &ast::TypedefDecl) {

@@ -25,6 +25,7 @@ pub mod prelude;
 mod resource;
 mod specialize;
 mod stmt;
+mod templates;
 mod texture;
 mod types;
 

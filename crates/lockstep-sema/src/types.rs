@@ -218,6 +218,19 @@ impl Sema<'_> {
             let s = if unsigned { make_unsigned(s) } else { s };
             return Some(self.intern(make_type(s, shape)));
         }
+        if let Some(crate::templates::TemplateValue::Type(ty)) = self.template_binding(name) {
+            return Some(ty);
+        }
+        if let Some(&s) = self.struct_templates.get(name) {
+            if te.args.is_empty() {
+                self.error(
+                    te.name.span,
+                    format!("'{name}' is a template: give its arguments (`{name}<…>`)"),
+                );
+                return None;
+            }
+            return self.instantiate_struct(s, &te.args, te.span);
+        }
         if let Some(&ty) = self.named_types.get(name) {
             return Some(ty);
         }
@@ -582,5 +595,10 @@ impl Sema<'_> {
         SCALAR_NAMES.iter().any(|(n, _)| *n == base)
             || matches!(name, "vector" | "matrix")
             || self.named_types.contains_key(name)
+            || self.struct_templates.contains_key(name)
+            || matches!(
+                self.template_binding(name),
+                Some(crate::templates::TemplateValue::Type(_))
+            )
     }
 }

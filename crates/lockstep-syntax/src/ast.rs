@@ -114,8 +114,21 @@ pub struct FunctionDecl {
     pub semantic: Option<Ident>,
     /// `None` for a prototype (`float f(float x);`).
     pub body: Option<Block>,
+    /// The parameters of `template <…>` before it (or before its struct);
+    /// empty for an ordinary function.
+    pub template_params: Vec<TemplateParam>,
     /// The whole declaration, from its attributes to its body or `;`.
     pub span: Span,
+}
+
+/// One parameter of `template <typename T, uint N>`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TemplateParam {
+    /// The parameter's name.
+    pub name: Ident,
+    /// `None` for a type (`typename T`, `class T`); the value's type for a
+    /// constant (`uint N`).
+    pub value_type: Option<TypeExpr>,
 }
 
 /// How a parameter passes its value: `in`, `out` or `inout`.
@@ -160,6 +173,9 @@ pub struct StructDecl {
     pub name: Ident,
     /// The base struct of `struct S : Base { … }`.
     pub base: Option<TypeExpr>,
+    /// The parameters of `template <…>` before it; empty for an ordinary
+    /// struct.
+    pub template_params: Vec<TemplateParam>,
     /// The data members in declaration order; `float a, b;` gives two.
     pub fields: Vec<FieldDecl>,
     /// The whole declaration, up to the closing `}`.
@@ -494,6 +510,13 @@ pub enum Callee {
     Name(Ident),
     /// A constructor: `float4(a.xy, 0, 1)`, `vector<float, 2>(1, 2)`.
     Type(TypeExpr),
+    /// A function template with its arguments given: `f<float, 2>(x)`.
+    Template {
+        /// The template's name.
+        name: Ident,
+        /// The arguments between `<` and `>`.
+        args: Vec<TemplateArg>,
+    },
 }
 
 /// The kinds of expression.

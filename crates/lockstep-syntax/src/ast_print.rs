@@ -63,6 +63,7 @@ impl Printer {
 
     fn function(&mut self, f: &FunctionDecl) {
         self.out.push_str("(fn");
+        write_template_params(&mut self.out, &f.template_params);
         for attribute in &f.attributes {
             self.out.push(' ');
             write_attribute(&mut self.out, attribute);
@@ -91,7 +92,9 @@ impl Printer {
     }
 
     fn structure(&mut self, s: &StructDecl) {
-        let _ = write!(self.out, "(struct {}", s.name.name);
+        self.out.push_str("(struct");
+        write_template_params(&mut self.out, &s.template_params);
+        let _ = write!(self.out, " {}", s.name.name);
         if let Some(base) = &s.base {
             self.out.push_str(" : ");
             write_type(&mut self.out, base);
@@ -364,6 +367,28 @@ fn write_dims(out: &mut String, dims: &[Option<Expr>]) {
     }
 }
 
+/// ` template<typename T, uint N>` when there are parameters.
+fn write_template_params(out: &mut String, params: &[crate::ast::TemplateParam]) {
+    if params.is_empty() {
+        return;
+    }
+    out.push_str(" template<");
+    for (i, p) in params.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        match &p.value_type {
+            None => out.push_str("typename "),
+            Some(ty) => {
+                write_type(out, ty);
+                out.push(' ');
+            }
+        }
+        out.push_str(&p.name.name);
+    }
+    out.push('>');
+}
+
 fn write_type(out: &mut String, ty: &TypeExpr) {
     for modifier in &ty.modifiers {
         let _ = write!(out, "{} ", modifier.name);
@@ -508,6 +533,18 @@ fn write_expr(out: &mut String, expr: &Expr) {
                 crate::ast::Callee::Type(ty) => {
                     out.push_str("(ctor ");
                     write_type(out, ty);
+                }
+                crate::ast::Callee::Template { name, args } => {
+                    out.push_str("(call ");
+                    write_type(
+                        out,
+                        &TypeExpr {
+                            name: name.clone(),
+                            args: args.clone(),
+                            modifiers: Vec::new(),
+                            span: name.span,
+                        },
+                    );
                 }
             }
             write_args(out, args);

@@ -91,6 +91,9 @@ struct Parser<'d> {
     namespace: Vec<String>,
     /// The qualified names (`N::f`) declared in namespaces so far.
     namespaced: HashSet<String>,
+    /// The function and struct templates declared so far: their names take
+    /// `<arguments>`.
+    template_names: HashSet<String>,
     steps: Cell<u32>,
     stuck: Cell<bool>,
     nesting: u32,
@@ -123,6 +126,7 @@ impl<'d> Parser<'d> {
             type_names: HashSet::new(),
             namespace: Vec::new(),
             namespaced: HashSet::new(),
+            template_names: HashSet::new(),
             steps: Cell::new(0),
             stuck: Cell::new(false),
             nesting: 0,

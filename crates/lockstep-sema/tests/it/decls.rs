@@ -668,3 +668,28 @@ fn a_missing_entry_point_names_the_candidates() {
         "#]],
     );
 }
+
+/// A function template is compiled once per set of arguments, under a name
+/// that shows them.
+#[test]
+fn function_template_instances() {
+    check(
+        "RWStructuredBuffer<uint> Out;\n\
+         template <typename T> T twice(T x) { return x + x; }\n\
+         [numthreads(1, 1, 1)]\n\
+         void main() { Out[0] = twice(21u) + (uint)twice(1.5f) + twice(2u); }\n",
+        expect![[r#"
+            resource Out: RWStructuredBuffer<uint>, register(u0, space0) (implicit)
+            fn main() -> void {
+              Out[0u] = ((twice<uint><uint>(21u) + (uint)twice<float><float>(1.5f)) + twice<uint><uint>(2u));
+            }
+            fn twice<uint>(in %x: uint) -> uint {
+              return (%x + %x);
+            }
+            fn twice<float>(in %x: float) -> float {
+              return (%x + %x);
+            }
+            entry main: fn main, numthreads(1, 1, 1), inputs()
+        "#]],
+    );
+}

@@ -599,6 +599,25 @@ impl Parser<'_> {
             name: self.resolve_name(&tok.text).into_owned(),
             span: tok.span,
         };
+        if self.at("<") && self.template_names.contains(&name.name) {
+            let template_args = self.nested(|p| p.template_args())?;
+            if !self.at("(") {
+                self.error_here("expected '(' after the template's arguments");
+                return Err(Reported);
+            }
+            let args = self.call_args()?;
+            let span = name.span.to(self.prev_span);
+            return Ok(node(
+                ExprKind::Call {
+                    callee: Callee::Template {
+                        name,
+                        args: template_args,
+                    },
+                    args,
+                },
+                span,
+            ));
+        }
         if !self.at("(") {
             return Ok(node(ExprKind::Ident(name), tok.span));
         }

@@ -7,7 +7,7 @@ use super::{PResult, Parser, Reported};
 use crate::ast::{
     Attribute, BinaryOp, CBufferDecl, CBufferKind, Declarator, Expr, ExprKind, FieldDecl,
     FunctionDecl, Ident, Initializer, IntSuffix, Item, Param, ParamDirection, StructDecl,
-    TranslationUnit, TypeExpr, TypedefDecl, VarDecl,
+    TemplateArg, TemplateParam, TranslationUnit, TypeExpr, TypedefDecl, VarDecl,
 };
 use crate::diag::Diagnostic;
 use crate::lexer::TokenKind;
@@ -63,7 +63,8 @@ impl Parser<'_> {
             }
             "namespace" if tok.kind == TokenKind::Ident => self.namespace_item(items),
             "enum" if tok.kind == TokenKind::Ident => self.enum_item(items),
-            "template" | "interface" if tok.kind == TokenKind::Ident => {
+            "template" if tok.kind == TokenKind::Ident => self.template_item(items),
+            "interface" if tok.kind == TokenKind::Ident => {
                 self.error_at(
                     &tok,
                     format!("'{}' declarations are not supported", tok.text),
@@ -218,6 +219,7 @@ impl Parser<'_> {
             params,
             semantic,
             body,
+            template_params: Vec::new(),
             span: start.to(self.prev_span),
         })
     }
@@ -449,6 +451,7 @@ impl Parser<'_> {
         items.push(Item::Struct(StructDecl {
             name: name.clone(),
             base,
+            template_params: Vec::new(),
             fields,
             span: start.to(self.prev_span),
         }));
@@ -602,6 +605,119 @@ impl Parser<'_> {
         }
         self.expect_semi("expected ';' after typedef");
         Ok(())
+    }
+
+    /// `template <typename T, uint N> item`: a function or struct with
+    /// template parameters. A struct's member functions take its
+    /// parameters too, with the object as `S<T, N>`.
+    fn template_item(&mut self, items: &mut Vec<Item>) -> PResult<()> {
+        let keyword = self.bump();
+        let open = self.peek().span;
+        if !self.eat("<") {
+            self.error_here("expected '<' after 'template'");
+            return Err(Reported);
+        }
+        let mut params = Vec::new();
+        let saved = self.no_gt;
+        self.no_gt = true;
+        let list = self.template_params(&mut params);
+        self.no_gt = saved;
+        list?;
+        self.expect_closing(">", open)?;
+        // A struct template's name takes arguments inside its own body.
+        if (self.at_kw("struct") || self.at_kw("class")) && self.nth(1).kind == TokenKind::Ident {
+            let name = self.nth(1).text.clone();
+            self.template_names.insert(self.qualified(&name));
+        }
+        let added: Vec<String> = params
+            .iter()
+            .filter(|p| p.value_type.is_none() && !self.type_names.contains(&p.name.name))
+            .map(|p| p.name.name.clone())
+            .collect();
+        self.type_names.extend(added.iter().cloned());
+        let mut inner = Vec::new();
+        let result = self.item(&mut inner);
+        for name in &added {
+            self.type_names.remove(name);
+        }
+        result?;
+        let struct_name = inner.iter().find_map(|item| match item {
+            Item::Struct(s) => Some(s.name.name.clone()),
+            _ => None,
+        });
+        for mut item in inner {
+            match &mut item {
+                Item::Function(f) => {
+                    f.template_params = params.clone();
+                    if let (Some(this), Some(name)) = (f.params.first_mut(), &struct_name)
+                        && this.name.name == "this"
+                    {
+                        this.ty.args = params
+                            .iter()
+                            .map(|p| {
+                                let span = p.name.span;
+                                let named = TypeExpr {
+                                    name: p.name.clone(),
+                                    args: Vec::new(),
+                                    modifiers: Vec::new(),
+                                    span,
+                                };
+                                match p.value_type {
+                                    None => TemplateArg::Type(named),
+                                    Some(_) => TemplateArg::Expr(Expr {
+                                        kind: ExprKind::Ident(p.name.clone()),
+                                        span,
+                                    }),
+                                }
+                            })
+                            .collect();
+                        this.ty.name.name.clone_from(name);
+                    } else {
+                        self.template_names.insert(f.name.name.clone());
+                        self.template_names.insert(self.qualified(&f.name.name));
+                    }
+                }
+                Item::Struct(s) => s.template_params = params.clone(),
+                Item::Typedef(_) | Item::Variable(_) | Item::CBuffer(_) => {
+                    self.diags.push(Diagnostic::error(
+                        keyword.span,
+                        "only functions and structs can be templates",
+                    ));
+                    return Ok(());
+                }
+            }
+            items.push(item);
+        }
+        Ok(())
+    }
+
+    /// `typename T, uint N` (also `class T`).
+    fn template_params(&mut self, params: &mut Vec<TemplateParam>) -> PResult<()> {
+        loop {
+            let value_type = if self.eat_kw("typename") || self.eat_kw("class") {
+                None
+            } else {
+                Some(self.parse_type(Vec::new())?)
+            };
+            let name = self.ident("expected template parameter name")?;
+            if self.at("=") {
+                self.error_here("not supported: default template arguments");
+                return Err(Reported);
+            }
+            params.push(TemplateParam { name, value_type });
+            if !self.eat(",") {
+                return Ok(());
+            }
+        }
+    }
+
+    /// `name` with the current namespaces before it.
+    fn qualified(&self, name: &str) -> String {
+        if self.namespace.is_empty() {
+            name.to_string()
+        } else {
+            format!("{}::{name}", self.namespace.join("::"))
+        }
     }
 
     /// A struct or typedef name, also under its qualified name inside a

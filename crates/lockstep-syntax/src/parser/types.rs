@@ -272,7 +272,7 @@ impl Parser<'_> {
             return Err(Reported);
         };
         let mut args = Vec::new();
-        if is_template(&name.name) && self.at("<") {
+        if (is_template(&name.name) || self.template_names.contains(&name.name)) && self.at("<") {
             args = self.nested(|p| p.template_args())?;
         }
         Ok(TypeExpr {
@@ -284,7 +284,7 @@ impl Parser<'_> {
     }
 
     /// `< arg, … >` after a template type name.
-    fn template_args(&mut self) -> PResult<Vec<TemplateArg>> {
+    pub(super) fn template_args(&mut self) -> PResult<Vec<TemplateArg>> {
         let open = self.bump();
         let saved = self.no_gt;
         self.no_gt = true;

@@ -543,12 +543,13 @@ fn top_level_errors() {
         "}\nint 3;\nnamespace N { int x; }\ntemplate<typename T> T id(T x) { return x; }\nvoid f() {\nfloat after;\n",
         expect![[r#"
             (var int N::x)
+            (fn template<typename T> T id ((T x))
+              (return x))
             (fn void f ()
               (var float after))
             ---
             1:1: error: extraneous closing brace ('}')
             2:5: error: expected identifier
-            4:1: error: 'template' declarations are not supported
             7:1: error: expected '}'
               5:10: note: to match this '{'
         "#]],

@@ -537,6 +537,50 @@ fn namespaces_enums_and_qualified_calls() {
     assert_eq!(out[0], [6, 10, 6, 11, 5, 101, 10, 1]);
 }
 
+/// Function and struct templates: arguments deduced from `T`,
+/// `vector<T, N>` and the object's instance, or written; constant
+/// parameters; member functions of a struct template.
+#[test]
+fn templates() {
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+        template <typename T> T twice(T x) { return x + x; }\n\
+        template <typename T, uint N> T sum(vector<T, N> v) {\n\
+            T s = 0;\n\
+            for (uint i = 0; i < N; ++i) s += v[i];\n\
+            return s;\n\
+        }\n\
+        template <typename T> struct Pair {\n\
+            T a;\n\
+            T b;\n\
+            T total() { return a + b; }\n\
+            Pair<T> swapped() { Pair<T> p; p.a = b; p.b = a; return p; }\n\
+        };\n\
+        template <uint N> uint scaled(uint x) { return x * N; }\n\
+        [numthreads(1, 1, 1)]\n\
+        void main() {\n\
+            Out[0] = twice(21u);\n\
+            Out[1] = (uint)twice(1.5f);\n\
+            Out[2] = sum(uint3(1, 2, 3));\n\
+            Out[3] = (uint)sum(float2(2.5, 0.5));\n\
+            Pair<uint> p;\n\
+            p.a = 7;\n\
+            p.b = 100;\n\
+            Out[4] = p.total();\n\
+            Out[5] = p.swapped().a;\n\
+            Out[6] = scaled<5>(3);\n\
+            Out[7] = twice<uint>(4);\n\
+            Out[8] = sizeof(Pair<float>);\n\
+        }\n";
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 9])],
+        4,
+    );
+    // 2·21; 2·1.5; 1+2+3; 2.5+0.5; 7+100; b; 3·5; 2·4; two floats.
+    assert_eq!(out[0], [42, 3, 6, 3, 107, 100, 15, 8, 8]);
+}
+
 /// `sizeof` gives a type's bytes as buffers lay it out, as a constant.
 #[test]
 fn sizeof_types() {

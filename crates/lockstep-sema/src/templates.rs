@@ -1,0 +1,347 @@
+//! Templates (HLSL 2021): function and struct templates, compiled once for
+//! each set of arguments they are used with. A call's template arguments
+//! that are not written are deduced from its argument types: a parameter
+//! of type `T`, `vector<T, N>`, `matrix<T, R, C>` or `S<T, …>` (an instance
+//! of struct template `S`) gives them.
+
+use std::collections::HashMap;
+
+use lockstep_ir::{self as ir, ScalarType, Type, TypeId};
+use lockstep_syntax::{Span, ast};
+
+use crate::context::{FnSym, Sema, TExpr};
+
+/// What a template parameter stands for in one instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum TemplateValue {
+    /// `typename T`: a type.
+    Type(TypeId),
+    /// `uint N`: a constant.
+    Value(ir::Scalar),
+}
+
+impl<'a> Sema<'a> {
+    /// What `name` stands for in the template instance being compiled.
+    pub(crate) fn template_binding(&self, name: &str) -> Option<TemplateValue> {
+        self.template_scopes.last()?.get(name).copied()
+    }
+
+    /// A call of function template `name`, with the template arguments
+    /// `explicit` where written (`f<float>(x)`).
+    pub(crate) fn call_template(
+        &mut self,
+        name: &str,
+        explicit: Option<&[ast::TemplateArg]>,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<TExpr> {
+        let decls = self.templates.get(name).cloned().unwrap_or_default();
+        let values: Vec<Option<TExpr>> = args.iter().map(|a| self.lower_expr(a)).collect();
+        let values: Vec<TExpr> = values.into_iter().collect::<Option<_>>()?;
+        let values: Vec<TExpr> = values.into_iter().map(|v| self.default_lit(v)).collect();
+        let mut reasons = Vec::new();
+        let mut chosen = None;
+        // Prototypes declare; the definitions are what is instantiated.
+        for f in decls.into_iter().filter(|f| f.body.is_some()) {
+            if f.params.len() != args.len() {
+                reasons.push(format!(
+                    "candidate template takes {} arguments, but {} were given",
+                    f.params.len(),
+                    args.len()
+                ));
+                continue;
+            }
+            match self.deduce(f, explicit, &values) {
+                Ok(bindings) => {
+                    chosen = Some((f, bindings));
+                    break;
+                }
+                Err(reason) => reasons.push(reason),
+            }
+        }
+        let Some((f, bindings)) = chosen else {
+            let mut d = lockstep_syntax::Diagnostic::error(
+                span,
+                format!("no matching function template for call to '{name}'"),
+            );
+            for reason in reasons {
+                d = d.with_note(reason);
+            }
+            self.push(d);
+            return None;
+        };
+        let idx = self.instantiate_function(f, bindings)?;
+        self.build_call(idx, values, args, span)
+    }
+
+    /// The template arguments of `f` for a call with `values`.
+    fn deduce(
+        &mut self,
+        f: &ast::FunctionDecl,
+        explicit: Option<&[ast::TemplateArg]>,
+        values: &[TExpr],
+    ) -> Result<Vec<TemplateValue>, String> {
+        let params = &f.template_params;
+        let mut bound: Vec<Option<TemplateValue>> = vec![None; params.len()];
+        let explicit = explicit.unwrap_or_default();
+        if explicit.len() > params.len() {
+            return Err(format!(
+                "candidate template takes {} template arguments, but {} were given",
+                params.len(),
+                explicit.len()
+            ));
+        }
+        for (i, arg) in explicit.iter().enumerate() {
+            bound[i] = Some(self.template_arg(arg, &params[i]).ok_or_else(|| {
+                format!(
+                    "invalid argument for template parameter '{}'",
+                    params[i].name.name
+                )
+            })?);
+        }
+        for (p, v) in f.params.iter().zip(values) {
+            self.deduce_from(&p.ty, v.ty(), params, &mut bound);
+        }
+        bound
+            .into_iter()
+            .zip(params)
+            .map(|(b, p)| {
+                b.ok_or_else(|| format!("could not deduce template parameter '{}'", p.name.name))
+            })
+            .collect()
+    }
+
+    /// The value of one written template argument for `param`.
+    fn template_arg(
+        &mut self,
+        arg: &ast::TemplateArg,
+        param: &ast::TemplateParam,
+    ) -> Option<TemplateValue> {
+        match (arg, &param.value_type) {
+            (ast::TemplateArg::Type(te), None) => {
+                self.resolve_value_type(te).map(TemplateValue::Type)
+            }
+            (ast::TemplateArg::Expr(e), Some(ty)) => self.template_constant(e, ty),
+            // A name in the first place reads as a type: `f<N>(x)`.
+            (ast::TemplateArg::Type(te), Some(ty)) if te.args.is_empty() => {
+                let e = ast::Expr {
+                    kind: ast::ExprKind::Ident(te.name.clone()),
+                    span: te.span,
+                };
+                self.template_constant(&e, ty)
+            }
+            _ => None,
+        }
+    }
+
+    /// A constant template argument converted to its parameter's type.
+    fn template_constant(&mut self, e: &ast::Expr, ty: &ast::TypeExpr) -> Option<TemplateValue> {
+        let ty = self.resolve_value_type(ty)?;
+        let t = self.lower_expr(e)?;
+        let converted = self.coerce(t, ty, e.span)?;
+        match self.fold(&converted).as_deref() {
+            Some([value]) => Some(TemplateValue::Value(*value)),
+            _ => {
+                self.error(e.span, "a template argument must be a constant");
+                None
+            }
+        }
+    }
+
+    /// Binds the template parameters that parameter type `te` names, given
+    /// that the argument has type `ty`.
+    fn deduce_from(
+        &mut self,
+        te: &ast::TypeExpr,
+        ty: TypeId,
+        params: &[ast::TemplateParam],
+        bound: &mut [Option<TemplateValue>],
+    ) {
+        let position = |name: &str| params.iter().position(|p| p.name.name == name);
+        let bind = |name: &str, value: TemplateValue, bound: &mut [Option<TemplateValue>]| {
+            if let Some(i) = position(name)
+                && bound[i].is_none()
+            {
+                bound[i] = Some(value);
+            }
+        };
+        let uint = |n: u8| {
+            TemplateValue::Value(ir::Scalar {
+                ty: ScalarType::UInt32,
+                bits: u64::from(n),
+            })
+        };
+        let arg_name = |arg: &ast::TemplateArg| match arg {
+            ast::TemplateArg::Type(t) if t.args.is_empty() => Some(t.name.name.clone()),
+            ast::TemplateArg::Expr(ast::Expr {
+                kind: ast::ExprKind::Ident(id),
+                ..
+            }) => Some(id.name.clone()),
+            _ => None,
+        };
+        if te.args.is_empty() {
+            if position(&te.name.name).is_some_and(|i| params[i].value_type.is_none()) {
+                bind(&te.name.name, TemplateValue::Type(ty), bound);
+            }
+            return;
+        }
+        let pieces: Vec<(Option<&ast::TemplateArg>, TemplateValue)> =
+            match (te.name.name.as_str(), self.get(ty).clone()) {
+                ("vector", Type::Vector(s, n)) => vec![
+                    (te.args.first(), TemplateValue::Type(self.scalar(s))),
+                    (te.args.get(1), uint(n)),
+                ],
+                (
+                    "matrix",
+                    Type::Matrix {
+                        scalar, rows, cols, ..
+                    },
+                ) => vec![
+                    (te.args.first(), TemplateValue::Type(self.scalar(scalar))),
+                    (te.args.get(1), uint(rows)),
+                    (te.args.get(2), uint(cols)),
+                ],
+                (name, _) => match self.struct_instances.get(&ty) {
+                    Some((template, values)) if template == name => {
+                        let values = values.clone();
+                        te.args.iter().map(Some).zip(values).collect()
+                    }
+                    _ => Vec::new(),
+                },
+            };
+        for (arg, value) in pieces {
+            let Some(arg) = arg else { continue };
+            match (arg, value) {
+                (ast::TemplateArg::Type(inner), TemplateValue::Type(t))
+                    if !inner.args.is_empty() =>
+                {
+                    self.deduce_from(inner, t, params, bound);
+                }
+                _ => {
+                    if let Some(name) = arg_name(arg) {
+                        bind(&name, value, bound);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The instance of function template `f` for `bindings`, compiled on
+    /// first use.
+    fn instantiate_function(
+        &mut self,
+        f: &'a ast::FunctionDecl,
+        bindings: Vec<TemplateValue>,
+    ) -> Option<usize> {
+        let key = (f.span, bindings.clone());
+        if let Some(&idx) = self.function_instances.get(&key) {
+            return Some(idx);
+        }
+        let mut scope: HashMap<String, TemplateValue> = f
+            .template_params
+            .iter()
+            .map(|p| p.name.name.clone())
+            .zip(bindings.iter().copied())
+            .collect();
+        // In a member function of a struct template, the struct's own name
+        // is this instance.
+        if let Some(this) = f.params.first().filter(|p| p.name.name == "this") {
+            self.template_scopes.push(scope.clone());
+            let instance = self.resolve_value_type(&this.ty);
+            self.template_scopes.pop();
+            scope.insert(this.ty.name.name.clone(), TemplateValue::Type(instance?));
+        }
+        self.template_scopes.push(scope);
+        let signature = self.function_signature(f);
+        let name = format!("{}<{}>", f.name.name, self.show_template_values(&bindings));
+        let Some((result, params)) = signature else {
+            self.template_scopes.pop();
+            return None;
+        };
+        let idx = self.fn_syms.len();
+        self.fn_syms.push(FnSym {
+            name,
+            params,
+            result,
+            id: None,
+            defined: true,
+            decl: f,
+        });
+        self.function_instances.insert(key, idx);
+        if let Some(body) = &f.body {
+            let outer = self.fcx.take();
+            self.lower_body(idx, f, body);
+            self.fcx = outer;
+        }
+        self.template_scopes.pop();
+        Some(idx)
+    }
+
+    /// The instance of struct template `s` for the arguments `args`.
+    pub(crate) fn instantiate_struct(
+        &mut self,
+        s: &'a ast::StructDecl,
+        args: &[ast::TemplateArg],
+        span: Span,
+    ) -> Option<TypeId> {
+        let params = &s.template_params;
+        if args.len() != params.len() {
+            self.error(
+                span,
+                format!(
+                    "'{}' takes {} template arguments, but {} were given",
+                    s.name.name,
+                    params.len(),
+                    args.len()
+                ),
+            );
+            return None;
+        }
+        let mut bindings = Vec::with_capacity(args.len());
+        for (arg, param) in args.iter().zip(params) {
+            let Some(value) = self.template_arg(arg, param) else {
+                self.error(
+                    span,
+                    format!(
+                        "invalid argument for template parameter '{}'",
+                        param.name.name
+                    ),
+                );
+                return None;
+            };
+            bindings.push(value);
+        }
+        let key = (s.name.name.clone(), bindings.clone());
+        if let Some(&ty) = self.struct_instance_types.get(&key) {
+            return Some(ty);
+        }
+        let name = format!("{}<{}>", s.name.name, self.show_template_values(&bindings));
+        let scope = params
+            .iter()
+            .map(|p| p.name.name.clone())
+            .zip(bindings.iter().copied())
+            .collect();
+        self.template_scopes.push(scope);
+        let ty = self.struct_type(s, &name);
+        self.template_scopes.pop();
+        let ty = ty?;
+        self.struct_instance_types.insert(key, ty);
+        self.struct_instances
+            .insert(ty, (s.name.name.clone(), bindings));
+        Some(ty)
+    }
+
+    fn show_template_values(&self, values: &[TemplateValue]) -> String {
+        values
+            .iter()
+            .map(|v| match v {
+                TemplateValue::Type(t) => self.show(*t),
+                TemplateValue::Value(s) => match s.ty.is_signed() {
+                    true => crate::fold::as_i128(*s).to_string(),
+                    false => s.bits.to_string(),
+                },
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
