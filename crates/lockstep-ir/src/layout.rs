@@ -134,8 +134,13 @@ pub fn array_stride(types: &TypeArena, element: TypeId, rule: LayoutRule) -> u32
 }
 
 /// The offset at which a member of type `ty` starts when the previous member
-/// ended at `offset`.
-fn place_member(types: &TypeArena, ty: TypeId, offset: u32, rule: LayoutRule) -> (u32, SizeAlign) {
+/// ended at `offset`, with the member's size and alignment.
+pub fn place_member(
+    types: &TypeArena,
+    ty: TypeId,
+    offset: u32,
+    rule: LayoutRule,
+) -> (u32, SizeAlign) {
     let sa = size_align(types, ty, rule);
     let mut start = round_up(offset, sa.align);
     if rule == LayoutRule::CBuffer && sa.size > 0 && start / 16 != (start + sa.size - 1) / 16 {

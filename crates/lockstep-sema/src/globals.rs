@@ -401,7 +401,9 @@ impl<'a> Sema<'a> {
             c.register.clone(),
             c.span,
         );
-        let mut members: Vec<Member> = Vec::new();
+        // Each member with its declarator and, where written, its
+        // packoffset in bytes.
+        let mut declared: Vec<(Member, &ast::Declarator, Option<u32>)> = Vec::new();
         for v in &c.members {
             if !v.storage.is_empty()
                 && v.storage
@@ -424,26 +426,119 @@ impl<'a> Sema<'a> {
                 let Some(ty) = self.apply_dims(base, &d.array_dims, None, d.span) else {
                     continue;
                 };
-                let field = members.len() as u32;
-                members.push(Member {
+                let offset = match &d.packoffset {
+                    Some(p) => match packoffset_bytes(&p.name) {
+                        Some(offset) => Some(offset),
+                        None => {
+                            self.error(
+                                p.span,
+                                format!("invalid packoffset '{}': expected c<register>, optionally with .x, .y, .z or .w", p.name),
+                            );
+                            continue;
+                        }
+                    },
+                    None => None,
+                };
+                let member = Member {
                     name: d.name.name.clone(),
                     ty,
-                });
-                self.globals.insert(
-                    d.name.name.clone(),
-                    GlobalSym::CBufferMember {
-                        resource,
-                        field,
-                        ty,
-                    },
-                );
+                };
+                declared.push((member, d, offset));
             }
+        }
+        let members = self.place_cbuffer_members(&mut declared, c.name.span);
+        for (member, _, _) in &declared {
+            let Some(field) = members.iter().position(|m| m.name == member.name) else {
+                continue;
+            };
+            self.globals.insert(
+                member.name.clone(),
+                GlobalSym::CBufferMember {
+                    resource,
+                    field: field as u32,
+                    ty: member.ty,
+                },
+            );
         }
         let element = self.intern(Type::Struct {
             name: c.name.name.clone(),
             members,
         });
         self.module.resources[resource.index()].element = element;
+    }
+
+    /// A constant buffer's members in layout order: as declared, or with
+    /// `packoffset` on every member, ordered by offset with unnamed padding
+    /// members before those that start later than they would.
+    fn place_cbuffer_members(
+        &mut self,
+        declared: &mut [(Member, &ast::Declarator, Option<u32>)],
+        at: Span,
+    ) -> Vec<Member> {
+        let given = declared.iter().filter(|d| d.2.is_some()).count();
+        if given == 0 {
+            return declared.iter().map(|d| d.0.clone()).collect();
+        }
+        if given != declared.len() {
+            self.error(
+                at,
+                "packoffset must be given on every member of a constant buffer, or on none",
+            );
+            return declared.iter().map(|d| d.0.clone()).collect();
+        }
+        declared.sort_by_key(|d| d.2);
+        let (float, float4, half_word) = (
+            self.scalar(ir::ScalarType::Float32),
+            self.intern(Type::Vector(ir::ScalarType::Float32, 4)),
+            self.scalar(ir::ScalarType::UInt16),
+        );
+        let mut members = Vec::with_capacity(declared.len());
+        let mut end = 0u32;
+        for (member, d, want) in declared.iter() {
+            let want = want.unwrap_or(0);
+            loop {
+                let (start, sa) = ir::layout::place_member(
+                    &self.module.types,
+                    member.ty,
+                    end,
+                    LayoutRule::CBuffer,
+                );
+                if start == want {
+                    members.push(member.clone());
+                    end = start + sa.size;
+                    break;
+                }
+                if start > want {
+                    let span = d.packoffset.as_ref().map_or(d.span, |p| p.span);
+                    let shown = self.show(member.ty);
+                    self.error(
+                        span,
+                        format!(
+                            "'{}' cannot start at byte {want}: a '{shown}' there overlaps the member before it or crosses a 16-byte register (arrays, structs and matrices start on a register)",
+                            member.name
+                        ),
+                    );
+                    members.push(member.clone());
+                    end = start + sa.size;
+                    break;
+                }
+                let pad = if end % 4 != 0 {
+                    half_word
+                } else if end % 16 == 0 && want >= end + 16 {
+                    float4
+                } else {
+                    float
+                };
+                let (start, sa) =
+                    ir::layout::place_member(&self.module.types, pad, end, LayoutRule::CBuffer);
+                members.push(Member {
+                    name: format!(":pad{}", members.len()),
+                    ty: pad,
+                });
+                end = start + sa.size;
+            }
+        }
+        members
     }
 
     pub fn check_groupshared_size(&mut self) {
@@ -466,4 +561,23 @@ impl<'a> Sema<'a> {
             ));
         }
     }
+}
+
+/// `packoffset(c1.y)` in bytes from the buffer's start: the register times
+/// 16, plus 4 per component.
+fn packoffset_bytes(text: &str) -> Option<u32> {
+    let rest = text.strip_prefix('c')?;
+    let (register, component) = match rest.split_once('.') {
+        Some((r, c)) => (r, Some(c)),
+        None => (rest, None),
+    };
+    let register: u32 = register.parse().ok()?;
+    let component = match component {
+        None | Some("x" | "r") => 0,
+        Some("y" | "g") => 1,
+        Some("z" | "b") => 2,
+        Some("w" | "a") => 3,
+        Some(_) => return None,
+    };
+    register.checked_mul(16)?.checked_add(component * 4)
 }

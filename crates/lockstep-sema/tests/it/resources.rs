@@ -322,3 +322,21 @@ fn resource_parameters_take_global_resources_of_their_type() {
         "#]],
     );
 }
+
+/// `packoffset` on some members only, on a place a member cannot start, and
+/// in a form that names no register.
+#[test]
+fn packoffset_errors() {
+    check(
+        "cbuffer A { float a : packoffset(c0); float b; };\n\
+         cbuffer B { float3 c : packoffset(c0.z); };\n\
+         cbuffer C { float d : packoffset(x1); };\n",
+        expect![[r#"
+            1:9: error: packoffset must be given on every member of a constant buffer, or on none
+            2:35: error: 'c' cannot start at byte 8: a 'float3' there overlaps the member before it or crosses a 16-byte register (arrays, structs and matrices start on a register)
+            3:34: error: invalid packoffset 'x1': expected c<register>, optionally with .x, .y, .z or .w
+            1:1: error: missing entry point 'main'
+              note: the file defines no function
+        "#]],
+    );
+}

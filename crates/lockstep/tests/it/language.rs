@@ -581,6 +581,33 @@ fn templates() {
     assert_eq!(out[0], [42, 3, 6, 3, 107, 100, 15, 8, 8]);
 }
 
+/// `packoffset` places constant buffer members where it says, in any
+/// order, whatever the declaration order would give.
+#[test]
+fn cbuffer_packoffset() {
+    let source = "cbuffer CB : register(b0) {\n\
+            float4 second : packoffset(c1);\n\
+            float first : packoffset(c0.y);\n\
+            uint2 pair : packoffset(c0.z);\n\
+        };\n\
+        RWStructuredBuffer<float> Out : register(u0);\n\
+        [numthreads(1, 1, 1)]\n\
+        void main() { Out[0] = first; Out[1] = second.w; Out[2] = pair.y; }\n";
+    let f = |x: f32| x.to_bits();
+    let cb = vec![0, f(1.5), 7, 9, f(10.0), f(20.0), f(30.0), f(40.0)];
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[
+            buf("CB", Kind::ConstantBuffer, 0, cb),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 3]),
+        ],
+        4,
+    );
+    // first at byte 4, second at 16 (its w at 28), pair at 8 (its y at 12).
+    assert_eq!(out[1], [f(1.5), f(40.0), f(9.0)]);
+}
+
 /// `sizeof` gives a type's bytes as buffers lay it out, as a constant.
 #[test]
 fn sizeof_types() {
