@@ -522,9 +522,9 @@ impl<'a> Sema<'a> {
                     end = start + sa.size;
                     break;
                 }
-                let pad = if end % 4 != 0 {
+                let pad = if !end.is_multiple_of(4) {
                     half_word
-                } else if end % 16 == 0 && want >= end + 16 {
+                } else if end.is_multiple_of(16) && want >= end + 16 {
                     float4
                 } else {
                     float
