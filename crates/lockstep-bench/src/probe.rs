@@ -97,6 +97,7 @@ pub fn pipeline(n: u32) -> Pipeline {
     let input: Vec<u32> = (0..n).map(|i| hash(i) & 0xFF).collect();
     let zeros = || vec![0; n as usize * 4];
     Pipeline {
+        samplers: Vec::new(),
         dispatch: [n / 64, 1, 1],
         entry: None,
         buffers: vec![

@@ -233,6 +233,7 @@ fn ordered_append(n: u32) -> Case {
     let count = kept.clone().count() as u32;
     let sum = kept.fold(0u32, |s, &v| s.wrapping_add(v));
     let pipeline = Pipeline {
+        samplers: Vec::new(),
         dispatch: [groups(n, 64), 1, 1],
         entry: None,
         buffers: vec![
@@ -270,6 +271,7 @@ fn wave_reduce(n: u32) -> Case {
     let input: Vec<u32> = (0..n).map(hash).collect();
     let total = input.iter().fold(0u32, |s, &v| s.wrapping_add(v));
     let pipeline = Pipeline {
+        samplers: Vec::new(),
         dispatch: [groups(n, 256), 1, 1],
         entry: None,
         buffers: vec![
@@ -311,6 +313,7 @@ fn block_scan(n: u32) -> Case {
         .collect();
     let expected = words(&expected);
     let pipeline = Pipeline {
+        samplers: Vec::new(),
         dispatch: [groups(n, 256), 1, 1],
         entry: None,
         buffers: vec![
@@ -362,6 +365,7 @@ fn tile_minmax(texels: u32) -> Case {
     let expected = words(&expected);
     let depth_bytes: Vec<u8> = depth.iter().flat_map(|z| z.to_le_bytes()).collect();
     let pipeline = Pipeline {
+        samplers: Vec::new(),
         dispatch: [tiles, tiles, 1],
         entry: None,
         buffers: vec![
@@ -411,6 +415,7 @@ fn divergent_loop(n: u32) -> Case {
         .collect();
     let expected = words(&expected);
     let pipeline = Pipeline {
+        samplers: Vec::new(),
         dispatch: [groups(n, 64), 1, 1],
         entry: None,
         buffers: vec![
@@ -447,6 +452,7 @@ fn match_histogram(n: u32) -> Case {
     }
     let expected = words(&bins);
     let pipeline = Pipeline {
+        samplers: Vec::new(),
         dispatch: [groups(n, 64), 1, 1],
         entry: None,
         buffers: vec![

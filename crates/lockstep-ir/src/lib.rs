@@ -156,6 +156,10 @@ pub enum ResourceKind {
     RWTexture2DArray,
     /// `RWTexture3D<T>`, read-write.
     RWTexture3D,
+    /// `SamplerState` and `SamplerComparisonState`: the sampler's state as
+    /// a struct laid out like a constant buffer's (its element type), which
+    /// the runtime fills from the pipeline's description of the sampler.
+    SamplerState,
 }
 
 impl ResourceKind {
@@ -196,10 +200,12 @@ impl ResourceKind {
         self.texture_coords().is_some()
     }
 
-    /// The D3D register class: `t` (SRV), `u` (UAV) or `b` (CBV).
+    /// The D3D register class: `t` (SRV), `u` (UAV), `b` (CBV) or `s`
+    /// (sampler).
     pub fn register_class(self) -> char {
         match self {
             ResourceKind::ConstantBuffer => 'b',
+            ResourceKind::SamplerState => 's',
             k if k.is_writable() => 'u',
             _ => 't',
         }
@@ -208,7 +214,7 @@ impl ResourceKind {
     /// The memory layout of the resource's elements.
     pub fn layout_rule(self) -> LayoutRule {
         match self {
-            ResourceKind::ConstantBuffer => LayoutRule::CBuffer,
+            ResourceKind::ConstantBuffer | ResourceKind::SamplerState => LayoutRule::CBuffer,
             _ => LayoutRule::Packed,
         }
     }

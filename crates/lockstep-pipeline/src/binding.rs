@@ -40,11 +40,13 @@ pub enum Kind {
     RwTexture2DArray,
     /// `RWTexture3D<T>`: a read-write 3D texture.
     RwTexture3D,
+    /// `SamplerState`: its name is one of `Samplers`, not a buffer.
+    Sampler,
 }
 
 impl Kind {
     /// Every kind, in declaration order.
-    pub const ALL: [Kind; 15] = [
+    pub const ALL: [Kind; 16] = [
         Kind::StructuredBuffer,
         Kind::RwStructuredBuffer,
         Kind::Buffer,
@@ -60,6 +62,7 @@ impl Kind {
         Kind::RwTexture2D,
         Kind::RwTexture2DArray,
         Kind::RwTexture3D,
+        Kind::Sampler,
     ];
 
     /// The name used in pipeline files.
@@ -80,6 +83,7 @@ impl Kind {
             Kind::RwTexture2D => "RWTexture2D",
             Kind::RwTexture2DArray => "RWTexture2DArray",
             Kind::RwTexture3D => "RWTexture3D",
+            Kind::Sampler => "Sampler",
         }
     }
 
@@ -112,10 +116,12 @@ impl Kind {
         )
     }
 
-    /// The D3D register class: `t` (SRV), `u` (UAV) or `b` (CBV).
+    /// The D3D register class: `t` (SRV), `u` (UAV), `b` (CBV) or `s`
+    /// (sampler).
     pub const fn register_class(self) -> char {
         match self {
             Kind::ConstantBuffer => 'b',
+            Kind::Sampler => 's',
             _ if self.is_writable() => 'u',
             _ => 't',
         }
@@ -145,6 +151,8 @@ impl Named for Kind {
         ("CBuffer", Kind::ConstantBuffer),
         ("AppendStructuredBuffer", Kind::RwStructuredBuffer),
         ("ConsumeStructuredBuffer", Kind::RwStructuredBuffer),
+        ("SamplerState", Kind::Sampler),
+        ("SamplerComparisonState", Kind::Sampler),
     ];
 
     fn name(self) -> &'static str {
@@ -152,10 +160,11 @@ impl Named for Kind {
     }
 }
 
-/// One resource of a descriptor set, bound to a buffer.
+/// One resource of a descriptor set, bound to a buffer (or a sampler).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Binding {
-    /// The bound buffer's name (a key of `Pipeline::buffers`).
+    /// The bound buffer's name (a key of `Pipeline::buffers`), or for a
+    /// `Sampler`, the sampler's (a key of `Pipeline::samplers`).
     pub name: String,
     /// The HLSL resource type the buffer is bound as.
     pub kind: Kind,

@@ -16,6 +16,7 @@ mod named;
 mod parse;
 mod read;
 mod render;
+mod sampler;
 mod text;
 mod yaml;
 
@@ -28,6 +29,7 @@ pub use error::{Location, PipelineError};
 pub use format::Format;
 pub use parse::{MAX_GROUP_COUNT, parse};
 pub use render::{Style, element_strings, render_buffer, render_buffers};
+pub use sampler::{Address, Filter, SamplerDesc};
 
 /// A parsed and checked pipeline file.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,9 +44,16 @@ pub struct Pipeline {
     pub results: Vec<ResultRule>,
     /// The resources of all descriptor sets, in file order.
     pub bindings: Vec<Binding>,
+    /// The samplers, in file order.
+    pub samplers: Vec<SamplerDesc>,
 }
 
 impl Pipeline {
+    /// The sampler called `name`.
+    pub fn sampler(&self, name: &str) -> Option<&SamplerDesc> {
+        self.samplers.iter().find(|s| s.name == name)
+    }
+
     /// The index of the buffer called `name`.
     pub fn buffer_index(&self, name: &str) -> Option<usize> {
         self.buffers.iter().position(|b| b.name == name)

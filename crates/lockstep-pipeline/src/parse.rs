@@ -24,6 +24,7 @@ const DOCUMENT_KEYS: &[&str] = &[
     "Bindings",
     "Results",
     "DescriptorSets",
+    "Samplers",
 ];
 const SHADER_KEYS: &[&str] = &["Stage", "Entry", "DispatchSize", "SpecializationConstants"];
 const DISPATCH_KEYS: &[&str] = &["DispatchGroupCount", "VertexCount"];
@@ -68,8 +69,24 @@ pub fn parse(text: &str) -> Result<Pipeline, PipelineError> {
     };
     check_unique_names(&buffers)?;
     let buffers: Vec<BufferDesc> = buffers.into_iter().map(|(b, _)| b).collect();
+    let samplers = match top.get_with_path("Samplers") {
+        Some((node, path)) => read::items(node, &path)?
+            .iter()
+            .map(|(node, path)| crate::sampler::sampler(node, path))
+            .collect::<Result<Vec<_>, _>>()?,
+        None => Vec::new(),
+    };
+    for (i, (sampler, at)) in samplers.iter().enumerate() {
+        if samplers[..i].iter().any(|(s, _)| s.name == sampler.name) {
+            return Err(PipelineError::at(
+                *at,
+                format!("duplicate sampler name `{}`", sampler.name),
+            ));
+        }
+    }
+    let samplers: Vec<crate::SamplerDesc> = samplers.into_iter().map(|(s, _)| s).collect();
     let bindings = match top.get_with_path("DescriptorSets") {
-        Some((node, path)) => bindings(node, &path, &buffers)?,
+        Some((node, path)) => bindings(node, &path, &buffers, &samplers)?,
         None => Vec::new(),
     };
     let results = match top.get_with_path("Results") {
@@ -85,6 +102,7 @@ pub fn parse(text: &str) -> Result<Pipeline, PipelineError> {
         buffers,
         results,
         bindings,
+        samplers,
     })
 }
 
@@ -250,12 +268,37 @@ fn buffer_named<'b>(
     }
 }
 
+/// The sampler a `Kind: Sampler` resource names: an error at the name when
+/// `Samplers` has none of it.
+fn sampler_named(
+    samplers: &[crate::SamplerDesc],
+    fields: &Fields<'_, '_>,
+    set: usize,
+) -> Result<String, PipelineError> {
+    let node = fields.require("Name")?;
+    let name = read::string(node, &fields.path.key("Name"))?;
+    if samplers.iter().any(|s| s.name == name) {
+        return Ok(name);
+    }
+    let names: Vec<&str> = samplers.iter().map(|s| s.name.as_str()).collect();
+    let hint = match read::suggestion(&name, &names) {
+        Some(close) => format!("; did you mean `{close}`?"),
+        None if names.is_empty() => " (the pipeline has no Samplers)".to_string(),
+        None => String::new(),
+    };
+    Err(PipelineError::at(
+        node.at,
+        format!("descriptor set {set}: no sampler named `{name}`{hint}"),
+    ))
+}
+
 /// Flattens the descriptor sets, checking that each resource names a
 /// buffer and that no register is bound twice.
 fn bindings(
     node: &Node<'_>,
     path: &Path,
     buffers: &[BufferDesc],
+    samplers: &[crate::SamplerDesc],
 ) -> Result<Vec<Binding>, PipelineError> {
     let mut bindings = Vec::new();
     let mut taken: HashMap<(char, u32, u32), String> = HashMap::new();
@@ -266,12 +309,20 @@ fn bindings(
         };
         for (node, path) in read::items(node, &path)? {
             let resource = Fields::new(&node, path, RESOURCE_KEYS)?;
-            let (buffer, name) = buffer_named(buffers, &resource, "Name", || {
-                format!("descriptor set {set}")
-            })?;
             let kind_node = resource.require("Kind")?;
             let kind: Kind = read::name(kind_node, &resource.path.key("Kind"))?;
-            if kind.is_texture() && buffer.output_props.is_none() {
+            let (buffer, name) = if kind == Kind::Sampler {
+                (None, sampler_named(samplers, &resource, set)?)
+            } else {
+                let (buffer, name) = buffer_named(buffers, &resource, "Name", || {
+                    format!("descriptor set {set}")
+                })?;
+                (Some(buffer), name)
+            };
+            if let Some(buffer) = buffer
+                && kind.is_texture()
+                && buffer.output_props.is_none()
+            {
                 return Err(PipelineError::at(
                     kind_node.at,
                     format!(

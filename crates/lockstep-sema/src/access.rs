@@ -56,6 +56,18 @@ impl Sema<'_> {
         span: Span,
     ) -> Option<TExpr> {
         let t = match self.resource_of(base) {
+            // The sampling functions of the prelude read a sampler's state.
+            Some(info)
+                if info.kind == ir::ResourceKind::SamplerState
+                    && member.name.starts_with(crate::sample::STATE_PREFIX) =>
+            {
+                self.load(
+                    PlaceRoot::ConstantBuffer { resource: info.id },
+                    Vec::new(),
+                    info.element,
+                    base.span,
+                )
+            }
             Some(info) if info.kind != ir::ResourceKind::ConstantBuffer => {
                 self.error(
                     member.span,

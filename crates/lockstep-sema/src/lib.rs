@@ -23,6 +23,7 @@ mod intrinsics;
 mod ops;
 pub mod prelude;
 mod resource;
+mod sample;
 mod specialize;
 mod stmt;
 mod templates;
@@ -30,6 +31,8 @@ mod texture;
 mod types;
 
 use lockstep_syntax::{Diagnostics, SourceMap, ast};
+
+pub use sample::{SAMPLER_STATE, SamplerField};
 
 /// How to compile: the entry point, the shader-model profile and the
 /// language options that change types.

@@ -180,6 +180,9 @@ pub fn source(mentioned: impl Fn(&str) -> bool, sixteen_bit: bool) -> String {
     if wanted(&["D3DCOLORtoUBYTE4"]) {
         out.push_str("int4 D3DCOLORtoUBYTE4(float4 c) { return (int4)(c.zyxw * 255.002f); }\n");
     }
+    if wanted(&["Sample", "SampleLevel", "SampleBias", "SampleGrad"]) {
+        sampling(&mut out);
+    }
     if wanted(&["determinant"]) {
         determinant(&mut out, floats);
     }
@@ -188,6 +191,115 @@ pub fn source(mentioned: impl Fn(&str) -> bool, sixteen_bit: bool) -> String {
         out.push_str("bool CheckAccessFullyMapped(uint status) { return true; }\n");
     }
     out
+}
+
+/// Texture sampling (see `crate::sample`), for `Texture2D` and
+/// `Texture2DArray` of every float texel shape. The level of detail picks
+/// the filter (magnification at 0 and below, else minification); texels
+/// come from mip level 0, the only one textures have. Linear filtering
+/// weighs the four texels around `uv * size - 0.5` by their distance in
+/// exact float arithmetic.
+fn sampling(out: &mut String) {
+    out.push_str(
+        "int __lockstep_address(int i, int n, uint mode) {\n\
+         \x20   if (mode == 1) return ((i % n) + n) % n;\n\
+         \x20   if (mode == 2) { int m = ((i % (2 * n)) + 2 * n) % (2 * n); return m < n ? m : 2 * n - 1 - m; }\n\
+         \x20   if (mode == 4) return (i < 0 || i >= n) ? -1 : i;\n\
+         \x20   if (mode == 5) return min(i < 0 ? -1 - i : i, n - 1);\n\
+         \x20   return clamp(i, 0, n - 1);\n\
+         }\n",
+    );
+    for t in shapes("float") {
+        for (shape, texture, location, extra, size, slice) in [
+            (
+                "2d",
+                "Texture2D",
+                "float2",
+                "",
+                "uint w, h; t.GetDimensions(w, h);",
+                "",
+            ),
+            (
+                "2darray",
+                "Texture2DArray",
+                "float3",
+                ", int slice",
+                "uint w, h, slices; t.GetDimensions(w, h, slices);",
+                "int slice = clamp((int)round(uv.z), 0, (int)slices - 1);",
+            ),
+        ] {
+            let (load, slice_arg) = if extra.is_empty() {
+                ("int3(u, v, 0)", "")
+            } else {
+                ("int4(u, v, slice, 0)", ", slice")
+            };
+            let _ = write!(
+                out,
+                "{t} __lockstep_texel_{shape}_{t}({texture}<{t}> t, SamplerState s, int x, int y, int w, int h{extra}) {{\n\
+                 \x20   int u = __lockstep_address(x, w, s.__lockstep_address.x);\n\
+                 \x20   int v = __lockstep_address(y, h, s.__lockstep_address.y);\n\
+                 \x20   if (u < 0 || v < 0) return ({t})s.__lockstep_border;\n\
+                 \x20   return t.Load({load});\n\
+                 }}\n\
+                 {t} __lockstep_filter_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv, float lod, int2 offset) {{\n\
+                 \x20   {size}\n\
+                 \x20   {slice}\n\
+                 \x20   lod = clamp(lod, s.__lockstep_min_lod, s.__lockstep_max_lod);\n\
+                 \x20   uint filter = lod > 0.0f ? s.__lockstep_min_filter : s.__lockstep_mag_filter;\n\
+                 \x20   float2 p = uv.xy * float2(w, h);\n\
+                 \x20   if (filter == 0) {{\n\
+                 \x20       int2 i = int2(floor(p)) + offset;\n\
+                 \x20       return __lockstep_texel_{shape}_{t}(t, s, i.x, i.y, w, h{slice_arg});\n\
+                 \x20   }}\n\
+                 \x20   p -= 0.5f;\n\
+                 \x20   float2 f = p - floor(p);\n\
+                 \x20   int2 i = int2(floor(p)) + offset;\n\
+                 \x20   {t} c00 = __lockstep_texel_{shape}_{t}(t, s, i.x, i.y, w, h{slice_arg});\n\
+                 \x20   {t} c10 = __lockstep_texel_{shape}_{t}(t, s, i.x + 1, i.y, w, h{slice_arg});\n\
+                 \x20   {t} c01 = __lockstep_texel_{shape}_{t}(t, s, i.x, i.y + 1, w, h{slice_arg});\n\
+                 \x20   {t} c11 = __lockstep_texel_{shape}_{t}(t, s, i.x + 1, i.y + 1, w, h{slice_arg});\n\
+                 \x20   return lerp(lerp(c00, c10, ({t})f.x), lerp(c01, c11, ({t})f.x), ({t})f.y);\n\
+                 }}\n"
+            );
+            // The methods, with and without their offset.
+            for (method, params, lod) in [
+                ("sample", "", "s.__lockstep_lod_bias"),
+                ("sample_level", ", float lod", "lod"),
+                (
+                    "sample_bias",
+                    ", float bias",
+                    "bias + s.__lockstep_lod_bias",
+                ),
+                (
+                    "sample_grad",
+                    &format!(", {location} ddx, {location} ddy"),
+                    &format!(
+                        "__lockstep_grad_lod_{shape}_{t}(t, ddx.xy, ddy.xy) + s.__lockstep_lod_bias"
+                    ),
+                ),
+            ] {
+                let _ = write!(
+                    out,
+                    "{t} __lockstep_{method}_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv{params}, int2 offset) {{\n\
+                     \x20   return __lockstep_filter_{shape}_{t}(t, s, uv, {lod}, offset);\n\
+                     }}\n\
+                     {t} __lockstep_{method}_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv{params}) {{\n\
+                     \x20   return __lockstep_filter_{shape}_{t}(t, s, uv, {lod}, int2(0, 0));\n\
+                     }}\n"
+                );
+            }
+            // The level of detail of a gradient: log2 of its longest side
+            // in texels.
+            let _ = write!(
+                out,
+                "float __lockstep_grad_lod_{shape}_{t}({texture}<{t}> t, float2 ddx, float2 ddy) {{\n\
+                 \x20   {size}\n\
+                 \x20   float2 texels = float2(w, h);\n\
+                 \x20   return log2(max(length(ddx * texels), length(ddy * texels)));\n\
+                 }}\n"
+            );
+        }
+    }
 }
 
 /// `determinant` of square matrices as DXC expands it: the 2×2 cross

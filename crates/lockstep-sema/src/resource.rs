@@ -48,6 +48,7 @@ pub(crate) fn resource_type_name(kind: ResourceKind) -> &'static str {
         ResourceKind::RWTexture2D => "RWTexture2D",
         ResourceKind::RWTexture2DArray => "RWTexture2DArray",
         ResourceKind::RWTexture3D => "RWTexture3D",
+        ResourceKind::SamplerState => "SamplerState",
     }
 }
 
@@ -335,6 +336,12 @@ impl Sema<'_> {
         if info.kind.is_texture() && name == "Load" {
             return self.texture_load(info, args, span);
         }
+        if crate::sample::is_sample_method(name)
+            && info.kind.is_texture()
+            && !info.kind.is_writable()
+        {
+            return self.texture_sample(info, receiver, name, args, span);
+        }
         if info.kind == ResourceKind::RWByteAddressBuffer {
             // SM 6.6 spells the 64-bit forms `InterlockedAdd64` and so on.
             let (base, wide) = match name.strip_suffix("64") {
@@ -406,11 +413,10 @@ impl Sema<'_> {
                     "IncrementCounter" | "DecrementCounter" => {
                         format!("'{name}' needs a RWStructuredBuffer, not a '{shown}'")
                     }
-                    "Sample"
-                    | "SampleLevel"
-                    | "SampleGrad"
-                    | "SampleBias"
-                    | "SampleCmp"
+                    "Sample" | "SampleLevel" | "SampleGrad" | "SampleBias" => {
+                        format!("'{name}' needs a read-only texture, not a '{shown}'")
+                    }
+                    "SampleCmp"
                     | "SampleCmpLevelZero"
                     | "Gather"
                     | "GatherRed"
@@ -418,7 +424,7 @@ impl Sema<'_> {
                     | "GatherBlue"
                     | "GatherAlpha"
                     | "CalculateLevelOfDetail" => format!(
-                        "'{name}' is not supported by Lockstep yet: samplers are not implemented (use Load or [])"
+                        "'{name}' is not supported by Lockstep yet (Sample, SampleLevel, SampleBias and SampleGrad are)"
                     ),
                     _ => format!("no member named '{name}' in '{shown}'"),
                 };
@@ -723,7 +729,7 @@ impl Sema<'_> {
             | ResourceKind::RWTexture2D
             | ResourceKind::RWTexture2DArray
             | ResourceKind::RWTexture3D => return self.texture_dimensions(info, args, span),
-            ResourceKind::ConstantBuffer => {
+            ResourceKind::ConstantBuffer | ResourceKind::SamplerState => {
                 let shown = self.resource_display(info);
                 self.error(
                     span,

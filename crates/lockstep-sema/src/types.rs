@@ -119,8 +119,6 @@ const UNSUPPORTED_OBJECTS: &[&str] = &[
     "TextureCube",
     "TextureCubeArray",
     "RWTexture1DArray",
-    "SamplerState",
-    "SamplerComparisonState",
     "RasterizerOrderedBuffer",
     "RasterizerOrderedStructuredBuffer",
     "RasterizerOrderedByteAddressBuffer",
@@ -368,6 +366,13 @@ impl Sema<'_> {
         kind: ResourceKind,
     ) -> Option<(ResourceKind, TypeId)> {
         let name = te.name.name.as_str();
+        if kind == ResourceKind::SamplerState {
+            if !te.args.is_empty() {
+                self.error(te.span, format!("'{name}' takes no template arguments"));
+                return None;
+            }
+            return Some((kind, self.sampler_struct()));
+        }
         let byte_address = matches!(
             kind,
             ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer
@@ -584,6 +589,7 @@ fn resource_kind(name: &str) -> Option<ResourceKind> {
         "RWTexture2D" => ResourceKind::RWTexture2D,
         "RWTexture2DArray" => ResourceKind::RWTexture2DArray,
         "RWTexture3D" => ResourceKind::RWTexture3D,
+        "SamplerState" | "SamplerComparisonState" => ResourceKind::SamplerState,
         _ => return None,
     })
 }

@@ -62,6 +62,7 @@ fn ordered_append(c: &mut Criterion) {
         .collect();
     let total: u32 = counts.iter().sum();
     let pipeline = Pipeline {
+        samplers: Vec::new(),
         dispatch: [(ELEMENTS / 64) as u32, 1, 1],
         entry: None,
         buffers: vec![

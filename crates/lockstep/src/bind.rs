@@ -5,7 +5,7 @@ use lockstep_exec::{
     BoundResource, Device, DispatchConfig, Memory, WavePreference, WaveSizeChoice, Workers,
 };
 use lockstep_ir::{Resource, ResourceKind, Span, Type};
-use lockstep_pipeline::{Binding, Kind, Pipeline, RuleOutcome};
+use lockstep_pipeline::{Binding, Filter, Kind, Pipeline, RuleOutcome, SamplerDesc};
 
 use crate::{BufferContents, Shader};
 
@@ -131,6 +131,7 @@ fn pipeline_kind(kind: ResourceKind) -> Kind {
         ResourceKind::RWTexture2D => Kind::RwTexture2D,
         ResourceKind::RWTexture2DArray => Kind::RwTexture2DArray,
         ResourceKind::RWTexture3D => Kind::RwTexture3D,
+        ResourceKind::SamplerState => Kind::Sampler,
     }
 }
 
@@ -156,6 +157,9 @@ pub(crate) struct Bindings {
     memory_of: Vec<usize>,
     /// For each pipeline buffer, its first memory and how many it has.
     chunks: Vec<(usize, usize)>,
+    /// Each pipeline sampler's state, in a memory of its own after the
+    /// buffers' (empty when the shader has no sampler).
+    samplers: Vec<Vec<u8>>,
     dims: Vec<[u32; 3]>,
     /// The starting values of the hidden counters (`IncrementCounter`,
     /// `Append`, `Consume`), each in a memory of its own after the
@@ -174,10 +178,23 @@ impl Bindings {
             chunks.push((memories, b.array_size as usize));
             memories += b.array_size as usize;
         }
+        let sampler_element = shader
+            .module
+            .resources
+            .iter()
+            .find(|r| r.kind == ResourceKind::SamplerState)
+            .map(|r| r.element);
+        let samplers: Vec<Vec<u8>> = pipeline
+            .samplers
+            .iter()
+            .map(|s| sampler_element.map_or_else(Vec::new, |e| sampler_bytes(shader, e, s)))
+            .collect();
+        memories += samplers.len();
         let mut bindings = Bindings {
             buffer_of: Vec::new(),
             memory_of: Vec::new(),
             chunks,
+            samplers,
             dims: Vec::new(),
             counters: Vec::new(),
         };
@@ -205,7 +222,17 @@ impl Bindings {
                 bindings.counters.push(start);
                 continue;
             }
-            let (index, element) = bind_resource(shader, pipeline, resource)?;
+            let (index, element) = match bind_resource(shader, pipeline, resource)? {
+                Bound::Buffer(index, element) => (index, element),
+                Bound::Sampler(k) => {
+                    bindings.buffer_of.push(usize::MAX);
+                    bindings
+                        .memory_of
+                        .push(memories - bindings.samplers.len() + k);
+                    bindings.dims.push([0; 3]);
+                    continue;
+                }
+            };
             bindings.memory_of.push(bindings.chunks[index].0 + element);
             // Textures take their size from the buffer's OutputProps (checked
             // when binding); buffers ignore it.
@@ -259,6 +286,7 @@ impl Bindings {
                         .unwrap_or_else(|| workers.load(data))
                 })
             })
+            .chain(self.samplers.iter().map(|bytes| workers.load(bytes)))
             .chain(
                 self.counters
                     .iter()
@@ -366,7 +394,7 @@ fn bind_resource(
     shader: &Shader,
     pipeline: &Pipeline,
     resource: &Resource,
-) -> Result<(usize, usize), RunError> {
+) -> Result<Bound, RunError> {
     let class = resource.kind.register_class();
     let register = format!("{class}{}, space{}", resource.register, resource.space);
     let expected = pipeline_kind(resource.kind);
@@ -419,6 +447,19 @@ fn bind_resource(
         ))
         .at(resource.span));
     }
+    if binding.kind == Kind::Sampler {
+        let index = pipeline
+            .samplers
+            .iter()
+            .position(|s| s.name == binding.name)
+            .ok_or_else(|| {
+                RunError::new(format!(
+                    "binding names an unknown sampler '{}'",
+                    binding.name
+                ))
+            })?;
+        return Ok(Bound::Sampler(index));
+    }
     let index = pipeline.buffer_index(&binding.name).ok_or_else(|| {
         RunError::new(format!(
             "binding names an unknown buffer '{}'",
@@ -427,7 +468,46 @@ fn bind_resource(
     })?;
     let element = (resource.register - binding.register) as usize;
     check_size(shader, pipeline, resource, index)?;
-    Ok((index, element))
+    Ok(Bound::Buffer(index, element))
+}
+
+/// What a resource is bound to.
+enum Bound {
+    /// Pipeline buffer `.0`, or for a resource array, its resource `.1`.
+    Buffer(usize, usize),
+    /// Pipeline sampler `.0`.
+    Sampler(usize),
+}
+
+/// A sampler's state in the layout of the shader's sampler struct
+/// `element` (see [`lockstep_sema::SAMPLER_STATE`]).
+fn sampler_bytes(shader: &Shader, element: lockstep_ir::TypeId, desc: &SamplerDesc) -> Vec<u8> {
+    use lockstep_sema::SamplerField;
+    let types = &shader.module.types;
+    let rule = lockstep_ir::LayoutRule::CBuffer;
+    let size = lockstep_ir::layout::size_align(types, element, rule).size as usize;
+    let offsets = lockstep_ir::layout::member_offsets(types, element, rule);
+    let filter = |f: Filter| u32::from(f == Filter::Linear);
+    let mut bytes = vec![0u8; size];
+    for (&(name, field), &offset) in lockstep_sema::SAMPLER_STATE.iter().zip(&offsets) {
+        let words: Vec<u32> = match (name, field) {
+            (_, SamplerField::Float4) => desc.border.iter().map(|v| v.to_bits()).collect(),
+            (_, SamplerField::UInt3) => desc.address.iter().map(|a| a.code()).collect(),
+            ("__lockstep_min_filter", _) => vec![filter(desc.min_filter)],
+            ("__lockstep_mag_filter", _) => vec![filter(desc.mag_filter)],
+            ("__lockstep_lod_bias", _) => vec![desc.mip_lod_bias.to_bits()],
+            ("__lockstep_min_lod", _) => vec![desc.min_lod.to_bits()],
+            ("__lockstep_max_lod", _) => vec![desc.max_lod.to_bits()],
+            _ => Vec::new(),
+        };
+        for (i, word) in words.into_iter().enumerate() {
+            let at = offset as usize + 4 * i;
+            if let Some(slot) = bytes.get_mut(at..at + 4) {
+                slot.copy_from_slice(&word.to_le_bytes());
+            }
+        }
+    }
+    bytes
 }
 
 fn check_size(
@@ -581,6 +661,12 @@ fn check_texture(
         return Err(fail(format!(
             "buffer '{}' has OutputProps Width {}, Height {}, Depth {}, but {kind} '{}' needs a {keys} of 1",
             buffer.name, props.width, props.height, props.depth, resource.name
+        )));
+    }
+    if props.mip_levels > 1 {
+        return Err(fail(format!(
+            "buffer '{}' has MipLevels {}, but textures with more than one mip level are not supported yet",
+            buffer.name, props.mip_levels
         )));
     }
     let need = props.texels().saturating_mul(texel);

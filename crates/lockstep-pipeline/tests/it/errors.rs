@@ -79,7 +79,7 @@ fn unknown_names_point_at_the_value() {
               DirectXBinding: { Register: 0, Space: 0 }
         "#,
         expect![
-            "13:13: DescriptorSets[0].Resources[0].Kind: unknown resource kind `TextureCube` (expected one of StructuredBuffer, RWStructuredBuffer, Buffer, RWBuffer, ByteAddressBuffer, RWByteAddressBuffer, ConstantBuffer, Texture1D, Texture2D, Texture2DArray, Texture3D, RWTexture1D, RWTexture2D, RWTexture2DArray, RWTexture3D)"
+            "13:13: DescriptorSets[0].Resources[0].Kind: unknown resource kind `TextureCube` (expected one of StructuredBuffer, RWStructuredBuffer, Buffer, RWBuffer, ByteAddressBuffer, RWByteAddressBuffer, ConstantBuffer, Texture1D, Texture2D, Texture2DArray, Texture3D, RWTexture1D, RWTexture2D, RWTexture2DArray, RWTexture3D, Sampler)"
         ],
     );
 }

@@ -388,6 +388,7 @@ fn every_kind_and_its_register_class() {
         ("RWTexture2D", true, 'u'),
         ("RWTexture2DArray", true, 'u'),
         ("RWTexture3D", true, 'u'),
+        ("Sampler", false, 's'),
     ];
     let expected: Vec<(String, bool, char)> = expected
         .iter()

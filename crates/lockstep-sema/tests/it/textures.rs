@@ -154,7 +154,7 @@ fn texture_diagnostics() {
               note: candidate function not viable: requires 2 or 4 arguments, but 1 was provided
             17:13: error: no matching function for call to 'GetDimensions'
               note: candidate function not viable: requires 1 argument, but 3 were provided
-            18:15: error: 'Sample' is not supported by Lockstep yet: samplers are not implemented (use Load or [])
+            18:13: error: 'Sample' takes 2 arguments, or 3 with an offset, not 1
         "#]],
     );
 }

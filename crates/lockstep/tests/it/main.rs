@@ -18,6 +18,7 @@ mod library;
 mod memory;
 mod offload;
 mod resource_arrays;
+mod sampling;
 mod sm65;
 mod textures;
 mod types;

@@ -1,0 +1,202 @@
+//! The entries of `Samplers`: the state of each sampler a descriptor set
+//! binds (`Kind: Sampler`).
+
+use crate::error::{Location, PipelineError};
+use crate::named::Named;
+use crate::read::{self, Fields, Path};
+use crate::yaml::Node;
+
+const SAMPLER_KEYS: &[&str] = &[
+    "Name",
+    "Filter",
+    "MinFilter",
+    "MagFilter",
+    "MipFilter",
+    "Address",
+    "AddressU",
+    "AddressV",
+    "AddressW",
+    "BorderColor",
+    "MipLODBias",
+    "MinLOD",
+    "MaxLOD",
+];
+
+/// A sampler's state. Unless given: linear filters, clamped addresses, a
+/// transparent black border, no LOD bias and the LOD range 0 to 1000.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SamplerDesc {
+    /// The name descriptor sets bind it by.
+    pub name: String,
+    /// `MinFilter`: the filter where the level of detail is above 0.
+    pub min_filter: Filter,
+    /// `MagFilter`: the filter at a level of detail of 0 and below.
+    pub mag_filter: Filter,
+    /// `MipFilter`, read for completeness: textures have one mip level.
+    pub mip_filter: Filter,
+    /// `AddressU`, `AddressV`, `AddressW` (`Address` sets all three).
+    pub address: [Address; 3],
+    /// `BorderColor`: `[r, g, b, a]`, read where the address mode is
+    /// `Border`.
+    pub border: [f32; 4],
+    /// `MipLODBias`: added to the level of detail of `Sample`, `SampleBias`
+    /// and `SampleGrad`.
+    pub mip_lod_bias: f32,
+    /// `MinLOD`: the lowest level of detail.
+    pub min_lod: f32,
+    /// `MaxLOD`: the highest level of detail.
+    pub max_lod: f32,
+}
+
+/// How texels are combined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Filter {
+    /// The nearest texel (`Nearest`, also `Point`).
+    Nearest,
+    /// The four nearest texels weighed by distance.
+    Linear,
+}
+
+impl Named for Filter {
+    const WHAT: &'static str = "filter";
+    const ALL: &'static [Self] = &[Filter::Nearest, Filter::Linear];
+    const ALIASES: &'static [(&'static str, Self)] = &[("Point", Filter::Nearest)];
+
+    fn name(self) -> &'static str {
+        match self {
+            Filter::Nearest => "Nearest",
+            Filter::Linear => "Linear",
+        }
+    }
+}
+
+/// What a texel coordinate outside the texture reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Address {
+    /// The coordinate modulo the size (`Wrap`, also `Repeat`).
+    Wrap,
+    /// The texture mirrored at every edge (`Mirror`, also
+    /// `MirroredRepeat`).
+    Mirror,
+    /// The nearest edge texel (`Clamp`, also `ClampToEdge`).
+    Clamp,
+    /// The border color (`Border`, also `ClampToBorder`).
+    Border,
+    /// Mirrored once about 0, then clamped.
+    MirrorOnce,
+}
+
+impl Address {
+    /// The code the engine's sampling reads: 1 wrap, 2 mirror, 3 clamp, 4
+    /// border, 5 mirror once.
+    pub fn code(self) -> u32 {
+        match self {
+            Address::Wrap => 1,
+            Address::Mirror => 2,
+            Address::Clamp => 3,
+            Address::Border => 4,
+            Address::MirrorOnce => 5,
+        }
+    }
+}
+
+impl Named for Address {
+    const WHAT: &'static str = "address mode";
+    const ALL: &'static [Self] = &[
+        Address::Wrap,
+        Address::Mirror,
+        Address::Clamp,
+        Address::Border,
+        Address::MirrorOnce,
+    ];
+    const ALIASES: &'static [(&'static str, Self)] = &[
+        ("Repeat", Address::Wrap),
+        ("MirroredRepeat", Address::Mirror),
+        ("ClampToEdge", Address::Clamp),
+        ("ClampToBorder", Address::Border),
+        ("MirrorClampToEdge", Address::MirrorOnce),
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Address::Wrap => "Wrap",
+            Address::Mirror => "Mirror",
+            Address::Clamp => "Clamp",
+            Address::Border => "Border",
+            Address::MirrorOnce => "MirrorOnce",
+        }
+    }
+}
+
+/// Reads one entry of `Samplers`, with the location of its mapping.
+pub(crate) fn sampler(
+    node: &Node<'_>,
+    path: &Path,
+) -> Result<(SamplerDesc, Location), PipelineError> {
+    let fields = Fields::new(node, path.clone(), SAMPLER_KEYS)?;
+    let name = fields
+        .read("Name", read::string)?
+        .ok_or_else(|| path.error(fields.at, "sampler without a Name"))?;
+    let filter = fields.read("Filter", read::name::<Filter>)?;
+    let filter_of = |key: &str| -> Result<Filter, PipelineError> {
+        Ok(fields
+            .read(key, read::name::<Filter>)?
+            .or(filter)
+            .unwrap_or(Filter::Linear))
+    };
+    let address = fields.read("Address", read::name::<Address>)?;
+    let address_of = |key: &str| -> Result<Address, PipelineError> {
+        Ok(fields
+            .read(key, read::name::<Address>)?
+            .or(address)
+            .unwrap_or(Address::Clamp))
+    };
+    let float = |key: &str, default: f32| -> Result<f32, PipelineError> {
+        Ok(fields.read(key, read::float)?.map_or(default, |v| v as f32))
+    };
+    let border = match fields.get_with_path("BorderColor") {
+        Some((node, path)) => {
+            let items = read::items(node, &path)?;
+            if items.len() != 4 {
+                return Err(path.error(
+                    node.at,
+                    format!(
+                        "BorderColor needs 4 values (r, g, b, a), found {}",
+                        items.len()
+                    ),
+                ));
+            }
+            let mut border = [0.0; 4];
+            for (slot, (node, path)) in border.iter_mut().zip(&items) {
+                *slot = read::float(node, path)? as f32;
+            }
+            border
+        }
+        None => [0.0; 4],
+    };
+    let desc = SamplerDesc {
+        min_filter: filter_of("MinFilter")?,
+        mag_filter: filter_of("MagFilter")?,
+        mip_filter: filter_of("MipFilter")?,
+        address: [
+            address_of("AddressU")?,
+            address_of("AddressV")?,
+            address_of("AddressW")?,
+        ],
+        border,
+        mip_lod_bias: float("MipLODBias", 0.0)?,
+        min_lod: float("MinLOD", 0.0)?,
+        max_lod: float("MaxLOD", 1000.0)?,
+        name,
+    };
+    if desc.min_lod > desc.max_lod {
+        return Err(path.error(
+            fields.at,
+            format!(
+                "sampler `{}`: MinLOD {} is above MaxLOD {}",
+                desc.name, desc.min_lod, desc.max_lod
+            ),
+        ));
+    }
+    Ok((desc, fields.at))
+}

@@ -1,0 +1,141 @@
+//! Texture sampling through a `SamplerState`: `Sample`, `SampleLevel`,
+//! `SampleBias` and `SampleGrad` on `Texture2D` and `Texture2DArray` become
+//! calls of the sampling functions the prelude writes in HLSL
+//! ([`crate::prelude`]), which read the sampler's state from the sampler
+//! resource itself (a struct the runtime fills from the pipeline).
+
+use lockstep_ir::{Member, ResourceKind, ScalarType, Type, TypeId};
+use lockstep_syntax::{Span, ast};
+
+use crate::context::{ResourceInfo, Sema, TExpr};
+
+/// The prefix of the sampler state's members: not a name a shader uses.
+pub(crate) const STATE_PREFIX: &str = "__lockstep_";
+
+/// The members of a sampler's state, in order: the border color, the
+/// address mode of u, v and w (1 wrap, 2 mirror, 3 clamp, 4 border, 5
+/// mirror once), the minification and magnification filters (0 point, 1
+/// linear), the LOD bias and the LOD range.
+pub const SAMPLER_STATE: &[(&str, SamplerField)] = &[
+    ("__lockstep_border", SamplerField::Float4),
+    ("__lockstep_address", SamplerField::UInt3),
+    ("__lockstep_min_filter", SamplerField::UInt),
+    ("__lockstep_mag_filter", SamplerField::UInt),
+    ("__lockstep_lod_bias", SamplerField::Float),
+    ("__lockstep_min_lod", SamplerField::Float),
+    ("__lockstep_max_lod", SamplerField::Float),
+];
+
+/// The type of one member of the sampler state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SamplerField {
+    /// `float4`.
+    Float4,
+    /// `uint3`.
+    UInt3,
+    /// `uint`.
+    UInt,
+    /// `float`.
+    Float,
+}
+
+/// Whether `name` is a sampling method Lockstep implements.
+pub(crate) fn is_sample_method(name: &str) -> bool {
+    matches!(name, "Sample" | "SampleLevel" | "SampleBias" | "SampleGrad")
+}
+
+impl Sema<'_> {
+    /// The struct a sampler resource holds (see [`SAMPLER_STATE`]).
+    pub(crate) fn sampler_struct(&mut self) -> TypeId {
+        let members = SAMPLER_STATE
+            .iter()
+            .map(|&(name, field)| {
+                let ty = match field {
+                    SamplerField::Float4 => Type::Vector(ScalarType::Float32, 4),
+                    SamplerField::UInt3 => Type::Vector(ScalarType::UInt32, 3),
+                    SamplerField::UInt => Type::Scalar(ScalarType::UInt32),
+                    SamplerField::Float => Type::Scalar(ScalarType::Float32),
+                };
+                Member {
+                    name: name.to_string(),
+                    ty: self.intern(ty),
+                }
+            })
+            .collect();
+        self.intern(Type::Struct {
+            name: "SamplerState".to_string(),
+            members,
+        })
+    }
+
+    /// `tex.SampleLevel(s, uv, lod[, offset])` and its kin: a call of the
+    /// prelude's function for the texture's kind and texel type.
+    pub(crate) fn texture_sample(
+        &mut self,
+        info: ResourceInfo,
+        receiver: &ast::Expr,
+        name: &str,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<TExpr> {
+        let shape = match info.kind {
+            ResourceKind::Texture2D => "2d",
+            ResourceKind::Texture2DArray => "2darray",
+            _ => {
+                let shown = self.resource_display(info);
+                self.error(
+                    span,
+                    format!("not supported: sampling a '{shown}' (Texture2D and Texture2DArray can be sampled)"),
+                );
+                return None;
+            }
+        };
+        let texel = match self.get(info.element) {
+            Type::Scalar(ScalarType::Float32) => "float".to_string(),
+            Type::Vector(ScalarType::Float32, n) => format!("float{n}"),
+            _ => {
+                let shown = self.resource_display(info);
+                self.error(
+                    span,
+                    format!("'{name}' needs a texture of float texels, not a '{shown}'"),
+                );
+                return None;
+            }
+        };
+        // The sampler, the location, then the method's own arguments.
+        let (method, fixed) = match name {
+            "Sample" => ("sample", 2),
+            "SampleLevel" => ("sample_level", 3),
+            "SampleBias" => ("sample_bias", 3),
+            _ => ("sample_grad", 4),
+        };
+        if args.len() != fixed && args.len() != fixed + 1 {
+            let message = if args.len() > fixed + 1 {
+                format!("not supported: the clamp and status arguments of '{name}'")
+            } else {
+                format!(
+                    "'{name}' takes {fixed} arguments, or {} with an offset, not {}",
+                    fixed + 1,
+                    args.len()
+                )
+            };
+            self.error(span, message);
+            return None;
+        }
+        match self.resource_of(&args[0]) {
+            Some(s) if s.kind == ResourceKind::SamplerState => {}
+            _ => {
+                self.error(
+                    args[0].span,
+                    format!("the first argument of '{name}' must be a SamplerState"),
+                );
+                return None;
+            }
+        }
+        let function = format!("__lockstep_{method}_{shape}_{texel}");
+        let mut all = Vec::with_capacity(args.len() + 1);
+        all.push(receiver.clone());
+        all.extend(args.iter().cloned());
+        self.call_with_resources(&function, &all, span)
+    }
+}

@@ -1,0 +1,160 @@
+//! Texture sampling through `SamplerState`: filters, address modes, the
+//! border color, offsets and the level of detail that picks the filter,
+//! against values derived by hand from a 2×2 texture.
+
+use lockstep::{CompileOptions, RunOptions};
+
+use crate::harness::{compile, diagnostics};
+
+/// Runs `source` over `yaml` and returns the `Out` buffer as floats.
+fn run_floats(source: &str, yaml: &str) -> Vec<f32> {
+    let shader = compile(source, &CompileOptions::default());
+    let pipeline = lockstep::pipeline::parse(yaml).unwrap_or_else(|e| panic!("{e}"));
+    let opts = RunOptions {
+        wave_size: 4,
+        threads: 1,
+        ..RunOptions::default()
+    };
+    let out =
+        lockstep::run(&shader, &pipeline, &opts).unwrap_or_else(|e| panic!("run failed: {e}"));
+    let index = pipeline.buffer_index("Out").expect("an Out buffer");
+    out.contents[index]
+        .chunks(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// The 2×2 texture [[0, 10], [20, 30]] (x fastest) and four samplers.
+const PIPELINE: &str = "\
+Shaders:
+  - Stage: Compute
+    Entry: main
+Buffers:
+  - Name: Tex
+    Format: Float32
+    Data: [ 0, 10, 20, 30 ]
+    OutputProps: { Width: 2, Height: 2, Depth: 1 }
+  - Name: Out
+    Format: Float32
+    FillSize: 64
+Samplers:
+  - Name: LinearClamp
+  - Name: PointWrap
+    Filter: Nearest
+    Address: Wrap
+  - Name: PointBorder
+    Filter: Point
+    Address: Border
+    BorderColor: [ 1, 2, 3, 4 ]
+  - Name: Mixed
+    MinFilter: Nearest
+    MagFilter: Linear
+DescriptorSets:
+  - Resources:
+    - Name: Tex
+      Kind: Texture2D
+      DirectXBinding: { Register: 0, Space: 0 }
+    - Name: LinearClamp
+      Kind: Sampler
+      DirectXBinding: { Register: 0, Space: 0 }
+    - Name: PointWrap
+      Kind: Sampler
+      DirectXBinding: { Register: 1, Space: 0 }
+    - Name: PointBorder
+      Kind: Sampler
+      DirectXBinding: { Register: 2, Space: 0 }
+    - Name: Mixed
+      Kind: Sampler
+      DirectXBinding: { Register: 3, Space: 0 }
+    - Name: Out
+      Kind: RWStructuredBuffer
+      DirectXBinding: { Register: 0, Space: 0 }
+";
+
+#[test]
+fn filters_addresses_and_levels() {
+    let source = "Texture2D<float> Tex : register(t0);\n\
+        SamplerState LinearClamp : register(s0);\n\
+        SamplerState PointWrap : register(s1);\n\
+        SamplerState PointBorder : register(s2);\n\
+        SamplerState Mixed : register(s3);\n\
+        RWStructuredBuffer<float> Out : register(u0);\n\
+        [numthreads(1, 1, 1)]\n\
+        void main() {\n\
+            Out[0] = Tex.SampleLevel(LinearClamp, float2(0.5, 0.5), 0);\n\
+            Out[1] = Tex.SampleLevel(LinearClamp, float2(0.25, 0.25), 0);\n\
+            Out[2] = Tex.SampleLevel(LinearClamp, float2(1, 0.25), 0);\n\
+            Out[3] = Tex.SampleLevel(PointWrap, float2(0.75, 0.25), 0);\n\
+            Out[4] = Tex.SampleLevel(PointWrap, float2(1.25, 0.25), 0);\n\
+            Out[5] = Tex.SampleLevel(PointWrap, float2(-0.25, 0.75), 0);\n\
+            Out[6] = Tex.SampleLevel(PointBorder, float2(1.5, 0.5), 0);\n\
+            Out[7] = Tex.SampleGrad(Mixed, float2(0.5, 0.5), float2(2, 0), float2(0, 0));\n\
+            Out[8] = Tex.SampleGrad(Mixed, float2(0.5, 0.5), float2(0.25, 0), float2(0, 0));\n\
+            Out[9] = Tex.SampleLevel(Mixed, float2(0.5, 0.5), 1);\n\
+            Out[10] = Tex.Sample(Mixed, float2(0.5, 0.5));\n\
+            Out[11] = Tex.SampleLevel(PointWrap, float2(0.25, 0.25), 0, int2(1, 1));\n\
+            Out[12] = Tex.SampleBias(Mixed, float2(0.5, 0.5), 1.0);\n\
+            Out[13] = Tex.SampleLevel(LinearClamp, float2(0.375, 0.5), 0);\n\
+        }\n";
+    let out = run_floats(source, PIPELINE);
+    let expected = [
+        // The centre: the four texels weigh 1/4 each.
+        15.0, // Texel (0, 0)'s centre: its value alone.
+        0.0, // Past the right edge, clamped: texel (1, 0) twice.
+        10.0, // Nearest at (1.5, 0.5): texel (1, 0).
+        10.0, // (2.5, 0.5) wraps to texel (0, 0).
+        0.0, // (-0.5, 1.5) wraps to texel (1, 1).
+        30.0, // Outside, with a border: the border's red.
+        1.0,
+        // A gradient of 2 texture widths is 4 texels: LOD 2, minified with
+        // the nearest texel, (1, 1).
+        30.0, // A gradient of half a texel: LOD -1, magnified linearly.
+        15.0, // LOD 1: the nearest filter.
+        30.0, // Sample in compute is level 0: magnified.
+        15.0, // Texel (0, 0) moved by (1, 1).
+        30.0, // Bias 1: LOD 1, nearest.
+        30.0,
+        // (0.25, 0.5) from texel (0, 0): 0.75·(0.5·0 + 0.5·20) + 0.25·(0.5·10
+        // + 0.5·30) = 7.5 + 5.
+        12.5,
+    ];
+    assert_eq!(out[..14], expected);
+}
+
+/// A sampler in another register class, a sampled RW texture, and a
+/// sampler the pipeline does not describe are errors that name them.
+#[test]
+fn sampling_errors() {
+    let text = diagnostics(
+        "RWTexture2D<float> T;\n\
+         Texture2D<int> I;\n\
+         Texture2D<float> F;\n\
+         SamplerState S;\n\
+         RWStructuredBuffer<float> Out;\n\
+         [numthreads(1, 1, 1)]\n\
+         void main() {\n\
+             Out[0] = T.SampleLevel(S, float2(0, 0), 0);\n\
+             Out[1] = I.SampleLevel(S, float2(0, 0), 0);\n\
+             Out[2] = F.SampleLevel(Out, float2(0, 0), 0);\n\
+             Out[3] = F.SampleCmp(S, float2(0, 0), 0);\n\
+         }\n",
+        &CompileOptions::default(),
+    );
+    for wanted in [
+        "'SampleLevel' needs a read-only texture, not a 'RWTexture2D<float>'",
+        "'SampleLevel' needs a texture of float texels, not a 'Texture2D<int>'",
+        "the first argument of 'SampleLevel' must be a SamplerState",
+        "'SampleCmp' is not supported by Lockstep yet",
+    ] {
+        assert!(text.contains(wanted), "missing {wanted:?} in:\n{text}");
+    }
+    let yaml = PIPELINE.replace(
+        "    - Name: Mixed\n      Kind: Sampler",
+        "    - Name: Mixd\n      Kind: Sampler",
+    );
+    let err = lockstep::pipeline::parse(&yaml).unwrap_err().to_string();
+    assert!(
+        err.contains("no sampler named `Mixd`; did you mean `Mixed`?"),
+        "{err}"
+    );
+}
