@@ -100,10 +100,10 @@ fn filters_addresses_and_levels() {
     let expected = [
         // The centre: the four texels weigh 1/4 each.
         15.0, // Texel (0, 0)'s centre: its value alone.
-        0.0, // Past the right edge, clamped: texel (1, 0) twice.
+        0.0,  // Past the right edge, clamped: texel (1, 0) twice.
         10.0, // Nearest at (1.5, 0.5): texel (1, 0).
         10.0, // (2.5, 0.5) wraps to texel (0, 0).
-        0.0, // (-0.5, 1.5) wraps to texel (1, 1).
+        0.0,  // (-0.5, 1.5) wraps to texel (1, 1).
         30.0, // Outside, with a border: the border's red.
         1.0,
         // A gradient of 2 texture widths is 4 texels: LOD 2, minified with
@@ -157,4 +157,50 @@ fn sampling_errors() {
         err.contains("no sampler named `Mixd`; did you mean `Mixed`?"),
         "{err}"
     );
+}
+
+/// A `Texture2DArray` of `float2` texels: the slice is `round(uv.z)`,
+/// clamped to the slices there are; vector texels are weighed alike.
+#[test]
+fn array_slices_and_vector_texels() {
+    let source = "Texture2DArray<float2> Tex : register(t0);\n\
+        SamplerState S : register(s0);\n\
+        RWStructuredBuffer<float2> Out : register(u0);\n\
+        [numthreads(1, 1, 1)]\n\
+        void main() {\n\
+            Out[0] = Tex.SampleLevel(S, float3(0.5, 0.5, 0.6), 0);\n\
+            Out[1] = Tex.SampleLevel(S, float3(0.75, 0.5, 0), 0);\n\
+            Out[2] = Tex.SampleLevel(S, float3(0.5, 0.5, 7), 0);\n\
+        }\n";
+    let yaml = "\
+Shaders:
+  - Stage: Compute
+    Entry: main
+Buffers:
+  - Name: Tex
+    Format: Float32
+    Channels: 2
+    Data: [ 0, 1, 4, 5, 10, 11, 14, 15 ]
+    OutputProps: { Width: 2, Height: 1, Depth: 2 }
+  - Name: Out
+    Format: Float32
+    FillSize: 24
+Samplers:
+  - Name: S
+DescriptorSets:
+  - Resources:
+    - Name: Tex
+      Kind: Texture2DArray
+      DirectXBinding: { Register: 0, Space: 0 }
+    - Name: S
+      Kind: Sampler
+      DirectXBinding: { Register: 0, Space: 0 }
+    - Name: Out
+      Kind: RWStructuredBuffer
+      DirectXBinding: { Register: 0, Space: 0 }
+";
+    let out = run_floats(source, yaml);
+    // Slice 1 is [(10, 11), (14, 15)]: its centre is their mean. At
+    // x = 0.75 · 2 − 0.5 = 1, texel 1 of slice 0 alone. z = 7 clamps to 1.
+    assert_eq!(out, [12.0, 13.0, 4.0, 5.0, 12.0, 13.0]);
 }
