@@ -212,6 +212,14 @@ pub(crate) struct Sema<'a> {
     pub function_instances: HashMap<(Span, Vec<crate::templates::TemplateValue>), usize>,
     /// Struct template instances: the template's name and arguments.
     pub struct_instances: HashMap<TypeId, (String, Vec<crate::templates::TemplateValue>)>,
+    /// The resources among each struct type's members, its bases' and
+    /// nested structs' included, flattened in member order: their path
+    /// from the struct (`inner.Buf`), kind and element type. The struct
+    /// type itself holds the other members only.
+    pub struct_resources: HashMap<TypeId, Vec<(String, ir::ResourceKind, TypeId)>>,
+    /// The resources of global struct variables, by their path
+    /// (`a.Buf`, `arr[1].inner.Buf`).
+    pub resource_paths: HashMap<String, ResourceInfo>,
     /// Struct template instances by template name and arguments.
     pub struct_instance_types: HashMap<(String, Vec<crate::templates::TemplateValue>), TypeId>,
     /// The implicit `$Globals` constant buffer, created by the first plain
@@ -258,6 +266,8 @@ impl<'a> Sema<'a> {
             template_scopes: Vec::new(),
             function_instances: HashMap::new(),
             struct_instances: HashMap::new(),
+            struct_resources: HashMap::new(),
+            resource_paths: HashMap::new(),
             struct_instance_types: HashMap::new(),
             globals_cb: None,
             globals_members: Vec::new(),

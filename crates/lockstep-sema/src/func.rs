@@ -98,6 +98,16 @@ impl<'a> Sema<'a> {
                 .resolve_value_type(&p.ty)
                 .and_then(|t| self.apply_dims(t, &p.array_dims, None, p.span));
             match ty {
+                Some(ty) if self.has_resource_members(ty) => {
+                    let shown = self.show(ty);
+                    self.error(
+                        p.span,
+                        format!(
+                            "not supported: parameters of '{shown}', a struct with resource members"
+                        ),
+                    );
+                    ok = false;
+                }
                 Some(ty) if !self.is_void(ty) => params.push(ParamSig {
                     ty,
                     dir: direction(p.direction),

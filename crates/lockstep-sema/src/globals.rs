@@ -43,10 +43,14 @@ impl<'a> Sema<'a> {
     pub(crate) fn struct_type(&mut self, s: &ast::StructDecl, name: &str) -> Option<TypeId> {
         let mut members: Vec<Member> = Vec::new();
         let mut semantics = Vec::new();
+        let mut resources = Vec::new();
         if let Some(base) = &s.base {
             let ty = self.resolve_value_type(base);
             match ty.map(|ty| (ty, self.get(ty))) {
                 Some((ty, Type::Struct { .. })) => {
+                    if let Some(inherited) = self.struct_resources.get(&ty) {
+                        resources.extend(inherited.iter().cloned());
+                    }
                     // The base is a first member that no name reaches:
                     // its fields are found through it (`member_path`).
                     members.push(Member {
@@ -63,12 +67,40 @@ impl<'a> Sema<'a> {
             }
         }
         for f in &s.fields {
+            if let Some(crate::types::Resolved::Resource(kind, element)) =
+                crate::types::is_resource_name(&f.ty.name.name)
+                    .then(|| self.resolve_type(&f.ty))
+                    .flatten()
+            {
+                if !f.array_dims.is_empty() {
+                    self.error(
+                        f.span,
+                        "not supported: arrays of resources as struct members",
+                    );
+                    continue;
+                }
+                resources.push((f.name.name.clone(), kind, element));
+                continue;
+            }
             let Some(ty) = self
                 .resolve_value_type(&f.ty)
                 .and_then(|t| self.apply_dims(t, &f.array_dims, None, f.span))
             else {
                 continue;
             };
+            if let Some(nested) = self.struct_resources.get(&ty).cloned() {
+                if !f.array_dims.is_empty() {
+                    self.error(
+                        f.span,
+                        "not supported: arrays of structs with resource members as struct members",
+                    );
+                    continue;
+                }
+                let prefixed = nested.into_iter().map(|(path, kind, element)| {
+                    (format!("{}.{path}", f.name.name), kind, element)
+                });
+                resources.extend(prefixed);
+            }
             let ty = if f.modifiers.iter().any(|m| m.name == "row_major") {
                 self.set_orientation(ty, true)
             } else {
@@ -97,6 +129,9 @@ impl<'a> Sema<'a> {
             return None;
         }
         self.member_semantics.insert(ty, semantics);
+        if !resources.is_empty() {
+            self.struct_resources.insert(ty, resources);
+        }
         Some(ty)
     }
 
@@ -160,9 +195,20 @@ impl<'a> Sema<'a> {
             self.error(v.ty.span, "variable has incomplete type 'void'");
             return;
         }
+        let resources = self.struct_resources.get(&base).cloned();
         for d in &v.declarators {
             if !self.check_global_name(&d.name) {
                 continue;
+            }
+            if let Some(resources) = &resources {
+                if is_groupshared || is_static {
+                    self.error(
+                        d.span,
+                        "a struct with resource members cannot be 'static' or 'groupshared'",
+                    );
+                    continue;
+                }
+                self.declare_struct_resources(d, resources);
             }
             if is_groupshared {
                 self.declare_groupshared(base, d);
@@ -191,6 +237,62 @@ impl<'a> Sema<'a> {
             d.name.name.clone(),
             GlobalSym::Resource(ResourceInfo { id, kind, element }),
         );
+    }
+
+    /// The resources of a global variable of a struct type with resource
+    /// members: one per member (per element of an array of such structs),
+    /// named by its path (`a.Buf`, `arr[1].Buf`). A `register(u2)` on the
+    /// variable binds its resources of that class from `u2` on, in member
+    /// order; the others take free registers.
+    fn declare_struct_resources(
+        &mut self,
+        d: &ast::Declarator,
+        resources: &[(String, ResourceKind, TypeId)],
+    ) {
+        let mut dims = Vec::with_capacity(d.array_dims.len());
+        for dim in &d.array_dims {
+            let Some(len) = dim.as_ref().and_then(|e| self.const_u32(e, "array size")) else {
+                self.error(
+                    d.span,
+                    "an array of structs with resource members needs a constant size",
+                );
+                return;
+            };
+            dims.push(len);
+        }
+        let count: u32 = dims.iter().product();
+        let mut next_register = d.register.as_ref().map(|r| r.index);
+        for k in 0..count {
+            let mut prefix = d.name.name.clone();
+            let mut rest = k;
+            let mut parts = Vec::with_capacity(dims.len());
+            for &dim in dims.iter().rev() {
+                parts.push(rest % dim);
+                rest /= dim;
+            }
+            for part in parts.iter().rev() {
+                prefix.push_str(&format!("[{part}]"));
+            }
+            for (path, kind, element) in resources {
+                let name = format!("{prefix}.{path}");
+                let register = match (&d.register, next_register) {
+                    (Some(r), Some(index)) if r.class == kind.register_class() => {
+                        next_register = Some(index.saturating_add(1));
+                        Some(ast::RegisterBinding { index, ..r.clone() })
+                    }
+                    _ => None,
+                };
+                let id = self.add_resource(&name, *kind, *element, register, d.span);
+                self.resource_paths.insert(
+                    name,
+                    ResourceInfo {
+                        id,
+                        kind: *kind,
+                        element: *element,
+                    },
+                );
+            }
+        }
     }
 
     /// `RWBuffer<int> a[4] : register(u2)`: a resource per element, `a[k]`

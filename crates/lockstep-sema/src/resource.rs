@@ -65,8 +65,16 @@ impl Sema<'_> {
     /// chosen per lane is a placeholder that [`crate::dynamic`] resolves.
     /// The array's indices are lowered here, once.
     pub fn resource_of(&mut self, e: &ast::Expr) -> Option<ResourceInfo> {
-        if let ast::ExprKind::Index { .. } = &e.kind {
+        if let ast::ExprKind::Index { .. } = &e.kind
+            && self.indexed_resource_array(e).is_some()
+        {
             return self.resource_element(e);
+        }
+        if matches!(
+            e.kind,
+            ast::ExprKind::Member { .. } | ast::ExprKind::Index { .. }
+        ) {
+            return self.struct_member_resource(e);
         }
         let ast::ExprKind::Ident(id) = &e.kind else {
             return None;
@@ -81,6 +89,71 @@ impl Sema<'_> {
             Some(GlobalSym::Resource(info)) => Some(*info),
             _ => None,
         }
+    }
+
+    /// `a.Buf`, `arr[1].inner.Buf`: a resource member of a global struct
+    /// variable, when `e` names one.
+    fn struct_member_resource(&mut self, e: &ast::Expr) -> Option<ResourceInfo> {
+        let mut root = e;
+        while let ast::ExprKind::Member { base, .. } | ast::ExprKind::Index { base, .. } =
+            &root.kind
+        {
+            root = base;
+        }
+        let ast::ExprKind::Ident(id) = &root.kind else {
+            return None;
+        };
+        if self.lookup_local(&id.name).is_some() {
+            return None;
+        }
+        let Some(GlobalSym::CBufferMember { ty, .. }) = self.globals.get(&id.name) else {
+            return None;
+        };
+        let mut ty = *ty;
+        while let Type::Array { element, .. } = self.get(ty) {
+            ty = *element;
+        }
+        if !self.struct_resources.contains_key(&ty) {
+            return None;
+        }
+        let path = self.resource_path(e)?;
+        self.resource_paths.get(&path).copied()
+    }
+
+    /// The path of a member of a global struct variable, with its array
+    /// indices folded (`arr[1].Buf`).
+    fn resource_path(&mut self, e: &ast::Expr) -> Option<String> {
+        match &e.kind {
+            ast::ExprKind::Ident(id) => Some(id.name.clone()),
+            ast::ExprKind::Member { base, member } => {
+                Some(format!("{}.{}", self.resource_path(base)?, member.name))
+            }
+            ast::ExprKind::Index { base, index } => {
+                let base = self.resource_path(base)?;
+                let t = self.lower_value(index)?;
+                match self.fold(&t.e).as_deref() {
+                    Some([v]) => Some(format!("{base}[{}]", crate::fold::as_i128(*v))),
+                    _ => {
+                        self.error(
+                            index.span,
+                            "not supported: a non-constant index into an array of structs with resource members",
+                        );
+                        None
+                    }
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `ty` (or its element, for an array) is a struct with
+    /// resource members.
+    pub(crate) fn has_resource_members(&self, ty: ir::TypeId) -> bool {
+        let mut ty = ty;
+        while let Type::Array { element, .. } = self.get(ty) {
+            ty = *element;
+        }
+        self.struct_resources.contains_key(&ty)
     }
 
     /// The kind of resource `id`, a placeholder's included.

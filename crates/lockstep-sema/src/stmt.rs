@@ -144,6 +144,15 @@ impl Sema<'_> {
             quiet(self, &mut v.declarators.iter());
             return;
         }
+        if self.has_resource_members(base) {
+            let shown = self.show(base);
+            self.error(
+                v.ty.span,
+                format!("not supported: local variables of '{shown}', a struct with resource members (global ones work)"),
+            );
+            quiet(self, &mut v.declarators.iter());
+            return;
+        }
         for d in &v.declarators {
             let Some((ty, value)) = self.declarator_value(base, d) else {
                 quiet(self, &mut std::iter::once(d));

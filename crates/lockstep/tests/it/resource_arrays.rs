@@ -1,10 +1,12 @@
-//! Arrays of resources: registers, `ArraySize` buffers, constant and
-//! per-lane (`NonUniformResourceIndex`) indices, with values derived by
-//! hand.
+//! Arrays of resources and resources as struct members: registers,
+//! `ArraySize` buffers, constant and per-lane (`NonUniformResourceIndex`)
+//! indices, with values derived by hand.
 
 use lockstep::{CompileOptions, RunOptions};
 
-use crate::harness::{compile, diagnostics, words_of};
+use lockstep::pipeline::Kind;
+
+use crate::harness::{buf, compile, diagnostics, run_words, words_of};
 
 /// Runs `source` over the pipeline `yaml` at `wave_size`; every buffer's
 /// words after the run.
@@ -216,6 +218,62 @@ fn resource_array_errors() {
     assert!(
         text.contains("error: resource 'A[0]' cannot be used as a value")
             || text.contains("a resource cannot be used as a value"),
+        "{text}"
+    );
+}
+
+/// Resources as members of global structs, nested and inherited, and in an
+/// array of structs: each is a resource of its own, a `register` on the
+/// variable binding its class from there in member order; the other
+/// members are `$Globals` values.
+#[test]
+fn resources_as_struct_members() {
+    let source = "struct Inner { RWStructuredBuffer<uint> Out; };\n\
+        struct A { StructuredBuffer<uint> In; uint scale; Inner inner; };\n\
+        struct B : A { RWStructuredBuffer<uint> Extra; };\n\
+        A a : register(t0);\n\
+        B b[2] : register(u1);\n\
+        [numthreads(4, 1, 1)]\n\
+        void main(uint gi : SV_GroupIndex) {\n\
+            a.inner.Out[gi] = a.In[gi] * 2;\n\
+            b[1].Extra[gi] = b[0].In.Load(gi) + a.scale;\n\
+        }\n";
+    let zeros = || vec![0; 4];
+    let mut globals = vec![0; 16];
+    globals[0] = 5;
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[
+            buf("aIn", Kind::StructuredBuffer, 0, vec![1, 2, 3, 4]),
+            buf("b0In", Kind::StructuredBuffer, 1, vec![10, 20, 30, 40]),
+            buf("b1In", Kind::StructuredBuffer, 2, zeros()),
+            buf("aOut", Kind::RwStructuredBuffer, 0, zeros()),
+            buf("b0Out", Kind::RwStructuredBuffer, 1, zeros()),
+            buf("b0Extra", Kind::RwStructuredBuffer, 2, zeros()),
+            buf("b1Out", Kind::RwStructuredBuffer, 3, zeros()),
+            buf("b1Extra", Kind::RwStructuredBuffer, 4, zeros()),
+            buf("Globals", Kind::ConstantBuffer, 0, globals),
+        ],
+        4,
+    );
+    // a.In is t0, the b[k].In take t1 and t2; the UAVs of b take u1 to u4
+    // in member order, leaving u0 to a.inner.Out.
+    assert_eq!(out[3], [2, 4, 6, 8]);
+    assert_eq!(out[7], [15, 25, 35, 45]);
+    let text = diagnostics(
+        "struct S { RWBuffer<uint> B; };\n\
+         void f(S s) {}\n\
+         [numthreads(1, 1, 1)]\n\
+         void main() { S local; }\n",
+        &CompileOptions::default(),
+    );
+    assert!(
+        text.contains("not supported: local variables of 'S', a struct with resource members"),
+        "{text}"
+    );
+    assert!(
+        text.contains("not supported: parameters of 'S', a struct with resource members"),
         "{text}"
     );
 }
