@@ -256,6 +256,12 @@ struct RunArgs {
     /// status 1 when there is any).
     #[arg(long)]
     check: bool,
+    /// Output format: text (the buffers as YAML, rule failures and
+    /// findings on standard error) or json (one document with the wave
+    /// size, the buffers with exact values, each rule's outcome, the
+    /// findings of --check, and any errors).
+    #[arg(long, value_name = "FORMAT", default_value = "text")]
+    format: String,
     /// Colour diagnostics: auto, always or never.
     #[arg(long, value_name = "WHEN", default_value = "auto")]
     color: String,
@@ -290,6 +296,7 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Run(mut args) => {
             args.compile.flags = flags;
+            args.compile.json = args.format == "json";
             run(&args)
         }
         Command::Info(mut args) => {
@@ -509,6 +516,7 @@ fn check(args: &CheckArgs) -> u8 {
         Ok(r) => r,
         Err(e) => {
             bar.finish_and_clear();
+            json_error(&args.compile, &e.message);
             return report_run_error(&shader, e, color);
         }
     };
@@ -527,6 +535,12 @@ fn check(args: &CheckArgs) -> u8 {
 }
 
 fn run(args: &RunArgs) -> u8 {
+    if !matches!(args.format.as_str(), "text" | "json") {
+        return error(format!(
+            "--format: expected text or json, got '{}'",
+            args.format
+        ));
+    }
     let color = use_color(&args.color);
     let run_opts = match args.device.run_options(args.threads, args.max_steps) {
         Ok(o) => o,
@@ -543,9 +557,9 @@ fn run(args: &RunArgs) -> u8 {
     if let Some(name) = &args.resource
         && pipeline.buffer_index(name).is_none()
     {
-        return error(format!(
-            "-r {name}: the pipeline has no buffer named `{name}`"
-        ));
+        let message = format!("-r {name}: the pipeline has no buffer named `{name}`");
+        json_error(&args.compile, &message);
+        return error(message);
     }
     let result = if args.check {
         lockstep::run_checked(&shader, &pipeline, &run_opts).map(|(o, r)| (o, Some(r)))
@@ -554,8 +568,14 @@ fn run(args: &RunArgs) -> u8 {
     };
     let (output, report) = match result {
         Ok(o) => o,
-        Err(e) => return report_run_error(&shader, e, color),
+        Err(e) => {
+            json_error(&args.compile, &e.message);
+            return report_run_error(&shader, e, color);
+        }
     };
+    if args.compile.json {
+        return run_json(args, &pipeline, &output, report.as_ref());
+    }
     if let Err(code) = write_buffers(args, &pipeline, &output.contents) {
         return code;
     }
@@ -572,6 +592,83 @@ fn run(args: &RunArgs) -> u8 {
         }
     }
     if output.passed() {
+        EXIT_PASS
+    } else {
+        EXIT_FAIL
+    }
+}
+
+/// `run --format json`: one document with the wave size, the buffers (or
+/// the one `-r` names) with exact values, the rules' outcomes and the
+/// findings, written to `-o` or standard output.
+fn run_json(
+    args: &RunArgs,
+    pipeline: &lockstep::pipeline::Pipeline,
+    output: &lockstep::RunOutput<'_>,
+    report: Option<&lockstep::CheckReport>,
+) -> u8 {
+    use serde_json::{Value, json};
+    // Integers and finite floats as numbers; inf, nan and hex as strings.
+    let value = |text: String| -> Value {
+        if let Ok(i) = text.parse::<i64>() {
+            return json!(i);
+        }
+        if let Ok(u) = text.parse::<u64>() {
+            return json!(u);
+        }
+        match text.parse::<f64>() {
+            Ok(f) if f.is_finite() && !text.starts_with("0x") => json!(f),
+            _ => json!(text),
+        }
+    };
+    let buffers: Vec<Value> = pipeline
+        .buffers
+        .iter()
+        .zip(&output.contents)
+        .filter(|(b, _)| args.resource.as_ref().is_none_or(|r| *r == b.name))
+        .map(|(b, bytes)| {
+            let data: Vec<Value> = lockstep::pipeline::element_strings(b.format, bytes)
+                .into_iter()
+                .map(value)
+                .collect();
+            json!({ "name": b.name, "format": b.format.to_string(), "data": data })
+        })
+        .collect();
+    let results: Vec<Value> = output
+        .outcomes
+        .iter()
+        .map(|o| {
+            json!({
+                "name": o.name,
+                "passed": o.passed,
+                "compared": o.compared,
+                "mismatches": o.total_mismatches,
+                "message": o.render().trim_end(),
+            })
+        })
+        .collect();
+    let findings = report.map(|r| serde_json::to_value(r).unwrap_or_default());
+    let document = json!({
+        "wave_size": output.wave_size.size,
+        "buffers": buffers,
+        "results": results,
+        "findings": findings,
+        "errors": [],
+    });
+    let text = serde_json::to_string_pretty(&document).unwrap_or_default() + "\n";
+    let written = match &args.output {
+        Some(path) if path.as_os_str() != "-" => std::fs::write(path, &text)
+            .map_err(|e| error(format!("cannot write '{}': {e}", path.display()))),
+        _ => {
+            let _ = std::io::stdout().write_all(text.as_bytes());
+            Ok(())
+        }
+    };
+    if let Err(code) = written {
+        return code;
+    }
+    let clean = report.is_none_or(lockstep::CheckReport::is_clean);
+    if output.passed() && clean {
         EXIT_PASS
     } else {
         EXIT_FAIL

@@ -685,9 +685,9 @@ fn json_output_carries_compile_errors() {
     assert_eq!(o.status.code(), Some(2));
     let shader = dir.join("s.hlsl");
     let pipeline = dir.join("p.yaml");
-    for command in ["check", "info"] {
+    for command in ["check", "info", "run"] {
         let mut args = vec![command];
-        if command == "check" {
+        if command != "info" {
             args.push(pipeline.to_str().unwrap());
         }
         args.extend([shader.to_str().unwrap(), "--format", "json"]);
@@ -702,6 +702,34 @@ fn json_output_carries_compile_errors() {
         assert_eq!(error["line"], 3, "{command}");
         assert_eq!(error["severity"], "error", "{command}");
     }
+}
+
+/// `run --format json`: the wave size, the buffer `-r` names with exact
+/// values, and each rule's outcome.
+#[test]
+fn run_prints_json() {
+    let o = lockstep(&[
+        "run",
+        "examples/compact_write.yaml",
+        "examples/compact_write.hlsl",
+        "--format",
+        "json",
+        "-r",
+        "Output",
+    ]);
+    let json: serde_json::Value =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(&o)));
+    assert_eq!(json["wave_size"], 32);
+    assert_eq!(json["errors"], serde_json::json!([]));
+    let buffers = json["buffers"].as_array().unwrap();
+    assert_eq!(buffers.len(), 1);
+    assert_eq!(buffers[0]["name"], "Output");
+    let data = buffers[0]["data"].as_array().unwrap();
+    assert_eq!(data[..3], [1, 2, 4]);
+    let results = json["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    assert!(results.iter().all(|r| r["passed"] == true), "{results:?}");
+    assert_eq!(o.status.code(), Some(0));
 }
 
 #[test]
