@@ -641,14 +641,11 @@ pub(crate) fn unsupported(name: &str) -> Option<&'static str> {
         | "GetRenderTargetSamplePosition" => PIXEL,
         "noise" => "noise is not defined for compute shaders",
         "abort" => "abort is not implemented",
-        "Barrier" => {
-            "the SM 6.8 Barrier() is not implemented yet; use the *MemoryBarrier* intrinsics"
-        }
         "tex1D" | "tex1Dbias" | "tex1Dgrad" | "tex1Dlod" | "tex1Dproj" | "tex2D" | "tex2Dbias"
         | "tex2Dgrad" | "tex2Dlod" | "tex2Dproj" | "tex3D" | "tex3Dbias" | "tex3Dgrad"
         | "tex3Dlod" | "tex3Dproj" | "texCUBE" | "texCUBEbias" | "texCUBEgrad" | "texCUBElod"
         | "texCUBEproj" => {
-            "the legacy texture functions need samplers, which Lockstep does not implement yet"
+            "the legacy texture functions take sampler1D/2D/3D/CUBE objects, which are not supported; use a Texture2D's Sample methods"
         }
         "Process2DQuadTessFactorsAvg"
         | "Process2DQuadTessFactorsMax"

@@ -86,8 +86,9 @@ pub fn source(mentioned: impl Fn(&str) -> bool, sixteen_bit: bool) -> String {
             }
         }
     }
+    // DXC declares `dst` and `lit` for float only.
     if wanted(&["dst"]) {
-        for &s in floats {
+        for &s in &floats[..1] {
             let _ = writeln!(
                 out,
                 "{s}4 dst({s}4 a, {s}4 b) {{ return {s}4(({s})1, a.y * b.y, a.z, b.w); }}"
@@ -95,7 +96,7 @@ pub fn source(mentioned: impl Fn(&str) -> bool, sixteen_bit: bool) -> String {
         }
     }
     if wanted(&["lit"]) {
-        for &s in floats {
+        for &s in &floats[..1] {
             let _ = writeln!(
                 out,
                 "{s}4 lit({s} n_dot_l, {s} n_dot_h, {s} m) {{\n\
@@ -185,6 +186,19 @@ pub fn source(mentioned: impl Fn(&str) -> bool, sixteen_bit: bool) -> String {
     }
     if wanted(&["determinant"]) {
         determinant(&mut out, floats);
+    }
+    if wanted(&["Barrier"]) {
+        // SM 6.8's flags for `Barrier(memory, semantics)`.
+        out.push_str(
+            "static const uint UAV_MEMORY = 1;\n\
+             static const uint GROUP_SHARED_MEMORY = 2;\n\
+             static const uint NODE_INPUT_MEMORY = 4;\n\
+             static const uint NODE_OUTPUT_MEMORY = 8;\n\
+             static const uint ALL_MEMORY = 15;\n\
+             static const uint GROUP_SYNC = 1;\n\
+             static const uint GROUP_SCOPE = 2;\n\
+             static const uint DEVICE_SCOPE = 4;\n",
+        );
     }
     if wanted(&["CheckAccessFullyMapped"]) {
         // Every resource of a dispatch is resident: no tile is unmapped.

@@ -25,6 +25,9 @@ pub(crate) fn interlocked_op(name: &str) -> Option<(AtomicOp, &'static [usize])>
         "InterlockedExchange" => (AtomicOp::Exchange, &[3]),
         "InterlockedCompareExchange" => (AtomicOp::CompareExchange, &[4]),
         "InterlockedCompareStore" => (AtomicOp::CompareStore, &[3]),
+        // SM 6.6: floats compared and exchanged as their bits.
+        "InterlockedCompareStoreFloatBitwise" => (AtomicOp::CompareStore, &[3]),
+        "InterlockedCompareExchangeFloatBitwise" => (AtomicOp::CompareExchange, &[4]),
         _ => return None,
     })
 }
@@ -664,7 +667,7 @@ impl Sema<'_> {
         };
         let ty = self.scalar(scalar);
         let place = self.address_place(info, &args[0], ty)?;
-        self.atomic(op, place, &args[1..], span)
+        self.atomic(op, place, &args[1..], name.ends_with("FloatBitwise"), span)
     }
 
     /// The global `InterlockedAdd(dest, value[, original])` family.
@@ -691,7 +694,7 @@ impl Sema<'_> {
                 return None;
             }
         };
-        self.atomic(op, place, &args[1..], span)
+        self.atomic(op, place, &args[1..], name.ends_with("FloatBitwise"), span)
     }
 
     fn atomic_destination_ok(&self, place: &Place) -> bool {
@@ -708,23 +711,38 @@ impl Sema<'_> {
 
     /// Builds the atomic on `place`; `rest` holds the value arguments and
     /// the optional original-value output last.
+    /// `floats`: the `*FloatBitwise` forms, whose values are floats
+    /// compared and stored as their bits. A `float` destination takes
+    /// those and `InterlockedExchange` (SM 6.6), as its bits.
     fn atomic(
         &mut self,
         op: AtomicOp,
-        place: Place,
+        mut place: Place,
         rest: &[ast::Expr],
+        floats: bool,
         span: Span,
     ) -> Option<TExpr> {
+        let float_dest = matches!(self.get(place.ty), Type::Scalar(ScalarType::Float32));
         let ok_type = matches!(
             self.get(place.ty),
             Type::Scalar(
                 ScalarType::Int32 | ScalarType::UInt32 | ScalarType::Int64 | ScalarType::UInt64
             )
-        );
+        ) || (float_dest && (floats || op == AtomicOp::Exchange));
         if !ok_type {
             let shown = self.show(place.ty);
-            self.error(span, format!("atomic operations require an int or uint destination, but it has type '{shown}'"));
+            let hint = if float_dest {
+                " (floats take InterlockedExchange, InterlockedCompareStoreFloatBitwise and InterlockedCompareExchangeFloatBitwise)"
+            } else {
+                ""
+            };
+            self.error(span, format!("atomic operations require an int or uint destination, but it has type '{shown}'{hint}"));
             return None;
+        }
+        let bits = floats || float_dest;
+        let float = self.scalar(ScalarType::Float32);
+        if float_dest {
+            place.ty = self.scalar(ScalarType::UInt32);
         }
         let value_count = match op {
             AtomicOp::CompareExchange | AtomicOp::CompareStore => 2,
@@ -733,10 +751,16 @@ impl Sema<'_> {
         let mut values = Vec::new();
         for a in &rest[..value_count.min(rest.len())] {
             let v = self.lower_value(a)?;
-            values.push(self.coerce(v, place.ty, a.span)?);
+            let value = if bits {
+                let f = self.coerce(v, float, a.span)?;
+                self.wrap(ExprKind::Bitcast(Box::new(f)), place.ty, a.span)
+            } else {
+                self.coerce(v, place.ty, a.span)?
+            };
+            values.push(value);
         }
         let ty = place.ty;
-        let atomic = TExpr::new(
+        let mut atomic = TExpr::new(
             ExprKind::Atomic {
                 op,
                 place,
@@ -745,6 +769,10 @@ impl Sema<'_> {
             ty,
             span,
         );
+        if bits {
+            let old = self.wrap(ExprKind::Bitcast(Box::new(atomic.e)), float, span);
+            atomic = TExpr::of(old);
+        }
         let Some(original) = rest.get(value_count) else {
             let mut t = atomic;
             t.void = true;

@@ -93,6 +93,9 @@ impl Sema<'_> {
         if self.functions.contains_key(&id.name) {
             return None;
         }
+        if id.name == "Barrier" {
+            return Some(self.sm68_barrier(args, e.span));
+        }
         let &(name, group_memory, device_memory, group_sync) =
             BARRIERS.iter().find(|b| b.0 == id.name)?;
         if !args.is_empty() {
@@ -105,6 +108,35 @@ impl Sema<'_> {
             group_sync,
             span: crate::context::ir_span(e.span),
         }))
+    }
+
+    /// SM 6.8's `Barrier(memory, semantics)`: both constants, made of
+    /// `UAV_MEMORY` (1), `GROUP_SHARED_MEMORY` (2), `ALL_MEMORY` and
+    /// `GROUP_SYNC` (1), `GROUP_SCOPE` (2), `DEVICE_SCOPE` (4). The memory
+    /// may also be a resource, which orders device memory.
+    fn sm68_barrier(
+        &mut self,
+        args: &[ast::Expr],
+        span: lockstep_syntax::Span,
+    ) -> Option<BarrierFlags> {
+        if !self.check_shader_model("Barrier", (6, 8), span) {
+            return None;
+        }
+        let [memory, semantics] = args else {
+            self.wrong_arg_count("Barrier", &[2], args.len(), span);
+            return None;
+        };
+        let memory = match self.resource_of(memory) {
+            Some(_) => 1,
+            None => self.const_u32(memory, "Barrier's memory flags")?,
+        };
+        let semantics = self.const_u32(semantics, "Barrier's semantic flags")?;
+        Some(BarrierFlags {
+            group_memory: memory & 2 != 0,
+            device_memory: memory & 1 != 0,
+            group_sync: semantics & 1 != 0,
+            span: crate::context::ir_span(span),
+        })
     }
 
     fn lower_local_decl(&mut self, v: &ast::VarDecl, out: &mut Vec<ir::Stmt>) {

@@ -455,7 +455,7 @@ fn interlocked_errors() {
         expect![[r#"
             6:28: error: the destination of 'InterlockedAdd' must be an lvalue in groupshared memory or a RW buffer
             7:28: error: the destination of 'InterlockedAdd' must be an lvalue in groupshared memory or a RW buffer
-            8:13: error: atomic operations require an int or uint destination, but it has type 'float'
+            8:13: error: atomic operations require an int or uint destination, but it has type 'float' (floats take InterlockedExchange, InterlockedCompareStoreFloatBitwise and InterlockedCompareExchangeFloatBitwise)
             9:28: error: the destination of 'InterlockedAdd' must be an lvalue in groupshared memory or a RW buffer
             10:13: error: no matching function for call to 'InterlockedExchange'
               note: candidate function not viable: requires 3 arguments, but 2 were provided

@@ -478,3 +478,51 @@ void main(uint3 id : SV_DispatchThreadID)
     // The fourth element is past the buffer: it reads 0.
     assert_eq!(words_of(&out.contents[1]), [0x0201, 0x0403, 0x0605, 0]);
 }
+
+/// SM 6.6's float atomics compare and exchange bits (so -0.0 is not 0.0),
+/// in groupshared memory and a byte-address buffer, in steps that SM 6.8's
+/// `Barrier(…, GROUP_SYNC)` separates.
+#[test]
+fn float_bitwise_atomics_and_sm68_barriers() {
+    let source = "RWStructuredBuffer<float> Out : register(u0);\n\
+        RWByteAddressBuffer B : register(u1);\n\
+        groupshared float g;\n\
+        [numthreads(4, 1, 1)]\n\
+        void main(uint gi : SV_GroupIndex) {\n\
+            if (gi == 0) g = 1.5;\n\
+            Barrier(GROUP_SHARED_MEMORY, GROUP_SYNC | GROUP_SCOPE);\n\
+            float old = 0;\n\
+            if (gi == 1) InterlockedCompareExchangeFloatBitwise(g, 1.5, 2.5, old);\n\
+            Barrier(GROUP_SHARED_MEMORY, GROUP_SYNC);\n\
+            if (gi == 2) InterlockedCompareStoreFloatBitwise(g, 9.0, 7.0);\n\
+            Barrier(ALL_MEMORY, GROUP_SYNC);\n\
+            float prev = 0;\n\
+            if (gi == 3) InterlockedExchange(g, -0.0, prev);\n\
+            Barrier(GROUP_SHARED_MEMORY, GROUP_SYNC);\n\
+            if (gi == 0) Out[0] = g;\n\
+            if (gi == 1) Out[1] = old;\n\
+            if (gi == 3) Out[3] = prev;\n\
+            if (gi == 2) {\n\
+                float o = 1;\n\
+                B.InterlockedCompareExchangeFloatBitwise(0, 0.0, 4.25, o);\n\
+                Out[2] = o;\n\
+            }\n\
+        }\n";
+    let opts = CompileOptions {
+        shader_model: (6, 8),
+        ..CompileOptions::default()
+    };
+    let shader = compile(source, &opts);
+    let bufs = [
+        buf("Out", Kind::RwStructuredBuffer, 0, vec![7; 4]),
+        buf("B", Kind::RwByteAddressBuffer, 1, vec![0; 1]),
+    ];
+    let f = |x: f32| x.to_bits();
+    for wave_size in [4, 8] {
+        let out = crate::harness::run_compiled(&shader, [1, 1, 1], &bufs, wave_size);
+        // g: 1.5, exchanged for 2.5 (1.5 matched), kept (9.0 did not),
+        // exchanged for -0.0. B[0]: 0.0 matched, so 4.25.
+        assert_eq!(out[0], [f(-0.0), f(1.5), f(0.0), f(2.5)]);
+        assert_eq!(out[1], [f(4.25)]);
+    }
+}
