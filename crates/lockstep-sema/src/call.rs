@@ -58,7 +58,9 @@ impl Sema<'_> {
             let ty = self.fcx.as_ref()?.locals[this.index()].ty;
             if let Some((full, depth)) = self.member_function(ty, name) {
                 let mut all = Vec::with_capacity(args.len() + 1);
-                all.push(crate::expr::base_of(crate::expr::this_expr(id.span), depth));
+                if self.takes_object(&full) {
+                    all.push(crate::expr::base_of(crate::expr::this_expr(id.span), depth));
+                }
                 all.extend(args.iter().cloned());
                 return self.call_user(&full, &all, span);
             }
@@ -68,17 +70,13 @@ impl Sema<'_> {
         // is `this` (or its base part).
         if let Some((scope, member)) = name.rsplit_once("::") {
             let full = format!("{scope}.{member}");
-            if let Some(overloads) = self.functions.get(&full).cloned() {
+            if self.functions.contains_key(&full) {
                 let mut all = args.to_vec();
                 let this_depth = self.lookup_local("this").and_then(|this| {
                     let ty = self.fcx.as_ref()?.locals[this.index()].ty;
                     self.base_named(ty, scope)
                 });
-                let takes_object = overloads.iter().any(|&i| {
-                    let decl = self.fn_syms[i].decl;
-                    decl.params.first().is_some_and(|p| p.name.name == "this")
-                });
-                if let (Some(depth), true) = (this_depth, takes_object) {
+                if let (Some(depth), true) = (this_depth, self.takes_object(&full)) {
                     all.insert(
                         0,
                         crate::expr::base_of(crate::expr::this_expr(id.span), depth),

@@ -360,6 +360,21 @@ impl Sema<'_> {
 }
 
 impl Sema<'_> {
+    /// Whether member function `full` (`S.f`) takes the object: it is not
+    /// `static`.
+    pub(crate) fn takes_object(&self, full: &str) -> bool {
+        let first_param = |decl: &lockstep_syntax::ast::FunctionDecl| {
+            decl.params.first().is_some_and(|p| p.name.name == "this")
+        };
+        match self.functions.get(full) {
+            Some(overloads) => overloads.iter().any(|&i| first_param(self.fn_syms[i].decl)),
+            None => self
+                .templates
+                .get(full)
+                .is_some_and(|decls| decls.iter().any(|d| first_param(d))),
+        }
+    }
+
     /// How many bases up struct `ty` is (or has as a base) the struct named
     /// `name`.
     pub(crate) fn base_named(&self, ty: lockstep_ir::TypeId, name: &str) -> Option<usize> {

@@ -383,7 +383,9 @@ impl Sema<'_> {
                 // `obj.f(args)` is `S.f(obj, args)`, with the base of `obj`
                 // where `f` is the base's.
                 let mut all = Vec::with_capacity(args.len() + 1);
-                all.push(crate::expr::base_of(receiver.clone(), depth));
+                if self.takes_object(&function) {
+                    all.push(crate::expr::base_of(receiver.clone(), depth));
+                }
                 all.extend(args.iter().cloned());
                 return self.call_user(&function, &all, span);
             }

@@ -94,6 +94,8 @@ struct Parser<'d> {
     /// The function and struct templates declared so far: their names take
     /// `<arguments>`.
     template_names: HashSet<String>,
+    /// The `static` member functions declared so far, as `S.f`.
+    static_members: HashSet<String>,
     steps: Cell<u32>,
     stuck: Cell<bool>,
     nesting: u32,
@@ -127,6 +129,7 @@ impl<'d> Parser<'d> {
             namespace: Vec::new(),
             namespaced: HashSet::new(),
             template_names: HashSet::new(),
+            static_members: HashSet::new(),
             steps: Cell::new(0),
             stuck: Cell::new(false),
             nesting: 0,

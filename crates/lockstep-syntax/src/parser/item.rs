@@ -146,9 +146,22 @@ impl Parser<'_> {
     ) -> PResult<Item> {
         let name = self.ident("expected identifier")?;
         if self.at("(") {
-            return Ok(Item::Function(
-                self.function(start, attributes, storage, ty, name)?,
-            ));
+            let mut f = self.function(start, attributes, storage, ty, name)?;
+            // `float S::f() { … }`: a member function of `S` defined
+            // outside it.
+            if let Some((owner, member)) = f.name.name.rsplit_once("::")
+                && self.type_names.contains(owner)
+            {
+                let owner = Ident {
+                    name: owner.to_string(),
+                    span: f.name.span,
+                };
+                f.name.name = format!("{}.{member}", owner.name);
+                if !self.static_members.contains(&f.name.name) {
+                    f.params.insert(0, this_param(&owner, f.name.span));
+                }
+            }
+            return Ok(Item::Function(f));
         }
         if let Some(attribute) = attributes.first() {
             self.diags.push(Diagnostic::warning(
@@ -507,26 +520,9 @@ impl Parser<'_> {
                 };
                 if let Some(at) = f.storage.iter().position(|s| s.name == "static") {
                     f.storage.remove(at);
+                    self.static_members.insert(f.name.name.clone());
                 } else {
-                    let this = Param {
-                        direction: ParamDirection::InOut,
-                        modifiers: Vec::new(),
-                        ty: TypeExpr {
-                            name: name.clone(),
-                            args: Vec::new(),
-                            modifiers: Vec::new(),
-                            span: f.name.span,
-                        },
-                        name: Ident {
-                            name: "this".to_string(),
-                            span: f.name.span,
-                        },
-                        array_dims: Vec::new(),
-                        semantic: None,
-                        default: None,
-                        span: f.name.span,
-                    };
-                    f.params.insert(0, this);
+                    f.params.insert(0, this_param(name, f.name.span));
                 }
                 f
             })
@@ -559,6 +555,11 @@ impl Parser<'_> {
                 return Ok(());
             }
             let array_dims = self.array_dims()?;
+            if self.at(":") && self.nth(1).kind == TokenKind::IntLit {
+                self.bump();
+                self.error_here("not supported: bit fields");
+                return Err(Reported);
+            }
             let semantic = if self.eat(":") {
                 Some(self.ident("expected semantic name")?)
             } else {
@@ -976,5 +977,28 @@ impl Parser<'_> {
             declarators,
             span: start.to(self.prev_span),
         })
+    }
+}
+
+/// The object parameter of a member function of struct `owner`: `inout
+/// owner this`.
+fn this_param(owner: &Ident, span: Span) -> Param {
+    Param {
+        direction: ParamDirection::InOut,
+        modifiers: Vec::new(),
+        ty: TypeExpr {
+            name: owner.clone(),
+            args: Vec::new(),
+            modifiers: Vec::new(),
+            span,
+        },
+        name: Ident {
+            name: "this".to_string(),
+            span,
+        },
+        array_dims: Vec::new(),
+        semantic: None,
+        default: None,
+        span,
     }
 }

@@ -608,6 +608,38 @@ fn cbuffer_packoffset() {
     assert_eq!(out[1], [f(1.5), f(40.0), f(9.0)]);
 }
 
+/// Member functions declared in the struct and defined after it
+/// (`uint S::f() {…}`), a static one called as `S::f()`, through an
+/// object and from a sibling.
+#[test]
+fn member_functions_defined_outside_the_struct() {
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+        struct Counter {\n\
+            uint n;\n\
+            void add(uint v);\n\
+            uint get();\n\
+            static uint scale();\n\
+        };\n\
+        void Counter::add(uint v) { n += v * scale(); }\n\
+        uint Counter::get() { return n; }\n\
+        uint Counter::scale() { return 3; }\n\
+        [numthreads(4, 1, 1)]\n\
+        void main(uint gi : SV_GroupIndex) {\n\
+            Counter c;\n\
+            c.n = 1;\n\
+            c.add(gi);\n\
+            Out[gi] = c.get() * 10 + Counter::scale() + c.scale();\n\
+        }\n";
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 4])],
+        4,
+    );
+    // n = 1 + 3 gi; then 10 n + 3 + 3.
+    assert_eq!(out[0], [16, 46, 76, 106]);
+}
+
 /// `sizeof` gives a type's bytes as buffers lay it out, as a constant.
 #[test]
 fn sizeof_types() {
