@@ -415,6 +415,20 @@ impl Sema<'_> {
         rhs: &ast::Expr,
         span: Span,
     ) -> Option<TExpr> {
+        if op.is_none() {
+            if let Some(result) = self.assign_resource_member(lhs, rhs, span) {
+                return result;
+            }
+            // `t = s;` of a struct with resource members copies what its
+            // members name too.
+            if let ast::ExprKind::Ident(target) = &lhs.kind
+                && let Some(local) = self.lookup_local(&target.name)
+                && let Some(ty) = self.fcx.as_ref().map(|f| f.locals[local.index()].ty)
+                && self.has_resource_members(ty)
+            {
+                self.copy_resource_members(ty, &target.name, rhs);
+            }
+        }
         let target = self.lower_expr(lhs);
         let value = self.lower_value(rhs);
         let target = target?;

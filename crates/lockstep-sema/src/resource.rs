@@ -73,6 +73,18 @@ impl Sema<'_> {
         {
             return self.resource_element(e);
         }
+        if let ast::ExprKind::Member { .. } = &e.kind
+            && let Some(key) = self.local_member_key(e)
+        {
+            let found = self.lookup_resource_alias(&key);
+            if found.is_none() {
+                self.error(
+                    e.span,
+                    format!("resource member '{key}' is used before a resource is assigned to it"),
+                );
+            }
+            return found;
+        }
         if matches!(
             e.kind,
             ast::ExprKind::Member { .. } | ast::ExprKind::Index { .. }
@@ -92,6 +104,96 @@ impl Sema<'_> {
             Some(GlobalSym::Resource(info)) => Some(*info),
             _ => None,
         }
+    }
+
+    /// `s.inner.Buf` where `s` is a local (or parameter) of a struct with
+    /// resource members and the path names one of them: the path, the key
+    /// its resource is recorded under in the resource scopes.
+    pub(crate) fn local_member_key(&self, e: &ast::Expr) -> Option<String> {
+        let mut members = Vec::new();
+        let mut at = e;
+        while let ast::ExprKind::Member { base, member } = &at.kind {
+            members.push(member.name.as_str());
+            at = base;
+        }
+        let ast::ExprKind::Ident(root) = &at.kind else {
+            return None;
+        };
+        let local = self.lookup_local(&root.name)?;
+        let ty = self.fcx.as_ref()?.locals[local.index()].ty;
+        members.reverse();
+        let path = members.join(".");
+        self.struct_resources
+            .get(&ty)?
+            .iter()
+            .any(|(p, _, _)| *p == path)
+            .then(|| format!("{}.{path}", root.name))
+    }
+
+    /// The resource member `path` of the struct value `e` names: a local's
+    /// (from its assignments) or a global's.
+    pub(crate) fn member_resource_of(&mut self, e: &ast::Expr, path: &str) -> Option<ResourceInfo> {
+        let mut member = e.clone();
+        for part in path.split('.') {
+            member = ast::Expr {
+                span: e.span,
+                kind: ast::ExprKind::Member {
+                    base: Box::new(member),
+                    member: ast::Ident {
+                        name: part.to_string(),
+                        span: e.span,
+                    },
+                },
+            };
+        }
+        if let Some(key) = self.local_member_key(&member) {
+            return self.lookup_resource_alias(&key);
+        }
+        self.struct_member_resource(&member)
+    }
+
+    /// `S t = s;` and `t = s;` with `S` a struct with resource members: `t`'s
+    /// members name the resources `s`'s do, where `s` names them.
+    pub(crate) fn copy_resource_members(
+        &mut self,
+        ty: ir::TypeId,
+        target: &str,
+        source: &ast::Expr,
+    ) {
+        let Some(members) = self.struct_resources.get(&ty).cloned() else {
+            return;
+        };
+        for (path, _, _) in members {
+            if let Some(info) = self.member_resource_of(source, &path)
+                && let Some(scope) = self.fcx.as_mut().and_then(|f| f.resource_scopes.last_mut())
+            {
+                scope.insert(format!("{target}.{path}"), info);
+            }
+        }
+    }
+
+    /// `s.Buf = gBuf;` for a local `s` of a struct with resource members:
+    /// from here on (in this block), `s.Buf` names `gBuf`. `None` when
+    /// `lhs` is no such member.
+    pub(crate) fn assign_resource_member(
+        &mut self,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+        span: Span,
+    ) -> Option<Option<TExpr>> {
+        let key = self.local_member_key(lhs)?;
+        let Some(info) = self.resource_of(rhs) else {
+            self.error(
+                rhs.span,
+                format!("'{key}' is a resource: assign it a resource"),
+            );
+            return Some(None);
+        };
+        if let Some(scope) = self.fcx.as_mut().and_then(|f| f.resource_scopes.last_mut()) {
+            scope.insert(key, info);
+        }
+        let void = self.void();
+        Some(Some(TExpr::new(ExprKind::Const(Vec::new()), void, span)))
     }
 
     /// `a.Buf`, `arr[1].inner.Buf`: a resource member of a global struct

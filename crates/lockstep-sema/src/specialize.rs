@@ -14,8 +14,16 @@ impl<'a> Sema<'a> {
     /// Whether a parameter of `f` has a resource type.
     pub(crate) fn has_resource_params(&mut self, f: &ast::FunctionDecl) -> bool {
         f.params.iter().any(|p| {
-            resource_kind_name(&p.ty.name.name)
-                && matches!(self.resolve_type(&p.ty), Some(Resolved::Resource(..)))
+            if resource_kind_name(&p.ty.name.name) {
+                return matches!(self.resolve_type(&p.ty), Some(Resolved::Resource(..)));
+            }
+            // A struct with resource members: its resources are fixed per
+            // call as well.
+            p.array_dims.is_empty()
+                && self
+                    .named_types
+                    .get(&p.ty.name.name)
+                    .is_some_and(|&ty| self.has_resource_members(ty))
         })
     }
 
@@ -48,6 +56,30 @@ impl<'a> Sema<'a> {
         let mut key = Vec::new();
         let mut value_args = Vec::new();
         for (p, a) in f.params.iter().zip(args) {
+            if !resource_kind_name(&p.ty.name.name) {
+                // A struct with resource members passes its values, and
+                // fixes its resources for this copy.
+                if let Some(&ty) = self.named_types.get(&p.ty.name.name)
+                    && let Some(members) = self.struct_resources.get(&ty).cloned()
+                {
+                    for (path, _, _) in &members {
+                        let Some(info) = self.member_resource_of(a, path) else {
+                            self.error(
+                                a.span,
+                                format!(
+                                    "parameter '{}' takes a struct whose member '{path}' must name a resource here",
+                                    p.name.name
+                                ),
+                            );
+                            return None;
+                        };
+                        key.push(info.id.0);
+                        resources.insert(format!("{}.{path}", p.name.name), info);
+                    }
+                }
+                value_args.push(a.clone());
+                continue;
+            }
             let Some(Resolved::Resource(kind, element)) = self.resolve_type(&p.ty) else {
                 value_args.push(a.clone());
                 continue;
@@ -113,6 +145,19 @@ impl<'a> Sema<'a> {
             .iter()
             .filter(|p| !resources.contains_key(&p.name.name))
         {
+            if self
+                .named_types
+                .get(&p.ty.name.name)
+                .is_some_and(|&ty| self.has_resource_members(ty))
+            {
+                let ty = self.named_types[&p.ty.name.name];
+                params.push(ParamSig {
+                    ty,
+                    dir: crate::func::direction(p.direction),
+                    default: p.default.as_ref(),
+                });
+                continue;
+            }
             let ty = self
                 .resolve_value_type(&p.ty)
                 .and_then(|t| self.apply_dims(t, &p.array_dims, None, p.span))?;

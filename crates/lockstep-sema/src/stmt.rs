@@ -176,16 +176,21 @@ impl Sema<'_> {
             quiet(self, &mut v.declarators.iter());
             return;
         }
-        if self.has_resource_members(base) {
-            let shown = self.show(base);
-            self.error(
-                v.ty.span,
-                format!("not supported: local variables of '{shown}', a struct with resource members (global ones work)"),
-            );
-            quiet(self, &mut v.declarators.iter());
-            return;
-        }
+        let resource_members = self.has_resource_members(base);
         for d in &v.declarators {
+            if resource_members {
+                if !d.array_dims.is_empty() {
+                    self.error(
+                        d.span,
+                        "not supported: local arrays of structs with resource members",
+                    );
+                    continue;
+                }
+                // `S t = s;` names the resources `s` names.
+                if let Some(ast::Initializer::Expr(init)) = &d.init {
+                    self.copy_resource_members(base, &d.name.name, init);
+                }
+            }
             let Some((ty, value)) = self.declarator_value(base, d) else {
                 quiet(self, &mut std::iter::once(d));
                 continue;

@@ -261,19 +261,56 @@ fn resources_as_struct_members() {
     // in member order, leaving u0 to a.inner.Out.
     assert_eq!(out[3], [2, 4, 6, 8]);
     assert_eq!(out[7], [15, 25, 35, 45]);
+}
+
+/// Local structs with resource members name the resources assigned to
+/// them (from there on), copies name the same ones, and a function taking
+/// such a struct is compiled for the resources of each call.
+#[test]
+fn local_structs_with_resource_members() {
+    let source = "struct Ctx { RWStructuredBuffer<uint> Out; StructuredBuffer<uint> In; uint base; };\n\
+        RWStructuredBuffer<uint> A : register(u0);\n\
+        RWStructuredBuffer<uint> B : register(u1);\n\
+        StructuredBuffer<uint> Src : register(t0);\n\
+        void put(Ctx c, uint i) { c.Out[c.base + i] = c.In[i] + 1; }\n\
+        [numthreads(4, 1, 1)]\n\
+        void main(uint gi : SV_GroupIndex) {\n\
+            Ctx c;\n\
+            c.In = Src;\n\
+            c.base = 0;\n\
+            c.Out = A;\n\
+            put(c, gi);\n\
+            Ctx d = c;\n\
+            d.Out = B;\n\
+            d.base = 4;\n\
+            put(d, gi);\n\
+            c.Out[gi] += 100;\n\
+        }\n";
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[
+            buf("A", Kind::RwStructuredBuffer, 0, vec![0; 4]),
+            buf("B", Kind::RwStructuredBuffer, 1, vec![0; 8]),
+            buf("Src", Kind::StructuredBuffer, 0, vec![10, 20, 30, 40]),
+        ],
+        4,
+    );
+    assert_eq!(out[0], [111, 121, 131, 141]);
+    assert_eq!(out[1], [0, 0, 0, 0, 11, 21, 31, 41]);
     let text = diagnostics(
         "struct S { RWBuffer<uint> B; };\n\
-         void f(S s) {}\n\
+         RWStructuredBuffer<uint> Out;\n\
          [numthreads(1, 1, 1)]\n\
-         void main() { S local; }\n",
+         void main() { S s; Out[0] = s.B[0]; s.B = 3; }\n",
         &CompileOptions::default(),
     );
     assert!(
-        text.contains("not supported: local variables of 'S', a struct with resource members"),
+        text.contains("resource member 's.B' is used before a resource is assigned to it"),
         "{text}"
     );
     assert!(
-        text.contains("not supported: parameters of 'S', a struct with resource members"),
+        text.contains("'s.B' is a resource: assign it a resource"),
         "{text}"
     );
 }
