@@ -40,6 +40,8 @@ pub struct Program {
     pub(crate) inputs: Vec<Input>,
     /// The group size from the entry point's `[numthreads]` or `[numWaves]`.
     pub group: lockstep_ir::GroupShape,
+    /// Which threads of a group make a quad.
+    pub quads: lockstep_ir::QuadLayout,
     /// Bytes of `groupshared` memory each group needs.
     pub groupshared_bytes: u32,
     /// Bytes per element of each resource (its stride), by resource id.
@@ -187,6 +189,7 @@ impl Program {
             reg_count: c.max_reg,
             inputs,
             group: entry.group,
+            quads: entry.quads,
             groupshared_bytes,
             element_strides,
             resource_names,

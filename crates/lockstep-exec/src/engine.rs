@@ -8,7 +8,7 @@
 //! re-enables exactly the lanes that entered the construct and are not
 //! parked by an enclosing one.
 
-use lockstep_ir::{AtomicOp, ResourceQuery, ScalarType, SystemValue, WaveOp};
+use lockstep_ir::{AtomicOp, QuadLayout, ResourceQuery, ScalarType, SystemValue, WaveOp};
 use lockstep_wave::{self as wave, Arith, Lane, Mask};
 
 mod checked;
@@ -109,9 +109,9 @@ pub(crate) struct Context<'a> {
     pub group_count: [u32; 3],
     /// The group's extent in x, y, z at this wave size.
     pub group_extent: [u32; 3],
-    /// SV_GroupThreadID's x, y and z for every thread of a group, by
+    /// SV_GroupThreadID's x, y and z for every lane of a group, and its
     /// SV_GroupIndex: [`group_thread_ids`].
-    pub thread_ids: [Vec<u32>; 3],
+    pub thread_ids: [Vec<u32>; 4],
     /// Checked mode: where findings go.
     pub findings: Option<&'a Findings>,
     pub order: ReductionOrder,
@@ -332,17 +332,47 @@ fn rounds(
     }
 }
 
-/// SV_GroupThreadID's x, y and z components for the first `threads`
-/// values of SV_GroupIndex in a group of `extent` (x fastest; a partial last
-/// wave's missing lanes continue the count).
-pub(crate) fn group_thread_ids(extent: [u32; 3], threads: usize) -> [Vec<u32>; 3] {
-    let [x, y, _] = extent.map(|d| Ord::max(d, 1));
-    let index = 0..threads as u32;
-    [
-        index.clone().map(|gi| gi % x).collect(),
-        index.clone().map(|gi| (gi / x) % y).collect(),
-        index.map(|gi| gi / (x * y)).collect(),
-    ]
+/// SV_GroupThreadID's x, y and z components and SV_GroupIndex for the
+/// first `threads` lanes of a group of `extent`, the group's lanes in
+/// order. Linear quads: lane `l` is group index `l` (x fastest). Blocks:
+/// lanes `4q..4q + 4` are the 2×2 block `q` of the x-y plane, blocks in
+/// row-major order (see [`QuadLayout::Blocks`]). A partial last wave's
+/// missing lanes continue the count.
+pub(crate) fn group_thread_ids(
+    extent: [u32; 3],
+    threads: usize,
+    quads: QuadLayout,
+) -> [Vec<u32>; 4] {
+    let [x, y, z] = extent.map(|d| Ord::max(d, 1));
+    let size = x * y * z;
+    let blocks = quads == QuadLayout::Blocks && x % 2 == 0 && y % 2 == 0;
+    let id = |lane: u32| -> [u32; 3] {
+        if blocks && lane < size {
+            let (quad, corner) = (lane / 4, lane % 4);
+            let (across, per_slice) = (x / 2, x * y / 4);
+            let (slice, within) = (quad / per_slice, quad % per_slice);
+            [
+                2 * (within % across) + (corner & 1),
+                2 * (within / across) + (corner >> 1),
+                slice,
+            ]
+        } else {
+            [lane % x, (lane / x) % y, lane / (x * y)]
+        }
+    };
+    let mut out: [Vec<u32>; 4] = std::array::from_fn(|_| Vec::with_capacity(threads));
+    for lane in 0..threads as u32 {
+        let [tx, ty, tz] = id(lane);
+        let index = if lane < size {
+            tx + ty * x + tz * x * y
+        } else {
+            lane
+        };
+        for (v, c) in out.iter_mut().zip([tx, ty, tz, index]) {
+            v.push(c);
+        }
+    }
+    out
 }
 
 fn full_mask(n: usize) -> Mask {
@@ -438,10 +468,11 @@ impl Wave {
             for &(k, reg) in regs {
                 let k = k.min(2);
                 let all = &ctx.thread_ids[k];
+                let indices = &ctx.thread_ids[3];
                 let fill = SvFill {
                     sv: *sv,
                     k,
-                    first,
+                    indices: &indices[first.min(indices.len())..(first + w).min(indices.len())],
                     ids: &all[first.min(all.len())..(first + w).min(all.len())],
                     extent: ctx.group_extent[k],
                     group_ids,
@@ -1761,8 +1792,8 @@ struct SvFill<'a> {
     sv: SystemValue,
     /// The component.
     k: usize,
-    /// The wave's first group index.
-    first: usize,
+    /// The SV_GroupIndex of the wave's lanes.
+    indices: &'a [u32],
     /// The component of the group thread ids of the wave's lanes (fewer
     /// than a wave when the group ends inside it).
     ids: &'a [u32],
@@ -1779,8 +1810,8 @@ impl SvFill<'_> {
         let mut pattern = [0u64; W];
         match self.sv {
             SystemValue::GroupIndex => {
-                for (lane, o) in pattern.iter_mut().enumerate() {
-                    *o = (self.first + lane) as u64;
+                for (o, &index) in pattern.iter_mut().zip(self.indices) {
+                    *o = u64::from(index);
                 }
             }
             SystemValue::GroupThreadId | SystemValue::DispatchThreadId => {
@@ -2995,6 +3026,7 @@ mod tests {
             reg_count: (regs.len() / width) as u32,
             inputs: Vec::new(),
             group: lockstep_ir::GroupShape::Threads([8, 1, 1]),
+            quads: lockstep_ir::QuadLayout::Linear,
             groupshared_bytes: 0,
             element_strides: Vec::new(),
             resource_names: Vec::new(),
@@ -3010,7 +3042,7 @@ mod tests {
             step_budget: 1000,
             group_count: [4, 1, 1],
             group_extent: [8, 1, 1],
-            thread_ids: [Vec::new(), Vec::new(), Vec::new()],
+            thread_ids: [Vec::new(), Vec::new(), Vec::new(), Vec::new()],
             findings: None,
             order: ReductionOrder::default(),
             schedule: Schedule::default(),

@@ -310,6 +310,7 @@ fn run_dispatch(
         thread_ids: engine::group_thread_ids(
             group_extent,
             (program.group.waves(config.wave_size) * u64::from(config.wave_size)) as usize,
+            program.quads,
         ),
         findings,
         order: config.order,

@@ -320,6 +320,23 @@ pub struct EntryPoint {
     /// The system values the parameters receive, in order: one for each
     /// parameter, or one for each field of a struct parameter.
     pub inputs: Vec<EntryInput>,
+    /// Which threads of a group make a quad.
+    pub quads: QuadLayout,
+}
+
+/// Which threads of a compute group make a quad (the four lanes
+/// `4q..4q + 4` of a wave).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum QuadLayout {
+    /// Four consecutive `SV_GroupIndex` values, lanes in group-index order:
+    /// before SM 6.6, and from SM 6.6 for `[numthreads(4k, 1, 1)]`.
+    #[default]
+    Linear,
+    /// SM 6.6 with `numthreads` X and Y both even: each quad is a 2×2 block
+    /// of `SV_GroupThreadID` (quad lane 0 at (x, y), 1 at (x + 1, y), 2 at
+    /// (x, y + 1), 3 at (x + 1, y + 1)); the blocks fill the lanes in
+    /// row-major order (x fastest, then y, then z).
+    Blocks,
 }
 
 /// A system value read by the entry point: into a parameter, or into one

@@ -67,13 +67,56 @@ impl Sema<'_> {
         };
         let inputs = inputs.into_iter().map(|(input, _)| input).collect();
         let function = self.function_id(idx);
+        self.check_derivative_group(group, decl.name.span);
+        // SM 6.6 defines compute quads in group-thread space.
+        let quads = match group {
+            ir::GroupShape::Threads([x, y, _])
+                if self.opts.shader_model >= (6, 6) && x % 2 == 0 && y % 2 == 0 =>
+            {
+                ir::QuadLayout::Blocks
+            }
+            _ => ir::QuadLayout::Linear,
+        };
         self.module.entry = Some(ir::EntryPoint {
             function,
             name,
             group,
             wave_size,
             inputs,
+            quads,
         });
+    }
+
+    /// Derivatives in a compute shader (SM 6.6) need quads: numthreads X
+    /// and Y even, or X a multiple of 4 with Y = Z = 1.
+    fn check_derivative_group(&mut self, group: ir::GroupShape, at: lockstep_syntax::Span) {
+        let ir::GroupShape::Threads([x, y, z]) = group else {
+            return;
+        };
+        if (x % 2 == 0 && y % 2 == 0) || (x % 4 == 0 && y == 1 && z == 1) {
+            return;
+        }
+        let takes_derivatives = |name: &str| {
+            matches!(
+                name,
+                "ddx" | "ddy" | "ddx_coarse" | "ddy_coarse" | "ddx_fine" | "ddy_fine" | "fwidth"
+            ) || ["__lockstep_sample_2d", "__lockstep_sample_bias_"]
+                .iter()
+                .any(|p| name.starts_with(p))
+        };
+        let uses = self
+            .called
+            .keys()
+            .filter_map(|id| self.module.functions.get(id.index()))
+            .any(|f| takes_derivatives(&f.name) && self.opts.shader_model >= (6, 6));
+        if uses {
+            self.error(
+                at,
+                format!(
+                    "this shader takes derivatives (ddx, ddy, fwidth or an implicit-LOD Sample), which need quads: numthreads({x}, {y}, {z}) makes none (X and Y must be even, or X a multiple of 4 with Y = Z = 1)"
+                ),
+            );
+        }
     }
 
     /// No function is called `name`: the error lists the defined functions

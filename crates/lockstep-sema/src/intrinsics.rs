@@ -625,14 +625,10 @@ pub(crate) fn signature(i: &Intrinsic) -> String {
 pub(crate) fn unsupported(name: &str) -> Option<&'static str> {
     const PIXEL: &str = "it belongs to the pixel stage, which Lockstep does not run yet";
     Some(match name {
-        "ddx"
-        | "ddy"
-        | "ddx_coarse"
-        | "ddy_coarse"
-        | "ddx_fine"
-        | "ddy_fine"
-        | "fwidth"
-        | "clip"
+        "ddx" | "ddy" | "ddx_coarse" | "ddy_coarse" | "ddx_fine" | "ddy_fine" | "fwidth" => {
+            "derivatives need a compute shader of shader model 6.6 or later (-T cs_6_6), where they are taken over quads"
+        }
+        "clip"
         | "EvaluateAttributeAtCentroid"
         | "EvaluateAttributeAtSample"
         | "EvaluateAttributeSnapped"

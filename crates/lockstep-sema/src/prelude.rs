@@ -72,7 +72,11 @@ const PER_SHAPE: &[(&str, &str)] = &[
 
 /// HLSL for the prelude functions that `mentioned` says the shader names.
 /// Empty when it names none.
-pub fn source(mentioned: impl Fn(&str) -> bool, sixteen_bit: bool) -> String {
+///
+/// `derivatives`: the shader may take derivatives (a compute shader of SM
+/// 6.6 or later): `ddx` and its kin are written, over the quads, and
+/// `Sample` takes its level of detail from them.
+pub fn source(mentioned: impl Fn(&str) -> bool, sixteen_bit: bool, derivatives: bool) -> String {
     let mut out = String::new();
     let wanted = |names: &[&str]| names.iter().any(|n| mentioned(n));
     let floats = float_types(sixteen_bit);
@@ -181,8 +185,25 @@ pub fn source(mentioned: impl Fn(&str) -> bool, sixteen_bit: bool) -> String {
     if wanted(&["D3DCOLORtoUBYTE4"]) {
         out.push_str("int4 D3DCOLORtoUBYTE4(float4 c) { return (int4)(c.zyxw * 255.002f); }\n");
     }
-    if wanted(&["Sample", "SampleLevel", "SampleBias", "SampleGrad"]) {
-        sampling(&mut out);
+    let derivative_names = [
+        "ddx",
+        "ddy",
+        "ddx_coarse",
+        "ddy_coarse",
+        "ddx_fine",
+        "ddy_fine",
+        "fwidth",
+    ];
+    let samples = wanted(&["Sample", "SampleLevel", "SampleBias", "SampleGrad"]);
+    if derivatives && (wanted(&derivative_names) || samples) {
+        for &s in floats {
+            for t in shapes(s) {
+                derivative_functions(&mut out, &t);
+            }
+        }
+    }
+    if samples {
+        sampling(&mut out, derivatives);
     }
     if wanted(&["determinant"]) {
         determinant(&mut out, floats);
@@ -207,13 +228,50 @@ pub fn source(mentioned: impl Fn(&str) -> bool, sixteen_bit: bool) -> String {
     out
 }
 
+/// The derivatives of `t` values over a compute quad (SM 6.6): quad lane
+/// 0 is at (x, y), 1 at (x + 1, y), 2 at (x, y + 1), 3 at (x + 1, y + 1).
+/// Coarse ones take lane 1 or 2 less lane 0, for the whole quad; fine ones
+/// the difference along the lane's own row or column. `ddx` and `ddy` are
+/// the coarse ones, as DXC compiles them; `fwidth` is `|ddx| + |ddy|`.
+fn derivative_functions(out: &mut String, t: &str) {
+    let _ = write!(
+        out,
+        "{t} ddx_coarse({t} v) {{ return QuadReadLaneAt(v, 1) - QuadReadLaneAt(v, 0); }}\n\
+         {t} ddy_coarse({t} v) {{ return QuadReadLaneAt(v, 2) - QuadReadLaneAt(v, 0); }}\n\
+         {t} ddx({t} v) {{ return ddx_coarse(v); }}\n\
+         {t} ddy({t} v) {{ return ddy_coarse(v); }}\n\
+         {t} ddx_fine({t} v) {{\n\
+         \x20   {t} top = QuadReadLaneAt(v, 1) - QuadReadLaneAt(v, 0);\n\
+         \x20   {t} bottom = QuadReadLaneAt(v, 3) - QuadReadLaneAt(v, 2);\n\
+         \x20   if ((WaveGetLaneIndex() & 2) != 0) top = bottom;\n\
+         \x20   return top;\n\
+         }}\n\
+         {t} ddy_fine({t} v) {{\n\
+         \x20   {t} left = QuadReadLaneAt(v, 2) - QuadReadLaneAt(v, 0);\n\
+         \x20   {t} right = QuadReadLaneAt(v, 3) - QuadReadLaneAt(v, 1);\n\
+         \x20   if ((WaveGetLaneIndex() & 1) != 0) left = right;\n\
+         \x20   return left;\n\
+         }}\n\
+         {t} fwidth({t} v) {{ return abs(ddx(v)) + abs(ddy(v)); }}\n"
+    );
+}
+
 /// Texture sampling (see `crate::sample`), for `Texture2D` and
 /// `Texture2DArray` of every float texel shape. The level of detail picks
 /// the filter (magnification at 0 and below, else minification); texels
 /// come from mip level 0, the only one textures have. Linear filtering
 /// weighs the four texels around `uv * size - 0.5` by their distance in
 /// exact float arithmetic.
-fn sampling(out: &mut String) {
+fn sampling(out: &mut String, derivatives: bool) {
+    // `Sample` and `SampleBias` take their level of detail from the
+    // derivatives where there are any; else they sample level 0.
+    let implicit = |shape: &str, t: &str| {
+        if derivatives {
+            format!("__lockstep_grad_lod_{shape}_{t}(t, ddx(uv.xy), ddy(uv.xy)) + ")
+        } else {
+            String::new()
+        }
+    };
     out.push_str(
         "int __lockstep_address(int i, int n, uint mode) {\n\
          \x20   if (mode == 1) return ((i % n) + n) % n;\n\
@@ -276,13 +334,18 @@ fn sampling(out: &mut String) {
                  }}\n"
             );
             // The methods, with and without their offset.
+            let implicit = implicit(shape, &t);
             for (method, params, lod) in [
-                ("sample", "", "s.__lockstep_lod_bias"),
+                (
+                    "sample",
+                    "",
+                    format!("{implicit}s.__lockstep_lod_bias").as_str(),
+                ),
                 ("sample_level", ", float lod", "lod"),
                 (
                     "sample_bias",
                     ", float bias",
-                    "bias + s.__lockstep_lod_bias",
+                    format!("{implicit}bias + s.__lockstep_lod_bias").as_str(),
                 ),
                 (
                     "sample_grad",

@@ -27,6 +27,9 @@ pub struct ShaderInfo {
     pub waves_per_group: Option<u64>,
     /// Threads in one group at that wave size; `None` when the device cannot run the shader.
     pub threads_per_group: Option<u64>,
+    /// Which threads make a quad: `linear` (four consecutive group
+    /// indices) or `2x2 blocks` (SM 6.6, numthreads X and Y even).
+    pub quads: String,
     /// Bytes of `groupshared` memory one group uses.
     pub groupshared_bytes: u32,
     /// The lowest shader model with every feature the shader uses.
@@ -88,6 +91,14 @@ pub fn info(shader: &Shader, device: &Device) -> ShaderInfo {
         wave_size_error: error,
         waves_per_group: per_group(GroupShape::waves),
         threads_per_group: per_group(GroupShape::threads),
+        quads: match shader.program.quads {
+            lockstep_ir::QuadLayout::Linear => {
+                "linear: four consecutive SV_GroupIndex values".to_string()
+            }
+            lockstep_ir::QuadLayout::Blocks => {
+                "2x2 blocks of SV_GroupThreadID.xy (SM 6.6), as four adjacent lanes".to_string()
+            }
+        },
         groupshared_bytes: shader.program.groupshared_bytes,
         shader_model: format!("{major}.{minor}"),
         bindings: module
@@ -132,6 +143,7 @@ impl ShaderInfo {
                 format!("{}, {}", plural(w, "wave"), plural(t, "thread")),
             );
         }
+        line("quads", self.quads.clone());
         line("groupshared", format!("{} bytes", self.groupshared_bytes));
         line(
             "shader model",

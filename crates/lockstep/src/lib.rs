@@ -90,6 +90,7 @@ fn add_prelude(
     map: &mut SourceMap,
     pp: &PreprocessOptions,
     sixteen_bit: bool,
+    derivatives: bool,
     diags: &mut Diagnostics,
 ) {
     // A function the shader defines itself takes the name: it is not
@@ -116,7 +117,7 @@ fn add_prelude(
                 })
             })
     };
-    let text = lockstep_sema::prelude::source(mentioned, sixteen_bit);
+    let text = lockstep_sema::prelude::source(mentioned, sixteen_bit, derivatives);
     if text.is_empty() {
         return;
     }
@@ -266,7 +267,16 @@ pub fn compile(
     if diags.has_errors() {
         return Err(fail(map, diags));
     }
-    add_prelude(&mut tu, &mut map, &pp, opts.enable_16bit_types, &mut diags);
+    // Compute shaders take derivatives over quads from SM 6.6.
+    let derivatives = opts.shader_model >= (6, 6);
+    add_prelude(
+        &mut tu,
+        &mut map,
+        &pp,
+        opts.enable_16bit_types,
+        derivatives,
+        &mut diags,
+    );
     if diags.has_errors() {
         return Err(fail(map, diags));
     }

@@ -700,3 +700,80 @@ fn counters_append_and_consume() {
     assert_eq!(out[2], [5, 6, 7, 8]);
     assert_eq!(out[3], [u32::MAX, u32::MAX - 1, u32::MAX - 2, u32::MAX - 3]);
 }
+
+/// From SM 6.6, a compute group whose numthreads X and Y are even makes
+/// quads of 2×2 blocks of SV_GroupThreadID, four adjacent lanes each:
+/// the quad reads and the derivatives see the x and y neighbours, at every
+/// wave size. Below SM 6.6 quads are four consecutive group indices.
+#[test]
+fn sm66_compute_quads_are_2x2_blocks() {
+    let source = "RWStructuredBuffer<float> Out : register(u0);\n\
+        [numthreads(4, 4, 1)]\n\
+        void main(uint3 id : SV_GroupThreadID, uint gi : SV_GroupIndex) {\n\
+            float v = id.x + 10 * id.y;\n\
+            float w = id.x * id.y;\n\
+            uint o = gi * 8;\n\
+            Out[o + 0] = QuadReadAcrossX(v);\n\
+            Out[o + 1] = QuadReadAcrossY(v);\n\
+            Out[o + 2] = QuadReadAcrossDiagonal(v);\n\
+            Out[o + 3] = ddx(v) + 100 * ddy(v);\n\
+            Out[o + 4] = ddx_coarse(w);\n\
+            Out[o + 5] = ddx_fine(w);\n\
+            Out[o + 6] = ddy_coarse(w);\n\
+            Out[o + 7] = ddy_fine(w);\n\
+        }\n";
+    let sm66 = CompileOptions {
+        shader_model: (6, 6),
+        ..CompileOptions::default()
+    };
+    let shader = crate::harness::compile(source, &sm66);
+    let bufs = [buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 128])];
+    let mut expected = Vec::new();
+    for y in 0..4u32 {
+        for x in 0..4u32 {
+            let v = |x: u32, y: u32| (x + 10 * y) as f32;
+            let (x0, y0) = (x & !1, y & !1);
+            expected.extend([
+                v(x ^ 1, y),
+                v(x, y ^ 1),
+                v(x ^ 1, y ^ 1),
+                1.0 + 100.0 * 10.0,
+                // x·y along x: y0 over the quad's top row; y on its own row.
+                y0 as f32,
+                y as f32,
+                // Along y: x0 in the left column; x in its own column.
+                x0 as f32,
+                x as f32,
+            ]);
+        }
+    }
+    let expected: Vec<u32> = expected.iter().map(|f| f.to_bits()).collect();
+    for wave_size in [4, 8, 16] {
+        let out = crate::harness::run_compiled(&shader, [1, 1, 1], &bufs, wave_size);
+        assert_eq!(out[0], expected, "wave size {wave_size}");
+    }
+    // SM 6.5: a quad is four consecutive group indices, one row of four.
+    let source = "RWStructuredBuffer<float> Out : register(u0);\n\
+        [numthreads(4, 4, 1)]\n\
+        void main(uint3 id : SV_GroupThreadID, uint gi : SV_GroupIndex) {\n\
+            Out[gi] = QuadReadAcrossY(id.x + 10.0 * id.y);\n\
+        }\n";
+    let sm65 = CompileOptions {
+        shader_model: (6, 5),
+        ..CompileOptions::default()
+    };
+    let shader = crate::harness::compile(source, &sm65);
+    let out = crate::harness::run_compiled(&shader, [1, 1, 1], &bufs, 4);
+    let linear: Vec<u32> = (0..16u32)
+        .map(|gi| (((gi % 4) ^ 2) as f32 + 10.0 * (gi / 4) as f32).to_bits())
+        .collect();
+    assert_eq!(out[0][..16], linear);
+    let text = crate::harness::diagnostics(
+        "RWStructuredBuffer<float> Out;\n[numthreads(4, 1, 1)]\nvoid main() { Out[0] = ddx(1.0); }\n",
+        &sm65,
+    );
+    assert!(
+        text.contains("derivatives need a compute shader of shader model 6.6 or later"),
+        "{text}"
+    );
+}

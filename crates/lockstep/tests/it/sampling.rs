@@ -6,9 +6,14 @@ use lockstep::{CompileOptions, RunOptions};
 
 use crate::harness::{compile, diagnostics};
 
-/// Runs `source` over `yaml` and returns the `Out` buffer as floats.
-fn run_floats(source: &str, yaml: &str) -> Vec<f32> {
-    let shader = compile(source, &CompileOptions::default());
+/// Runs `source`, compiled for shader model 6.`minor`, over `yaml` and
+/// returns the `Out` buffer as floats.
+fn run_floats_sm(source: &str, yaml: &str, minor: u32) -> Vec<f32> {
+    let opts = CompileOptions {
+        shader_model: (6, minor),
+        ..CompileOptions::default()
+    };
+    let shader = compile(source, &opts);
     let pipeline = lockstep::pipeline::parse(yaml).unwrap_or_else(|e| panic!("{e}"));
     let opts = RunOptions {
         wave_size: 4,
@@ -22,6 +27,12 @@ fn run_floats(source: &str, yaml: &str) -> Vec<f32> {
         .chunks(4)
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect()
+}
+
+/// Runs `source` as a shader model 6.5 compute shader: no derivatives, so
+/// `Sample` is the level-0 rule.
+fn run_floats(source: &str, yaml: &str) -> Vec<f32> {
+    run_floats_sm(source, yaml, 5)
 }
 
 /// The 2×2 texture [[0, 10], [20, 30]] (x fastest) and four samplers.
@@ -203,4 +214,43 @@ DescriptorSets:
     // Slice 1 is [(10, 11), (14, 15)]: its centre is their mean. At
     // x = 0.75 · 2 − 0.5 = 1, texel 1 of slice 0 alone. z = 7 clamps to 1.
     assert_eq!(out, [12.0, 13.0, 4.0, 5.0, 12.0, 13.0]);
+}
+
+/// From SM 6.6, `Sample` in a compute shader takes its level of detail from
+/// the derivatives of the coordinates over each 2×2 quad: steps of 2 in uv
+/// are 4 texels (LOD 2, the nearest filter), steps of 1/100 magnify.
+#[test]
+fn sm66_sample_takes_the_level_from_the_quad() {
+    let source = "Texture2D<float> Tex : register(t0);\n\
+        SamplerState LinearClamp : register(s0);\n\
+        SamplerState PointWrap : register(s1);\n\
+        SamplerState PointBorder : register(s2);\n\
+        SamplerState Mixed : register(s3);\n\
+        RWStructuredBuffer<float> Out : register(u0);\n\
+        [numthreads(2, 2, 1)]\n\
+        void main(uint2 id : SV_GroupThreadID, uint gi : SV_GroupIndex) {\n\
+            if (gi == 0) {\n\
+                Out[0] = 0;\n\
+            }\n\
+            float far = Tex.Sample(Mixed, 0.5 + id * 2.0);\n\
+            float near = Tex.Sample(Mixed, 0.5 + id * 0.01);\n\
+            if (gi == 0) {\n\
+                Out[0] = far;\n\
+                Out[1] = near;\n\
+                Out[2] = fwidth(id.x * 3.0 + id.y);\n\
+            }\n\
+        }\n";
+    let out = run_floats_sm(source, PIPELINE, 6);
+    // At (0.5, 0.5): the nearest texel (1, 1), or the four weighed alike;
+    // fwidth is |3| + |1|.
+    assert_eq!(out[..3], [30.0, 15.0, 4.0]);
+    let text = diagnostics(
+        "Texture2D<float> T;\nSamplerState S;\nRWStructuredBuffer<float> Out;\n\
+         [numthreads(3, 1, 1)]\nvoid main() { Out[0] = T.Sample(S, float2(0, 0)); }\n",
+        &CompileOptions::default(),
+    );
+    assert!(
+        text.contains("numthreads(3, 1, 1) makes none (X and Y must be even, or X a multiple of 4 with Y = Z = 1)"),
+        "{text}"
+    );
 }

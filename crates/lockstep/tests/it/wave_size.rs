@@ -54,10 +54,18 @@ void main(uint gi : SV_GroupIndex, uint3 gid : SV_GroupID)
             let mut seen = vec![false; count as usize];
             for t in 0..threads * 2 {
                 let gi = (t % threads) as u32;
+                // Shader model 6.10: an 8×8 group's quads are 2×2 blocks,
+                // four adjacent lanes each, blocks in row-major order.
+                let lane = if x % 2 == 0 && y % 2 == 0 {
+                    let (tx, ty) = (gi % x, gi / x);
+                    4 * ((ty / 2) * (x / 2) + tx / 2) + (tx & 1) + 2 * (ty & 1)
+                } else {
+                    gi
+                };
                 let got = &out[0][t * 4..t * 4 + 4];
                 assert_eq!(
                     got,
-                    [gi / w, count, 1, gi % w],
+                    [lane / w, count, 1, lane % w],
                     "group {x}x{y}x{z}, wave size {w}, thread {t}"
                 );
                 seen[got[0] as usize] = true;
@@ -447,6 +455,7 @@ fn info_reports_the_choice() {
         wave size range   [WaveSize(16, 64)]
         wave size         32 (the device's preferred wave size, within [WaveSize(16, 64)])
         per group         4 waves, 128 threads
+        quads             linear: four consecutive SV_GroupIndex values
         groupshared       16 bytes
         shader model      6.10 or later (cs_6_10)
         bindings          RWStructuredBuffer Out: u0, space0 (implicit)
