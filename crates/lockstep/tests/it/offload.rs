@@ -763,6 +763,7 @@ fn corpus_holds_at_every_wave_size() {
             let want = match name.as_str() {
                 "filecheck_output.test"
                 | "filecheck_floats.test"
+                | "resource_array.test"
                 | "requires_vulkan.test"
                 | "unsupported_group_order.test" => "SKIP",
                 "xfail_vector_and.test" => "XFAIL",
