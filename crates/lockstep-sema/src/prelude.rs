@@ -194,7 +194,17 @@ pub fn source(mentioned: impl Fn(&str) -> bool, sixteen_bit: bool, derivatives: 
         "ddy_fine",
         "fwidth",
     ];
-    let samples = wanted(&["Sample", "SampleLevel", "SampleBias", "SampleGrad"]);
+    let samples = wanted(&[
+        "Sample",
+        "SampleLevel",
+        "SampleBias",
+        "SampleGrad",
+        "Gather",
+        "GatherRed",
+        "GatherGreen",
+        "GatherBlue",
+        "GatherAlpha",
+    ]);
     if derivatives && (wanted(&derivative_names) || samples) {
         for &s in floats {
             for t in shapes(s) {
@@ -362,6 +372,27 @@ fn sampling(out: &mut String, derivatives: bool) {
                      }}\n\
                      {t} __lockstep_{method}_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv{params}) {{\n\
                      \x20   return __lockstep_filter_{shape}_{t}(t, s, uv, {lod}, int2(0, 0));\n\
+                     }}\n"
+                );
+            }
+            // Gather: one component of the four texels linear filtering
+            // would weigh, counterclockwise from (i0, j1): (i0, j1),
+            // (i1, j1), (i1, j0), (i0, j0).
+            for c in ["x", "y", "z", "w"] {
+                let _ = write!(
+                    out,
+                    "float4 __lockstep_gather_{c}_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv, int2 offset) {{\n\
+                     \x20   {size}\n\
+                     \x20   {slice}\n\
+                     \x20   float2 p = uv.xy * float2(w, h) - 0.5f;\n\
+                     \x20   int2 i = int2(floor(p)) + offset;\n\
+                     \x20   return float4(__lockstep_texel_{shape}_{t}(t, s, i.x, i.y + 1, w, h{slice_arg}).{c},\n\
+                     \x20       __lockstep_texel_{shape}_{t}(t, s, i.x + 1, i.y + 1, w, h{slice_arg}).{c},\n\
+                     \x20       __lockstep_texel_{shape}_{t}(t, s, i.x + 1, i.y, w, h{slice_arg}).{c},\n\
+                     \x20       __lockstep_texel_{shape}_{t}(t, s, i.x, i.y, w, h{slice_arg}).{c});\n\
+                     }}\n\
+                     float4 __lockstep_gather_{c}_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv) {{\n\
+                     \x20   return __lockstep_gather_{c}_{shape}_{t}(t, s, uv, int2(0, 0));\n\
                      }}\n"
                 );
             }

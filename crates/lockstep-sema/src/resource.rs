@@ -593,18 +593,16 @@ impl Sema<'_> {
                     "IncrementCounter" | "DecrementCounter" => {
                         format!("'{name}' needs a RWStructuredBuffer, not a '{shown}'")
                     }
-                    "Sample" | "SampleLevel" | "SampleGrad" | "SampleBias" => {
+                    _ if crate::sample::is_sample_method(name) => {
                         format!("'{name}' needs a read-only texture, not a '{shown}'")
                     }
                     "SampleCmp"
                     | "SampleCmpLevelZero"
-                    | "Gather"
-                    | "GatherRed"
-                    | "GatherGreen"
-                    | "GatherBlue"
-                    | "GatherAlpha"
+                    | "SampleCmpLevel"
+                    | "GatherCmp"
+                    | "GatherCmpRed"
                     | "CalculateLevelOfDetail" => format!(
-                        "'{name}' is not supported by Lockstep yet (Sample, SampleLevel, SampleBias and SampleGrad are)"
+                        "'{name}' is not supported by Lockstep yet (Sample, SampleLevel, SampleBias, SampleGrad and Gather are)"
                     ),
                     _ => format!("no member named '{name}' in '{shown}'"),
                 };

@@ -41,7 +41,18 @@ pub enum SamplerField {
 
 /// Whether `name` is a sampling method Lockstep implements.
 pub(crate) fn is_sample_method(name: &str) -> bool {
-    matches!(name, "Sample" | "SampleLevel" | "SampleBias" | "SampleGrad")
+    matches!(
+        name,
+        "Sample"
+            | "SampleLevel"
+            | "SampleBias"
+            | "SampleGrad"
+            | "Gather"
+            | "GatherRed"
+            | "GatherGreen"
+            | "GatherBlue"
+            | "GatherAlpha"
+    )
 }
 
 impl Sema<'_> {
@@ -90,9 +101,9 @@ impl Sema<'_> {
                 return None;
             }
         };
-        let texel = match self.get(info.element) {
-            Type::Scalar(ScalarType::Float32) => "float".to_string(),
-            Type::Vector(ScalarType::Float32, n) => format!("float{n}"),
+        let (texel, components) = match self.get(info.element) {
+            Type::Scalar(ScalarType::Float32) => ("float".to_string(), 1),
+            Type::Vector(ScalarType::Float32, n) => (format!("float{n}"), *n),
             _ => {
                 let shown = self.resource_display(info);
                 self.error(
@@ -107,8 +118,26 @@ impl Sema<'_> {
             "Sample" => ("sample", 2),
             "SampleLevel" => ("sample_level", 3),
             "SampleBias" => ("sample_bias", 3),
-            _ => ("sample_grad", 4),
+            "SampleGrad" => ("sample_grad", 4),
+            "Gather" | "GatherRed" => ("gather_x", 2),
+            "GatherGreen" => ("gather_y", 2),
+            "GatherBlue" => ("gather_z", 2),
+            _ => ("gather_w", 2),
         };
+        let channel = match method {
+            "gather_y" => 2,
+            "gather_z" => 3,
+            "gather_w" => 4,
+            _ => 1,
+        };
+        if channel > components {
+            let shown = self.resource_display(info);
+            self.error(
+                span,
+                format!("'{name}' reads a component that the texels of '{shown}' do not have"),
+            );
+            return None;
+        }
         if args.len() != fixed && args.len() != fixed + 1 {
             let message = if args.len() > fixed + 1 {
                 format!("not supported: the clamp and status arguments of '{name}'")

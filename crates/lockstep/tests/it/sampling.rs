@@ -254,3 +254,44 @@ fn sm66_sample_takes_the_level_from_the_quad() {
         "{text}"
     );
 }
+
+/// `Gather` returns the four texels linear filtering would weigh, from
+/// (i0, j1) counterclockwise, after the sampler's address modes.
+#[test]
+fn gather_returns_the_four_texels() {
+    let source = "Texture2D<float> Tex : register(t0);\n\
+        SamplerState LinearClamp : register(s0);\n\
+        SamplerState PointWrap : register(s1);\n\
+        SamplerState PointBorder : register(s2);\n\
+        SamplerState Mixed : register(s3);\n\
+        RWStructuredBuffer<float4> Out : register(u0);\n\
+        [numthreads(1, 1, 1)]\n\
+        void main() {\n\
+            Out[0] = Tex.Gather(LinearClamp, float2(0.5, 0.5));\n\
+            Out[1] = Tex.GatherRed(PointWrap, float2(0, 0));\n\
+            Out[2] = Tex.Gather(PointBorder, float2(0.5, 0.5), int2(1, 0));\n\
+        }\n";
+    let out = run_floats(source, PIPELINE);
+    assert_eq!(
+        out[..12],
+        [
+            // Texels (0, 1), (1, 1), (1, 0), (0, 0).
+            20.0, 30.0, 10.0, 0.0,
+            // Around (-1, -1), wrapped: (1, 0), (0, 0), (0, 1), (1, 1).
+            10.0, 0.0, 20.0, 30.0,
+            // Moved right by one: the right column is outside, the border.
+            30.0, 1.0, 1.0, 10.0,
+        ]
+    );
+    let text = diagnostics(
+        "Texture2D<float> T;\nSamplerState S;\nRWStructuredBuffer<float4> Out;\n\
+         [numthreads(1, 1, 1)]\nvoid main() { Out[0] = T.GatherGreen(S, float2(0, 0)); }\n",
+        &CompileOptions::default(),
+    );
+    assert!(
+        text.contains(
+            "'GatherGreen' reads a component that the texels of 'Texture2D<float>' do not have"
+        ),
+        "{text}"
+    );
+}
