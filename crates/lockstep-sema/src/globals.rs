@@ -260,19 +260,17 @@ impl<'a> Sema<'a> {
             };
             dims.push(len);
         }
-        let count: u32 = dims.iter().product();
+        let count = dims.iter().try_fold(1u32, |n, &d| n.checked_mul(d));
+        let Some(count) = count.filter(|&n| n <= MAX_RESOURCE_ARRAY) else {
+            self.error(
+                d.span,
+                format!("an array of structs with resource members has at most {MAX_RESOURCE_ARRAY} elements"),
+            );
+            return;
+        };
         let mut next_register = d.register.as_ref().map(|r| r.index);
         for k in 0..count {
-            let mut prefix = d.name.name.clone();
-            let mut rest = k;
-            let mut parts = Vec::with_capacity(dims.len());
-            for &dim in dims.iter().rev() {
-                parts.push(rest % dim);
-                rest /= dim;
-            }
-            for part in parts.iter().rev() {
-                prefix.push_str(&format!("[{part}]"));
-            }
+            let prefix = element_name(&d.name.name, &dims, k);
             for (path, kind, element) in resources {
                 let name = format!("{prefix}.{path}");
                 let register = match (&d.register, next_register) {
@@ -326,16 +324,7 @@ impl<'a> Sema<'a> {
         };
         let first = ir::ResourceId(self.module.resources.len() as u32);
         for k in 0..count {
-            let mut name = d.name.name.clone();
-            let mut rest = k;
-            let mut parts = Vec::with_capacity(dims.len());
-            for &dim in dims.iter().rev() {
-                parts.push(rest % dim);
-                rest /= dim;
-            }
-            for part in parts.iter().rev() {
-                name.push_str(&format!("[{part}]"));
-            }
+            let name = element_name(&d.name.name, &dims, k);
             let register = d.register.clone().map(|mut r| {
                 r.index = r.index.saturating_add(k);
                 r
@@ -682,4 +671,20 @@ fn packoffset_bytes(text: &str) -> Option<u32> {
         Some(_) => return None,
     };
     register.checked_mul(16)?.checked_add(component * 4)
+}
+
+/// The name of element `k` (row-major) of an array `base` of dimensions
+/// `dims`: `a[1][0]`.
+fn element_name(base: &str, dims: &[u32], k: u32) -> String {
+    let mut parts = Vec::with_capacity(dims.len());
+    let mut rest = k;
+    for &dim in dims.iter().rev() {
+        parts.push(rest % dim);
+        rest /= dim;
+    }
+    let mut name = base.to_string();
+    for part in parts.iter().rev() {
+        name.push_str(&format!("[{part}]"));
+    }
+    name
 }
