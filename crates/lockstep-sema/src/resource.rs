@@ -189,6 +189,13 @@ impl Sema<'_> {
             );
             return Some(None);
         };
+        if info.id.0 >= DYNAMIC_RESOURCE_BASE {
+            self.error(
+                rhs.span,
+                "not supported: assigning a resource chosen per lane (an array element with a non-constant index) to a struct member",
+            );
+            return Some(None);
+        }
         if let Some(scope) = self.fcx.as_mut().and_then(|f| f.resource_scopes.last_mut()) {
             scope.insert(key, info);
         }
