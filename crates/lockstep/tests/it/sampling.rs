@@ -35,6 +35,13 @@ fn run_floats(source: &str, yaml: &str) -> Vec<f32> {
     run_floats_sm(source, yaml, 5)
 }
 
+/// The declarations that [`PIPELINE`] binds.
+const HEADER: &str = "Texture2D<float> Tex : register(t0);\n\
+    SamplerState LinearClamp : register(s0);\n\
+    SamplerState PointWrap : register(s1);\n\
+    SamplerState PointBorder : register(s2);\n\
+    SamplerState Mixed : register(s3);\n";
+
 /// The 2×2 texture [[0, 10], [20, 30]] (x fastest) and four samplers.
 const PIPELINE: &str = "\
 Shaders:
@@ -84,12 +91,8 @@ DescriptorSets:
 
 #[test]
 fn filters_addresses_and_levels() {
-    let source = "Texture2D<float> Tex : register(t0);\n\
-        SamplerState LinearClamp : register(s0);\n\
-        SamplerState PointWrap : register(s1);\n\
-        SamplerState PointBorder : register(s2);\n\
-        SamplerState Mixed : register(s3);\n\
-        RWStructuredBuffer<float> Out : register(u0);\n\
+    let source = HEADER.to_string()
+        + "        RWStructuredBuffer<float> Out : register(u0);\n\
         [numthreads(1, 1, 1)]\n\
         void main() {\n\
             Out[0] = Tex.SampleLevel(LinearClamp, float2(0.5, 0.5), 0);\n\
@@ -107,7 +110,7 @@ fn filters_addresses_and_levels() {
             Out[12] = Tex.SampleBias(Mixed, float2(0.5, 0.5), 1.0);\n\
             Out[13] = Tex.SampleLevel(LinearClamp, float2(0.375, 0.5), 0);\n\
         }\n";
-    let out = run_floats(source, PIPELINE);
+    let out = run_floats(&source, PIPELINE);
     let expected = [
         // The centre: the four texels weigh 1/4 each.
         15.0, // Texel (0, 0)'s centre: its value alone.
@@ -221,12 +224,8 @@ DescriptorSets:
 /// are 4 texels (LOD 2, the nearest filter), steps of 1/100 magnify.
 #[test]
 fn sm66_sample_takes_the_level_from_the_quad() {
-    let source = "Texture2D<float> Tex : register(t0);\n\
-        SamplerState LinearClamp : register(s0);\n\
-        SamplerState PointWrap : register(s1);\n\
-        SamplerState PointBorder : register(s2);\n\
-        SamplerState Mixed : register(s3);\n\
-        RWStructuredBuffer<float> Out : register(u0);\n\
+    let source = HEADER.to_string()
+        + "        RWStructuredBuffer<float> Out : register(u0);\n\
         [numthreads(2, 2, 1)]\n\
         void main(uint2 id : SV_GroupThreadID, uint gi : SV_GroupIndex) {\n\
             if (gi == 0) {\n\
@@ -240,7 +239,7 @@ fn sm66_sample_takes_the_level_from_the_quad() {
                 Out[2] = fwidth(id.x * 3.0 + id.y);\n\
             }\n\
         }\n";
-    let out = run_floats_sm(source, PIPELINE, 6);
+    let out = run_floats_sm(&source, PIPELINE, 6);
     // At (0.5, 0.5): the nearest texel (1, 1), or the four weighed alike;
     // fwidth is |3| + |1|.
     assert_eq!(out[..3], [30.0, 15.0, 4.0]);
@@ -259,19 +258,15 @@ fn sm66_sample_takes_the_level_from_the_quad() {
 /// (i0, j1) counterclockwise, after the sampler's address modes.
 #[test]
 fn gather_returns_the_four_texels() {
-    let source = "Texture2D<float> Tex : register(t0);\n\
-        SamplerState LinearClamp : register(s0);\n\
-        SamplerState PointWrap : register(s1);\n\
-        SamplerState PointBorder : register(s2);\n\
-        SamplerState Mixed : register(s3);\n\
-        RWStructuredBuffer<float4> Out : register(u0);\n\
+    let source = HEADER.to_string()
+        + "        RWStructuredBuffer<float4> Out : register(u0);\n\
         [numthreads(1, 1, 1)]\n\
         void main() {\n\
             Out[0] = Tex.Gather(LinearClamp, float2(0.5, 0.5));\n\
             Out[1] = Tex.GatherRed(PointWrap, float2(0, 0));\n\
             Out[2] = Tex.Gather(PointBorder, float2(0.5, 0.5), int2(1, 0));\n\
         }\n";
-    let out = run_floats(source, PIPELINE);
+    let out = run_floats(&source, PIPELINE);
     assert_eq!(
         out[..12],
         [
