@@ -238,7 +238,9 @@ struct RunArgs {
     max_steps: u64,
     /// Write the buffers to this file instead of standard output (`-`).
     /// With `-r NAME`, a file ending in `.bin` gets the buffer's raw
-    /// little-endian bytes.
+    /// little-endian bytes, and one ending in `.png` a texture's first mip
+    /// level as offloader writes render targets (16-bit RGBA, each float
+    /// clamp(floor(v·65536), 0, 65535), top row first).
     #[arg(short = 'o', value_name = "OUT.yaml")]
     output: Option<PathBuf>,
     /// Write only the buffer NAME.
@@ -754,12 +756,16 @@ fn write_buffers(
             let data = contents
                 .get(index)
                 .map_or(pipeline.buffers[index].data.as_slice(), AsRef::as_ref);
-            let binary = args
+            let extension = args
                 .output
                 .as_ref()
-                .is_some_and(|p| p.extension().is_some_and(|e| e == "bin"));
-            if binary {
+                .and_then(|p| p.extension())
+                .and_then(|e| e.to_str());
+            if extension == Some("bin") {
                 data.to_vec()
+            } else if extension == Some("png") {
+                lockstep::texture_png(&pipeline.buffers[index], data)
+                    .map_err(|e| error(format!("-o: {e}")))?
             } else {
                 render_buffer(&pipeline.buffers[index], data, style).into_bytes()
             }

@@ -26,6 +26,7 @@ mod bind;
 mod check;
 mod contents;
 pub mod dxc;
+mod image;
 mod info;
 pub mod offload;
 mod pragma;
@@ -44,6 +45,7 @@ pub use check::{
     check_wave_sizes, run_checked,
 };
 pub use contents::BufferContents;
+pub use image::texture_png;
 pub use info::{BindingInfo, ShaderInfo, info};
 pub use lockstep_exec::{Device, WavePreference, WaveSizeChoice};
 pub use offload::{

@@ -546,3 +546,53 @@ void main() { Img[0] = 1; }
         "buffer 'Img' holds 16 bytes, but its OutputProps give 3 texels of 4 bytes (12 bytes)"
     );
 }
+
+/// A texture as a PNG, as offloader writes render targets: 16-bit RGBA,
+/// each float `clamp(floor(v · 65536), 0, 65535)`, top row first; a
+/// missing alpha is 1.
+#[test]
+fn textures_as_png() {
+    let buffer = lockstep::pipeline::parse(
+        "Buffers:\n  - Name: T\n    Format: Float32\n    Channels: 3\n    \
+         Data: [ 0, 0.5, 1, 2, -1, 0.25, 0.75, 1e-6, nan, 0.1, 0.2, 0.3 ]\n    \
+         OutputProps: { Width: 2, Height: 2, Depth: 1 }\n",
+    )
+    .unwrap()
+    .buffers
+    .remove(0);
+    let png = lockstep::texture_png(&buffer, &buffer.data).unwrap();
+    let decoder = png::Decoder::new(std::io::Cursor::new(png));
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    assert_eq!((info.width, info.height), (2, 2));
+    assert_eq!(info.bit_depth, png::BitDepth::Sixteen);
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    let words: Vec<u16> = pixels
+        .chunks(2)
+        .map(|b| u16::from_be_bytes([b[0], b[1]]))
+        .collect();
+    // 0.5 · 65536 = 32768; 1 and 2 clamp to 65535, -1 to 0; 0.25 · 65536
+    // = 16384; 0.75 → 49152; 1e-6 · 65536 = 0.066 → 0; NaN → 0; 0.1 ·
+    // 65536 = 6553.6 → 6553; 0.2 → 13107; 0.3 → 19660.
+    assert_eq!(
+        words,
+        [
+            0, 32768, 65535, 65535, //
+            65535, 0, 16384, 65535, //
+            49152, 0, 0, 65535, //
+            6553, 13107, 19660, 65535,
+        ]
+    );
+    let int = lockstep::pipeline::parse(
+        "Buffers:\n  - Name: I\n    Format: Int32\n    Data: [ 1 ]\n    OutputProps: { Width: 1, Height: 1, Depth: 1 }\n",
+    )
+    .unwrap()
+    .buffers
+    .remove(0);
+    let e = lockstep::texture_png(&int, &int.data).unwrap_err();
+    assert_eq!(
+        e,
+        "buffer 'I' holds Int32 values: a PNG is written from float texels"
+    );
+}
