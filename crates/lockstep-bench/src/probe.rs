@@ -98,6 +98,7 @@ pub fn pipeline(n: u32) -> Pipeline {
     let zeros = || vec![0; n as usize * 4];
     Pipeline {
         samplers: Vec::new(),
+        graphics: None,
         dispatch: [n / 64, 1, 1],
         entry: None,
         buffers: vec![

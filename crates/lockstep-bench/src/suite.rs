@@ -234,6 +234,7 @@ fn ordered_append(n: u32) -> Case {
     let sum = kept.fold(0u32, |s, &v| s.wrapping_add(v));
     let pipeline = Pipeline {
         samplers: Vec::new(),
+        graphics: None,
         dispatch: [groups(n, 64), 1, 1],
         entry: None,
         buffers: vec![
@@ -272,6 +273,7 @@ fn wave_reduce(n: u32) -> Case {
     let total = input.iter().fold(0u32, |s, &v| s.wrapping_add(v));
     let pipeline = Pipeline {
         samplers: Vec::new(),
+        graphics: None,
         dispatch: [groups(n, 256), 1, 1],
         entry: None,
         buffers: vec![
@@ -314,6 +316,7 @@ fn block_scan(n: u32) -> Case {
     let expected = words(&expected);
     let pipeline = Pipeline {
         samplers: Vec::new(),
+        graphics: None,
         dispatch: [groups(n, 256), 1, 1],
         entry: None,
         buffers: vec![
@@ -366,6 +369,7 @@ fn tile_minmax(texels: u32) -> Case {
     let depth_bytes: Vec<u8> = depth.iter().flat_map(|z| z.to_le_bytes()).collect();
     let pipeline = Pipeline {
         samplers: Vec::new(),
+        graphics: None,
         dispatch: [tiles, tiles, 1],
         entry: None,
         buffers: vec![
@@ -416,6 +420,7 @@ fn divergent_loop(n: u32) -> Case {
     let expected = words(&expected);
     let pipeline = Pipeline {
         samplers: Vec::new(),
+        graphics: None,
         dispatch: [groups(n, 64), 1, 1],
         entry: None,
         buffers: vec![
@@ -453,6 +458,7 @@ fn match_histogram(n: u32) -> Case {
     let expected = words(&bins);
     let pipeline = Pipeline {
         samplers: Vec::new(),
+        graphics: None,
         dispatch: [groups(n, 64), 1, 1],
         entry: None,
         buffers: vec![

@@ -12,6 +12,7 @@ mod check;
 mod data;
 mod error;
 mod format;
+mod graphics;
 mod named;
 mod parse;
 mod read;
@@ -27,6 +28,7 @@ pub use check::{
 pub use data::MAX_BUFFER_BYTES;
 pub use error::{Location, PipelineError};
 pub use format::Format;
+pub use graphics::{GraphicsDesc, Topology, VertexAttribute};
 pub use parse::{MAX_GROUP_COUNT, parse};
 pub use render::{Style, element_strings, render_buffer, render_buffers};
 pub use sampler::{Address, Filter, SamplerDesc};
@@ -46,6 +48,9 @@ pub struct Pipeline {
     pub bindings: Vec<Binding>,
     /// The samplers, in file order.
     pub samplers: Vec<SamplerDesc>,
+    /// A graphics pipeline's vertex input and render target; `None` for
+    /// a compute dispatch.
+    pub graphics: Option<GraphicsDesc>,
 }
 
 impl Pipeline {

@@ -52,13 +52,10 @@ const VULKAN_KEYS: &[&str] = &["Binding", "Set", "CounterBinding"];
 pub fn parse(text: &str) -> Result<Pipeline, PipelineError> {
     let root = yaml::parse_document(text)?;
     let top = Fields::new(&root, Path::default(), DOCUMENT_KEYS)?;
-    if let Some(node) = top.get("Bindings") {
-        return Err(Path::default().key("Bindings").error(
-            node.at,
-            "graphics pipelines are not supported yet: Lockstep runs compute shaders",
-        ));
-    }
-    let shader = compute_shader(&top)?;
+    let stages = shaders(&top)?;
+    let shader = stages.compute;
+    let graphics_stages = stages.vertex.is_some() || stages.pixel.is_some();
+    let vertex_count = vertex_count(&top, graphics_stages)?;
     let dispatch = dispatch_size(&top, shader.as_ref())?;
     let buffers = match top.get_with_path("Buffers") {
         Some((node, path)) => read::items(node, &path)?
@@ -89,6 +86,31 @@ pub fn parse(text: &str) -> Result<Pipeline, PipelineError> {
         Some((node, path)) => bindings(node, &path, &buffers, &samplers)?,
         None => Vec::new(),
     };
+    let graphics = match (top.get_with_path("Bindings"), graphics_stages) {
+        (Some((node, path)), true) => Some(crate::graphics::graphics(
+            node,
+            &path,
+            &buffers,
+            (
+                stages.vertex.and_then(|s| s.entry),
+                stages.pixel.and_then(|s| s.entry),
+            ),
+            vertex_count,
+        )?),
+        (Some((node, path)), false) => {
+            return Err(path.error(
+                node.at,
+                "Bindings belong to graphics pipelines, but Shaders has no Vertex and Pixel shader",
+            ));
+        }
+        (None, true) => {
+            return Err(Path::default().key("Shaders").error(
+                top.at,
+                "a graphics pipeline (Vertex and Pixel shaders) needs Bindings: VertexBuffer, VertexAttributes and RenderTarget",
+            ));
+        }
+        (None, false) => None,
+    };
     let results = match top.get_with_path("Results") {
         Some((node, path)) => read::items(node, &path)?
             .iter()
@@ -103,6 +125,7 @@ pub fn parse(text: &str) -> Result<Pipeline, PipelineError> {
         results,
         bindings,
         samplers,
+        graphics,
     })
 }
 
@@ -132,26 +155,24 @@ struct Shader {
     dispatch_size: Option<(Location, [u32; 3])>,
 }
 
-/// The compute shader of `Shaders`. A vertex or pixel shader is an error
-/// at its `Stage`: Lockstep never runs one as compute.
-fn compute_shader(top: &Fields<'_, '_>) -> Result<Option<Shader>, PipelineError> {
+/// The shaders of `Shaders`, by stage.
+#[derive(Default)]
+struct Stages {
+    compute: Option<Shader>,
+    vertex: Option<Shader>,
+    pixel: Option<Shader>,
+}
+
+/// The shaders of `Shaders`: one compute shader, or a vertex and a pixel
+/// shader (in the order of the shader files).
+fn shaders(top: &Fields<'_, '_>) -> Result<Stages, PipelineError> {
     let Some((node, path)) = top.get_with_path("Shaders") else {
-        return Ok(None);
+        return Ok(Stages::default());
     };
-    let mut compute = None;
+    let mut stages = Stages::default();
     for (node, path) in read::items(node, &path)? {
         let fields = Fields::new(&node, path, SHADER_KEYS)?;
         let stage = fields.read("Stage", read::name::<Stage>)?;
-        if let Some(stage @ (Stage::Vertex | Stage::Pixel)) = stage {
-            let at = fields.get("Stage").map_or(fields.at, |n| n.at);
-            return Err(fields.path.key("Stage").error(
-                at,
-                format!(
-                    "{} shaders are not supported yet: Lockstep runs compute shaders only, and never runs another stage as compute",
-                    stage.name()
-                ),
-            ));
-        }
         if let Some((node, path)) = fields.get_with_path("SpecializationConstants") {
             return Err(path.error(
                 node.at,
@@ -165,15 +186,55 @@ fn compute_shader(top: &Fields<'_, '_>) -> Result<Option<Shader>, PipelineError>
                 .map(|(n, p)| group_count(n, &p).map(|c| (n.at, c)))
                 .transpose()?,
         };
-        if compute.is_some() {
+        let slot = match stage {
+            Some(Stage::Vertex) => &mut stages.vertex,
+            Some(Stage::Pixel) => &mut stages.pixel,
+            Some(Stage::Compute) | None => &mut stages.compute,
+        };
+        if slot.is_some() {
+            let what = stage.unwrap_or(Stage::Compute).name();
             return Err(fields.path.error(
                 fields.at,
-                "a second compute shader: a pipeline runs one dispatch",
+                format!("a second {what} shader: a pipeline has one of each stage"),
             ));
         }
-        compute = Some(shader);
+        *slot = Some(shader);
     }
-    Ok(compute)
+    let graphics = stages.vertex.is_some() || stages.pixel.is_some();
+    if graphics && stages.compute.is_some() {
+        return Err(Path::default().key("Shaders").error(
+            top.at,
+            "a pipeline runs a compute shader or a Vertex and a Pixel shader, not both",
+        ));
+    }
+    if graphics && (stages.vertex.is_none() || stages.pixel.is_none()) {
+        return Err(Path::default().key("Shaders").error(
+            top.at,
+            "a graphics pipeline needs both a Vertex and a Pixel shader",
+        ));
+    }
+    Ok(stages)
+}
+
+/// `DispatchParameters: VertexCount`, which only graphics pipelines take.
+fn vertex_count(
+    top: &Fields<'_, '_>,
+    graphics: bool,
+) -> Result<Option<(u32, Location)>, PipelineError> {
+    let Some((node, path)) = top.get_with_path("DispatchParameters") else {
+        return Ok(None);
+    };
+    let fields = Fields::new(node, path, DISPATCH_KEYS)?;
+    let Some((node, path)) = fields.get_with_path("VertexCount") else {
+        return Ok(None);
+    };
+    if !graphics {
+        return Err(path.error(
+            node.at,
+            "VertexCount belongs to graphics pipelines (Vertex and Pixel shaders)",
+        ));
+    }
+    Ok(Some((read::uint32(node, &path)?, node.at)))
 }
 
 /// `DispatchParameters: DispatchGroupCount`, or the older per-shader
@@ -182,12 +243,6 @@ fn dispatch_size(top: &Fields<'_, '_>, shader: Option<&Shader>) -> Result<[u32; 
     let count = match top.get_with_path("DispatchParameters") {
         Some((node, path)) => {
             let fields = Fields::new(node, path, DISPATCH_KEYS)?;
-            if let Some((node, path)) = fields.get_with_path("VertexCount") {
-                return Err(path.error(
-                    node.at,
-                    "VertexCount belongs to graphics pipelines, which are not supported yet",
-                ));
-            }
             fields.read("DispatchGroupCount", group_count)?
         }
         None => None,

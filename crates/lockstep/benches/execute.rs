@@ -63,6 +63,7 @@ fn ordered_append(c: &mut Criterion) {
     let total: u32 = counts.iter().sum();
     let pipeline = Pipeline {
         samplers: Vec::new(),
+        graphics: None,
         dispatch: [(ELEMENTS / 64) as u32, 1, 1],
         entry: None,
         buffers: vec![

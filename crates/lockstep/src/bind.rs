@@ -172,6 +172,12 @@ pub(crate) struct Bindings {
 impl Bindings {
     /// Binds every resource of the shader, checking kinds and sizes.
     pub fn new(shader: &Shader, pipeline: &Pipeline) -> Result<Bindings, RunError> {
+        if let Some(g) = &pipeline.graphics {
+            return Err(RunError::new(format!(
+                "graphics pipelines are not supported yet: this one draws {} vertices from '{}' into '{}', and Lockstep runs compute dispatches only (it never runs a vertex or pixel shader as compute)",
+                g.vertex_count, g.vertex_buffer, g.render_target
+            )));
+        }
         let mut chunks = Vec::with_capacity(pipeline.buffers.len());
         let mut memories = 0;
         for b in &pipeline.buffers {

@@ -353,16 +353,93 @@ fn other_stages_are_never_run_as_compute() {
     .expect_err("a pixel shader");
     assert_eq!(
         error.to_string(),
-        "4:12: Shaders[1].Stage: Pixel shaders are not supported yet: Lockstep runs compute \
-         shaders only, and never runs another stage as compute"
+        "1:1: Shaders: a pipeline runs a compute shader or a Vertex and a Pixel shader, not both"
     );
     let vertex =
         parse("Shaders:\n  - { Stage: Vertex, Entry: vs }\n").expect_err("a vertex shader");
+    assert_eq!(
+        vertex.to_string(),
+        "1:1: Shaders: a graphics pipeline needs both a Vertex and a Pixel shader"
+    );
+}
+
+/// A graphics pipeline as upstream writes it: the vertex and pixel
+/// shaders, `Bindings` with the vertex buffer, its attributes, the render
+/// target and the topology; the vertex count defaults to the vertex
+/// buffer's bytes over one vertex's.
+#[test]
+fn graphics_pipelines() {
+    let text = dedent(
+        r#"
+        Shaders:
+          - Stage: Vertex
+            Entry: VSMain
+          - Stage: Pixel
+            Entry: PSMain
+        Buffers:
+          - Name: Vertices
+            Format: Float32
+            Data: [ 0, 1, 0, 1, 0, 0,  1, -1, 0, 0, 1, 0,  -1, -1, 0, 0, 0, 1 ]
+          - Name: Target
+            Format: Float32
+            Channels: 4
+            FillSize: 256
+            OutputProps: { Width: 4, Height: 4, Depth: 1 }
+        Bindings:
+          VertexBuffer: Vertices
+          VertexAttributes:
+            - Format: Float32
+              Channels: 3
+              Offset: 0
+              Name: POSITION
+            - Format: Float32
+              Channels: 3
+              Offset: 12
+              Name: COLOR
+          RenderTarget: Target
+        "#,
+    );
+    let p = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    let g = p.graphics.expect("a graphics pipeline");
+    assert_eq!(g.vertex_entry.as_deref(), Some("VSMain"));
+    assert_eq!(g.pixel_entry.as_deref(), Some("PSMain"));
+    assert_eq!(
+        (g.vertex_buffer.as_str(), g.render_target.as_str()),
+        ("Vertices", "Target")
+    );
+    assert_eq!(g.topology, lockstep_pipeline::Topology::TriangleList);
+    // 72 bytes of 24-byte vertices.
+    assert_eq!(g.vertex_count, 3);
+    assert_eq!(g.attributes[1].name, "COLOR");
+    assert_eq!(g.attributes[1].offset, 12);
+    let strip = text.replace(
+        "  RenderTarget: Target",
+        "  RenderTarget: Target\n  Topology: TriangleStrip",
+    );
+    let strip = parse(&strip).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        strip.graphics.unwrap().topology,
+        lockstep_pipeline::Topology::TriangleStrip
+    );
+    let too_many = text.replace(
+        "Buffers:",
+        "DispatchParameters:\n  VertexCount: 4\nBuffers:",
+    );
+    assert_eq!(
+        parse(&too_many).unwrap_err().to_string(),
+        "7:16: VertexCount 4 exceeds the 3 vertices of `Vertices` (72 bytes, 24 per vertex)"
+    );
+    let no_target = text.replace("RenderTarget: Target", "RenderTarget: Targte");
     assert!(
-        vertex
+        parse(&no_target)
+            .unwrap_err()
             .to_string()
-            .starts_with("2:14: Shaders[0].Stage: Vertex shaders"),
-        "{vertex}"
+            .ends_with("Bindings.RenderTarget: no buffer named `Targte`; did you mean `Target`?"),
+    );
+    let compute = "Shaders:\n  - Stage: Compute\nBindings:\n  RenderTarget: X\n";
+    assert_eq!(
+        parse(compute).unwrap_err().to_string(),
+        "4:3: Bindings: Bindings belong to graphics pipelines, but Shaders has no Vertex and Pixel shader"
     );
 }
 

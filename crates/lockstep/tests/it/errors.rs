@@ -299,3 +299,29 @@ fn element_sizes_must_match_the_data() {
         .collect();
     assert_eq!(floats, [1.0, 2.0]);
 }
+
+/// A graphics pipeline is read, then refused when run: Lockstep never runs
+/// a vertex or pixel shader as compute.
+#[test]
+fn graphics_pipelines_are_read_and_refused() {
+    let yaml = "Shaders:\n  - { Stage: Vertex, Entry: main }\n  - { Stage: Pixel, Entry: main }\n\
+        Buffers:\n  - { Name: V, Format: Float32, Data: [0, 0, 0, 1, 0, 0, 0, 1, 0] }\n\
+        \x20 - { Name: T, Format: Float32, Channels: 4, FillSize: 64, OutputProps: { Width: 2, Height: 2, Depth: 1 } }\n\
+        Bindings:\n  VertexBuffer: V\n  VertexAttributes:\n    - { Format: Float32, Channels: 3, Offset: 0, Name: POSITION }\n  RenderTarget: T\n";
+    let pipeline = lockstep::pipeline::parse(yaml).unwrap_or_else(|e| panic!("{e}"));
+    let shader = lockstep::compile(
+        "s.hlsl",
+        "RWStructuredBuffer<uint> U;\n[numthreads(1, 1, 1)] void main() { U[0] = 1; }\n",
+        &lockstep::CompileOptions::default(),
+        &lockstep::MemoryLoader::default(),
+    )
+    .unwrap();
+    let e = lockstep::run(&shader, &pipeline, &lockstep::RunOptions::default()).unwrap_err();
+    assert!(
+        e.message.starts_with(
+            "graphics pipelines are not supported yet: this one draws 3 vertices from 'V' into 'T'"
+        ),
+        "{}",
+        e.message
+    );
+}

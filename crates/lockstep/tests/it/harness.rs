@@ -25,6 +25,7 @@ pub fn buf(name: &'static str, kind: Kind, register: u32, words: Vec<u32>) -> Bu
 pub fn pipeline(groups: [u32; 3], buffers: &[Buf]) -> Pipeline {
     Pipeline {
         samplers: Vec::new(),
+        graphics: None,
         dispatch: groups,
         entry: None,
         buffers: buffers

@@ -1,0 +1,179 @@
+//! Graphics pipelines: the vertex and pixel shaders of `Shaders`, the
+//! top-level `Bindings` (vertex buffer, vertex attributes, render target,
+//! topology) and `DispatchParameters: VertexCount`.
+
+use crate::BufferDesc;
+use crate::error::PipelineError;
+use crate::format::Format;
+use crate::named::Named;
+use crate::read::{self, Fields, Path};
+use crate::yaml::Node;
+
+const BINDINGS_KEYS: &[&str] = &[
+    "VertexBuffer",
+    "VertexAttributes",
+    "RenderTarget",
+    "Topology",
+];
+const ATTRIBUTE_KEYS: &[&str] = &["Format", "Channels", "Offset", "Name"];
+
+/// What a graphics pipeline draws with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GraphicsDesc {
+    /// The vertex shader's entry point, when given.
+    pub vertex_entry: Option<String>,
+    /// The pixel shader's entry point, when given.
+    pub pixel_entry: Option<String>,
+    /// The buffer holding the vertices (`Bindings: VertexBuffer`).
+    pub vertex_buffer: String,
+    /// Each vertex's attributes, in file order.
+    pub attributes: Vec<VertexAttribute>,
+    /// The buffer the pixel shader writes (`Bindings: RenderTarget`); its
+    /// `OutputProps` give the target's size.
+    pub render_target: String,
+    /// How vertices make triangles.
+    pub topology: Topology,
+    /// How many vertices are drawn: `DispatchParameters: VertexCount`, or
+    /// the vertex buffer's bytes divided by one vertex's.
+    pub vertex_count: u32,
+}
+
+/// One vertex attribute (`VertexAttributes` entry).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VertexAttribute {
+    /// The semantic the vertex shader reads it by (`POSITION`, `COLOR`).
+    pub name: String,
+    /// The element format.
+    pub format: Format,
+    /// Components (1 to 4).
+    pub channels: u32,
+    /// Bytes from the start of the vertex.
+    pub offset: u32,
+}
+
+impl VertexAttribute {
+    /// Bytes the attribute takes.
+    pub fn size(&self) -> u32 {
+        self.format.size() as u32 * self.channels
+    }
+}
+
+/// How vertices make triangles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Topology {
+    /// Each three vertices make a triangle.
+    TriangleList,
+    /// Each vertex after the second makes a triangle with the two before.
+    TriangleStrip,
+}
+
+impl Named for Topology {
+    const WHAT: &'static str = "topology";
+    const ALL: &'static [Self] = &[Topology::TriangleList, Topology::TriangleStrip];
+
+    fn name(self) -> &'static str {
+        match self {
+            Topology::TriangleList => "TriangleList",
+            Topology::TriangleStrip => "TriangleStrip",
+        }
+    }
+}
+
+/// Reads `Bindings`, checked against the buffers; `entries` are the vertex
+/// and pixel shaders' entry points, `vertex_count` the one given.
+pub(crate) fn graphics(
+    node: &Node<'_>,
+    path: &Path,
+    buffers: &[BufferDesc],
+    entries: (Option<String>, Option<String>),
+    vertex_count: Option<(u32, crate::Location)>,
+) -> Result<GraphicsDesc, PipelineError> {
+    let fields = Fields::new(node, path.clone(), BINDINGS_KEYS)?;
+    let buffer = |key: &str| -> Result<&BufferDesc, PipelineError> {
+        let node = fields.require(key)?;
+        let name = read::string(node, &fields.path.key(key))?;
+        buffers.iter().find(|b| b.name == name).ok_or_else(|| {
+            let names: Vec<&str> = buffers.iter().map(|b| b.name.as_str()).collect();
+            let hint = read::suggestion(&name, &names)
+                .map(|c| format!("; did you mean `{c}`?"))
+                .unwrap_or_default();
+            fields
+                .path
+                .key(key)
+                .error(node.at, format!("no buffer named `{name}`{hint}"))
+        })
+    };
+    let vertices = buffer("VertexBuffer")?;
+    let target = buffer("RenderTarget")?;
+    if target.output_props.is_none() {
+        let at = fields.require("RenderTarget")?.at;
+        return Err(fields.path.key("RenderTarget").error(
+            at,
+            format!(
+                "render target `{}` has no OutputProps giving its Width and Height",
+                target.name
+            ),
+        ));
+    }
+    let mut attributes = Vec::new();
+    if let Some((node, path)) = fields.get_with_path("VertexAttributes") {
+        for (node, path) in read::items(node, &path)? {
+            let a = Fields::new(&node, path, ATTRIBUTE_KEYS)?;
+            let name = a.read("Name", read::string)?.ok_or_else(|| {
+                a.path
+                    .error(a.at, "vertex attribute without a Name (its semantic)")
+            })?;
+            let format: Format = a.read("Format", read::name)?.ok_or_else(|| {
+                a.path
+                    .error(a.at, format!("vertex attribute `{name}` has no Format"))
+            })?;
+            let channels = a.read("Channels", read::uint32)?.unwrap_or(1);
+            if !(1..=4).contains(&channels) {
+                return Err(a
+                    .path
+                    .error(a.at, format!("Channels {channels} is not within 1 to 4")));
+            }
+            let offset = a.read("Offset", read::uint32)?.unwrap_or(0);
+            attributes.push(VertexAttribute {
+                name,
+                format,
+                channels,
+                offset,
+            });
+        }
+    }
+    if attributes.is_empty() {
+        return Err(path.error(fields.at, "a graphics pipeline needs VertexAttributes"));
+    }
+    let stride: u32 = attributes
+        .iter()
+        .map(|a| a.offset + a.size())
+        .max()
+        .unwrap_or(0);
+    let available = (vertices.data.len() as u64 / u64::from(stride.max(1))) as u32;
+    let vertex_count = match vertex_count {
+        Some((count, at)) if count > available => {
+            return Err(PipelineError::at(
+                at,
+                format!(
+                    "VertexCount {count} exceeds the {available} vertices of `{}` ({} bytes, {stride} per vertex)",
+                    vertices.name,
+                    vertices.data.len()
+                ),
+            ));
+        }
+        Some((count, _)) => count,
+        None => available,
+    };
+    Ok(GraphicsDesc {
+        vertex_entry: entries.0,
+        pixel_entry: entries.1,
+        vertex_buffer: vertices.name.clone(),
+        attributes,
+        render_target: target.name.clone(),
+        topology: fields
+            .read("Topology", read::name)?
+            .unwrap_or(Topology::TriangleList),
+        vertex_count,
+    })
+}
