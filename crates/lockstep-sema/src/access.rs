@@ -310,6 +310,11 @@ impl Sema<'_> {
             let i = self.lower_value(index)?;
             return self.buffer_element(info, i, index.span, span);
         }
+        if self.indexed_resource_array(base).is_some() {
+            // An element of a resource array that could not be resolved:
+            // already reported.
+            return None;
+        }
         let t = self.lower_value(base);
         let i = self.lower_value(index);
         let (t, i) = (t?, i?);

@@ -12,6 +12,10 @@ use crate::context::{
     TExpr,
 };
 
+/// The most resources an array may have for an index chosen per lane: each
+/// access becomes a choice among them (see `crate::dynamic`).
+const MAX_DYNAMIC_RESOURCES: u32 = 256;
+
 /// The atomic operation an `Interlocked*` name performs, with its argument
 /// counts (destination included).
 pub(crate) fn interlocked_op(name: &str) -> Option<(AtomicOp, &'static [usize])> {
@@ -359,6 +363,15 @@ impl Sema<'_> {
         let count = array.dims.iter().product::<u32>();
         let id = match (constant, flat) {
             (Some(k), _) => ir::ResourceId(array.first.0 + k),
+            (None, Some(_)) if count > MAX_DYNAMIC_RESOURCES => {
+                self.error(
+                    e.span,
+                    format!(
+                        "not supported: a non-constant index into an array of {count} resources (at most {MAX_DYNAMIC_RESOURCES} can be chosen per lane)"
+                    ),
+                );
+                return None;
+            }
             (None, Some(index)) => {
                 let k = self.dynamic_resources.len() as u32;
                 self.dynamic_resources.push(DynamicResource {

@@ -314,3 +314,20 @@ fn local_structs_with_resource_members() {
         "{text}"
     );
 }
+
+/// A per-lane index into a very large resource array is refused, naming
+/// the limit; a constant index into it works.
+#[test]
+fn per_lane_indices_into_huge_arrays_are_refused() {
+    let text = diagnostics(
+        "RWStructuredBuffer<uint> Big[1000];\n\
+         [numthreads(4, 1, 1)]\n\
+         void main(uint gi : SV_GroupIndex) { Big[gi][0] = 1; Big[999][0] = 2; }\n",
+        &CompileOptions::default(),
+    );
+    assert!(
+        text.contains("not supported: a non-constant index into an array of 1000 resources (at most 256 can be chosen per lane)"),
+        "{text}"
+    );
+    assert_eq!(text.matches("error").count(), 1, "{text}");
+}
