@@ -11,6 +11,9 @@ use lockstep_syntax::{Span, ast};
 
 use crate::context::{FnSym, Sema, TExpr};
 
+/// How deeply template instances may instantiate others.
+const MAX_TEMPLATE_DEPTH: usize = 64;
+
 /// What a template parameter stands for in one instance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum TemplateValue {
@@ -237,6 +240,16 @@ impl<'a> Sema<'a> {
         if let Some(&idx) = self.function_instances.get(&key) {
             return Some(idx);
         }
+        if self.template_scopes.len() >= MAX_TEMPLATE_DEPTH {
+            self.error(
+                f.name.span,
+                format!(
+                    "template instances are nested more than {MAX_TEMPLATE_DEPTH} deep (instantiating '{}')",
+                    f.name.name
+                ),
+            );
+            return None;
+        }
         let mut scope: HashMap<String, TemplateValue> = f
             .template_params
             .iter()
@@ -314,6 +327,16 @@ impl<'a> Sema<'a> {
         let key = (s.name.name.clone(), bindings.clone());
         if let Some(&ty) = self.struct_instance_types.get(&key) {
             return Some(ty);
+        }
+        if self.template_scopes.len() >= MAX_TEMPLATE_DEPTH {
+            self.error(
+                span,
+                format!(
+                    "template instances are nested more than {MAX_TEMPLATE_DEPTH} deep (instantiating '{}')",
+                    s.name.name
+                ),
+            );
+            return None;
         }
         let name = format!("{}<{}>", s.name.name, self.show_template_values(&bindings));
         let scope = params

@@ -96,6 +96,8 @@ struct Parser<'d> {
     template_names: HashSet<String>,
     /// The `static` member functions declared so far, as `S.f`.
     static_members: HashSet<String>,
+    /// Inside the item of a `template <…>`.
+    in_template: bool,
     steps: Cell<u32>,
     stuck: Cell<bool>,
     nesting: u32,
@@ -130,6 +132,7 @@ impl<'d> Parser<'d> {
             namespaced: HashSet::new(),
             template_names: HashSet::new(),
             static_members: HashSet::new(),
+            in_template: false,
             steps: Cell::new(0),
             stuck: Cell::new(false),
             nesting: 0,

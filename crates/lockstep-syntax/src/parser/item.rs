@@ -191,6 +191,10 @@ impl Parser<'_> {
         let (consts, storage): (Vec<Ident>, Vec<Ident>) =
             storage.into_iter().partition(|s| s.name == "const");
         return_type.modifiers.splice(0..0, consts);
+        // A function template may name itself with arguments in its body.
+        if self.in_template {
+            self.template_names.insert(name.name.clone());
+        }
         let open = self.bump();
         let mut params = Vec::new();
         if self.at_kw("void") && self.nth(1).is_punct(")") {
@@ -550,8 +554,11 @@ impl Parser<'_> {
         loop {
             let name = self.ident("expected member name")?;
             if self.at("(") {
-                let method = self.function(start, Vec::new(), specifiers.storage, ty, name)?;
-                methods.push(method);
+                // A member function's name is no template name of its own.
+                let outer = std::mem::replace(&mut self.in_template, false);
+                let method = self.function(start, Vec::new(), specifiers.storage, ty, name);
+                self.in_template = outer;
+                methods.push(method?);
                 return Ok(());
             }
             let array_dims = self.array_dims()?;
@@ -637,7 +644,9 @@ impl Parser<'_> {
             .collect();
         self.type_names.extend(added.iter().cloned());
         let mut inner = Vec::new();
+        let outer = std::mem::replace(&mut self.in_template, true);
         let result = self.item(&mut inner);
+        self.in_template = outer;
         for name in &added {
             self.type_names.remove(name);
         }

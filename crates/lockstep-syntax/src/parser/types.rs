@@ -305,7 +305,8 @@ impl Parser<'_> {
             // left for sema to report.
             let tok = self.peek();
             let plain_ident = tok.kind == TokenKind::Ident && !is_keyword(&tok.text);
-            let is_type = self.at_type_start(0) || (index == 0 && plain_ident);
+            let ends = self.nth(1).is_punct(",") || self.nth(1).is_punct(">");
+            let is_type = self.at_type_start(0) || (index == 0 && plain_ident && ends);
             if is_type {
                 args.push(TemplateArg::Type(self.parse_type(Vec::new())?));
             } else {

@@ -777,3 +777,33 @@ fn sm66_compute_quads_are_2x2_blocks() {
         "{text}"
     );
 }
+
+/// A function template that names itself with other arguments is
+/// instantiated for each, and an endless chain of instances is an error,
+/// not a hang.
+#[test]
+fn recursive_templates() {
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+        template <uint N> uint down(uint x) { return N == 0 ? x : x + N; }\n\
+        template <uint N> uint sum() { return N + down<N - 1>(0); }\n\
+        [numthreads(1, 1, 1)]\n\
+        void main() { Out[0] = sum<5>(); }\n";
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0])],
+        4,
+    );
+    // 5 + (0 + 4).
+    assert_eq!(out[0], [9]);
+    let text = crate::harness::diagnostics(
+        "RWStructuredBuffer<uint> Out;\n\
+         template <uint N> uint f() { return f<N + 1>(); }\n\
+         [numthreads(1, 1, 1)] void main() { Out[0] = f<0>(); }\n",
+        &CompileOptions::default(),
+    );
+    assert!(
+        text.contains("template instances are nested more than 64 deep (instantiating 'f')"),
+        "{text}"
+    );
+}
