@@ -151,7 +151,23 @@ impl Sema<'_> {
             self.error(span, message);
             return None;
         }
+        let chosen_per_lane =
+            |id: lockstep_ir::ResourceId| id.0 >= crate::context::DYNAMIC_RESOURCE_BASE;
+        if chosen_per_lane(info.id) {
+            self.error(
+                receiver.span,
+                format!("not supported: '{name}' on a texture chosen per lane (an array element with a non-constant index)"),
+            );
+            return None;
+        }
         match self.resource_of(&args[0]) {
+            Some(s) if chosen_per_lane(s.id) => {
+                self.error(
+                    args[0].span,
+                    format!("not supported: '{name}' with a sampler chosen per lane (an array element with a non-constant index)"),
+                );
+                return None;
+            }
             Some(s) if s.kind == ResourceKind::SamplerState => {}
             _ => {
                 self.error(

@@ -102,8 +102,14 @@ impl<'a> Sema<'a> {
                 )
             })?);
         }
+        // Arguments written are not deduced: the call's arguments convert.
+        let fixed: Vec<bool> = (0..params.len()).map(|i| i < explicit.len()).collect();
         for (p, v) in f.params.iter().zip(values) {
-            self.deduce_from(&p.ty, v.ty(), params, &mut bound);
+            if let Some(name) = self.deduce_from(&p.ty, v.ty(), params, &fixed, &mut bound) {
+                return Err(format!(
+                    "template parameter '{name}' is deduced as two different types or values"
+                ));
+            }
         }
         bound
             .into_iter()
@@ -152,20 +158,30 @@ impl<'a> Sema<'a> {
     }
 
     /// Binds the template parameters that parameter type `te` names, given
-    /// that the argument has type `ty`.
+    /// that the argument has type `ty`; the name of a parameter bound to
+    /// something else before, if any.
     fn deduce_from(
         &mut self,
         te: &ast::TypeExpr,
         ty: TypeId,
         params: &[ast::TemplateParam],
+        fixed: &[bool],
         bound: &mut [Option<TemplateValue>],
-    ) {
-        let position = |name: &str| params.iter().position(|p| p.name.name == name);
-        let bind = |name: &str, value: TemplateValue, bound: &mut [Option<TemplateValue>]| {
-            if let Some(i) = position(name)
-                && bound[i].is_none()
-            {
-                bound[i] = Some(value);
+    ) -> Option<String> {
+        let position = |name: &str| {
+            params
+                .iter()
+                .position(|p| p.name.name == name)
+                .filter(|&i| !fixed[i])
+        };
+        let mut conflict = None;
+        let mut bind = |name: &str, value: TemplateValue, bound: &mut [Option<TemplateValue>]| {
+            if let Some(i) = position(name) {
+                match bound[i] {
+                    None => bound[i] = Some(value),
+                    Some(old) if old != value => conflict = Some(name.to_string()),
+                    Some(_) => {}
+                }
             }
         };
         let uint = |n: u8| {
@@ -186,7 +202,7 @@ impl<'a> Sema<'a> {
             if position(&te.name.name).is_some_and(|i| params[i].value_type.is_none()) {
                 bind(&te.name.name, TemplateValue::Type(ty), bound);
             }
-            return;
+            return conflict;
         }
         let pieces: Vec<(Option<&ast::TemplateArg>, TemplateValue)> =
             match (te.name.name.as_str(), self.get(ty).clone()) {
@@ -218,7 +234,9 @@ impl<'a> Sema<'a> {
                 (ast::TemplateArg::Type(inner), TemplateValue::Type(t))
                     if !inner.args.is_empty() =>
                 {
-                    self.deduce_from(inner, t, params, bound);
+                    if let Some(name) = self.deduce_from(inner, t, params, fixed, bound) {
+                        return Some(name);
+                    }
                 }
                 _ => {
                     if let Some(name) = arg_name(arg) {
@@ -227,6 +245,7 @@ impl<'a> Sema<'a> {
                 }
             }
         }
+        conflict
     }
 
     /// The instance of function template `f` for `bindings`, compiled on

@@ -149,6 +149,19 @@ impl Parser<'_> {
             let mut f = self.function(start, attributes, storage, ty, name)?;
             // `float S::f() { … }`: a member function of `S` defined
             // outside it.
+            if let Some((owner, _)) = f.name.name.rsplit_once("::")
+                && !self.type_names.contains(owner)
+                && !self.namespaced.contains(&f.name.name)
+            {
+                self.diags.push(Diagnostic::error(
+                    f.name.span,
+                    format!(
+                        "'{owner}' names no struct or namespace that declares '{}'",
+                        f.name.name
+                    ),
+                ));
+                return Err(Reported);
+            }
             if let Some((owner, member)) = f.name.name.rsplit_once("::")
                 && self.type_names.contains(owner)
             {
@@ -812,7 +825,15 @@ impl Parser<'_> {
     fn enum_item(&mut self, items: &mut Vec<Item>) -> PResult<()> {
         let start = self.bump().span;
         let scoped = self.eat_kw("class") || self.eat_kw("struct");
-        let name = self.ident("expected enum name")?;
+        // An unnamed enum declares its enumerators only.
+        let name = if self.at("{") && !scoped {
+            Ident {
+                name: format!(":enum{}", start.start),
+                span: start,
+            }
+        } else {
+            self.ident("expected enum name")?
+        };
         let underlying = if self.eat(":") {
             self.parse_type(Vec::new())?
         } else {

@@ -807,3 +807,42 @@ fn recursive_templates() {
         "{text}"
     );
 }
+
+/// An unnamed enum declares its enumerators; a template parameter deduced
+/// two ways, and a definition `S::f` for no struct or namespace `S`, are
+/// errors that say so.
+#[test]
+fn unnamed_enums_and_template_and_qualifier_errors() {
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+        enum { Zero, One, Ten = 10, Eleven };\n\
+        [numthreads(1, 1, 1)]\n\
+        void main() { Out[0] = One + Eleven; }\n";
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0])],
+        4,
+    );
+    assert_eq!(out[0], [12]);
+    let text = crate::harness::diagnostics(
+        "RWStructuredBuffer<float> Out;\n\
+         template <typename T> T add(T a, T b) { return a + b; }\n\
+         [numthreads(1, 1, 1)] void main() { Out[0] = add(1, 2.0) + add<float>(1, 2.5); }\n",
+        &CompileOptions::default(),
+    );
+    for wanted in [
+        "no matching function template for call to 'add'",
+        "template parameter 'T' is deduced as two different types or values",
+    ] {
+        assert!(text.contains(wanted), "missing {wanted:?} in:\n{text}");
+    }
+    assert_eq!(text.matches("error:").count(), 1, "{text}");
+    let text = crate::harness::diagnostics(
+        "void Nowhere::f() {}\n[numthreads(1, 1, 1)] void main() {}\n",
+        &CompileOptions::default(),
+    );
+    assert!(
+        text.contains("'Nowhere' names no struct or namespace that declares 'Nowhere::f'"),
+        "{text}"
+    );
+}
