@@ -321,11 +321,6 @@ fn error(message: impl std::fmt::Display) -> u8 {
     EXIT_ERROR
 }
 
-fn read(path: &Path, what: &str) -> Result<String, u8> {
-    std::fs::read_to_string(path)
-        .map_err(|e| error(format!("cannot read {what} '{}': {e}", path.display())))
-}
-
 fn use_color(when: &str) -> bool {
     match when {
         "always" => true,
@@ -473,14 +468,13 @@ fn load_job(
     compile: &CompileArgs,
     color: bool,
 ) -> Result<(lockstep::pipeline::Pipeline, lockstep::Shader), u8> {
-    let text = read(pipeline, "pipeline").inspect_err(|_| {
-        json_error(
-            compile,
-            &format!("cannot read pipeline '{}'", pipeline.display()),
-        );
-    })?;
-    let pipeline = lockstep::pipeline::parse(&text).map_err(|e| {
-        let message = format!("{}:{e}", pipeline.display());
+    // Read from the file: a large Data list is decoded once the text is
+    // dropped.
+    let pipeline = lockstep::pipeline::parse_file(pipeline).map_err(|e| {
+        let message = match e.location {
+            Some(_) => format!("{}:{e}", pipeline.display()),
+            None => format!("{e}"),
+        };
         json_error(compile, &message);
         error(message)
     })?;

@@ -25,11 +25,29 @@ const BUFFER_KEYS: &[&str] = &[
 ];
 const OUTPUT_PROPS_KEYS: &[&str] = &["Height", "Width", "Depth", "MipLevels"];
 
-/// Reads one entry of `Buffers`, with the location of its mapping.
+/// A `Data` list left in the file to be decoded after the document is read
+/// ([`crate::parse_file`]): a large flow list of one resource's values.
+#[derive(Clone, Debug)]
+pub(crate) struct Deferred {
+    /// The list's bytes in the file, `[` and `]` included.
+    pub range: std::ops::Range<usize>,
+    /// Where its `[` stands.
+    pub at: Location,
+    /// The `Data` key's path, for messages.
+    pub path: Path,
+}
+
+/// Lists of more text than this are deferred when deferring is asked for.
+pub(crate) const DEFER_BYTES: usize = 1 << 20;
+
+/// Reads one entry of `Buffers`, with the location of its mapping. With
+/// `defer`, a large `Data` flow list is not decoded but returned, and the
+/// buffer's data is left empty (its `OutputProps` unchecked against it).
 pub(crate) fn buffer(
     node: &Node<'_>,
     path: &Path,
-) -> Result<(BufferDesc, Location), PipelineError> {
+    defer: bool,
+) -> Result<(BufferDesc, Location, Option<Deferred>), PipelineError> {
     let fields = Fields::new(node, path.clone(), BUFFER_KEYS)?;
     let name = fields
         .read("Name", read::string)?
@@ -55,6 +73,7 @@ pub(crate) fn buffer(
         format,
         buffer: &name,
     };
+    let mut deferred = None;
     let data = match (
         fields.get_with_path("Data"),
         fields.read("FillSize", read::uint64)?,
@@ -64,7 +83,19 @@ pub(crate) fn buffer(
         (Some(_), None) if fields.get("FillValue").is_some() => {
             return Err(fail("FillValue without FillSize".into()));
         }
-        (Some((node, path)), None) => array_data(node, &path, context, array_size)?,
+        (Some((node, path)), None) => match &node.value {
+            Value::Flow(flow)
+                if defer && array_size == 1 && flow.byte_range().len() > DEFER_BYTES =>
+            {
+                deferred = Some(Deferred {
+                    range: flow.byte_range(),
+                    at: node.at,
+                    path,
+                });
+                Vec::new()
+            }
+            _ => array_data(node, &path, context, array_size)?,
+        },
         (None, Some(size)) => {
             let value = match fields.get_with_path("FillValue") {
                 Some((node, path)) => context.encode(read::text(node, &path)?, node.at, &path)?,
@@ -82,11 +113,16 @@ pub(crate) fn buffer(
     };
     let output_props = match fields.get_with_path("OutputProps") {
         Some((node, path)) => Some(
-            output_props(node, &path, format, channels, data.len()).map_err(|e| {
-                match e.location {
-                    Some(_) => e,
-                    None => fail(e.message),
-                }
+            output_props(
+                node,
+                &path,
+                format,
+                channels,
+                deferred.is_none().then_some(data.len()),
+            )
+            .map_err(|e| match e.location {
+                Some(_) => e,
+                None => fail(e.message),
             })?,
         ),
         None => None,
@@ -102,7 +138,17 @@ pub(crate) fn buffer(
             output_props,
         },
         fields.at,
+        deferred,
     ))
+}
+
+/// Checks a deferred buffer's `OutputProps` against its decoded data.
+pub(crate) fn check_deferred_props(buffer: &BufferDesc) -> Result<(), PipelineError> {
+    match buffer.output_props {
+        Some(props) => texel_bytes(props, buffer.format, buffer.channels, buffer.data.len())
+            .map_err(|m| PipelineError::new(format!("buffer `{}`: {m}", buffer.name))),
+        None => Ok(()),
+    }
 }
 
 /// What a value is checked against: the buffer's format, and its name for
@@ -240,7 +286,7 @@ fn output_props(
     path: &Path,
     format: Format,
     channels: u32,
-    len: usize,
+    len: Option<usize>,
 ) -> Result<OutputProps, PipelineError> {
     let fields = Fields::new(node, path.clone(), OUTPUT_PROPS_KEYS)?;
     let mut sizes = [0u32; 4];
@@ -271,6 +317,25 @@ fn output_props(
         depth,
         mip_levels,
     };
+    if let Some(len) = len {
+        texel_bytes(props, format, channels, len).map_err(PipelineError::new)?;
+    }
+    Ok(props)
+}
+
+/// Whether `len` bytes are exactly the texels `props` give.
+fn texel_bytes(
+    props: OutputProps,
+    format: Format,
+    channels: u32,
+    len: usize,
+) -> Result<(), String> {
+    let OutputProps {
+        width,
+        height,
+        depth,
+        mip_levels,
+    } = props;
     let texel = format.size() as u64 * u64::from(channels);
     let need = props.all_texels().saturating_mul(texel);
     if need != len as u64 {
@@ -279,9 +344,134 @@ fn output_props(
         } else {
             String::new()
         };
-        return Err(PipelineError::new(format!(
+        return Err(format!(
             "OutputProps {width}x{height}x{depth} (Width x Height x Depth) texels{mips} of {texel} bytes ({format} x {channels} channels) take {need} bytes, but the data holds {len}"
-        )));
+        ));
     }
-    Ok(props)
+    Ok(())
+}
+
+/// Decodes a deferred `Data` list from `file`, reading it a piece at a
+/// time, into `buffer`'s data. A list with nested lists, comments or
+/// quotes is read whole and decoded as any other.
+pub(crate) fn decode_deferred(
+    file: &mut std::fs::File,
+    deferred: &Deferred,
+    buffer: &mut BufferDesc,
+) -> Result<(), PipelineError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let io =
+        |e: std::io::Error| PipelineError::new(format!("cannot read the pipeline file again: {e}"));
+    let context = ValueContext {
+        format: buffer.format,
+        buffer: &buffer.name,
+    };
+    // The items between `[` and `]`.
+    let inner = (deferred.range.start + 1) as u64..(deferred.range.end - 1) as u64;
+    file.seek(SeekFrom::Start(inner.start)).map_err(io)?;
+    let mut reader = file.take(inner.end - inner.start);
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; 1 << 20];
+    let mut pending: Vec<u8> = Vec::new();
+    // Where the text being read stands: line, and the byte its line starts at.
+    let (mut line, mut line_start) = (
+        deferred.at.line,
+        inner.start as i64 - deferred.at.column as i64,
+    );
+    let mut offset = inner.start as i64;
+    let mut index = 0usize;
+    loop {
+        let n = reader.read(&mut chunk).map_err(io)?;
+        let last = n == 0;
+        pending.extend_from_slice(&chunk[..n]);
+        // Decode every item that a comma ends (all of them at the end).
+        let cut = if last {
+            pending.len()
+        } else {
+            match pending.iter().rposition(|&b| b == b',') {
+                Some(at) => at + 1,
+                None => continue,
+            }
+        };
+        let (done, rest) = pending.split_at(cut);
+        if done
+            .iter()
+            .any(|b| matches!(b, b'[' | b']' | b'{' | b'}' | b'#' | b'"' | b'\''))
+        {
+            return decode_whole(file, deferred, buffer);
+        }
+        let text = std::str::from_utf8(done).map_err(|_| {
+            PipelineError::at(deferred.at, "the Data list is not valid UTF-8".to_string())
+        })?;
+        let mut at = offset;
+        for item in text.split(',') {
+            let leading = item.len() - item.trim_start().len();
+            let value = item.trim();
+            if !value.is_empty() {
+                // The item's own place, for messages.
+                let before = &item[..leading];
+                let newlines = before.matches('\n').count();
+                let (item_line, item_start) = if newlines > 0 {
+                    let last_nl = before.rfind('\n').unwrap_or(0) as i64;
+                    (line + newlines, at + last_nl + 1)
+                } else {
+                    (line, line_start)
+                };
+                let column = (at + leading as i64 - item_start + 1).max(1) as usize;
+                let location = Location {
+                    line: item_line,
+                    column,
+                };
+                let bits = context.encode(value, location, &deferred.path.index(index))?;
+                buffer.format.write_bits(bits, &mut bytes);
+                index += 1;
+            }
+            // Past the item and its comma.
+            for (i, b) in item.bytes().enumerate() {
+                if b == b'\n' {
+                    line += 1;
+                    line_start = at + i as i64 + 1;
+                }
+            }
+            at += item.len() as i64 + 1;
+        }
+        offset += done.len() as i64;
+        pending = rest.to_vec();
+        if last {
+            break;
+        }
+    }
+    buffer.data = bytes;
+    Ok(())
+}
+
+/// A deferred list read whole and decoded as the document reader does,
+/// its places kept: the text is padded to the list's line and column.
+fn decode_whole(
+    file: &mut std::fs::File,
+    deferred: &Deferred,
+    buffer: &mut BufferDesc,
+) -> Result<(), PipelineError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let io =
+        |e: std::io::Error| PipelineError::new(format!("cannot read the pipeline file again: {e}"));
+    file.seek(SeekFrom::Start(deferred.range.start as u64))
+        .map_err(io)?;
+    let mut list = vec![0u8; deferred.range.len()];
+    file.read_exact(&mut list).map_err(io)?;
+    let list = String::from_utf8(list).map_err(|_| {
+        PipelineError::at(deferred.at, "the Data list is not valid UTF-8".to_string())
+    })?;
+    let mut text = "\n".repeat(deferred.at.line.saturating_sub(1));
+    text.push_str(&" ".repeat(deferred.at.column.saturating_sub(1)));
+    text.push_str(&list);
+    let node = crate::yaml::parse_document(&text)?;
+    let context = ValueContext {
+        format: buffer.format,
+        buffer: &buffer.name,
+    };
+    let mut bytes = Vec::new();
+    values(&node, &deferred.path, context, &mut bytes)?;
+    buffer.data = bytes;
+    Ok(())
 }

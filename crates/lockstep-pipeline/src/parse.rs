@@ -50,6 +50,38 @@ const VULKAN_KEYS: &[&str] = &["Binding", "Set", "CounterBinding"];
 
 /// Parses and checks a pipeline file.
 pub fn parse(text: &str) -> Result<Pipeline, PipelineError> {
+    parse_with(text, false).map(|(pipeline, _)| pipeline)
+}
+
+/// Reads, parses and checks the pipeline file at `path`. A large `Data`
+/// list is decoded after the rest, from the file a piece at a time, once
+/// the text is dropped: reading a file costs about the larger of its
+/// text and its buffers, not both.
+pub fn parse_file(path: &std::path::Path) -> Result<Pipeline, PipelineError> {
+    let io =
+        |e: std::io::Error| PipelineError::new(format!("cannot read '{}': {e}", path.display()));
+    let text = std::fs::read_to_string(path).map_err(io)?;
+    let graphics = text.contains("Bindings:");
+    let (mut pipeline, deferred) = parse_with(&text, !graphics)?;
+    drop(text);
+    if deferred.is_empty() {
+        return Ok(pipeline);
+    }
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    for (index, d) in deferred {
+        let buffer = &mut pipeline.buffers[index];
+        data::decode_deferred(&mut file, &d, buffer)?;
+        data::check_deferred_props(buffer)?;
+    }
+    Ok(pipeline)
+}
+
+/// Parses `text`; with `defer`, large `Data` lists are left undecoded and
+/// returned with their buffers' indices.
+fn parse_with(
+    text: &str,
+    defer: bool,
+) -> Result<(Pipeline, Vec<(usize, data::Deferred)>), PipelineError> {
     let root = yaml::parse_document(text)?;
     let top = Fields::new(&root, Path::default(), DOCUMENT_KEYS)?;
     let stages = shaders(&top)?;
@@ -60,10 +92,21 @@ pub fn parse(text: &str) -> Result<Pipeline, PipelineError> {
     let buffers = match top.get_with_path("Buffers") {
         Some((node, path)) => read::items(node, &path)?
             .iter()
-            .map(|(node, path)| data::buffer(node, path))
+            .map(|(node, path)| data::buffer(node, path, defer))
             .collect::<Result<Vec<_>, _>>()?,
         None => Vec::new(),
     };
+    let mut deferred = Vec::new();
+    let buffers: Vec<(BufferDesc, Location)> = buffers
+        .into_iter()
+        .enumerate()
+        .map(|(i, (b, at, d))| {
+            if let Some(d) = d {
+                deferred.push((i, d));
+            }
+            (b, at)
+        })
+        .collect();
     check_unique_names(&buffers)?;
     let buffers: Vec<BufferDesc> = buffers.into_iter().map(|(b, _)| b).collect();
     let samplers = match top.get_with_path("Samplers") {
@@ -118,7 +161,7 @@ pub fn parse(text: &str) -> Result<Pipeline, PipelineError> {
             .collect::<Result<_, _>>()?,
         None => Vec::new(),
     };
-    Ok(Pipeline {
+    let pipeline = Pipeline {
         dispatch,
         entry: shader.and_then(|s| s.entry),
         buffers,
@@ -126,7 +169,8 @@ pub fn parse(text: &str) -> Result<Pipeline, PipelineError> {
         bindings,
         samplers,
         graphics,
-    })
+    };
+    Ok((pipeline, deferred))
 }
 
 /// The shader stages of `Shaders`.

@@ -56,9 +56,16 @@ impl Value<'_> {
 pub(crate) struct Flow<'a> {
     start: Cursor<'a>,
     depth: usize,
+    /// The byte just past its `]`.
+    end: usize,
 }
 
 impl<'a> Flow<'a> {
+    /// The bytes of the text from its `[` to its `]`, both included.
+    pub fn byte_range(&self) -> std::ops::Range<usize> {
+        self.start.pos..self.end
+    }
+
     /// The items in order, empty entries skipped. Each item is read when
     /// the iterator reaches it; a syntax error ends the iteration.
     pub fn items(&self) -> FlowItems<'a> {
@@ -640,11 +647,13 @@ impl<'a> Cursor<'a> {
         let at = self.location();
         match self.peek() {
             Some(b'[') => {
-                let flow = Flow {
-                    start: *self,
-                    depth: depth + 1,
-                };
+                let start = *self;
                 self.skip_flow()?;
+                let flow = Flow {
+                    start,
+                    depth: depth + 1,
+                    end: self.pos,
+                };
                 Ok(Node {
                     at,
                     value: Value::Flow(flow),

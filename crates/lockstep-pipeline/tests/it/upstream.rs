@@ -200,3 +200,54 @@ fn a_byte_order_mark_is_skipped() {
     let p = parse("\u{feff}---\nDispatchParameters:\n  DispatchGroupCount: [2, 1, 1]\n").unwrap();
     assert_eq!(p.dispatch, [2, 1, 1]);
 }
+
+/// `parse_file` decodes a large `Data` list from the file after the rest:
+/// the same buffers as `parse`, the same places in messages, and lists
+/// with nested lists or comments read whole.
+#[test]
+fn large_lists_are_read_from_the_file() {
+    let dir = std::env::temp_dir().join(format!("lockstep-parse-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let values: Vec<String> = (0..200_000).map(|i| format!("{}.5", i % 977)).collect();
+    let mut lines = String::new();
+    for (i, chunk) in values.chunks(16).enumerate() {
+        if i > 0 {
+            lines.push_str(",\n            ");
+        }
+        lines.push_str(&chunk.join(", "));
+    }
+    let doc = |data: &str| {
+        format!(
+            "---\nBuffers:\n  - Name: Big\n    Format: Float32\n    Data: [ {data} ]\n  - Name: Small\n    Format: Int32\n    Data: [ 1,, 2 ]\n"
+        )
+    };
+    let check = |text: &str| {
+        let path = dir.join("p.yaml");
+        std::fs::write(&path, text).unwrap();
+        let from_file = lockstep_pipeline::parse_file(&path);
+        let from_text = lockstep_pipeline::parse(text);
+        match (from_file, from_text) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a, b);
+                Ok(a)
+            }
+            (Err(a), Err(b)) => {
+                assert_eq!(a.to_string(), b.to_string());
+                Err(a.to_string())
+            }
+            (a, b) => panic!("parse_file gave {a:?}, parse gave {b:?}"),
+        }
+    };
+    let p = check(&doc(&lines)).unwrap();
+    assert_eq!(p.buffers[0].data.len(), 200_000 * 4);
+    assert_eq!(p.buffers[1].data, [1, 0, 0, 0, 2, 0, 0, 0]);
+    // A bad value deep in the list: the same line and column either way.
+    let bad = lines.replacen("500.5", "5x0", 1);
+    let e = check(&doc(&bad)).unwrap_err();
+    assert!(e.contains("Buffers[0].Data[500]"), "{e}");
+    // Empty entries, a comment and a nested list take the whole-list path.
+    let odd = format!("{lines},, 7 # seven\n            , [ 8 ]");
+    let p = check(&doc(&odd)).unwrap();
+    assert_eq!(p.buffers[0].data.len(), 200_002 * 4);
+    std::fs::remove_dir_all(&dir).ok();
+}
