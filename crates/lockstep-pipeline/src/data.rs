@@ -362,10 +362,6 @@ pub(crate) fn decode_deferred(
     use std::io::{Read, Seek, SeekFrom};
     let io =
         |e: std::io::Error| PipelineError::new(format!("cannot read the pipeline file again: {e}"));
-    let context = ValueContext {
-        format: buffer.format,
-        buffer: &buffer.name,
-    };
     // The items between `[` and `]`.
     let inner = (deferred.range.start + 1) as u64..(deferred.range.end - 1) as u64;
     file.seek(SeekFrom::Start(inner.start)).map_err(io)?;
@@ -403,37 +399,40 @@ pub(crate) fn decode_deferred(
         let text = std::str::from_utf8(done).map_err(|_| {
             PipelineError::at(deferred.at, "the Data list is not valid UTF-8".to_string())
         })?;
-        let mut at = offset;
+        let mut at = 0usize;
         for item in text.split(',') {
-            let leading = item.len() - item.trim_start().len();
             let value = item.trim();
             if !value.is_empty() {
-                // The item's own place, for messages.
-                let before = &item[..leading];
-                let newlines = before.matches('\n').count();
-                let (item_line, item_start) = if newlines > 0 {
-                    let last_nl = before.rfind('\n').unwrap_or(0) as i64;
-                    (line + newlines, at + last_nl + 1)
-                } else {
-                    (line, line_start)
-                };
-                let column = (at + leading as i64 - item_start + 1).max(1) as usize;
-                let location = Location {
-                    line: item_line,
-                    column,
-                };
-                let bits = context.encode(value, location, &deferred.path.index(index))?;
-                buffer.format.write_bits(bits, &mut bytes);
+                match buffer.format.encode(value) {
+                    Ok(bits) => buffer.format.write_bits(bits, &mut bytes),
+                    Err(message) => {
+                        // The item's place, worked out only for the message.
+                        let start = at + (item.len() - item.trim_start().len());
+                        let before = &text[..start];
+                        let newlines = before.bytes().filter(|&b| b == b'\n').count();
+                        let column = match before.rfind('\n') {
+                            Some(nl) => start - nl,
+                            None => (offset + start as i64 - line_start + 1).max(1) as usize,
+                        };
+                        let location = Location {
+                            line: line + newlines,
+                            column,
+                        };
+                        return Err(deferred
+                            .path
+                            .index(index)
+                            .error(location, format!("buffer `{}`: {message}", buffer.name)));
+                    }
+                }
                 index += 1;
             }
-            // Past the item and its comma.
-            for (i, b) in item.bytes().enumerate() {
-                if b == b'\n' {
-                    line += 1;
-                    line_start = at + i as i64 + 1;
-                }
-            }
-            at += item.len() as i64 + 1;
+            at += item.len() + 1;
+        }
+        // The line the next piece starts on.
+        let newlines = text.bytes().filter(|&b| b == b'\n').count();
+        if newlines > 0 {
+            line += newlines;
+            line_start = offset + text.rfind('\n').map_or(0, |nl| nl as i64 + 1);
         }
         offset += done.len() as i64;
         pending = rest.to_vec();
