@@ -290,6 +290,9 @@ struct Compiler<'m> {
     spans: Vec<Span>,
     /// The span of the construct being compiled.
     span: Span,
+    /// Inside the inlined body of a library function: the call's span,
+    /// which every instruction of the body carries.
+    call_span: Option<Span>,
     /// Checked mode: instrument what the engine cannot see at run time
     /// (integer divisors).
     checked: bool,
@@ -316,6 +319,7 @@ impl<'m> Compiler<'m> {
             code: Vec::new(),
             spans: Vec::new(),
             span: Span::default(),
+            call_span: None,
             checked: false,
             next_reg: 0,
             max_reg: 0,
@@ -607,7 +611,7 @@ impl<'m> Compiler<'m> {
                 return Ok(true);
             }
             Stmt::Barrier(flags) => {
-                self.span = flags.span;
+                self.span = self.call_span.unwrap_or(flags.span);
                 self.emit(Inst::Barrier);
             }
         }

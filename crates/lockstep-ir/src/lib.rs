@@ -381,6 +381,9 @@ pub struct Function {
     pub body: Block,
     /// The function's declaration in the source.
     pub span: Span,
+    /// Written in HLSL by the library of intrinsics (the prelude): what
+    /// goes wrong inside is reported at the call.
+    pub library: bool,
 }
 
 /// A sequence of statements.

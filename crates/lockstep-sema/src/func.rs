@@ -144,6 +144,7 @@ impl<'a> Sema<'a> {
             result,
             body: ir::Block::default(),
             span: ir_span(sym.decl.span),
+            library: false,
         });
         self.fn_syms[idx].id = Some(id);
         id

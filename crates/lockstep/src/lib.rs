@@ -94,7 +94,7 @@ fn add_prelude(
     sixteen_bit: bool,
     derivatives: bool,
     diags: &mut Diagnostics,
-) {
+) -> Option<syntax::FileId> {
     // A function the shader defines itself takes the name: it is not
     // written again.
     let defined: std::collections::HashSet<&str> = tu
@@ -121,11 +121,12 @@ fn add_prelude(
     };
     let text = lockstep_sema::prelude::source(mentioned, sixteen_bit, derivatives);
     if text.is_empty() {
-        return;
+        return None;
     }
     let id = map.add("<lockstep intrinsics>", &text, None);
     let prelude = lockstep_syntax::parser::parse_file(map, id, pp, &syntax::NoIncludes, diags);
     tu.items.splice(0..0, prelude.items);
+    Some(id)
 }
 
 /// The stack of the thread that lowers and compiles a shader: room for the
@@ -271,7 +272,7 @@ pub fn compile(
     }
     // Compute shaders take derivatives over quads from SM 6.6.
     let derivatives = opts.shader_model >= (6, 6);
-    add_prelude(
+    let library = add_prelude(
         &mut tu,
         &mut map,
         &pp,
@@ -291,8 +292,11 @@ pub fn compile(
     // nesting: they run on a thread whose stack holds the deepest nesting
     // the parser accepts, whatever the caller's stack.
     let mut work = || {
-        let module = lockstep_sema::lower(&tu, &map, &sema_opts, &mut diags)
+        let mut module = lockstep_sema::lower(&tu, &map, &sema_opts, &mut diags)
             .filter(|_| !diags.has_errors())?;
+        for f in &mut module.functions {
+            f.library = library.is_some_and(|id| id.0 == f.span.file);
+        }
         let program = exec::Program::compile(&module);
         Some((module, program))
     };

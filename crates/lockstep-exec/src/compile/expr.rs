@@ -7,7 +7,7 @@ use crate::bytecode::Address;
 impl Compiler<'_> {
     /// Compiles an expression; its instructions carry its span.
     pub(super) fn expr(&mut self, e: &Expr) -> Result<Vec<Reg>, ExecError> {
-        let outer = std::mem::replace(&mut self.span, e.span);
+        let outer = std::mem::replace(&mut self.span, self.call_span.unwrap_or(e.span));
         let result = self.expr_kind(e);
         self.span = outer;
         result
@@ -667,7 +667,14 @@ impl Compiler<'_> {
         });
         self.frames.push(FrameKind::Call);
         self.emit(Inst::CallBegin);
-        self.block(&f.body)?;
+        // A library function's findings belong to its call.
+        let outer_call = self.call_span;
+        if f.library && outer_call.is_none() {
+            self.call_span = Some(self.span);
+        }
+        let body = self.block(&f.body);
+        self.call_span = outer_call;
+        body?;
         self.emit(Inst::CallEnd);
         self.frames.pop();
         self.calls.pop();

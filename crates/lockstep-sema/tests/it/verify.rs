@@ -69,6 +69,7 @@ fn malformed_module() {
             })),
         ]),
         span: Span::default(),
+        library: false,
     });
     let problems = lockstep_ir::verify::verify(&m).join("\n");
     expect![[r#"
