@@ -351,6 +351,11 @@ fn texel_bytes(
     Ok(())
 }
 
+/// A failure to read the pipeline file a second time.
+fn reread(e: std::io::Error) -> PipelineError {
+    PipelineError::new(format!("cannot read the pipeline file again: {e}"))
+}
+
 /// Decodes a deferred `Data` list from `file`, reading it a piece at a
 /// time, into `buffer`'s data. A list with nested lists, comments or
 /// quotes is read whole and decoded as any other.
@@ -360,11 +365,9 @@ pub(crate) fn decode_deferred(
     buffer: &mut BufferDesc,
 ) -> Result<(), PipelineError> {
     use std::io::{Read, Seek, SeekFrom};
-    let io =
-        |e: std::io::Error| PipelineError::new(format!("cannot read the pipeline file again: {e}"));
     // The items between `[` and `]`.
     let inner = (deferred.range.start + 1) as u64..(deferred.range.end - 1) as u64;
-    file.seek(SeekFrom::Start(inner.start)).map_err(io)?;
+    file.seek(SeekFrom::Start(inner.start)).map_err(reread)?;
     let mut reader = file.take(inner.end - inner.start);
     let mut bytes = Vec::new();
     let mut chunk = vec![0u8; 1 << 20];
@@ -377,7 +380,7 @@ pub(crate) fn decode_deferred(
     let mut offset = inner.start as i64;
     let mut index = 0usize;
     loop {
-        let n = reader.read(&mut chunk).map_err(io)?;
+        let n = reader.read(&mut chunk).map_err(reread)?;
         let last = n == 0;
         pending.extend_from_slice(&chunk[..n]);
         // Decode every item that a comma ends (all of them at the end).
@@ -452,12 +455,10 @@ fn decode_whole(
     buffer: &mut BufferDesc,
 ) -> Result<(), PipelineError> {
     use std::io::{Read, Seek, SeekFrom};
-    let io =
-        |e: std::io::Error| PipelineError::new(format!("cannot read the pipeline file again: {e}"));
     file.seek(SeekFrom::Start(deferred.range.start as u64))
-        .map_err(io)?;
+        .map_err(reread)?;
     let mut list = vec![0u8; deferred.range.len()];
-    file.read_exact(&mut list).map_err(io)?;
+    file.read_exact(&mut list).map_err(reread)?;
     let list = String::from_utf8(list).map_err(|_| {
         PipelineError::at(deferred.at, "the Data list is not valid UTF-8".to_string())
     })?;
