@@ -249,23 +249,9 @@ impl<'a> Sema<'a> {
         d: &ast::Declarator,
         resources: &[(String, ResourceKind, TypeId)],
     ) {
-        let mut dims = Vec::with_capacity(d.array_dims.len());
-        for dim in &d.array_dims {
-            let Some(len) = dim.as_ref().and_then(|e| self.const_u32(e, "array size")) else {
-                self.error(
-                    d.span,
-                    "an array of structs with resource members needs a constant size",
-                );
-                return;
-            };
-            dims.push(len);
-        }
-        let count = dims.iter().try_fold(1u32, |n, &d| n.checked_mul(d));
-        let Some(count) = count.filter(|&n| n <= MAX_RESOURCE_ARRAY) else {
-            self.error(
-                d.span,
-                format!("an array of structs with resource members has at most {MAX_RESOURCE_ARRAY} elements"),
-            );
+        let Some((dims, count)) =
+            self.resource_dims(d, "an array of structs with resource members")
+        else {
             return;
         };
         let mut next_register = d.register.as_ref().map(|r| r.index);
@@ -293,24 +279,23 @@ impl<'a> Sema<'a> {
         }
     }
 
-    /// `RWBuffer<int> a[4] : register(u2)`: a resource per element, `a[k]`
-    /// at register `u(2 + k)` (row-major for more dimensions).
-    fn declare_resource_array(&mut self, d: &ast::Declarator, kind: ResourceKind, element: TypeId) {
+    /// The dimensions of an array of resources (or of structs holding
+    /// them), each a constant of at least 1, and their element count, at
+    /// most [`MAX_RESOURCE_ARRAY`]; `what` names the array in messages.
+    fn resource_dims(&mut self, d: &ast::Declarator, what: &str) -> Option<(Vec<u32>, u32)> {
         let mut dims = Vec::with_capacity(d.array_dims.len());
         for dim in &d.array_dims {
             let Some(dim) = dim else {
                 self.error(
                     d.span,
-                    "not supported: resource arrays without a size (`[]`)",
+                    format!("not supported: {what} without a size (`[]`)"),
                 );
-                return;
+                return None;
             };
-            let Some(len) = self.const_u32(dim, "array size") else {
-                return;
-            };
+            let len = self.const_u32(dim, "array size")?;
             if len == 0 {
                 self.error(dim.span, "array size must be greater than zero");
-                return;
+                return None;
             }
             dims.push(len);
         }
@@ -318,8 +303,17 @@ impl<'a> Sema<'a> {
         let Some(count) = count.filter(|&n| n <= MAX_RESOURCE_ARRAY) else {
             self.error(
                 d.span,
-                format!("a resource array has at most {MAX_RESOURCE_ARRAY} elements"),
+                format!("{what} has at most {MAX_RESOURCE_ARRAY} elements"),
             );
+            return None;
+        };
+        Some((dims, count))
+    }
+
+    /// `RWBuffer<int> a[4] : register(u2)`: a resource per element, `a[k]`
+    /// at register `u(2 + k)` (row-major for more dimensions).
+    fn declare_resource_array(&mut self, d: &ast::Declarator, kind: ResourceKind, element: TypeId) {
+        let Some((dims, count)) = self.resource_dims(d, "a resource array") else {
             return;
         };
         let first = ir::ResourceId(self.module.resources.len() as u32);
