@@ -208,7 +208,9 @@ impl<'a> Sema<'a> {
                     );
                     continue;
                 }
-                self.declare_struct_resources(d, resources);
+                if !self.declare_struct_resources(d, resources) {
+                    continue;
+                }
             }
             if is_groupshared {
                 self.declare_groupshared(base, d);
@@ -243,16 +245,16 @@ impl<'a> Sema<'a> {
     /// members: one per member (per element of an array of such structs),
     /// named by its path (`a.Buf`, `arr[1].Buf`). A `register(u2)` on the
     /// variable binds its resources of that class from `u2` on, in member
-    /// order; the others take free registers.
+    /// order; the others take free registers. `false` after an error.
     fn declare_struct_resources(
         &mut self,
         d: &ast::Declarator,
         resources: &[(String, ResourceKind, TypeId)],
-    ) {
+    ) -> bool {
         let Some((dims, count)) =
             self.resource_dims(d, "an array of structs with resource members")
         else {
-            return;
+            return false;
         };
         let mut next_register = d.register.as_ref().map(|r| r.index);
         for k in 0..count {
@@ -277,6 +279,7 @@ impl<'a> Sema<'a> {
                 );
             }
         }
+        true
     }
 
     /// The dimensions of an array of resources (or of structs holding
