@@ -224,8 +224,26 @@ struct CompileArgs {
 struct RunArgs {
     /// The pipeline file (offload-test-suite YAML).
     pipeline: PathBuf,
-    /// The HLSL compute shader.
+    /// The HLSL compute shader; for a graphics pipeline, the vertex shader.
     shader: PathBuf,
+    /// For a graphics pipeline: the pixel shader.
+    pixel: Option<PathBuf>,
+    /// A draw's vertex-shader entry point (default: the pipeline's Vertex
+    /// Entry, else main).
+    #[arg(long, value_name = "NAME")]
+    vertex_entry: Option<String>,
+    /// A draw's pixel-shader entry point (default: the pipeline's Pixel
+    /// Entry, else main).
+    #[arg(long, value_name = "NAME")]
+    pixel_entry: Option<String>,
+    /// A draw's vertex-shader profile (default: vs_6_10, or the -T given
+    /// when it is a vs_ profile).
+    #[arg(long, value_name = "PROFILE")]
+    vertex_profile: Option<String>,
+    /// A draw's pixel-shader profile (default: ps_6_10, or the -T given
+    /// when it is a ps_ profile).
+    #[arg(long, value_name = "PROFILE")]
+    pixel_profile: Option<String>,
     #[command(flatten)]
     compile: CompileArgs,
     #[command(flatten)]
@@ -537,6 +555,20 @@ fn run(args: &RunArgs) -> u8 {
             args.format
         ));
     }
+    if let Some(pixel) = &args.pixel {
+        return run_draw(args, pixel);
+    }
+    let stage_flags = [
+        ("--vertex-entry", args.vertex_entry.is_some()),
+        ("--pixel-entry", args.pixel_entry.is_some()),
+        ("--vertex-profile", args.vertex_profile.is_some()),
+        ("--pixel-profile", args.pixel_profile.is_some()),
+    ];
+    if let Some((flag, _)) = stage_flags.iter().find(|(_, given)| *given) {
+        return error(format!(
+            "{flag} is for a draw: lockstep run PIPELINE VS.hlsl PS.hlsl"
+        ));
+    }
     let color = use_color(&args.color);
     let run_opts = match args.device.run_options(args.threads, args.max_steps) {
         Ok(o) => o,
@@ -585,6 +617,146 @@ fn run(args: &RunArgs) -> u8 {
         eprint!("{}", report.render(&shader, color));
         if !report.is_clean() {
             return EXIT_FAIL;
+        }
+    }
+    if output.passed() {
+        EXIT_PASS
+    } else {
+        EXIT_FAIL
+    }
+}
+
+/// The compile options of one stage of a draw: the shared DXC flags, then
+/// the stage's entry point and profile.
+fn stage_options(
+    args: &RunArgs,
+    stage: lockstep::ir::Stage,
+    pipeline_entry: Option<&str>,
+) -> Result<CompileOptions, String> {
+    use lockstep::ir::Stage;
+    let (entry, profile, flag) = match stage {
+        Stage::Vertex => (&args.vertex_entry, &args.vertex_profile, "--vertex-profile"),
+        _ => (&args.pixel_entry, &args.pixel_profile, "--pixel-profile"),
+    };
+    let mut opts = args.compile.flags.options.clone();
+    if args.compile.flags.entry.is_some() {
+        return Err(
+            "-E names one entry point, and a draw has two: use --vertex-entry and --pixel-entry"
+                .to_string(),
+        );
+    }
+    opts.entry = entry
+        .clone()
+        .or(pipeline_entry.map(str::to_string))
+        .unwrap_or_else(|| "main".to_string());
+    opts.stage = stage;
+    let given = args
+        .compile
+        .flags
+        .profile
+        .as_ref()
+        .filter(|p| p.starts_with(stage.prefix()));
+    match profile.as_ref().or(given) {
+        Some(p) => {
+            let (s, model) =
+                lockstep::parse_stage_profile(p).map_err(|e| format!("{flag}: {e}"))?;
+            if s != stage {
+                return Err(format!(
+                    "{flag} {p}: the {} shader needs a {}_6_x profile",
+                    stage.name(),
+                    stage.prefix()
+                ));
+            }
+            opts.shader_model = model;
+        }
+        None => opts.shader_model = lockstep::MAX_SHADER_MODEL,
+    }
+    Ok(opts)
+}
+
+/// `lockstep run PIPELINE VS PS`: a draw.
+fn run_draw(args: &RunArgs, pixel_path: &Path) -> u8 {
+    use lockstep::ir::Stage;
+    let color = use_color(&args.color);
+    let run_opts = match args.device.run_options(args.threads, args.max_steps) {
+        Ok(o) => o,
+        Err(e) => return error(e),
+    };
+    if args.check {
+        return error("--check: checked mode runs compute dispatches; a draw runs without it");
+    }
+    let mut pipeline = match lockstep::pipeline::parse_file(&args.pipeline) {
+        Ok(p) => p,
+        Err(e) => {
+            let message = match e.location {
+                Some(_) => format!("{}:{e}", args.pipeline.display()),
+                None => format!("{e}"),
+            };
+            json_error(&args.compile, &message);
+            return error(message);
+        }
+    };
+    let Some(g) = pipeline.graphics.clone() else {
+        return error(format!(
+            "{} is a compute pipeline: it takes one shader (lockstep run PIPELINE SHADER)",
+            args.pipeline.display()
+        ));
+    };
+    let mut shaders = Vec::new();
+    for (path, stage, entry) in [
+        (
+            args.shader.as_path(),
+            Stage::Vertex,
+            g.vertex_entry.as_deref(),
+        ),
+        (pixel_path, Stage::Pixel, g.pixel_entry.as_deref()),
+    ] {
+        let opts = match stage_options(args, stage, entry) {
+            Ok(o) => o,
+            Err(e) => return error(e),
+        };
+        match compile_file(path, &opts, &args.compile, color) {
+            Ok(s) => shaders.push(s),
+            Err(code) => return code,
+        }
+    }
+    let (vs, ps) = (&shaders[0], &shaders[1]);
+    if let Err(code) = load_buffers(&args.buffers, &mut pipeline) {
+        return code;
+    }
+    if let Some(name) = &args.resource
+        && pipeline.buffer_index(name).is_none()
+    {
+        let message = format!("-r {name}: the pipeline has no buffer named `{name}`");
+        json_error(&args.compile, &message);
+        return error(message);
+    }
+    let output = match lockstep::draw(vs, ps, &pipeline, &run_opts) {
+        Ok(o) => o,
+        Err(e) => {
+            json_error(&args.compile, &e.to_string());
+            let shader = if e.stage == Some(Stage::Vertex) {
+                vs
+            } else {
+                ps
+            };
+            let mut inner = e.error.clone();
+            if let Some(stage) = e.stage {
+                inner.message = format!("in the {} shader: {}", stage.name(), inner.message);
+            }
+            return report_run_error(shader, inner, color);
+        }
+    };
+    if args.compile.json {
+        return run_json(args, &pipeline, &output, None);
+    }
+    if let Err(code) = write_buffers(args, &pipeline, &output.contents) {
+        return code;
+    }
+    for outcome in &output.outcomes {
+        eprint!("{}", outcome.render());
+        if !outcome.render().ends_with('\n') {
+            eprintln!();
         }
     }
     if output.passed() {

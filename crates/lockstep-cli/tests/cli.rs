@@ -370,7 +370,14 @@ fn dxc_style_flags() {
     let o = lockstep(&[EXAMPLE[0], EXAMPLE[1], EXAMPLE[2], "-T", "ps_6_0"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("not a compute profile"),
+        stderr(&o).contains("'numthreads' applies to compute shaders, and this is a pixel shader"),
+        "{}",
+        stderr(&o)
+    );
+    let o = lockstep(&[EXAMPLE[0], EXAMPLE[1], EXAMPLE[2], "-T", "gs_6_0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("a stage Lockstep does not run"),
         "{}",
         stderr(&o)
     );

@@ -629,6 +629,36 @@ impl<'m> Compiler<'m> {
 
     /// `if (cond) accept else reject`, or with `negate`, `if (!cond)`. An
     /// empty else branch gets no `Else`: the `IfEnd` reconverges anyway.
+    /// The helper-lane flag's register, in a pixel shader.
+    pub(super) fn helper_reg(&self) -> Option<Reg> {
+        let id = self.module.entry.as_ref()?.io.as_ref()?.helper?;
+        self.statics.get(id.index())?.first().copied()
+    }
+
+    /// Emits `body` for the lanes that are not helper lanes: in a pixel
+    /// shader, wave operations (other than queries and quad operations)
+    /// and writes to memory leave helper lanes out, as if flow control
+    /// excluded them.
+    pub(super) fn unless_helper<T>(
+        &mut self,
+        body: impl FnOnce(&mut Self) -> Result<T, ExecError>,
+    ) -> Result<T, ExecError> {
+        let Some(helper) = self.helper_reg() else {
+            return body(self);
+        };
+        let mut out = None;
+        self.if_else_negated(
+            helper,
+            true,
+            |s| {
+                out = Some(body(s)?);
+                Ok(())
+            },
+            |_| Ok(()),
+        )?;
+        out.ok_or_else(|| ExecError::new("a helper-lane guard produced no value", None))
+    }
+
     fn if_else_negated(
         &mut self,
         cond: Reg,

@@ -322,6 +322,115 @@ pub struct EntryPoint {
     pub inputs: Vec<EntryInput>,
     /// Which threads of a group make a quad.
     pub quads: QuadLayout,
+    /// The stage the entry point runs in.
+    pub stage: Stage,
+    /// For a vertex or pixel shader: the records its lanes read and write.
+    pub io: Option<StageIo>,
+}
+
+/// The pipeline stage of an entry point (`cs_`, `vs_` or `ps_` profile).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Stage {
+    /// A compute shader, launched in groups.
+    #[default]
+    Compute,
+    /// A vertex shader: one lane per vertex.
+    Vertex,
+    /// A pixel shader: one lane per pixel, in 2×2 quads.
+    Pixel,
+}
+
+impl Stage {
+    /// The profile prefix: `cs`, `vs` or `ps`.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Stage::Compute => "cs",
+            Stage::Vertex => "vs",
+            Stage::Pixel => "ps",
+        }
+    }
+
+    /// The stage's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Compute => "compute",
+            Stage::Vertex => "vertex",
+            Stage::Pixel => "pixel",
+        }
+    }
+}
+
+/// How a vertex or pixel shader exchanges values with the fixed-function
+/// stages. The entry function sema writes runs one lane per record: it
+/// reads record `i` of `input` (word 0 its state: 0 no lane, 1 a lane, 2 a
+/// helper lane), calls the shader's function, and writes record `i` of
+/// `output` (word 0 is 1 when the lane wrote it; helper lanes, and pixels
+/// that called `discard`, write nothing). Records are 32-bit words, one per
+/// scalar component.
+#[derive(Clone, Debug)]
+pub struct StageIo {
+    /// The `StructuredBuffer<uint>` of input records.
+    pub input: ResourceId,
+    /// The `RWStructuredBuffer<uint>` of output records.
+    pub output: ResourceId,
+    /// The values read, system values included, in record order.
+    pub inputs: Vec<Varying>,
+    /// The values written, in record order.
+    pub outputs: Vec<Varying>,
+    /// Words per input record, the state word included.
+    pub input_words: u32,
+    /// Words per output record, the written word included.
+    pub output_words: u32,
+    /// The pixel shader's helper flag (`IsHelperLane()`; `discard` sets
+    /// it): wave operations other than queries and quad operations, and
+    /// writes to memory, leave out the lanes where it is set.
+    pub helper: Option<StaticId>,
+}
+
+/// One value a vertex or pixel shader reads or writes, by semantic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Varying {
+    /// The semantic's name in upper case, without its index: `TEXCOORD`,
+    /// `SV_POSITION`.
+    pub semantic: String,
+    /// The semantic's index: 3 in `TEXCOORD3`, 0 when none is written.
+    pub index: u32,
+    /// What each word holds.
+    pub kind: VaryingKind,
+    /// Components, 1 to 4.
+    pub components: u32,
+    /// The first word in the record.
+    pub word: u32,
+    /// How a pixel shader input is interpolated.
+    pub interpolation: Interpolation,
+    /// The parameter or field in the source.
+    pub span: Span,
+}
+
+/// What one word of a varying holds: the shader's type converts from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VaryingKind {
+    /// An IEEE binary32 float (`half` and `min16float` are converted).
+    Float,
+    /// A 32-bit signed integer.
+    Int,
+    /// A 32-bit unsigned integer; a `bool` is 0 or 1.
+    UInt,
+}
+
+/// The interpolation modifier of a pixel shader input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Interpolation {
+    /// Perspective-correct (`linear`, the default for floats).
+    #[default]
+    Linear,
+    /// Perspective-correct at the centroid of the covered samples; with one
+    /// sample per pixel, the pixel centre.
+    Centroid,
+    /// Linear in screen space.
+    NoPerspective,
+    /// The first vertex's value (the default for integers).
+    NoInterpolation,
 }
 
 /// Which threads of a compute group make a quad (the four lanes

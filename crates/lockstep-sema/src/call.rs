@@ -43,6 +43,12 @@ impl Sema<'_> {
         span: Span,
     ) -> Option<TExpr> {
         let name = id.name.as_str();
+        if name == "IsHelperLane"
+            && args.is_empty()
+            && let Some(t) = self.is_helper_lane(span)
+        {
+            return Some(t);
+        }
         let is_variable = self.lookup_local(name).is_some() || self.globals.contains_key(name);
         if !is_variable && self.is_type_name(name) {
             let te = ast::TypeExpr {

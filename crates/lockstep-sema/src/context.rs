@@ -187,6 +187,9 @@ pub(crate) struct Sema<'a> {
     /// The semantic written on each member of a struct type (`uint3 id :
     /// SV_GroupThreadID;`), in member order.
     pub member_semantics: HashMap<TypeId, Vec<Option<lockstep_syntax::ast::Ident>>>,
+    /// The modifiers written before each member of a struct type
+    /// (`nointerpolation`, …), in member order.
+    pub member_modifiers: HashMap<TypeId, Vec<Vec<String>>>,
     /// Names already reported as undeclared, or whose declaration failed:
     /// later uses are not reported again.
     pub quiet_names: std::collections::HashSet<String>,
@@ -243,6 +246,11 @@ pub(crate) struct Sema<'a> {
     /// The entry point's `[numWaves(n)]`, read before anything else so that
     /// `GetGroupWaveCount()` folds to `n` everywhere (array sizes included).
     pub num_waves: Option<u32>,
+    /// A pixel shader's helper flag (`IsHelperLane()`, set by `discard`).
+    pub helper: Option<StaticId>,
+    /// `discard` statements outside pixel shaders, reported when the entry
+    /// point reaches them.
+    pub discards: Vec<(FunctionId, Span)>,
 }
 
 impl<'a> Sema<'a> {
@@ -254,6 +262,7 @@ impl<'a> Sema<'a> {
             globals: HashMap::new(),
             named_types: HashMap::new(),
             member_semantics: HashMap::new(),
+            member_modifiers: HashMap::new(),
             quiet_names: std::collections::HashSet::new(),
             functions: HashMap::new(),
             fn_syms: Vec::new(),
@@ -280,6 +289,8 @@ impl<'a> Sema<'a> {
             depth: 0,
             depth_reported: false,
             num_waves: None,
+            helper: None,
+            discards: Vec::new(),
         }
     }
 

@@ -46,6 +46,12 @@ impl Sema<'_> {
             );
             return;
         }
+        let root = self.function_id(idx);
+        self.check_stage_features(root);
+        if self.opts.stage != ir::Stage::Compute {
+            self.lower_graphics_entry(idx);
+            return;
+        }
         if !self.is_void(self.fn_syms[idx].result) {
             self.error(
                 decl.return_type.span,
@@ -84,6 +90,8 @@ impl Sema<'_> {
             wave_size,
             inputs,
             quads,
+            stage: ir::Stage::Compute,
+            io: None,
         });
     }
 
@@ -96,14 +104,6 @@ impl Sema<'_> {
         if (x % 2 == 0 && y % 2 == 0) || (x % 4 == 0 && y == 1 && z == 1) {
             return;
         }
-        let takes_derivatives = |name: &str| {
-            matches!(
-                name,
-                "ddx" | "ddy" | "ddx_coarse" | "ddy_coarse" | "ddx_fine" | "ddy_fine" | "fwidth"
-            ) || ["__lockstep_sample_2d", "__lockstep_sample_bias_"]
-                .iter()
-                .any(|p| name.starts_with(p))
-        };
         let uses = self
             .called
             .keys()
@@ -505,6 +505,17 @@ impl Sema<'_> {
         }
         Some(sv)
     }
+}
+
+/// Whether the library function `name` takes derivatives: `ddx` and its
+/// kin, and the implicit-LOD samples.
+pub(crate) fn takes_derivatives(name: &str) -> bool {
+    matches!(
+        name,
+        "ddx" | "ddy" | "ddx_coarse" | "ddy_coarse" | "ddx_fine" | "ddy_fine" | "fwidth"
+    ) || ["__lockstep_sample_2d", "__lockstep_sample_bias_"]
+        .iter()
+        .any(|p| name.starts_with(p))
 }
 
 /// The stage named by `[shader("compute")]`: a string literal, or an

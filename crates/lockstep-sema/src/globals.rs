@@ -43,6 +43,7 @@ impl<'a> Sema<'a> {
     pub(crate) fn struct_type(&mut self, s: &ast::StructDecl, name: &str) -> Option<TypeId> {
         let mut members: Vec<Member> = Vec::new();
         let mut semantics = Vec::new();
+        let mut modifiers = Vec::new();
         let mut resources = Vec::new();
         if let Some(base) = &s.base {
             let ty = self.resolve_value_type(base);
@@ -58,6 +59,7 @@ impl<'a> Sema<'a> {
                         ty,
                     });
                     semantics.push(None);
+                    modifiers.push(Vec::new());
                 }
                 Some((ty, _)) => {
                     let shown = self.show(ty);
@@ -119,6 +121,7 @@ impl<'a> Sema<'a> {
                 ty,
             });
             semantics.push(f.semantic.clone());
+            modifiers.push(f.modifiers.iter().map(|m| m.name.clone()).collect());
         }
         let ty = self.intern(Type::Struct {
             name: name.to_string(),
@@ -129,6 +132,7 @@ impl<'a> Sema<'a> {
             return None;
         }
         self.member_semantics.insert(ty, semantics);
+        self.member_modifiers.insert(ty, modifiers);
         if !resources.is_empty() {
             self.struct_resources.insert(ty, resources);
         }

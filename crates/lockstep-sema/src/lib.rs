@@ -18,6 +18,7 @@ mod expr;
 mod fold;
 mod func;
 mod globals;
+mod graphics;
 mod init;
 mod intrinsics;
 mod ops;
@@ -44,6 +45,8 @@ pub struct CompileOptions {
     pub shader_model: (u32, u32),
     /// `-enable-16bit-types`: `half` is binary16 and 16-bit integers exist.
     pub enable_16bit_types: bool,
+    /// The profile's stage (`cs_`, `vs_`, `ps_`).
+    pub stage: lockstep_ir::Stage,
 }
 
 impl Default for CompileOptions {
@@ -52,6 +55,7 @@ impl Default for CompileOptions {
             entry: "main".to_string(),
             shader_model: (6, 10),
             enable_16bit_types: false,
+            stage: lockstep_ir::Stage::Compute,
         }
     }
 }
@@ -70,6 +74,9 @@ pub fn lower(
     let errors_before = diags.items.iter().filter(|d| d.is_error()).count();
     let mut sema = context::Sema::new(opts, diags);
     sema.num_waves = entry::declared_num_waves(tu, &opts.entry);
+    if opts.stage == lockstep_ir::Stage::Pixel {
+        sema.declare_helper();
+    }
     for item in &tu.items {
         sema.lower_item(item);
     }

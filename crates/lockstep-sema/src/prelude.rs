@@ -75,8 +75,14 @@ const PER_SHAPE: &[(&str, &str)] = &[
 ///
 /// `derivatives`: the shader may take derivatives (a compute shader of SM
 /// 6.6 or later): `ddx` and its kin are written, over the quads, and
-/// `Sample` takes its level of detail from them.
-pub fn source(mentioned: impl Fn(&str) -> bool, sixteen_bit: bool, derivatives: bool) -> String {
+/// `Sample` takes its level of detail from them. `pixel`: the shader is a
+/// pixel shader, where `IsHelperLane` is the engine's and `clip` discards.
+pub fn source(
+    mentioned: impl Fn(&str) -> bool,
+    sixteen_bit: bool,
+    derivatives: bool,
+    pixel: bool,
+) -> String {
     let mut out = String::new();
     let wanted = |names: &[&str]| names.iter().any(|n| mentioned(n));
     let floats = float_types(sixteen_bit);
@@ -113,9 +119,16 @@ pub fn source(mentioned: impl Fn(&str) -> bool, sixteen_bit: bool, derivatives: 
     if wanted(&["NonUniformResourceIndex"]) {
         out.push_str("uint NonUniformResourceIndex(uint i) { return i; }\nint NonUniformResourceIndex(int i) { return i; }\n");
     }
-    if wanted(&["IsHelperLane"]) {
-        // Compute shaders have no helper lanes.
+    if wanted(&["IsHelperLane"]) && !pixel {
+        // Compute and vertex shaders have no helper lanes.
         out.push_str("bool IsHelperLane() { return false; }\n");
+    }
+    if wanted(&["clip"]) && pixel {
+        for &s in floats {
+            for t in shapes(s) {
+                let _ = writeln!(out, "void clip({t} x) {{ if (any(x < ({t})0)) discard; }}");
+            }
+        }
     }
     if wanted(&["frexp"]) {
         frexp(&mut out, sixteen_bit);

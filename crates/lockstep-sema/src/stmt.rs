@@ -65,9 +65,7 @@ impl Sema<'_> {
             ast::StmtKind::Break => self.lower_break(s.span, out),
             ast::StmtKind::Continue => self.lower_continue(s.span, out),
             ast::StmtKind::Return(value) => self.lower_return(value.as_ref(), s.span, out),
-            ast::StmtKind::Discard => {
-                self.error(s.span, "'discard' is not allowed in compute shaders")
-            }
+            ast::StmtKind::Discard => self.lower_discard(s.span, out),
         }
     }
 

@@ -85,7 +85,7 @@ pub struct RunError {
 }
 
 impl RunError {
-    fn new(message: impl Into<String>) -> RunError {
+    pub(crate) fn new(message: impl Into<String>) -> RunError {
         RunError {
             message: message.into(),
             span: None,
@@ -166,18 +166,12 @@ pub(crate) struct Bindings {
     /// pipeline's buffers: 0, or for a consume buffer the number of
     /// elements its buffer holds, so that `Consume` takes them from the
     /// last.
-    counters: Vec<u32>,
+    pub counters: Vec<u32>,
 }
 
 impl Bindings {
     /// Binds every resource of the shader, checking kinds and sizes.
     pub fn new(shader: &Shader, pipeline: &Pipeline) -> Result<Bindings, RunError> {
-        if let Some(g) = &pipeline.graphics {
-            return Err(RunError::new(format!(
-                "graphics pipelines are not supported yet: this one draws {} vertices from '{}' into '{}', and Lockstep runs compute dispatches only (it never runs a vertex or pixel shader as compute)",
-                g.vertex_count, g.vertex_buffer, g.render_target
-            )));
-        }
         let mut chunks = Vec::with_capacity(pipeline.buffers.len());
         let mut memories = 0;
         for b in &pipeline.buffers {
@@ -204,7 +198,15 @@ impl Bindings {
             dims: Vec::new(),
             counters: Vec::new(),
         };
-        for resource in &shader.module.resources {
+        let io = shader.module.entry.as_ref().and_then(|e| e.io.as_ref());
+        for (id, resource) in shader.module.resources.iter().enumerate() {
+            // A stage's records are the draw's: any memory stands in.
+            if io.is_some_and(|io| io.input.index() == id || io.output.index() == id) {
+                bindings.buffer_of.push(usize::MAX);
+                bindings.memory_of.push(0);
+                bindings.dims.push([0; 3]);
+                continue;
+            }
             if let Some(base) = resource.counter_of {
                 let base = base.index();
                 let start = match shader.module.resources[base].kind {
@@ -278,6 +280,16 @@ impl Bindings {
         workers: &Workers,
     ) -> Vec<Memory<'p>> {
         let written = self.buffers_where(shader, pipeline.buffers.len(), |r| r.kind.is_writable());
+        self.memories_written(pipeline, workers, written)
+    }
+
+    /// [`Bindings::memories`], copying the buffers `written` marks.
+    pub fn memories_written<'p>(
+        &self,
+        pipeline: &'p Pipeline,
+        workers: &Workers,
+        written: Vec<bool>,
+    ) -> Vec<Memory<'p>> {
         pipeline
             .buffers
             .iter()
@@ -364,6 +376,21 @@ pub fn run<'p>(
     pipeline: &'p Pipeline,
     opts: &RunOptions,
 ) -> Result<RunOutput<'p>, RunError> {
+    if let Some(g) = &pipeline.graphics {
+        return Err(RunError::new(format!(
+            "this pipeline draws {} vertices from '{}' into '{}': give it a vertex and a pixel shader (lockstep run PIPELINE VS.hlsl PS.hlsl)",
+            g.vertex_count, g.vertex_buffer, g.render_target
+        )));
+    }
+    if let Some(entry) = &shader.module.entry
+        && entry.stage != lockstep_ir::Stage::Compute
+    {
+        return Err(RunError::new(format!(
+            "'{}' is a {} shader: a dispatch runs a compute shader (-T cs_6_x); a draw needs a graphics pipeline and both shaders",
+            entry.name,
+            entry.stage.name()
+        )));
+    }
     let bindings = Bindings::new(shader, pipeline)?;
     let choice = choose_wave_size(shader, &opts.device())?;
     let workers = Workers::new(opts.threads)?;

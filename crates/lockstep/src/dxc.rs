@@ -196,7 +196,8 @@ pub struct DxcFlags {
 pub enum DxcError {
     /// A malformed or unsupported flag.
     Invalid(String),
-    /// A profile of another stage (`ps_6_0`, `lib_6_3`): Lockstep compiles
+    /// A profile of a stage Lockstep does not run (`gs_6_0`, `lib_6_3`):
+    /// it runs compute, vertex and pixel shaders.
     /// compute shaders.
     OtherStage(String),
 }
@@ -207,7 +208,7 @@ impl std::fmt::Display for DxcError {
             DxcError::Invalid(message) => f.write_str(message),
             DxcError::OtherStage(profile) => write!(
                 f,
-                "-T {profile} is not a compute profile: Lockstep runs compute shaders only"
+                "-T {profile} is a stage Lockstep does not run: it runs compute (cs_6_x), vertex (vs_6_x) and pixel (ps_6_x) shaders"
             ),
         }
     }
@@ -287,10 +288,12 @@ pub fn parse_dxc_flags(args: &[String]) -> Result<DxcFlags, DxcError> {
             _ if arg.starts_with("-T") => {
                 let profile = value(arg, "-T", &mut iter)?;
                 let stage = profile.split('_').next().unwrap_or("");
-                if stage != "cs" && profile.matches('_').count() == 2 {
+                if !matches!(stage, "cs" | "vs" | "ps") && profile.matches('_').count() == 2 {
                     return Err(DxcError::OtherStage(profile));
                 }
-                flags.options.shader_model = crate::parse_profile(&profile).map_err(fail)?;
+                let (stage, model) = crate::parse_stage_profile(&profile).map_err(fail)?;
+                flags.options.shader_model = model;
+                flags.options.stage = stage;
                 flags.profile = Some(profile);
             }
             _ if arg.starts_with("-E") => flags.entry = Some(value(arg, "-E", &mut iter)?),
@@ -397,8 +400,8 @@ mod tests {
             "-HV 2018: Lockstep compiles HLSL 2021 and 202x"
         );
         assert_eq!(
-            parse_dxc_flags(&words("-T ps_6_0")).unwrap_err(),
-            DxcError::OtherStage("ps_6_0".into())
+            parse_dxc_flags(&words("-T gs_6_0")).unwrap_err(),
+            DxcError::OtherStage("gs_6_0".into())
         );
         assert!(
             parse_dxc_flags(&words("-Gfa"))

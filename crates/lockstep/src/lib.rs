@@ -25,6 +25,7 @@
 mod bind;
 mod check;
 mod contents;
+mod draw;
 pub mod dxc;
 mod image;
 mod info;
@@ -45,9 +46,11 @@ pub use check::{
     check_wave_sizes, run_checked,
 };
 pub use contents::BufferContents;
+pub use draw::{DrawError, draw, draw_packed};
 pub use image::texture_png;
 pub use info::{BindingInfo, ShaderInfo, info};
 pub use lockstep_exec::{Device, WavePreference, WaveSizeChoice};
+pub use lockstep_raster as raster;
 pub use offload::{
     FileCheck, FileCheckFn, TestFile, TestOptions, TestOutcome, TestSummary, eval_features,
     parse_test_file, run_test_file,
@@ -65,6 +68,8 @@ pub struct CompileOptions {
     pub entry: String,
     /// `-T cs_6_x`: the shader model.
     pub shader_model: (u32, u32),
+    /// `-T`'s stage: `cs_`, `vs_` or `ps_`.
+    pub stage: ir::Stage,
     /// `-enable-16bit-types`.
     pub enable_16bit_types: bool,
     /// `-D NAME[=VALUE]`.
@@ -78,6 +83,7 @@ impl Default for CompileOptions {
         CompileOptions {
             entry: "main".to_string(),
             shader_model: (6, 10),
+            stage: ir::Stage::Compute,
             enable_16bit_types: false,
             defines: Vec::new(),
             include_dirs: Vec::new(),
@@ -91,8 +97,7 @@ fn add_prelude(
     tu: &mut lockstep_syntax::ast::TranslationUnit,
     map: &mut SourceMap,
     pp: &PreprocessOptions,
-    sixteen_bit: bool,
-    derivatives: bool,
+    (sixteen_bit, derivatives, pixel): (bool, bool, bool),
     diags: &mut Diagnostics,
 ) -> Option<syntax::FileId> {
     // A function the shader defines itself takes the name: it is not
@@ -119,7 +124,7 @@ fn add_prelude(
                 })
             })
     };
-    let text = lockstep_sema::prelude::source(mentioned, sixteen_bit, derivatives);
+    let text = lockstep_sema::prelude::source(mentioned, sixteen_bit, derivatives, pixel);
     if text.is_empty() {
         return None;
     }
@@ -136,28 +141,45 @@ const COMPILE_STACK_BYTES: usize = 256 << 20;
 /// The highest shader model Lockstep knows.
 pub const MAX_SHADER_MODEL: (u32, u32) = (6, 10);
 
-/// Parses a `-T` profile such as `cs_6_5`.
+/// Parses a compute `-T` profile such as `cs_6_5`.
 pub fn parse_profile(profile: &str) -> Result<(u32, u32), String> {
+    match parse_stage_profile(profile)? {
+        (ir::Stage::Compute, sm) => Ok(sm),
+        _ => Err(format!(
+            "profile '{profile}' is not a compute profile: a dispatch runs a compute shader (cs_6_x)"
+        )),
+    }
+}
+
+/// Parses a `-T` profile of a stage Lockstep runs: `cs_6_5`, `vs_6_0`,
+/// `ps_6_6`.
+pub fn parse_stage_profile(profile: &str) -> Result<(ir::Stage, (u32, u32)), String> {
     let err = || {
         format!(
-            "invalid profile '{profile}': expected cs_6_0 to cs_6_{}",
+            "invalid profile '{profile}': expected cs_6_0 to cs_6_{0}, vs_6_0 to vs_6_{0} or ps_6_0 to ps_6_{0}",
             MAX_SHADER_MODEL.1
         )
     };
-    let rest = profile.strip_prefix("cs_").ok_or_else(|| {
-        if profile.len() > 3 && profile.as_bytes()[2] == b'_' {
-            format!("profile '{profile}' is not a compute profile: Lockstep runs compute shaders (cs_6_x)")
+    let stage = [ir::Stage::Compute, ir::Stage::Vertex, ir::Stage::Pixel]
+        .into_iter()
+        .find(|s| profile.starts_with(&format!("{}_", s.prefix())));
+    let Some(stage) = stage else {
+        return Err(if profile.len() > 3 && profile.as_bytes()[2] == b'_' {
+            format!(
+                "profile '{profile}' is not a stage Lockstep runs: it runs compute (cs_6_x), vertex (vs_6_x) and pixel (ps_6_x) shaders"
+            )
         } else {
             err()
-        }
-    })?;
+        });
+    };
+    let rest = &profile[3..];
     let (major, minor) = rest.split_once('_').ok_or_else(err)?;
     let major: u32 = major.parse().map_err(|_| err())?;
     let minor: u32 = minor.parse().map_err(|_| err())?;
     if major != 6 || minor > MAX_SHADER_MODEL.1 {
         return Err(err());
     }
-    Ok((major, minor))
+    Ok((stage, (major, minor)))
 }
 
 /// A compiled shader ready to run.
@@ -270,14 +292,16 @@ pub fn compile(
     if diags.has_errors() {
         return Err(fail(map, diags));
     }
-    // Compute shaders take derivatives over quads from SM 6.6.
-    let derivatives = opts.shader_model >= (6, 6);
+    // Pixel shaders take derivatives over quads, compute shaders from SM
+    // 6.6.
+    let pixel = opts.stage == ir::Stage::Pixel;
+    // A vertex shader gets them too, and an error where it calls them.
+    let derivatives = opts.stage != ir::Stage::Compute || opts.shader_model >= (6, 6);
     let library = add_prelude(
         &mut tu,
         &mut map,
         &pp,
-        opts.enable_16bit_types,
-        derivatives,
+        (opts.enable_16bit_types, derivatives, pixel),
         &mut diags,
     );
     if diags.has_errors() {
@@ -287,6 +311,7 @@ pub fn compile(
         entry: opts.entry.clone(),
         shader_model: opts.shader_model,
         enable_16bit_types: opts.enable_16bit_types,
+        stage: opts.stage,
     };
     // Lowering and code generation recurse once per level of expression
     // nesting: they run on a thread whose stack holds the deepest nesting

@@ -741,7 +741,7 @@ pub fn parse_run_command(command: &str, path_name: &str) -> Result<Vec<Step>, Te
 pub fn parse_dxc_flags(args: &[String]) -> Result<CompileStep, TestOutcome> {
     let flags = crate::dxc::parse_dxc_flags(args).map_err(|e| match e {
         crate::dxc::DxcError::OtherStage(profile) => TestOutcome::Skip(format!(
-            "compiles a '{profile}' shader: Lockstep runs compute shaders only"
+            "compiles a '{profile}' shader: Lockstep runs compute, vertex and pixel shaders"
         )),
         crate::dxc::DxcError::Invalid(m) => TestOutcome::Fail(format!("%dxc_target: {m}")),
     })?;
@@ -883,13 +883,17 @@ fn offload_step(
                 .find(|c| c.output.as_deref() == Some(s.as_str()))
         })
         .collect();
+    if pipeline.graphics.is_some() {
+        let output = draw_step(&pipeline, &named, compiled, opts)?;
+        return check_output(step, &pipeline, &output, opts);
+    }
     let found = match named.as_slice() {
         [one] => Some(*one),
         [] if compiled.len() == 1 => compiled.last(),
         [] => None,
         _ => {
             return Err(
-                "the %offloader line runs several shaders: Lockstep runs one compute shader"
+                "the %offloader line runs several shaders, and its pipeline has no graphics Bindings to draw with"
                     .to_string(),
             );
         }
@@ -918,12 +922,58 @@ fn offload_step(
     }
     let output =
         crate::run(shader, &pipeline, &opts.run).map_err(|e| render_run_error(shader, &e))?;
+    check_output(step, &pipeline, &output, opts)
+}
+
+/// A draw with the vertex and pixel shaders the line names (or the test's
+/// only two compiles).
+fn draw_step<'p>(
+    pipeline: &'p crate::pipeline::Pipeline,
+    named: &[&Compiled],
+    compiled: &[Compiled],
+    opts: &TestOptions,
+) -> Result<crate::RunOutput<'p>, String> {
+    let all: Vec<&Compiled> = compiled.iter().collect();
+    let candidates = if named.is_empty() { &all[..] } else { named };
+    let shaders: Vec<&Shader> = candidates
+        .iter()
+        .filter_map(|c| c.shader.as_ref())
+        .collect();
+    let of = |stage: crate::ir::Stage| {
+        shaders
+            .iter()
+            .copied()
+            .find(|s| s.module.entry.as_ref().is_some_and(|e| e.stage == stage))
+    };
+    let (Some(vs), Some(ps)) = (of(crate::ir::Stage::Vertex), of(crate::ir::Stage::Pixel)) else {
+        return Err(
+            "the %offloader line draws, and needs a vertex shader (-T vs_6_x) and a pixel shader (-T ps_6_x)"
+                .to_string(),
+        );
+    };
+    crate::draw(vs, ps, pipeline, &opts.run).map_err(|e| {
+        let shader = if e.stage == Some(crate::ir::Stage::Vertex) {
+            vs
+        } else {
+            ps
+        };
+        render_run_error(shader, &e.error)
+    })
+}
+
+/// FileCheck over the printed buffers, then the Results rules.
+fn check_output(
+    step: &OffloadStep,
+    pipeline: &crate::pipeline::Pipeline,
+    output: &crate::RunOutput<'_>,
+    opts: &TestOptions,
+) -> Result<(), String> {
     if let Some(args) = &step.filecheck {
         let Some(filecheck) = &opts.filecheck else {
             return Err(NO_FILECHECK.to_string());
         };
         let printed = crate::pipeline::render_buffers(
-            &pipeline,
+            pipeline,
             &output.contents,
             crate::pipeline::Style::Offloader,
         );

@@ -108,7 +108,7 @@ impl Compiler<'_> {
                     Vec::new()
                 };
                 let start = self.code.len();
-                self.store(&loc, &v);
+                self.store(&loc, &v)?;
                 // A declaration's initializer writes every lane of the
                 // variable: a lane that skips it reads the variable only
                 // after running it itself. Not straight in a `switch`,
@@ -139,7 +139,7 @@ impl Compiler<'_> {
                 let dst = self.temp();
                 let a = vals.first().copied().unwrap_or(dst);
                 let b = vals.get(1).copied().unwrap_or(a);
-                self.emit(Inst::Atomic {
+                let atomic = Inst::Atomic {
                     op: *op,
                     ty,
                     addr: Address {
@@ -151,7 +151,15 @@ impl Compiler<'_> {
                     a,
                     b,
                     deferrable: false,
-                });
+                };
+                if matches!(space, crate::bytecode::Space::Resource(_)) {
+                    self.unless_helper(|s| {
+                        s.emit(atomic);
+                        Ok(())
+                    })?;
+                } else {
+                    self.emit(atomic);
+                }
                 Ok(vec![dst])
             }
             ExprKind::ResourceQuery { resource, query } => {
@@ -511,7 +519,7 @@ impl Compiler<'_> {
                         self.pick(c, a, b, word)
                     })
                     .collect();
-                self.store(&loc, &picked);
+                self.store(&loc, &picked)?;
             }
         }
         Ok(true)
@@ -679,7 +687,7 @@ impl Compiler<'_> {
         self.frames.pop();
         self.calls.pop();
         for (param, loc) in places {
-            self.store(&loc, &locals[param]);
+            self.store(&loc, &locals[param])?;
         }
         Ok(result)
     }

@@ -338,7 +338,35 @@ impl Compiler<'_> {
         args: &[Expr],
         e: &Expr,
     ) -> Result<Vec<Reg>, ExecError> {
+        // The operands are computed on every lane, helper lanes included
+        // (a derivative among them needs its whole quad).
         let vals = self.exprs(args)?;
+        let exempt = matches!(
+            op,
+            WaveOp::GetLaneCount
+                | WaveOp::GetLaneIndex
+                | WaveOp::GroupWaveIndex
+                | WaveOp::GroupWaveCount
+                | WaveOp::QuadReadAcrossX
+                | WaveOp::QuadReadAcrossY
+                | WaveOp::QuadReadAcrossDiagonal
+                | WaveOp::QuadReadLaneAt
+                | WaveOp::QuadAny
+                | WaveOp::QuadAll
+        );
+        if exempt {
+            return self.wave_op(op, &vals, args, e);
+        }
+        self.unless_helper(|s| s.wave_op(op, &vals, args, e))
+    }
+
+    fn wave_op(
+        &mut self,
+        op: WaveOp,
+        vals: &[Vec<Reg>],
+        args: &[Expr],
+        e: &Expr,
+    ) -> Result<Vec<Reg>, ExecError> {
         let tys = args.first().map(|a| self.flatten(a.ty)).unwrap_or_default();
         let none = self.temp();
         match op {

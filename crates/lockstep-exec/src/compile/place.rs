@@ -318,7 +318,23 @@ impl Compiler<'_> {
         }
     }
 
-    pub(super) fn store(&mut self, loc: &Loc, values: &[Reg]) {
+    pub(super) fn store(&mut self, loc: &Loc, values: &[Reg]) -> Result<(), ExecError> {
+        if let LocKind::Mem {
+            space: Space::Resource(_),
+        } = loc.kind
+            && self.helper_reg().is_some()
+        {
+            // Helper lanes write no memory.
+            return self.unless_helper(|s| {
+                s.store_lanes(loc, values);
+                Ok(())
+            });
+        }
+        self.store_lanes(loc, values);
+        Ok(())
+    }
+
+    fn store_lanes(&mut self, loc: &Loc, values: &[Reg]) {
         // A value read straight from the registers being written (`v.yx =
         // v`) is copied first, so no component is overwritten before it is
         // read.

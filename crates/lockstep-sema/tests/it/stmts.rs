@@ -211,7 +211,7 @@ fn discard_is_an_error() {
     check(
         &body("discard;"),
         expect![[r#"
-        3:1: error: 'discard' is not allowed in compute shaders
+        3:1: error: 'discard' is only allowed in pixel shaders, and this is a compute shader
     "#]],
     );
 }

@@ -300,10 +300,10 @@ fn element_sizes_must_match_the_data() {
     assert_eq!(floats, [1.0, 2.0]);
 }
 
-/// A graphics pipeline is read, then refused when run: Lockstep never runs
-/// a vertex or pixel shader as compute.
+/// A graphics pipeline takes a draw: a dispatch of a compute shader over
+/// it is refused, and so is a pixel shader run as a dispatch.
 #[test]
-fn graphics_pipelines_are_read_and_refused() {
+fn graphics_pipelines_are_drawn_not_dispatched() {
     let yaml = "Shaders:\n  - { Stage: Vertex, Entry: main }\n  - { Stage: Pixel, Entry: main }\n\
         Buffers:\n  - { Name: V, Format: Float32, Data: [0, 0, 0, 1, 0, 0, 0, 1, 0] }\n\
         \x20 - { Name: T, Format: Float32, Channels: 4, FillSize: 64, OutputProps: { Width: 2, Height: 2, Depth: 1 } }\n\
@@ -317,11 +317,34 @@ fn graphics_pipelines_are_read_and_refused() {
     )
     .unwrap();
     let e = lockstep::run(&shader, &pipeline, &lockstep::RunOptions::default()).unwrap_err();
-    assert!(
-        e.message.starts_with(
-            "graphics pipelines are not supported yet: this one draws 3 vertices from 'V' into 'T'"
-        ),
-        "{}",
-        e.message
+    assert_eq!(
+        e.message,
+        "this pipeline draws 3 vertices from 'V' into 'T': give it a vertex and a pixel shader (lockstep run PIPELINE VS.hlsl PS.hlsl)"
+    );
+    let compute = lockstep::pipeline::parse(
+        "Buffers:\n  - { Name: U, Format: UInt32, FillSize: 4 }\n\
+         DescriptorSets:\n  - Resources:\n    - { Name: U, Kind: RWStructuredBuffer, DirectXBinding: { Register: 0 } }\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let pixel = lockstep::compile(
+        "p.hlsl",
+        "float4 main() : SV_Target { return 1; }\n",
+        &lockstep::CompileOptions {
+            stage: lockstep::ir::Stage::Pixel,
+            ..lockstep::CompileOptions::default()
+        },
+        &lockstep::MemoryLoader::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let e = lockstep::run(&pixel, &compute, &lockstep::RunOptions::default()).unwrap_err();
+    assert_eq!(
+        e.message,
+        "'main' is a pixel shader: a dispatch runs a compute shader (-T cs_6_x); a draw needs a graphics pipeline and both shaders"
+    );
+    let e =
+        lockstep::draw(&shader, &pixel, &pipeline, &lockstep::RunOptions::default()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "the first shader of a draw is its vertex shader, but 'main' is a compute shader (compile it with -T vs_6_x)"
     );
 }

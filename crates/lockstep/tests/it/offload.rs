@@ -231,8 +231,8 @@ fn flags_that_change_the_meaning_are_failures() {
 #[test]
 fn commands_lockstep_cannot_run_are_skipped() {
     assert_skip(
-        run_command_error("%dxc_target -T ps_6_0 %t/s.hlsl"),
-        "compiles a 'ps_6_0' shader: Lockstep runs compute shaders only",
+        run_command_error("%dxc_target -T gs_6_0 %t/s.hlsl"),
+        "compiles a 'gs_6_0' shader: Lockstep runs compute, vertex and pixel shaders",
     );
     assert_skip(
         run_command_error("%dxc_target -T cs_6_0 %t/s.hlsl | FileCheck %s"),

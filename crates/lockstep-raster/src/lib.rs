@@ -1,0 +1,396 @@
+//! The vertex and fixed-function stages of a draw, with Direct3D's rules:
+//! input assembly, the vertex shader's lanes, clipping, rasterization with
+//! the top-left fill rule, interpolation, and pixel quads packed into waves
+//! for the pixel shader; then the depth test and the render target.
+//!
+//! The engine runs both shaders as it runs a compute dispatch: each lane
+//! reads one record and writes one (`lockstep_ir::StageIo`). This crate
+//! writes the records and reads them back; it knows triangles, and the
+//! engine knows only lanes, quads and helper lanes.
+//!
+//! A draw, in order:
+//!
+//! 1. **Input assembly** (`vertex.rs`): vertex `i`'s record holds its
+//!    attributes by semantic, missing components filled from (0, 0, 0, 1),
+//!    and `SV_VertexID` = `i`, `SV_InstanceID` = 0.
+//! 2. **Primitives** (`clip.rs`): triangle lists and strips (odd strip
+//!    triangles as (i, i + 2, i + 1), so each keeps the strip's winding and
+//!    vertex i leads); each triangle is clipped against 0 ≤ z ≤ w and a
+//!    guard band 16 viewports wide, then mapped to the viewport (y down,
+//!    0..W × 0..H × 0..1).
+//! 3. **Coverage** (`raster.rs`): vertices snap to 1/256 pixel; a pixel is
+//!    covered when its centre is inside, or on an edge that is a top edge
+//!    or a left edge. No culling. Clockwise triangles on the target are
+//!    front-facing.
+//! 4. **Quads** (`raster.rs`): each triangle's 2×2 quads aligned to even
+//!    coordinates with at least one covered pixel, in rows from the top;
+//!    the uncovered pixels are helper lanes. Attributes are interpolated
+//!    at pixel centres (helpers extrapolate the triangle's plane).
+//! 5. **Waves** (`Packing`): quads fill the pixel shader's waves, four
+//!    lanes each in reading order.
+//! 6. **Output** (`lib.rs`): covered pixels that did not discard, in
+//!    primitive order, pass the depth test (LESS against a target cleared
+//!    to 1.0, when there is one) and write `SV_Target0`.
+
+mod clip;
+mod raster;
+mod vertex;
+
+use lockstep_exec::{BoundResource, DispatchConfig, ExecError, Memory, Program, Workers};
+use lockstep_ir::{StageIo, Varying, VaryingKind};
+
+pub use raster::Quad;
+
+/// One vertex attribute: its semantic and each vertex's components.
+#[derive(Clone, Debug)]
+pub struct Attribute {
+    /// The semantic's name, upper case, without its index (`TEXCOORD`).
+    pub semantic: String,
+    /// The semantic's index (0 when none is written).
+    pub index: u32,
+    /// What each component holds.
+    pub kind: VaryingKind,
+    /// Components per vertex, 1 to 4.
+    pub channels: u32,
+    /// `channels` words per vertex, vertex after vertex.
+    pub words: Vec<u32>,
+}
+
+/// How vertices make triangles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Topology {
+    /// Every three vertices make a triangle.
+    #[default]
+    TriangleList,
+    /// Each vertex after the second makes a triangle with the two before it.
+    TriangleStrip,
+}
+
+/// How pixel quads fill the pixel shader's waves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Packing {
+    /// Quads in primitive order, filling every wave before the next: a
+    /// wave may hold quads of several triangles.
+    #[default]
+    Dense,
+    /// Each triangle starts a new wave.
+    PerPrimitive,
+    /// Dense, from the last quad to the first.
+    Reversed,
+}
+
+impl Packing {
+    /// Every packing, the default first.
+    pub const ALL: [Packing; 3] = [Packing::Dense, Packing::PerPrimitive, Packing::Reversed];
+
+    /// The packing's name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Packing::Dense => "dense",
+            Packing::PerPrimitive => "one triangle per wave",
+            Packing::Reversed => "reversed",
+        }
+    }
+}
+
+/// The render target's size, and whether a depth target goes with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// Pixels per row.
+    pub width: u32,
+    /// Rows.
+    pub height: u32,
+    /// Whether a depth target (cleared to 1.0, test LESS) is bound.
+    pub depth: bool,
+}
+
+/// The most pixels a render target may have.
+pub const MAX_PIXELS: u64 = 1 << 26;
+
+/// One stage's compiled shader and what it binds.
+#[derive(Clone, Copy)]
+pub struct StageProgram<'a> {
+    /// The compiled shader.
+    pub program: &'a Program,
+    /// Its records.
+    pub io: &'a StageIo,
+    /// Its resources by resource id; the entries of `io`'s two buffers are
+    /// replaced by the draw's records.
+    pub resources: &'a [BoundResource<'a>],
+}
+
+/// A draw call.
+#[derive(Clone, Copy)]
+pub struct Draw<'a> {
+    /// The vertex shader.
+    pub vertex: StageProgram<'a>,
+    /// The pixel shader.
+    pub pixel: StageProgram<'a>,
+    /// The vertex buffer's attributes.
+    pub attributes: &'a [Attribute],
+    /// Vertices drawn.
+    pub vertex_count: u32,
+    /// How they make triangles.
+    pub topology: Topology,
+    /// Where the pixels go.
+    pub target: Target,
+}
+
+/// The render target after a draw.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Image {
+    /// Pixels per row.
+    pub width: u32,
+    /// Rows, the top one first.
+    pub height: u32,
+    /// `SV_Target0`'s four words per pixel (zero past its components;
+    /// zero where nothing was drawn).
+    pub color: Vec<[u32; 4]>,
+    /// What `color`'s words hold; `None` when the pixel shader writes no
+    /// `SV_Target0`.
+    pub color_kind: Option<VaryingKind>,
+    /// The depth target, when one is bound.
+    pub depth: Option<Vec<f32>>,
+    /// Pixel-shader lanes run: covered pixels and helper lanes.
+    pub lanes: u64,
+    /// Of them, helper lanes.
+    pub helpers: u64,
+}
+
+/// Why a draw could not run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DrawError {
+    /// What went wrong.
+    pub message: String,
+    /// An error of a shader run, with its place in the source.
+    pub exec: Option<ExecError>,
+    /// The stage whose shader failed, for an error of a shader run.
+    pub stage: Option<lockstep_ir::Stage>,
+}
+
+impl DrawError {
+    fn new(message: impl Into<String>) -> DrawError {
+        DrawError {
+            message: message.into(),
+            exec: None,
+            stage: None,
+        }
+    }
+}
+
+impl From<ExecError> for DrawError {
+    fn from(e: ExecError) -> DrawError {
+        DrawError {
+            message: e.message.clone(),
+            exec: Some(e),
+            stage: None,
+        }
+    }
+}
+
+impl std::fmt::Display for DrawError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for DrawError {}
+
+/// Runs the draw: the vertex shader over every vertex, the pixel shader
+/// over every quad, with `config`'s wave size, budget and order (its group
+/// count is the draw's own).
+pub fn draw(
+    workers: &Workers,
+    draw: &Draw<'_>,
+    config: &DispatchConfig,
+    packing: Packing,
+) -> Result<Image, DrawError> {
+    let Target { width, height, .. } = draw.target;
+    if width == 0 || height == 0 || u64::from(width) * u64::from(height) > MAX_PIXELS {
+        return Err(DrawError::new(format!(
+            "a render target of {width} x {height} pixels: it must have at least one and at most {MAX_PIXELS}"
+        )));
+    }
+    let records = vertex::records(draw)?;
+    let outputs = run_stage(
+        workers,
+        lockstep_ir::Stage::Vertex,
+        &draw.vertex,
+        &records,
+        draw.vertex_count as u64,
+        config,
+    )?;
+    let vertices = vertex::outputs(draw.vertex.io, &outputs, draw.vertex_count)?;
+    let triangles = clip::triangles(draw, &vertices);
+    let setup = raster::Setup::new(draw.vertex.io, draw.pixel.io)?;
+    let quads = raster::quads(&triangles, draw.target);
+    let (order, slots) = pack(&quads, packing, config.wave_size);
+    let lanes = slots as u64;
+    let mut records = vec![0u32; slots * setup.words as usize];
+    for (q, &slot) in quads.iter().zip(&order) {
+        for (p, lane) in (0..4).map(|p| (p, slot * 4 + p)) {
+            let at = lane * setup.words as usize;
+            setup.write_record(
+                q,
+                p,
+                &triangles[q.triangle],
+                &mut records[at..at + setup.words as usize],
+            );
+        }
+    }
+    let out = run_stage(
+        workers,
+        lockstep_ir::Stage::Pixel,
+        &draw.pixel,
+        &records,
+        lanes,
+        config,
+    )?;
+    Ok(merge(draw, &quads, &order, &out))
+}
+
+/// Each quad's slot among the waves' quads (lanes `4·slot..4·slot + 4`),
+/// and the number of lanes.
+fn pack(quads: &[Quad], packing: Packing, wave_size: u32) -> (Vec<usize>, usize) {
+    let per_wave = (wave_size as usize / 4).max(1);
+    let mut order = Vec::with_capacity(quads.len());
+    let mut next: usize = 0;
+    match packing {
+        Packing::Dense => order.extend(0..quads.len()),
+        Packing::Reversed => order.extend((0..quads.len()).rev()),
+        Packing::PerPrimitive => {
+            let mut last = None;
+            for q in quads {
+                if last.is_some_and(|t| t != q.triangle) {
+                    next = next.div_ceil(per_wave) * per_wave;
+                }
+                last = Some(q.triangle);
+                order.push(next);
+                next += 1;
+            }
+        }
+    }
+    if packing != Packing::PerPrimitive {
+        next = quads.len();
+    }
+    let slots = next.div_ceil(per_wave) * per_wave;
+    (order, slots * 4)
+}
+
+/// Runs one stage over `records` (`lanes` of them): one wave per group.
+fn run_stage(
+    workers: &Workers,
+    kind: lockstep_ir::Stage,
+    stage: &StageProgram<'_>,
+    records: &[u32],
+    lanes: u64,
+    config: &DispatchConfig,
+) -> Result<Vec<u32>, DrawError> {
+    let io = stage.io;
+    let input = Memory::from_bytes(&words_to_bytes(records));
+    let out_bytes = lanes
+        .checked_mul(u64::from(io.output_words) * 4)
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| DrawError::new("the draw's records do not fit in memory"))?;
+    let output = Memory::zeroed(out_bytes);
+    let mut bound: Vec<BoundResource<'_>> = stage.resources.to_vec();
+    let need = io.input.index().max(io.output.index()) + 1;
+    if bound.len() < need {
+        return Err(DrawError::new(
+            "the stage's resources do not include its records",
+        ));
+    }
+    bound[io.input.index()] = BoundResource {
+        memory: &input,
+        dims: [0; 3],
+    };
+    bound[io.output.index()] = BoundResource {
+        memory: &output,
+        dims: [0; 3],
+    };
+    let w = u64::from(config.wave_size.max(1));
+    let groups = u32::try_from(lanes.div_ceil(w))
+        .map_err(|_| DrawError::new("the draw needs more than 2^32 waves"))?;
+    if groups > 0 {
+        let cfg = DispatchConfig {
+            group_count: [groups, 1, 1],
+            ..config.clone()
+        };
+        lockstep_exec::dispatch_on(workers, stage.program, &bound, &cfg).map_err(|e| {
+            let mut e = DrawError::from(e);
+            e.stage = Some(kind);
+            e
+        })?;
+    }
+    drop(bound);
+    Ok(output
+        .to_bytes()
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
+}
+
+fn words_to_bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// Finds a varying by semantic and index.
+pub(crate) fn find<'v>(vars: &'v [Varying], semantic: &str, index: u32) -> Option<&'v Varying> {
+    vars.iter()
+        .find(|v| v.semantic == semantic && v.index == index)
+}
+
+/// The depth test and the render target, in primitive order.
+fn merge(draw: &Draw<'_>, quads: &[Quad], order: &[usize], out: &[u32]) -> Image {
+    let Target {
+        width,
+        height,
+        depth,
+    } = draw.target;
+    let io = draw.pixel.io;
+    let stride = io.output_words as usize;
+    let target = find(&io.outputs, "SV_TARGET", 0);
+    let sv_depth = find(&io.outputs, "SV_DEPTH", 0);
+    let pixels = width as usize * height as usize;
+    let mut color = vec![[0u32; 4]; pixels];
+    let mut depth_buf = depth.then(|| vec![1.0f32; pixels]);
+    let mut helpers = 0;
+    for (q, &slot) in quads.iter().zip(order) {
+        for p in 0..4 {
+            if q.covered & (1 << p) == 0 {
+                helpers += 1;
+                continue;
+            }
+            let (x, y) = q.pixel(p);
+            let rec = &out[(slot * 4 + p) * stride..(slot * 4 + p + 1) * stride];
+            if rec[0] != 1 {
+                continue;
+            }
+            let at = y as usize * width as usize + x as usize;
+            if let Some(buf) = &mut depth_buf {
+                let z = match sv_depth {
+                    Some(v) => f32::from_bits(rec[v.word as usize]).clamp(0.0, 1.0),
+                    None => q.depth[p],
+                };
+                if z.partial_cmp(&buf[at]) != Some(std::cmp::Ordering::Less) {
+                    continue;
+                }
+                buf[at] = z;
+            }
+            if let Some(v) = target {
+                for c in 0..v.components.min(4) as usize {
+                    color[at][c] = rec[v.word as usize + c];
+                }
+            }
+        }
+    }
+    Image {
+        width,
+        height,
+        color,
+        color_kind: target.map(|v| v.kind),
+        depth: depth_buf,
+        lanes: quads.len() as u64 * 4,
+        helpers,
+    }
+}

@@ -1,0 +1,236 @@
+//! Coverage with the top-left rule, pixel quads, and the pixel shader's
+//! records with interpolated inputs.
+
+use lockstep_ir::{Interpolation, StageIo, VaryingKind};
+
+use crate::clip::Triangle;
+use crate::{DrawError, Target, find};
+
+/// Subpixel steps per pixel: vertices snap to 1/256 pixel.
+const SUBPIXEL: f64 = 256.0;
+const HALF: i64 = 128;
+
+/// A 2×2 block of pixels at even coordinates, from one triangle.
+#[derive(Clone, Debug)]
+pub struct Quad {
+    /// The triangle's index among the draw's (clipped) triangles.
+    pub triangle: usize,
+    /// The top-left pixel's column (even).
+    pub x: u32,
+    /// The top-left pixel's row (even).
+    pub y: u32,
+    /// Bit `p` set when quad pixel `p` (0 top-left, 1 top-right, 2
+    /// bottom-left, 3 bottom-right) is covered; the others are helpers.
+    pub covered: u8,
+    /// Each pixel's barycentric weights of the triangle's vertices.
+    pub lambda: [[f64; 3]; 4],
+    /// Each pixel's interpolated depth.
+    pub depth: [f32; 4],
+}
+
+impl Quad {
+    /// Quad pixel `p`'s column and row.
+    pub fn pixel(&self, p: usize) -> (u32, u32) {
+        (self.x + (p as u32 & 1), self.y + (p as u32 >> 1))
+    }
+}
+
+/// Where one pixel-shader input comes from.
+#[derive(Clone, Copy, Debug)]
+enum Source {
+    Position,
+    FrontFace,
+    Primitive,
+    Attribute {
+        word: u32,
+        components: u32,
+        kind: VaryingKind,
+    },
+}
+
+/// The pixel shader's record layout, each input's source among the
+/// vertex shader's outputs.
+pub(crate) struct Setup {
+    pub words: u32,
+    inputs: Vec<(u32, u32, VaryingKind, Interpolation, Source)>,
+}
+
+impl Setup {
+    pub fn new(vs: &StageIo, ps: &StageIo) -> Result<Setup, DrawError> {
+        let mut inputs = Vec::new();
+        for v in &ps.inputs {
+            let source = match v.semantic.as_str() {
+                "SV_POSITION" => Source::Position,
+                "SV_ISFRONTFACE" => Source::FrontFace,
+                "SV_PRIMITIVEID" => Source::Primitive,
+                _ => {
+                    let out = find(&vs.outputs, &v.semantic, v.index).ok_or_else(|| {
+                        let written: Vec<String> = vs
+                            .outputs
+                            .iter()
+                            .map(|o| format!("{}{}", o.semantic, if o.index == 0 { String::new() } else { o.index.to_string() }))
+                            .collect();
+                        DrawError::new(format!(
+                            "the pixel shader reads '{}{}', which the vertex shader does not write (it writes {})",
+                            v.semantic,
+                            if v.index == 0 { String::new() } else { v.index.to_string() },
+                            written.join(", ")
+                        ))
+                    })?;
+                    Source::Attribute {
+                        word: out.word,
+                        components: out.components,
+                        kind: out.kind,
+                    }
+                }
+            };
+            inputs.push((v.word, v.components, v.kind, v.interpolation, source));
+        }
+        Ok(Setup {
+            words: ps.input_words,
+            inputs,
+        })
+    }
+
+    /// Quad pixel `p`'s record.
+    pub fn write_record(&self, q: &Quad, p: usize, tri: &Triangle, rec: &mut [u32]) {
+        rec[0] = if q.covered & (1 << p) != 0 { 1 } else { 2 };
+        let l = q.lambda[p];
+        let inv_w: f64 = (0..3).map(|i| l[i] * tri.v[i].inv_w).sum();
+        let (x, y) = q.pixel(p);
+        for &(word, components, kind, interpolation, source) in &self.inputs {
+            let out = &mut rec[word as usize..(word + components) as usize];
+            match source {
+                Source::Position => {
+                    let pos = [
+                        f64::from(x) + 0.5,
+                        f64::from(y) + 0.5,
+                        f64::from(q.depth[p]),
+                        1.0 / inv_w,
+                    ];
+                    for (o, v) in out.iter_mut().zip(pos) {
+                        *o = (v as f32).to_bits();
+                    }
+                }
+                Source::FrontFace => out[0] = u32::from(tri.front),
+                Source::Primitive => out[0] = tri.primitive,
+                Source::Attribute {
+                    word: from,
+                    components: have,
+                    kind: from_kind,
+                } => {
+                    for (c, o) in out.iter_mut().enumerate() {
+                        if c as u32 >= have {
+                            *o = 0;
+                            continue;
+                        }
+                        let at = (from as usize) + c;
+                        let smooth = kind == VaryingKind::Float
+                            && from_kind == VaryingKind::Float
+                            && interpolation != Interpolation::NoInterpolation;
+                        *o = if smooth {
+                            let a = |i: usize| tri.v[i].attrs[at];
+                            let v = if interpolation == Interpolation::NoPerspective {
+                                (0..3).map(|i| l[i] * a(i)).sum::<f64>()
+                            } else {
+                                (0..3).map(|i| l[i] * tri.v[i].inv_w * a(i)).sum::<f64>() / inv_w
+                            };
+                            (v as f32).to_bits()
+                        } else {
+                            crate::vertex::convert(tri.flat[at], from_kind, kind)
+                        };
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Edge `a → b`'s value at `p`: positive inside a triangle that is
+/// clockwise on the target.
+fn edge(a: (i64, i64), b: (i64, i64), p: (i64, i64)) -> i64 {
+    (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0)
+}
+
+/// Whether a pixel centre exactly on edge `a → b` is inside: a top edge
+/// (horizontal, the triangle below it) or a left edge.
+fn top_left(a: (i64, i64), b: (i64, i64)) -> bool {
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    (dy == 0 && dx > 0) || dy < 0
+}
+
+/// Every triangle's quads, in primitive order, rows from the top.
+pub(crate) fn quads(triangles: &[Triangle], target: Target) -> Vec<Quad> {
+    let mut out = Vec::new();
+    for (t, tri) in triangles.iter().enumerate() {
+        let snap = |v: &crate::clip::ScreenVertex| {
+            (
+                (v.x * SUBPIXEL).round() as i64,
+                (v.y * SUBPIXEL).round() as i64,
+            )
+        };
+        let mut v = [snap(&tri.v[0]), snap(&tri.v[1]), snap(&tri.v[2])];
+        // Vertex order after making the triangle clockwise.
+        let mut order = [0, 1, 2];
+        let mut area = edge(v[0], v[1], v[2]);
+        if area == 0 {
+            continue;
+        }
+        if area < 0 {
+            v.swap(1, 2);
+            order.swap(1, 2);
+            area = -area;
+        }
+        // Edge k is opposite vertex k; its value weighs vertex k.
+        let edges = [(v[1], v[2]), (v[2], v[0]), (v[0], v[1])];
+        let inclusive = edges.map(|(a, b)| top_left(a, b));
+        let min_x = v.iter().map(|p| p.0).min().unwrap_or(0);
+        let max_x = v.iter().map(|p| p.0).max().unwrap_or(0);
+        let min_y = v.iter().map(|p| p.1).min().unwrap_or(0);
+        let max_y = v.iter().map(|p| p.1).max().unwrap_or(0);
+        // Pixels whose centres lie in the box.
+        let lo = |m: i64| (m - HALF).div_euclid(256) + i64::from((m - HALF).rem_euclid(256) != 0);
+        let hi = |m: i64| (m - HALF).div_euclid(256);
+        let x0 = lo(min_x).max(0);
+        let x1 = hi(max_x).min(i64::from(target.width) - 1);
+        let y0 = lo(min_y).max(0);
+        let y1 = hi(max_y).min(i64::from(target.height) - 1);
+        if x0 > x1 || y0 > y1 {
+            continue;
+        }
+        let z = [tri.v[0].z, tri.v[1].z, tri.v[2].z];
+        for qy in (y0 & !1..=y1).step_by(2) {
+            for qx in (x0 & !1..=x1).step_by(2) {
+                let mut covered = 0u8;
+                let mut lambda = [[0.0; 3]; 4];
+                let mut depth = [0.0f32; 4];
+                for p in 0..4 {
+                    let (px, py) = (qx + (p as i64 & 1), qy + (p as i64 >> 1));
+                    let centre = (px * 256 + HALF, py * 256 + HALF);
+                    let e = edges.map(|(a, b)| edge(a, b, centre));
+                    let inside = (0..3).all(|k| e[k] > 0 || (e[k] == 0 && inclusive[k]));
+                    if inside && px < i64::from(target.width) && py < i64::from(target.height) {
+                        covered |= 1 << p;
+                    }
+                    let mut l = [0.0; 3];
+                    for k in 0..3 {
+                        l[order[k]] = e[k] as f64 / area as f64;
+                    }
+                    lambda[p] = l;
+                    depth[p] = (l[0] * z[0] + l[1] * z[1] + l[2] * z[2]) as f32;
+                }
+                if covered != 0 {
+                    out.push(Quad {
+                        triangle: t,
+                        x: qx as u32,
+                        y: qy as u32,
+                        covered,
+                        lambda,
+                        depth,
+                    });
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,419 @@
+//! Draws: a vertex and a pixel shader over a graphics pipeline. Expected
+//! pixels are derived by hand from Direct3D's rasterization rules (pixel
+//! centres, the top-left rule, perspective-correct interpolation) and from
+//! spec 000's rules for helper lanes.
+
+use lockstep::raster::Packing;
+use lockstep::{CompileOptions, MemoryLoader, RunOptions};
+
+/// A draw of `vertices` (clip-space positions, and one float4 `ATTR` each)
+/// into a `width` × `height` Float32×4 target, with `uavs` as
+/// `RWStructuredBuffer<uint>`s of `width·height` zeros at u0, u1, ….
+struct Scene {
+    width: u32,
+    height: u32,
+    vertices: Vec<([f32; 4], [f32; 4])>,
+    strip: bool,
+    uavs: &'static [&'static str],
+}
+
+impl Scene {
+    fn new(width: u32, height: u32, vertices: Vec<([f32; 4], [f32; 4])>) -> Scene {
+        Scene {
+            width,
+            height,
+            vertices,
+            strip: false,
+            uavs: &[],
+        }
+    }
+
+    fn yaml(&self) -> String {
+        let data: Vec<String> = self
+            .vertices
+            .iter()
+            .flat_map(|(p, a)| p.iter().chain(a).map(|v| format!("{v:?}")))
+            .collect();
+        let pixels = self.width * self.height;
+        let mut text = format!(
+            "Shaders:\n  - Stage: Vertex\n    Entry: VSMain\n  - Stage: Pixel\n    Entry: PSMain\n\
+             Buffers:\n  - Name: Vertices\n    Format: Float32\n    Data: [ {} ]\n\
+             \x20 - Name: Target\n    Format: Float32\n    Channels: 4\n    FillSize: {}\n    \
+             OutputProps: {{ Width: {}, Height: {}, Depth: 1 }}\n",
+            data.join(", "),
+            pixels * 16,
+            self.width,
+            self.height
+        );
+        for name in self.uavs {
+            text += &format!(
+                "  - Name: {name}\n    Format: UInt32\n    FillSize: {}\n",
+                pixels * 4
+            );
+        }
+        text += "Bindings:\n  VertexBuffer: Vertices\n  VertexAttributes:\n    \
+                 - { Format: Float32, Channels: 4, Offset: 0, Name: POSITION }\n    \
+                 - { Format: Float32, Channels: 4, Offset: 16, Name: ATTR }\n  RenderTarget: Target\n";
+        if self.strip {
+            text += "  Topology: TriangleStrip\n";
+        }
+        if !self.uavs.is_empty() {
+            text += "DescriptorSets:\n  - Resources:\n";
+            for (i, name) in self.uavs.iter().enumerate() {
+                text += &format!(
+                    "    - {{ Name: {name}, Kind: RWStructuredBuffer, DirectXBinding: {{ Register: {i}, Space: 0 }} }}\n"
+                );
+            }
+        }
+        text
+    }
+}
+
+/// The pixel shader's source: `body` is `PSMain`'s, with `i` (`float4
+/// pos : SV_Position`, `float4 attr : ATTR`, …) in scope; the vertex shader
+/// passes POSITION and ATTR through.
+fn source(body: &str, inputs: &str) -> String {
+    format!(
+        "struct V {{ float4 pos : SV_Position; {inputs} }};\n\
+         V VSMain(float4 pos : POSITION, float4 attr : ATTR) {{ V o; o.pos = pos; o.attr = attr; return o; }}\n\
+         float4 PSMain(V i, uint prim : SV_PrimitiveID) : SV_Target {{\n{body}\n}}\n"
+    )
+}
+
+const ATTR: &str = "float4 attr : ATTR;";
+
+/// Renders `scene`; the target's pixels and each UAV's words.
+fn render(scene: &Scene, src: &str, wave: u32, packing: Packing) -> (Vec<[f32; 4]>, Vec<Vec<u32>>) {
+    let pipeline = lockstep::pipeline::parse(&scene.yaml()).unwrap_or_else(|e| panic!("{e}"));
+    let compile = |entry: &str, stage| {
+        let opts = CompileOptions {
+            entry: entry.to_string(),
+            stage,
+            ..CompileOptions::default()
+        };
+        lockstep::compile("draw.hlsl", src, &opts, &MemoryLoader::default())
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let vs = compile("VSMain", lockstep::ir::Stage::Vertex);
+    let ps = compile("PSMain", lockstep::ir::Stage::Pixel);
+    let opts = RunOptions {
+        wave_size: wave,
+        ..RunOptions::default()
+    };
+    let out = lockstep::draw_packed(&vs, &ps, &pipeline, &opts, packing)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let words = |b: &[u8]| -> Vec<u32> {
+        b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    let image = words(&out.contents[1])
+        .chunks_exact(4)
+        .map(|c| std::array::from_fn(|k| f32::from_bits(c[k])))
+        .collect();
+    let uavs = out.contents[2..].iter().map(|c| words(c)).collect();
+    (image, uavs)
+}
+
+fn v(x: f32, y: f32) -> ([f32; 4], [f32; 4]) {
+    ([x, y, 0.0, 1.0], [0.0; 4])
+}
+
+/// The full 4×4 target as two triangles: A (top-left) and B
+/// (bottom-right), sharing the diagonal from (4, 0) to (0, 4) on the
+/// target.
+fn two_triangles() -> Vec<([f32; 4], [f32; 4])> {
+    vec![
+        v(-1.0, 1.0),
+        v(1.0, 1.0),
+        v(-1.0, -1.0),
+        v(1.0, 1.0),
+        v(1.0, -1.0),
+        v(-1.0, -1.0),
+    ]
+}
+
+/// Which triangle covers pixel (x, y) of `two_triangles`: the centres on
+/// the diagonal (x + y = 3) lie on an edge that is a left edge of B (B is
+/// to its right) and neither top nor left for A, so they are B's.
+fn triangle_of(x: u32, y: u32) -> u32 {
+    u32::from(x + y >= 3)
+}
+
+#[test]
+fn two_triangles_sharing_an_edge_shade_each_pixel_once() {
+    let src = source(
+        "uint at = (uint)i.pos.y * 4 + (uint)i.pos.x;\nuint old;\nInterlockedAdd(Count[at], 1, old);\nreturn float4(prim + 1, i.pos.x, i.pos.y, 0);",
+        ATTR,
+    )
+    .replace("struct V", "RWStructuredBuffer<uint> Count : register(u0);\nstruct V");
+    for strip in [false, true] {
+        let mut scene = Scene::new(4, 4, two_triangles());
+        if strip {
+            scene.vertices = vec![v(-1.0, 1.0), v(1.0, 1.0), v(-1.0, -1.0), v(1.0, -1.0)];
+            scene.strip = true;
+        }
+        scene.uavs = &["Count"];
+        let (image, uavs) = render(&scene, &src, 8, Packing::Dense);
+        assert_eq!(
+            uavs[0],
+            vec![1; 16],
+            "every pixel shaded exactly once (strip: {strip})"
+        );
+        for y in 0..4 {
+            for x in 0..4 {
+                let px = image[(y * 4 + x) as usize];
+                assert_eq!(px[0], (triangle_of(x, y) + 1) as f32, "pixel ({x}, {y})");
+                assert_eq!((px[1], px[2]), (x as f32 + 0.5, y as f32 + 0.5));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_triangle_covers_the_centres_inside_it() {
+    // On an 8×8 target: top (4, 0), bottom right (8, 8), bottom left
+    // (0, 8). Row y's centre line y + 0.5 crosses the left edge at x =
+    // 4 - (y + 0.5) / 2 and the right one at 4 + (y + 0.5) / 2, so the
+    // covered centres x + 0.5 are those strictly between (none lie on an
+    // edge).
+    let scene = Scene::new(8, 8, vec![v(0.0, 1.0), v(1.0, -1.0), v(-1.0, -1.0)]);
+    let (image, _) = render(&scene, &source("return 1;", ATTR), 4, Packing::Dense);
+    for y in 0..8 {
+        for x in 0..8 {
+            let c = x as f32 + 0.5;
+            let half = (y as f32 + 0.5) / 2.0;
+            let inside = c > 4.0 - half && c < 4.0 + half;
+            assert_eq!(
+                image[y * 8 + x][0],
+                f32::from(u8::from(inside)),
+                "({x}, {y})"
+            );
+        }
+    }
+}
+
+#[test]
+fn attributes_are_interpolated_with_perspective() {
+    // Left vertices at w = 1, right ones at w = 3 (positions scaled by w,
+    // so the target is covered). At the fraction s across the target, 1/w
+    // is linear: (1 - s) + s/3; an attribute 0 on the left and 1 on the
+    // right is s/3 over that, s/(3 - 2s); `noperspective` gives s; and
+    // SV_Position.w is w itself, 1 / (1 - 2s/3). z = w/2, so depth 0.5.
+    let left = |y: f32| ([-1.0, y, 0.5, 1.0], [0.0; 4]);
+    let right = |y: f32| ([3.0, 3.0 * y, 1.5, 3.0], [1.0; 4]);
+    let scene = Scene::new(
+        4,
+        4,
+        vec![
+            left(1.0),
+            right(1.0),
+            left(-1.0),
+            right(1.0),
+            right(-1.0),
+            left(-1.0),
+        ],
+    );
+    let src = source(
+        "return float4(i.attr.x, i.flat_attr.x, i.pos.w, i.pos.z);",
+        "float4 attr : ATTR; noperspective float4 flat_attr : ATTR1;",
+    )
+    .replace("o.attr = attr;", "o.attr = attr; o.flat_attr = attr;");
+    let (image, _) = render(&scene, &src, 4, Packing::Dense);
+    for y in 0..4 {
+        for x in 0..4 {
+            let s = (x as f64 + 0.5) / 4.0;
+            let px = image[y * 4 + x];
+            let close = |a: f32, b: f64| (f64::from(a) - b).abs() < 1e-5;
+            assert!(
+                close(px[0], s / (3.0 - 2.0 * s)),
+                "perspective at ({x}, {y}): {px:?}"
+            );
+            assert!(close(px[1], s), "noperspective at ({x}, {y}): {px:?}");
+            assert!(
+                close(px[2], 1.0 / (1.0 - 2.0 * s / 3.0)),
+                "w at ({x}, {y}): {px:?}"
+            );
+            assert!(close(px[3], 0.5), "z at ({x}, {y}): {px:?}");
+        }
+    }
+}
+
+/// A triangle given on the 4×4 target, in pixels.
+fn on_target(points: [(f32, f32); 3]) -> Vec<([f32; 4], [f32; 4])> {
+    points
+        .iter()
+        .map(|&(x, y)| v(x / 2.0 - 1.0, 1.0 - y / 2.0))
+        .collect()
+}
+
+#[test]
+fn wave_and_quad_intrinsics_in_quads_with_one_two_and_three_covered_pixels() {
+    // Each draw is one quad: the covered pixels are lanes that write, the
+    // others helper lanes. Spec 000: the wave operations see only the
+    // non-helper lanes; quad reads see every lane of the quad.
+    let src = source(
+        "float helper = IsHelperLane() ? 1 : 0;\n\
+         return float4(WaveActiveCountBits(true), WaveActiveBallot(true).x,\n\
+                       WaveReadLaneFirst(WaveGetLaneIndex()), QuadReadAcrossX(helper));",
+        ATTR,
+    );
+    // (covered quad pixels, triangle): (count, ballot, first lane, across
+    // X) for each covered pixel in lane order.
+    type Case = (&'static [usize], [(f32, f32); 3], &'static [[f32; 4]]);
+    let cases: [Case; 3] = [
+        // Pixel (1, 1) only: lane 3; its X neighbour, lane 2, is a helper.
+        (
+            &[3],
+            [(1.1, 1.1), (2.0, 1.1), (1.1, 2.0)],
+            &[[1.0, 8.0, 3.0, 1.0]],
+        ),
+        // Pixels (0, 0) and (1, 0): lanes 0 and 1, each other's X
+        // neighbours.
+        (
+            &[0, 1],
+            [(0.0, 0.0), (4.0, 0.0), (0.0, 1.0)],
+            &[[2.0, 3.0, 0.0, 0.0], [2.0, 3.0, 0.0, 0.0]],
+        ),
+        // All but (1, 1): lane 2's X neighbour is the helper lane 3.
+        (
+            &[0, 1, 2],
+            [(0.0, 0.0), (2.2, 0.0), (0.0, 2.2)],
+            &[
+                [3.0, 7.0, 0.0, 0.0],
+                [3.0, 7.0, 0.0, 0.0],
+                [3.0, 7.0, 0.0, 1.0],
+            ],
+        ),
+    ];
+    for wave in [4, 32] {
+        for (covered, points, expected) in &cases {
+            let scene = Scene::new(4, 4, on_target(*points));
+            let (image, _) = render(&scene, &src, wave, Packing::Dense);
+            for (lane, want) in covered.iter().zip(expected.iter()) {
+                let (x, y) = (lane & 1, lane >> 1);
+                assert_eq!(
+                    image[y * 4 + x],
+                    *want,
+                    "lane {lane} of {covered:?} at wave {wave}"
+                );
+            }
+            let drawn = image.iter().filter(|p| p[0] != 0.0).count();
+            assert_eq!(drawn, covered.len(), "only the covered pixels are written");
+        }
+    }
+}
+
+#[test]
+fn coarse_and_fine_derivatives_of_x_times_y() {
+    // f = x·y at pixel centres. Fine: ddx is f(x+1, y) - f(x, y) = y on
+    // the pixel's own row, ddy = x on its own column. Coarse: both from the
+    // quad's top-left pixel, so ddx = the top row's y and ddy = the left
+    // column's x on all four.
+    let scene = Scene::new(4, 4, two_triangles());
+    let src = source(
+        "float f = i.pos.x * i.pos.y;\nreturn float4(ddx_fine(f), ddy_fine(f), ddx_coarse(f), ddy_coarse(f));",
+        ATTR,
+    );
+    let (image, _) = render(&scene, &src, 8, Packing::Dense);
+    for y in 0..4u32 {
+        for x in 0..4u32 {
+            let (cx, cy) = (x as f32 + 0.5, y as f32 + 0.5);
+            let (left, top) = ((x & !1) as f32 + 0.5, (y & !1) as f32 + 0.5);
+            assert_eq!(
+                image[(y * 4 + x) as usize],
+                [cy, cx, top, left],
+                "({x}, {y})"
+            );
+        }
+    }
+}
+
+#[test]
+fn writes_before_discard_land_and_writes_after_it_do_not() {
+    // Pixels left of x = 2 discard: they write Before, not After, and not
+    // the target. The others' derivatives are unchanged, since the
+    // discarded lanes of their quads go on as helpers.
+    let mut scene = Scene::new(4, 4, two_triangles());
+    scene.uavs = &["Before", "After"];
+    let src = source(
+        "uint at = (uint)i.pos.y * 4 + (uint)i.pos.x;\n\
+         Before[at] = 1;\n\
+         if (i.pos.x < 2) discard;\n\
+         After[at] = IsHelperLane() ? 7 : 1;\n\
+         return float4(1, ddx(i.pos.x), 0, 0);",
+        ATTR,
+    )
+    .replace(
+        "struct V",
+        "RWStructuredBuffer<uint> Before : register(u0);\nRWStructuredBuffer<uint> After : register(u1);\nstruct V",
+    );
+    let (image, uavs) = render(&scene, &src, 4, Packing::Dense);
+    for y in 0..4 {
+        for x in 0..4 {
+            let at = y * 4 + x;
+            let kept = x >= 2;
+            assert_eq!(uavs[0][at], 1, "Before at ({x}, {y})");
+            assert_eq!(uavs[1][at], u32::from(kept), "After at ({x}, {y})");
+            let want = if kept { [1.0, 1.0, 0.0, 0.0] } else { [0.0; 4] };
+            assert_eq!(image[at], want, "target at ({x}, {y})");
+        }
+    }
+}
+
+#[test]
+fn wave_results_follow_the_wave_size_and_the_packing() {
+    // The quads of `two_triangles`, in order: A's (0,0) with 4 covered
+    // pixels, (2,0) with 1, (0,2) with 1; B's (2,0) with 3, (0,2) with 3,
+    // (2,2) with 4. WaveActiveCountBits(true) counts the covered pixels of
+    // the quads that share a wave.
+    let counts = [4, 1, 1, 3, 3, 4];
+    let quad_of = |x: u32, y: u32| -> usize {
+        let q = match (x / 2, y / 2) {
+            (0, 0) => 0,
+            (1, 0) => 1,
+            (0, 1) => 2,
+            _ => 3,
+        };
+        match (triangle_of(x, y), q) {
+            (0, q) => q,
+            (_, 1) => 3,
+            (_, 2) => 4,
+            _ => 5,
+        }
+    };
+    // Each packing's waves as lists of quads, by wave size.
+    let waves = |packing: Packing, wave: u32| -> Vec<Vec<usize>> {
+        match (packing, wave) {
+            (_, 4) => (0..6).map(|q| vec![q]).collect(),
+            (Packing::PerPrimitive, 8) => vec![vec![0, 1], vec![2], vec![3, 4], vec![5]],
+            (Packing::PerPrimitive, _) => vec![vec![0, 1, 2], vec![3, 4, 5]],
+            (Packing::Reversed, 8) => vec![vec![5, 4], vec![3, 2], vec![1, 0]],
+            (Packing::Reversed, 16) => vec![vec![5, 4, 3, 2], vec![1, 0]],
+            (_, 8) => vec![vec![0, 1], vec![2, 3], vec![4, 5]],
+            (_, 16) => vec![vec![0, 1, 2, 3], vec![4, 5]],
+            _ => vec![(0..6).collect()],
+        }
+    };
+    let scene = Scene::new(4, 4, two_triangles());
+    let src = source("return WaveActiveCountBits(true);", ATTR);
+    for packing in Packing::ALL {
+        for wave in [4, 8, 16, 32] {
+            let (image, _) = render(&scene, &src, wave, packing);
+            let groups = waves(packing, wave);
+            for y in 0..4 {
+                for x in 0..4 {
+                    let q = quad_of(x, y);
+                    let group = groups.iter().find(|g| g.contains(&q)).unwrap();
+                    let want: u32 = group.iter().map(|&k| counts[k]).sum();
+                    assert_eq!(
+                        image[(y * 4 + x) as usize][0],
+                        want as f32,
+                        "({x}, {y}) at wave {wave}, {}",
+                        packing.name()
+                    );
+                }
+            }
+        }
+    }
+}
