@@ -496,6 +496,14 @@ fn load_job(
         json_error(compile, &message);
         error(message)
     })?;
+    if let Some(g) = &pipeline.graphics {
+        let message = format!(
+            "this pipeline draws {} vertices from '{}' into '{}': give it a vertex and a pixel shader (lockstep run PIPELINE VS.hlsl PS.hlsl)",
+            g.vertex_count, g.vertex_buffer, g.render_target
+        );
+        json_error(compile, &message);
+        return Err(error(message));
+    }
     let opts = compile_options(compile, pipeline.entry.as_deref()).map_err(error)?;
     let shader = compile_file(shader, &opts, compile, color)?;
     Ok((pipeline, shader))

@@ -763,3 +763,69 @@ fn the_preferred_wave_size_moves_into_the_supported_range() {
     let o = info(&["--wave-sizes", "64..128", "--wave-size", "32"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// `run PIPELINE VS PS` draws, as offloader does: the render target as a
+/// PNG with `-r Target -o FILE.png`; each stage's entry and profile have
+/// flags of their own.
+#[test]
+fn draws_take_a_vertex_and_a_pixel_shader() {
+    let dir = scratch("draw");
+    let png = dir.join("triangle.png");
+    let hlsl = "examples/draw/triangle.hlsl";
+    let o = lockstep(&[
+        "run",
+        "examples/draw/triangle.yaml",
+        hlsl,
+        hlsl,
+        "-r",
+        "Target",
+        "-o",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        std::fs::read(&png).unwrap()
+            == std::fs::read(repo().join("docs/images/triangle.png")).unwrap(),
+        "the PNG differs from docs/images/triangle.png"
+    );
+    let draw = ["run", "examples/draw/triangle.yaml", hlsl, hlsl];
+    let o = lockstep(&[&draw[..], &["--pixel-entry", "VSMain"]].concat());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("a pixel shader output needs SV_Target or SV_Depth, not 'COLOR'"),
+        "{}",
+        stderr(&o)
+    );
+    let o = lockstep(&[&draw[..], &["--vertex-profile", "ps_6_0"]].concat());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--vertex-profile ps_6_0: the vertex shader needs a vs_6_x profile"),
+        "{}",
+        stderr(&o)
+    );
+    let o = lockstep(&[&draw[..], &["-E", "main"]].concat());
+    assert!(
+        stderr(&o).contains("use --vertex-entry and --pixel-entry"),
+        "{}",
+        stderr(&o)
+    );
+    let o = lockstep(&[
+        EXAMPLE[0],
+        EXAMPLE[1],
+        EXAMPLE[2],
+        "--pixel-entry",
+        "PSMain",
+    ]);
+    assert!(
+        stderr(&o).contains("--pixel-entry is for a draw"),
+        "{}",
+        stderr(&o)
+    );
+    let o = lockstep(&["run", "examples/draw/triangle.yaml", hlsl]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("give it a vertex and a pixel shader"),
+        "{}",
+        stderr(&o)
+    );
+}

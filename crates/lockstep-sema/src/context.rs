@@ -251,6 +251,8 @@ pub(crate) struct Sema<'a> {
     /// `discard` statements outside pixel shaders, reported when the entry
     /// point reaches them.
     pub discards: Vec<(FunctionId, Span)>,
+    /// The source file of the library of HLSL intrinsics (the prelude).
+    pub library_file: Option<u32>,
 }
 
 impl<'a> Sema<'a> {
@@ -291,6 +293,7 @@ impl<'a> Sema<'a> {
             num_waves: None,
             helper: None,
             discards: Vec::new(),
+            library_file: None,
         }
     }
 

@@ -109,10 +109,13 @@ impl Sema<'_> {
     pub(crate) fn check_stage_features(&mut self, root: ir::FunctionId) {
         let stage = self.opts.stage;
         let reached = self.reachable(root);
+        let library = |s: &Self, f: ir::FunctionId| {
+            s.library_file == Some(s.module.functions[f.index()].span.file)
+        };
         let discards: Vec<Span> = self
             .discards
             .iter()
-            .filter(|(f, _)| reached.contains(f))
+            .filter(|&&(f, _)| reached.contains(&f) && !library(self, f))
             .map(|&(_, span)| span)
             .collect();
         for span in discards {
@@ -124,12 +127,13 @@ impl Sema<'_> {
                 ),
             );
         }
-        if stage != Stage::Vertex {
+        if stage == Stage::Pixel {
             return;
         }
+        // Library functions the shader calls, at their calls.
         let mut calls = Vec::new();
         for &caller in &reached {
-            if self.module.functions[caller.index()].library {
+            if library(self, caller) {
                 continue;
             }
             for &(callee, span) in self
@@ -139,22 +143,23 @@ impl Sema<'_> {
                 .unwrap_or(&[])
             {
                 let name = &self.module.functions[callee.index()].name;
-                if crate::entry::takes_derivatives(name) {
+                let derivative = stage == Stage::Vertex && crate::entry::takes_derivatives(name);
+                if derivative || name == "clip" {
                     calls.push((span, name.clone()));
                 }
             }
         }
         calls.sort_by_key(|(span, _)| (span.file, span.start));
         for (span, name) in calls {
-            let shown = if name.starts_with("__lockstep_sample") {
-                "an implicit-LOD Sample".to_string()
-            } else {
-                format!("'{name}'")
+            let message = match name.as_str() {
+                "clip" => format!(
+                    "'clip' discards the pixel, and only pixel shaders have pixels; this is a {} shader",
+                    stage.name()
+                ),
+                n if n.starts_with("__lockstep_sample") => "an implicit-LOD Sample takes derivatives, which vertex shaders do not have (use SampleLevel, or move it to the pixel shader)".to_string(),
+                n => format!("'{n}' takes derivatives, which vertex shaders do not have (use SampleLevel, or move it to the pixel shader)"),
             };
-            self.error(
-                span,
-                format!("{shown} takes derivatives, which vertex shaders do not have (use SampleLevel, or move it to the pixel shader)"),
-            );
+            self.error(span, message);
         }
     }
 

@@ -623,13 +623,12 @@ pub(crate) fn signature(i: &Intrinsic) -> String {
 /// Intrinsics of DXC's table that Lockstep does not implement, with why:
 /// a call says so instead of calling the name undeclared.
 pub(crate) fn unsupported(name: &str) -> Option<&'static str> {
-    const PIXEL: &str = "it belongs to the pixel stage, which Lockstep does not run yet";
+    const PIXEL: &str = "it needs multisampling or per-vertex attributes, which Lockstep's pixel stage does not have";
     Some(match name {
         "ddx" | "ddy" | "ddx_coarse" | "ddy_coarse" | "ddx_fine" | "ddy_fine" | "fwidth" => {
             "derivatives need a compute shader of shader model 6.6 or later (-T cs_6_6), where they are taken over quads"
         }
-        "clip"
-        | "EvaluateAttributeAtCentroid"
+        "EvaluateAttributeAtCentroid"
         | "EvaluateAttributeAtSample"
         | "EvaluateAttributeSnapped"
         | "GetAttributeAtVertex"

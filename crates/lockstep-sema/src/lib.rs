@@ -68,12 +68,14 @@ pub fn lower(
     opts: &CompileOptions,
     diags: &mut Diagnostics,
 ) -> Option<lockstep_ir::Module> {
-    // Spans already name their files; the map is only needed once messages
-    // quote the source.
-    let _ = map;
     let errors_before = diags.items.iter().filter(|d| d.is_error()).count();
     let mut sema = context::Sema::new(opts, diags);
     sema.num_waves = entry::declared_num_waves(tu, &opts.entry);
+    sema.library_file = map
+        .files()
+        .iter()
+        .position(|f| f.name == prelude::FILE_NAME)
+        .map(|i| i as u32);
     if opts.stage == lockstep_ir::Stage::Pixel {
         sema.declare_helper();
     }

@@ -70,6 +70,9 @@ const PER_SHAPE: &[(&str, &str)] = &[
     ),
 ];
 
+/// The name the prelude's text goes by in the source map.
+pub const FILE_NAME: &str = "<lockstep intrinsics>";
+
 /// HLSL for the prelude functions that `mentioned` says the shader names.
 /// Empty when it names none.
 ///
@@ -123,7 +126,7 @@ pub fn source(
         // Compute and vertex shaders have no helper lanes.
         out.push_str("bool IsHelperLane() { return false; }\n");
     }
-    if wanted(&["clip"]) && pixel {
+    if wanted(&["clip"]) {
         for &s in floats {
             for t in shapes(s) {
                 let _ = writeln!(out, "void clip({t} x) {{ if (any(x < ({t})0)) discard; }}");

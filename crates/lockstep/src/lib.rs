@@ -128,7 +128,7 @@ fn add_prelude(
     if text.is_empty() {
         return None;
     }
-    let id = map.add("<lockstep intrinsics>", &text, None);
+    let id = map.add(lockstep_sema::prelude::FILE_NAME, &text, None);
     let prelude = lockstep_syntax::parser::parse_file(map, id, pp, &syntax::NoIncludes, diags);
     tu.items.splice(0..0, prelude.items);
     Some(id)

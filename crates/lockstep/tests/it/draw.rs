@@ -417,3 +417,107 @@ fn wave_results_follow_the_wave_size_and_the_packing() {
         }
     }
 }
+
+/// The compile errors of `src` as a `stage` shader with entry `entry`.
+fn errors(src: &str, stage: lockstep::ir::Stage, entry: &str) -> String {
+    let opts = CompileOptions {
+        entry: entry.to_string(),
+        stage,
+        ..CompileOptions::default()
+    };
+    match lockstep::compile("s.hlsl", src, &opts, &MemoryLoader::default()) {
+        Ok(_) => String::new(),
+        Err(e) => e
+            .diagnostics
+            .iter()
+            .map(|d| d.message.clone() + "\n")
+            .collect(),
+    }
+}
+
+#[test]
+fn stage_entry_points_are_checked() {
+    use lockstep::ir::Stage::{Compute, Pixel, Vertex};
+    let cases: [(&str, lockstep::ir::Stage, &str); 11] = [
+        (
+            "float4 main(float4 p : POSITION) : SV_Position { clip(p.x); return p; }",
+            Vertex,
+            "'clip' discards the pixel, and only pixel shaders have pixels; this is a vertex shader",
+        ),
+        (
+            "Texture2D<float4> T; SamplerState S;\n\
+             float4 main(float4 p : POSITION) : SV_Position { return T.Sample(S, p.xy); }",
+            Vertex,
+            "an implicit-LOD Sample takes derivatives, which vertex shaders do not have",
+        ),
+        (
+            "float4 main(float4 p) : SV_Position { return p; }",
+            Vertex,
+            "entry point value 'p' must have a semantic",
+        ),
+        (
+            "float4 main(float4 p : POSITION) : COLOR { return p; }",
+            Vertex,
+            "a vertex shader must write SV_Position",
+        ),
+        (
+            "float4 main(float4 p : SV_Position, uint s : SV_SampleIndex) : SV_Target { return p; }",
+            Pixel,
+            "'SV_SampleIndex' is not a pixel shader input Lockstep supports",
+        ),
+        (
+            "float4 main(float4 p : SV_Position) : COLOR { return p; }",
+            Pixel,
+            "a pixel shader output needs SV_Target or SV_Depth, not 'COLOR'",
+        ),
+        (
+            "void main(inout float4 p : SV_Position) { }",
+            Vertex,
+            "entry point parameter 'p' cannot be 'inout'",
+        ),
+        (
+            "[numthreads(4, 1, 1)] float4 main(float4 p : SV_Position) : SV_Target { return p; }",
+            Pixel,
+            "'numthreads' applies to compute shaders, and this is a pixel shader",
+        ),
+        (
+            "float4 helper(float4 p) { if (p.x < 0) discard; return p; }\n\
+             float4 main(float4 p : POSITION) : SV_Position { return helper(p); }",
+            Vertex,
+            "'discard' is only allowed in pixel shaders, and this is a vertex shader",
+        ),
+        (
+            "float4 main(float4 p : POSITION) : SV_Position { return ddx(p); }",
+            Vertex,
+            "'ddx' takes derivatives, which vertex shaders do not have",
+        ),
+        (
+            "RWStructuredBuffer<uint> U;\n[numthreads(1, 1, 1)] void main() { U[0] = 1; discard; }",
+            Compute,
+            "'discard' is only allowed in pixel shaders, and this is a compute shader",
+        ),
+    ];
+    for (src, stage, want) in cases {
+        let got = errors(src, stage, "main");
+        assert!(got.contains(want), "{src}\nexpected: {want}\ngot: {got}");
+    }
+    // A file may hold several stages' shaders: what the entry point does
+    // not reach is not checked against its stage.
+    let both = "float4 VSMain(float4 p : POSITION) : SV_Position { return p; }\n\
+                float4 PSMain(float4 p : SV_Position) : SV_Target { clip(p.x - 1); return ddx(p); }";
+    assert_eq!(errors(both, Vertex, "VSMain"), "");
+    assert_eq!(errors(both, Pixel, "PSMain"), "");
+}
+
+#[test]
+fn clip_discards_where_any_component_is_negative() {
+    let scene = Scene::new(4, 4, two_triangles());
+    let src = source("clip(float2(i.pos.x - 2, 3 - i.pos.y));\nreturn 1;", ATTR);
+    let (image, _) = render(&scene, &src, 8, Packing::Dense);
+    for y in 0..4 {
+        for x in 0..4 {
+            let kept = x >= 2 && y < 3;
+            assert_eq!(image[y * 4 + x][0], f32::from(u8::from(kept)), "({x}, {y})");
+        }
+    }
+}

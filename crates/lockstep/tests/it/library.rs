@@ -197,7 +197,7 @@ fn printf_is_accepted_and_unsupported_intrinsics_say_so() {
         Err(e) => e.render(false),
     };
     assert!(
-        e.contains("'clip' is not supported by Lockstep: it belongs to the pixel stage"),
+        e.contains("'clip' discards the pixel, and only pixel shaders have pixels; this is a compute shader"),
         "{e}"
     );
     let source = "RWStructuredBuffer<uint> F : register(u0);\nStructuredBuffer<uint> R : register(t0);\n\
