@@ -790,3 +790,62 @@ fn failing_corpus_fails() {
     let got: Vec<(&str, &str)> = labels.iter().map(|(n, l)| (n.as_str(), *l)).collect();
     assert_eq!(got, want);
 }
+
+/// A graphics test as the suite writes one: a vertex and a pixel shader
+/// compiled by two `%dxc_target` lines, drawn by the `%offloader` line that
+/// names both objects. Two triangles fill a 2×2 target; the pixel shader
+/// writes its pixel centre, so the target's floats are known by hand.
+#[test]
+fn graphics_tests_draw_with_both_shaders() {
+    let pipeline = "---
+Shaders:
+  - Stage: Vertex
+    Entry: main
+  - Stage: Pixel
+    Entry: main
+Buffers:
+  - Name: VertexData
+    Format: Float32
+    Data: [ -1, 1, 0,  1, 1, 0,  -1, -1, 0,  1, 1, 0,  1, -1, 0,  -1, -1, 0 ]
+  - Name: Output
+    Format: Float32
+    Channels: 4
+    FillSize: 64
+    OutputProps: { Width: 2, Height: 2, Depth: 1 }
+  - Name: Expected
+    Format: Float32
+    Channels: 4
+    Data: [ 0.5, 0.5, 0, 1,  1.5, 0.5, 0, 1,  0.5, 1.5, 0, 1,  1.5, 1.5, 0, 1 ]
+Bindings:
+  VertexBuffer: VertexData
+  VertexAttributes:
+    - Format: Float32
+      Channels: 3
+      Offset: 0
+      Name: POSITION
+  RenderTarget: Output
+Results:
+  - Result: Target
+    Rule: BufferExact
+    Actual: Output
+    Expected: Expected
+...
+";
+    let text = format!(
+        "#--- vertex.hlsl\nfloat4 main(float3 p : POSITION) : SV_Position {{ return float4(p, 1); }}\n\
+         #--- pixel.hlsl\nfloat4 main(float4 p : SV_Position) : SV_Target {{ return float4(p.xy, 0, 1); }}\n\
+         #--- pipeline.yaml\n{pipeline}#--- end\n\n\
+         # RUN: split-file %s %t\n\
+         # RUN: %dxc_target -T vs_6_0 -Fo %t-vertex.o %t/vertex.hlsl\n\
+         # RUN: %dxc_target -T ps_6_0 -Fo %t-pixel.o %t/pixel.hlsl\n\
+         # RUN: %offloader %t/pipeline.yaml %t-vertex.o %t-pixel.o -r Output -o %t/Output.png\n"
+    );
+    assert_eq!(run(&text), TestOutcome::Pass);
+    let wrong = text.replace("0.5, 0.5, 0, 1,  1.5", "0.5, 0.5, 0, 1,  2.5");
+    match run(&wrong) {
+        TestOutcome::Fail(reason) => {
+            assert!(reason.contains("[4] expected 2.5, actual 1.5"), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
