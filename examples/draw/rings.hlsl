@@ -1,7 +1,9 @@
 // A full-screen pass drawing rings and a grid with lines one pixel wide
-// whatever their spacing: fwidth (|ddx| + |ddy|, taken across each 2x2
-// quad of pixels) says how fast a value changes per pixel, and each line
-// fades over that distance.
+// whatever their spacing: |ddx| + |ddy| (fwidth), taken across each 2x2
+// quad of pixels, says how fast a value changes per pixel, and each line
+// fades over that distance. The fine derivatives (one per row and column
+// of the quad) are the ones every driver computes alike; `fwidth` is
+// coarse in DXC's reading, fine on lavapipe.
 //
 //   lockstep run examples/draw/rings.yaml examples/draw/rings.hlsl \
 //       examples/draw/rings.hlsl -r Target -o rings.png
@@ -13,7 +15,8 @@ float4 VSMain(float2 position : POSITION) : SV_Position {
 // 1 on a line where `v` crosses an integer, fading to 0 a pixel away.
 float lines(float v) {
     float distance = abs(frac(v - 0.5) - 0.5);
-    return 1 - saturate(distance / fwidth(v));
+    float width = abs(ddx_fine(v)) + abs(ddy_fine(v));
+    return 1 - saturate(distance / width);
 }
 
 float4 PSMain(float4 position : SV_Position) : SV_Target {

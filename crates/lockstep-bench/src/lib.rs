@@ -9,12 +9,15 @@
 //! - [`probe`]: what a SPIR-V compiler made of the wave prefix intrinsics,
 //!   measured against Lockstep.
 //! - [`report`]: medians and the comparison table.
+//! - [`draws`]: one draw on Lockstep and on the driver, images compared
+//!   and times taken (`lockstep-draw-peer`).
 //!
 //! `scripts/peer.sh` compiles the kernels with glslang and runs the
 //! `lockstep-peer` binary; `docs/performance.md` has the figures.
 
 #![warn(missing_docs)]
 
+pub mod draws;
 pub mod probe;
 pub mod report;
 pub mod spirv;

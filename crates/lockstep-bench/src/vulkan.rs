@@ -15,6 +15,10 @@ use lockstep::pipeline::{BufferDesc, Format, Pipeline};
 
 use crate::spirv::{self, DescriptorKind};
 
+mod draw;
+
+pub use draw::Renderer;
+
 /// A Vulkan failure, with what was being done.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error(pub String);

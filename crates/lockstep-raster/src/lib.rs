@@ -223,19 +223,18 @@ pub fn draw(
     let vertices = vertex::outputs(draw.vertex.io, &outputs, draw.vertex_count)?;
     let triangles = clip::triangles(draw, &vertices);
     let setup = raster::Setup::new(draw.vertex.io, draw.pixel.io)?;
-    let quads = raster::quads(&triangles, draw.target);
+    let (quads, planes) = raster::quads(&triangles, draw.target);
     let (order, slots) = pack(&quads, packing, config.wave_size);
     let lanes = slots as u64;
-    let mut records = vec![0u32; slots * setup.words as usize];
+    let words = setup.words as usize;
+    let mut records = vec![0u32; slots * words];
     for (q, &slot) in quads.iter().zip(&order) {
-        for (p, lane) in (0..4).map(|p| (p, slot * 4 + p)) {
-            let at = lane * setup.words as usize;
-            setup.write_record(
-                q,
-                p,
-                &triangles[q.triangle],
-                &mut records[at..at + setup.words as usize],
-            );
+        let t = q.triangle;
+        for (p, rec) in records[slot * 4 * words..(slot + 1) * 4 * words]
+            .chunks_exact_mut(words)
+            .enumerate()
+        {
+            setup.write_record(q, p, &triangles[t], &planes[t], rec);
         }
     }
     let out = run_stage(
@@ -246,7 +245,7 @@ pub fn draw(
         lanes,
         config,
     )?;
-    Ok(merge(draw, &quads, &order, &out))
+    Ok(merge(draw, &triangles, &planes, &quads, &order, &out))
 }
 
 /// Each quad's slot among the waves' quads (lanes `4·slot..4·slot + 4`),
@@ -287,7 +286,9 @@ fn run_stage(
     config: &DispatchConfig,
 ) -> Result<Vec<u32>, DrawError> {
     let io = stage.io;
-    let input = Memory::from_bytes(&words_to_bytes(records));
+    // The records are read in place: the stage only reads its input.
+    let bytes: &[u8] = bytemuck::cast_slice(records);
+    let input = Memory::read_only(bytes).unwrap_or_else(|| Memory::from_bytes(bytes));
     let out_bytes = lanes
         .checked_mul(u64::from(io.output_words) * 4)
         .and_then(|n| usize::try_from(n).ok())
@@ -323,15 +324,11 @@ fn run_stage(
         })?;
     }
     drop(bound);
-    Ok(output
-        .to_bytes()
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect())
-}
-
-fn words_to_bytes(words: &[u32]) -> Vec<u8> {
-    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    let (words, _) = output.into_le_words();
+    Ok(match words {
+        std::borrow::Cow::Owned(w) if cfg!(target_endian = "little") => w,
+        w => w.iter().map(|&x| u32::from_le(x)).collect(),
+    })
 }
 
 /// Finds a varying by semantic and index.
@@ -341,7 +338,14 @@ pub(crate) fn find<'v>(vars: &'v [Varying], semantic: &str, index: u32) -> Optio
 }
 
 /// The depth test and the render target, in primitive order.
-fn merge(draw: &Draw<'_>, quads: &[Quad], order: &[usize], out: &[u32]) -> Image {
+fn merge(
+    draw: &Draw<'_>,
+    triangles: &[clip::Triangle],
+    planes: &[raster::Plane],
+    quads: &[Quad],
+    order: &[usize],
+    out: &[u32],
+) -> Image {
     let Target {
         width,
         height,
@@ -370,7 +374,7 @@ fn merge(draw: &Draw<'_>, quads: &[Quad], order: &[usize], out: &[u32]) -> Image
             if let Some(buf) = &mut depth_buf {
                 let z = match sv_depth {
                     Some(v) => f32::from_bits(rec[v.word as usize]).clamp(0.0, 1.0),
-                    None => q.depth[p],
+                    None => raster::depth(&triangles[q.triangle], planes[q.triangle].weights(x, y)),
                 };
                 if z.partial_cmp(&buf[at]) != Some(std::cmp::Ordering::Less) {
                     continue;

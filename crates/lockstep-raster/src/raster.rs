@@ -22,10 +22,37 @@ pub struct Quad {
     /// Bit `p` set when quad pixel `p` (0 top-left, 1 top-right, 2
     /// bottom-left, 3 bottom-right) is covered; the others are helpers.
     pub covered: u8,
-    /// Each pixel's barycentric weights of the triangle's vertices.
-    pub lambda: [[f64; 3]; 4],
-    /// Each pixel's interpolated depth.
-    pub depth: [f32; 4],
+}
+
+/// A triangle's barycentric weights over the target, from its unsnapped
+/// vertices (coverage takes the snapped ones), as lavapipe's plane
+/// equations do.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Plane {
+    /// Edge k, opposite vertex k, as (a, b).
+    edges: [((f64, f64), (f64, f64)); 3],
+    inv_area: f64,
+}
+
+impl Plane {
+    fn new(v: [(f64, f64); 3]) -> Plane {
+        let area = fedge(v[0], v[1], v[2]);
+        Plane {
+            edges: [(v[1], v[2]), (v[2], v[0]), (v[0], v[1])],
+            inv_area: if area == 0.0 { 0.0 } else { 1.0 / area },
+        }
+    }
+
+    /// The weights of the three vertices at the centre of pixel (x, y).
+    pub fn weights(&self, x: u32, y: u32) -> [f64; 3] {
+        let c = (f64::from(x) + 0.5, f64::from(y) + 0.5);
+        self.edges.map(|(a, b)| fedge(a, b, c) * self.inv_area)
+    }
+}
+
+/// Depth at weights `l`.
+pub(crate) fn depth(tri: &Triangle, l: [f64; 3]) -> f32 {
+    (l[0] * tri.v[0].z + l[1] * tri.v[1].z + l[2] * tri.v[2].z) as f32
 }
 
 impl Quad {
@@ -93,11 +120,11 @@ impl Setup {
     }
 
     /// Quad pixel `p`'s record.
-    pub fn write_record(&self, q: &Quad, p: usize, tri: &Triangle, rec: &mut [u32]) {
+    pub fn write_record(&self, q: &Quad, p: usize, tri: &Triangle, plane: &Plane, rec: &mut [u32]) {
         rec[0] = if q.covered & (1 << p) != 0 { 1 } else { 2 };
-        let l = q.lambda[p];
-        let inv_w: f64 = (0..3).map(|i| l[i] * tri.v[i].inv_w).sum();
         let (x, y) = q.pixel(p);
+        let l = plane.weights(x, y);
+        let inv_w: f64 = (0..3).map(|i| l[i] * tri.v[i].inv_w).sum();
         for &(word, components, kind, interpolation, source) in &self.inputs {
             let out = &mut rec[word as usize..(word + components) as usize];
             match source {
@@ -105,7 +132,7 @@ impl Setup {
                     let pos = [
                         f64::from(x) + 0.5,
                         f64::from(y) + 0.5,
-                        f64::from(q.depth[p]),
+                        f64::from(depth(tri, l)),
                         1.0 / inv_w,
                     ];
                     for (o, v) in out.iter_mut().zip(pos) {
@@ -152,6 +179,11 @@ fn edge(a: (i64, i64), b: (i64, i64), p: (i64, i64)) -> i64 {
     (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0)
 }
 
+/// [`edge`] in floating point.
+fn fedge(a: (f64, f64), b: (f64, f64), p: (f64, f64)) -> f64 {
+    (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0)
+}
+
 /// Whether a pixel centre exactly on edge `a → b` is inside: a top edge
 /// (horizontal, the triangle below it) or a left edge.
 fn top_left(a: (i64, i64), b: (i64, i64)) -> bool {
@@ -159,10 +191,17 @@ fn top_left(a: (i64, i64), b: (i64, i64)) -> bool {
     (dy == 0 && dx > 0) || dy < 0
 }
 
-/// Every triangle's quads, in primitive order, rows from the top.
-pub(crate) fn quads(triangles: &[Triangle], target: Target) -> Vec<Quad> {
+/// Every triangle's quads, in primitive order, rows from the top; and
+/// each triangle's plane.
+pub(crate) fn quads(triangles: &[Triangle], target: Target) -> (Vec<Quad>, Vec<Plane>) {
     let mut out = Vec::new();
+    let mut planes = Vec::with_capacity(triangles.len());
     for (t, tri) in triangles.iter().enumerate() {
+        planes.push(Plane::new([
+            (tri.v[0].x, tri.v[0].y),
+            (tri.v[1].x, tri.v[1].y),
+            (tri.v[2].x, tri.v[2].y),
+        ]));
         let snap = |v: &crate::clip::ScreenVertex| {
             (
                 (v.x * SUBPIXEL).round() as i64,
@@ -170,16 +209,13 @@ pub(crate) fn quads(triangles: &[Triangle], target: Target) -> Vec<Quad> {
             )
         };
         let mut v = [snap(&tri.v[0]), snap(&tri.v[1]), snap(&tri.v[2])];
-        // Vertex order after making the triangle clockwise.
-        let mut order = [0, 1, 2];
-        let mut area = edge(v[0], v[1], v[2]);
+        // Made clockwise, so that inside is positive.
+        let area = edge(v[0], v[1], v[2]);
         if area == 0 {
             continue;
         }
         if area < 0 {
             v.swap(1, 2);
-            order.swap(1, 2);
-            area = -area;
         }
         // Edge k is opposite vertex k; its value weighs vertex k.
         let edges = [(v[1], v[2]), (v[2], v[0]), (v[0], v[1])];
@@ -198,12 +234,9 @@ pub(crate) fn quads(triangles: &[Triangle], target: Target) -> Vec<Quad> {
         if x0 > x1 || y0 > y1 {
             continue;
         }
-        let z = [tri.v[0].z, tri.v[1].z, tri.v[2].z];
         for qy in (y0 & !1..=y1).step_by(2) {
             for qx in (x0 & !1..=x1).step_by(2) {
                 let mut covered = 0u8;
-                let mut lambda = [[0.0; 3]; 4];
-                let mut depth = [0.0f32; 4];
                 for p in 0..4 {
                     let (px, py) = (qx + (p as i64 & 1), qy + (p as i64 >> 1));
                     let centre = (px * 256 + HALF, py * 256 + HALF);
@@ -212,12 +245,6 @@ pub(crate) fn quads(triangles: &[Triangle], target: Target) -> Vec<Quad> {
                     if inside && px < i64::from(target.width) && py < i64::from(target.height) {
                         covered |= 1 << p;
                     }
-                    let mut l = [0.0; 3];
-                    for k in 0..3 {
-                        l[order[k]] = e[k] as f64 / area as f64;
-                    }
-                    lambda[p] = l;
-                    depth[p] = (l[0] * z[0] + l[1] * z[1] + l[2] * z[2]) as f32;
                 }
                 if covered != 0 {
                     out.push(Quad {
@@ -225,12 +252,10 @@ pub(crate) fn quads(triangles: &[Triangle], target: Target) -> Vec<Quad> {
                         x: qx as u32,
                         y: qy as u32,
                         covered,
-                        lambda,
-                        depth,
                     });
                 }
             }
         }
     }
-    out
+    (out, planes)
 }

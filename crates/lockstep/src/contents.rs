@@ -23,6 +23,16 @@ impl<'p> BufferContents<'p> {
         BufferContents { words, len }
     }
 
+    /// Contents of `len` bytes held in `words`, each stored little-endian
+    /// (`len` at most four bytes per word).
+    pub(crate) fn from_words(words: Vec<u32>, len: usize) -> BufferContents<'p> {
+        let len = len.min(words.len() * 4);
+        BufferContents {
+            words: Cow::Owned(words),
+            len,
+        }
+    }
+
     /// The buffer's bytes.
     pub fn as_bytes(&self) -> &[u8] {
         &bytemuck::cast_slice::<u32, u8>(&self.words)[..self.len]

@@ -153,8 +153,7 @@ pub fn draw_packed<'p>(
         })?;
     drop((vbound, pbound));
     let mut contents = pb.contents(memories);
-    let bytes = encode(&image, rt_desc.format, rt_desc.channels);
-    contents[rt] = BufferContents::from_memory(lockstep_exec::Memory::from_bytes(&bytes));
+    contents[rt] = encode(image, rt_desc.format, rt_desc.channels);
     let outcomes = lockstep_pipeline::check_results(pipeline, &contents);
     Ok(RunOutput {
         wave_size: choice,
@@ -267,8 +266,30 @@ fn decode(b: &[u8], format: Format) -> u32 {
 }
 
 /// The image in the render target's format.
-fn encode(image: &lockstep_raster::Image, format: Format, channels: u32) -> Vec<u8> {
+fn encode(image: lockstep_raster::Image, format: Format, channels: u32) -> BufferContents<'static> {
     let kind = image.color_kind.unwrap_or(VaryingKind::Float);
+    let same = matches!(
+        (kind, format),
+        (VaryingKind::Float, Format::Float32)
+            | (VaryingKind::UInt, Format::UInt32 | Format::Hex32)
+            | (VaryingKind::Int, Format::Int32)
+    );
+    if same {
+        // The words as they are, with no copy for four channels.
+        let len = image.color.len() * channels as usize * 4;
+        let words: Vec<u32> = if channels == 4 {
+            bytemuck::cast_vec(image.color)
+        } else {
+            let c = channels as usize;
+            image
+                .color
+                .iter()
+                .flat_map(|px| px.iter().take(c).copied())
+                .collect()
+        };
+        let words = words.into_iter().map(u32::to_le).collect();
+        return BufferContents::from_words(words, len);
+    }
     let mut out = Vec::with_capacity(image.color.len() * channels as usize * format.size());
     for px in &image.color {
         for &word in px.iter().take(channels as usize) {
@@ -308,5 +329,14 @@ fn encode(image: &lockstep_raster::Image, format: Format, channels: u32) -> Vec<
             }
         }
     }
-    out
+    let len = out.len();
+    let words = out
+        .chunks(4)
+        .map(|c| {
+            let mut w = [0u8; 4];
+            w[..c.len()].copy_from_slice(c);
+            u32::from_le_bytes(w)
+        })
+        .collect();
+    BufferContents::from_words(words, len)
 }
