@@ -96,8 +96,10 @@ struct TestArgs {
 struct CheckArgs {
     /// The pipeline file (offload-test-suite YAML).
     pipeline: PathBuf,
-    /// The HLSL compute shader.
+    /// The HLSL compute shader; for a graphics pipeline, the vertex shader.
     shader: PathBuf,
+    #[command(flatten)]
+    stages: StageArgs,
     #[command(flatten)]
     compile: CompileArgs,
     #[command(flatten)]
@@ -220,12 +222,9 @@ struct CompileArgs {
     json: bool,
 }
 
+/// A draw's second shader, and each stage's entry point and profile.
 #[derive(Args, Debug)]
-struct RunArgs {
-    /// The pipeline file (offload-test-suite YAML).
-    pipeline: PathBuf,
-    /// The HLSL compute shader; for a graphics pipeline, the vertex shader.
-    shader: PathBuf,
+struct StageArgs {
     /// For a graphics pipeline: the pixel shader.
     pixel: Option<PathBuf>,
     /// A draw's vertex-shader entry point (default: the pipeline's Vertex
@@ -244,6 +243,34 @@ struct RunArgs {
     /// when it is a ps_ profile).
     #[arg(long, value_name = "PROFILE")]
     pixel_profile: Option<String>,
+}
+
+impl StageArgs {
+    /// An error when a stage flag is given without a pixel shader.
+    fn check_compute(&self) -> Result<(), String> {
+        let flags = [
+            ("--vertex-entry", self.vertex_entry.is_some()),
+            ("--pixel-entry", self.pixel_entry.is_some()),
+            ("--vertex-profile", self.vertex_profile.is_some()),
+            ("--pixel-profile", self.pixel_profile.is_some()),
+        ];
+        match flags.iter().find(|(_, given)| *given) {
+            Some((flag, _)) => Err(format!(
+                "{flag} is for a draw: give the pipeline a vertex and a pixel shader (PIPELINE VS.hlsl PS.hlsl)"
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
+    /// The pipeline file (offload-test-suite YAML).
+    pipeline: PathBuf,
+    /// The HLSL compute shader; for a graphics pipeline, the vertex shader.
+    shader: PathBuf,
+    #[command(flatten)]
+    stages: StageArgs,
     #[command(flatten)]
     compile: CompileArgs,
     #[command(flatten)]
@@ -521,6 +548,12 @@ fn check(args: &CheckArgs) -> u8 {
         Ok(o) => o,
         Err(e) => return error(e),
     };
+    if args.stages.pixel.is_some() {
+        return check_draw(args, &run_opts, color);
+    }
+    if let Err(e) = args.stages.check_compute() {
+        return error(e);
+    }
     let (pipeline, shader) = match load_job(&args.pipeline, &args.shader, &args.compile, color) {
         Ok(job) => job,
         Err(code) => return code,
@@ -556,6 +589,50 @@ fn check(args: &CheckArgs) -> u8 {
     }
 }
 
+/// `lockstep check PIPELINE VS PS`: a draw at every wave size and packing.
+fn check_draw(args: &CheckArgs, run_opts: &RunOptions, color: bool) -> u8 {
+    let (pipeline, shaders) = match load_draw(
+        &args.pipeline,
+        &args.shader,
+        &args.stages,
+        &args.compile,
+        color,
+    ) {
+        Ok(job) => job,
+        Err(code) => return code,
+    };
+    let bar = if std::io::stderr().is_terminal() {
+        indicatif::ProgressBar::new(0)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let mut progress = |done: usize, total: usize| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    };
+    let report =
+        match lockstep::check_draw(&shaders[0], &shaders[1], &pipeline, run_opts, &mut progress) {
+            Ok(r) => r,
+            Err(e) => {
+                bar.finish_and_clear();
+                json_error(&args.compile, &e.to_string());
+                return report_draw_error(&shaders, e, color);
+            }
+        };
+    bar.finish_and_clear();
+    if args.format == "json" {
+        let text = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";
+        let _ = std::io::stdout().write_all(text.as_bytes());
+    } else {
+        let _ = std::io::stdout().write_all(report.render(&shaders[1], color).as_bytes());
+    }
+    if report.is_clean() {
+        EXIT_PASS
+    } else {
+        EXIT_FAIL
+    }
+}
+
 fn run(args: &RunArgs) -> u8 {
     if !matches!(args.format.as_str(), "text" | "json") {
         return error(format!(
@@ -563,19 +640,11 @@ fn run(args: &RunArgs) -> u8 {
             args.format
         ));
     }
-    if let Some(pixel) = &args.pixel {
-        return run_draw(args, pixel);
+    if args.stages.pixel.is_some() {
+        return run_draw(args);
     }
-    let stage_flags = [
-        ("--vertex-entry", args.vertex_entry.is_some()),
-        ("--pixel-entry", args.pixel_entry.is_some()),
-        ("--vertex-profile", args.vertex_profile.is_some()),
-        ("--pixel-profile", args.pixel_profile.is_some()),
-    ];
-    if let Some((flag, _)) = stage_flags.iter().find(|(_, given)| *given) {
-        return error(format!(
-            "{flag} is for a draw: lockstep run PIPELINE VS.hlsl PS.hlsl"
-        ));
+    if let Err(e) = args.stages.check_compute() {
+        return error(e);
     }
     let color = use_color(&args.color);
     let run_opts = match args.device.run_options(args.threads, args.max_steps) {
@@ -637,17 +706,26 @@ fn run(args: &RunArgs) -> u8 {
 /// The compile options of one stage of a draw: the shared DXC flags, then
 /// the stage's entry point and profile.
 fn stage_options(
-    args: &RunArgs,
+    stages: &StageArgs,
+    compile: &CompileArgs,
     stage: lockstep::ir::Stage,
     pipeline_entry: Option<&str>,
 ) -> Result<CompileOptions, String> {
     use lockstep::ir::Stage;
     let (entry, profile, flag) = match stage {
-        Stage::Vertex => (&args.vertex_entry, &args.vertex_profile, "--vertex-profile"),
-        _ => (&args.pixel_entry, &args.pixel_profile, "--pixel-profile"),
+        Stage::Vertex => (
+            &stages.vertex_entry,
+            &stages.vertex_profile,
+            "--vertex-profile",
+        ),
+        _ => (
+            &stages.pixel_entry,
+            &stages.pixel_profile,
+            "--pixel-profile",
+        ),
     };
-    let mut opts = args.compile.flags.options.clone();
-    if args.compile.flags.entry.is_some() {
+    let mut opts = compile.flags.options.clone();
+    if compile.flags.entry.is_some() {
         return Err(
             "-E names one entry point, and a draw has two: use --vertex-entry and --pixel-entry"
                 .to_string(),
@@ -658,8 +736,7 @@ fn stage_options(
         .or(pipeline_entry.map(str::to_string))
         .unwrap_or_else(|| "main".to_string());
     opts.stage = stage;
-    let given = args
-        .compile
+    let given = compile
         .flags
         .profile
         .as_ref()
@@ -682,52 +759,83 @@ fn stage_options(
     Ok(opts)
 }
 
-/// `lockstep run PIPELINE VS PS`: a draw.
-fn run_draw(args: &RunArgs, pixel_path: &Path) -> u8 {
+/// Reads a graphics pipeline and compiles its two shaders; the exit code
+/// on failure.
+fn load_draw(
+    pipeline_path: &Path,
+    vertex: &Path,
+    stages: &StageArgs,
+    compile: &CompileArgs,
+    color: bool,
+) -> Result<(lockstep::pipeline::Pipeline, Vec<lockstep::Shader>), u8> {
     use lockstep::ir::Stage;
+    let pipeline = lockstep::pipeline::parse_file(pipeline_path).map_err(|e| {
+        let message = match e.location {
+            Some(_) => format!("{}:{e}", pipeline_path.display()),
+            None => format!("{e}"),
+        };
+        json_error(compile, &message);
+        error(message)
+    })?;
+    let Some(g) = pipeline.graphics.clone() else {
+        let message = format!(
+            "{} is a compute pipeline: it takes one shader (PIPELINE SHADER)",
+            pipeline_path.display()
+        );
+        json_error(compile, &message);
+        return Err(error(message));
+    };
+    let pixel = stages.pixel.as_deref().unwrap_or(vertex);
+    let mut shaders = Vec::new();
+    for (path, stage, entry) in [
+        (vertex, Stage::Vertex, g.vertex_entry.as_deref()),
+        (pixel, Stage::Pixel, g.pixel_entry.as_deref()),
+    ] {
+        let opts = stage_options(stages, compile, stage, entry).map_err(|e| {
+            json_error(compile, &e);
+            error(e)
+        })?;
+        shaders.push(compile_file(path, &opts, compile, color)?);
+    }
+    Ok((pipeline, shaders))
+}
+
+/// Prints a draw's error against the shader of the stage it came from.
+fn report_draw_error(shaders: &[lockstep::Shader], e: lockstep::DrawError, color: bool) -> u8 {
+    let shader = if e.stage == Some(lockstep::ir::Stage::Vertex) {
+        &shaders[0]
+    } else {
+        &shaders[1]
+    };
+    let mut inner = e.error;
+    if let Some(stage) = e.stage {
+        inner.message = format!("in the {} shader: {}", stage.name(), inner.message);
+    }
+    report_run_error(shader, inner, color)
+}
+
+/// `lockstep run PIPELINE VS PS`: a draw.
+fn run_draw(args: &RunArgs) -> u8 {
     let color = use_color(&args.color);
     let run_opts = match args.device.run_options(args.threads, args.max_steps) {
         Ok(o) => o,
         Err(e) => return error(e),
     };
     if args.check {
-        return error("--check: checked mode runs compute dispatches; a draw runs without it");
+        return error(
+            "--check runs a compute dispatch checked; for a draw, use lockstep check PIPELINE VS.hlsl PS.hlsl",
+        );
     }
-    let mut pipeline = match lockstep::pipeline::parse_file(&args.pipeline) {
-        Ok(p) => p,
-        Err(e) => {
-            let message = match e.location {
-                Some(_) => format!("{}:{e}", args.pipeline.display()),
-                None => format!("{e}"),
-            };
-            json_error(&args.compile, &message);
-            return error(message);
-        }
+    let (mut pipeline, shaders) = match load_draw(
+        &args.pipeline,
+        &args.shader,
+        &args.stages,
+        &args.compile,
+        color,
+    ) {
+        Ok(job) => job,
+        Err(code) => return code,
     };
-    let Some(g) = pipeline.graphics.clone() else {
-        return error(format!(
-            "{} is a compute pipeline: it takes one shader (lockstep run PIPELINE SHADER)",
-            args.pipeline.display()
-        ));
-    };
-    let mut shaders = Vec::new();
-    for (path, stage, entry) in [
-        (
-            args.shader.as_path(),
-            Stage::Vertex,
-            g.vertex_entry.as_deref(),
-        ),
-        (pixel_path, Stage::Pixel, g.pixel_entry.as_deref()),
-    ] {
-        let opts = match stage_options(args, stage, entry) {
-            Ok(o) => o,
-            Err(e) => return error(e),
-        };
-        match compile_file(path, &opts, &args.compile, color) {
-            Ok(s) => shaders.push(s),
-            Err(code) => return code,
-        }
-    }
     let (vs, ps) = (&shaders[0], &shaders[1]);
     if let Err(code) = load_buffers(&args.buffers, &mut pipeline) {
         return code;
@@ -743,16 +851,7 @@ fn run_draw(args: &RunArgs, pixel_path: &Path) -> u8 {
         Ok(o) => o,
         Err(e) => {
             json_error(&args.compile, &e.to_string());
-            let shader = if e.stage == Some(Stage::Vertex) {
-                vs
-            } else {
-                ps
-            };
-            let mut inner = e.error.clone();
-            if let Some(stage) = e.stage {
-                inner.message = format!("in the {} shader: {}", stage.name(), inner.message);
-            }
-            return report_run_error(shader, inner, color);
+            return report_draw_error(&shaders, e, color);
         }
     };
     if args.compile.json {

@@ -828,4 +828,11 @@ fn draws_take_a_vertex_and_a_pixel_shader() {
         "{}",
         stderr(&o)
     );
+    // `check` draws at every wave size and packing.
+    let o = lockstep(&["check", "examples/draw/triangle.yaml", hlsl, hlsl]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "clean: no findings at wave sizes 4, 8, 16, 32, 64, 128\n"
+    );
 }

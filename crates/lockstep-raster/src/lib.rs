@@ -112,6 +112,9 @@ pub const MAX_PIXELS: u64 = 1 << 26;
 pub struct StageProgram<'a> {
     /// The compiled shader.
     pub program: &'a Program,
+    /// The shader compiled for checked mode: when given, the stage runs
+    /// checked and the draw returns its findings.
+    pub checked: Option<&'a Program>,
     /// Its records.
     pub io: &'a StageIo,
     /// Its resources by resource id; the entries of `io`'s two buffers are
@@ -155,6 +158,8 @@ pub struct Image {
     pub lanes: u64,
     /// Of them, helper lanes.
     pub helpers: u64,
+    /// What the stages that ran checked found.
+    pub findings: Vec<(lockstep_ir::Stage, lockstep_exec::Finding)>,
 }
 
 /// Why a draw could not run.
@@ -211,8 +216,14 @@ pub fn draw(
             "a render target of {width} x {height} pixels: it must have at least one and at most {MAX_PIXELS}"
         )));
     }
-    let records = vertex::records(draw)?;
+    let mut records = vertex::records(draw)?;
+    // Whole waves of records: the lanes past the last vertex read state 0.
+    let w = config.wave_size.max(1) as usize;
+    let stride = draw.vertex.io.input_words as usize;
+    records.resize((draw.vertex_count as usize).div_ceil(w) * w * stride, 0);
+    let mut findings = Vec::new();
     let outputs = run_stage(
+        &mut findings,
         workers,
         lockstep_ir::Stage::Vertex,
         &draw.vertex,
@@ -238,6 +249,7 @@ pub fn draw(
         }
     }
     let out = run_stage(
+        &mut findings,
         workers,
         lockstep_ir::Stage::Pixel,
         &draw.pixel,
@@ -245,7 +257,9 @@ pub fn draw(
         lanes,
         config,
     )?;
-    Ok(merge(draw, &triangles, &planes, &quads, &order, &out))
+    let mut image = merge(draw, &triangles, &planes, &quads, &order, &out);
+    image.findings = findings;
+    Ok(image)
 }
 
 /// Each quad's slot among the waves' quads (lanes `4·slot..4·slot + 4`),
@@ -278,6 +292,7 @@ fn pack(quads: &[Quad], packing: Packing, wave_size: u32) -> (Vec<usize>, usize)
 
 /// Runs one stage over `records` (`lanes` of them): one wave per group.
 fn run_stage(
+    findings: &mut Vec<(lockstep_ir::Stage, lockstep_exec::Finding)>,
     workers: &Workers,
     kind: lockstep_ir::Stage,
     stage: &StageProgram<'_>,
@@ -317,11 +332,22 @@ fn run_stage(
             group_count: [groups, 1, 1],
             ..config.clone()
         };
-        lockstep_exec::dispatch_on(workers, stage.program, &bound, &cfg).map_err(|e| {
+        let located = |e| {
             let mut e = DrawError::from(e);
             e.stage = Some(kind);
             e
-        })?;
+        };
+        match stage.checked {
+            Some(program) => findings.extend(
+                lockstep_exec::dispatch_checked_on(workers, program, &bound, &cfg)
+                    .map_err(located)?
+                    .into_iter()
+                    .map(|f| (kind, f)),
+            ),
+            None => {
+                lockstep_exec::dispatch_on(workers, stage.program, &bound, &cfg).map_err(located)?
+            }
+        }
     }
     drop(bound);
     let (words, _) = output.into_le_words();
@@ -396,5 +422,6 @@ fn merge(
         depth: depth_buf,
         lanes: quads.len() as u64 * 4,
         helpers,
+        findings: Vec::new(),
     }
 }

@@ -629,6 +629,8 @@ impl Sema<'_> {
                 if leaf.components > 1 {
                     path.push(Access::Components(vec![k as u8]));
                 }
+                // A finding about the value written points at its semantic.
+                let span = leaf.semantic.span;
                 let scalar_ty = self.scalar(leaf.scalar);
                 let value = self.wrap(
                     ExprKind::Load(local(root, path, scalar_ty)),

@@ -337,7 +337,7 @@ fn side_by_side<T: Send>(
     Ok(out)
 }
 
-fn reported(shader: &Shader, f: Finding) -> ReportedFinding {
+pub(crate) fn reported(shader: &Shader, f: Finding) -> ReportedFinding {
     let location = f
         .span
         .filter(|s| (s.file as usize) < shader.source_map.files().len())
@@ -372,7 +372,7 @@ fn sorted_elements(pipeline: &Pipeline, buffer: usize, bytes: &[u8]) -> Vec<Stri
     e
 }
 
-fn order_issue(
+pub(crate) fn order_issue(
     pipeline: &Pipeline,
     buffer: usize,
     wave_size: u32,
@@ -407,11 +407,11 @@ fn order_issue(
 }
 
 /// Whether two contents of a buffer count as the same.
-type SameContents<'a> = dyn Fn(usize, &[u8], &[u8]) -> bool + 'a;
+pub(crate) type SameContents<'a> = dyn Fn(usize, &[u8], &[u8]) -> bool + 'a;
 
 /// Groups the wave sizes by the contents they left in `buffer`; `None`
 /// when all agree.
-fn portability(
+pub(crate) fn portability(
     pipeline: &Pipeline,
     buffer: usize,
     sizes: &[u32],

@@ -57,6 +57,22 @@ pub fn draw_packed<'p>(
     opts: &RunOptions,
     packing: Packing,
 ) -> Result<RunOutput<'p>, DrawError> {
+    draw_with(vertex, pixel, pipeline, opts, packing, None).map(|(out, _)| out)
+}
+
+/// The stages' findings in a checked draw.
+pub(crate) type StageFindings = Vec<(Stage, lockstep_exec::Finding)>;
+
+/// [`draw_packed`], in checked mode when `checked` gives the stages'
+/// checked programs.
+pub(crate) fn draw_with<'p>(
+    vertex: &Shader,
+    pixel: &Shader,
+    pipeline: &'p Pipeline,
+    opts: &RunOptions,
+    packing: Packing,
+    checked: Option<(&lockstep_exec::Program, &lockstep_exec::Program)>,
+) -> Result<(RunOutput<'p>, StageFindings), DrawError> {
     let g = pipeline.graphics.as_ref().ok_or_else(|| {
         RunError::new(
             "this pipeline has no graphics Bindings (VertexBuffer, RenderTarget): a draw needs them, and a compute pipeline takes one shader",
@@ -127,11 +143,13 @@ pub fn draw_packed<'p>(
     let desc = lockstep_raster::Draw {
         vertex: StageProgram {
             program: &vertex.program,
+            checked: checked.map(|c| c.0),
             io: vio,
             resources: &vbound,
         },
         pixel: StageProgram {
             program: &pixel.program,
+            checked: checked.map(|c| c.1),
             io: pio,
             resources: &pbound,
         },
@@ -143,7 +161,7 @@ pub fn draw_packed<'p>(
         },
         target,
     };
-    let image =
+    let mut image =
         lockstep_raster::draw(&workers, &desc, &config, packing).map_err(|e| DrawError {
             stage: e.stage,
             error: match e.exec {
@@ -152,14 +170,18 @@ pub fn draw_packed<'p>(
             },
         })?;
     drop((vbound, pbound));
+    let findings = std::mem::take(&mut image.findings);
     let mut contents = pb.contents(memories);
     contents[rt] = encode(image, rt_desc.format, rt_desc.channels);
     let outcomes = lockstep_pipeline::check_results(pipeline, &contents);
-    Ok(RunOutput {
-        wave_size: choice,
-        contents,
-        outcomes,
-    })
+    Ok((
+        RunOutput {
+            wave_size: choice,
+            contents,
+            outcomes,
+        },
+        findings,
+    ))
 }
 
 /// The stage records of `shader`, checked to be of `stage`.

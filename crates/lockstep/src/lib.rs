@@ -26,6 +26,7 @@ mod bind;
 mod check;
 mod contents;
 mod draw;
+mod draw_check;
 pub mod dxc;
 mod image;
 mod info;
@@ -47,6 +48,7 @@ pub use check::{
 };
 pub use contents::BufferContents;
 pub use draw::{DrawError, draw, draw_packed};
+pub use draw_check::check_draw;
 pub use image::texture_png;
 pub use info::{BindingInfo, ShaderInfo, info};
 pub use lockstep_exec::{Device, WavePreference, WaveSizeChoice};

@@ -357,6 +357,22 @@ impl Compiler<'_> {
         if exempt {
             return self.wave_op(op, &vals, args, e);
         }
+        if self.checked && self.helper_reg().is_some() {
+            // Checked mode: the result is undefined on helper lanes, which
+            // take no part.
+            let temps: Vec<Reg> = (0..self.flatten(e.ty).len()).map(|_| self.temp()).collect();
+            for &t in &temps {
+                self.emit(Inst::Uninitialized { dst: t });
+            }
+            self.unless_helper(|s| {
+                let regs = s.wave_op(op, &vals, args, e)?;
+                for (&t, &r) in temps.iter().zip(&regs) {
+                    s.emit(Inst::CopyMasked { dst: t, src: r });
+                }
+                Ok(())
+            })?;
+            return Ok(temps);
+        }
         self.unless_helper(|s| s.wave_op(op, &vals, args, e))
     }
 

@@ -521,3 +521,107 @@ fn clip_discards_where_any_component_is_negative() {
         }
     }
 }
+
+/// `check_draw` over `src` on the two-triangle scene: the report.
+fn check_report(src: &str) -> lockstep::CheckReport {
+    let scene = Scene::new(4, 4, two_triangles());
+    let pipeline = lockstep::pipeline::parse(&scene.yaml()).unwrap_or_else(|e| panic!("{e}"));
+    let compile = |entry: &str, stage| {
+        let opts = CompileOptions {
+            entry: entry.to_string(),
+            stage,
+            ..CompileOptions::default()
+        };
+        lockstep::compile("draw.hlsl", src, &opts, &MemoryLoader::default())
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let vs = compile("VSMain", lockstep::ir::Stage::Vertex);
+    let ps = compile("PSMain", lockstep::ir::Stage::Pixel);
+    let opts = RunOptions {
+        wave_size: 8,
+        wave_sizes: (4, 16),
+        ..RunOptions::default()
+    };
+    lockstep::check_draw(&vs, &ps, &pipeline, &opts, &mut |_, _| {})
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn check_sweeps_wave_sizes_and_packings_of_draws() {
+    let clean = check_report(&source(
+        "return float4(ddx(i.pos.x * i.pos.y), 0, 0, 1);",
+        ATTR,
+    ));
+    assert!(clean.is_clean(), "{clean:?}");
+    assert_eq!(clean.wave_sizes, [4, 8, 16]);
+    // The count of covered pixels in a wave changes with both.
+    let counted = check_report(&source("return WaveActiveCountBits(true);", ATTR));
+    assert_eq!(counted.portability.len(), 1, "{counted:?}");
+    assert_eq!(counted.portability[0].buffer, "Target");
+    assert_eq!(
+        counted.portability[0].agreeing,
+        [vec![4], vec![8], vec![16]]
+    );
+    let packings: Vec<(u32, &str)> = counted
+        .order_dependence
+        .iter()
+        .map(|o| (o.wave_size, o.variation.as_str()))
+        .collect();
+    // At wave size 4 a wave is one quad, whatever the order; at 8 the
+    // reversed packing pairs the same quads as the dense one (see
+    // `wave_results_follow_the_wave_size_and_the_packing`).
+    assert_eq!(
+        packings,
+        [
+            (8, "quads packed one triangle per wave instead of densely"),
+            (16, "quads packed one triangle per wave instead of densely"),
+            (16, "quads packed reversed instead of densely"),
+        ]
+    );
+}
+
+#[test]
+fn check_reports_derivatives_in_divergent_control_flow() {
+    // Only x < 1 takes the branch: every quad is split, and ddx reads a
+    // lane that is not running.
+    let report = check_report(&source(
+        "float d = 0;\nif (i.pos.x < 1) d = ddx(i.pos.y);\nreturn d;",
+        ATTR,
+    ));
+    let kinds: Vec<(&str, Option<&str>)> = report
+        .findings
+        .iter()
+        .map(|f| (f.kind, f.location.as_deref()))
+        .collect();
+    assert!(
+        kinds.contains(&("incomplete-quad", Some("draw.hlsl:5:22"))),
+        "{kinds:?}"
+    );
+    // What ddx read there is undefined, and it reaches the target.
+    assert!(
+        kinds.contains(&("undefined-value", Some("draw.hlsl:3:50"))),
+        "{kinds:?}"
+    );
+    assert_eq!(kinds.len(), 2, "{kinds:?}");
+}
+
+#[test]
+fn check_reports_wave_results_read_from_helper_lanes() {
+    // A wave sum leaves the helper lanes out, so what they hold is
+    // undefined; ddx reads it from the triangles' edge quads, where
+    // helpers are.
+    let report = check_report(&source(
+        "float s = WaveActiveSum(i.pos.x);\nreturn ddx_fine(s);",
+        ATTR,
+    ));
+    let kinds: Vec<(&str, Option<&str>)> = report
+        .findings
+        .iter()
+        .map(|f| (f.kind, f.location.as_deref()))
+        .collect();
+    assert_eq!(kinds, [("undefined-value", Some("draw.hlsl:3:50"))]);
+    // Inside the triangles' quads no helper lane is read: the lanes the
+    // report names are on the diagonal's quads.
+    let f = &report.findings[0];
+    assert!(f.count > 0 && !f.lanes.is_empty(), "{f:?}");
+}
