@@ -12,6 +12,13 @@ use crate::Shader;
 pub struct ShaderInfo {
     /// The entry point's name; empty when the module has none.
     pub entry: String,
+    /// The stage: `compute`, `vertex` or `pixel`.
+    pub stage: String,
+    /// A vertex or pixel shader's inputs, by semantic, with their
+    /// components and interpolation: `TEXCOORD1: float2, linear`.
+    pub inputs: Vec<String>,
+    /// A vertex or pixel shader's outputs, by semantic.
+    pub outputs: Vec<String>,
     /// `numthreads(x, y, z)` or `numWaves(n)`.
     pub group: String,
     /// The `[WaveSize]` attribute, when present.
@@ -82,16 +89,60 @@ pub fn info(shader: &Shader, device: &Device) -> ShaderInfo {
         _ => None,
     };
     let (major, minor) = module.required_shader_model;
+    let stage = entry.map_or(lockstep_ir::Stage::Compute, |e| e.stage);
+    let io = entry.and_then(|e| e.io.as_ref());
+    let varyings = |list: Option<&Vec<lockstep_ir::Varying>>, interpolated: bool| -> Vec<String> {
+        list.into_iter()
+            .flatten()
+            .map(|v| {
+                let scalar = match v.kind {
+                    lockstep_ir::VaryingKind::Float => "float",
+                    lockstep_ir::VaryingKind::Int => "int",
+                    lockstep_ir::VaryingKind::UInt => "uint",
+                };
+                let shape = match v.components {
+                    1 => scalar.to_string(),
+                    n => format!("{scalar}{n}"),
+                };
+                let index = if v.index == 0 {
+                    String::new()
+                } else {
+                    v.index.to_string()
+                };
+                let how = match v.interpolation {
+                    _ if !interpolated || v.semantic.starts_with("SV_") => String::new(),
+                    lockstep_ir::Interpolation::Linear => ", linear".into(),
+                    lockstep_ir::Interpolation::Centroid => ", centroid".into(),
+                    lockstep_ir::Interpolation::NoPerspective => ", noperspective".into(),
+                    lockstep_ir::Interpolation::NoInterpolation => ", nointerpolation".into(),
+                };
+                format!("{}{index}: {shape}{how}", v.semantic)
+            })
+            .collect()
+    };
+    let graphics = stage != lockstep_ir::Stage::Compute;
+    let group = match stage {
+        lockstep_ir::Stage::Vertex => "one lane per vertex, in order".to_string(),
+        lockstep_ir::Stage::Pixel => "one lane per pixel, 2x2 quads filling the waves".to_string(),
+        lockstep_ir::Stage::Compute => group,
+    };
     ShaderInfo {
         entry: entry.map_or_else(String::new, |e| e.name.clone()),
+        stage: stage.name().to_string(),
+        inputs: varyings(io.map(|io| &io.inputs), stage == lockstep_ir::Stage::Pixel),
+        outputs: varyings(io.map(|io| &io.outputs), false),
         group,
         wave_size_attribute: attribute,
         wave_size,
         wave_size_reason: reason,
         wave_size_error: error,
-        waves_per_group: per_group(GroupShape::waves),
-        threads_per_group: per_group(GroupShape::threads),
+        waves_per_group: per_group(GroupShape::waves).filter(|_| !graphics),
+        threads_per_group: per_group(GroupShape::threads).filter(|_| !graphics),
         quads: match shader.program.quads {
+            _ if stage == lockstep_ir::Stage::Vertex => "none (a vertex shader has no quads)".to_string(),
+            _ if stage == lockstep_ir::Stage::Pixel => {
+                "2x2 pixels at even coordinates, lanes 4q..4q+3 in reading order; uncovered pixels run as helper lanes".to_string()
+            }
             lockstep_ir::QuadLayout::Linear => {
                 "linear: four consecutive SV_GroupIndex values".to_string()
             }
@@ -104,7 +155,8 @@ pub fn info(shader: &Shader, device: &Device) -> ShaderInfo {
         bindings: module
             .resources
             .iter()
-            .filter(|r| r.counter_of.is_none())
+            // Counters and a stage's records are not bound by the user.
+            .filter(|r| r.counter_of.is_none() && r.register != u32::MAX)
             .map(|r| BindingInfo {
                 name: r.name.clone(),
                 kind: kind_name(r.kind),
@@ -122,7 +174,20 @@ impl ShaderInfo {
         let mut out = String::new();
         let mut line = |label: &str, value: String| out.push_str(&format!("{label:<18}{value}\n"));
         line("entry point", self.entry.clone());
-        line("group", self.group.clone());
+        line("stage", self.stage.clone());
+        for (label, list) in [("inputs", &self.inputs), ("outputs", &self.outputs)] {
+            for (i, v) in list.iter().enumerate() {
+                line(if i == 0 { label } else { "" }, v.clone());
+            }
+        }
+        line(
+            if self.stage == "compute" {
+                "group"
+            } else {
+                "lanes"
+            },
+            self.group.clone(),
+        );
         if let Some(a) = &self.wave_size_attribute {
             line("wave size range", format!("[{a}]"));
         }
@@ -148,8 +213,9 @@ impl ShaderInfo {
         line(
             "shader model",
             format!(
-                "{} or later (cs_{})",
+                "{} or later ({}s_{})",
                 self.shader_model,
+                &self.stage[..1],
                 self.shader_model.replace('.', "_")
             ),
         );

@@ -625,3 +625,85 @@ fn check_reports_wave_results_read_from_helper_lanes() {
     let f = &report.findings[0];
     assert!(f.count > 0 && !f.lanes.is_empty(), "{f:?}");
 }
+
+#[test]
+fn sample_takes_its_level_of_detail_from_the_quads_derivatives() {
+    // A 2×2 texture [[0, 10], [20, 30]] on a 4×4 target. The sampler
+    // magnifies linearly and minifies to the nearest texel. At uv =
+    // pos / 4 a pixel steps half a texel (LOD −1): linear, with clamping,
+    // so texel coordinate x/2 − 1/4 weighs texel 1 by 0, ¼, ¾, 1 across
+    // the row. At uv = pos a pixel steps two texels (LOD 1): nearest, and
+    // every uv ≥ 0.5 picks texel (1, 1), 30.
+    let scene = Scene::new(4, 4, two_triangles());
+    let yaml = scene
+        .yaml()
+        .replace(
+            "Buffers:\n",
+            "Buffers:\n  - Name: Tex\n    Format: Float32\n    Data: [ 0, 10, 20, 30 ]\n    OutputProps: { Width: 2, Height: 2, Depth: 1 }\n",
+        )
+        + "Samplers:\n  - Name: Mixed\n    MinFilter: Nearest\n    MagFilter: Linear\n\
+           DescriptorSets:\n  - Resources:\n    - { Name: Tex, Kind: Texture2D, DirectXBinding: { Register: 0, Space: 0 } }\n    \
+           - { Name: Mixed, Kind: Sampler, DirectXBinding: { Register: 0, Space: 0 } }\n";
+    let src = source(
+        "float2 uv = i.pos.xy / 4;\nreturn float4(Tex.Sample(Mixed, uv), Tex.Sample(Mixed, uv * 4), Tex.SampleLevel(Mixed, uv, 0), 0);",
+        ATTR,
+    )
+    .replace("struct V", "Texture2D<float> Tex : register(t0);\nSamplerState Mixed : register(s0);\nstruct V");
+    let pipeline = lockstep::pipeline::parse(&yaml).unwrap_or_else(|e| panic!("{e}"));
+    let compile = |entry: &str, stage| {
+        let opts = CompileOptions {
+            entry: entry.to_string(),
+            stage,
+            ..CompileOptions::default()
+        };
+        lockstep::compile("draw.hlsl", &src, &opts, &MemoryLoader::default())
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let vs = compile("VSMain", lockstep::ir::Stage::Vertex);
+    let ps = compile("PSMain", lockstep::ir::Stage::Pixel);
+    let out = lockstep::draw(&vs, &ps, &pipeline, &RunOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let target = pipeline.buffer_index("Target").unwrap();
+    let floats: Vec<f32> = out.contents[target]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let weight = [0.0, 0.25, 0.75, 1.0];
+    for y in 0..4 {
+        for x in 0..4 {
+            let px = &floats[(y * 4 + x) * 4..][..4];
+            let linear = 10.0 * weight[x] + 20.0 * weight[y];
+            assert_eq!(px[..3], [linear, 30.0, linear], "({x}, {y})");
+        }
+    }
+}
+
+#[test]
+fn info_describes_a_pixel_shaders_inputs_and_quads() {
+    let src = source(
+        "return i.attr;",
+        "noperspective float4 attr : ATTR; nointerpolation uint id : ID;",
+    )
+    .replace("o.attr = attr;", "o.attr = attr; o.id = 0;");
+    let opts = CompileOptions {
+        entry: "PSMain".to_string(),
+        stage: lockstep::ir::Stage::Pixel,
+        shader_model: (6, 0),
+        ..CompileOptions::default()
+    };
+    let ps = lockstep::compile("draw.hlsl", &src, &opts, &MemoryLoader::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let text = lockstep::info(&ps, &lockstep::Device::default()).render();
+    for line in [
+        "stage             pixel\n",
+        "inputs            SV_POSITION: float4\n",
+        "                  ATTR: float4, noperspective\n",
+        "                  ID: uint, nointerpolation\n",
+        "                  SV_PRIMITIVEID: uint\n",
+        "outputs           SV_TARGET: float4\n",
+        "shader model      6.0 or later (ps_6_0)\n",
+        "bindings          none\n",
+    ] {
+        assert!(text.contains(line), "{line:?} in\n{text}");
+    }
+}

@@ -451,6 +451,7 @@ fn info_reports_the_choice() {
     let info = lockstep::info(&shader, &RunOptions::default().device());
     expect![[r#"
         entry point       main
+        stage             compute
         group             numWaves(4)
         wave size range   [WaveSize(16, 64)]
         wave size         32 (the device's preferred wave size, within [WaveSize(16, 64)])
