@@ -196,6 +196,15 @@ impl Workers {
         }
     }
 
+    /// Runs `f` with these workers as the rayon pool its parallel
+    /// iterators use (on the caller's thread when there is one worker).
+    pub fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        match &self.pool {
+            None => f(),
+            Some(pool) => pool.install(f),
+        }
+    }
+
     /// Runs `f` on every worker thread at once; returns when all are done.
     fn each(&self, f: impl Fn() + Sync) {
         match &self.pool {

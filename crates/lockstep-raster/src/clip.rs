@@ -32,7 +32,7 @@ pub(crate) struct Triangle {
     /// The primitive it was clipped from (`SV_PrimitiveID`).
     pub primitive: u32,
     /// The leading vertex's output words (for `nointerpolation`).
-    pub flat: std::rc::Rc<Vec<u32>>,
+    pub flat: std::sync::Arc<Vec<u32>>,
 }
 
 /// A vertex in clip space while clipping.
@@ -105,7 +105,7 @@ pub(crate) fn triangles(draw: &Draw<'_>, vertices: &[Vertex]) -> Vec<Triangle> {
                     .collect(),
             })
             .collect();
-        let flat = std::rc::Rc::new(vertices[idx[0]].words.clone());
+        let flat = std::sync::Arc::new(vertices[idx[0]].words.clone());
         let polygon = clip_polygon(clip);
         if polygon.len() < 3 {
             continue;

@@ -239,15 +239,25 @@ pub fn draw(
     let lanes = slots as u64;
     let words = setup.words as usize;
     let mut records = vec![0u32; slots * words];
-    for (q, &slot) in quads.iter().zip(&order) {
-        let t = q.triangle;
-        for (p, rec) in records[slot * 4 * words..(slot + 1) * 4 * words]
-            .chunks_exact_mut(words)
-            .enumerate()
-        {
-            setup.write_record(q, p, &triangles[t], &planes[t], rec);
-        }
+    // Each slot's quad, and the records written by the workers.
+    let mut quad_of = vec![usize::MAX; slots / 4];
+    for (q, &slot) in order.iter().enumerate() {
+        quad_of[slot] = q;
     }
+    workers.install(|| {
+        use rayon::prelude::*;
+        records
+            .par_chunks_mut(4 * words)
+            .zip(quad_of.par_iter())
+            .filter(|(_, q)| **q != usize::MAX)
+            .for_each(|(chunk, &qi)| {
+                let q = &quads[qi];
+                let t = q.triangle;
+                for (p, rec) in chunk.chunks_exact_mut(words).enumerate() {
+                    setup.write_record(q, p, &triangles[t], &planes[t], rec);
+                }
+            });
+    });
     let out = run_stage(
         &mut findings,
         workers,

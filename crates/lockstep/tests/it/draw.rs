@@ -707,3 +707,39 @@ fn info_describes_a_pixel_shaders_inputs_and_quads() {
         assert!(text.contains(line), "{line:?} in\n{text}");
     }
 }
+
+#[test]
+fn triangles_are_clipped_at_the_near_plane() {
+    // z = x in clip space with w = 1: the near plane z = 0 cuts the target
+    // at screen x = 2, so only columns 2 and 3 remain, and their depth is
+    // z at the pixel centre, (x + 0.5) / 2 - 1.
+    let corner = |x: f32, y: f32| ([x, y, x, 1.0], [0.0; 4]);
+    let scene = Scene::new(
+        4,
+        4,
+        vec![
+            corner(-1.0, 1.0),
+            corner(1.0, 1.0),
+            corner(-1.0, -1.0),
+            corner(1.0, 1.0),
+            corner(1.0, -1.0),
+            corner(-1.0, -1.0),
+        ],
+    );
+    let (image, _) = render(
+        &scene,
+        &source("return float4(1, i.pos.z, 0, 0);", ATTR),
+        8,
+        Packing::Dense,
+    );
+    for y in 0..4 {
+        for x in 0..4 {
+            let want = if x >= 2 {
+                [1.0, (x as f32 + 0.5) / 2.0 - 1.0, 0.0, 0.0]
+            } else {
+                [0.0; 4]
+            };
+            assert_eq!(image[y * 4 + x], want, "({x}, {y})");
+        }
+    }
+}
