@@ -596,6 +596,13 @@ pub enum Inst {
     CheckDivisor {
         divisor: Reg,
     },
+    /// Checked mode only: reports the active lanes that are not helper
+    /// lanes (`helper` zero) whose quad operation read a lane that called
+    /// `discard` (`read` nonzero).
+    CheckDiscardedRead {
+        read: Reg,
+        helper: Reg,
+    },
     /// Checked mode only: a local variable's register, 0 and undefined
     /// until written.
     Uninitialized {
@@ -739,6 +746,10 @@ macro_rules! each_reg {
             }
             Inst::SwitchCase { selector, .. } => $f(selector),
             Inst::CheckDivisor { divisor } => $f(divisor),
+            Inst::CheckDiscardedRead { read, helper } => {
+                $f(read);
+                $f(helper);
+            }
             Inst::Else { .. }
             | Inst::IfEnd
             | Inst::LoopBegin

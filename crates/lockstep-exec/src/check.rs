@@ -34,6 +34,9 @@ pub enum FindingKind {
     /// An undefined value (from an inactive lane or an uninitialized
     /// variable) written to memory.
     UndefinedValue,
+    /// A quad operation (a derivative, say) read a lane of its quad that
+    /// called `discard` earlier.
+    DiscardedLaneRead,
 }
 
 impl FindingKind {
@@ -50,6 +53,7 @@ impl FindingKind {
             FindingKind::Misaligned => "misaligned-access",
             FindingKind::DivisionByZero => "division-by-zero",
             FindingKind::UndefinedValue => "undefined-value",
+            FindingKind::DiscardedLaneRead => "discarded-lane-read",
         }
     }
 }

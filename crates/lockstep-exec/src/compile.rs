@@ -635,6 +635,13 @@ impl<'m> Compiler<'m> {
         self.statics.get(id.index())?.first().copied()
     }
 
+    /// The register of the flag of lanes that called `discard`, in a pixel
+    /// shader.
+    pub(super) fn discarded_reg(&self) -> Option<Reg> {
+        let id = self.module.entry.as_ref()?.io.as_ref()?.discarded?;
+        self.statics.get(id.index())?.first().copied()
+    }
+
     /// Emits `body` for the lanes that are not helper lanes: in a pixel
     /// shader, wave operations (other than queries and quad operations)
     /// and writes to memory leave helper lanes out, as if flow control

@@ -937,6 +937,25 @@ impl Wave {
                         mem.store(at, ty, self.regs[src.0 as usize * w + l]);
                     }
                 }
+                Inst::CheckDiscardedRead { read, helper } => {
+                    if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
+                        let at = |r: Reg, l: usize| self.regs[r.0 as usize * w + l];
+                        let lanes = self
+                            .lanes(w)
+                            .filter(|&l| at(read, l) != 0 && at(helper, l) == 0)
+                            .fold(0, |m: Mask, l| m | 1 << l);
+                        if lanes != 0 {
+                            findings.record(
+                                FindingKind::DiscardedLaneRead,
+                                self.site(ctx),
+                                lanes,
+                                || {
+                                    "a quad operation reads a lane of its quad that called discard: Direct3D keeps that lane running as a helper lane, but where discard ends it (Vulkan's OpKill) the value is undefined".to_string()
+                                },
+                            );
+                        }
+                    }
+                }
                 Inst::CheckDivisor { divisor } => {
                     if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
                         let zero = self

@@ -385,6 +385,10 @@ pub struct StageIo {
     /// it): wave operations other than queries and quad operations, and
     /// writes to memory, leave out the lanes where it is set.
     pub helper: Option<StaticId>,
+    /// The pixel shader's flag of lanes that called `discard` (helper
+    /// lanes from then on): checked runs report quad operations that read
+    /// them.
+    pub discarded: Option<StaticId>,
 }
 
 /// One value a vertex or pixel shader reads or writes, by semantic.

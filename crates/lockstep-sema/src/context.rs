@@ -248,6 +248,8 @@ pub(crate) struct Sema<'a> {
     pub num_waves: Option<u32>,
     /// A pixel shader's helper flag (`IsHelperLane()`, set by `discard`).
     pub helper: Option<StaticId>,
+    /// A pixel shader's flag of lanes that called `discard`.
+    pub discarded: Option<StaticId>,
     /// `discard` statements outside pixel shaders, reported when the entry
     /// point reaches them.
     pub discards: Vec<(FunctionId, Span)>,
@@ -292,6 +294,7 @@ impl<'a> Sema<'a> {
             depth_reported: false,
             num_waves: None,
             helper: None,
+            discarded: None,
             discards: Vec::new(),
             library_file: None,
         }

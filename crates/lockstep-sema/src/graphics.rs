@@ -48,13 +48,18 @@ impl Sema<'_> {
     /// entry function sets first.
     pub fn declare_helper(&mut self) {
         let ty = self.scalar(ScalarType::Bool);
-        let id = ir::StaticId(self.module.statics.len() as u32);
-        self.module.statics.push(ir::Variable {
-            name: "IsHelperLane".to_string(),
-            ty,
-            span: ir::Span::default(),
-        });
-        self.helper = Some(id);
+        for (name, slot) in [
+            ("IsHelperLane", &mut self.helper),
+            ("discarded", &mut self.discarded),
+        ] {
+            let id = ir::StaticId(self.module.statics.len() as u32);
+            self.module.statics.push(ir::Variable {
+                name: name.to_string(),
+                ty,
+                span: ir::Span::default(),
+            });
+            *slot = Some(id);
+        }
     }
 
     fn helper_place(&mut self, id: ir::StaticId) -> Place {
@@ -77,17 +82,11 @@ impl Sema<'_> {
             }
             return;
         };
-        let place = self.helper_place(id);
-        let value = self.bool_const(true, span);
-        let ty = place.ty;
-        let assign = ExprKind::Assign {
-            place,
-            value: Box::new(value),
-            yield_old: false,
-            init: false,
-        };
-        let e = self.wrap(assign, ty, span);
-        out.push(Stmt::Expr(e));
+        for flag in [Some(id), self.discarded].into_iter().flatten() {
+            let place = self.helper_place(flag);
+            let value = self.bool_const(true, span);
+            out.push(self.assign(place, value, span));
+        }
     }
 
     /// The functions `root` calls, directly or not, itself included.
@@ -285,6 +284,7 @@ impl Sema<'_> {
             inputs: in_vars,
             outputs: out_vars,
             helper: self.helper,
+            discarded: self.discarded,
         };
         let function = self.entry_function(user, &params, result, &inputs, &outputs, &io, decl);
         self.module.entry = Some(ir::EntryPoint {

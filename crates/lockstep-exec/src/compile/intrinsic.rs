@@ -355,7 +355,31 @@ impl Compiler<'_> {
                 | WaveOp::QuadAll
         );
         if exempt {
-            return self.wave_op(op, &vals, args, e);
+            let result = self.wave_op(op, &vals, args, e)?;
+            let quad = !matches!(
+                op,
+                WaveOp::GetLaneCount
+                    | WaveOp::GetLaneIndex
+                    | WaveOp::GroupWaveIndex
+                    | WaveOp::GroupWaveCount
+            );
+            if let (true, true, Some(discarded), Some(helper)) =
+                (self.checked, quad, self.discarded_reg(), self.helper_reg())
+            {
+                // The same read of the discard flag says whether a lane
+                // that called discard was read.
+                let read = self.temp();
+                let none = self.temp();
+                self.emit(Inst::Wave {
+                    op,
+                    ty: ScalarType::Bool,
+                    dst: read,
+                    a: discarded,
+                    b: vals.get(1).map_or(none, |v| v[0]),
+                });
+                self.emit(Inst::CheckDiscardedRead { read, helper });
+            }
+            return Ok(result);
         }
         if self.checked && self.helper_reg().is_some() {
             // Checked mode: the result is undefined on helper lanes, which

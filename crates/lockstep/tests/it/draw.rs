@@ -743,3 +743,26 @@ fn triangles_are_clipped_at_the_near_plane() {
         }
     }
 }
+
+#[test]
+fn check_reports_derivatives_that_read_a_discarded_lane() {
+    // Column 0 discards; ddx in column 1 reads it (coarse: from the quad's
+    // left column). Direct3D keeps the lane as a helper; a driver whose
+    // discard ends the lane leaves the value undefined.
+    let report = check_report(&source(
+        "if (i.pos.x < 1) discard;\nreturn ddx(i.pos.x * i.pos.y);",
+        ATTR,
+    ));
+    let kinds: Vec<(&str, Option<&str>)> = report
+        .findings
+        .iter()
+        .map(|f| (f.kind, f.location.as_deref()))
+        .collect();
+    assert_eq!(kinds, [("discarded-lane-read", Some("draw.hlsl:5:8"))]);
+    // Discarding whole quads reads nothing discarded.
+    let whole = check_report(&source(
+        "if (i.pos.x < 2) discard;\nreturn ddx(i.pos.x * i.pos.y);",
+        ATTR,
+    ));
+    assert!(whole.findings.is_empty(), "{:?}", whole.findings);
+}
