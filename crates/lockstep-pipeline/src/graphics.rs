@@ -13,6 +13,7 @@ const BINDINGS_KEYS: &[&str] = &[
     "VertexBuffer",
     "VertexAttributes",
     "RenderTarget",
+    "DepthTarget",
     "Topology",
 ];
 const ATTRIBUTE_KEYS: &[&str] = &["Format", "Channels", "Offset", "Name"];
@@ -31,6 +32,10 @@ pub struct GraphicsDesc {
     /// The buffer the pixel shader writes (`Bindings: RenderTarget`); its
     /// `OutputProps` give the target's size.
     pub render_target: String,
+    /// The buffer of the depth target (`Bindings: DepthTarget`, a Lockstep
+    /// extension): one Float32 per pixel of the render target, cleared to
+    /// 1.0 and tested LESS.
+    pub depth_target: Option<String>,
     /// How vertices make triangles.
     pub topology: Topology,
     /// How many vertices are drawn: `DispatchParameters: VertexCount`, or
@@ -49,6 +54,18 @@ pub struct VertexAttribute {
     pub channels: u32,
     /// Bytes from the start of the vertex.
     pub offset: u32,
+}
+
+impl GraphicsDesc {
+    /// Bytes from one vertex to the next: where the attribute that ends
+    /// last ends.
+    pub fn stride(&self) -> u32 {
+        self.attributes
+            .iter()
+            .map(|a| a.offset + a.size())
+            .max()
+            .unwrap_or(0)
+    }
 }
 
 impl VertexAttribute {
@@ -115,6 +132,26 @@ pub(crate) fn graphics(
             ),
         ));
     }
+    let depth_target = match fields.get("DepthTarget") {
+        None => None,
+        Some(_) => {
+            let depth = buffer("DepthTarget")?;
+            let at = fields.require("DepthTarget")?.at;
+            let size = |b: &BufferDesc| b.output_props.map(|p| (p.width, p.height));
+            if depth.format != Format::Float32 || depth.channels != 1 || size(depth) != size(target)
+            {
+                let (w, h) = size(target).unwrap_or((0, 0));
+                return Err(fields.path.key("DepthTarget").error(
+                    at,
+                    format!(
+                        "depth target `{}` must be Float32 with one channel and OutputProps {{ Width: {w}, Height: {h} }}, as the render target",
+                        depth.name
+                    ),
+                ));
+            }
+            Some(depth.name.clone())
+        }
+    };
     let mut attributes = Vec::new();
     if let Some((node, path)) = fields.get_with_path("VertexAttributes") {
         for (node, path) in read::items(node, &path)? {
@@ -171,6 +208,7 @@ pub(crate) fn graphics(
         vertex_buffer: vertices.name.clone(),
         attributes,
         render_target: target.name.clone(),
+        depth_target,
         topology: fields
             .read("Topology", read::name)?
             .unwrap_or(Topology::TriangleList),

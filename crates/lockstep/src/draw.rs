@@ -112,10 +112,14 @@ pub(crate) fn draw_with<'p>(
             rt_desc.name
         ))
     })?;
+    let depth_index = g
+        .depth_target
+        .as_ref()
+        .and_then(|d| pipeline.buffer_index(d));
     let target = Target {
         width: props.width,
         height: props.height,
-        depth: false,
+        depth: depth_index.is_some(),
     };
     let pixels = u64::from(props.width) * u64::from(props.height);
     let texel = rt_desc.format.size() as u64 * u64::from(rt_desc.channels);
@@ -171,7 +175,13 @@ pub(crate) fn draw_with<'p>(
         })?;
     drop((vbound, pbound));
     let findings = std::mem::take(&mut image.findings);
+    let depth = image.depth.take();
     let mut contents = pb.contents(memories);
+    if let (Some(d), Some(values)) = (depth_index, depth) {
+        let len = values.len() * 4;
+        let words = values.iter().map(|v| v.to_bits().to_le()).collect();
+        contents[d] = BufferContents::from_words(words, len);
+    }
     contents[rt] = encode(image, rt_desc.format, rt_desc.channels);
     let outcomes = lockstep_pipeline::check_results(pipeline, &contents);
     Ok((
@@ -218,7 +228,7 @@ fn attributes(pipeline: &Pipeline, g: &GraphicsDesc) -> Result<Vec<Attribute>, R
                 g.vertex_buffer
             ))
         })?;
-    let stride: usize = g.attributes.iter().map(|a| a.size() as usize).sum();
+    let stride = g.stride() as usize;
     let count = g.vertex_count as usize;
     if stride > 0 && vb.data.len() < count * stride {
         return Err(RunError::new(format!(

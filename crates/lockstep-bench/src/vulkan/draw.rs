@@ -195,7 +195,7 @@ impl<'c> Renderer<'c> {
                 .map_err(err("vkCreateFramebuffer"))?;
 
             // The pipeline.
-            let stride: u32 = g.attributes.iter().map(|a| a.size()).sum();
+            let stride = g.stride();
             let binding = vk::VertexInputBindingDescription::default()
                 .binding(0)
                 .stride(stride)

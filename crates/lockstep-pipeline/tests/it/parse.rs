@@ -429,6 +429,16 @@ fn graphics_pipelines() {
         parse(&too_many).unwrap_err().to_string(),
         "7:16: VertexCount 4 exceeds the 3 vertices of `Vertices` (72 bytes, 24 per vertex)"
     );
+    let wrong_depth = text.replace(
+        "  RenderTarget: Target",
+        "  RenderTarget: Target\n  DepthTarget: Target",
+    );
+    assert!(
+        parse(&wrong_depth)
+            .unwrap_err()
+            .to_string()
+            .ends_with("Bindings.DepthTarget: depth target `Target` must be Float32 with one channel and OutputProps { Width: 4, Height: 4 }, as the render target"),
+    );
     let no_target = text.replace("RenderTarget: Target", "RenderTarget: Targte");
     assert!(
         parse(&no_target)

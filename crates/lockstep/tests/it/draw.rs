@@ -15,6 +15,8 @@ struct Scene {
     vertices: Vec<([f32; 4], [f32; 4])>,
     strip: bool,
     uavs: &'static [&'static str],
+    /// A depth target `Depth`, the first buffer after the target.
+    depth: bool,
 }
 
 impl Scene {
@@ -25,6 +27,7 @@ impl Scene {
             vertices,
             strip: false,
             uavs: &[],
+            depth: false,
         }
     }
 
@@ -45,6 +48,14 @@ impl Scene {
             self.width,
             self.height
         );
+        if self.depth {
+            text += &format!(
+                "  - Name: Depth\n    Format: Float32\n    FillSize: {}\n    OutputProps: {{ Width: {}, Height: {}, Depth: 1 }}\n",
+                pixels * 4,
+                self.width,
+                self.height
+            );
+        }
         for name in self.uavs {
             text += &format!(
                 "  - Name: {name}\n    Format: UInt32\n    FillSize: {}\n",
@@ -56,6 +67,9 @@ impl Scene {
                  - { Format: Float32, Channels: 4, Offset: 16, Name: ATTR }\n  RenderTarget: Target\n";
         if self.strip {
             text += "  Topology: TriangleStrip\n";
+        }
+        if self.depth {
+            text += "  DepthTarget: Depth\n";
         }
         if !self.uavs.is_empty() {
             text += "DescriptorSets:\n  - Resources:\n";
@@ -765,4 +779,53 @@ fn check_reports_derivatives_that_read_a_discarded_lane() {
         ATTR,
     ));
     assert!(whole.findings.is_empty(), "{:?}", whole.findings);
+}
+
+#[test]
+fn the_depth_test_keeps_the_nearest_pixel() {
+    // Two full-target quads: green at depth 0.3, then red at 0.6. The
+    // depth target starts at 1.0 and the test is LESS: green stays, with
+    // depth 0.3. When the red pass writes SV_Depth = x / 10 instead, its
+    // pixel centres 0.05, 0.15, 0.25 pass and 0.35 does not.
+    let quad = |z: f32, color: [f32; 4]| {
+        [
+            (-1.0, 1.0),
+            (1.0, 1.0),
+            (-1.0, -1.0),
+            (1.0, 1.0),
+            (1.0, -1.0),
+            (-1.0, -1.0),
+        ]
+        .map(|(x, y)| ([x, y, z, 1.0], color))
+    };
+    let green = [0.0, 1.0, 0.0, 1.0];
+    let red = [1.0, 0.0, 0.0, 1.0];
+    let mut scene = Scene::new(4, 4, [quad(0.3, green), quad(0.6, red)].concat());
+    scene.depth = true;
+    let shader = |depth: &str| {
+        format!(
+            "struct V {{ float4 pos : SV_Position; float4 attr : ATTR; }};\n\
+             struct Out {{ float4 color : SV_Target; float depth : SV_Depth; }};\n\
+             V VSMain(float4 pos : POSITION, float4 attr : ATTR) {{ V o; o.pos = pos; o.attr = attr; return o; }}\n\
+             Out PSMain(V i) {{ Out o; o.color = i.attr; o.depth = i.attr.x > 0 ? {depth} : i.pos.z; return o; }}\n"
+        )
+    };
+    let (image, buffers) = render(&scene, &shader("i.pos.z"), 8, Packing::Dense);
+    let depth: Vec<f32> = buffers[0].iter().map(|&w| f32::from_bits(w)).collect();
+    assert!(image.iter().all(|&p| p == green), "{image:?}");
+    assert!(depth.iter().all(|&d| d == 0.3), "{depth:?}");
+    let (image, buffers) = render(&scene, &shader("i.pos.x / 10"), 8, Packing::Dense);
+    for y in 0..4 {
+        for x in 0..4 {
+            let at = y * 4 + x;
+            let near = (x as f32 + 0.5) / 10.0;
+            let (color, d) = if near < 0.3 {
+                (red, near)
+            } else {
+                (green, 0.3)
+            };
+            assert_eq!(image[at], color, "({x}, {y})");
+            assert_eq!(f32::from_bits(buffers[0][at]), d, "depth at ({x}, {y})");
+        }
+    }
 }
