@@ -513,9 +513,13 @@ pub(crate) fn takes_derivatives(name: &str) -> bool {
     matches!(
         name,
         "ddx" | "ddy" | "ddx_coarse" | "ddy_coarse" | "ddx_fine" | "ddy_fine" | "fwidth"
-    ) || ["__lockstep_sample_2d", "__lockstep_sample_bias_"]
-        .iter()
-        .any(|p| name.starts_with(p))
+    ) || [
+        "__lockstep_sample_2d",
+        "__lockstep_sample_bias_",
+        "__lockstep_calculate_lod",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
 }
 
 /// The stage named by `[shader("compute")]`: a string literal, or an

@@ -422,6 +422,21 @@ fn sampling(out: &mut String, derivatives: bool) {
                  \x20   return log2(max(length(ddx * texels), length(ddy * texels)));\n\
                  }}\n"
             );
+            // CalculateLevelOfDetail(Unclamped): the level `Sample` would
+            // take, without the sampler's bias; the clamped one within the
+            // sampler's range and the texture's one level (so 0).
+            if derivatives {
+                let _ = write!(
+                    out,
+                    "float __lockstep_calculate_lod_unclamped_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv) {{\n\
+                     \x20   return __lockstep_grad_lod_{shape}_{t}(t, ddx(uv.xy), ddy(uv.xy));\n\
+                     }}\n\
+                     float __lockstep_calculate_lod_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv) {{\n\
+                     \x20   float lod = __lockstep_grad_lod_{shape}_{t}(t, ddx(uv.xy), ddy(uv.xy));\n\
+                     \x20   return min(max(lod, max(s.__lockstep_min_lod, 0.0f)), min(s.__lockstep_max_lod, 0.0f));\n\
+                     }}\n"
+                );
+            }
         }
     }
 }

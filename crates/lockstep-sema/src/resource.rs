@@ -616,13 +616,9 @@ impl Sema<'_> {
                     _ if crate::sample::is_sample_method(name) => {
                         format!("'{name}' needs a read-only texture, not a '{shown}'")
                     }
-                    "SampleCmp"
-                    | "SampleCmpLevelZero"
-                    | "SampleCmpLevel"
-                    | "GatherCmp"
-                    | "GatherCmpRed"
-                    | "CalculateLevelOfDetail" => format!(
-                        "'{name}' is not supported by Lockstep yet (Sample, SampleLevel, SampleBias, SampleGrad and Gather are)"
+                    "SampleCmp" | "SampleCmpLevelZero" | "SampleCmpLevel" | "GatherCmp"
+                    | "GatherCmpRed" => format!(
+                        "'{name}' is not supported by Lockstep yet (Sample, SampleLevel, SampleBias, SampleGrad, Gather and CalculateLevelOfDetail are)"
                     ),
                     _ => format!("no member named '{name}' in '{shown}'"),
                 };

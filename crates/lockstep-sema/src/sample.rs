@@ -52,6 +52,8 @@ pub(crate) fn is_sample_method(name: &str) -> bool {
             | "GatherGreen"
             | "GatherBlue"
             | "GatherAlpha"
+            | "CalculateLevelOfDetail"
+            | "CalculateLevelOfDetailUnclamped"
     )
 }
 
@@ -119,6 +121,33 @@ impl Sema<'_> {
             "SampleLevel" => ("sample_level", 3),
             "SampleBias" => ("sample_bias", 3),
             "SampleGrad" => ("sample_grad", 4),
+            "CalculateLevelOfDetail" | "CalculateLevelOfDetailUnclamped" => {
+                let derivatives = self.opts.stage != lockstep_ir::Stage::Compute
+                    || self.opts.shader_model >= (6, 6);
+                if !derivatives {
+                    self.error(
+                        span,
+                        format!("'{name}' takes derivatives: it needs a pixel shader, or a compute shader of shader model 6.6 or later"),
+                    );
+                    return None;
+                }
+                if args.len() != 2 {
+                    self.error(
+                        span,
+                        format!(
+                            "'{name}' takes 2 arguments (a sampler and a location), not {}",
+                            args.len()
+                        ),
+                    );
+                    return None;
+                }
+                let method = if name.ends_with("Unclamped") {
+                    "calculate_lod_unclamped"
+                } else {
+                    "calculate_lod"
+                };
+                (method, 2)
+            }
             "Gather" | "GatherRed" => ("gather_x", 2),
             "GatherGreen" => ("gather_y", 2),
             "GatherBlue" => ("gather_z", 2),

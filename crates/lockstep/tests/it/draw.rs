@@ -659,7 +659,9 @@ fn sample_takes_its_level_of_detail_from_the_quads_derivatives() {
            DescriptorSets:\n  - Resources:\n    - { Name: Tex, Kind: Texture2D, DirectXBinding: { Register: 0, Space: 0 } }\n    \
            - { Name: Mixed, Kind: Sampler, DirectXBinding: { Register: 0, Space: 0 } }\n";
     let src = source(
-        "float2 uv = i.pos.xy / 4;\nreturn float4(Tex.Sample(Mixed, uv), Tex.Sample(Mixed, uv * 4), Tex.SampleLevel(Mixed, uv, 0), 0);",
+        "float2 uv = i.pos.xy / 4;\n\
+         float levels = Tex.CalculateLevelOfDetailUnclamped(Mixed, uv) + 10 * Tex.CalculateLevelOfDetailUnclamped(Mixed, uv * 4) + 100 * Tex.CalculateLevelOfDetail(Mixed, uv * 4);\n\
+         return float4(Tex.Sample(Mixed, uv), Tex.Sample(Mixed, uv * 4), Tex.SampleLevel(Mixed, uv, 0), levels);",
         ATTR,
     )
     .replace("struct V", "Texture2D<float> Tex : register(t0);\nSamplerState Mixed : register(s0);\nstruct V");
@@ -688,6 +690,9 @@ fn sample_takes_its_level_of_detail_from_the_quads_derivatives() {
             let px = &floats[(y * 4 + x) * 4..][..4];
             let linear = 10.0 * weight[x] + 20.0 * weight[y];
             assert_eq!(px[..3], [linear, 30.0, linear], "({x}, {y})");
+            // The levels themselves: −1 and 1 unclamped; clamped to the
+            // texture's one level, 0.
+            assert_eq!(px[3], -1.0 + 10.0 * 1.0 + 100.0 * 0.0, "({x}, {y})");
         }
     }
 }
