@@ -821,11 +821,6 @@ fn run_draw(args: &RunArgs) -> u8 {
         Ok(o) => o,
         Err(e) => return error(e),
     };
-    if args.check {
-        return error(
-            "--check runs a compute dispatch checked; for a draw, use lockstep check PIPELINE VS.hlsl PS.hlsl",
-        );
-    }
     let (mut pipeline, shaders) = match load_draw(
         &args.pipeline,
         &args.shader,
@@ -847,7 +842,12 @@ fn run_draw(args: &RunArgs) -> u8 {
         json_error(&args.compile, &message);
         return error(message);
     }
-    let output = match lockstep::draw(vs, ps, &pipeline, &run_opts) {
+    let result = if args.check {
+        lockstep::draw_checked(vs, ps, &pipeline, &run_opts).map(|(o, r)| (o, Some(r)))
+    } else {
+        lockstep::draw(vs, ps, &pipeline, &run_opts).map(|o| (o, None))
+    };
+    let (output, report) = match result {
         Ok(o) => o,
         Err(e) => {
             json_error(&args.compile, &e.to_string());
@@ -855,7 +855,7 @@ fn run_draw(args: &RunArgs) -> u8 {
         }
     };
     if args.compile.json {
-        return run_json(args, &pipeline, &output, None);
+        return run_json(args, &pipeline, &output, report.as_ref());
     }
     if let Err(code) = write_buffers(args, &pipeline, &output.contents) {
         return code;
@@ -864,6 +864,12 @@ fn run_draw(args: &RunArgs) -> u8 {
         eprint!("{}", outcome.render());
         if !outcome.render().ends_with('\n') {
             eprintln!();
+        }
+    }
+    if let Some(report) = &report {
+        eprint!("{}", report.render(ps, color));
+        if !report.is_clean() {
+            return EXIT_FAIL;
         }
     }
     if output.passed() {

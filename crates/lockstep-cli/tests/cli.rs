@@ -828,6 +828,20 @@ fn draws_take_a_vertex_and_a_pixel_shader() {
         "{}",
         stderr(&o)
     );
+    // `run --check` draws once in checked mode.
+    let o = lockstep(
+        &[
+            &draw[..],
+            &["--check", "-o", png.to_str().unwrap(), "-r", "Target"],
+        ]
+        .concat(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("clean: no findings at wave sizes 32"),
+        "{}",
+        stderr(&o)
+    );
     // `check` draws at every wave size and packing.
     let o = lockstep(&["check", "examples/draw/triangle.yaml", hlsl, hlsl]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

@@ -103,6 +103,44 @@ pub fn check_draw(
     Ok(report)
 }
 
+/// One draw in checked mode (`lockstep run --check`): its output, and
+/// what each stage's checked run found.
+pub fn draw_checked<'p>(
+    vertex: &Shader,
+    pixel: &Shader,
+    pipeline: &'p Pipeline,
+    opts: &RunOptions,
+) -> Result<(crate::RunOutput<'p>, CheckReport), DrawError> {
+    let checked = (
+        Program::compile_checked(&vertex.module).map_err(RunError::from)?,
+        Program::compile_checked(&pixel.module).map_err(RunError::from)?,
+    );
+    let (out, findings) = draw_with(
+        vertex,
+        pixel,
+        pipeline,
+        opts,
+        Packing::Dense,
+        Some((&checked.0, &checked.1)),
+    )?;
+    let w = out.wave_size.size;
+    let mut report = CheckReport {
+        wave_sizes: vec![w],
+        ..CheckReport::default()
+    };
+    for (stage, f) in findings {
+        merge_finding(
+            &mut report.findings,
+            stage_finding(vertex, pixel, stage, f),
+            w,
+        );
+    }
+    report
+        .findings
+        .sort_by(|a, b| (&a.location, a.kind).cmp(&(&b.location, b.kind)));
+    Ok((out, report))
+}
+
 /// The buffers a draw writes: the render target, and those bound to a
 /// resource either shader can write.
 fn written_buffers(

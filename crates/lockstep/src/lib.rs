@@ -48,7 +48,7 @@ pub use check::{
 };
 pub use contents::BufferContents;
 pub use draw::{DrawError, draw, draw_packed};
-pub use draw_check::check_draw;
+pub use draw_check::{check_draw, draw_checked};
 pub use image::texture_png;
 pub use info::{BindingInfo, ShaderInfo, info};
 pub use lockstep_exec::{Device, WavePreference, WaveSizeChoice};
