@@ -13,8 +13,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
-use lockstep::ir::Stage;
-use lockstep::{CompileOptions, RunOptions};
+use lockstep::RunOptions;
 
 fn bench_fullscreen(c: &mut Criterion) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benches/draws");
@@ -24,22 +23,8 @@ fn bench_fullscreen(c: &mut Criterion) {
     let pipeline =
         lockstep::pipeline::parse(&read("fullscreen.yaml")).unwrap_or_else(|e| panic!("{e}"));
     let source = read("fullscreen.hlsl");
-    let compile = |entry: &str, stage| {
-        let opts = CompileOptions {
-            entry: entry.to_string(),
-            stage,
-            ..CompileOptions::default()
-        };
-        lockstep::compile(
-            "fullscreen.hlsl",
-            &source,
-            &opts,
-            &lockstep::MemoryLoader::default(),
-        )
-        .unwrap_or_else(|e| panic!("{e}"))
-    };
-    let vs = compile("VSMain", Stage::Vertex);
-    let ps = compile("PSMain", Stage::Pixel);
+    let (vs, ps) = lockstep_bench::draws::compile_stages("fullscreen.hlsl", &source)
+        .unwrap_or_else(|e| panic!("{e}"));
     let mut group = c.benchmark_group("draws");
     group.throughput(Throughput::Elements(1024 * 1024));
     group.sample_size(10);

@@ -66,6 +66,26 @@ pub fn glslang(hlsl: &Path, stage: &str, entry: &str) -> Result<Vec<u32>, String
     crate::spirv::words_of(&bytes)
 }
 
+/// `source`'s `VSMain` and `PSMain`, compiled as the vertex and pixel
+/// shaders of a draw (`name` names the file in diagnostics).
+pub fn compile_stages(
+    name: &str,
+    source: &str,
+) -> Result<(lockstep::Shader, lockstep::Shader), String> {
+    let compile = |entry: &str, stage| {
+        let opts = CompileOptions {
+            entry: entry.to_string(),
+            stage,
+            ..CompileOptions::default()
+        };
+        lockstep::compile(name, source, &opts, &lockstep::FsLoader).map_err(|e| e.to_string())
+    };
+    Ok((
+        compile(ENTRIES.0, Stage::Vertex)?,
+        compile(ENTRIES.1, Stage::Pixel)?,
+    ))
+}
+
 fn median(mut times: Vec<Duration>) -> Duration {
     times.sort();
     times.get(times.len() / 2).copied().unwrap_or_default()
@@ -84,22 +104,7 @@ pub fn compare(
     runs: usize,
 ) -> Result<Comparison, String> {
     let source = std::fs::read_to_string(hlsl).map_err(|e| format!("{}: {e}", hlsl.display()))?;
-    let compile = |entry: &str, stage| {
-        let opts = CompileOptions {
-            entry: entry.to_string(),
-            stage,
-            ..CompileOptions::default()
-        };
-        lockstep::compile(
-            &hlsl.display().to_string(),
-            &source,
-            &opts,
-            &lockstep::FsLoader,
-        )
-        .map_err(|e| e.to_string())
-    };
-    let vs = compile(ENTRIES.0, Stage::Vertex)?;
-    let ps = compile(ENTRIES.1, Stage::Pixel)?;
+    let (vs, ps) = compile_stages(&hlsl.display().to_string(), &source)?;
     let opts = RunOptions {
         threads,
         wave_size,

@@ -315,6 +315,61 @@ struct HostBuffer {
     size: usize,
 }
 
+/// A host-visible, host-coherent buffer of `size` bytes, mapped.
+fn host_buffer(
+    ctx: &Context,
+    size: usize,
+    usage: vk::BufferUsageFlags,
+) -> Result<HostBuffer, Error> {
+    let device = &ctx.device;
+    // SAFETY: valid create infos; on failure what was made is destroyed
+    // here, and on success the caller owns the buffer.
+    unsafe {
+        let buffer = device
+            .create_buffer(
+                &vk::BufferCreateInfo::default()
+                    .size(size.max(4) as u64)
+                    .usage(usage)
+                    .sharing_mode(vk::SharingMode::EXCLUSIVE),
+                None,
+            )
+            .map_err(err("vkCreateBuffer"))?;
+        let requirements = device.get_buffer_memory_requirements(buffer);
+        let memory = match ctx.allocate(
+            requirements,
+            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+            vk::MemoryPropertyFlags::HOST_CACHED,
+        ) {
+            Ok(m) => m,
+            Err(e) => {
+                device.destroy_buffer(buffer, None);
+                return Err(e);
+            }
+        };
+        let mapped = device
+            .bind_buffer_memory(buffer, memory, 0)
+            .map_err(err("vkBindBufferMemory"))
+            .and_then(|()| {
+                device
+                    .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+                    .map_err(err("vkMapMemory"))
+            });
+        match mapped {
+            Ok(ptr) => Ok(HostBuffer {
+                buffer,
+                memory,
+                ptr: ptr.cast(),
+                size,
+            }),
+            Err(e) => {
+                device.destroy_buffer(buffer, None);
+                device.free_memory(memory, None);
+                Err(e)
+            }
+        }
+    }
+}
+
 /// A 2D image of 32-bit texels and its view.
 struct Image {
     image: vk::Image,
@@ -587,54 +642,7 @@ impl<'c> Kernel<'c> {
     }
 
     fn host_buffer(&self, size: usize, usage: vk::BufferUsageFlags) -> Result<HostBuffer, Error> {
-        let device = &self.ctx.device;
-        // SAFETY: valid create infos; the buffer and memory are destroyed
-        // here on failure, by the kernel's `Drop` once returned.
-        unsafe {
-            let buffer = device
-                .create_buffer(
-                    &vk::BufferCreateInfo::default()
-                        .size(size.max(4) as u64)
-                        .usage(usage)
-                        .sharing_mode(vk::SharingMode::EXCLUSIVE),
-                    None,
-                )
-                .map_err(err("vkCreateBuffer"))?;
-            let requirements = device.get_buffer_memory_requirements(buffer);
-            let memory = self.ctx.allocate(
-                requirements,
-                vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
-                vk::MemoryPropertyFlags::HOST_CACHED,
-            );
-            let memory = match memory {
-                Ok(m) => m,
-                Err(e) => {
-                    device.destroy_buffer(buffer, None);
-                    return Err(e);
-                }
-            };
-            let mapped = device
-                .bind_buffer_memory(buffer, memory, 0)
-                .map_err(err("vkBindBufferMemory"))
-                .and_then(|()| {
-                    device
-                        .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
-                        .map_err(err("vkMapMemory"))
-                });
-            match mapped {
-                Ok(ptr) => Ok(HostBuffer {
-                    buffer,
-                    memory,
-                    ptr: ptr.cast(),
-                    size,
-                }),
-                Err(e) => {
-                    device.destroy_buffer(buffer, None);
-                    device.free_memory(memory, None);
-                    Err(e)
-                }
-            }
-        }
+        host_buffer(self.ctx, size, usage)
     }
 
     fn image(&self, desc: &BufferDesc, storage: bool) -> Result<Image, Error> {

@@ -558,11 +558,7 @@ fn check(args: &CheckArgs) -> u8 {
         Ok(job) => job,
         Err(code) => return code,
     };
-    let bar = if std::io::stderr().is_terminal() {
-        indicatif::ProgressBar::new(0)
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
+    let bar = progress_bar();
     let mut progress = |done: usize, total: usize| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
@@ -589,6 +585,15 @@ fn check(args: &CheckArgs) -> u8 {
     }
 }
 
+/// A progress bar on standard error, hidden where that is no terminal.
+fn progress_bar() -> indicatif::ProgressBar {
+    if std::io::stderr().is_terminal() {
+        indicatif::ProgressBar::new(0)
+    } else {
+        indicatif::ProgressBar::hidden()
+    }
+}
+
 /// `lockstep check PIPELINE VS PS`: a draw at every wave size and packing.
 fn check_draw(args: &CheckArgs, run_opts: &RunOptions, color: bool) -> u8 {
     let (pipeline, shaders) = match load_draw(
@@ -601,11 +606,7 @@ fn check_draw(args: &CheckArgs, run_opts: &RunOptions, color: bool) -> u8 {
         Ok(job) => job,
         Err(code) => return code,
     };
-    let bar = if std::io::stderr().is_terminal() {
-        indicatif::ProgressBar::new(0)
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
+    let bar = progress_bar();
     let mut progress = |done: usize, total: usize| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
@@ -678,29 +679,7 @@ fn run(args: &RunArgs) -> u8 {
             return report_run_error(&shader, e, color);
         }
     };
-    if args.compile.json {
-        return run_json(args, &pipeline, &output, report.as_ref());
-    }
-    if let Err(code) = write_buffers(args, &pipeline, &output.contents) {
-        return code;
-    }
-    for outcome in &output.outcomes {
-        eprint!("{}", outcome.render());
-        if !outcome.render().ends_with('\n') {
-            eprintln!();
-        }
-    }
-    if let Some(report) = &report {
-        eprint!("{}", report.render(&shader, color));
-        if !report.is_clean() {
-            return EXIT_FAIL;
-        }
-    }
-    if output.passed() {
-        EXIT_PASS
-    } else {
-        EXIT_FAIL
-    }
+    finish_run(args, &pipeline, &output, report.as_ref(), &shader, color)
 }
 
 /// The compile options of one stage of a draw: the shared DXC flags, then
@@ -854,10 +833,24 @@ fn run_draw(args: &RunArgs) -> u8 {
             return report_draw_error(&shaders, e, color);
         }
     };
+    finish_run(args, &pipeline, &output, report.as_ref(), ps, color)
+}
+
+/// After a run or a draw: the JSON document, or the buffers, the rules'
+/// outcomes and the findings of `--check` (rendered against `shader`);
+/// the exit code.
+fn finish_run(
+    args: &RunArgs,
+    pipeline: &lockstep::pipeline::Pipeline,
+    output: &lockstep::RunOutput<'_>,
+    report: Option<&lockstep::CheckReport>,
+    shader: &lockstep::Shader,
+    color: bool,
+) -> u8 {
     if args.compile.json {
-        return run_json(args, &pipeline, &output, report.as_ref());
+        return run_json(args, pipeline, output, report);
     }
-    if let Err(code) = write_buffers(args, &pipeline, &output.contents) {
+    if let Err(code) = write_buffers(args, pipeline, &output.contents) {
         return code;
     }
     for outcome in &output.outcomes {
@@ -866,8 +859,8 @@ fn run_draw(args: &RunArgs) -> u8 {
             eprintln!();
         }
     }
-    if let Some(report) = &report {
-        eprint!("{}", report.render(ps, color));
+    if let Some(report) = report {
+        eprint!("{}", report.render(shader, color));
         if !report.is_clean() {
             return EXIT_FAIL;
         }

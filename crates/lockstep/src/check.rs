@@ -28,6 +28,12 @@ pub struct CheckReport {
 }
 
 impl CheckReport {
+    /// Orders the findings by place, then kind.
+    pub(crate) fn sort_findings(&mut self) {
+        self.findings
+            .sort_by(|a, b| (&a.location, a.kind).cmp(&(&b.location, b.kind)));
+    }
+
     /// Whether the check found nothing: no findings and no dependence on wave size or order.
     pub fn is_clean(&self) -> bool {
         self.findings.is_empty() && self.portability.is_empty() && self.order_dependence.is_empty()
@@ -241,18 +247,7 @@ pub fn check(
     let mut baselines = Vec::new();
     for (&w, run) in sizes.iter().zip(runs) {
         for f in run.findings {
-            // One entry per kind and place, listing the wave sizes.
-            match report
-                .findings
-                .iter_mut()
-                .find(|r| r.kind == f.kind && r.location == f.location)
-            {
-                Some(r) => {
-                    r.wave_sizes.push(w);
-                    r.count += f.count;
-                }
-                None => report.findings.push(f),
-            }
+            merge_finding(&mut report.findings, f, w);
         }
         report.order_dependence.extend(run.order_dependence);
         baselines.push(run.contents);
@@ -262,9 +257,7 @@ pub fn check(
             report.portability.push(issue);
         }
     }
-    report
-        .findings
-        .sort_by(|a, b| (&a.location, a.kind).cmp(&(&b.location, b.kind)));
+    report.sort_findings();
     Ok(report)
 }
 
@@ -335,6 +328,22 @@ fn side_by_side<T: Send>(
         .collect::<Result<_, _>>()?;
     debug_assert_eq!(out.len(), count);
     Ok(out)
+}
+
+/// One entry per kind and place, listing the wave sizes.
+pub(crate) fn merge_finding(all: &mut Vec<ReportedFinding>, f: ReportedFinding, w: u32) {
+    match all
+        .iter_mut()
+        .find(|r| r.kind == f.kind && r.location == f.location)
+    {
+        Some(r) => {
+            if !r.wave_sizes.contains(&w) {
+                r.wave_sizes.push(w);
+            }
+            r.count += f.count;
+        }
+        None => all.push(f),
+    }
 }
 
 pub(crate) fn reported(shader: &Shader, f: Finding) -> ReportedFinding {

@@ -9,7 +9,9 @@ use lockstep_pipeline::Pipeline;
 use lockstep_raster::Packing;
 
 use crate::bind::Bindings;
-use crate::check::{CheckReport, ReportedFinding, order_issue, portability, reported};
+use crate::check::{
+    CheckReport, ReportedFinding, merge_finding, order_issue, portability, reported,
+};
 use crate::draw::{DrawError, draw_with};
 use crate::{RunError, RunOptions, Shader};
 
@@ -97,9 +99,7 @@ pub fn check_draw(
             report.portability.push(issue);
         }
     }
-    report
-        .findings
-        .sort_by(|a, b| (&a.location, a.kind).cmp(&(&b.location, b.kind)));
+    report.sort_findings();
     Ok(report)
 }
 
@@ -135,9 +135,7 @@ pub fn draw_checked<'p>(
             w,
         );
     }
-    report
-        .findings
-        .sort_by(|a, b| (&a.location, a.kind).cmp(&(&b.location, b.kind)));
+    report.sort_findings();
     Ok((out, report))
 }
 
@@ -179,20 +177,4 @@ fn stage_finding(
     };
     r.finding = None;
     r
-}
-
-/// One entry per kind and place, listing the wave sizes.
-fn merge_finding(all: &mut Vec<ReportedFinding>, f: ReportedFinding, w: u32) {
-    match all
-        .iter_mut()
-        .find(|r| r.kind == f.kind && r.location == f.location)
-    {
-        Some(r) => {
-            if !r.wave_sizes.contains(&w) {
-                r.wave_sizes.push(w);
-            }
-            r.count += f.count;
-        }
-        None => all.push(f),
-    }
 }

@@ -9,7 +9,7 @@ use std::time::Instant;
 use ash::vk;
 use lockstep::pipeline::{Format, Pipeline, Topology};
 
-use super::{COLOR, Context, Error, FENCE_TIMEOUT, HostBuffer, err};
+use super::{COLOR, Context, Error, FENCE_TIMEOUT, HostBuffer, err, host_buffer};
 
 /// A graphics pipeline ready to draw repeatedly.
 pub struct Renderer<'c> {
@@ -432,61 +432,6 @@ impl<'c> Renderer<'c> {
             .chunks_exact(4)
             .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect())
-    }
-}
-
-/// A host-visible, host-coherent buffer of `size` bytes, mapped.
-fn host_buffer(
-    ctx: &Context,
-    size: usize,
-    usage: vk::BufferUsageFlags,
-) -> Result<HostBuffer, Error> {
-    let device = &ctx.device;
-    // SAFETY: valid create infos; on failure what was made is destroyed
-    // here, and on success the caller owns the buffer.
-    unsafe {
-        let buffer = device
-            .create_buffer(
-                &vk::BufferCreateInfo::default()
-                    .size(size.max(4) as u64)
-                    .usage(usage)
-                    .sharing_mode(vk::SharingMode::EXCLUSIVE),
-                None,
-            )
-            .map_err(err("vkCreateBuffer"))?;
-        let requirements = device.get_buffer_memory_requirements(buffer);
-        let memory = match ctx.allocate(
-            requirements,
-            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
-            vk::MemoryPropertyFlags::HOST_CACHED,
-        ) {
-            Ok(m) => m,
-            Err(e) => {
-                device.destroy_buffer(buffer, None);
-                return Err(e);
-            }
-        };
-        let mapped = device
-            .bind_buffer_memory(buffer, memory, 0)
-            .map_err(err("vkBindBufferMemory"))
-            .and_then(|()| {
-                device
-                    .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
-                    .map_err(err("vkMapMemory"))
-            });
-        match mapped {
-            Ok(ptr) => Ok(HostBuffer {
-                buffer,
-                memory,
-                ptr: ptr.cast(),
-                size,
-            }),
-            Err(e) => {
-                device.destroy_buffer(buffer, None);
-                device.free_memory(memory, None);
-                Err(e)
-            }
-        }
     }
 }
 

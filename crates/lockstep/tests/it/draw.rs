@@ -96,9 +96,8 @@ fn source(body: &str, inputs: &str) -> String {
 
 const ATTR: &str = "float4 attr : ATTR;";
 
-/// Renders `scene`; the target's pixels and each UAV's words.
-fn render(scene: &Scene, src: &str, wave: u32, packing: Packing) -> (Vec<[f32; 4]>, Vec<Vec<u32>>) {
-    let pipeline = lockstep::pipeline::parse(&scene.yaml()).unwrap_or_else(|e| panic!("{e}"));
+/// `src`'s `VSMain` and `PSMain` as a draw's vertex and pixel shaders.
+fn stages(src: &str) -> (lockstep::Shader, lockstep::Shader) {
     let compile = |entry: &str, stage| {
         let opts = CompileOptions {
             entry: entry.to_string(),
@@ -108,8 +107,16 @@ fn render(scene: &Scene, src: &str, wave: u32, packing: Packing) -> (Vec<[f32; 4
         lockstep::compile("draw.hlsl", src, &opts, &MemoryLoader::default())
             .unwrap_or_else(|e| panic!("{e}"))
     };
-    let vs = compile("VSMain", lockstep::ir::Stage::Vertex);
-    let ps = compile("PSMain", lockstep::ir::Stage::Pixel);
+    (
+        compile("VSMain", lockstep::ir::Stage::Vertex),
+        compile("PSMain", lockstep::ir::Stage::Pixel),
+    )
+}
+
+/// Renders `scene`; the target's pixels and each UAV's words.
+fn render(scene: &Scene, src: &str, wave: u32, packing: Packing) -> (Vec<[f32; 4]>, Vec<Vec<u32>>) {
+    let pipeline = lockstep::pipeline::parse(&scene.yaml()).unwrap_or_else(|e| panic!("{e}"));
+    let (vs, ps) = stages(src);
     let opts = RunOptions {
         wave_size: wave,
         ..RunOptions::default()
@@ -536,21 +543,20 @@ fn clip_discards_where_any_component_is_negative() {
     }
 }
 
+/// Each finding's kind and location.
+fn finding_kinds(report: &lockstep::CheckReport) -> Vec<(&str, Option<&str>)> {
+    report
+        .findings
+        .iter()
+        .map(|f| (f.kind, f.location.as_deref()))
+        .collect()
+}
+
 /// `check_draw` over `src` on the two-triangle scene: the report.
 fn check_report(src: &str) -> lockstep::CheckReport {
     let scene = Scene::new(4, 4, two_triangles());
     let pipeline = lockstep::pipeline::parse(&scene.yaml()).unwrap_or_else(|e| panic!("{e}"));
-    let compile = |entry: &str, stage| {
-        let opts = CompileOptions {
-            entry: entry.to_string(),
-            stage,
-            ..CompileOptions::default()
-        };
-        lockstep::compile("draw.hlsl", src, &opts, &MemoryLoader::default())
-            .unwrap_or_else(|e| panic!("{e}"))
-    };
-    let vs = compile("VSMain", lockstep::ir::Stage::Vertex);
-    let ps = compile("PSMain", lockstep::ir::Stage::Pixel);
+    let (vs, ps) = stages(src);
     let opts = RunOptions {
         wave_size: 8,
         wave_sizes: (4, 16),
@@ -602,11 +608,7 @@ fn check_reports_derivatives_in_divergent_control_flow() {
         "float d = 0;\nif (i.pos.x < 1) d = ddx(i.pos.y);\nreturn d;",
         ATTR,
     ));
-    let kinds: Vec<(&str, Option<&str>)> = report
-        .findings
-        .iter()
-        .map(|f| (f.kind, f.location.as_deref()))
-        .collect();
+    let kinds = finding_kinds(&report);
     assert!(
         kinds.contains(&("incomplete-quad", Some("draw.hlsl:5:22"))),
         "{kinds:?}"
@@ -628,11 +630,7 @@ fn check_reports_wave_results_read_from_helper_lanes() {
         "float s = WaveActiveSum(i.pos.x);\nreturn ddx_fine(s);",
         ATTR,
     ));
-    let kinds: Vec<(&str, Option<&str>)> = report
-        .findings
-        .iter()
-        .map(|f| (f.kind, f.location.as_deref()))
-        .collect();
+    let kinds = finding_kinds(&report);
     assert_eq!(kinds, [("undefined-value", Some("draw.hlsl:3:50"))]);
     // Inside the triangles' quads no helper lane is read: the lanes the
     // report names are on the diagonal's quads.
@@ -666,17 +664,7 @@ fn sample_takes_its_level_of_detail_from_the_quads_derivatives() {
     )
     .replace("struct V", "Texture2D<float> Tex : register(t0);\nSamplerState Mixed : register(s0);\nstruct V");
     let pipeline = lockstep::pipeline::parse(&yaml).unwrap_or_else(|e| panic!("{e}"));
-    let compile = |entry: &str, stage| {
-        let opts = CompileOptions {
-            entry: entry.to_string(),
-            stage,
-            ..CompileOptions::default()
-        };
-        lockstep::compile("draw.hlsl", &src, &opts, &MemoryLoader::default())
-            .unwrap_or_else(|e| panic!("{e}"))
-    };
-    let vs = compile("VSMain", lockstep::ir::Stage::Vertex);
-    let ps = compile("PSMain", lockstep::ir::Stage::Pixel);
+    let (vs, ps) = stages(&src);
     let out = lockstep::draw(&vs, &ps, &pipeline, &RunOptions::default())
         .unwrap_or_else(|e| panic!("{e}"));
     let target = pipeline.buffer_index("Target").unwrap();
@@ -772,11 +760,7 @@ fn check_reports_derivatives_that_read_a_discarded_lane() {
         "if (i.pos.x < 1) discard;\nreturn ddx(i.pos.x * i.pos.y);",
         ATTR,
     ));
-    let kinds: Vec<(&str, Option<&str>)> = report
-        .findings
-        .iter()
-        .map(|f| (f.kind, f.location.as_deref()))
-        .collect();
+    let kinds = finding_kinds(&report);
     assert_eq!(kinds, [("discarded-lane-read", Some("draw.hlsl:5:8"))]);
     // Discarding whole quads reads nothing discarded.
     let whole = check_report(&source(
