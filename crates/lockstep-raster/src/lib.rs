@@ -27,7 +27,8 @@
 //!    the uncovered pixels are helper lanes. Attributes are interpolated
 //!    at pixel centres (helpers extrapolate the triangle's plane).
 //! 5. **Waves** (`Packing`): quads fill the pixel shader's waves, four
-//!    lanes each in reading order.
+//!    lanes each in reading order, in batches of at most [`BATCH_QUADS`]
+//!    quads shaded at once (so a draw's memory is bounded).
 //! 6. **Output** (`lib.rs`): covered pixels that did not discard, in
 //!    primitive order, pass the depth test (LESS against a target cleared
 //!    to 1.0, when there is one) and write `SV_Target0`.
@@ -75,7 +76,8 @@ pub enum Packing {
     Dense,
     /// Each triangle starts a new wave.
     PerPrimitive,
-    /// Dense, from the last quad to the first.
+    /// Dense, from the last quad to the first of each batch of
+    /// [`BATCH_QUADS`].
     Reversed,
 }
 
@@ -173,6 +175,28 @@ pub struct DrawError {
     pub stage: Option<lockstep_ir::Stage>,
 }
 
+impl Image {
+    /// The cleared target of `draw`: colour 0, depth 1.0.
+    fn cleared(draw: &Draw<'_>) -> Image {
+        let Target {
+            width,
+            height,
+            depth,
+        } = draw.target;
+        let pixels = width as usize * height as usize;
+        Image {
+            width,
+            height,
+            color: vec![[0u32; 4]; pixels],
+            color_kind: find(&draw.pixel.io.outputs, "SV_TARGET", 0).map(|v| v.kind),
+            depth: depth.then(|| vec![1.0f32; pixels]),
+            lanes: 0,
+            helpers: 0,
+            findings: Vec::new(),
+        }
+    }
+}
+
 impl DrawError {
     fn new(message: impl Into<String>) -> DrawError {
         DrawError {
@@ -234,42 +258,106 @@ pub fn draw(
     let vertices = vertex::outputs(draw.vertex.io, &outputs, draw.vertex_count)?;
     let triangles = clip::triangles(draw, &vertices);
     let setup = raster::Setup::new(draw.vertex.io, draw.pixel.io)?;
-    let (quads, planes) = raster::quads(&triangles, draw.target);
-    let (order, slots) = pack(&quads, packing, config.wave_size);
-    let lanes = slots as u64;
-    let words = setup.words as usize;
-    let mut records = vec![0u32; slots * words];
-    // Each slot's quad, and the records written by the workers.
-    let mut quad_of = vec![usize::MAX; slots / 4];
-    for (q, &slot) in order.iter().enumerate() {
-        quad_of[slot] = q;
-    }
-    workers.install(|| {
-        use rayon::prelude::*;
-        records
-            .par_chunks_mut(4 * words)
-            .zip(quad_of.par_iter())
-            .filter(|(_, q)| **q != usize::MAX)
-            .for_each(|(chunk, &qi)| {
-                let q = &quads[qi];
-                let t = q.triangle;
-                for (p, rec) in chunk.chunks_exact_mut(words).enumerate() {
-                    setup.write_record(q, p, &triangles[t], &planes[t], rec);
-                }
-            });
-    });
-    let out = run_stage(
-        &mut findings,
+    let planes = raster::planes(&triangles);
+    let mut pass = PixelPass {
         workers,
-        lockstep_ir::Stage::Pixel,
-        &draw.pixel,
-        &records,
-        lanes,
+        draw,
         config,
-    )?;
-    let mut image = merge(draw, &triangles, &planes, &quads, &order, &out);
-    image.findings = findings;
+        packing,
+        setup: &setup,
+        triangles: &triangles,
+        planes: &planes,
+        pending: Vec::new(),
+        image: Image::cleared(draw),
+        findings,
+    };
+    for (t, tri) in triangles.iter().enumerate() {
+        raster::triangle_quads(t, tri, draw.target, |q| pass.push(q))?;
+    }
+    pass.flush()?;
+    let mut image = pass.image;
+    image.findings = pass.findings;
     Ok(image)
+}
+
+/// Quads shaded at once: the records of at most this many quads (a
+/// million lanes) exist together, whatever the draw covers.
+pub const BATCH_QUADS: usize = 1 << 18;
+
+/// The pixel shader's pass: quads gathered into batches, each shaded and
+/// merged into the image in primitive order.
+struct PixelPass<'a> {
+    workers: &'a Workers,
+    draw: &'a Draw<'a>,
+    config: &'a DispatchConfig,
+    packing: Packing,
+    setup: &'a raster::Setup,
+    triangles: &'a [clip::Triangle],
+    planes: &'a [raster::Plane],
+    pending: Vec<Quad>,
+    image: Image,
+    findings: Vec<(lockstep_ir::Stage, lockstep_exec::Finding)>,
+}
+
+impl PixelPass<'_> {
+    fn push(&mut self, q: Quad) -> Result<(), DrawError> {
+        self.pending.push(q);
+        if self.pending.len() >= BATCH_QUADS {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Shades the pending quads and merges them.
+    fn flush(&mut self) -> Result<(), DrawError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let quads = std::mem::take(&mut self.pending);
+        let (order, slots) = pack(&quads, self.packing, self.config.wave_size);
+        let words = self.setup.words as usize;
+        let mut records = vec![0u32; slots * words];
+        // Each slot's quad, and the records written by the workers.
+        let mut quad_of = vec![usize::MAX; slots / 4];
+        for (q, &slot) in order.iter().enumerate() {
+            quad_of[slot] = q;
+        }
+        let (setup, triangles, planes) = (self.setup, self.triangles, self.planes);
+        self.workers.install(|| {
+            use rayon::prelude::*;
+            records
+                .par_chunks_mut(4 * words)
+                .zip(quad_of.par_iter())
+                .filter(|(_, q)| **q != usize::MAX)
+                .for_each(|(chunk, &qi)| {
+                    let q = &quads[qi];
+                    let t = q.triangle;
+                    for (p, rec) in chunk.chunks_exact_mut(words).enumerate() {
+                        setup.write_record(q, p, &triangles[t], &planes[t], rec);
+                    }
+                });
+        });
+        let out = run_stage(
+            &mut self.findings,
+            self.workers,
+            lockstep_ir::Stage::Pixel,
+            &self.draw.pixel,
+            &records,
+            slots as u64,
+            self.config,
+        )?;
+        drop(records);
+        merge(
+            &mut self.image,
+            self.draw,
+            triangles,
+            planes,
+            &quads,
+            &order,
+            &out,
+        );
+        Ok(())
+    }
 }
 
 /// Each quad's slot among the waves' quads (lanes `4·slot..4·slot + 4`),
@@ -375,30 +463,24 @@ pub(crate) fn find<'v>(vars: &'v [Varying], semantic: &str, index: u32) -> Optio
 
 /// The depth test and the render target, in primitive order.
 fn merge(
+    image: &mut Image,
     draw: &Draw<'_>,
     triangles: &[clip::Triangle],
     planes: &[raster::Plane],
     quads: &[Quad],
     order: &[usize],
     out: &[u32],
-) -> Image {
-    let Target {
-        width,
-        height,
-        depth,
-    } = draw.target;
+) {
+    let width = draw.target.width as usize;
     let io = draw.pixel.io;
     let stride = io.output_words as usize;
     let target = find(&io.outputs, "SV_TARGET", 0);
     let sv_depth = find(&io.outputs, "SV_DEPTH", 0);
-    let pixels = width as usize * height as usize;
-    let mut color = vec![[0u32; 4]; pixels];
-    let mut depth_buf = depth.then(|| vec![1.0f32; pixels]);
-    let mut helpers = 0;
+    image.lanes += quads.len() as u64 * 4;
     for (q, &slot) in quads.iter().zip(order) {
         for p in 0..4 {
             if q.covered & (1 << p) == 0 {
-                helpers += 1;
+                image.helpers += 1;
                 continue;
             }
             let (x, y) = q.pixel(p);
@@ -406,8 +488,8 @@ fn merge(
             if rec[0] != 1 {
                 continue;
             }
-            let at = y as usize * width as usize + x as usize;
-            if let Some(buf) = &mut depth_buf {
+            let at = y as usize * width + x as usize;
+            if let Some(buf) = &mut image.depth {
                 let z = match sv_depth {
                     Some(v) => f32::from_bits(rec[v.word as usize]).clamp(0.0, 1.0),
                     None => raster::depth(&triangles[q.triangle], planes[q.triangle].weights(x, y)),
@@ -419,19 +501,9 @@ fn merge(
             }
             if let Some(v) = target {
                 for c in 0..v.components.min(4) as usize {
-                    color[at][c] = rec[v.word as usize + c];
+                    image.color[at][c] = rec[v.word as usize + c];
                 }
             }
         }
-    }
-    Image {
-        width,
-        height,
-        color,
-        color_kind: target.map(|v| v.kind),
-        depth: depth_buf,
-        lanes: quads.len() as u64 * 4,
-        helpers,
-        findings: Vec::new(),
     }
 }

@@ -191,71 +191,80 @@ fn top_left(a: (i64, i64), b: (i64, i64)) -> bool {
     (dy == 0 && dx > 0) || dy < 0
 }
 
-/// Every triangle's quads, in primitive order, rows from the top; and
-/// each triangle's plane.
-pub(crate) fn quads(triangles: &[Triangle], target: Target) -> (Vec<Quad>, Vec<Plane>) {
-    let mut out = Vec::new();
-    let mut planes = Vec::with_capacity(triangles.len());
-    for (t, tri) in triangles.iter().enumerate() {
-        planes.push(Plane::new([
-            (tri.v[0].x, tri.v[0].y),
-            (tri.v[1].x, tri.v[1].y),
-            (tri.v[2].x, tri.v[2].y),
-        ]));
-        let snap = |v: &crate::clip::ScreenVertex| {
-            (
-                (v.x * SUBPIXEL).round() as i64,
-                (v.y * SUBPIXEL).round() as i64,
-            )
-        };
-        let mut v = [snap(&tri.v[0]), snap(&tri.v[1]), snap(&tri.v[2])];
-        // Made clockwise, so that inside is positive.
-        let area = edge(v[0], v[1], v[2]);
-        if area == 0 {
-            continue;
-        }
-        if area < 0 {
-            v.swap(1, 2);
-        }
-        // Edge k is opposite vertex k; its value weighs vertex k.
-        let edges = [(v[1], v[2]), (v[2], v[0]), (v[0], v[1])];
-        let inclusive = edges.map(|(a, b)| top_left(a, b));
-        let min_x = v.iter().map(|p| p.0).min().unwrap_or(0);
-        let max_x = v.iter().map(|p| p.0).max().unwrap_or(0);
-        let min_y = v.iter().map(|p| p.1).min().unwrap_or(0);
-        let max_y = v.iter().map(|p| p.1).max().unwrap_or(0);
-        // Pixels whose centres lie in the box.
-        let lo = |m: i64| (m - HALF).div_euclid(256) + i64::from((m - HALF).rem_euclid(256) != 0);
-        let hi = |m: i64| (m - HALF).div_euclid(256);
-        let x0 = lo(min_x).max(0);
-        let x1 = hi(max_x).min(i64::from(target.width) - 1);
-        let y0 = lo(min_y).max(0);
-        let y1 = hi(max_y).min(i64::from(target.height) - 1);
-        if x0 > x1 || y0 > y1 {
-            continue;
-        }
-        for qy in (y0 & !1..=y1).step_by(2) {
-            for qx in (x0 & !1..=x1).step_by(2) {
-                let mut covered = 0u8;
-                for p in 0..4 {
-                    let (px, py) = (qx + (p as i64 & 1), qy + (p as i64 >> 1));
-                    let centre = (px * 256 + HALF, py * 256 + HALF);
-                    let e = edges.map(|(a, b)| edge(a, b, centre));
-                    let inside = (0..3).all(|k| e[k] > 0 || (e[k] == 0 && inclusive[k]));
-                    if inside && px < i64::from(target.width) && py < i64::from(target.height) {
-                        covered |= 1 << p;
-                    }
+/// Each triangle's plane.
+pub(crate) fn planes(triangles: &[Triangle]) -> Vec<Plane> {
+    triangles
+        .iter()
+        .map(|tri| {
+            Plane::new([
+                (tri.v[0].x, tri.v[0].y),
+                (tri.v[1].x, tri.v[1].y),
+                (tri.v[2].x, tri.v[2].y),
+            ])
+        })
+        .collect()
+}
+
+/// Triangle `t`'s quads, rows from the top, each handed to `emit`.
+pub(crate) fn triangle_quads<E>(
+    t: usize,
+    tri: &Triangle,
+    target: Target,
+    mut emit: impl FnMut(Quad) -> Result<(), E>,
+) -> Result<(), E> {
+    let snap = |v: &crate::clip::ScreenVertex| {
+        (
+            (v.x * SUBPIXEL).round() as i64,
+            (v.y * SUBPIXEL).round() as i64,
+        )
+    };
+    let mut v = [snap(&tri.v[0]), snap(&tri.v[1]), snap(&tri.v[2])];
+    // Made clockwise, so that inside is positive.
+    let area = edge(v[0], v[1], v[2]);
+    if area == 0 {
+        return Ok(());
+    }
+    if area < 0 {
+        v.swap(1, 2);
+    }
+    // Edge k is opposite vertex k; its value weighs vertex k.
+    let edges = [(v[1], v[2]), (v[2], v[0]), (v[0], v[1])];
+    let inclusive = edges.map(|(a, b)| top_left(a, b));
+    let min_x = v.iter().map(|p| p.0).min().unwrap_or(0);
+    let max_x = v.iter().map(|p| p.0).max().unwrap_or(0);
+    let min_y = v.iter().map(|p| p.1).min().unwrap_or(0);
+    let max_y = v.iter().map(|p| p.1).max().unwrap_or(0);
+    // Pixels whose centres lie in the box.
+    let lo = |m: i64| (m - HALF).div_euclid(256) + i64::from((m - HALF).rem_euclid(256) != 0);
+    let hi = |m: i64| (m - HALF).div_euclid(256);
+    let x0 = lo(min_x).max(0);
+    let x1 = hi(max_x).min(i64::from(target.width) - 1);
+    let y0 = lo(min_y).max(0);
+    let y1 = hi(max_y).min(i64::from(target.height) - 1);
+    if x0 > x1 || y0 > y1 {
+        return Ok(());
+    }
+    for qy in (y0 & !1..=y1).step_by(2) {
+        for qx in (x0 & !1..=x1).step_by(2) {
+            let mut covered = 0u8;
+            for p in 0..4 {
+                let (px, py) = (qx + (p as i64 & 1), qy + (p as i64 >> 1));
+                let centre = (px * 256 + HALF, py * 256 + HALF);
+                let e = edges.map(|(a, b)| edge(a, b, centre));
+                let inside = (0..3).all(|k| e[k] > 0 || (e[k] == 0 && inclusive[k]));
+                if inside && px < i64::from(target.width) && py < i64::from(target.height) {
+                    covered |= 1 << p;
                 }
-                if covered != 0 {
-                    out.push(Quad {
-                        triangle: t,
-                        x: qx as u32,
-                        y: qy as u32,
-                        covered,
-                    });
-                }
+            }
+            if covered != 0 {
+                emit(Quad {
+                    triangle: t,
+                    x: qx as u32,
+                    y: qy as u32,
+                    covered,
+                })?;
             }
         }
     }
-    (out, planes)
+    Ok(())
 }

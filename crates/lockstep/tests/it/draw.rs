@@ -818,3 +818,27 @@ fn the_depth_test_keeps_the_nearest_pixel() {
         }
     }
 }
+
+#[test]
+fn draws_larger_than_a_batch_keep_primitive_order() {
+    // Five full-target passes over 512 × 512 pixels: 330,000 quads, more
+    // than one batch of 2^18. Every pixel is shaded five times, and the
+    // last pass (primitives 8 and 9) is what remains.
+    let passes: Vec<_> = (0..5).flat_map(|_| two_triangles()).collect();
+    let mut scene = Scene::new(512, 512, passes);
+    scene.uavs = &["Count"];
+    let src = source(
+        "uint at = (uint)i.pos.y * 512 + (uint)i.pos.x;\nuint old;\nInterlockedAdd(Count[at], 1, old);\nreturn prim;",
+        ATTR,
+    )
+    .replace("struct V", "RWStructuredBuffer<uint> Count : register(u0);\nstruct V");
+    let (image, uavs) = render(&scene, &src, 32, Packing::Dense);
+    assert!(uavs[0].iter().all(|&n| n == 5));
+    for y in 0..512u32 {
+        for x in 0..512u32 {
+            // The diagonal x + y = 511 is B's, as in `triangle_of`.
+            let want = if x + y >= 511 { 9.0 } else { 8.0 };
+            assert_eq!(image[(y * 512 + x) as usize][0], want, "({x}, {y})");
+        }
+    }
+}
