@@ -842,3 +842,81 @@ fn draws_larger_than_a_batch_keep_primitive_order() {
         }
     }
 }
+
+#[test]
+fn draws_that_do_not_fit_together_are_clear_errors() {
+    let scene = Scene::new(4, 4, two_triangles());
+    let pipeline = lockstep::pipeline::parse(&scene.yaml()).unwrap_or_else(|e| panic!("{e}"));
+    let error = |src: &str| -> String {
+        let (vs, ps) = stages(src);
+        lockstep::draw(&vs, &ps, &pipeline, &RunOptions::default())
+            .map(drop)
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        error(&source("return i.extra;", "float4 attr : ATTR; float4 extra : TEXCOORD5;").replace(
+            "V VSMain(float4 pos : POSITION, float4 attr : ATTR) { V o; o.pos = pos; o.attr = attr; return o; }",
+            "struct W { float4 pos : SV_Position; float4 attr : ATTR; };\nW VSMain(float4 pos : POSITION, float4 attr : ATTR) { W o; o.pos = pos; o.attr = attr; return o; }",
+        )),
+        "the pixel shader reads 'TEXCOORD5', which the vertex shader does not write (it writes SV_POSITION, ATTR)"
+    );
+    assert_eq!(
+        error(&source("return 1;", ATTR).replace(
+            "float4 attr : ATTR) {",
+            "float4 attr : ATTR, float2 uv : TEXCOORD) {"
+        )),
+        "the vertex shader reads 'TEXCOORD', which no vertex attribute provides (the pipeline's VertexAttributes name POSITION, ATTR)"
+    );
+    // A render target whose bytes do not match its size is refused when
+    // the pipeline is read.
+    let short = scene.yaml().replace("FillSize: 256\n", "FillSize: 128\n");
+    assert!(
+        lockstep::pipeline::parse(&short)
+            .unwrap_err()
+            .to_string()
+            .ends_with("take 256 bytes, but the data holds 128")
+    );
+}
+
+#[test]
+fn extreme_positions_are_clipped_not_fatal() {
+    let src = source("return 1;", ATTR);
+    let p = |x: f32, y: f32, z: f32, w: f32| ([x, y, z, w], [0.0; 4]);
+    // NaN anywhere, or w = 0: nothing to draw.
+    let nan = Scene::new(
+        4,
+        4,
+        vec![
+            p(f32::NAN, 0.0, 0.0, 1.0),
+            p(1.0, 1.0, 0.0, 1.0),
+            p(-1.0, 1.0, 0.0, 1.0),
+        ],
+    );
+    let (image, _) = render(&nan, &src, 8, Packing::Dense);
+    assert!(image.iter().all(|px| *px == [0.0; 4]));
+    let flat = Scene::new(
+        4,
+        4,
+        vec![
+            p(0.0, 0.0, 0.0, 0.0),
+            p(1.0, 1.0, 0.0, 1.0),
+            p(-1.0, 1.0, 0.0, 1.0),
+        ],
+    );
+    let (image, _) = render(&flat, &src, 8, Packing::Dense);
+    assert!(image.iter().all(|px| *px == [0.0; 4]));
+    // A triangle far larger than the target is cut to the guard band and
+    // covers every pixel.
+    let big = |r: f32| {
+        Scene::new(
+            4,
+            4,
+            vec![p(-r, -r, 0.5, 1.0), p(0.0, r, 0.5, 1.0), p(r, -r, 0.5, 1.0)],
+        )
+    };
+    let (image, _) = render(&big(1e9), &src, 8, Packing::Dense);
+    assert!(image.iter().all(|px| *px == [1.0; 4]), "{image:?}");
+    // Past what double precision can clip exactly, a draw still finishes.
+    render(&big(1e30), &src, 8, Packing::Dense);
+}
