@@ -349,6 +349,7 @@ impl PixelPass<'_> {
         drop(records);
         merge(
             &mut self.image,
+            self.workers,
             self.draw,
             triangles,
             planes,
@@ -464,6 +465,7 @@ pub(crate) fn find<'v>(vars: &'v [Varying], semantic: &str, index: u32) -> Optio
 /// The depth test and the render target, in primitive order.
 fn merge(
     image: &mut Image,
+    workers: &Workers,
     draw: &Draw<'_>,
     triangles: &[clip::Triangle],
     planes: &[raster::Plane],
@@ -471,39 +473,75 @@ fn merge(
     order: &[usize],
     out: &[u32],
 ) {
+    use rayon::prelude::*;
     let width = draw.target.width as usize;
     let io = draw.pixel.io;
     let stride = io.output_words as usize;
     let target = find(&io.outputs, "SV_TARGET", 0);
     let sv_depth = find(&io.outputs, "SV_DEPTH", 0);
     image.lanes += quads.len() as u64 * 4;
-    for (q, &slot) in quads.iter().zip(order) {
-        for p in 0..4 {
-            if q.covered & (1 << p) == 0 {
-                image.helpers += 1;
-                continue;
-            }
-            let (x, y) = q.pixel(p);
-            let rec = &out[(slot * 4 + p) * stride..(slot * 4 + p + 1) * stride];
-            if rec[0] != 1 {
-                continue;
-            }
-            let at = y as usize * width + x as usize;
-            if let Some(buf) = &mut image.depth {
-                let z = match sv_depth {
-                    Some(v) => f32::from_bits(rec[v.word as usize]).clamp(0.0, 1.0),
-                    None => raster::depth(&triangles[q.triangle], planes[q.triangle].weights(x, y)),
-                };
-                if z.partial_cmp(&buf[at]) != Some(std::cmp::Ordering::Less) {
-                    continue;
-                }
-                buf[at] = z;
-            }
-            if let Some(v) = target {
-                for c in 0..v.components.min(4) as usize {
-                    image.color[at][c] = rec[v.word as usize + c];
-                }
-            }
+    image.helpers += quads
+        .iter()
+        .map(|q| u64::from(4 - q.covered.count_ones()))
+        .sum::<u64>();
+    // Bands of rows, each merged by one worker from every quad in
+    // primitive order: a pixel's writes keep their order.
+    let band_rows = 16usize;
+    let band = band_rows * width;
+    let mut depth_bands: Vec<Option<&mut [f32]>> = match &mut image.depth {
+        Some(d) => d.chunks_mut(band).map(Some).collect(),
+        None => (0..image.color.len().div_ceil(band))
+            .map(|_| None)
+            .collect(),
+    };
+    // Each band's quads, in primitive order.
+    let mut by_band: Vec<Vec<u32>> = vec![Vec::new(); depth_bands.len()];
+    for (i, q) in quads.iter().enumerate() {
+        if let Some(list) = by_band.get_mut(q.y as usize / band_rows) {
+            list.push(i as u32);
         }
     }
+    workers.install(|| {
+        image
+            .color
+            .par_chunks_mut(band)
+            .zip(depth_bands.par_iter_mut())
+            .zip(by_band.par_iter())
+            .enumerate()
+            .for_each(|(b, ((color, depth), list))| {
+                let top = (b * band_rows) as u32;
+                for &i in list {
+                    let (q, slot) = (&quads[i as usize], order[i as usize]);
+                    for p in 0..4 {
+                        if q.covered & (1 << p) == 0 {
+                            continue;
+                        }
+                        let (x, y) = q.pixel(p);
+                        let rec = &out[(slot * 4 + p) * stride..(slot * 4 + p + 1) * stride];
+                        if rec[0] != 1 {
+                            continue;
+                        }
+                        let at = (y - top) as usize * width + x as usize;
+                        if let Some(buf) = depth {
+                            let z = match sv_depth {
+                                Some(v) => f32::from_bits(rec[v.word as usize]).clamp(0.0, 1.0),
+                                None => raster::depth(
+                                    &triangles[q.triangle],
+                                    planes[q.triangle].weights(x, y),
+                                ),
+                            };
+                            if z.partial_cmp(&buf[at]) != Some(std::cmp::Ordering::Less) {
+                                continue;
+                            }
+                            buf[at] = z;
+                        }
+                        if let Some(v) = target {
+                            for c in 0..v.components.min(4) as usize {
+                                color[at][c] = rec[v.word as usize + c];
+                            }
+                        }
+                    }
+                }
+            });
+    });
 }
