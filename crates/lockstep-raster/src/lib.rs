@@ -347,16 +347,7 @@ impl PixelPass<'_> {
             self.config,
         )?;
         drop(records);
-        merge(
-            &mut self.image,
-            self.workers,
-            self.draw,
-            triangles,
-            planes,
-            &quads,
-            &order,
-            &out,
-        );
+        merge(self, &quads, &order, &out);
         Ok(())
     }
 }
@@ -463,17 +454,10 @@ pub(crate) fn find<'v>(vars: &'v [Varying], semantic: &str, index: u32) -> Optio
 }
 
 /// The depth test and the render target, in primitive order.
-fn merge(
-    image: &mut Image,
-    workers: &Workers,
-    draw: &Draw<'_>,
-    triangles: &[clip::Triangle],
-    planes: &[raster::Plane],
-    quads: &[Quad],
-    order: &[usize],
-    out: &[u32],
-) {
+fn merge(pass: &mut PixelPass<'_>, quads: &[Quad], order: &[usize], out: &[u32]) {
     use rayon::prelude::*;
+    let (workers, draw, triangles, planes) = (pass.workers, pass.draw, pass.triangles, pass.planes);
+    let image = &mut pass.image;
     let width = draw.target.width as usize;
     let io = draw.pixel.io;
     let stride = io.output_words as usize;
