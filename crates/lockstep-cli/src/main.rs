@@ -20,7 +20,7 @@ const EXIT_ERROR: u8 = 2;
 #[command(
     name = "lockstep",
     version,
-    about = "Run HLSL compute shaders on the CPU with exact wave semantics"
+    about = "Run HLSL compute, vertex and pixel shaders on the CPU with exact wave semantics"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -30,7 +30,9 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Compile SHADER, run the dispatch PIPELINE describes, write the buffers
-    /// and check the pipeline's Results rules.
+    /// and check the pipeline's Results rules. For a graphics pipeline, give
+    /// the vertex and the pixel shader (PIPELINE VS.hlsl PS.hlsl): the draw
+    /// writes its render target, a PNG with `-r Target -o OUT.png`.
     ///
     /// Exit status: 0 when every rule holds (or there are none), 1 when a
     /// rule fails, 2 on an input, compile or run error.
@@ -44,7 +46,8 @@ enum Command {
     /// in checked mode, and report undefined wave behaviour (with source
     /// location, group, wave and lanes), output buffers that differ between
     /// wave sizes, and outputs that change with the order lanes, waves or
-    /// groups are combined in.
+    /// groups are combined in. A draw (PIPELINE VS.hlsl PS.hlsl) runs at
+    /// every wave size and with every packing of pixel quads into waves.
     ///
     /// Exit status: 0 clean, 1 findings, 2 on an input, compile or run error.
     Check(CheckArgs),
