@@ -411,6 +411,15 @@ pub struct Varying {
     pub span: Span,
 }
 
+/// A semantic's name in upper case and its index: `TEXCOORD3` is
+/// (`TEXCOORD`, 3), `SV_Target` (`SV_TARGET`, 0).
+pub fn split_semantic(name: &str) -> (String, u32) {
+    let upper = name.to_ascii_uppercase();
+    let digits = upper.len() - upper.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    let (base, index) = upper.split_at(upper.len() - digits);
+    (base.to_string(), index.parse().unwrap_or(0))
+}
+
 /// What one word of a varying holds: the shader's type converts from it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum VaryingKind {

@@ -22,14 +22,6 @@ struct Leaf {
     modifiers: Vec<String>,
 }
 
-/// `TEXCOORD3` → (`TEXCOORD`, 3).
-fn split_semantic(name: &str) -> (String, u32) {
-    let upper = name.to_ascii_uppercase();
-    let digits = upper.len() - upper.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-    let (base, index) = upper.split_at(upper.len() - digits);
-    (base.to_string(), index.parse().unwrap_or(0))
-}
-
 fn interpolation(modifiers: &[String], scalar: ScalarType) -> Interpolation {
     let has = |m: &str| modifiers.iter().any(|x| x.eq_ignore_ascii_case(m));
     if has("nointerpolation") || !scalar.is_float() {
@@ -387,7 +379,7 @@ impl Sema<'_> {
         let mut word = 1;
         let mut ok = true;
         for leaf in leaves {
-            let (semantic, index) = split_semantic(&leaf.semantic.name);
+            let (semantic, index) = lockstep_ir::split_semantic(&leaf.semantic.name);
             let allowed: &[(&str, &str)] = match (stage, input) {
                 (Stage::Vertex, true) => &[("SV_VERTEXID", "uint"), ("SV_INSTANCEID", "uint")],
                 (Stage::Vertex, false) => &[("SV_POSITION", "float4")],

@@ -241,7 +241,7 @@ fn attributes(pipeline: &Pipeline, g: &GraphicsDesc) -> Result<Vec<Attribute>, R
     g.attributes
         .iter()
         .map(|a| {
-            let (semantic, index) = split_semantic(&a.name);
+            let (semantic, index) = lockstep_ir::split_semantic(&a.name);
             let kind = match a.format {
                 Format::Float16 | Format::Float32 | Format::Float64 => VaryingKind::Float,
                 Format::Int16 | Format::Int32 | Format::Int64 => VaryingKind::Int,
@@ -270,14 +270,6 @@ fn attributes(pipeline: &Pipeline, g: &GraphicsDesc) -> Result<Vec<Attribute>, R
             })
         })
         .collect()
-}
-
-/// `TEXCOORD3` → (`TEXCOORD`, 3).
-fn split_semantic(name: &str) -> (String, u32) {
-    let upper = name.to_ascii_uppercase();
-    let digits = upper.len() - upper.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-    let (base, index) = upper.split_at(upper.len() - digits);
-    (base.to_string(), index.parse().unwrap_or(0))
 }
 
 /// One element as a 32-bit word of its kind (floats as binary32).
