@@ -660,15 +660,8 @@ fn run(args: &RunArgs) -> u8 {
         Ok(job) => job,
         Err(code) => return code,
     };
-    if let Err(code) = load_buffers(&args.buffers, &mut pipeline) {
+    if let Err(code) = prepare_buffers(args, &mut pipeline) {
         return code;
-    }
-    if let Some(name) = &args.resource
-        && pipeline.buffer_index(name).is_none()
-    {
-        let message = format!("-r {name}: the pipeline has no buffer named `{name}`");
-        json_error(&args.compile, &message);
-        return error(message);
     }
     let result = if args.check {
         lockstep::run_checked(&shader, &pipeline, &run_opts).map(|(o, r)| (o, Some(r)))
@@ -814,15 +807,8 @@ fn run_draw(args: &RunArgs) -> u8 {
         Err(code) => return code,
     };
     let (vs, ps) = (&shaders[0], &shaders[1]);
-    if let Err(code) = load_buffers(&args.buffers, &mut pipeline) {
+    if let Err(code) = prepare_buffers(args, &mut pipeline) {
         return code;
-    }
-    if let Some(name) = &args.resource
-        && pipeline.buffer_index(name).is_none()
-    {
-        let message = format!("-r {name}: the pipeline has no buffer named `{name}`");
-        json_error(&args.compile, &message);
-        return error(message);
     }
     let result = if args.check {
         lockstep::draw_checked(vs, ps, &pipeline, &run_opts).map(|(o, r)| (o, Some(r)))
@@ -837,6 +823,20 @@ fn run_draw(args: &RunArgs) -> u8 {
         }
     };
     finish_run(args, &pipeline, &output, report.as_ref(), ps, color)
+}
+
+/// Applies `--buffer` and checks that `-r` names a buffer; the exit code
+/// on failure.
+fn prepare_buffers(args: &RunArgs, pipeline: &mut lockstep::pipeline::Pipeline) -> Result<(), u8> {
+    load_buffers(&args.buffers, pipeline)?;
+    if let Some(name) = &args.resource
+        && pipeline.buffer_index(name).is_none()
+    {
+        let message = format!("-r {name}: the pipeline has no buffer named `{name}`");
+        json_error(&args.compile, &message);
+        return Err(error(message));
+    }
+    Ok(())
 }
 
 /// After a run or a draw: the JSON document, or the buffers, the rules'
