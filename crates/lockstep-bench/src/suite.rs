@@ -59,8 +59,8 @@ impl Case {
     }
 }
 
-/// The six kernels, in the benchmark's order.
-pub const KERNELS: [Kernel; 6] = [
+/// The kernels, in the benchmark's order.
+pub const KERNELS: [Kernel; 9] = [
     Kernel {
         name: "ordered_append",
         source: include_str!("../../../benches/kernels/ordered_append.hlsl"),
@@ -94,6 +94,27 @@ pub const KERNELS: [Kernel; 6] = [
         source: include_str!("../../../benches/kernels/divergent_loop.hlsl"),
         elements: N22,
         build: divergent_loop,
+        no_spirv: None,
+    },
+    Kernel {
+        name: "stream_scale",
+        source: include_str!("../../../benches/kernels/stream_scale.hlsl"),
+        elements: N24,
+        build: stream_scale,
+        no_spirv: None,
+    },
+    Kernel {
+        name: "gather_index",
+        source: include_str!("../../../benches/kernels/gather_index.hlsl"),
+        elements: N24,
+        build: gather_index,
+        no_spirv: None,
+    },
+    Kernel {
+        name: "float4_wave_max",
+        source: include_str!("../../../benches/kernels/float4_wave_max.hlsl"),
+        elements: N22,
+        build: float4_wave_max,
         no_spirv: None,
     },
     Kernel {
@@ -481,6 +502,146 @@ fn match_histogram(n: u32) -> Case {
 
 /// `Ok` when `got == expected`, else `message` with the first word that
 /// differs.
+/// `Output[i] = Input[i] * 3 + 1`: the whole output is checked.
+fn stream_scale(n: u32) -> Case {
+    let input: Vec<u32> = (0..n).map(hash).collect();
+    let expected = words(
+        &input
+            .iter()
+            .map(|x| x.wrapping_mul(3).wrapping_add(1))
+            .collect::<Vec<_>>(),
+    );
+    let pipeline = Pipeline {
+        samplers: Vec::new(),
+        graphics: None,
+        dispatch: [groups(n, 256), 1, 1],
+        entry: None,
+        buffers: vec![
+            buffer("Input", Format::UInt32, words(&input)),
+            buffer("Output", Format::UInt32, vec![0; n as usize * 4]),
+        ],
+        results: Vec::new(),
+        bindings: vec![
+            binding("Input", Kind::StructuredBuffer, 0),
+            binding("Output", Kind::RwStructuredBuffer, 0),
+        ],
+    };
+    Case {
+        pipeline,
+        elements: n,
+        outputs: vec![1],
+        check: Box::new(move |out| same_words("stream_scale", out[1], &expected)),
+    }
+}
+
+/// `Output[i] = Data[Index[i]] * 0.5 + (Index[i] & 15)`, indices in no
+/// order; the data are integers below 2^20, so every result is exact on
+/// any device. The whole output is checked.
+fn gather_index(n: u32) -> Case {
+    let index: Vec<u32> = (0..n).map(|i| hash(i ^ 0x5bd1_e995) % n).collect();
+    let data: Vec<f32> = (0..n).map(|i| (hash(i) & 0xF_FFFF) as f32).collect();
+    let expected: Vec<u32> = index
+        .iter()
+        .map(|&i| (data[i as usize] * 0.5 + (i & 15) as f32).to_bits())
+        .collect();
+    let expected = words(&expected);
+    let data: Vec<u32> = data.iter().map(|f| f.to_bits()).collect();
+    let pipeline = Pipeline {
+        samplers: Vec::new(),
+        graphics: None,
+        dispatch: [groups(n, 128), 1, 1],
+        entry: None,
+        buffers: vec![
+            buffer("Index", Format::UInt32, words(&index)),
+            buffer("Data", Format::Float32, words(&data)),
+            buffer("Output", Format::Float32, vec![0; n as usize * 4]),
+        ],
+        results: Vec::new(),
+        bindings: vec![
+            binding("Index", Kind::StructuredBuffer, 0),
+            binding("Data", Kind::StructuredBuffer, 1),
+            binding("Output", Kind::RwStructuredBuffer, 0),
+        ],
+    };
+    Case {
+        pipeline,
+        elements: n,
+        outputs: vec![2],
+        check: Box::new(move |out| same_words("gather_index", out[2], &expected)),
+    }
+}
+
+/// Each point's length after a float4 scale and offset, and the largest
+/// length. The components are integers below 1024, so the squares and
+/// their sum are exact; a device's square root may be off by a few units
+/// in the last place (Vulkan allows it), so each length is checked to
+/// within 4 of them, and the largest is the largest of the lengths the
+/// device wrote.
+fn float4_wave_max(n: u32) -> Case {
+    let points: Vec<[f32; 4]> = (0..n)
+        .map(|i| std::array::from_fn(|k| (hash(4 * i + k as u32) & 0x3FF) as f32))
+        .collect();
+    let expected: Vec<f32> = points
+        .iter()
+        .map(|p| {
+            let q = [
+                p[0] * 0.5 + 1.0,
+                p[1] * 0.25 + 2.0,
+                p[2] * 2.0 + 3.0,
+                p[3] + 4.0,
+            ];
+            (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt()
+        })
+        .collect();
+    let flat: Vec<u32> = points.iter().flatten().map(|f| f.to_bits()).collect();
+    let mut points = buffer("Points", Format::Float32, words(&flat));
+    points.channels = 4;
+    let pipeline = Pipeline {
+        samplers: Vec::new(),
+        graphics: None,
+        dispatch: [groups(n, 64), 1, 1],
+        entry: None,
+        buffers: vec![
+            points,
+            buffer("Length", Format::Float32, vec![0; n as usize * 4]),
+            buffer("Largest", Format::UInt32, vec![0; 4]),
+        ],
+        results: Vec::new(),
+        bindings: vec![
+            binding("Points", Kind::StructuredBuffer, 0),
+            binding("Length", Kind::RwStructuredBuffer, 0),
+            binding("Largest", Kind::RwByteAddressBuffer, 1),
+        ],
+    };
+    Case {
+        pipeline,
+        elements: n,
+        outputs: vec![1, 2],
+        check: Box::new(move |out| {
+            let mut largest = 0u32;
+            for (i, want) in expected.iter().enumerate() {
+                let got = word(out[1], i);
+                if got.abs_diff(want.to_bits()) > 4 {
+                    return Err(format!(
+                        "float4_wave_max: length {i} is {}, expected {want}",
+                        f32::from_bits(got)
+                    ));
+                }
+                largest = largest.max(got);
+            }
+            let got = word(out[2], 0);
+            if got != largest {
+                return Err(format!(
+                    "float4_wave_max: largest {}, expected {}",
+                    f32::from_bits(got),
+                    f32::from_bits(largest)
+                ));
+            }
+            Ok(())
+        }),
+    }
+}
+
 fn same_words(message: &str, got: &[u8], expected: &[u8]) -> Result<(), String> {
     if got == expected {
         return Ok(());
@@ -511,14 +672,14 @@ mod tests {
         let one = select(Some("block_scan")).unwrap();
         assert_eq!(one.len(), 1);
         assert_eq!(one[0].name, "block_scan");
-        assert_eq!(select(None).unwrap().len(), 6);
+        assert_eq!(select(None).unwrap().len(), 9);
         let Err(e) = select(Some("nope")) else {
             panic!("an unknown kernel was found");
         };
         assert_eq!(
             e,
             "no kernel `nope` (kernels: ordered_append, wave_reduce, block_scan, tile_minmax, \
-             divergent_loop, match_histogram)"
+             divergent_loop, stream_scale, gather_index, float4_wave_max, match_histogram)"
         );
     }
 
@@ -547,6 +708,9 @@ mod tests {
                 ("block_scan", 1 << 24),
                 ("tile_minmax", 1 << 24),
                 ("divergent_loop", 1 << 22),
+                ("stream_scale", 1 << 24),
+                ("gather_index", 1 << 24),
+                ("float4_wave_max", 1 << 22),
                 ("match_histogram", 1 << 24),
             ]
         );

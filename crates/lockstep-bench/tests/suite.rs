@@ -1,5 +1,5 @@
 //! Every kernel of the suite, at a small size, passes its check on Lockstep
-//! at wave sizes 8 and 32.
+//! at wave sizes 8 and 32, as machine code and interpreted.
 
 use lockstep::RunOptions;
 use lockstep_bench::suite::KERNELS;
@@ -11,16 +11,20 @@ fn kernels_pass_their_checks_at_small_sizes() {
         let case = (kernel.build)(4096);
         assert_eq!(case.elements, 4096);
         for wave_size in [8, 32] {
-            let opts = RunOptions {
-                wave_size,
-                threads: 2,
-                ..RunOptions::default()
-            };
-            let out = lockstep::run(&shader, &case.pipeline, &opts)
-                .unwrap_or_else(|e| panic!("{} at wave {wave_size}: {e}", kernel.name));
-            assert_eq!(out.wave_size.size, wave_size);
-            if let Err(e) = case.check(&out.contents) {
-                panic!("{} at wave {wave_size}: {e}", kernel.name);
+            for engine in [lockstep::Engine::Native, lockstep::Engine::Interpreter] {
+                let opts = RunOptions {
+                    wave_size,
+                    threads: 2,
+                    engine,
+                    ..RunOptions::default()
+                };
+                let out = lockstep::run(&shader, &case.pipeline, &opts).unwrap_or_else(|e| {
+                    panic!("{} at wave {wave_size} ({engine:?}): {e}", kernel.name)
+                });
+                assert_eq!(out.wave_size.size, wave_size);
+                if let Err(e) = case.check(&out.contents) {
+                    panic!("{} at wave {wave_size} ({engine:?}): {e}", kernel.name);
+                }
             }
         }
     }

@@ -138,6 +138,11 @@ struct DeviceArgs {
     /// device's preferred size: nearest, small or large.
     #[arg(long, value_name = "WHICH", default_value = "nearest")]
     prefer_wave_size: String,
+    /// What runs the shader: auto (machine code where it pays, the
+    /// interpreter elsewhere), native (machine code wherever the shader
+    /// gets it) or interpreter. The results are the same.
+    #[arg(long, value_name = "ENGINE", default_value = "auto")]
+    engine: String,
 }
 
 impl DeviceArgs {
@@ -158,7 +163,19 @@ impl DeviceArgs {
             prefer: device.preference,
             threads,
             step_budget,
+            engine: self.engine()?,
         })
+    }
+
+    fn engine(&self) -> Result<lockstep::Engine, String> {
+        match self.engine.as_str() {
+            "auto" => Ok(lockstep::Engine::Auto),
+            "native" => Ok(lockstep::Engine::Native),
+            "interpreter" => Ok(lockstep::Engine::Interpreter),
+            other => Err(format!(
+                "--engine {other}: expected auto, native or interpreter"
+            )),
+        }
     }
 
     fn device(&self) -> Result<lockstep::Device, String> {
@@ -306,6 +323,11 @@ struct RunArgs {
     /// status 1 when there is any).
     #[arg(long)]
     check: bool,
+    /// Print to standard error how long compiling and running took, the
+    /// threads run per second, and whether machine code or the
+    /// interpreter ran the shader (and why).
+    #[arg(long)]
+    stats: bool,
     /// Output format: text (the buffers as YAML, rule failures and
     /// findings on standard error) or json (one document with the wave
     /// size, the buffers with exact values, each rule's outcome, the
@@ -391,6 +413,50 @@ fn compile_options(
     Ok(opts)
 }
 
+std::thread_local! {
+    /// How long the last `compile_file` took.
+    static COMPILE_TIME: std::cell::Cell<std::time::Duration> = const {
+        std::cell::Cell::new(std::time::Duration::ZERO)
+    };
+}
+
+/// `run --stats`: times, throughput and the engine, on standard error.
+fn print_stats(
+    shader: &lockstep::Shader,
+    pipeline: &lockstep::pipeline::Pipeline,
+    output: &lockstep::RunOutput,
+    opts: &RunOptions,
+    checked: bool,
+    ran: std::time::Duration,
+) {
+    let w = output.wave_size.size;
+    let [x, y, z] = pipeline.dispatch;
+    let threads = u64::from(x) * u64::from(y) * u64::from(z) * shader.program.group.threads(w);
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+    eprintln!("compile: {:.2} ms", ms(COMPILE_TIME.get()));
+    eprintln!("run:     {:.2} ms (buffers in and out included)", ms(ran));
+    eprintln!(
+        "threads: {threads} at wave size {w}, {:.1} million per second",
+        threads as f64 / ran.as_secs_f64().max(1e-9) / 1e6
+    );
+    if checked {
+        eprintln!("engine:  the interpreter, checked");
+        return;
+    }
+    let report = shader.program.engine_report(w, opts.engine);
+    if report.native {
+        eprintln!(
+            "engine:  machine code for the whole shader: {} bytecode instructions, {} of them through the interpreter",
+            report.instructions, report.callouts
+        );
+    } else {
+        eprintln!(
+            "engine:  the interpreter ({})",
+            report.reason.unwrap_or_default()
+        );
+    }
+}
+
 /// Compiles a shader file, printing warnings (errors under `-WX`); the exit
 /// code on failure. Under `--format json` the errors are also printed to
 /// standard output as `{"errors": [...]}`.
@@ -408,7 +474,10 @@ fn compile_file(
             error(message)
         })?;
     let name = path.display().to_string();
-    match lockstep::compile(&name, &source, opts, &lockstep::FsLoader) {
+    let started = std::time::Instant::now();
+    let compiled = lockstep::compile(&name, &source, opts, &lockstep::FsLoader);
+    COMPILE_TIME.set(started.elapsed());
+    match compiled {
         Ok(s) => {
             eprint!(
                 "{}",
@@ -663,11 +732,22 @@ fn run(args: &RunArgs) -> u8 {
     if let Err(code) = prepare_buffers(args, &mut pipeline) {
         return code;
     }
+    let started = std::time::Instant::now();
     let result = if args.check {
         lockstep::run_checked(&shader, &pipeline, &run_opts).map(|(o, r)| (o, Some(r)))
     } else {
         lockstep::run(&shader, &pipeline, &run_opts).map(|o| (o, None))
     };
+    if let (true, Ok((output, _))) = (args.stats, &result) {
+        print_stats(
+            &shader,
+            &pipeline,
+            output,
+            &run_opts,
+            args.check,
+            started.elapsed(),
+        );
+    }
     let (output, report) = match result {
         Ok(o) => o,
         Err(e) => {

@@ -86,12 +86,14 @@ macro_rules! pick {
 /// The binary operators that are an [`Op32`] on `int` or `uint` (tests
 /// run each of them).
 #[cfg(test)]
-pub(crate) const WHOLE_LANE_OPS: [BinaryOp; 14] = {
+pub(crate) const WHOLE_LANE_OPS: [BinaryOp; 16] = {
     use BinaryOp as B;
     [
         B::Add,
         B::Sub,
         B::Mul,
+        B::Div,
+        B::Rem,
         B::Shl,
         B::Shr,
         B::BitAnd,
@@ -215,6 +217,10 @@ pub fn op32(op: BinaryOp, ty: ScalarType) -> Option<Op32> {
         B::Add => Op32::Add,
         B::Sub => Op32::Sub,
         B::Mul => Op32::Mul,
+        B::Div if unsigned => Op32::UDiv,
+        B::Rem if unsigned => Op32::URem,
+        B::Div => Op32::SDiv,
+        B::Rem => Op32::SRem,
         B::Shl => Op32::Shl,
         B::Shr if unsigned => Op32::ShrU,
         B::Shr => Op32::ShrS,

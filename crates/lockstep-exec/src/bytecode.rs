@@ -63,6 +63,12 @@ pub enum Op32 {
     FLe,
     FGt,
     FGe,
+    /// `/` and `%` on `uint` and `int` (`lockstep_wave`'s: a zero divisor
+    /// gives all ones, `int`'s minimum over -1 wraps).
+    UDiv,
+    URem,
+    SDiv,
+    SRem,
     /// `min` and `max` (the builtins) on `uint`, `int` and `float`
     /// (IEEE minNum and maxNum: a NaN loses to a number, and -0 < +0).
     UMin,

@@ -61,9 +61,60 @@ pub struct Program {
     /// Whether the code has a group barrier. Without one every wave runs
     /// from start to end in one turn.
     pub(crate) barriers: bool,
+    /// Whether some value is 64 bits wide (`double`, `int64_t`,
+    /// `uint64_t`): native code keeps 32-bit lanes only.
+    pub(crate) wide_values: bool,
+    /// The machine code at wave sizes 8, 16, 32 and 64, made on first use.
+    pub(crate) native: [std::sync::OnceLock<Result<crate::native::Native, &'static str>>; 4],
 }
 
 impl Program {
+    /// The machine code at wave size `w`, made the first time it is asked
+    /// for; `None` where the program or the CPU gets none.
+    pub(crate) fn native(&self, w: usize) -> Result<&crate::native::Native, &'static str> {
+        let i = match w {
+            8 => 0,
+            16 => 1,
+            32 => 2,
+            64 => 3,
+            _ => return Err("machine code takes waves of 8 to 64 lanes"),
+        };
+        self.native[i]
+            .get_or_init(|| crate::native::Native::build(self, w))
+            .as_ref()
+            .map_err(|e| *e)
+    }
+
+    /// What runs a normal dispatch of this program at `wave_size` with
+    /// `engine`, and why.
+    pub fn engine_report(&self, wave_size: u32, engine: crate::Engine) -> crate::EngineReport {
+        let mut report = crate::EngineReport {
+            native: false,
+            instructions: self.code.len(),
+            callouts: 0,
+            reason: None,
+        };
+        if engine == crate::Engine::Interpreter {
+            report.reason = Some("the interpreter was asked for".into());
+            return report;
+        }
+        match self.native(wave_size as usize) {
+            Err(why) => report.reason = Some(why.into()),
+            Ok(n) => {
+                report.callouts = n.callouts();
+                if n.costly() && engine == crate::Engine::Auto {
+                    report.reason = Some(
+                        "the interpreter is faster here: wave operations or instructions in loops that the machine code would hand to it, or loads at addresses read from memory (--engine native runs the machine code)"
+                            .into(),
+                    );
+                } else {
+                    report.native = true;
+                }
+            }
+        }
+        report
+    }
+
     /// Compiles the module's entry point.
     pub fn compile(module: &Module) -> Result<Program, ExecError> {
         Program::compile_with(module, false)
@@ -185,6 +236,8 @@ impl Program {
         let barriers = c.code.iter().any(|inst| matches!(inst, Inst::Barrier));
         Ok(Program {
             barriers,
+            wide_values: c.wide_values,
+            native: Default::default(),
             code: c.code,
             reg_count: c.max_reg,
             inputs,
@@ -285,6 +338,8 @@ const MAX_REGISTERS: u32 = 1 << 16;
 
 struct Compiler<'m> {
     module: &'m Module,
+    /// Some expression has a 64-bit scalar type.
+    wide_values: bool,
     code: Vec<Inst>,
     /// The source span of each instruction.
     spans: Vec<Span>,
@@ -321,6 +376,7 @@ impl<'m> Compiler<'m> {
             span: Span::default(),
             call_span: None,
             checked: false,
+            wide_values: false,
             next_reg: 0,
             max_reg: 0,
             statics: Vec::new(),

@@ -16,7 +16,7 @@ mod deferred;
 
 use checked::check_barrier_agreement;
 pub(crate) use checked::shuffle;
-use deferred::Deferred;
+pub(crate) use deferred::Deferred;
 
 use crate::BoundResource;
 use crate::bytecode::{
@@ -58,7 +58,7 @@ enum Status {
 /// batch in lanes `c·W .. (c+1)·W`, and wave ops work on each wave's lanes
 /// alone. Control flow is per lane anyway, so each wave sees exactly its
 /// own masks; see `Worker::run_batch` for when a batch must split.
-struct Wave {
+pub(crate) struct Wave {
     pc: usize,
     cur: Mask,
     parked: Mask,
@@ -118,6 +118,8 @@ pub(crate) struct Context<'a> {
     pub schedule: Schedule,
     /// Run the interpreter loop compiled for AVX2 (the CPU has it).
     pub avx2: bool,
+    /// The program's machine code at this wave size, when the run uses it.
+    pub native: Option<&'a crate::native::Native>,
 }
 
 /// Per-worker scratch reused from batch to batch.
@@ -132,6 +134,8 @@ pub(crate) struct Worker {
     group_ids: Vec<[u32; 3]>,
     /// Atomic updates held back until the batch ends (or sooner).
     deferred: Deferred,
+    /// The state native code runs in, made on first use.
+    native: Option<Box<crate::native::NativeWorker>>,
 }
 
 /// How a batch's rounds ended.
@@ -151,6 +155,7 @@ impl Worker {
             turns: Vec::new(),
             group_ids: Vec::new(),
             deferred: Deferred::default(),
+            native: None,
         }
     }
 
@@ -193,6 +198,22 @@ impl Worker {
         }
         if ctx.findings.is_some() {
             self.tracker.reset(p.groupshared_bytes as usize);
+        }
+        if let Some(native) = ctx.native {
+            let worker = self
+                .native
+                .get_or_insert_with(|| Box::new(crate::native::NativeWorker::new()));
+            let ran = worker.run_groups(
+                ctx,
+                native,
+                &self.group_ids,
+                &self.groupshared[..count],
+                &mut self.scratch,
+                &mut self.tracker,
+                &mut self.deferred,
+            );
+            self.deferred.apply(ctx.resources, None);
+            return ran;
         }
         // The order the waves take turns in: by index, or shuffled.
         self.turns.clear();
@@ -332,6 +353,17 @@ fn rounds(
     }
 }
 
+/// The error of a loop that ran past the step budget.
+pub(crate) fn budget_error(budget: u64, span: Option<lockstep_ir::Span>) -> ExecError {
+    ExecError::new(
+        format!("loop exceeded the step budget of {budget} iterations in one wave"),
+        span,
+    )
+    .with_note(
+        "the loop may never end; raise the budget with --max-steps if it is meant to run this long",
+    )
+}
+
 /// SV_GroupThreadID's x, y and z components and SV_GroupIndex for the
 /// first `threads` lanes of a group of `extent`, the group's lanes in
 /// order. Linear quads: lane `l` is group index `l` (x fastest). Blocks:
@@ -401,7 +433,7 @@ fn part_mask(mask: Mask, c: usize, w: usize) -> Mask {
 }
 
 impl Wave {
-    fn empty() -> Wave {
+    pub(crate) fn empty() -> Wave {
         Wave {
             pc: 0,
             cur: 0,
@@ -425,6 +457,55 @@ impl Wave {
             tested: 0,
             constants_width: 0,
         }
+    }
+
+    /// A wave of `w` lanes of one group, for native code's callouts
+    /// ([`Wave::run_one`]).
+    pub(crate) fn for_callouts(p: &Program, w: usize) -> Wave {
+        let mut wave = Wave::empty();
+        wave.width = w;
+        wave.regs = vec![0; p.reg_count as usize * w];
+        wave.segments = Segments::new(w, 1);
+        wave.idle = vec![0];
+        wave.constants_width = w;
+        wave
+    }
+
+    /// Register `r`'s lanes.
+    pub(crate) fn regs_mut(&mut self, r: Reg) -> &mut [u64] {
+        self.reg_mut(r)
+    }
+
+    /// Sets the wave up to run the instruction at `pc` alone, as wave
+    /// `index` of `waves` in group `group_id`, with the active lanes `cur`
+    /// and the lanes that left a construct `parked`.
+    pub(crate) fn prepare_callout(
+        &mut self,
+        pc: usize,
+        [cur, parked]: [u64; 2],
+        [index, waves]: [u32; 2],
+        group_id: [u32; 3],
+    ) {
+        self.pc = pc;
+        self.cur = Mask::from(cur);
+        self.parked = Mask::from(parked);
+        self.launch = self.cur | self.parked;
+        self.index = index;
+        self.group_waves = waves;
+        self.group_id = group_id;
+        self.status = Status::Running;
+    }
+
+    /// Runs the one instruction at `pc` (see [`Wave::prepare_callout`]).
+    pub(crate) fn run_one(
+        &mut self,
+        ctx: &Context,
+        gs: &[Memory],
+        scratch: &mut [u64],
+        tracker: &mut SharedTracker,
+        deferred: &mut Deferred,
+    ) -> Result<(), ExecError> {
+        self.run_loop::<false, true>(ctx, gs, scratch, tracker, deferred)
     }
 
     /// Starts wave `index` of the groups `group_ids`, side by side.
@@ -620,7 +701,7 @@ impl Wave {
             // (`simd::avx2_available`).
             return unsafe { self.run_avx2(ctx, gs, scratch, tracker, deferred) };
         }
-        self.run_loop::<CHECKED>(ctx, gs, scratch, tracker, deferred)
+        self.run_loop::<CHECKED, false>(ctx, gs, scratch, tracker, deferred)
     }
 
     /// `run_loop` compiled for AVX2: inlined into this function, whatever
@@ -638,12 +719,13 @@ impl Wave {
         tracker: &mut SharedTracker,
         deferred: &mut Deferred,
     ) -> Result<(), ExecError> {
-        self.run_loop::<false>(ctx, gs, scratch, tracker, deferred)
+        self.run_loop::<false, false>(ctx, gs, scratch, tracker, deferred)
     }
 
-    /// `run`'s loop, inlined into each instruction set's copy.
+    /// `run`'s loop, inlined into each instruction set's copy; `SINGLE`
+    /// runs one instruction only.
     #[inline(always)]
-    fn run_loop<const CHECKED: bool>(
+    fn run_loop<const CHECKED: bool, const SINGLE: bool>(
         &mut self,
         ctx: &Context,
         gs: &[Memory],
@@ -655,7 +737,11 @@ impl Wave {
         // Lanes per register, and lanes per wave.
         let w = self.width;
         let ww = ctx.wave_size;
+        let start = self.pc;
         loop {
+            if SINGLE && self.pc != start {
+                return Ok(());
+            }
             let inst = &code[self.pc];
             self.pc += 1;
             if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
@@ -1077,11 +1163,7 @@ impl Wave {
                         continue;
                     }
                     if self.count_iteration(ctx.step_budget) {
-                        return Err(ExecError::new(
-                            format!("loop exceeded the step budget of {} iterations in one wave", ctx.step_budget),
-                            Some(span),
-                        )
-                        .with_note("the loop may never end; raise the budget with --max-steps if it is meant to run this long"));
+                        return Err(budget_error(ctx.step_budget, Some(span)));
                     }
                     let cur = self.cur;
                     self.frames.last_mut().expect("loop frame").aux = cur;
@@ -3053,6 +3135,8 @@ mod tests {
             checked: false,
             constants: Vec::new(),
             barriers: false,
+            wide_values: false,
+            native: Default::default(),
         };
         let ctx = Context {
             program: &program,
@@ -3066,6 +3150,7 @@ mod tests {
             order: ReductionOrder::default(),
             schedule: Schedule::default(),
             avx2: avx2 && crate::simd::avx2_available(),
+            native: None,
         };
         let mut wave = Wave::empty();
         wave.width = width;

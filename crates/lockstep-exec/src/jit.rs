@@ -11,6 +11,8 @@
 
 pub use machine::Kernel;
 pub(crate) use machine::Kernels;
+#[cfg(feature = "jit")]
+pub(crate) use machine::{op, parts};
 
 #[cfg(feature = "jit")]
 mod machine {
@@ -40,34 +42,7 @@ mod machine {
         /// [`Kernels::finish`] returns, or `None` when it gets none (too
         /// many values live at once).
         pub(crate) fn add(&mut self, block: &Block32) -> Option<usize> {
-            let inputs: Vec<u32> = block.inputs.iter().map(|r| r.0).collect();
-            let steps: Vec<Step> = block
-                .ops
-                .iter()
-                .map(|o| {
-                    let (b, c) = match o.kind {
-                        Slot32Kind::Slots { b, .. } => (Operand::Value(b), None),
-                        Slot32Kind::Imm { imm, .. } => (Operand::Imm(imm), None),
-                        Slot32Kind::Select { b, c, .. } => (Operand::Value(b), Some(c)),
-                    };
-                    Step {
-                        op: op(o.op),
-                        a: o.a,
-                        b,
-                        c,
-                        keep: o.old,
-                    }
-                })
-                .collect();
-            let outputs: Vec<Output> = block
-                .outputs
-                .iter()
-                .map(|o| Output {
-                    reg: o.reg.0,
-                    value: o.slot,
-                    masked: o.masked,
-                })
-                .collect();
+            let (inputs, steps, outputs) = parts(block);
             self.0.add(&Run {
                 inputs: &inputs,
                 steps: &steps,
@@ -82,11 +57,50 @@ mod machine {
         }
     }
 
-    fn op(op: Op32) -> Op {
+    /// A block as lockstep-jit's run: its input registers, steps and
+    /// outputs.
+    pub(crate) fn parts(block: &Block32) -> (Vec<u32>, Vec<Step>, Vec<Output>) {
+        let inputs: Vec<u32> = block.inputs.iter().map(|r| r.0).collect();
+        let steps: Vec<Step> = block
+            .ops
+            .iter()
+            .map(|o| {
+                let (b, c) = match o.kind {
+                    Slot32Kind::Slots { b, .. } => (Operand::Value(b), None),
+                    Slot32Kind::Imm { imm, .. } => (Operand::Imm(imm), None),
+                    Slot32Kind::Select { b, c, .. } => (Operand::Value(b), Some(c)),
+                };
+                Step {
+                    op: op(o.op),
+                    a: o.a,
+                    b,
+                    c,
+                    keep: o.old,
+                }
+            })
+            .collect();
+        let outputs: Vec<Output> = block
+            .outputs
+            .iter()
+            .map(|o| Output {
+                reg: o.reg.0,
+                value: o.slot,
+                masked: o.masked,
+            })
+            .collect();
+        (inputs, steps, outputs)
+    }
+
+    /// The machine-code form of an operation.
+    pub(crate) fn op(op: Op32) -> Op {
         match op {
             Op32::Add => Op::Add,
             Op32::Sub => Op::Sub,
             Op32::Mul => Op::Mul,
+            Op32::UDiv => Op::UDiv,
+            Op32::URem => Op::URem,
+            Op32::SDiv => Op::SDiv,
+            Op32::SRem => Op::SRem,
             Op32::Shl => Op::Shl,
             Op32::ShrU => Op::ShrU,
             Op32::ShrS => Op::ShrS,

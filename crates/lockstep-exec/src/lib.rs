@@ -12,6 +12,54 @@ pub mod check;
 mod compile;
 mod engine;
 mod jit;
+#[cfg(all(feature = "jit", target_arch = "x86_64"))]
+mod native;
+#[cfg(not(all(feature = "jit", target_arch = "x86_64")))]
+mod native {
+    //! No machine code for whole programs on this build: every dispatch
+    //! is interpreted.
+
+    /// Never made.
+    #[derive(Debug)]
+    pub(crate) enum Native {}
+
+    impl Native {
+        pub(crate) fn build(_: &crate::Program, _: usize) -> Result<Native, &'static str> {
+            Err("this build has no machine code")
+        }
+
+        pub(crate) fn callouts(&self) -> usize {
+            match *self {}
+        }
+
+        pub(crate) fn costly(&self) -> bool {
+            match *self {}
+        }
+    }
+
+    /// Never made either.
+    pub(crate) enum NativeWorker {}
+
+    impl NativeWorker {
+        pub(crate) fn new() -> NativeWorker {
+            unreachable!("no native code on this build")
+        }
+
+        #[allow(clippy::too_many_arguments)]
+        pub(crate) fn run_groups(
+            &mut self,
+            _: &crate::engine::Context,
+            native: &Native,
+            _: &[[u32; 3]],
+            _: &[crate::Memory<'static>],
+            _: &mut [u64],
+            _: &mut crate::check::SharedTracker,
+            _: &mut crate::engine::Deferred,
+        ) -> Result<(), crate::ExecError> {
+            match *native {}
+        }
+    }
+}
 pub mod memory;
 mod simd;
 mod value;
@@ -97,6 +145,37 @@ pub struct DispatchConfig {
     /// The order waves and groups take turns in (default: waves by index,
     /// groups in parallel).
     pub schedule: Schedule,
+    /// Which engine runs the program.
+    pub engine: Engine,
+}
+
+/// What runs a dispatch: [`Program::engine_report`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineReport {
+    /// The whole program runs as machine code.
+    pub native: bool,
+    /// Bytecode instructions of the program.
+    pub instructions: usize,
+    /// Those the machine code hands to the interpreter, one at a time.
+    pub callouts: usize,
+    /// Why the interpreter runs the program, when it does.
+    pub reason: Option<String>,
+}
+
+/// Which engine runs a dispatch. Both give the same results.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Engine {
+    /// Machine code where the program gets it and it pays, else the
+    /// interpreter: it does not pay where the machine code would hand a
+    /// wave operation, or an instruction in a loop, to the interpreter,
+    /// or where loads go through addresses read from memory (gathers),
+    /// which the interpreter overlaps 128 lanes at a time.
+    #[default]
+    Auto,
+    /// Machine code wherever the program gets it.
+    Native,
+    /// The interpreter.
+    Interpreter,
 }
 
 impl Default for DispatchConfig {
@@ -108,6 +187,7 @@ impl Default for DispatchConfig {
             group_count: [1, 1, 1],
             order: ReductionOrder::Ascending,
             schedule: Schedule::InOrder,
+            engine: Engine::Auto,
         }
     }
 }
@@ -325,7 +405,19 @@ fn run_dispatch(
         order: config.order,
         schedule: config.schedule,
         avx2: simd::avx2_available(),
+        native: None,
     };
+    let mut ctx = ctx;
+    if config.engine != Engine::Interpreter
+        && findings.is_none()
+        && config.schedule == Schedule::InOrder
+        && config.order == ReductionOrder::Ascending
+    {
+        ctx.native = program
+            .native(config.wave_size as usize)
+            .ok()
+            .filter(|n| config.engine == Engine::Native || !n.costly());
+    }
     // A normal run takes groups in batches, the same wave of each group
     // side by side (see `engine::Worker::run_batch`); checked runs and
     // varied orders take one group at a time.

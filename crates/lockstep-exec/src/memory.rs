@@ -248,6 +248,18 @@ impl<'a> Memory<'a> {
         }
     }
 
+    /// The first word, the words wholly inside the memory, and how many
+    /// of them may be written (none for a read-only memory), for machine
+    /// code that reads and writes the words with plain moves (as the
+    /// `Relaxed` accesses here compile to on x86-64).
+    pub(crate) fn raw_parts(&self) -> (*mut u32, u64, u64) {
+        let whole = self.whole_words() as u64;
+        match &self.words {
+            Words::Own(words) => (words.as_ptr() as *mut u32, whole, whole),
+            Words::Read(words) => (words.as_ptr() as *mut u32, whole, 0),
+        }
+    }
+
     /// Whether a scalar of `size` bytes at `offset` is inside the memory and
     /// aligned.
     pub fn in_bounds(&self, offset: u64, size: u32) -> bool {

@@ -20,6 +20,10 @@
 #[cfg(target_arch = "x86_64")]
 mod x64;
 
+/// Machine code for whole wave programs (x86-64 with AVX2).
+#[cfg(target_arch = "x86_64")]
+pub use x64::wave;
+
 /// An operation on two 32-bit lanes, with the engine's results: wrapping
 /// arithmetic, shift counts taken modulo 32, and comparisons giving 1 or 0.
 /// The `U` forms take the words as unsigned numbers, the `S` forms as
@@ -53,6 +57,16 @@ pub enum Op {
     Sub,
     /// `a * b`, wrapping (the low 32 bits).
     Mul,
+    /// `a / b`, unsigned; all ones where `b` is 0.
+    UDiv,
+    /// `a % b`, unsigned; all ones where `b` is 0.
+    URem,
+    /// `a / b`, signed, rounded toward zero (the minimum over -1 wraps to
+    /// itself); all ones where `b` is 0.
+    SDiv,
+    /// `a % b`, signed, with the sign of `a` (0 for the minimum over -1);
+    /// all ones where `b` is 0.
+    SRem,
     /// `a << b`, the count taken modulo 32.
     Shl,
     /// `a >> b` with zeros shifted in.

@@ -12,25 +12,29 @@
 // `.into()`, also when they already are `u8`.
 #![allow(clippy::useless_conversion)]
 
+pub mod wave;
+
 use super::{Op, Operand, Run, Value};
 use dynasmrt::x64::Assembler;
 use dynasmrt::{AssemblyOffset, DynamicLabel, DynasmApi, DynasmLabelApi, ExecutableBuffer, dynasm};
 use std::collections::HashMap;
 
 /// Temporaries and masks, above the value registers `0..VALUE_REGS`.
-const TEMP2: u8 = 10;
-const RESULT: u8 = 11;
-const TEMP: u8 = 12;
+pub(crate) const TEMP2: u8 = 10;
+pub(crate) const RESULT: u8 = 11;
+pub(crate) const TEMP: u8 = 12;
 const MASK64_HIGH: u8 = 13;
 const MASK64_LOW: u8 = 14;
 /// The active lanes of the chunk as 32-bit words, all ones or zero.
-const MASK32: u8 = 15;
+pub(crate) const MASK32: u8 = 15;
 
 const _: () = assert!(super::VALUE_REGS <= TEMP2);
 
 /// A constant vector in the code's data.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-enum Constant {
+pub(crate) enum Constant {
+    /// Any eight words.
+    Words([u32; 8]),
     /// The same word in every lane.
     Splat(u32),
     /// Lane `l` holds `1 << l`: a mask byte's bits, one per lane.
@@ -44,7 +48,7 @@ enum Constant {
 
 /// The byte tables of [`Constant::Nibbles`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum NibbleTable {
+pub(crate) enum NibbleTable {
     /// The number of bits set in `n`.
     Count,
     /// `n`'s four bits reversed.
@@ -68,12 +72,12 @@ impl NibbleTable {
 }
 
 pub(crate) struct Builder {
-    asm: Assembler,
+    pub(crate) asm: Assembler,
     constants: HashMap<Constant, DynamicLabel>,
 }
 
 /// The executable memory of a program's kernels.
-pub(crate) struct Code(ExecutableBuffer);
+pub(crate) struct Code(pub(crate) ExecutableBuffer);
 
 /// A kernel's first instruction, as a function of this code.
 #[derive(Clone, Copy)]
@@ -113,7 +117,7 @@ impl Code {
 
 /// A step's second operand: a value's register or a constant.
 #[derive(Clone, Copy)]
-enum Second {
+pub(crate) enum Second {
     Reg(u8),
     Imm(u32),
 }
@@ -152,6 +156,19 @@ fn vcmpps(asm: &mut Assembler, d: u8, s1: u8, s2: u8, predicate: u8) {
     asm.push(predicate);
 }
 
+/// `vcvttpd2dq` of ymm `s` into xmm `d`, encoded here (dynasm 5.1 takes
+/// no ymm source beside an xmm destination).
+fn cvttpd2dq(asm: &mut Assembler, d: u8, s: u8) {
+    // Three-byte VEX: inverted R, X, B and the 0F map; W = 0, no vvvv,
+    // L = 1, the 66 prefix; opcode E6, a register-to-register ModRM.
+    let rxb = (!(d >> 3) & 1) << 7 | 1 << 6 | (!(s >> 3) & 1) << 5;
+    asm.push(0xC4);
+    asm.push(rxb | 0b00001);
+    asm.push(0b0111_1101);
+    asm.push(0xE6);
+    asm.push(0b11 << 6 | (d & 7) << 3 | (s & 7));
+}
+
 impl Builder {
     pub(crate) fn new() -> Option<Builder> {
         Some(Builder {
@@ -160,7 +177,7 @@ impl Builder {
         })
     }
 
-    fn constant(&mut self, c: Constant) -> DynamicLabel {
+    pub(crate) fn constant(&mut self, c: Constant) -> DynamicLabel {
         let asm = &mut self.asm;
         *self
             .constants
@@ -291,7 +308,7 @@ impl Builder {
 
     /// `out = op(a, b)` on eight lanes. `out` is written by the last
     /// instruction only, so it may be `a`'s or `b`'s register.
-    fn step(&mut self, op: Op, out: u8, a: u8, second: Second) {
+    pub(crate) fn step(&mut self, op: Op, out: u8, a: u8, second: Second) {
         // Shifts take a constant count as an immediate, and mask a
         // register count to its low five bits.
         match (op, second) {
@@ -313,6 +330,14 @@ impl Builder {
             }
             (Op::FMin | Op::FMax, _) => {
                 self.min_max(op == Op::FMin, out, a, second);
+                return;
+            }
+            (Op::UDiv | Op::URem, Second::Imm(d)) => {
+                self.divide_by_constant(op == Op::URem, out, a, d);
+                return;
+            }
+            (Op::UDiv | Op::URem | Op::SDiv | Op::SRem, _) => {
+                self.divide(op, out, a, second);
                 return;
             }
             (Op::Shl | Op::ShrU | Op::ShrS, Second::Reg(b)) => {
@@ -340,6 +365,10 @@ impl Builder {
             | Op::ShrS
             | Op::FMin
             | Op::FMax
+            | Op::UDiv
+            | Op::URem
+            | Op::SDiv
+            | Op::SRem
             | Op::Not
             | Op::INeg
             | Op::IAbs
@@ -439,6 +468,143 @@ impl Builder {
                 }
             }
         }
+    }
+
+    /// `out = a / d` (`a % d` with `rem`) on eight unsigned lanes for a
+    /// constant `d`: a shift or a mask for a power of two, else a multiply
+    /// by Granlund and Montgomery's 33-bit multiplier (Hacker's Delight,
+    /// 10-8), `2^32 + m` with `l = ⌈log2 d⌉` and `m = 1 + ⌊2^32 (2^l − d)
+    /// / d⌋`: `t` is the high half of `m · a`, and the quotient is `(t +
+    /// ((a − t) >> 1)) >> (l − 1)`. The even and odd lanes multiply apart
+    /// (`vpmuludq` takes the low word of each 64-bit half).
+    fn divide_by_constant(&mut self, rem: bool, out: u8, a: u8, d: u32) {
+        let asm = &mut self.asm;
+        match d {
+            0 => {
+                dynasm!(asm; .arch x64; vpcmpeqd Ry(out), Ry(out), Ry(out));
+                return;
+            }
+            1 if rem => {
+                dynasm!(asm; .arch x64; vpxor Ry(out), Ry(out), Ry(out));
+                return;
+            }
+            1 => {
+                dynasm!(asm; .arch x64; vmovdqa Ry(out), Ry(a));
+                return;
+            }
+            d if d.is_power_of_two() && rem => {
+                let low = self.constant(Constant::Splat(d - 1));
+                dynasm!(self.asm; .arch x64; vpand Ry(out), Ry(a), [=>low]);
+                return;
+            }
+            d if d.is_power_of_two() => {
+                dynasm!(asm; .arch x64; vpsrld Ry(out), Ry(a), d.trailing_zeros() as i8);
+                return;
+            }
+            _ => {}
+        }
+        let d64 = u64::from(d);
+        let l = 64 - (d64 - 1).leading_zeros();
+        let m = ((((1u64 << 32) * ((1u64 << l) - d64)) / d64 + 1) & 0xFFFF_FFFF) as u32;
+        let multiplier = self.constant(Constant::Splat(m));
+        let high = self.constant(Constant::Words([0, !0, 0, !0, 0, !0, 0, !0]));
+        let low = self.constant(Constant::Words([!0, 0, !0, 0, !0, 0, !0, 0]));
+        let divisor = self.constant(Constant::Splat(d));
+        let asm = &mut self.asm;
+        // The high words moved down by `vpshufd` (dynasm 5.1 encodes
+        // `vpsrlq` by a constant as its 128-bit form).
+        dynasm!(asm; .arch x64
+            ; vpmuludq Ry(TEMP), Ry(a), [=>multiplier]
+            ; vpshufd Ry(TEMP), Ry(TEMP), 0xF5u8 as i8
+            ; vpand Ry(TEMP), Ry(TEMP), [=>low]
+            ; vpshufd Ry(TEMP2), Ry(a), 0xF5u8 as i8
+            ; vpmuludq Ry(TEMP2), Ry(TEMP2), [=>multiplier]
+            ; vpand Ry(TEMP2), Ry(TEMP2), [=>high]
+            ; vpor Ry(TEMP), Ry(TEMP), Ry(TEMP2)
+            ; vpsubd Ry(TEMP2), Ry(a), Ry(TEMP)
+            ; vpsrld Ry(TEMP2), Ry(TEMP2), 1
+            ; vpaddd Ry(TEMP), Ry(TEMP), Ry(TEMP2)
+        );
+        let shift = (l - 1) as i8;
+        if rem {
+            dynasm!(asm; .arch x64
+                ; vpsrld Ry(TEMP), Ry(TEMP), shift
+                ; vpmulld Ry(TEMP), Ry(TEMP), [=>divisor]
+                ; vpsubd Ry(out), Ry(a), Ry(TEMP)
+            );
+        } else {
+            dynasm!(asm; .arch x64; vpsrld Ry(out), Ry(TEMP), shift);
+        }
+    }
+
+    /// `out = a / b` or `a % b` (`op`) on eight lanes, through doubles:
+    /// each 32-bit operand converts exactly, and the quotient's one
+    /// rounding cannot reach the next integer (the distance to it is at
+    /// least 1/b, more than half a double's step below 2^32), so
+    /// truncating it gives the integer quotient. The remainder is `a - q *
+    /// b`, wrapping; a zero divisor gives all ones. The operands and the
+    /// quotient pass through the 96 bytes below the stack pointer (the
+    /// red zone: nothing is called meanwhile).
+    fn divide(&mut self, op: Op, out: u8, a: u8, b: Second) {
+        let unsigned = matches!(op, Op::UDiv | Op::URem);
+        let sign = self.constant(Constant::Splat(0x8000_0000));
+        let two31: u64 = 2_147_483_648f64.to_bits();
+        let two31 = self.constant(Constant::Words(std::array::from_fn(|i| {
+            (two31 >> (32 * (i % 2))) as u32
+        })));
+        let asm = &mut self.asm;
+        match b {
+            Second::Reg(b) => dynasm!(asm; .arch x64; vmovdqu [rsp - 32], Ry(b)),
+            Second::Imm(k) => {
+                let l = self.constant(Constant::Splat(k));
+                let asm = &mut self.asm;
+                dynasm!(asm; .arch x64
+                    ; vmovdqu Ry(TEMP), [=>l]
+                    ; vmovdqu [rsp - 32], Ry(TEMP)
+                );
+            }
+        }
+        let asm = &mut self.asm;
+        dynasm!(asm; .arch x64; vmovdqu [rsp - 64], Ry(a));
+        for h in 0..2i32 {
+            for (t, at) in [(TEMP, -64 + 16 * h), (TEMP2, -32 + 16 * h)] {
+                dynasm!(asm; .arch x64; vmovdqu Rx(t), [rsp + at]);
+                if unsigned {
+                    dynasm!(asm; .arch x64
+                        ; vpxor Rx(t), Rx(t), [=>sign]
+                        ; vcvtdq2pd Ry(t), Rx(t)
+                        ; vaddpd Ry(t), Ry(t), [=>two31]
+                    );
+                } else {
+                    dynasm!(asm; .arch x64; vcvtdq2pd Ry(t), Rx(t));
+                }
+            }
+            dynasm!(asm; .arch x64
+                ; vdivpd Ry(TEMP), Ry(TEMP), Ry(TEMP2)
+                ; vroundpd Ry(TEMP), Ry(TEMP), 0x0B
+            );
+            if unsigned {
+                dynasm!(asm; .arch x64; vsubpd Ry(TEMP), Ry(TEMP), [=>two31]);
+            }
+            cvttpd2dq(asm, TEMP, TEMP);
+            if unsigned {
+                dynasm!(asm; .arch x64; vpxor Rx(TEMP), Rx(TEMP), [=>sign]);
+            }
+            dynasm!(asm; .arch x64; vmovdqu [rsp - 96 + 16 * h], Rx(TEMP));
+        }
+        dynasm!(asm; .arch x64; vmovdqu Ry(TEMP), [rsp - 96]);
+        if matches!(op, Op::URem | Op::SRem) {
+            dynasm!(asm; .arch x64
+                ; vpmulld Ry(TEMP), Ry(TEMP), [rsp - 32]
+                ; vmovdqu Ry(TEMP2), [rsp - 64]
+                ; vpsubd Ry(TEMP), Ry(TEMP2), Ry(TEMP)
+            );
+        }
+        dynasm!(asm; .arch x64
+            ; vpxor Ry(TEMP2), Ry(TEMP2), Ry(TEMP2)
+            ; vpcmpeqd Ry(TEMP2), Ry(TEMP2), [rsp - 32]
+            ; vpor Ry(out), Ry(TEMP), Ry(TEMP2)
+        );
     }
 
     /// `out = minNum(a, b)` (`min`) or `maxNum(a, b)` on eight lanes, with
@@ -697,14 +863,16 @@ impl Builder {
     pub(crate) fn finish(mut self) -> Option<Code> {
         let mut constants: Vec<_> = self.constants.into_iter().collect();
         constants.sort_by_key(|&(c, _)| match c {
-            Constant::Bits => (0, 0),
-            Constant::LowHalves => (1, 0),
-            Constant::Splat(k) => (2, k),
-            Constant::Nibbles(t) => (3, t as u32),
+            Constant::Bits => (0, [0; 8]),
+            Constant::LowHalves => (1, [0; 8]),
+            Constant::Splat(k) => (2, [k; 8]),
+            Constant::Nibbles(t) => (3, [t as u32; 8]),
+            Constant::Words(w) => (4, w),
         });
         for (c, label) in constants {
             let words: [u32; 8] = match c {
                 Constant::Splat(k) => [k; 8],
+                Constant::Words(w) => w,
                 Constant::Bits => std::array::from_fn(|l| 1 << l),
                 Constant::LowHalves => [0, 2, 4, 6, 0, 2, 4, 6],
                 Constant::Nibbles(t) => std::array::from_fn(|i| {
@@ -717,6 +885,8 @@ impl Builder {
                 dynasm!(self.asm; .arch x64; .u32 w);
             }
         }
-        self.asm.finalize().ok().map(Code)
+        self.asm.commit().ok()?;
+        let code = self.asm.finalize().ok().map(Code)?;
+        Some(code)
     }
 }

@@ -5,10 +5,14 @@
 use lockstep_jit::{Builder, Kernel, Op, Operand, Output, Run, Step};
 use proptest::prelude::*;
 
-const OPS: [Op; 55] = [
+const OPS: [Op; 59] = [
     Op::Add,
     Op::Sub,
     Op::Mul,
+    Op::UDiv,
+    Op::URem,
+    Op::SDiv,
+    Op::SRem,
     Op::Shl,
     Op::ShrU,
     Op::ShrS,
@@ -127,6 +131,11 @@ fn apply(op: Op, x: u32, y: u32) -> u32 {
         Op::FLe => float_test(x, y, f32::le),
         Op::FGt => float_test(x, y, f32::gt),
         Op::FGe => float_test(x, y, f32::ge),
+        Op::UDiv | Op::URem | Op::SDiv | Op::SRem if y == 0 => u32::MAX,
+        Op::UDiv => x / y,
+        Op::URem => x % y,
+        Op::SDiv => (x as i32).wrapping_div(y as i32) as u32,
+        Op::SRem => (x as i32).wrapping_rem(y as i32) as u32,
         Op::UMin => x.min(y),
         Op::UMax => x.max(y),
         Op::SMin => (x as i32).min(y as i32) as u32,
@@ -448,7 +457,11 @@ fn edge_pairs(pairs: &[(u32, u32)]) {
                     // (see `float_operations_by_hand` too).
                     _ => apply(op, x, y),
                 };
-                assert_eq!(got[2 * width + l], u64::from(want), "{op:?} {x:#x} {y:#x}");
+                assert_eq!(
+                    got[2 * width + l],
+                    u64::from(want),
+                    "{op:?} {x:#x} {y:#x} {imm:?}"
+                );
             }
             assert_eq!(got[..2 * width], regs[..2 * width], "inputs untouched");
         }

@@ -2,7 +2,7 @@
 //! checks the pipeline's result rules.
 
 use lockstep_exec::{
-    BoundResource, Device, DispatchConfig, Memory, WavePreference, WaveSizeChoice, Workers,
+    BoundResource, Device, DispatchConfig, Engine, Memory, WavePreference, WaveSizeChoice, Workers,
 };
 use lockstep_ir::{Resource, ResourceKind, Span, Type};
 use lockstep_pipeline::{Binding, Filter, Kind, Pipeline, RuleOutcome, SamplerDesc};
@@ -25,6 +25,8 @@ pub struct RunOptions {
     pub threads: usize,
     /// Loop iterations one wave may run before the run stops with an error.
     pub step_budget: u64,
+    /// Which engine runs the shader (default: machine code where it pays).
+    pub engine: Engine,
 }
 
 impl Default for RunOptions {
@@ -37,6 +39,7 @@ impl Default for RunOptions {
             prefer: device.preference,
             threads: d.threads,
             step_budget: d.step_budget,
+            engine: d.engine,
         }
     }
 }
@@ -400,6 +403,7 @@ pub fn run<'p>(
         threads: opts.threads,
         step_budget: opts.step_budget,
         group_count: pipeline.dispatch,
+        engine: opts.engine,
         ..DispatchConfig::default()
     };
     lockstep_exec::dispatch_on(

@@ -140,6 +140,7 @@ pub(crate) fn draw_with<'p>(
         wave_size: choice.size,
         threads: opts.threads,
         step_budget: opts.step_budget,
+        engine: opts.engine,
         ..DispatchConfig::default()
     };
     let vbound = vb.bound(&memories);

@@ -51,7 +51,7 @@ pub use draw::{DrawError, draw, draw_packed};
 pub use draw_check::{check_draw, draw_checked};
 pub use image::texture_png;
 pub use info::{BindingInfo, ShaderInfo, info};
-pub use lockstep_exec::{Device, WavePreference, WaveSizeChoice};
+pub use lockstep_exec::{Device, Engine, EngineReport, WavePreference, WaveSizeChoice};
 pub use lockstep_raster as raster;
 pub use offload::{
     FileCheck, FileCheckFn, TestFile, TestOptions, TestOutcome, TestSummary, eval_features,

@@ -48,6 +48,9 @@ struct Args {
     /// The Vulkan device to use: the first whose name contains this.
     #[arg(long, value_name = "NAME", default_value = "llvmpipe")]
     device: String,
+    /// Interpret Lockstep's bytecode instead of running native code.
+    #[arg(long)]
+    interpret: bool,
 }
 
 const PEER: &str = "lavapipe";
@@ -190,6 +193,11 @@ fn run(args: &Args) -> Result<bool, String> {
     let opts = RunOptions {
         wave_size,
         threads,
+        engine: if args.interpret {
+            lockstep::Engine::Interpreter
+        } else {
+            lockstep::Engine::Auto
+        },
         ..RunOptions::default()
     };
 

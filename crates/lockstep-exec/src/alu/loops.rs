@@ -314,6 +314,10 @@ fn whole_lane(op: BinaryOp, ty: ScalarType) -> Option<(BinaryFn, BinaryImmFn)> {
         Op32::Add => (add32, add32_imm),
         Op32::Sub => (sub32, sub32_imm),
         Op32::Mul => (mul32, mul32_imm),
+        Op32::UDiv => (udiv32, udiv32_imm),
+        Op32::URem => (urem32, urem32_imm),
+        Op32::SDiv => (sdiv32, sdiv32_imm),
+        Op32::SRem => (srem32, srem32_imm),
         Op32::Shl => (shl32, shl32_imm),
         Op32::ShrU => (shr32u, shr32u_imm),
         Op32::ShrS => (shr32s, shr32s_imm),
@@ -409,6 +413,10 @@ slot32_ops! {
     Add: |x, y| x.wrapping_add(y);
     Sub: |x, y| x.wrapping_sub(y);
     Mul: |x, y| x.wrapping_mul(y);
+    UDiv: |x, y| Arith::div(x, y);
+    URem: |x, y| Arith::rem(x, y);
+    SDiv: |x, y| Arith::div(x as i32, y as i32) as u32;
+    SRem: |x, y| Arith::rem(x as i32, y as i32) as u32;
     Shl: |x, y| x << (y & 31);
     ShrU: |x, y| x >> (y & 31);
     ShrS: |x, y| ((x as i32) >> (y & 31)) as u32;
@@ -896,6 +904,7 @@ mod whole_lane_tests {
             B::Sub => pick!(sub),
             B::Mul => pick!(mul),
             B::Div => pick!(div),
+            B::Rem => pick!(int rem),
             B::Shl => pick!(int shl),
             B::Shr => pick!(int shr),
             B::BitAnd => pick!(int bit_and),
@@ -1011,7 +1020,7 @@ mod whole_lane_tests {
             }
         }
         // Every operator on both integer types, and on `float`.
-        assert_eq!(found, 14 * 2 + 10);
+        assert_eq!(found, 16 * 2 + 10);
     }
 
     /// `float` to `int` and `uint` against `convert_bits` (Rust's `as`),

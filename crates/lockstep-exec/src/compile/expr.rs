@@ -7,6 +7,14 @@ use crate::bytecode::Address;
 impl Compiler<'_> {
     /// Compiles an expression; its instructions carry its span.
     pub(super) fn expr(&mut self, e: &Expr) -> Result<Vec<Reg>, ExecError> {
+        if self
+            .module
+            .types
+            .scalar_of(e.ty)
+            .is_some_and(|s| s.size() == 8)
+        {
+            self.wide_values = true;
+        }
         let outer = std::mem::replace(&mut self.span, self.call_span.unwrap_or(e.span));
         let result = self.expr_kind(e);
         self.span = outer;

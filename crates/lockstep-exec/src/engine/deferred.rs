@@ -90,7 +90,7 @@ impl Deferred {
 
     /// Applies the updates held for `mem` (every update when `None`), in
     /// the order they were first held, and forgets them.
-    pub(super) fn apply(&mut self, resources: &[BoundResource], mem: Option<&Memory>) {
+    pub(crate) fn apply(&mut self, resources: &[BoundResource], mem: Option<&Memory>) {
         self.held.retain(|h| {
             let memory = resources[h.resource].memory;
             if mem.is_some_and(|m| !std::ptr::eq(m, memory)) {

@@ -79,10 +79,22 @@ pub fn run_compiled(
     let opts = RunOptions {
         wave_size,
         threads: 2,
+        engine: lockstep::Engine::Native,
         ..RunOptions::default()
     };
     let out = lockstep::run(shader, &p, &opts).unwrap_or_else(|e| panic!("run failed: {e}"));
-    out.contents.iter().map(|bytes| words_of(bytes)).collect()
+    let words: Vec<Vec<u32>> = out.contents.iter().map(|bytes| words_of(bytes)).collect();
+    // The interpreter, on one thread, agrees bit for bit.
+    let interpreted = RunOptions {
+        threads: 1,
+        engine: lockstep::Engine::Interpreter,
+        ..opts
+    };
+    let again =
+        lockstep::run(shader, &p, &interpreted).unwrap_or_else(|e| panic!("run failed: {e}"));
+    let again: Vec<Vec<u32>> = again.contents.iter().map(|bytes| words_of(bytes)).collect();
+    assert_eq!(words, again, "native code and the interpreter disagree");
+    words
 }
 
 /// The little-endian 32-bit words of `bytes`.

@@ -17,6 +17,7 @@ mod intrinsics;
 mod language;
 mod library;
 mod memory;
+mod native;
 mod offload;
 mod resource_arrays;
 mod sampling;

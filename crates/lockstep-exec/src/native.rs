@@ -1,0 +1,936 @@
+//! Whole programs as machine code: the bytecode of a program without
+//! barriers, translated instruction by instruction into lockstep-jit's
+//! [`wave`] code for one wave size, which runs every wave of a group from
+//! start to end with its control flow as native branches.
+//!
+//! Registers stay the bytecode's, one 32-bit word per lane (all values are
+//! 32 bits or narrower where a program runs here); a register that holds
+//! a byte address (written by `IndexScale`, read as an `Address`) has a
+//! 64-bit slot of its own beside its 32-bit one, so that a temporary
+//! reused for an address in one statement and a value in another keeps
+//! both. What has no machine code (atomics, queries, most wave operations,
+//! the operations without an `Op32`) is a callout: the interpreter runs
+//! that one instruction on a wave whose registers are copied in from the
+//! frame and back ([`Native::callout`]).
+//!
+//! A program runs here when the CPU has AVX2, the wave size is 8 to 64,
+//! it has no barrier, no `switch`, no 64-bit value, and the dispatch is a
+//! normal one (no findings, lanes in order, groups in order).
+//!
+//! [`wave`]: lockstep_jit::wave
+
+use std::ffi::c_void;
+
+use lockstep_ir::{ScalarType, SystemValue, WaveOp};
+use lockstep_jit::Op;
+use lockstep_jit::wave::{
+    Address, Arg, Atomic, Callout, Input, Label, Lanes, Resource, State, Vote as NVote,
+    WaveBuilder, WaveCode, WaveKind,
+};
+
+use crate::ExecError;
+use crate::bytecode::{Cmp32, Inst, Lanes as BLanes, Reg, Space, Test, Vote};
+use crate::check::SharedTracker;
+use crate::compile::Program;
+use crate::engine::{Context, Deferred, Wave};
+use crate::memory::Memory;
+
+/// A program's machine code at one wave size, with what its callouts and
+/// inputs need.
+#[derive(Debug)]
+pub(crate) struct Native {
+    code: WaveCode,
+    width: usize,
+    /// Per callout id: the instruction and the registers it touches, each
+    /// with its frame offset and whether that slot is 64-bit.
+    callouts: Vec<CalloutPlan>,
+    /// Per input index: the system value and component.
+    inputs: Vec<(SystemValue, usize)>,
+    /// Frame offsets and bits of the constant registers (both slots).
+    constants: Vec<(usize, bool, u64)>,
+    /// Some callout costs more than the interpreter saves: a wave
+    /// operation (the interpreter does those for many waves at once) or
+    /// any callout in a loop.
+    costly: bool,
+}
+
+#[derive(Debug)]
+struct CalloutPlan {
+    pc: usize,
+    regs: Vec<(Reg, usize, bool)>,
+}
+
+/// The register uses of their 64-bit address slot: `IndexScale`'s result
+/// and base, `TexelAddress`'s result, memory addresses, and the register
+/// index of `Gather` and `Scatter`.
+fn address_regs(inst: &Inst, mut f: impl FnMut(Reg)) {
+    match *inst {
+        Inst::IndexScale { dst, base, .. } => {
+            f(dst);
+            if let Some(b) = base {
+                f(b);
+            }
+        }
+        Inst::TexelAddress { dst, .. } => f(dst),
+        // A register index made by `IndexScale`.
+        Inst::Gather { delta, .. } | Inst::Scatter { delta, .. } => f(delta),
+        Inst::Load { addr, .. } | Inst::Store { addr, .. } | Inst::Atomic { addr, .. } => {
+            if let Some(r) = addr.dynamic {
+                f(r);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn cmp_op(c: Cmp32) -> Op {
+    match c {
+        Cmp32::Eq => Op::Eq,
+        Cmp32::Ne => Op::Ne,
+        Cmp32::LtU => Op::LtU,
+        Cmp32::LeU => Op::LeU,
+        Cmp32::GtU => Op::GtU,
+        Cmp32::GeU => Op::GeU,
+        Cmp32::LtS => Op::LtS,
+        Cmp32::LeS => Op::LeS,
+        Cmp32::GtS => Op::GtS,
+        Cmp32::GeS => Op::GeS,
+        Cmp32::FEq => Op::FEq,
+        Cmp32::FNe => Op::FNe,
+        Cmp32::FLt => Op::FLt,
+        Cmp32::FLe => Op::FLe,
+        Cmp32::FGt => Op::FGt,
+        Cmp32::FGe => Op::FGe,
+    }
+}
+
+/// The machine-code form of a wave operation on `ty`, where it has one.
+fn wave_kind(op: WaveOp, ty: ScalarType) -> Option<WaveKind> {
+    use ScalarType as S;
+    let int = matches!(ty, S::UInt32 | S::Int32);
+    Some(match op {
+        WaveOp::GetLaneIndex => WaveKind::LaneIndex,
+        WaveOp::GetLaneCount => WaveKind::LaneCount,
+        WaveOp::GroupWaveIndex => WaveKind::GroupWaveIndex,
+        WaveOp::GroupWaveCount => WaveKind::GroupWaveCount,
+        WaveOp::IsFirstLane => WaveKind::IsFirstLane,
+        WaveOp::AnyTrue if ty == S::Bool => WaveKind::AnyTrue,
+        WaveOp::AllTrue if ty == S::Bool => WaveKind::AllTrue,
+        WaveOp::CountBits if ty == S::Bool => WaveKind::CountBits,
+        WaveOp::ReadLaneFirst if ty.size() == 4 => WaveKind::ReadFirst,
+        WaveOp::Sum if int => WaveKind::Reduce(Op::Add),
+        WaveOp::Product if int => WaveKind::Reduce(Op::Mul),
+        WaveOp::BitAnd if int => WaveKind::Reduce(Op::And),
+        WaveOp::BitOr if int => WaveKind::Reduce(Op::Or),
+        WaveOp::BitXor if int => WaveKind::Reduce(Op::Xor),
+        WaveOp::Min if ty == S::UInt32 => WaveKind::Reduce(Op::UMin),
+        WaveOp::Max if ty == S::UInt32 => WaveKind::Reduce(Op::UMax),
+        WaveOp::Min if ty == S::Int32 => WaveKind::Reduce(Op::SMin),
+        WaveOp::Max if ty == S::Int32 => WaveKind::Reduce(Op::SMax),
+        WaveOp::Sum if ty == S::Float32 => WaveKind::Fold(Op::FAdd),
+        WaveOp::Product if ty == S::Float32 => WaveKind::Fold(Op::FMul),
+        WaveOp::Min if ty == S::Float32 => WaveKind::Fold(Op::FMin),
+        WaveOp::Max if ty == S::Float32 => WaveKind::Fold(Op::FMax),
+        WaveOp::PrefixSum if int => WaveKind::Prefix(Op::Add, 0),
+        WaveOp::PrefixProduct if int => WaveKind::Prefix(Op::Mul, 1),
+        WaveOp::PrefixSum if ty == S::Float32 => WaveKind::Prefix(Op::FAdd, 0),
+        WaveOp::PrefixProduct if ty == S::Float32 => WaveKind::Prefix(Op::FMul, 1f32.to_bits()),
+        WaveOp::ReadLaneAt if ty.size() == 4 => WaveKind::ReadAt,
+        _ => return None,
+    })
+}
+
+/// Translates one program.
+struct Translator<'p> {
+    p: &'p Program,
+    b: WaveBuilder,
+    /// Builder register of each bytecode register's 64-bit slot.
+    wide: Vec<Option<u32>>,
+    /// First builder register of the block scratch (32-bit).
+    scratch: u32,
+    labels: Vec<Option<Label>>,
+    callouts: Vec<CalloutPlan>,
+    /// Loops open at the instruction being translated.
+    loops: usize,
+    /// See [`Native::costly`].
+    costly: bool,
+}
+
+impl Native {
+    /// Whether some callout costs more than the interpreter saves.
+    pub(crate) fn costly(&self) -> bool {
+        self.costly
+    }
+
+    /// Instructions that run as callouts.
+    pub(crate) fn callouts(&self) -> usize {
+        self.callouts.len()
+    }
+
+    /// The machine code of `p` at wave size `width`, or `None` where it
+    /// gets none (see the module's doc).
+    pub(crate) fn build(p: &Program, width: usize) -> Result<Native, &'static str> {
+        if !crate::simd::avx2_available() {
+            return Err("the CPU lacks AVX2");
+        }
+        if p.barriers {
+            return Err("the shader has a group barrier");
+        }
+        if p.checked {
+            return Err("checked mode runs the interpreter");
+        }
+        if p.wide_values {
+            return Err("the shader has 64-bit values");
+        }
+        let mut has_wide = vec![false; p.reg_count as usize];
+        let mut scratch_needed = 0;
+        for inst in &p.code {
+            match inst {
+                Inst::SwitchBegin | Inst::SwitchCase { .. } | Inst::SwitchEnd => {
+                    return Err("the shader has a switch");
+                }
+                Inst::Barrier
+                | Inst::CheckDivisor { .. }
+                | Inst::CheckDiscardedRead { .. }
+                | Inst::Uninitialized { .. } => return Err("checked mode runs the interpreter"),
+                Inst::Block32(block) => scratch_needed = scratch_needed.max(block.ops.len()),
+                Inst::Load { ty, .. }
+                | Inst::Store { ty, .. }
+                | Inst::Atomic { ty, .. }
+                | Inst::Wave { ty, .. }
+                | Inst::Wave4 { ty, .. }
+                | Inst::MultiPrefix { ty, .. }
+                    if ty.size() == 8 =>
+                {
+                    return Err("the shader has 64-bit values");
+                }
+                Inst::IndexScale { index_ty, .. } if index_ty.size() == 8 => {
+                    return Err("the shader has 64-bit values");
+                }
+                _ => {}
+            }
+            address_regs(inst, |r| has_wide[r.0 as usize] = true);
+        }
+        // Registers: every bytecode register's 32-bit slot, then the
+        // 64-bit slots, then the blocks' scratch.
+        let n = p.reg_count as usize;
+        let mut classes = vec![false; n];
+        let mut wide = vec![None; n];
+        for (r, _) in has_wide.iter().enumerate().filter(|(_, w)| **w) {
+            wide[r] = Some(classes.len() as u32);
+            classes.push(true);
+        }
+        let scratch = classes.len() as u32;
+        classes.extend(std::iter::repeat_n(false, scratch_needed));
+        let mut inputs = Vec::new();
+        let mut input_regs = Vec::new();
+        for input in &p.inputs {
+            if !matches!(input.ty, ScalarType::UInt32 | ScalarType::Int32) {
+                return Err("a system value is not a 32-bit integer");
+            }
+            for &(k, reg) in &input.regs {
+                inputs.push((input.sv, k.min(2)));
+                input_regs.push(reg.0);
+            }
+        }
+        let b = WaveBuilder::new(width, &classes, &input_regs).ok_or(
+            "machine code takes waves of 8 to 64 lanes on CPUs with AVX2, POPCNT and BMI1",
+        )?;
+        let mut t = Translator {
+            p,
+            b,
+            wide,
+            scratch,
+            labels: vec![None; p.code.len() + 1],
+            callouts: Vec::new(),
+            loops: 0,
+            costly: false,
+        };
+        t.translate().ok_or("an instruction has no machine code")?;
+        let costly = t.costly || loaded_addresses(&p.code, p.reg_count as usize);
+        let Translator {
+            b, wide, callouts, ..
+        } = t;
+        let code = b
+            .finish()
+            .ok_or("the machine code could not be made executable")?;
+        let mut constants = Vec::new();
+        for &(r, bits) in &p.constants {
+            constants.push((code.offset(r.0), false, bits));
+            if let Some(w) = wide[r.0 as usize] {
+                constants.push((code.offset(w), true, bits));
+            }
+        }
+        let callouts = callouts
+            .into_iter()
+            .map(|c| CalloutPlan {
+                pc: c.pc,
+                regs: c
+                    .regs
+                    .into_iter()
+                    .map(|(r, slot, w)| (r, code.offset(slot as u32), w))
+                    .collect(),
+            })
+            .collect();
+        Ok(Native {
+            code,
+            width,
+            callouts,
+            inputs,
+            constants,
+            costly,
+        })
+    }
+}
+
+impl Translator<'_> {
+    fn label(&mut self, pc: u32) -> Label {
+        let pc = pc as usize;
+        if let Some(l) = self.labels[pc] {
+            return l;
+        }
+        let l = self.b.label();
+        self.labels[pc] = Some(l);
+        l
+    }
+
+    fn wide(&self, r: Reg) -> u32 {
+        self.wide[r.0 as usize].expect("an address register has a 64-bit slot")
+    }
+
+    fn lanes(&self, cond: Reg, test: Test) -> (Lanes, Option<NVote>) {
+        let lanes = match test.lanes {
+            BLanes::Nonzero => Lanes::Nonzero(cond.0),
+            BLanes::Compare(c, b) => Lanes::Compare(cmp_op(c), cond.0, Arg::Reg(b.0)),
+            BLanes::CompareImm(c, k) => Lanes::Compare(cmp_op(c), cond.0, Arg::Imm(k)),
+            BLanes::Previous => Lanes::Previous,
+        };
+        let vote = test.vote.map(|v| match v {
+            Vote::Any => NVote::Any,
+            Vote::All => NVote::All,
+        });
+        (lanes, vote)
+    }
+
+    /// The instruction at `pc` as a callout.
+    fn callout(&mut self, pc: usize) {
+        let inst = &self.p.code[pc];
+        let mut wide_uses = Vec::new();
+        address_regs(inst, |r| wide_uses.push(r));
+        let mut regs: Vec<Reg> = Vec::new();
+        inst.for_each_reg_ref(|r| regs.push(*r));
+        if let Inst::Gather { base, limit, .. } | Inst::Scatter { base, limit, .. } = *inst {
+            regs.extend((base.0..base.0.saturating_add(limit)).map(Reg));
+        }
+        let mut plan = Vec::new();
+        for r in regs {
+            let entry = if wide_uses.contains(&r) {
+                (r, self.wide(r) as usize, true)
+            } else {
+                (r, r.0 as usize, false)
+            };
+            if !plan.contains(&entry) {
+                plan.push(entry);
+            }
+        }
+        self.costly |= self.loops > 0
+            || matches!(
+                inst,
+                Inst::Wave { .. } | Inst::Wave4 { .. } | Inst::MultiPrefix { .. }
+            );
+        let id = self.callouts.len() as u32;
+        self.callouts.push(CalloutPlan { pc, regs: plan });
+        self.b.callout(id);
+    }
+
+    fn translate(&mut self) -> Option<()> {
+        let p = self.p;
+        // Construct depth before each instruction.
+        let mut depth = 0usize;
+        for inst in &p.code {
+            for target in targets(inst) {
+                self.label(target);
+            }
+        }
+        for (pc, inst) in p.code.iter().enumerate() {
+            if let Some(l) = self.labels[pc] {
+                self.b.bind(l);
+            }
+            match *inst {
+                Inst::Const { dst, bits } => {
+                    self.b.constant(dst.0, bits);
+                    if let Some(w) = self.wide[dst.0 as usize] {
+                        self.b.constant(w, bits);
+                    }
+                }
+                Inst::Unary {
+                    dst,
+                    a,
+                    masked,
+                    op32: Some(op),
+                    ..
+                } => self
+                    .b
+                    .op(crate::jit::op(op), dst.0, a.0, Arg::Imm(0), None, masked),
+                Inst::Binary {
+                    dst,
+                    a,
+                    b,
+                    masked,
+                    op32: Some(op),
+                    ..
+                } => self
+                    .b
+                    .op(crate::jit::op(op), dst.0, a.0, Arg::Reg(b.0), None, masked),
+                Inst::BinaryImm {
+                    dst,
+                    a,
+                    imm,
+                    masked,
+                    op32: Some(op),
+                    ..
+                } if imm <= u64::from(u32::MAX) => self.b.op(
+                    crate::jit::op(op),
+                    dst.0,
+                    a.0,
+                    Arg::Imm(imm as u32),
+                    None,
+                    masked,
+                ),
+                Inst::Block32(ref block) if self.block(block) => {}
+                Inst::Block32(ref block) => {
+                    let slot = |s: u16| {
+                        let s = usize::from(s);
+                        match block.inputs.get(s) {
+                            Some(r) => r.0,
+                            None => self.scratch + (s - block.inputs.len()) as u32,
+                        }
+                    };
+                    for (i, o) in block.ops.iter().enumerate() {
+                        let dst = self.scratch + i as u32;
+                        let (b, c) = match o.kind {
+                            crate::bytecode::Slot32Kind::Slots { b, .. } => {
+                                (Arg::Reg(slot(b)), None)
+                            }
+                            crate::bytecode::Slot32Kind::Imm { imm, .. } => (Arg::Imm(imm), None),
+                            crate::bytecode::Slot32Kind::Select { b, c, .. } => {
+                                (Arg::Reg(slot(b)), Some(slot(c)))
+                            }
+                        };
+                        let keep = o.old.filter(|_| block.exact);
+                        if let Some(old) = keep {
+                            self.b.copy(dst, slot(old), false);
+                        }
+                        self.b
+                            .op(crate::jit::op(o.op), dst, slot(o.a), b, c, keep.is_some());
+                    }
+                    for o in &block.outputs {
+                        self.b.copy(o.reg.0, slot(o.slot), o.masked);
+                    }
+                }
+                Inst::Copy { dst, src } => self.b.copy(dst.0, src.0, false),
+                Inst::CopyMasked { dst, src } => self.b.copy(dst.0, src.0, true),
+                Inst::Select {
+                    dst,
+                    cond,
+                    a,
+                    b,
+                    word: true,
+                    masked,
+                } => self
+                    .b
+                    .op(Op::Select, dst.0, cond.0, Arg::Reg(a.0), Some(b.0), masked),
+                Inst::IndexScale {
+                    dst,
+                    index,
+                    index_ty,
+                    scale,
+                    base,
+                } => {
+                    let signed = match index_ty {
+                        ScalarType::Int32 => Some(true),
+                        ScalarType::UInt32 | ScalarType::Bool => Some(false),
+                        _ => None,
+                    };
+                    let (d, bse) = (self.wide(dst), base.map(|b| self.wide(b)));
+                    let done = signed.is_some_and(|s| self.b.scale(d, index.0, s, scale, bse));
+                    if !done {
+                        self.callout(pc);
+                    }
+                }
+                Inst::Load { dst, addr, ty } if ty.size() == 4 => {
+                    let at = self.address(addr);
+                    self.b.load(dst.0, at);
+                }
+                Inst::Store { addr, ty, src } if ty.size() == 4 => {
+                    let at = self.address(addr);
+                    self.b.store(at, src.0);
+                }
+                Inst::Wave {
+                    op: WaveOp::PrefixCountBits,
+                    ty: ScalarType::Bool,
+                    dst,
+                    a,
+                    ..
+                } if self.b.prefix_count_bits(dst.0, a.0) => {}
+                Inst::Atomic {
+                    op,
+                    ty,
+                    addr,
+                    dst,
+                    a,
+                    b,
+                    ..
+                } if atomic(op, ty).is_some() => {
+                    let op = atomic(op, ty).expect("checked");
+                    let at = self.address(addr);
+                    self.b.atomic(op, at, dst.0, [a.0, b.0]);
+                }
+                Inst::Wave { op, ty, dst, a, b } => {
+                    let done = wave_kind(op, ty).is_some_and(|k| self.b.wave(k, dst.0, a.0, b.0));
+                    if !done {
+                        self.callout(pc);
+                    }
+                }
+                Inst::IfBegin {
+                    cond,
+                    negate,
+                    else_pc,
+                    test,
+                } => {
+                    let (lanes, vote) = self.lanes(cond, test);
+                    let l = self.label(else_pc);
+                    self.b.if_begin(depth, lanes, negate, vote, l);
+                    depth += 1;
+                }
+                Inst::Else { end_pc } => {
+                    let l = self.label(end_pc);
+                    self.b.else_(depth.checked_sub(1)?, l);
+                }
+                Inst::IfEnd => {
+                    depth = depth.checked_sub(1)?;
+                    self.b.if_end(depth);
+                }
+                Inst::LoopBegin | Inst::CallBegin => {
+                    self.loops += usize::from(matches!(inst, Inst::LoopBegin));
+                    self.b.open(depth);
+                    depth += 1;
+                }
+                Inst::LoopIter { exit_pc, .. } => {
+                    let l = self.label(exit_pc);
+                    self.b.loop_iter(depth.checked_sub(1)?, l, pc as u64);
+                }
+                Inst::LoopContinuing => self.b.loop_continuing(depth.checked_sub(1)?),
+                Inst::Jump { target } => {
+                    let l = self.label(target);
+                    self.b.jump(l);
+                }
+                Inst::LoopEnd | Inst::CallEnd => {
+                    if matches!(inst, Inst::LoopEnd) {
+                        self.loops = self.loops.checked_sub(1)?;
+                    }
+                    depth = depth.checked_sub(1)?;
+                    self.b.close(depth);
+                }
+                Inst::Break { frame } | Inst::Return { frame } => {
+                    self.b.leave(usize::from(frame), false)
+                }
+                Inst::Continue { frame } => self.b.leave(usize::from(frame), true),
+                Inst::LeaveIf {
+                    cond,
+                    negate,
+                    test,
+                    frame,
+                    to_continue,
+                } => {
+                    let (lanes, vote) = self.lanes(cond, test);
+                    self.b
+                        .leave_if(usize::from(frame), lanes, negate, vote, to_continue);
+                }
+                Inst::Exit => self.b.exit(),
+                Inst::SwitchBegin
+                | Inst::SwitchCase { .. }
+                | Inst::SwitchEnd
+                | Inst::Barrier
+                | Inst::CheckDivisor { .. }
+                | Inst::CheckDiscardedRead { .. }
+                | Inst::Uninitialized { .. } => return None,
+                _ => self.callout(pc),
+            }
+        }
+        if let Some(l) = self.labels[p.code.len()] {
+            self.b.bind(l);
+            self.b.exit();
+        }
+        Some(())
+    }
+
+    /// A block as one pass over the lanes with its values in vector
+    /// registers; `false` when they do not fit.
+    fn block(&mut self, block: &crate::bytecode::Block32) -> bool {
+        let (inputs, steps, outputs) = crate::jit::parts(block);
+        let steps: Vec<_> = steps
+            .into_iter()
+            .map(|s| lockstep_jit::Step {
+                keep: s.keep.filter(|_| block.exact),
+                ..s
+            })
+            .collect();
+        self.b.block(&lockstep_jit::Run {
+            inputs: &inputs,
+            steps: &steps,
+            outputs: &outputs,
+        })
+    }
+
+    /// A memory address as the machine code takes it: the resource table
+    /// slot (resources by id, then the group's shared memory) and the
+    /// address's 64-bit register.
+    fn address(&self, addr: crate::bytecode::Address) -> Address {
+        let slot = match addr.space {
+            Space::Resource(id) => id.index() as u32,
+            Space::Groupshared => self.p.element_strides.len() as u32,
+        };
+        Address {
+            slot,
+            addr: addr.dynamic.map(|r| self.wide(r)),
+            offset: addr.offset,
+        }
+    }
+}
+
+/// The machine-code form of a 32-bit atomic, where it has one.
+fn atomic(op: lockstep_ir::AtomicOp, ty: ScalarType) -> Option<Atomic> {
+    use lockstep_ir::AtomicOp as A;
+    let signed = match ty {
+        ScalarType::Int32 => true,
+        ScalarType::UInt32 => false,
+        _ => return None,
+    };
+    Some(match op {
+        A::Add => Atomic::Add,
+        A::And => Atomic::And,
+        A::Or => Atomic::Or,
+        A::Xor => Atomic::Xor,
+        A::Exchange => Atomic::Exchange,
+        A::CompareExchange => Atomic::CompareExchange,
+        A::Min if signed => Atomic::SMin,
+        A::Max if signed => Atomic::SMax,
+        A::Min => Atomic::UMin,
+        A::Max => Atomic::UMax,
+        A::CompareStore => return None,
+    })
+}
+
+/// Whether some load has an address computed from a value read from
+/// memory (a gather through an index buffer, say): the interpreter keeps
+/// more of those reads in flight, 128 lanes to an instruction. A register
+/// counts as loaded when any instruction writes it from memory or from a
+/// loaded register, wherever it is in the program.
+fn loaded_addresses(code: &[Inst], regs: usize) -> bool {
+    let mut loaded = vec![false; regs];
+    let is = |loaded: &[bool], r: &Reg| loaded.get(r.0 as usize).copied().unwrap_or(false);
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for inst in code {
+            let from_memory = matches!(inst, Inst::Load { .. } | Inst::Atomic { .. });
+            let mut any = from_memory;
+            inst.for_each_reg_ref(|r| any |= is(&loaded, r));
+            if !any {
+                continue;
+            }
+            let mut mark = |r: Reg| {
+                if let Some(l) = loaded.get_mut(r.0 as usize).filter(|l| !**l) {
+                    *l = true;
+                    changed = true;
+                }
+            };
+            match inst {
+                Inst::Block32(block) => block.outputs.iter().for_each(|o| mark(o.reg)),
+                Inst::Load { dst, .. }
+                | Inst::Atomic { dst, .. }
+                | Inst::Unary { dst, .. }
+                | Inst::Binary { dst, .. }
+                | Inst::BinaryImm { dst, .. }
+                | Inst::Ternary { dst, .. }
+                | Inst::Copy { dst, .. }
+                | Inst::CopyMasked { dst, .. }
+                | Inst::Select { dst, .. }
+                | Inst::IndexScale { dst, .. }
+                | Inst::Gather { dst, .. } => mark(*dst),
+                _ => {}
+            }
+        }
+    }
+    // An address register is written by the `IndexScale` right before
+    // its access (a temporary reused elsewhere for values): that one's
+    // index and base decide.
+    let mut scaled: std::collections::HashMap<u32, (Reg, Option<Reg>)> = Default::default();
+    for inst in code {
+        match *inst {
+            Inst::IndexScale {
+                dst, index, base, ..
+            } => {
+                scaled.insert(dst.0, (index, base));
+            }
+            Inst::Load {
+                addr:
+                    crate::bytecode::Address {
+                        dynamic: Some(r), ..
+                    },
+                ..
+            } => {
+                let from = scaled.get(&r.0);
+                if from.is_some_and(|&(i, b)| is(&loaded, &i) || b.is_some_and(|b| is(&loaded, &b)))
+                {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The instructions `inst` may jump to.
+fn targets(inst: &Inst) -> impl Iterator<Item = u32> {
+    let t = match *inst {
+        Inst::IfBegin { else_pc, .. } => Some(else_pc),
+        Inst::Else { end_pc } => Some(end_pc),
+        Inst::LoopIter { exit_pc, .. } => Some(exit_pc),
+        Inst::Jump { target } => Some(target),
+        _ => None,
+    };
+    t.into_iter()
+}
+
+/// A worker's state for running native code: the frame, the memory
+/// table, the inputs and a wave for the callouts.
+pub(crate) struct NativeWorker {
+    state: Box<State>,
+    frame: Vec<u64>,
+    frames: Vec<u64>,
+    resources: Vec<Resource>,
+    inputs: Vec<Input>,
+    launch: Vec<u64>,
+    zeros: Vec<u32>,
+    shadow: Wave,
+    /// The code the frame was made for.
+    for_code: *const Native,
+}
+
+// SAFETY: the raw pointers point into the worker's own vectors (or at
+// memory the dispatch lends for the length of one `run_groups` call),
+// and the worker moves between threads only between dispatches.
+unsafe impl Send for NativeWorker {}
+
+/// What a callout needs, behind `State::user`.
+struct CalloutEnv<'a, 'c> {
+    ctx: &'a Context<'c>,
+    native: &'a Native,
+    gs: &'a [Memory<'static>],
+    shadow: &'a mut Wave,
+    scratch: &'a mut [u64],
+    tracker: &'a mut SharedTracker,
+    deferred: &'a mut Deferred,
+    error: Option<ExecError>,
+    waves: u32,
+    group_id: [u32; 3],
+}
+
+impl NativeWorker {
+    pub(crate) fn new() -> NativeWorker {
+        NativeWorker {
+            state: Box::new(State::new(callout as Callout)),
+            frame: Vec::new(),
+            frames: Vec::new(),
+            resources: Vec::new(),
+            inputs: Vec::new(),
+            launch: Vec::new(),
+            zeros: Vec::new(),
+            shadow: Wave::empty(),
+            for_code: std::ptr::null(),
+        }
+    }
+
+    /// Runs the groups `group_ids` (each with its own shared memory in
+    /// `gs`) with `native`'s code.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run_groups(
+        &mut self,
+        ctx: &Context,
+        native: &Native,
+        group_ids: &[[u32; 3]],
+        gs: &[Memory<'static>],
+        scratch: &mut [u64],
+        tracker: &mut SharedTracker,
+        deferred: &mut Deferred,
+    ) -> Result<(), ExecError> {
+        let w = native.width;
+        let p = ctx.program;
+        let threads: usize = ctx.group_extent.iter().map(|&n| n as usize).product();
+        let waves = threads.div_ceil(w);
+        if !std::ptr::eq(self.for_code, native) {
+            self.frame = vec![0; native.code.frame_bytes().div_ceil(8)];
+            let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.frame);
+            for &(at, wide, bits) in &native.constants {
+                for l in 0..w {
+                    if wide {
+                        bytes[at + 8 * l..][..8].copy_from_slice(&bits.to_le_bytes());
+                    } else {
+                        bytes[at + 4 * l..][..4].copy_from_slice(&(bits as u32).to_le_bytes());
+                    }
+                }
+            }
+            self.frames = vec![0; 4 * native.code.frames()];
+            self.shadow = Wave::for_callouts(p, w);
+            self.for_code = native;
+        }
+        self.launch.clear();
+        self.launch.extend((0..waves).map(|i| {
+            let n = threads.saturating_sub(i * w).min(w);
+            if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
+        }));
+        if self.zeros.len() < waves * w {
+            self.zeros.resize(waves * w, 0);
+        }
+        self.resources.clear();
+        self.resources
+            .extend(ctx.resources.iter().map(|r| resource(r.memory)));
+        self.resources.push(resource(&gs[0]));
+        let gs_slot = self.resources.len() - 1;
+        let mut env = CalloutEnv {
+            ctx,
+            native,
+            gs: &gs[..1],
+            shadow: &mut self.shadow,
+            scratch,
+            tracker,
+            deferred,
+            error: None,
+            waves: waves as u32,
+            group_id: [0; 3],
+        };
+        let state = &mut *self.state;
+        state.regs = self.frame.as_mut_ptr().cast();
+        state.frames = self.frames.as_mut_ptr();
+        state.launch = self.launch.as_ptr();
+        state.waves = waves as u64;
+        state.budget = ctx.step_budget;
+        for (g, group_id) in group_ids.iter().enumerate() {
+            self.resources[gs_slot] = resource(&gs[g]);
+            env.gs = &gs[g..=g];
+            self.inputs.clear();
+            for &(sv, k) in &native.inputs {
+                let ids = &ctx.thread_ids;
+                let (table, add) = match sv {
+                    SystemValue::GroupIndex => (ids[3].as_ptr(), 0),
+                    SystemValue::GroupThreadId => (ids[k].as_ptr(), 0),
+                    SystemValue::DispatchThreadId => (
+                        ids[k].as_ptr(),
+                        group_id[k].wrapping_mul(ctx.group_extent[k]),
+                    ),
+                    SystemValue::GroupId => (self.zeros.as_ptr(), group_id[k]),
+                };
+                self.inputs.push(Input {
+                    table,
+                    add,
+                    _pad: 0,
+                });
+            }
+            state.resources = self.resources.as_ptr();
+            state.inputs = self.inputs.as_ptr();
+            state.user = (&mut env as *mut CalloutEnv).cast::<c_void>();
+            env.group_id = *group_id;
+            // SAFETY: the frame, frames, launch masks, resources and
+            // inputs above are as long as the code needs (`Native::build`
+            // made the code for this program and width; the thread-id
+            // tables hold `waves * w` lanes), and `callout` runs the
+            // program's callouts with `env`, which lives across the call.
+            let result = unsafe { native.code.run(state) };
+            match result {
+                0 => {}
+                1 => {
+                    let pc = state.site as usize;
+                    let span = match p.code.get(pc) {
+                        Some(Inst::LoopIter { span, .. }) => Some(*span),
+                        _ => None,
+                    };
+                    return Err(crate::engine::budget_error(ctx.step_budget, span));
+                }
+                _ => {
+                    return Err(env.error.take().unwrap_or_else(|| {
+                        ExecError::new("native code stopped for no known reason", None)
+                    }));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The table entry of a memory.
+fn resource(m: &Memory) -> Resource {
+    let (base, words, writable) = m.raw_parts();
+    Resource {
+        base,
+        words,
+        writable,
+    }
+}
+
+/// Runs one instruction through the interpreter on the frame's registers.
+unsafe extern "sysv64" fn callout(state: *mut State, id: u32) -> u32 {
+    // SAFETY: `run_groups` set `user` to its `CalloutEnv`, alive for the
+    // whole run, and `regs` to the frame; the machine code calls this only
+    // between its own accesses to them.
+    let (env, frame, cur, parked, wave) = unsafe {
+        let s = &*state;
+        let env = &mut *s.user.cast::<CalloutEnv>();
+        let bytes = env.native.code.frame_bytes();
+        (
+            env,
+            std::slice::from_raw_parts_mut(s.regs, bytes),
+            s.cur,
+            s.parked,
+            s.wave,
+        )
+    };
+    let w = env.native.width;
+    let Some(plan) = env.native.callouts.get(id as usize) else {
+        return 2;
+    };
+    let shadow = &mut *env.shadow;
+    for &(r, at, wide) in &plan.regs {
+        let lanes = &mut shadow.regs_mut(r)[..w];
+        for (l, o) in lanes.iter_mut().enumerate() {
+            *o = if wide {
+                u64::from_le_bytes(frame[at + 8 * l..][..8].try_into().expect("8 bytes"))
+            } else {
+                u64::from(u32::from_le_bytes(
+                    frame[at + 4 * l..][..4].try_into().expect("4 bytes"),
+                ))
+            };
+        }
+    }
+    let (waves, group_id) = (env.waves, env.group_id);
+    shadow.prepare_callout(plan.pc, [cur, parked], [wave as u32, waves], group_id);
+    let result = shadow.run_one(env.ctx, env.gs, env.scratch, env.tracker, env.deferred);
+    env.deferred.apply(env.ctx.resources, None);
+    if let Err(e) = result {
+        env.error = Some(e);
+        return 2;
+    }
+    for &(r, at, wide) in &plan.regs {
+        let lanes = &shadow.regs_mut(r)[..w];
+        for (l, &v) in lanes.iter().enumerate() {
+            if wide {
+                frame[at + 8 * l..][..8].copy_from_slice(&v.to_le_bytes());
+            } else {
+                frame[at + 4 * l..][..4].copy_from_slice(&(v as u32).to_le_bytes());
+            }
+        }
+    }
+    0
+}

@@ -1,0 +1,1590 @@
+//! Machine code for a whole wave program: every lane of a wave of 8 to 64
+//! lanes, its control flow as native branches on its execution mask.
+//!
+//! A [`WaveBuilder`] is fed a program one instruction at a time, in the
+//! order the instructions run, with labels for their jump targets. The code
+//! it makes runs every wave of one thread group, one after another, from
+//! start to end ([`WaveCode::run`]). Its state is a [`State`]:
+//!
+//! - **Registers** live in a frame in memory, one 32-bit word per lane (a
+//!   *narrow* register) or one 64-bit word per lane (a *wide* one, for byte
+//!   addresses). An operation loads its operands eight lanes to a vector
+//!   register, computes, and stores the result, blending with the lanes
+//!   already there where it writes the active lanes only.
+//! - **The execution mask** is a bit per lane in `r13`; the lanes that left
+//!   a construct (`break`, `continue`, `return`) in `r14`. Each open
+//!   construct has a frame of four masks in `State::frames`: the lanes that
+//!   entered it, the lanes of the other branch or of this iteration, the
+//!   lanes that left it, and the lanes that continue. These are the
+//!   engine's rules, written as a few scalar instructions per construct.
+//!   After each change the mask is also written out as words, all ones or
+//!   zero per lane (`State::lanes`), for the blends.
+//! - **Memory** is a table of [`Resource`]s: a 32-bit access reads 0 and
+//!   writes nothing out of bounds or misaligned. Eight lanes whose byte
+//!   addresses follow each other, in bounds, are one vector load or masked
+//!   store; other addresses go lane by lane.
+//! - **System values** are tables of words per lane of the group plus a
+//!   number per group ([`Input`]).
+//! - **What has no code here** is a *callout*: `State::callout(state, id)`
+//!   runs the instruction `id` on the frame and returns 0, or stops the
+//!   wave with its nonzero result.
+
+// dynasm's `Ry(..)` converts its register number with `.into()`.
+#![allow(clippy::useless_conversion)]
+
+use super::{Builder, Code, Constant, MASK32, RESULT, Second, TEMP};
+use crate::{Op, Operand, Run};
+use dynasmrt::{AssemblyOffset, DynamicLabel, DynasmApi, DynasmLabelApi, dynasm};
+use std::mem::offset_of;
+
+/// A wave's state, shared by the machine code and its callouts.
+#[repr(C, align(32))]
+#[derive(Debug)]
+pub struct State {
+    /// The register frame ([`WaveCode::frame_bytes`] bytes).
+    pub regs: *mut u8,
+    /// Four masks per construct depth ([`WaveCode::frames`] of them).
+    pub frames: *mut u64,
+    /// The memories, by slot.
+    pub resources: *const Resource,
+    /// The system values, by input index.
+    pub inputs: *const Input,
+    /// The lanes that exist in each wave of the group.
+    pub launch: *const u64,
+    /// The group's wave count.
+    pub waves: u64,
+    /// Loop iterations a wave may run.
+    pub budget: u64,
+    /// Runs an instruction the code has none for.
+    pub callout: Callout,
+    /// The callout's own data.
+    pub user: *mut std::ffi::c_void,
+    /// The active lanes, written before a callout.
+    pub cur: u64,
+    /// The lanes that left a construct, written before a callout.
+    pub parked: u64,
+    /// The wave running, by index in the group.
+    pub wave: u64,
+    /// The loop whose budget ran out, when [`WaveCode::run`] returns 1.
+    pub site: u64,
+    /// The lanes the last branch found, before its vote.
+    pub tested: u64,
+    /// Loop iterations the wave has run.
+    pub iterations: u64,
+    _pad: u64,
+    /// The active lanes as words, all ones or zero.
+    pub lanes: [u32; 64],
+    /// Eight lanes gathered one by one.
+    scratch: [u32; 8],
+}
+
+/// A callout: runs instruction `id` on the wave in `state`; nonzero stops
+/// the group with that result.
+pub type Callout = unsafe extern "sysv64" fn(state: *mut State, id: u32) -> u32;
+
+impl State {
+    /// A state with no frame, memory or inputs yet.
+    pub fn new(callout: Callout) -> State {
+        State {
+            regs: std::ptr::null_mut(),
+            frames: std::ptr::null_mut(),
+            resources: std::ptr::null(),
+            inputs: std::ptr::null(),
+            launch: std::ptr::null(),
+            waves: 0,
+            budget: 0,
+            callout,
+            user: std::ptr::null_mut(),
+            cur: 0,
+            parked: 0,
+            wave: 0,
+            site: 0,
+            tested: 0,
+            iterations: 0,
+            _pad: 0,
+            lanes: [0; 64],
+            scratch: [0; 8],
+        }
+    }
+}
+
+/// A memory: `words` 32-bit words at `base` may be read, the first
+/// `writable` of them written (0 for a memory that only reads).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Resource {
+    /// The first word.
+    pub base: *mut u32,
+    /// Words that may be read.
+    pub words: u64,
+    /// Words that may be written.
+    pub writable: u64,
+}
+
+/// A system value: lane `l` of wave `w` is `table[w * width + l] + add`,
+/// wrapping.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Input {
+    /// A word per lane of the group's waves.
+    pub table: *const u32,
+    /// Added to every lane.
+    pub add: u32,
+    /// Unused.
+    pub _pad: u32,
+}
+
+/// An operation's second operand: a register or a constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg {
+    /// A narrow register.
+    Reg(u32),
+    /// The same word in every lane.
+    Imm(u32),
+}
+
+/// Which lanes a branch takes.
+#[derive(Clone, Copy, Debug)]
+pub enum Lanes {
+    /// Where the narrow register is nonzero.
+    Nonzero(u32),
+    /// Where the comparison (an [`Op`] from `Eq` to `FGe`) of a narrow
+    /// register with the operand holds.
+    Compare(Op, u32, Arg),
+    /// Those the previous branch found.
+    Previous,
+}
+
+/// A branch on the whole wave: all its lanes, or none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Vote {
+    /// Some active lane is among the lanes.
+    Any,
+    /// Every active lane is, and some lane is active.
+    All,
+}
+
+/// The wave operations with code of their own, on narrow registers. Each
+/// writes every lane; a wave with no active lane gets zeros.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WaveKind {
+    /// `WaveGetLaneIndex`.
+    LaneIndex,
+    /// `WaveGetLaneCount`.
+    LaneCount,
+    /// `GetGroupWaveIndex`.
+    GroupWaveIndex,
+    /// `GetGroupWaveCount`.
+    GroupWaveCount,
+    /// `WaveIsFirstLane`.
+    IsFirstLane,
+    /// `WaveActiveAnyTrue` of a condition (its nonzero lanes).
+    AnyTrue,
+    /// `WaveActiveAllTrue`.
+    AllTrue,
+    /// `WaveActiveCountBits`.
+    CountBits,
+    /// The word of the first active lane.
+    ReadFirst,
+    /// The active lanes folded by an integer operation: `Add`, `Mul`,
+    /// `And`, `Or`, `Xor`, `UMin`, `UMax`, `SMin`, `SMax`.
+    Reduce(Op),
+    /// The active lanes folded by any two-operand operation in lane order,
+    /// from the first active lane's value (`FAdd` for a float sum).
+    Fold(Op),
+    /// For each lane, the fold (as `Fold`) of the active lanes below it,
+    /// or the identity word where there is none.
+    Prefix(Op, u32),
+    /// `WaveReadLaneAt`: the lane the second operand names, modulo the
+    /// wave size.
+    ReadAt,
+}
+
+/// A 32-bit atomic read-modify-write, each active lane in lane order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Atomic {
+    /// Adds, wrapping.
+    Add,
+    /// ANDs in.
+    And,
+    /// ORs in.
+    Or,
+    /// XORs in.
+    Xor,
+    /// Stores.
+    Exchange,
+    /// The smaller, unsigned.
+    UMin,
+    /// The larger, unsigned.
+    UMax,
+    /// The smaller, signed.
+    SMin,
+    /// The larger, signed.
+    SMax,
+    /// Stores the second operand where the word equals the first.
+    CompareExchange,
+}
+
+/// Where a memory access goes: byte `addr + offset` of memory `slot`
+/// (`addr` a wide register; none: `offset` alone, for every lane).
+#[derive(Clone, Copy, Debug)]
+pub struct Address {
+    /// The memory's index in `State::resources`.
+    pub slot: u32,
+    /// The byte address of each lane, a wide register.
+    pub addr: Option<u32>,
+    /// Added to every lane's address, wrapping.
+    pub offset: u32,
+}
+
+/// A place in the code.
+#[derive(Clone, Copy, Debug)]
+pub struct Label(DynamicLabel);
+
+const REGS: i32 = offset_of!(State, regs) as i32;
+const FRAMES: i32 = offset_of!(State, frames) as i32;
+const RESOURCES: i32 = offset_of!(State, resources) as i32;
+const INPUTS: i32 = offset_of!(State, inputs) as i32;
+const LAUNCH: i32 = offset_of!(State, launch) as i32;
+const WAVES: i32 = offset_of!(State, waves) as i32;
+const BUDGET: i32 = offset_of!(State, budget) as i32;
+const CALLOUT: i32 = offset_of!(State, callout) as i32;
+const CUR: i32 = offset_of!(State, cur) as i32;
+const PARKED: i32 = offset_of!(State, parked) as i32;
+const WAVE: i32 = offset_of!(State, wave) as i32;
+const SITE: i32 = offset_of!(State, site) as i32;
+const TESTED: i32 = offset_of!(State, tested) as i32;
+const ITERATIONS: i32 = offset_of!(State, iterations) as i32;
+const LANES: i32 = offset_of!(State, lanes) as i32;
+const SCRATCH: i32 = offset_of!(State, scratch) as i32;
+const _: () = assert!(LANES % 32 == 0);
+
+/// `vmovmskps` (`vmovmskpd` with `pd`) of ymm `s` into the 32-bit
+/// general register `d` (0 is `eax`, 1 `ecx`), encoded here, as dynasm
+/// 5.1 does not take a general register beside a ymm one.
+fn movmsk(asm: &mut dynasmrt::x64::Assembler, d: u8, s: u8, pd: bool) {
+    // Three-byte VEX: inverted R, X, B and the 0F map; W = 0, no vvvv
+    // (1111), L = 1, the 66 prefix for the `pd` form; opcode 50, then a
+    // register-to-register ModRM.
+    let rxb = (!(d >> 3) & 1) << 7 | 1 << 6 | (!(s >> 3) & 1) << 5;
+    asm.push(0xC4);
+    asm.push(rxb | 0b00001);
+    asm.push(0b0111_1100 | u8::from(pd));
+    asm.push(0x50);
+    asm.push(0b11 << 6 | (d & 7) << 3 | (s & 7));
+}
+
+/// A construct's masks: entry, aux, exited, continued.
+const ENTRY: i32 = 0;
+const AUX: i32 = 8;
+const EXITED: i32 = 16;
+const CONTINUED: i32 = 24;
+
+/// Builds the code of one program at one wave size.
+pub struct WaveBuilder {
+    b: Builder,
+    width: usize,
+    /// Byte offset of each register in the frame, and whether it is wide.
+    offsets: Vec<i32>,
+    wide: Vec<bool>,
+    frame_bytes: usize,
+    frames: usize,
+    entry: usize,
+    wave_top: DynamicLabel,
+    wave_next: DynamicLabel,
+    out: DynamicLabel,
+    /// Loops whose budget ran out: where each one's code jumps, and its
+    /// site.
+    stubs: Vec<(DynamicLabel, u64)>,
+    /// `State::lanes` holds the execution mask here (it is written out
+    /// only when an instruction needs it).
+    lanes_valid: bool,
+}
+
+/// The machine code of a program at one wave size.
+pub struct WaveCode {
+    code: Code,
+    entry: usize,
+    frame_bytes: usize,
+    frames: usize,
+    offsets: Vec<i32>,
+}
+
+impl std::fmt::Debug for WaveCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WaveCode")
+            .field("bytes", &self.code.0.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl WaveCode {
+    /// Bytes of register frame a wave needs.
+    pub fn frame_bytes(&self) -> usize {
+        self.frame_bytes
+    }
+
+    /// Construct depths: `State::frames` holds four `u64` per depth.
+    pub fn frames(&self) -> usize {
+        self.frames
+    }
+
+    /// Where register `r` starts in the frame.
+    pub fn offset(&self, r: u32) -> usize {
+        self.offsets[r as usize] as usize
+    }
+
+    /// Bytes of machine code.
+    pub fn len(&self) -> usize {
+        self.code.0.len()
+    }
+
+    /// Whether there is no code (never: a program has at least its loop
+    /// over the waves).
+    pub fn is_empty(&self) -> bool {
+        self.code.0.is_empty()
+    }
+
+    /// Runs every wave of one group: 0 when all finished, 1 when a loop
+    /// ran past `State::budget` (its site in `State::site`), or a
+    /// callout's nonzero result.
+    ///
+    /// # Safety
+    /// Every pointer of `state` is valid for what the code does with it:
+    /// `regs` for [`WaveCode::frame_bytes`] bytes, `frames` for
+    /// [`WaveCode::frames`] × 4 words, `resources` and `inputs` for every
+    /// slot and input the program names (each resource's `words` readable
+    /// and `writable` writable, each input's table for `waves × width`
+    /// words), `launch` for `waves` masks, and `callout` runs any callout
+    /// id the program names.
+    pub unsafe fn run(&self, state: *mut State) -> u32 {
+        type Entry = unsafe extern "sysv64" fn(*mut State) -> u32;
+        let ptr = self.code.0.ptr(AssemblyOffset(self.entry));
+        // SAFETY: the entry is this code's start, which follows `Entry`'s
+        // convention; the caller vouches for the state.
+        unsafe {
+            let f = std::mem::transmute::<*const u8, Entry>(ptr);
+            f(state)
+        }
+    }
+}
+
+impl WaveBuilder {
+    /// A builder for waves of `width` lanes (8, 16, 32 or 64) whose
+    /// registers are wide or narrow as `wide` says, with the system values
+    /// `inputs` (the registers they fill, by input index). `None` where
+    /// the CPU lacks AVX2, POPCNT or BMI1, or for another width.
+    pub fn new(width: usize, wide: &[bool], inputs: &[u32]) -> Option<WaveBuilder> {
+        let supported = std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("popcnt")
+            && std::is_x86_feature_detected!("bmi1")
+            && matches!(width, 8 | 16 | 32 | 64);
+        if !supported {
+            return None;
+        }
+        let mut offsets = Vec::with_capacity(wide.len());
+        let mut at = 0usize;
+        for &w in wide {
+            offsets.push(i32::try_from(at).ok()?);
+            at += width * if w { 8 } else { 4 };
+        }
+        let mut b = Builder::new()?;
+        let wave_top = b.asm.new_dynamic_label();
+        let wave_next = b.asm.new_dynamic_label();
+        let out = b.asm.new_dynamic_label();
+        let done = b.asm.new_dynamic_label();
+        let entry = b.asm.offset().0;
+        let mut this = WaveBuilder {
+            b,
+            width,
+            offsets,
+            wide: wide.to_vec(),
+            frame_bytes: at,
+            frames: 0,
+            entry,
+            wave_top,
+            wave_next,
+            out,
+            stubs: Vec::new(),
+            lanes_valid: false,
+        };
+        let shift = (width * 4).trailing_zeros() as i8;
+        dynasm!(this.b.asm; .arch x64
+            ; push rbx
+            ; push rbp
+            ; push r12
+            ; push r13
+            ; push r14
+            ; push r15
+            ; sub rsp, 8
+            ; mov rbx, rdi
+            ; mov r12, [rbx + REGS]
+            ; mov r15, [rbx + FRAMES]
+            ; mov QWORD [rbx + WAVE], 0
+            ; =>wave_top
+            ; mov rax, [rbx + WAVE]
+            ; cmp rax, [rbx + WAVES]
+            ; jae =>done
+            ; mov rcx, [rbx + LAUNCH]
+            ; mov r13, [rcx + rax * 8]
+            ; xor r14d, r14d
+            ; mov QWORD [rbx + ITERATIONS], 0
+            ; mov QWORD [rbx + TESTED], 0
+        );
+        for (i, &dst) in inputs.iter().enumerate() {
+            let at = 16 * i as i32;
+            let d = this.offset(dst)?;
+            dynasm!(this.b.asm; .arch x64
+                ; mov rcx, [rbx + INPUTS]
+                ; mov rdx, [rcx + at]
+                ; vpbroadcastd ymm0, [rcx + at + 8]
+                ; mov rax, [rbx + WAVE]
+                ; shl rax, shift
+                ; add rdx, rax
+            );
+            for c in this.chunks() {
+                dynasm!(this.b.asm; .arch x64
+                    ; vpaddd ymm1, ymm0, [rdx + 32 * c]
+                    ; vmovdqu [r12 + d + 32 * c], ymm1
+                );
+            }
+        }
+        this.sync_lanes();
+        this.lanes_valid = true;
+        dynasm!(this.b.asm; .arch x64
+            ; jmp >body
+            ; =>done
+            ; xor eax, eax
+            ; =>out
+            ; vzeroupper
+            ; add rsp, 8
+            ; pop r15
+            ; pop r14
+            ; pop r13
+            ; pop r12
+            ; pop rbp
+            ; pop rbx
+            ; ret
+            ; body:
+        );
+        Some(this)
+    }
+
+    fn chunks(&self) -> std::ops::Range<i32> {
+        0..(self.width / 8) as i32
+    }
+
+    fn offset(&self, r: u32) -> Option<i32> {
+        self.offsets.get(r as usize).copied()
+    }
+
+    /// The frame offset of narrow register `r`.
+    fn narrow(&self, r: u32) -> i32 {
+        debug_assert!(!self.wide[r as usize], "register {r} is wide");
+        self.offsets[r as usize]
+    }
+
+    fn wide_at(&self, r: u32) -> i32 {
+        debug_assert!(self.wide[r as usize], "register {r} is narrow");
+        self.offsets[r as usize]
+    }
+
+    /// All lanes of the wave, as a mask.
+    fn full(&self) -> u64 {
+        if self.width == 64 {
+            u64::MAX
+        } else {
+            (1 << self.width) - 1
+        }
+    }
+
+    fn words(&mut self, w: [u32; 8]) -> DynamicLabel {
+        self.b.constant(Constant::Words(w))
+    }
+
+    fn qwords(&mut self, q: [u64; 4]) -> DynamicLabel {
+        let w = std::array::from_fn(|i| (q[i / 2] >> (32 * (i % 2))) as u32);
+        self.words(w)
+    }
+
+    /// Lane indices `8c .. 8c + 8`.
+    fn iota(&mut self, c: i32) -> DynamicLabel {
+        self.words(std::array::from_fn(|l| 8 * c as u32 + l as u32))
+    }
+
+    /// A new label.
+    pub fn label(&mut self) -> Label {
+        Label(self.b.asm.new_dynamic_label())
+    }
+
+    /// Places `label` here.
+    pub fn bind(&mut self, label: Label) {
+        dynasm!(self.b.asm; .arch x64; =>label.0);
+        self.lanes_valid = false;
+    }
+
+    /// Makes `State::lanes` hold the execution mask (uses `rax` and
+    /// `ymm15`).
+    fn need_lanes(&mut self) {
+        if !self.lanes_valid {
+            self.sync_lanes();
+            self.lanes_valid = true;
+        }
+    }
+
+    /// Writes the execution mask out as words.
+    fn sync_lanes(&mut self) {
+        let bits = self.b.constant(Constant::Bits);
+        for c in self.chunks() {
+            dynasm!(self.b.asm; .arch x64
+                ; mov rax, r13
+                ; shr rax, (8 * c) as i8
+                ; movzx eax, al
+                ; vmovd xmm15, eax
+                ; vpbroadcastd ymm15, xmm15
+                ; vpand ymm15, ymm15, [=>bits]
+                ; vpcmpeqd ymm15, ymm15, [=>bits]
+                ; vmovdqa [rbx + LANES + 32 * c], ymm15
+            );
+        }
+    }
+
+    /// Loads the active lanes of chunk `c` as words into `MASK32`.
+    fn mask_of_chunk(&mut self, c: i32) {
+        dynasm!(self.b.asm; .arch x64; vmovdqa Ry(MASK32), [rbx + LANES + 32 * c]);
+    }
+
+    /// Stores vector register 3 to chunk `c` of narrow register at `d`,
+    /// on the active lanes only when `masked`.
+    fn store_chunk(&mut self, d: i32, c: i32, masked: bool) {
+        if masked {
+            self.mask_of_chunk(c);
+            dynasm!(self.b.asm; .arch x64
+                ; vmovdqu ymm4, [r12 + d + 32 * c]
+                ; vpblendvb ymm3, ymm4, ymm3, Ry(MASK32)
+            );
+        }
+        dynasm!(self.b.asm; .arch x64; vmovdqu [r12 + d + 32 * c], ymm3);
+    }
+
+    /// `dst = op(a, b)` (`Select`: `a != 0 ? b : c`) on narrow registers,
+    /// on the active lanes only when `masked`.
+    pub fn op(&mut self, op: Op, dst: u32, a: u32, b: Arg, c: Option<u32>, masked: bool) {
+        let (d, a) = (self.narrow(dst), self.narrow(a));
+        let b = match b {
+            Arg::Reg(r) => Ok(self.narrow(r)),
+            Arg::Imm(k) => Err(k),
+        };
+        let c = c.map(|r| self.narrow(r));
+        if masked {
+            self.need_lanes();
+        }
+        for k in self.chunks() {
+            dynasm!(self.b.asm; .arch x64; vmovdqu ymm0, [r12 + a + 32 * k]);
+            let second = match b {
+                Ok(b) => {
+                    dynasm!(self.b.asm; .arch x64; vmovdqu ymm1, [r12 + b + 32 * k]);
+                    Second::Reg(1)
+                }
+                Err(imm) => Second::Imm(imm),
+            };
+            match (op, c) {
+                (Op::Select, Some(c)) => dynasm!(self.b.asm; .arch x64
+                    ; vmovdqu ymm2, [r12 + c + 32 * k]
+                    ; vpxor Ry(TEMP), Ry(TEMP), Ry(TEMP)
+                    ; vpcmpeqd Ry(TEMP), Ry(TEMP), ymm0
+                    ; vpblendvb ymm3, ymm1, ymm2, Ry(TEMP)
+                ),
+                _ => self.b.step(op, 3, 0, second),
+            }
+            self.store_chunk(d, k, masked);
+        }
+    }
+
+    /// `dst = src`, every lane or (narrow registers only) the active ones.
+    pub fn copy(&mut self, dst: u32, src: u32, masked: bool) {
+        let wide = self.wide[dst as usize];
+        debug_assert_eq!(wide, self.wide[src as usize]);
+        debug_assert!(!(wide && masked));
+        let (d, s) = (self.offsets[dst as usize], self.offsets[src as usize]);
+        let pieces = (self.width / 8 * if wide { 2 } else { 1 }) as i32;
+        if masked {
+            self.need_lanes();
+        }
+        for k in 0..pieces {
+            dynasm!(self.b.asm; .arch x64; vmovdqu ymm3, [r12 + s + 32 * k]);
+            self.store_chunk(d, k, masked);
+        }
+    }
+
+    /// `dst = bits` on every lane (a narrow register takes the low word).
+    pub fn constant(&mut self, dst: u32, bits: u64) {
+        let wide = self.wide[dst as usize];
+        let l = if wide {
+            self.qwords([bits; 4])
+        } else {
+            self.words([bits as u32; 8])
+        };
+        let d = self.offsets[dst as usize];
+        let pieces = (self.width / 8 * if wide { 2 } else { 1 }) as i32;
+        dynasm!(self.b.asm; .arch x64; vmovdqa ymm3, [=>l]);
+        for k in 0..pieces {
+            dynasm!(self.b.asm; .arch x64; vmovdqu [r12 + d + 32 * k], ymm3);
+        }
+    }
+
+    /// Wide `dst = base + index * scale` on every lane, the narrow `index`
+    /// sign- or zero-extended, wrapping. `false`, with no code, when
+    /// `scale` is neither a power of two nor (for an unsigned index) below
+    /// 2^32.
+    pub fn scale(
+        &mut self,
+        dst: u32,
+        index: u32,
+        signed: bool,
+        scale: u64,
+        base: Option<u32>,
+    ) -> bool {
+        let shift = scale
+            .is_power_of_two()
+            .then(|| scale.trailing_zeros() as i8);
+        if shift.is_none() && (signed || scale > u64::from(u32::MAX)) {
+            return false;
+        }
+        let factor = self.qwords([scale; 4]);
+        let (d, i) = (self.wide_at(dst), self.narrow(index));
+        let base = base.map(|b| self.wide_at(b));
+        for c in self.chunks() {
+            for h in 0..2 {
+                let (src, to) = (i + 32 * c + 16 * h, d + 64 * c + 32 * h);
+                if signed {
+                    dynasm!(self.b.asm; .arch x64; vpmovsxdq ymm0, [r12 + src]);
+                } else {
+                    dynasm!(self.b.asm; .arch x64; vpmovzxdq ymm0, [r12 + src]);
+                }
+                match shift {
+                    Some(0) => {}
+                    Some(k) => dynasm!(self.b.asm; .arch x64; vpsllq ymm0, ymm0, k),
+                    None => dynasm!(self.b.asm; .arch x64; vpmuludq ymm0, ymm0, [=>factor]),
+                }
+                if let Some(b) = base {
+                    dynasm!(self.b.asm; .arch x64; vpaddq ymm0, ymm0, [r12 + b + 64 * c + 32 * h]);
+                }
+                dynasm!(self.b.asm; .arch x64; vmovdqu [r12 + to], ymm0);
+            }
+        }
+        true
+    }
+
+    /// `rdx` = the memory of `slot`'s words, `r8` its readable (or, for
+    /// stores, writable) word count, `r9` the constant byte offset.
+    fn memory(&mut self, slot: u32, store: bool, offset: u32) {
+        let at = 24 * slot as i32;
+        let count = if store { 16 } else { 8 };
+        dynasm!(self.b.asm; .arch x64
+            ; mov rsi, [rbx + RESOURCES]
+            ; mov rdx, [rsi + at]
+            ; mov r8, [rsi + at + count]
+            ; mov r9d, offset as i32
+        );
+    }
+
+    /// Jumps to `slow` unless the eight byte addresses of chunk `c` of the
+    /// wide register at `a` follow each other from an aligned one in
+    /// bounds; else `rax` = the first word's index.
+    fn contiguous(&mut self, a: i32, c: i32, slow: DynamicLabel) {
+        let low = self.qwords([0, 4, 8, 12]);
+        let high = self.qwords([16, 20, 24, 28]);
+        let at = a + 64 * c;
+        dynasm!(self.b.asm; .arch x64
+            ; mov rax, [r12 + at]
+            ; add rax, r9
+            ; test al, 3
+            ; jnz =>slow
+            ; shr rax, 2
+            ; lea rcx, [rax + 8]
+            ; cmp rcx, r8
+            ; ja =>slow
+            ; vpbroadcastq ymm0, [r12 + at]
+            ; vpaddq ymm1, ymm0, [=>low]
+            ; vpcmpeqq ymm1, ymm1, [r12 + at]
+            ; vpaddq ymm2, ymm0, [=>high]
+            ; vpcmpeqq ymm2, ymm2, [r12 + at + 32]
+            ; vpand ymm1, ymm1, ymm2
+        );
+        movmsk(&mut self.b.asm, 1, 1, true);
+        dynasm!(self.b.asm; .arch x64
+            ; cmp ecx, 15
+            ; jne =>slow
+        );
+    }
+
+    /// Reads a 32-bit word per active lane into narrow `dst` from byte
+    /// `addr + offset` (`addr` a wide register; none: the same word for
+    /// every lane) of memory `slot`: 0 out of bounds or misaligned.
+    pub fn load(&mut self, dst: u32, Address { slot, addr, offset }: Address) {
+        let d = self.narrow(dst);
+        self.need_lanes();
+        self.memory(slot, false, offset);
+        let Some(addr) = addr else {
+            let misaligned = !offset.is_multiple_of(4);
+            dynasm!(self.b.asm; .arch x64; xor ecx, ecx);
+            if !misaligned {
+                dynasm!(self.b.asm; .arch x64
+                    ; mov eax, (offset / 4) as i32
+                    ; cmp rax, r8
+                    ; jae >zero
+                    ; mov ecx, [rdx + rax * 4]
+                    ; zero:
+                );
+            }
+            dynasm!(self.b.asm; .arch x64
+                ; vmovd xmm3, ecx
+                ; vpbroadcastd ymm3, xmm3
+            );
+            for c in self.chunks() {
+                if c > 0 {
+                    dynasm!(self.b.asm; .arch x64; vpbroadcastd ymm3, xmm3);
+                }
+                self.store_chunk(d, c, true);
+            }
+            return;
+        };
+        let a = self.wide_at(addr);
+        // For the gathers: the offset, and the byte count less 3 (a word
+        // at byte `at` is inside when `at` is below it), in every 64-bit
+        // lane.
+        let (three, low_halves) = (self.qwords([3; 4]), self.b.constant(Constant::LowHalves));
+        dynasm!(self.b.asm; .arch x64
+            ; vmovq xmm8, r9
+            ; vpbroadcastq ymm8, xmm8
+            ; lea rax, [r8 * 4 - 3]
+            ; vmovq xmm9, rax
+            ; vpbroadcastq ymm9, xmm9
+        );
+        for c in self.chunks() {
+            let (slow, done) = (
+                self.b.asm.new_dynamic_label(),
+                self.b.asm.new_dynamic_label(),
+            );
+            self.contiguous(a, c, slow);
+            dynasm!(self.b.asm; .arch x64
+                ; vmovdqu ymm3, [rdx + rax * 4]
+                ; jmp =>done
+                ; =>slow
+                ; vmovdqa ymm15, [rbx + LANES + 32 * c]
+            );
+            // Each half of four lanes: the byte addresses, the lanes that
+            // read (active, aligned, not past the end, not wrapped below
+            // 0), their mask narrowed to words, and one gather by byte
+            // address.
+            for h in 0..2 {
+                let at = a + 64 * c + 32 * h;
+                dynasm!(self.b.asm; .arch x64
+                    ; vmovdqu ymm0, [r12 + at]
+                    ; vpaddq ymm0, ymm0, ymm8
+                    ; vpxor ymm4, ymm4, ymm4
+                    ; vpand ymm1, ymm0, [=>three]
+                    ; vpcmpeqq ymm1, ymm1, ymm4
+                    ; vpcmpgtq ymm2, ymm9, ymm0
+                    ; vpand ymm1, ymm1, ymm2
+                    ; vpcmpgtq ymm2, ymm4, ymm0
+                    ; vpandn ymm1, ymm2, ymm1
+                );
+                if h == 0 {
+                    dynasm!(self.b.asm; .arch x64; vpmovsxdq ymm2, xmm15);
+                } else {
+                    dynasm!(self.b.asm; .arch x64
+                        ; vextracti128 xmm2, ymm15, 1
+                        ; vpmovsxdq ymm2, xmm2
+                    );
+                }
+                dynasm!(self.b.asm; .arch x64
+                    ; vpand ymm1, ymm1, ymm2
+                    ; vmovdqa ymm2, [=>low_halves]
+                    ; vpermd ymm1, ymm2, ymm1
+                    ; vpxor xmm5, xmm5, xmm5
+                    ; vpgatherqd xmm5, [rdx + ymm0 * 1], xmm1
+                );
+                if h == 0 {
+                    dynasm!(self.b.asm; .arch x64; vmovdqa xmm3, xmm5);
+                } else {
+                    dynasm!(self.b.asm; .arch x64; vinserti128 ymm3, ymm3, xmm5, 1);
+                }
+            }
+            dynasm!(self.b.asm; .arch x64; =>done);
+            self.store_chunk(d, c, true);
+        }
+    }
+
+    /// Writes narrow `src`'s word of each active lane, in lane order, to
+    /// byte `addr + offset` of memory `slot` (as [`WaveBuilder::load`]
+    /// reads): nothing out of bounds or misaligned.
+    pub fn store(&mut self, Address { slot, addr, offset }: Address, src: u32) {
+        let s = self.narrow(src);
+        self.need_lanes();
+        self.memory(slot, true, offset);
+        let Some(addr) = addr else {
+            // The last active lane's word is the one that stays.
+            if offset.is_multiple_of(4) {
+                dynasm!(self.b.asm; .arch x64
+                    ; mov eax, (offset / 4) as i32
+                    ; cmp rax, r8
+                    ; jae >skip
+                    ; bsr rcx, r13
+                    ; jz >skip
+                    ; mov ecx, [r12 + s + rcx * 4]
+                    ; mov [rdx + rax * 4], ecx
+                    ; skip:
+                );
+            }
+            return;
+        };
+        let a = self.wide_at(addr);
+        for c in self.chunks() {
+            let (slow, done) = (
+                self.b.asm.new_dynamic_label(),
+                self.b.asm.new_dynamic_label(),
+            );
+            dynasm!(self.b.asm; .arch x64
+                ; mov r10, r13
+                ; shr r10, (8 * c) as i8
+                ; and r10d, 0xFF
+                ; jz =>done
+            );
+            self.contiguous(a, c, slow);
+            self.mask_of_chunk(c);
+            dynasm!(self.b.asm; .arch x64
+                ; vmovdqu ymm0, [r12 + s + 32 * c]
+                ; vpmaskmovd [rdx + rax * 4], Ry(MASK32), ymm0
+                ; jmp =>done
+                ; =>slow
+            );
+            for l in 0..8 {
+                let at = a + 64 * c + 8 * l;
+                dynasm!(self.b.asm; .arch x64
+                    ; test r10d, 1 << l
+                    ; jz >next
+                    ; mov rax, [r12 + at]
+                    ; add rax, r9
+                    ; test al, 3
+                    ; jnz >next
+                    ; shr rax, 2
+                    ; cmp rax, r8
+                    ; jae >next
+                    ; mov ecx, [r12 + s + 32 * c + 4 * l]
+                    ; mov [rdx + rax * 4], ecx
+                    ; next:
+                );
+            }
+            dynasm!(self.b.asm; .arch x64; =>done);
+        }
+    }
+
+    /// `rdx` = the lanes `lanes` picks (and `State::tested` too), then
+    /// negated, then the vote.
+    fn lanes(&mut self, lanes: Lanes, negate: bool, vote: Option<Vote>) {
+        match lanes {
+            Lanes::Previous => dynasm!(self.b.asm; .arch x64; mov rdx, [rbx + TESTED]),
+            Lanes::Nonzero(r) => {
+                let r = self.narrow(r);
+                dynasm!(self.b.asm; .arch x64; xor edx, edx; vpxor ymm1, ymm1, ymm1);
+                for c in self.chunks() {
+                    dynasm!(self.b.asm; .arch x64; vpcmpeqd ymm0, ymm1, [r12 + r + 32 * c]);
+                    movmsk(&mut self.b.asm, 0, 0, false);
+                    dynasm!(self.b.asm; .arch x64
+                        ; xor eax, 0xFF
+                        ; shl rax, (8 * c) as i8
+                        ; or rdx, rax
+                    );
+                }
+            }
+            Lanes::Compare(op, a, b) => {
+                let a = self.narrow(a);
+                let b = match b {
+                    Arg::Reg(r) => Ok(self.narrow(r)),
+                    Arg::Imm(k) => Err(k),
+                };
+                dynasm!(self.b.asm; .arch x64; xor edx, edx);
+                for c in self.chunks() {
+                    dynasm!(self.b.asm; .arch x64; vmovdqu ymm0, [r12 + a + 32 * c]);
+                    let second = match b {
+                        Ok(b) => {
+                            dynasm!(self.b.asm; .arch x64; vmovdqu ymm1, [r12 + b + 32 * c]);
+                            Second::Reg(1)
+                        }
+                        Err(k) => Second::Imm(k),
+                    };
+                    self.b.step(op, 3, 0, second);
+                    dynasm!(self.b.asm; .arch x64; vpslld ymm3, ymm3, 31);
+                    movmsk(&mut self.b.asm, 0, 3, false);
+                    dynasm!(self.b.asm; .arch x64
+                        ; shl rax, (8 * c) as i8
+                        ; or rdx, rax
+                    );
+                }
+            }
+        }
+        dynasm!(self.b.asm; .arch x64; mov [rbx + TESTED], rdx);
+        let full = self.full() as i64;
+        match vote {
+            None => {}
+            Some(Vote::Any) => dynasm!(self.b.asm; .arch x64
+                ; and rdx, r13
+                ; mov rax, QWORD full
+                ; cmovnz rdx, rax
+            ),
+            Some(Vote::All) => dynasm!(self.b.asm; .arch x64
+                ; not rdx
+                ; and rdx, r13
+                ; mov rax, QWORD full
+                ; mov ecx, 0
+                ; cmovnz rax, rcx
+                ; test r13, r13
+                ; cmovz rax, rcx
+                ; mov rdx, rax
+            ),
+        }
+        if negate {
+            dynasm!(self.b.asm; .arch x64; not rdx);
+        }
+    }
+
+    /// `cur = mask & !parked`, written out.
+    fn set_cur_from(&mut self, frame: i32) {
+        dynasm!(self.b.asm; .arch x64
+            ; mov rax, r14
+            ; not rax
+            ; mov r13, [r15 + frame]
+            ; and r13, rax
+        );
+    }
+
+    fn frame(&mut self, depth: usize) -> i32 {
+        self.frames = self.frames.max(depth + 1);
+        32 * depth as i32
+    }
+
+    /// Opens an `if` at `depth`: the active lanes narrow to `lanes`; none
+    /// left jumps to `otherwise`.
+    pub fn if_begin(
+        &mut self,
+        depth: usize,
+        lanes: Lanes,
+        negate: bool,
+        vote: Option<Vote>,
+        otherwise: Label,
+    ) {
+        let f = self.frame(depth);
+        self.lanes(lanes, negate, vote);
+        dynasm!(self.b.asm; .arch x64
+            ; mov [r15 + f + ENTRY], r13
+            ; mov rax, rdx
+            ; not rax
+            ; and rax, r13
+            ; mov [r15 + f + AUX], rax
+            ; and r13, rdx
+            ; jz =>otherwise.0
+        );
+        self.lanes_valid = false;
+    }
+
+    /// The `else` of the `if` at `depth`; none left jumps to `end`.
+    pub fn else_(&mut self, depth: usize, end: Label) {
+        let f = self.frame(depth);
+        self.set_cur_from(f + AUX);
+        dynasm!(self.b.asm; .arch x64
+            ; test r13, r13
+            ; jz =>end.0
+        );
+        self.lanes_valid = false;
+    }
+
+    /// Closes the `if` at `depth`.
+    pub fn if_end(&mut self, depth: usize) {
+        let f = self.frame(depth);
+        self.set_cur_from(f + ENTRY);
+        self.lanes_valid = false;
+    }
+
+    /// Opens a loop or an inlined call at `depth`.
+    pub fn open(&mut self, depth: usize) {
+        let f = self.frame(depth);
+        dynasm!(self.b.asm; .arch x64
+            ; mov [r15 + f + ENTRY], r13
+            ; mov QWORD [r15 + f + AUX], 0
+            ; mov QWORD [r15 + f + EXITED], 0
+            ; mov QWORD [r15 + f + CONTINUED], 0
+        );
+    }
+
+    /// The top of an iteration of the loop at `depth`: no lane left jumps
+    /// to `exit`; one iteration past the budget stops with `site`.
+    pub fn loop_iter(&mut self, depth: usize, exit: Label, site: u64) {
+        let f = self.frame(depth);
+        let stub = self.b.asm.new_dynamic_label();
+        self.stubs.push((stub, site));
+        dynasm!(self.b.asm; .arch x64
+            ; test r13, r13
+            ; jz =>exit.0
+            ; mov rax, [rbx + ITERATIONS]
+            ; inc rax
+            ; mov [rbx + ITERATIONS], rax
+            ; cmp rax, [rbx + BUDGET]
+            ; ja =>stub
+            ; mov [r15 + f + AUX], r13
+        );
+    }
+
+    /// Brings back the lanes that took `continue` in the loop at `depth`.
+    pub fn loop_continuing(&mut self, depth: usize) {
+        let f = self.frame(depth);
+        dynasm!(self.b.asm; .arch x64
+            ; mov rax, [r15 + f + CONTINUED]
+            ; mov QWORD [r15 + f + CONTINUED], 0
+            ; not rax
+            ; and r14, rax
+        );
+        self.set_cur_from(f + AUX);
+        self.lanes_valid = false;
+    }
+
+    /// Closes the loop or call at `depth`: the lanes that left it come back.
+    pub fn close(&mut self, depth: usize) {
+        let f = self.frame(depth);
+        dynasm!(self.b.asm; .arch x64
+            ; mov rax, [r15 + f + EXITED]
+            ; not rax
+            ; and r14, rax
+        );
+        self.set_cur_from(f + ENTRY);
+        self.lanes_valid = false;
+    }
+
+    /// Jumps to `target`.
+    pub fn jump(&mut self, target: Label) {
+        dynasm!(self.b.asm; .arch x64; jmp =>target.0);
+    }
+
+    /// The active lanes leave the construct at `depth` (`continue`: to its
+    /// next iteration).
+    pub fn leave(&mut self, depth: usize, to_continue: bool) {
+        let f = self.frame(depth) + if to_continue { CONTINUED } else { EXITED };
+        dynasm!(self.b.asm; .arch x64
+            ; or [r15 + f], r13
+            ; or r14, r13
+            ; xor r13d, r13d
+        );
+        self.lanes_valid = false;
+    }
+
+    /// The active lanes among `lanes` leave the construct at `depth`.
+    pub fn leave_if(
+        &mut self,
+        depth: usize,
+        lanes: Lanes,
+        negate: bool,
+        vote: Option<Vote>,
+        to_continue: bool,
+    ) {
+        let f = self.frame(depth) + if to_continue { CONTINUED } else { EXITED };
+        self.lanes(lanes, negate, vote);
+        dynasm!(self.b.asm; .arch x64
+            ; and rdx, r13
+            ; or [r15 + f], rdx
+            ; or r14, rdx
+            ; mov rax, r14
+            ; not rax
+            ; and r13, rax
+        );
+        self.lanes_valid = false;
+    }
+
+    /// Stores the word in `eax` to every lane of narrow `dst`.
+    fn splat_eax(&mut self, dst: u32) {
+        let d = self.narrow(dst);
+        dynasm!(self.b.asm; .arch x64
+            ; vmovd xmm3, eax
+            ; vpbroadcastd ymm3, xmm3
+        );
+        for c in self.chunks() {
+            dynasm!(self.b.asm; .arch x64; vmovdqu [r12 + d + 32 * c], ymm3);
+        }
+    }
+
+    /// A wave operation on narrow registers (`b`: `ReadAt`'s lane);
+    /// `false`, with no code, for a `Reduce` by another operation, or a
+    /// `Prefix` or `ReadAt` whose result register is an operand's.
+    pub fn wave(&mut self, kind: WaveKind, dst: u32, a: u32, b: u32) -> bool {
+        let d = self.narrow(dst);
+        let lane_by_lane = matches!(kind, WaveKind::Prefix(..) | WaveKind::ReadAt);
+        if lane_by_lane && (dst == a || (kind == WaveKind::ReadAt && dst == b)) {
+            return false;
+        }
+        match kind {
+            WaveKind::Fold(op) => self.fold_lanes(op, d, a),
+            WaveKind::Prefix(op, identity) => self.prefix(op, identity, d, a),
+            WaveKind::ReadAt => {
+                let (a, b) = (self.narrow(a), self.narrow(b));
+                for l in 0..self.width as i32 {
+                    dynasm!(self.b.asm; .arch x64
+                        ; mov eax, [r12 + b + 4 * l]
+                        ; and eax, (self.width - 1) as i32
+                        ; mov eax, [r12 + a + rax * 4]
+                        ; mov [rbx + SCRATCH + 4 * (l % 8)], eax
+                    );
+                    if l % 8 == 7 {
+                        dynasm!(self.b.asm; .arch x64
+                            ; vmovdqu ymm3, [rbx + SCRATCH]
+                            ; vmovdqu [r12 + d + 4 * (l - 7)], ymm3
+                        );
+                    }
+                }
+            }
+            WaveKind::LaneIndex => {
+                for c in self.chunks() {
+                    let l = self.iota(c);
+                    dynasm!(self.b.asm; .arch x64
+                        ; vmovdqa ymm3, [=>l]
+                        ; vmovdqu [r12 + d + 32 * c], ymm3
+                    );
+                }
+            }
+            WaveKind::LaneCount => {
+                dynasm!(self.b.asm; .arch x64; mov eax, self.width as i32);
+                self.splat_eax(dst);
+            }
+            WaveKind::GroupWaveIndex => {
+                dynasm!(self.b.asm; .arch x64; mov eax, [rbx + WAVE]);
+                self.splat_eax(dst);
+            }
+            WaveKind::GroupWaveCount => {
+                dynasm!(self.b.asm; .arch x64; mov eax, [rbx + WAVES]);
+                self.splat_eax(dst);
+            }
+            WaveKind::IsFirstLane => {
+                dynasm!(self.b.asm; .arch x64
+                    ; mov eax, 64
+                    ; bsf rcx, r13
+                    ; cmovnz eax, ecx
+                    ; vmovd xmm0, eax
+                    ; vpbroadcastd ymm0, xmm0
+                );
+                for c in self.chunks() {
+                    let l = self.iota(c);
+                    dynasm!(self.b.asm; .arch x64
+                        ; vpcmpeqd ymm3, ymm0, [=>l]
+                        ; vpsrld ymm3, ymm3, 31
+                        ; vmovdqu [r12 + d + 32 * c], ymm3
+                    );
+                }
+            }
+            WaveKind::AnyTrue | WaveKind::AllTrue | WaveKind::CountBits => {
+                self.lanes(Lanes::Nonzero(a), false, None);
+                match kind {
+                    WaveKind::AnyTrue => dynasm!(self.b.asm; .arch x64
+                        ; xor eax, eax
+                        ; and rdx, r13
+                        ; setnz al
+                    ),
+                    WaveKind::AllTrue => dynasm!(self.b.asm; .arch x64
+                        ; not rdx
+                        ; and rdx, r13
+                        ; sete cl
+                        ; xor eax, eax
+                        ; test r13, r13
+                        ; setnz al
+                        ; and al, cl
+                    ),
+                    _ => dynasm!(self.b.asm; .arch x64
+                        ; and rdx, r13
+                        ; popcnt rax, rdx
+                    ),
+                }
+                self.splat_eax(dst);
+            }
+            WaveKind::ReadFirst => {
+                let a = self.narrow(a);
+                dynasm!(self.b.asm; .arch x64
+                    ; xor eax, eax
+                    ; bsf rcx, r13
+                    ; jz >none
+                    ; mov eax, [r12 + a + rcx * 4]
+                    ; none:
+                );
+                self.splat_eax(dst);
+            }
+            WaveKind::Reduce(op) => return self.reduce(op, d, a),
+        }
+        true
+    }
+
+    /// The active lanes of `a` folded by `op`, in every lane of the
+    /// register at `d`.
+    fn reduce(&mut self, op: Op, d: i32, a: u32) -> bool {
+        let identity: u32 = match op {
+            Op::Add | Op::Or | Op::Xor | Op::UMax => 0,
+            Op::Mul => 1,
+            Op::And | Op::UMin => u32::MAX,
+            Op::SMin => i32::MAX as u32,
+            Op::SMax => i32::MIN as u32,
+            _ => return false,
+        };
+        let a = self.narrow(a);
+        self.need_lanes();
+        let id = self.words([identity; 8]);
+        dynasm!(self.b.asm; .arch x64; vmovdqa ymm5, [=>id]);
+        for c in self.chunks() {
+            self.mask_of_chunk(c);
+            dynasm!(self.b.asm; .arch x64
+                ; vmovdqu ymm0, [r12 + a + 32 * c]
+                ; vpblendvb ymm0, ymm5, ymm0, Ry(MASK32)
+            );
+            if c == 0 {
+                dynasm!(self.b.asm; .arch x64; vmovdqa ymm6, ymm0);
+            } else {
+                self.fold(op, 6, 0);
+            }
+        }
+        dynasm!(self.b.asm; .arch x64; vperm2i128 ymm0, ymm6, ymm6, 0x01);
+        self.fold(op, 6, 0);
+        dynasm!(self.b.asm; .arch x64; vpshufd ymm0, ymm6, 0x4E);
+        self.fold(op, 6, 0);
+        dynasm!(self.b.asm; .arch x64; vpshufd ymm0, ymm6, 0xB1u8 as i8);
+        self.fold(op, 6, 0);
+        dynasm!(self.b.asm; .arch x64
+            ; test r13, r13
+            ; jnz >some
+            ; vpxor ymm6, ymm6, ymm6
+            ; some:
+        );
+        for c in self.chunks() {
+            dynasm!(self.b.asm; .arch x64; vmovdqu [r12 + d + 32 * c], ymm6);
+        }
+        true
+    }
+
+    /// The active lanes of `a` folded by `op` in lane order (a wave with
+    /// none gets zeros), in every lane of the register at `d`: each lane's
+    /// value broadcast and combined with `step`, so the operation is the
+    /// one the other code computes.
+    fn fold_lanes(&mut self, op: Op, d: i32, a: u32) {
+        let a = self.narrow(a);
+        let (top, done) = (
+            self.b.asm.new_dynamic_label(),
+            self.b.asm.new_dynamic_label(),
+        );
+        dynasm!(self.b.asm; .arch x64
+            ; vpxor ymm0, ymm0, ymm0
+            ; mov r10, r13
+            ; bsf rax, r10
+            ; jz =>done
+            ; vpbroadcastd ymm0, [r12 + a + rax * 4]
+            ; lea r11, [r10 - 1]
+            ; and r10, r11
+            ; =>top
+            ; bsf rax, r10
+            ; jz =>done
+            ; vpbroadcastd ymm1, [r12 + a + rax * 4]
+        );
+        self.b.step(op, 0, 0, Second::Reg(1));
+        dynasm!(self.b.asm; .arch x64
+            ; lea r11, [r10 - 1]
+            ; and r10, r11
+            ; jmp =>top
+            ; =>done
+        );
+        for c in self.chunks() {
+            dynasm!(self.b.asm; .arch x64; vmovdqu [r12 + d + 32 * c], ymm0);
+        }
+    }
+
+    /// For each lane, the active lanes of `a` below it folded by `op` in
+    /// lane order, or `identity` where there is none (a wave with no
+    /// active lane gets zeros), into the register at `d`.
+    fn prefix(&mut self, op: Op, identity: u32, d: i32, a: u32) {
+        let a = self.narrow(a);
+        let id = self.words([identity; 8]);
+        let done = self.b.asm.new_dynamic_label();
+        dynasm!(self.b.asm; .arch x64
+            ; vpxor ymm0, ymm0, ymm0
+            ; test r13, r13
+            ; jz =>done
+            ; vmovdqa ymm0, [=>id]
+            ; xor r10d, r10d
+        );
+        for l in 0..self.width as i32 {
+            let (skip, first) = (
+                self.b.asm.new_dynamic_label(),
+                self.b.asm.new_dynamic_label(),
+            );
+            dynasm!(self.b.asm; .arch x64
+                ; vmovd [r12 + d + 4 * l], xmm0
+                ; bt r13, l as i8
+                ; jnc =>skip
+                ; test r10d, r10d
+                ; jz =>first
+                ; vpbroadcastd ymm1, [r12 + a + 4 * l]
+            );
+            self.b.step(op, 0, 0, Second::Reg(1));
+            dynasm!(self.b.asm; .arch x64
+                ; jmp =>skip
+                ; =>first
+                ; vpbroadcastd ymm0, [r12 + a + 4 * l]
+                ; mov r10d, 1
+                ; =>skip
+            );
+        }
+        let end = self.b.asm.new_dynamic_label();
+        dynasm!(self.b.asm; .arch x64; jmp =>end; =>done);
+        for c in self.chunks() {
+            dynasm!(self.b.asm; .arch x64; vmovdqu [r12 + d + 32 * c], ymm0);
+        }
+        dynasm!(self.b.asm; .arch x64; =>end);
+    }
+
+    /// `x = op(x, y)` on vector registers.
+    fn fold(&mut self, op: Op, x: u8, y: u8) {
+        let asm = &mut self.b.asm;
+        match op {
+            Op::Add => dynasm!(asm; .arch x64; vpaddd Ry(x), Ry(x), Ry(y)),
+            Op::Mul => dynasm!(asm; .arch x64; vpmulld Ry(x), Ry(x), Ry(y)),
+            Op::And => dynasm!(asm; .arch x64; vpand Ry(x), Ry(x), Ry(y)),
+            Op::Or => dynasm!(asm; .arch x64; vpor Ry(x), Ry(x), Ry(y)),
+            Op::Xor => dynasm!(asm; .arch x64; vpxor Ry(x), Ry(x), Ry(y)),
+            Op::UMin => dynasm!(asm; .arch x64; vpminud Ry(x), Ry(x), Ry(y)),
+            Op::UMax => dynasm!(asm; .arch x64; vpmaxud Ry(x), Ry(x), Ry(y)),
+            Op::SMin => dynasm!(asm; .arch x64; vpminsd Ry(x), Ry(x), Ry(y)),
+            _ => dynasm!(asm; .arch x64; vpmaxsd Ry(x), Ry(x), Ry(y)),
+        }
+    }
+
+    /// A straight run of operations on narrow registers (`Run::inputs` and
+    /// `Output::reg` name them), eight lanes at a time with every value in
+    /// a vector register; `false`, with no code, when its values do not
+    /// fit the registers.
+    pub fn block(&mut self, run: &Run) -> bool {
+        let Some(place) = crate::allocate(run) else {
+            return false;
+        };
+        let at = |v: crate::Value| place[usize::from(v)].expect("a value read is placed");
+        let inputs = run.inputs.len();
+        let masks = run.outputs.iter().any(|o| o.masked)
+            || run
+                .steps
+                .iter()
+                .enumerate()
+                .any(|(i, s)| s.keep.is_some() && place[inputs + i].is_some());
+        if masks {
+            self.need_lanes();
+        }
+        for c in self.chunks() {
+            if masks {
+                self.mask_of_chunk(c);
+            }
+            for (v, &r) in run.inputs.iter().enumerate() {
+                let Some(d) = place[v] else { continue };
+                let o = self.narrow(r);
+                dynasm!(self.b.asm; .arch x64; vmovdqu Ry(d), [r12 + o + 32 * c]);
+            }
+            for (i, step) in run.steps.iter().enumerate() {
+                let Some(d) = place[inputs + i] else { continue };
+                let out = if step.keep.is_some() { RESULT } else { d };
+                match (step.b, step.c) {
+                    (Operand::Value(b), Some(c)) => dynasm!(self.b.asm; .arch x64
+                        ; vpxor Ry(TEMP), Ry(TEMP), Ry(TEMP)
+                        ; vpcmpeqd Ry(TEMP), Ry(TEMP), Ry(at(step.a))
+                        ; vpblendvb Ry(out), Ry(at(b)), Ry(at(c)), Ry(TEMP)
+                    ),
+                    (b, _) => {
+                        let b = match b {
+                            Operand::Value(b) => Second::Reg(at(b)),
+                            Operand::Imm(imm) => Second::Imm(imm),
+                        };
+                        self.b.step(step.op, out, at(step.a), b);
+                    }
+                }
+                if let Some(keep) = step.keep {
+                    dynasm!(self.b.asm; .arch x64
+                        ; vpblendvb Ry(d), Ry(at(keep)), Ry(RESULT), Ry(MASK32)
+                    );
+                }
+            }
+            for o in run.outputs {
+                let (v, d) = (at(o.value), self.narrow(o.reg));
+                if o.masked {
+                    dynasm!(self.b.asm; .arch x64
+                        ; vmovdqu Ry(TEMP), [r12 + d + 32 * c]
+                        ; vpblendvb Ry(TEMP), Ry(TEMP), Ry(v), Ry(MASK32)
+                        ; vmovdqu [r12 + d + 32 * c], Ry(TEMP)
+                    );
+                } else {
+                    dynasm!(self.b.asm; .arch x64; vmovdqu [r12 + d + 32 * c], Ry(v));
+                }
+            }
+        }
+        true
+    }
+
+    /// A 32-bit atomic on memory `slot` at byte `addr + offset` (as
+    /// [`WaveBuilder::store`] addresses it) for each active lane in lane
+    /// order, with the operands `a` (and `b`, the value of
+    /// `CompareExchange`): `dst` gets the word before, or 0 where the
+    /// address is out of bounds or misaligned (nothing is written there).
+    pub fn atomic(&mut self, op: Atomic, at: Address, dst: u32, [a, b]: [u32; 2]) {
+        let Address { slot, addr, offset } = at;
+        let (d, a, b) = (self.narrow(dst), self.narrow(a), self.narrow(b));
+        let addr = addr.map(|r| self.wide_at(r));
+        self.memory(slot, true, offset);
+        for c in self.chunks() {
+            let skip = self.b.asm.new_dynamic_label();
+            dynasm!(self.b.asm; .arch x64
+                ; mov r10, r13
+                ; shr r10, (8 * c) as i8
+                ; and r10d, 0xFF
+                ; jz =>skip
+            );
+            for l in 0..8 {
+                let lane = 8 * c + l;
+                let (next, result) = (
+                    self.b.asm.new_dynamic_label(),
+                    self.b.asm.new_dynamic_label(),
+                );
+                dynasm!(self.b.asm; .arch x64
+                    ; test r10d, 1 << l
+                    ; jz =>next
+                    ; xor ecx, ecx
+                );
+                match addr {
+                    Some(at) => dynasm!(self.b.asm; .arch x64; mov rax, [r12 + at + 8 * lane]),
+                    None => dynasm!(self.b.asm; .arch x64; xor eax, eax),
+                }
+                dynasm!(self.b.asm; .arch x64
+                    ; add rax, r9
+                    ; test al, 3
+                    ; jnz =>result
+                    ; shr rax, 2
+                    ; cmp rax, r8
+                    ; jae =>result
+                    ; lea rsi, [rdx + rax * 4]
+                    ; mov ecx, [r12 + a + 4 * lane]
+                );
+                match op {
+                    Atomic::Add => dynasm!(self.b.asm; .arch x64; lock xadd [rsi], ecx),
+                    Atomic::Exchange => dynasm!(self.b.asm; .arch x64; xchg [rsi], ecx),
+                    Atomic::CompareExchange => dynasm!(self.b.asm; .arch x64
+                        ; mov eax, ecx
+                        ; mov r11d, [r12 + b + 4 * lane]
+                        ; lock cmpxchg [rsi], r11d
+                        ; mov ecx, eax
+                    ),
+                    _ => {
+                        let retry = self.b.asm.new_dynamic_label();
+                        dynasm!(self.b.asm; .arch x64
+                            ; mov eax, [rsi]
+                            ; =>retry
+                            ; mov r11d, eax
+                        );
+                        match op {
+                            Atomic::And => dynasm!(self.b.asm; .arch x64; and r11d, ecx),
+                            Atomic::Or => dynasm!(self.b.asm; .arch x64; or r11d, ecx),
+                            Atomic::Xor => dynasm!(self.b.asm; .arch x64; xor r11d, ecx),
+                            Atomic::UMin => {
+                                dynasm!(self.b.asm; .arch x64; cmp ecx, eax; cmovb r11d, ecx)
+                            }
+                            Atomic::UMax => {
+                                dynasm!(self.b.asm; .arch x64; cmp ecx, eax; cmova r11d, ecx)
+                            }
+                            Atomic::SMin => {
+                                dynasm!(self.b.asm; .arch x64; cmp ecx, eax; cmovl r11d, ecx)
+                            }
+                            _ => dynasm!(self.b.asm; .arch x64; cmp ecx, eax; cmovg r11d, ecx),
+                        }
+                        dynasm!(self.b.asm; .arch x64
+                            ; lock cmpxchg [rsi], r11d
+                            ; jnz =>retry
+                            ; mov ecx, eax
+                        );
+                    }
+                }
+                dynasm!(self.b.asm; .arch x64
+                    ; =>result
+                    ; mov [r12 + d + 4 * lane], ecx
+                    ; =>next
+                );
+            }
+            dynasm!(self.b.asm; .arch x64; =>skip);
+        }
+    }
+
+    /// `WavePrefixCountBits` of the nonzero lanes of narrow `a`: each lane
+    /// gets the number of active lanes below it where `a` is nonzero.
+    /// `false`, with no code, for waves of more than 32 lanes.
+    pub fn prefix_count_bits(&mut self, dst: u32, a: u32) -> bool {
+        if self.width > 32 {
+            return false;
+        }
+        let d = self.narrow(dst);
+        self.lanes(Lanes::Nonzero(a), false, None);
+        dynasm!(self.b.asm; .arch x64
+            ; and rdx, r13
+            ; vmovd xmm0, edx
+            ; vpbroadcastd ymm0, xmm0
+        );
+        for c in self.chunks() {
+            let below = self.words(std::array::from_fn(|l| {
+                (1u32 << (8 * c as u32 + l as u32)) - 1
+            }));
+            dynasm!(self.b.asm; .arch x64; vpand ymm1, ymm0, [=>below]);
+            self.b.step(Op::CountBits, 3, 1, Second::Imm(0));
+            dynasm!(self.b.asm; .arch x64; vmovdqu [r12 + d + 32 * c], ymm3);
+        }
+        true
+    }
+
+    /// Runs instruction `id` through `State::callout`.
+    pub fn callout(&mut self, id: u32) {
+        dynasm!(self.b.asm; .arch x64
+            ; mov [rbx + CUR], r13
+            ; mov [rbx + PARKED], r14
+            ; vzeroupper
+            ; mov rdi, rbx
+            ; mov esi, id as i32
+            ; call QWORD [rbx + CALLOUT]
+            ; test eax, eax
+            ; jnz =>self.out
+        );
+    }
+
+    /// The end of the program: the next wave starts.
+    pub fn exit(&mut self) {
+        dynasm!(self.b.asm; .arch x64; jmp =>self.wave_next);
+    }
+
+    /// The code; `None` if it could not be made executable.
+    pub fn finish(mut self) -> Option<WaveCode> {
+        let (top, next, out) = (self.wave_top, self.wave_next, self.out);
+        dynasm!(self.b.asm; .arch x64
+            ; =>next
+            ; inc QWORD [rbx + WAVE]
+            ; jmp =>top
+        );
+        for (stub, site) in std::mem::take(&mut self.stubs) {
+            dynasm!(self.b.asm; .arch x64
+                ; =>stub
+                ; mov rax, QWORD site as i64
+                ; mov [rbx + SITE], rax
+                ; mov eax, 1
+                ; jmp =>out
+            );
+        }
+        let code = self.b.finish()?;
+        Some(WaveCode {
+            code,
+            entry: self.entry,
+            frame_bytes: self.frame_bytes,
+            frames: self.frames.max(1),
+            offsets: self.offsets,
+        })
+    }
+}

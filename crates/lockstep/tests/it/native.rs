@@ -1,0 +1,296 @@
+//! Native code against the interpreter, bit for bit: random programs in
+//! the style of the Vulkan CTS reconvergence tests (nested divergent
+//! branches, loops with `break` and `continue`, early returns, wave
+//! operations and atomics at every depth), the bundled examples and the
+//! benchmark kernels, at every wave size native code takes. Every other
+//! test of this suite compares the two as well (`harness::run_compiled`).
+
+use std::path::Path;
+
+use lockstep::pipeline::Kind;
+use lockstep::{CompileOptions, RunOptions};
+use proptest::prelude::*;
+
+use crate::harness::{buf, compile, pipeline, words_of};
+
+/// A small deterministic generator of program text. What one group does
+/// never depends on another (atomics on device memory return nothing), as
+/// the two engines take the groups in different orders.
+struct Gen(u64);
+
+impl Gen {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len() as u64) as usize]
+    }
+
+    fn cond(&mut self) -> String {
+        self.pick(&[
+            "(a & 1u) == 0u",
+            "(t % 3u) == 1u",
+            "b > a",
+            "(c & 4u) != 0u",
+            "WaveActiveAnyTrue((a & 3u) == 0u)",
+            "WaveActiveAllTrue(b != 7u)",
+            "WaveIsFirstLane()",
+            "(t & 5u) < 3u",
+            "f > 20.0f",
+            "(int)b - (int)a < 100",
+        ])
+        .to_string()
+    }
+
+    fn simple(&mut self) -> String {
+        self.pick(&[
+            "a = a * 1664525u + 1013904223u;",
+            "b ^= a >> 3;",
+            "c += (a & 255u) / (b % 7u + 1u);",
+            "c ^= (b % 13u) << 2;",
+            "a = (a << 5) | (a >> 27);",
+            "b = min(b, a) + max(c, 3u);",
+            "f = f * 0.75f + (float)(a & 255u);",
+            "a ^= asuint(f) >> 7;",
+            "b += (uint)((int)a / -3);",
+            "c = countbits(a) + firstbithigh(b) + reversebits(c);",
+            "c += WaveActiveSum(a & 255u);",
+            "c ^= WavePrefixSum(b & 15u);",
+            "c += WaveActiveCountBits((a & 1u) != 0u);",
+            "b += WavePrefixCountBits(b > a);",
+            "a ^= WaveReadLaneFirst(b);",
+            "b += WaveActiveMax(a & 1023u);",
+            "c += WaveActiveMin(b | 1u);",
+            "a += WaveReadLaneAt(b, t & 7u);",
+            "c ^= WaveActiveBitOr(a) ^ WaveActiveBitAnd(b) ^ WaveActiveBitXor(c);",
+            "c += WaveGetLaneIndex() * 3u + WaveGetLaneCount();",
+            "f += WaveActiveSum(f);",
+            "f = max(f, WaveActiveMax(f * 0.5f));",
+            "f = WavePrefixSum(f) - WaveActiveMin(f);",
+            "c += WavePrefixProduct(a | 1u) ^ WaveActiveProduct(b & 3u);",
+            "f *= WavePrefixProduct(f * 0.01f + 1.0f);",
+            "a += WaveReadLaneAt(a, b);",
+            "{ uint4 m = WaveActiveBallot(a > b); c += m.x ^ m.y; }",
+            "InterlockedAdd(Count[0], a & 3u);",
+            "InterlockedMax(Count[1 + (t & 3u)], b & 4095u);",
+            "{ uint old; InterlockedMax(Slot[t & 3u], b & 4095u, old); c += old & 1u; }",
+            "Side[t & 63u] = a;",
+            "c += Side[(t + 1u) & 63u];",
+        ])
+        .to_string()
+    }
+
+    fn block(&mut self, depth: u32, in_loop: bool, out: &mut String) {
+        let n = 1 + self.below(4);
+        for _ in 0..n {
+            let kind = if depth >= 3 { 0 } else { self.below(10) };
+            match kind {
+                0..=4 => out.push_str(&self.simple()),
+                5 | 6 => {
+                    let cond = self.cond();
+                    out.push_str(&format!("if ({cond}) {{"));
+                    self.block(depth + 1, in_loop, out);
+                    if self.below(2) == 0 {
+                        out.push_str("} else {");
+                        self.block(depth + 1, in_loop, out);
+                    }
+                    out.push('}');
+                }
+                7 => {
+                    let bound = self.pick(&["3u", "(t % 5u)", "(a & 3u) + 1u"]);
+                    let var = format!("i{depth}");
+                    out.push_str(&format!(
+                        "for (uint {var} = 0u; {var} < {bound}; ++{var}) {{ a += {var};"
+                    ));
+                    self.block(depth + 1, true, out);
+                    out.push('}');
+                }
+                8 if in_loop => {
+                    let cond = self.cond();
+                    let leave = self.pick(&["break;", "continue;"]);
+                    out.push_str(&format!("if ({cond}) {leave}"));
+                }
+                _ => {
+                    let cond = self.cond();
+                    out.push_str(&format!("if ({cond}) {{ Out[t] = c ^ a; return; }}"));
+                }
+            }
+            out.push('\n');
+        }
+    }
+
+    fn program(&mut self) -> String {
+        let mut body = String::new();
+        self.block(0, false, &mut body);
+        format!(
+            r#"
+RWStructuredBuffer<uint> Out : register(u0);
+RWStructuredBuffer<uint> Count : register(u1);
+groupshared uint Side[64];
+groupshared uint Slot[4];
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
+{{
+    uint t = id.x;
+    uint a = t * 2654435761u;
+    uint b = t ^ 0x55u;
+    uint c = 0u;
+    float f = (float)(t & 31u);
+    Side[gi] = b;
+    if (gi < 4u) Slot[gi] = 0u;
+{body}
+    Out[t] = a ^ (b << 1) ^ (c << 2) ^ asuint(f);
+}}
+"#
+        )
+    }
+}
+
+/// Every buffer after the run, natively or interpreted, at wave size `w`.
+fn run(
+    shader: &lockstep::Shader,
+    p: &lockstep::pipeline::Pipeline,
+    w: u32,
+    native: bool,
+) -> Vec<Vec<u32>> {
+    let engine = if native {
+        lockstep::Engine::Native
+    } else {
+        lockstep::Engine::Interpreter
+    };
+    let opts = RunOptions {
+        wave_size: w,
+        wave_sizes: (w, w),
+        threads: 1,
+        engine,
+        ..RunOptions::default()
+    };
+    let out = lockstep::run(shader, p, &opts).unwrap_or_else(|e| panic!("run failed: {e}"));
+    out.contents.iter().map(|b| words_of(b)).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn random_programs_agree(seed in any::<u64>()) {
+        let source = Gen(seed | 1).program();
+        let shader = compile(&source, &CompileOptions::default());
+        let p = pipeline(
+            [2, 1, 1],
+            &[
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 128]),
+                buf("Count", Kind::RwStructuredBuffer, 1, vec![0; 8]),
+            ],
+        );
+        for w in [8, 16, 32, 64] {
+            let native = run(&shader, &p, w, true);
+            let interpreted = run(&shader, &p, w, false);
+            prop_assert_eq!(native, interpreted, "wave size {}:\n{}", w, source);
+        }
+    }
+}
+
+/// The bundled examples and the benchmark kernels: every buffer agrees.
+#[test]
+fn examples_and_kernels_agree() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut count = 0;
+    for dir in ["examples", "benches/kernels"] {
+        let mut entries: Vec<_> = std::fs::read_dir(root.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "hlsl"))
+            .collect();
+        entries.sort();
+        for hlsl in entries {
+            let yaml = hlsl.with_extension("yaml");
+            let Ok(text) = std::fs::read_to_string(&yaml) else {
+                continue;
+            };
+            let p = lockstep::pipeline::parse(&text).unwrap();
+            let source = std::fs::read_to_string(&hlsl).unwrap();
+            let opts = CompileOptions {
+                entry: p.entry.clone().unwrap_or_else(|| "main".into()),
+                ..CompileOptions::default()
+            };
+            let shader = compile(&source, &opts);
+            let range = shader.module.entry.as_ref().and_then(|e| e.wave_size);
+            for w in [8, 16, 32, 64] {
+                if range.is_some_and(|r| !(r.min..=r.max).contains(&w)) {
+                    continue;
+                }
+                let native = run(&shader, &p, w, true);
+                let interpreted = run(&shader, &p, w, false);
+                assert_eq!(native, interpreted, "{} at wave size {w}", hlsl.display());
+                count += 1;
+            }
+        }
+    }
+    assert!(count >= 10, "only {count} runs compared");
+}
+
+/// Loads and stores at addresses that are negative, past the end,
+/// misaligned, repeated and out of order, on divergent lanes: the gathers
+/// and lane-by-lane stores of native code read 0 and drop the writes where
+/// the interpreter does.
+#[test]
+fn memory_edges_agree() {
+    let source = r#"
+ByteAddressBuffer Raw : register(t0);
+StructuredBuffer<uint> Data : register(t1);
+RWStructuredBuffer<uint> Out : register(u0);
+RWByteAddressBuffer RawOut : register(u1);
+RWStructuredBuffer<uint> Scattered : register(u2);
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID, uint gi : SV_GroupIndex)
+{
+    uint t = id.x;
+    int k = (int)(t * 7u) - 100;
+    uint v = Data[k] + Raw.Load(t * 3u) + Raw.Load((t * 5u) & ~3u);
+    if ((t & 1u) != 0u)
+        v += Data[t * 13u] ^ Data[63u - (t & 63u)];
+    Out[t] = v;
+    if ((t % 3u) != 0u)
+        RawOut.Store(t * 6u, v);
+    // Each group writes its own 200 words (the last 20 of the second
+    // group's are past the end), several lanes to some of them.
+    if (gi < 50u)
+        Scattered[group.x * 200u + (gi * 37u) % 200u] = t;
+    if (gi > 30u)
+        Scattered[group.x * 200u + (gi * gi) % 7u] = Data[t & 7u];
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let data: Vec<u32> = (0..64u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
+    let raw: Vec<u32> = (0..64u32).map(|i| i * 0x0101_0101).collect();
+    let p = pipeline(
+        [2, 1, 1],
+        &[
+            buf("Raw", Kind::ByteAddressBuffer, 0, raw),
+            buf("Data", Kind::StructuredBuffer, 1, data),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![7; 128]),
+            buf("RawOut", Kind::RwByteAddressBuffer, 1, vec![0; 100]),
+            buf("Scattered", Kind::RwStructuredBuffer, 2, vec![0; 380]),
+        ],
+    );
+    for w in [8, 16, 32, 64] {
+        let (native, interpreted) = (run(&shader, &p, w, true), run(&shader, &p, w, false));
+        for (b, (n, i)) in native.iter().zip(&interpreted).enumerate() {
+            for (e, (x, y)) in n.iter().zip(i).enumerate() {
+                assert_eq!(x, y, "wave size {w}, buffer {b}, element {e}");
+            }
+        }
+    }
+}
