@@ -14,7 +14,7 @@
 //! frame and back ([`Native::callout`]).
 //!
 //! A program runs here when the CPU has AVX2, the wave size is 8 to 64,
-//! it has no barrier, no `switch`, no 64-bit value, and the dispatch is a
+//! it has no barrier and no 64-bit value, and the dispatch is a
 //! normal one (no findings, lanes in order, groups in order).
 //!
 //! [`wave`]: lockstep_jit::wave
@@ -186,9 +186,6 @@ impl Native {
         let mut scratch_needed = 0;
         for inst in &p.code {
             match inst {
-                Inst::SwitchBegin | Inst::SwitchCase { .. } | Inst::SwitchEnd => {
-                    return Err("the shader has a switch");
-                }
                 Inst::Barrier
                 | Inst::CheckDivisor { .. }
                 | Inst::CheckDiscardedRead { .. }
@@ -525,7 +522,40 @@ impl Translator<'_> {
                     let l = self.label(target);
                     self.b.jump(l);
                 }
-                Inst::LoopEnd | Inst::CallEnd => {
+                Inst::SwitchBegin => {
+                    self.b.switch_begin(depth);
+                    depth += 1;
+                }
+                Inst::SwitchCase {
+                    selector,
+                    selector_ty,
+                    ref values,
+                    ref default_all,
+                } => {
+                    // The selector's word, and the values it can equal.
+                    let signed = match selector_ty {
+                        ScalarType::Int32 => true,
+                        ScalarType::UInt32 | ScalarType::Bool => false,
+                        _ => return None,
+                    };
+                    let fits = |v: &u64| {
+                        let w = *v as u32;
+                        *v == if signed {
+                            w as i32 as i64 as u64
+                        } else {
+                            u64::from(w)
+                        }
+                    };
+                    let (list, default) = match default_all {
+                        Some(all) => (all, true),
+                        None => (values, false),
+                    };
+                    let words: Vec<u32> =
+                        list.iter().filter(|v| fits(v)).map(|&v| v as u32).collect();
+                    self.b
+                        .switch_case(depth.checked_sub(1)?, selector.0, &words, default);
+                }
+                Inst::LoopEnd | Inst::CallEnd | Inst::SwitchEnd => {
                     if matches!(inst, Inst::LoopEnd) {
                         self.loops = self.loops.checked_sub(1)?;
                     }
@@ -548,10 +578,7 @@ impl Translator<'_> {
                         .leave_if(usize::from(frame), lanes, negate, vote, to_continue);
                 }
                 Inst::Exit => self.b.exit(),
-                Inst::SwitchBegin
-                | Inst::SwitchCase { .. }
-                | Inst::SwitchEnd
-                | Inst::Barrier
+                Inst::Barrier
                 | Inst::CheckDivisor { .. }
                 | Inst::CheckDiscardedRead { .. }
                 | Inst::Uninitialized { .. } => return None,
@@ -640,26 +667,17 @@ fn loaded_addresses(code: &[Inst], regs: usize) -> bool {
             if !any {
                 continue;
             }
-            let mut mark = |r: Reg| {
+            let mut written = Vec::new();
+            inst.for_each_reg_ref(|r| {
+                if inst.writes_in(r.0..r.0 + 1) {
+                    written.push(*r);
+                }
+            });
+            for r in written {
                 if let Some(l) = loaded.get_mut(r.0 as usize).filter(|l| !**l) {
                     *l = true;
                     changed = true;
                 }
-            };
-            match inst {
-                Inst::Block32(block) => block.outputs.iter().for_each(|o| mark(o.reg)),
-                Inst::Load { dst, .. }
-                | Inst::Atomic { dst, .. }
-                | Inst::Unary { dst, .. }
-                | Inst::Binary { dst, .. }
-                | Inst::BinaryImm { dst, .. }
-                | Inst::Ternary { dst, .. }
-                | Inst::Copy { dst, .. }
-                | Inst::CopyMasked { dst, .. }
-                | Inst::Select { dst, .. }
-                | Inst::IndexScale { dst, .. }
-                | Inst::Gather { dst, .. } => mark(*dst),
-                _ => {}
             }
         }
     }

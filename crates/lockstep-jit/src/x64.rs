@@ -250,22 +250,7 @@ impl Builder {
             let Some(d) = place[inputs + i] else { continue };
             let keep = step.keep.filter(|_| !full);
             let out = if keep.is_some() { RESULT } else { d };
-            match (step.b, step.c) {
-                // `Select` (`allocate` checked its operands): `TEMP` = all
-                // ones where the condition is zero, which take `c`.
-                (Operand::Value(b), Some(c)) => dynasm!(self.asm; .arch x64
-                    ; vpxor Ry(TEMP), Ry(TEMP), Ry(TEMP)
-                    ; vpcmpeqd Ry(TEMP), Ry(TEMP), Ry(at(step.a))
-                    ; vpblendvb Ry(out), Ry(at(b)), Ry(at(c)), Ry(TEMP)
-                ),
-                (b, _) => {
-                    let b = match b {
-                        Operand::Value(b) => Second::Reg(at(b)),
-                        Operand::Imm(imm) => Second::Imm(imm),
-                    };
-                    self.step(step.op, out, at(step.a), b);
-                }
-            }
+            self.run_step(step, place, out);
             if let Some(keep) = keep {
                 dynasm!(self.asm; .arch x64
                     ; vpblendvb Ry(d), Ry(at(keep)), Ry(RESULT), Ry(MASK32)
@@ -304,6 +289,28 @@ impl Builder {
             ; ret
         );
         entry
+    }
+
+    /// One step of a run on eight lanes into `out`, its operands in the
+    /// vector registers `place` gives (`Select`: `TEMP` = all ones where
+    /// the condition is zero, which take `c`; `allocate` checked its
+    /// operands).
+    pub(crate) fn run_step(&mut self, step: &crate::Step, place: &[Option<u8>], out: u8) {
+        let at = |v: Value| place[usize::from(v)].expect("a value read is placed");
+        match (step.b, step.c) {
+            (Operand::Value(b), Some(c)) => dynasm!(self.asm; .arch x64
+                ; vpxor Ry(TEMP), Ry(TEMP), Ry(TEMP)
+                ; vpcmpeqd Ry(TEMP), Ry(TEMP), Ry(at(step.a))
+                ; vpblendvb Ry(out), Ry(at(b)), Ry(at(c)), Ry(TEMP)
+            ),
+            (b, _) => {
+                let b = match b {
+                    Operand::Value(b) => Second::Reg(at(b)),
+                    Operand::Imm(imm) => Second::Imm(imm),
+                };
+                self.step(step.op, out, at(step.a), b);
+            }
+        }
     }
 
     /// `out = op(a, b)` on eight lanes. `out` is written by the last

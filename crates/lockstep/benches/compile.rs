@@ -1,7 +1,8 @@
 //! `compile/2000_lines`: how long `lockstep::compile` (preprocess, parse,
 //! check, lower to IR and to wave bytecode) takes on a generated shader of
 //! about 2,000 lines: structs, many functions, loops, `switch`, wave
-//! intrinsics, all called from the entry point.
+//! intrinsics, all called from the entry point. `compile/2000_lines_native`
+//! adds the machine code at wave size 32.
 //!
 //! ```sh
 //! cargo bench -p lockstep --bench compile
@@ -126,6 +127,16 @@ fn compile(c: &mut Criterion) {
             let shader = lockstep::compile("generated.hlsl", &source, &opts, &loader)
                 .unwrap_or_else(|e| panic!("{}", e.render(false)));
             assert!(!shader.module.functions.is_empty());
+        });
+    });
+    // The same, then its machine code at wave size 32 (made at the first
+    // dispatch).
+    group.bench_function("2000_lines_native", |b| {
+        b.iter(|| {
+            let shader = lockstep::compile("generated.hlsl", &source, &opts, &loader)
+                .unwrap_or_else(|e| panic!("{}", e.render(false)));
+            let report = shader.program.engine_report(32, lockstep::Engine::Native);
+            assert!(report.native || report.reason.as_deref() == Some("the CPU lacks AVX2"));
         });
     });
     group.finish();

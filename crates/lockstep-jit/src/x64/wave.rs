@@ -33,7 +33,7 @@
 #![allow(clippy::useless_conversion)]
 
 use super::{Builder, Code, Constant, MASK32, RESULT, Second, TEMP};
-use crate::{Op, Operand, Run};
+use crate::{Op, Run};
 use dynasmrt::{AssemblyOffset, DynamicLabel, DynasmApi, DynasmLabelApi, dynasm};
 use std::mem::offset_of;
 
@@ -1061,6 +1061,49 @@ impl WaveBuilder {
         self.lanes_valid = false;
     }
 
+    /// Opens a `switch` at `depth`: no lane is active until a case takes
+    /// it.
+    pub fn switch_begin(&mut self, depth: usize) {
+        self.open(depth);
+        dynasm!(self.b.asm; .arch x64; xor r13d, r13d);
+        self.lanes_valid = false;
+    }
+
+    /// A `case` of the `switch` at `depth`: the lanes that entered the
+    /// `switch` whose narrow `selector` is one of `values` (with
+    /// `default`, none of them) join the active lanes, less those that
+    /// left.
+    pub fn switch_case(&mut self, depth: usize, selector: u32, values: &[u32], default: bool) {
+        let f = self.frame(depth);
+        let s = self.narrow(selector);
+        dynasm!(self.b.asm; .arch x64; xor edx, edx);
+        for &v in values {
+            let v = self.words([v; 8]);
+            for c in self.chunks() {
+                dynasm!(self.b.asm; .arch x64
+                    ; vmovdqu ymm0, [r12 + s + 32 * c]
+                    ; vpcmpeqd ymm0, ymm0, [=>v]
+                );
+                movmsk(&mut self.b.asm, 0, 0, false);
+                dynasm!(self.b.asm; .arch x64
+                    ; shl rax, (8 * c) as i8
+                    ; or rdx, rax
+                );
+            }
+        }
+        if default {
+            dynasm!(self.b.asm; .arch x64; not rdx);
+        }
+        dynasm!(self.b.asm; .arch x64
+            ; and rdx, [r15 + f + ENTRY]
+            ; or r13, rdx
+            ; mov rax, r14
+            ; not rax
+            ; and r13, rax
+        );
+        self.lanes_valid = false;
+    }
+
     /// Jumps to `target`.
     pub fn jump(&mut self, target: Label) {
         dynasm!(self.b.asm; .arch x64; jmp =>target.0);
@@ -1390,20 +1433,7 @@ impl WaveBuilder {
             for (i, step) in run.steps.iter().enumerate() {
                 let Some(d) = place[inputs + i] else { continue };
                 let out = if step.keep.is_some() { RESULT } else { d };
-                match (step.b, step.c) {
-                    (Operand::Value(b), Some(c)) => dynasm!(self.b.asm; .arch x64
-                        ; vpxor Ry(TEMP), Ry(TEMP), Ry(TEMP)
-                        ; vpcmpeqd Ry(TEMP), Ry(TEMP), Ry(at(step.a))
-                        ; vpblendvb Ry(out), Ry(at(b)), Ry(at(c)), Ry(TEMP)
-                    ),
-                    (b, _) => {
-                        let b = match b {
-                            Operand::Value(b) => Second::Reg(at(b)),
-                            Operand::Imm(imm) => Second::Imm(imm),
-                        };
-                        self.b.step(step.op, out, at(step.a), b);
-                    }
-                }
+                self.b.run_step(step, &place, out);
                 if let Some(keep) = step.keep {
                     dynasm!(self.b.asm; .arch x64
                         ; vpblendvb Ry(d), Ry(at(keep)), Ry(RESULT), Ry(MASK32)

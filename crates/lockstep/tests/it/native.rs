@@ -1,6 +1,6 @@
 //! Native code against the interpreter, bit for bit: random programs in
 //! the style of the Vulkan CTS reconvergence tests (nested divergent
-//! branches, loops with `break` and `continue`, early returns, wave
+//! branches, `switch`, loops with `break` and `continue`, early returns, wave
 //! operations and atomics at every depth), the bundled examples and the
 //! benchmark kernels, at every wave size native code takes. Every other
 //! test of this suite compares the two as well (`harness::run_compiled`).
@@ -113,6 +113,18 @@ impl Gen {
                     ));
                     self.block(depth + 1, true, out);
                     out.push('}');
+                }
+                8 if self.below(2) == 0 => {
+                    let selector = self.pick(&["a & 3u", "(int)(t % 5u) - 2", "b >> 30"]);
+                    out.push_str(&format!("switch ({selector}) {{ case 0: "));
+                    self.block(depth + 1, in_loop, out);
+                    out.push_str("break; case 1: case 2: ");
+                    self.block(depth + 1, in_loop, out);
+                    if self.below(2) == 0 {
+                        out.push_str("break; default: ");
+                        self.block(depth + 1, in_loop, out);
+                    }
+                    out.push_str("break; }");
                 }
                 8 if in_loop => {
                     let cond = self.cond();
