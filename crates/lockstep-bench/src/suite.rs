@@ -236,6 +236,20 @@ pub fn binding(name: &str, kind: Kind, register: u32) -> Binding {
     }
 }
 
+/// A compute pipeline with no samplers, no result rules and the entry
+/// point `main`.
+fn compute(dispatch: [u32; 3], buffers: Vec<BufferDesc>, bindings: Vec<Binding>) -> Pipeline {
+    Pipeline {
+        samplers: Vec::new(),
+        graphics: None,
+        dispatch,
+        entry: None,
+        buffers,
+        results: Vec::new(),
+        bindings,
+    }
+}
+
 /// `elements` checked against the group size `group`.
 fn groups(elements: u32, group: u32) -> u32 {
     assert!(
@@ -253,23 +267,19 @@ fn ordered_append(n: u32) -> Case {
     let kept = input.iter().filter(|&&v| v % 3 != 0);
     let count = kept.clone().count() as u32;
     let sum = kept.fold(0u32, |s, &v| s.wrapping_add(v));
-    let pipeline = Pipeline {
-        samplers: Vec::new(),
-        graphics: None,
-        dispatch: [groups(n, 64), 1, 1],
-        entry: None,
-        buffers: vec![
+    let pipeline = compute(
+        [groups(n, 64), 1, 1],
+        vec![
             buffer("Input", Format::UInt32, words(&input)),
             buffer("Output", Format::UInt32, vec![0; n as usize * 4]),
             buffer("BufferSize", Format::UInt32, vec![0; 4]),
         ],
-        results: Vec::new(),
-        bindings: vec![
+        vec![
             binding("Input", Kind::StructuredBuffer, 0),
             binding("Output", Kind::RwStructuredBuffer, 0),
             binding("BufferSize", Kind::RwByteAddressBuffer, 1),
         ],
-    };
+    );
     Case {
         pipeline,
         elements: n,
@@ -292,21 +302,17 @@ fn ordered_append(n: u32) -> Case {
 fn wave_reduce(n: u32) -> Case {
     let input: Vec<u32> = (0..n).map(hash).collect();
     let total = input.iter().fold(0u32, |s, &v| s.wrapping_add(v));
-    let pipeline = Pipeline {
-        samplers: Vec::new(),
-        graphics: None,
-        dispatch: [groups(n, 256), 1, 1],
-        entry: None,
-        buffers: vec![
+    let pipeline = compute(
+        [groups(n, 256), 1, 1],
+        vec![
             buffer("Input", Format::UInt32, words(&input)),
             buffer("Total", Format::UInt32, vec![0; 4]),
         ],
-        results: Vec::new(),
-        bindings: vec![
+        vec![
             binding("Input", Kind::StructuredBuffer, 0),
             binding("Total", Kind::RwByteAddressBuffer, 0),
         ],
-    };
+    );
     Case {
         pipeline,
         elements: n,
@@ -335,21 +341,17 @@ fn block_scan(n: u32) -> Case {
         })
         .collect();
     let expected = words(&expected);
-    let pipeline = Pipeline {
-        samplers: Vec::new(),
-        graphics: None,
-        dispatch: [groups(n, 256), 1, 1],
-        entry: None,
-        buffers: vec![
+    let pipeline = compute(
+        [groups(n, 256), 1, 1],
+        vec![
             buffer("Input", Format::UInt32, words(&input)),
             buffer("Output", Format::UInt32, vec![0; n as usize * 4]),
         ],
-        results: Vec::new(),
-        bindings: vec![
+        vec![
             binding("Input", Kind::StructuredBuffer, 0),
             binding("Output", Kind::RwStructuredBuffer, 0),
         ],
-    };
+    );
     Case {
         pipeline,
         elements: n,
@@ -388,12 +390,9 @@ fn tile_minmax(texels: u32) -> Case {
     }
     let expected = words(&expected);
     let depth_bytes: Vec<u8> = depth.iter().flat_map(|z| z.to_le_bytes()).collect();
-    let pipeline = Pipeline {
-        samplers: Vec::new(),
-        graphics: None,
-        dispatch: [tiles, tiles, 1],
-        entry: None,
-        buffers: vec![
+    let pipeline = compute(
+        [tiles, tiles, 1],
+        vec![
             texture("Depth", Format::Float32, depth_bytes, size, size),
             texture(
                 "TileMinMaxDepthUAV",
@@ -403,12 +402,11 @@ fn tile_minmax(texels: u32) -> Case {
                 tiles,
             ),
         ],
-        results: Vec::new(),
-        bindings: vec![
+        vec![
             binding("Depth", Kind::Texture2D, 0),
             binding("TileMinMaxDepthUAV", Kind::RwTexture2D, 0),
         ],
-    };
+    );
     Case {
         pipeline,
         elements: texels,
@@ -439,23 +437,19 @@ fn divergent_loop(n: u32) -> Case {
         .map(|(&x, &n)| divergent_lane(x, n))
         .collect();
     let expected = words(&expected);
-    let pipeline = Pipeline {
-        samplers: Vec::new(),
-        graphics: None,
-        dispatch: [groups(n, 64), 1, 1],
-        entry: None,
-        buffers: vec![
+    let pipeline = compute(
+        [groups(n, 64), 1, 1],
+        vec![
             buffer("Seeds", Format::UInt32, words(&seeds)),
             buffer("Trips", Format::UInt32, words(&trips)),
             buffer("Output", Format::UInt32, vec![0; n as usize * 4]),
         ],
-        results: Vec::new(),
-        bindings: vec![
+        vec![
             binding("Seeds", Kind::StructuredBuffer, 0),
             binding("Trips", Kind::StructuredBuffer, 1),
             binding("Output", Kind::RwStructuredBuffer, 0),
         ],
-    };
+    );
     Case {
         pipeline,
         elements: n,
@@ -477,21 +471,17 @@ fn match_histogram(n: u32) -> Case {
         bins[(k & 255) as usize] += 1;
     }
     let expected = words(&bins);
-    let pipeline = Pipeline {
-        samplers: Vec::new(),
-        graphics: None,
-        dispatch: [groups(n, 64), 1, 1],
-        entry: None,
-        buffers: vec![
+    let pipeline = compute(
+        [groups(n, 64), 1, 1],
+        vec![
             buffer("Keys", Format::UInt32, words(&keys)),
             buffer("Bins", Format::UInt32, vec![0; 256 * 4]),
         ],
-        results: Vec::new(),
-        bindings: vec![
+        vec![
             binding("Keys", Kind::StructuredBuffer, 0),
             binding("Bins", Kind::RwStructuredBuffer, 0),
         ],
-    };
+    );
     Case {
         pipeline,
         elements: n,
@@ -511,21 +501,17 @@ fn stream_scale(n: u32) -> Case {
             .map(|x| x.wrapping_mul(3).wrapping_add(1))
             .collect::<Vec<_>>(),
     );
-    let pipeline = Pipeline {
-        samplers: Vec::new(),
-        graphics: None,
-        dispatch: [groups(n, 256), 1, 1],
-        entry: None,
-        buffers: vec![
+    let pipeline = compute(
+        [groups(n, 256), 1, 1],
+        vec![
             buffer("Input", Format::UInt32, words(&input)),
             buffer("Output", Format::UInt32, vec![0; n as usize * 4]),
         ],
-        results: Vec::new(),
-        bindings: vec![
+        vec![
             binding("Input", Kind::StructuredBuffer, 0),
             binding("Output", Kind::RwStructuredBuffer, 0),
         ],
-    };
+    );
     Case {
         pipeline,
         elements: n,
@@ -546,23 +532,19 @@ fn gather_index(n: u32) -> Case {
         .collect();
     let expected = words(&expected);
     let data: Vec<u32> = data.iter().map(|f| f.to_bits()).collect();
-    let pipeline = Pipeline {
-        samplers: Vec::new(),
-        graphics: None,
-        dispatch: [groups(n, 128), 1, 1],
-        entry: None,
-        buffers: vec![
+    let pipeline = compute(
+        [groups(n, 128), 1, 1],
+        vec![
             buffer("Index", Format::UInt32, words(&index)),
             buffer("Data", Format::Float32, words(&data)),
             buffer("Output", Format::Float32, vec![0; n as usize * 4]),
         ],
-        results: Vec::new(),
-        bindings: vec![
+        vec![
             binding("Index", Kind::StructuredBuffer, 0),
             binding("Data", Kind::StructuredBuffer, 1),
             binding("Output", Kind::RwStructuredBuffer, 0),
         ],
-    };
+    );
     Case {
         pipeline,
         elements: n,
@@ -596,23 +578,19 @@ fn float4_wave_max(n: u32) -> Case {
     let flat: Vec<u32> = points.iter().flatten().map(|f| f.to_bits()).collect();
     let mut points = buffer("Points", Format::Float32, words(&flat));
     points.channels = 4;
-    let pipeline = Pipeline {
-        samplers: Vec::new(),
-        graphics: None,
-        dispatch: [groups(n, 64), 1, 1],
-        entry: None,
-        buffers: vec![
+    let pipeline = compute(
+        [groups(n, 64), 1, 1],
+        vec![
             points,
             buffer("Length", Format::Float32, vec![0; n as usize * 4]),
             buffer("Largest", Format::UInt32, vec![0; 4]),
         ],
-        results: Vec::new(),
-        bindings: vec![
+        vec![
             binding("Points", Kind::StructuredBuffer, 0),
             binding("Length", Kind::RwStructuredBuffer, 0),
             binding("Largest", Kind::RwByteAddressBuffer, 1),
         ],
-    };
+    );
     Case {
         pipeline,
         elements: n,
