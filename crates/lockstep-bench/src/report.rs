@@ -35,10 +35,25 @@ pub struct Row {
 /// The table's header, in Markdown.
 pub fn header(peer: &str) -> String {
     format!(
-        "| kernel | elements | Lockstep ms | {peer} ms | {peer} / Lockstep | \
-         Lockstep Melem/s | {peer} Melem/s | {peer} dispatch ms |\n\
+        "| kernel | elements | Lockstep ms | {peer} dispatch ms | {peer} dispatch / Lockstep | \
+         {peer} ms with copies | Lockstep Melem/s | {peer} dispatch Melem/s |\n\
          | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     )
+}
+
+/// The geometric mean of the rows' ratios, with the lowest and the
+/// highest, as a table row; `None` where no row has a ratio.
+pub fn geomean_row(rows: &[Row]) -> Option<String> {
+    let ratios: Vec<f64> = rows.iter().filter_map(Row::ratio).collect();
+    if ratios.is_empty() {
+        return None;
+    }
+    let mean = (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp();
+    let lo = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = ratios.iter().copied().fold(0.0, f64::max);
+    Some(format!(
+        "| geometric mean | | | | {mean:.2} ({lo:.2}–{hi:.2}) | | | |"
+    ))
 }
 
 /// `2^k` for powers of two, else the number.
@@ -63,9 +78,10 @@ fn melems(n: u32, t: Option<Duration>) -> String {
 }
 
 impl Row {
-    /// Peer time over Lockstep time: above 1 when Lockstep is faster.
+    /// The peer's dispatch time over Lockstep's whole run: above 1 when
+    /// Lockstep is faster.
     pub fn ratio(&self) -> Option<f64> {
-        Some(self.peer?.as_secs_f64() / self.lockstep?.as_secs_f64())
+        Some(self.peer_dispatch?.as_secs_f64() / self.lockstep?.as_secs_f64())
     }
 
     /// The row, in Markdown.
@@ -76,11 +92,11 @@ impl Row {
             self.kernel,
             elements(self.elements),
             ms(self.lockstep),
-            ms(self.peer),
-            ratio,
-            melems(self.elements, self.lockstep),
-            melems(self.elements, self.peer),
             ms(self.peer_dispatch),
+            ratio,
+            ms(self.peer),
+            melems(self.elements, self.lockstep),
+            melems(self.elements, self.peer_dispatch),
         )
     }
 }
@@ -237,10 +253,18 @@ mod tests {
             peer: Some(ms(500)),
             peer_dispatch: Some(ms(450)),
         };
-        assert_eq!(row.ratio(), Some(0.25));
+        assert_eq!(row.ratio(), Some(0.225));
         assert_eq!(
             row.render(),
-            "| `block_scan` | 2^24 | 2000.0 | 500.0 | 0.25 | 8.39 | 33.55 | 450.0 |"
+            "| `block_scan` | 2^24 | 2000.0 | 450.0 | 0.23 | 500.0 | 8.39 | 37.28 |"
+        );
+        let twice = Row {
+            lockstep: Some(ms(225)),
+            ..row.clone()
+        };
+        assert_eq!(
+            geomean_row(&[row.clone(), twice]).as_deref(),
+            Some("| geometric mean | | | | 0.67 (0.23–2.00) | | | |")
         );
         let alone = Row {
             peer: None,
@@ -248,9 +272,10 @@ mod tests {
             ..row
         };
         assert_eq!(alone.ratio(), None);
+        assert_eq!(geomean_row(&[alone.clone()]), None);
         assert_eq!(
             alone.render(),
-            "| `block_scan` | 2^24 | 2000.0 | – | – | 8.39 | – | – |"
+            "| `block_scan` | 2^24 | 2000.0 | – | – | – | 8.39 | – |"
         );
         assert_eq!(elements(4096 * 4096), "2^24");
         assert_eq!(elements(3000), "3000");

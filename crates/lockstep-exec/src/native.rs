@@ -13,6 +13,17 @@
 //! that one instruction on a wave whose registers are copied in from the
 //! frame and back ([`Native::callout`]).
 //!
+//! Waves narrower than [`PASS_LANES`] run side by side with the same wave
+//! of other groups, that many lanes to a pass (four groups' waves of 8
+//! lanes, two of 16), each with its own execution mask bits: their
+//! instructions overlap in the CPU, where one 8-lane wave alone waits on
+//! its own latencies, and their control flow costs one branch for all of
+//! them. The waves of one group still take turns in index order; only
+//! atomics between groups may interleave differently, as they may between
+//! threads. Programs with shared memory run one group at a time. A
+//! callout runs the interpreter once for each wave of the pass with an
+//! active lane.
+//!
 //! A program runs here when the CPU has AVX2, the wave size is 8 to 64,
 //! it has no barrier and no 64-bit value, and the dispatch is a
 //! normal one (no findings, lanes in order, groups in order).
@@ -35,11 +46,19 @@ use crate::compile::Program;
 use crate::engine::{Context, Deferred, Wave};
 use crate::memory::Memory;
 
+/// The lanes of one pass of the machine code over waves narrower than
+/// this: 32 measured faster than 8 or 16 on every benchmark kernel (and as
+/// fast as 64, which makes the longest loops wait on more lanes).
+pub(crate) const PASS_LANES: usize = 32;
+
 /// A program's machine code at one wave size, with what its callouts and
 /// inputs need.
 #[derive(Debug)]
 pub(crate) struct Native {
     code: WaveCode,
+    /// Lanes of a wave.
+    wave: usize,
+    /// Lanes of a pass: `width / wave` waves side by side.
     width: usize,
     /// Per callout id: the instruction and the registers it touches, each
     /// with its frame offset and whether that slot is 64-bit.
@@ -169,7 +188,13 @@ impl Native {
 
     /// The machine code of `p` at wave size `width`, or `None` where it
     /// gets none (see the module's doc).
-    pub(crate) fn build(p: &Program, width: usize) -> Result<Native, &'static str> {
+    pub(crate) fn build(p: &Program, wave: usize) -> Result<Native, &'static str> {
+        // Groups side by side must not share memory.
+        let width = if p.groupshared_bytes == 0 {
+            wave.max(PASS_LANES)
+        } else {
+            wave
+        };
         if !crate::simd::avx2_available() {
             return Err("the CPU lacks AVX2");
         }
@@ -230,7 +255,7 @@ impl Native {
                 input_regs.push(reg.0);
             }
         }
-        let b = WaveBuilder::new(width, &classes, &input_regs).ok_or(
+        let b = WaveBuilder::new(width, wave, &classes, &input_regs).ok_or(
             "machine code takes waves of 8 to 64 lanes on CPUs with AVX2, POPCNT and BMI1",
         )?;
         let mut t = Translator {
@@ -271,6 +296,7 @@ impl Native {
             .collect();
         Ok(Native {
             code,
+            wave,
             width,
             callouts,
             inputs,
@@ -747,14 +773,15 @@ unsafe impl Send for NativeWorker {}
 struct CalloutEnv<'a, 'c> {
     ctx: &'a Context<'c>,
     native: &'a Native,
+    /// The shared memory and id of each group of the pass.
     gs: &'a [Memory<'static>],
+    group_ids: &'a [[u32; 3]],
     shadow: &'a mut Wave,
     scratch: &'a mut [u64],
     tracker: &'a mut SharedTracker,
     deferred: &'a mut Deferred,
     error: Option<ExecError>,
     waves: u32,
-    group_id: [u32; 3],
 }
 
 impl NativeWorker {
@@ -785,15 +812,16 @@ impl NativeWorker {
         tracker: &mut SharedTracker,
         deferred: &mut Deferred,
     ) -> Result<(), ExecError> {
-        let w = native.width;
+        let (w, width) = (native.wave, native.width);
         let p = ctx.program;
         let threads: usize = ctx.group_extent.iter().map(|&n| n as usize).product();
         let waves = threads.div_ceil(w);
+        let per_pass = native.code.groups();
         if !std::ptr::eq(self.for_code, native) {
             self.frame = vec![0; native.code.frame_bytes().div_ceil(8)];
             let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.frame);
             for &(at, wide, bits) in &native.constants {
-                for l in 0..w {
+                for l in 0..width {
                     if wide {
                         bytes[at + 8 * l..][..8].copy_from_slice(&bits.to_le_bytes());
                     } else {
@@ -805,11 +833,6 @@ impl NativeWorker {
             self.shadow = Wave::for_callouts(p, w);
             self.for_code = native;
         }
-        self.launch.clear();
-        self.launch.extend((0..waves).map(|i| {
-            let n = threads.saturating_sub(i * w).min(w);
-            if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
-        }));
         if self.zeros.len() < waves * w {
             self.zeros.resize(waves * w, 0);
         }
@@ -822,50 +845,70 @@ impl NativeWorker {
             ctx,
             native,
             gs: &gs[..1],
+            group_ids: &group_ids[..1],
             shadow: &mut self.shadow,
             scratch,
             tracker,
             deferred,
             error: None,
             waves: waves as u32,
-            group_id: [0; 3],
         };
         let state = &mut *self.state;
         state.regs = self.frame.as_mut_ptr().cast();
         state.frames = self.frames.as_mut_ptr();
-        state.launch = self.launch.as_ptr();
         state.waves = waves as u64;
         state.budget = ctx.step_budget;
-        for (g, group_id) in group_ids.iter().enumerate() {
-            self.resources[gs_slot] = resource(&gs[g]);
-            env.gs = &gs[g..=g];
+        let mut launch_groups = 0;
+        for (pass, ids) in group_ids.chunks(per_pass).enumerate() {
+            let first = pass * per_pass;
+            let gs = &gs[first..first + ids.len()];
+            // A pass with several groups has no shared memory to tell
+            // apart (see `Native::build`).
+            self.resources[gs_slot] = resource(&gs[0]);
+            env.gs = gs;
+            env.group_ids = ids;
+            if launch_groups != ids.len() {
+                launch_groups = ids.len();
+                self.launch.clear();
+                for i in 0..waves {
+                    let n = threads.saturating_sub(i * w).min(w);
+                    let mask = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+                    self.launch
+                        .extend((0..per_pass).map(|g| if g < ids.len() { mask } else { 0 }));
+                }
+            }
             self.inputs.clear();
             for &(sv, k) in &native.inputs {
-                let ids = &ctx.thread_ids;
-                let (table, add) = match sv {
-                    SystemValue::GroupIndex => (ids[3].as_ptr(), 0),
-                    SystemValue::GroupThreadId => (ids[k].as_ptr(), 0),
-                    SystemValue::DispatchThreadId => (
-                        ids[k].as_ptr(),
-                        group_id[k].wrapping_mul(ctx.group_extent[k]),
-                    ),
-                    SystemValue::GroupId => (self.zeros.as_ptr(), group_id[k]),
+                let tables = &ctx.thread_ids;
+                let mut add = [0u32; 8];
+                let table = match sv {
+                    SystemValue::GroupIndex => tables[3].as_ptr(),
+                    SystemValue::GroupThreadId => tables[k].as_ptr(),
+                    SystemValue::DispatchThreadId => {
+                        for (a, id) in add.iter_mut().zip(ids) {
+                            *a = id[k].wrapping_mul(ctx.group_extent[k]);
+                        }
+                        tables[k].as_ptr()
+                    }
+                    SystemValue::GroupId => {
+                        for (a, id) in add.iter_mut().zip(ids) {
+                            *a = id[k];
+                        }
+                        self.zeros.as_ptr()
+                    }
                 };
-                self.inputs.push(Input {
-                    table,
-                    add,
-                    _pad: 0,
-                });
+                self.inputs.push(Input { table, add });
             }
+            state.launch = self.launch.as_ptr();
             state.resources = self.resources.as_ptr();
             state.inputs = self.inputs.as_ptr();
             state.user = (&mut env as *mut CalloutEnv).cast::<c_void>();
-            env.group_id = *group_id;
             // SAFETY: the frame, frames, launch masks, resources and
             // inputs above are as long as the code needs (`Native::build`
-            // made the code for this program and width; the thread-id
-            // tables hold `waves * w` lanes), and `callout` runs the
-            // program's callouts with `env`, which lives across the call.
+            // made the code for this program and wave size; the thread-id
+            // tables hold `waves * w` lanes; `launch` has `per_pass` masks
+            // per wave), and `callout` runs the program's callouts with
+            // `env`, which lives across the call.
             let result = unsafe { native.code.run(state) };
             match result {
                 0 => {}
@@ -915,38 +958,52 @@ unsafe extern "sysv64" fn callout(state: *mut State, id: u32) -> u32 {
             s.wave,
         )
     };
-    let w = env.native.width;
+    let w = env.native.wave;
     let Some(plan) = env.native.callouts.get(id as usize) else {
         return 2;
     };
+    let all = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
     let shadow = &mut *env.shadow;
-    for &(r, at, wide) in &plan.regs {
-        let lanes = &mut shadow.regs_mut(r)[..w];
-        for (l, o) in lanes.iter_mut().enumerate() {
-            *o = if wide {
-                u64::from_le_bytes(frame[at + 8 * l..][..8].try_into().expect("8 bytes"))
-            } else {
-                u64::from(u32::from_le_bytes(
-                    frame[at + 4 * l..][..4].try_into().expect("4 bytes"),
-                ))
-            };
+    // Each group's wave with an active lane, in order; one with none
+    // skips the instruction, as it would run alone.
+    for s in 0..env.group_ids.len() {
+        let (cur, parked) = ((cur >> (s * w)) & all, (parked >> (s * w)) & all);
+        if cur == 0 {
+            continue;
         }
-    }
-    let (waves, group_id) = (env.waves, env.group_id);
-    shadow.prepare_callout(plan.pc, [cur, parked], [wave as u32, waves], group_id);
-    let result = shadow.run_one(env.ctx, env.gs, env.scratch, env.tracker, env.deferred);
-    env.deferred.apply(env.ctx.resources, None);
-    if let Err(e) = result {
-        env.error = Some(e);
-        return 2;
-    }
-    for &(r, at, wide) in &plan.regs {
-        let lanes = &shadow.regs_mut(r)[..w];
-        for (l, &v) in lanes.iter().enumerate() {
-            if wide {
-                frame[at + 8 * l..][..8].copy_from_slice(&v.to_le_bytes());
-            } else {
-                frame[at + 4 * l..][..4].copy_from_slice(&(v as u32).to_le_bytes());
+        for &(r, at, wide) in &plan.regs {
+            let size = if wide { 8 } else { 4 };
+            let at = at + s * w * size;
+            let lanes = &mut shadow.regs_mut(r)[..w];
+            for (l, o) in lanes.iter_mut().enumerate() {
+                *o = if wide {
+                    u64::from_le_bytes(frame[at + 8 * l..][..8].try_into().expect("8 bytes"))
+                } else {
+                    u64::from(u32::from_le_bytes(
+                        frame[at + 4 * l..][..4].try_into().expect("4 bytes"),
+                    ))
+                };
+            }
+        }
+        let index = [wave as u32, env.waves];
+        shadow.prepare_callout(plan.pc, [cur, parked], index, env.group_ids[s]);
+        let gs = &env.gs[s..=s];
+        let result = shadow.run_one(env.ctx, gs, env.scratch, env.tracker, env.deferred);
+        env.deferred.apply(env.ctx.resources, None);
+        if let Err(e) = result {
+            env.error = Some(e);
+            return 2;
+        }
+        for &(r, at, wide) in &plan.regs {
+            let size = if wide { 8 } else { 4 };
+            let at = at + s * w * size;
+            let lanes = &shadow.regs_mut(r)[..w];
+            for (l, &v) in lanes.iter().enumerate() {
+                if wide {
+                    frame[at + 8 * l..][..8].copy_from_slice(&v.to_le_bytes());
+                } else {
+                    frame[at + 4 * l..][..4].copy_from_slice(&(v as u32).to_le_bytes());
+                }
             }
         }
     }

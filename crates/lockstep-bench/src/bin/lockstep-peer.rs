@@ -220,6 +220,9 @@ fn run(args: &Args) -> Result<bool, String> {
     for row in &rows {
         println!("{}", row.render());
     }
+    if let Some(mean) = report::geomean_row(&rows) {
+        println!("{mean}");
+    }
     if !notes.is_empty() {
         println!();
         for note in notes {

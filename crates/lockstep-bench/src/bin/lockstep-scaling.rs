@@ -64,6 +64,10 @@ struct Args {
     /// medians are reported.
     #[arg(long, value_name = "N", default_value_t = 7)]
     runs: usize,
+    /// Interpret the bytecode (`interpreter`), or take the machine code
+    /// wherever it can run (`native`), instead of `Engine::Auto`'s choice.
+    #[arg(long, value_name = "ENGINE", value_parser = ["auto", "native", "interpreter"], default_value = "auto")]
+    engine: String,
 }
 
 fn main() -> ExitCode {
@@ -144,9 +148,15 @@ fn run(args: &Args) -> Result<bool, String> {
             }
         };
         for &wave_size in &args.wave_sizes {
+            let engine = match args.engine.as_str() {
+                "native" => lockstep::Engine::Native,
+                "interpreter" => lockstep::Engine::Interpreter,
+                _ => lockstep::Engine::Auto,
+            };
             let opts = |threads| RunOptions {
                 wave_size,
                 threads,
+                engine,
                 ..RunOptions::default()
             };
             // The kernel, then the ALU throughput loop on as many threads.

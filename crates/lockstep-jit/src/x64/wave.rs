@@ -3,8 +3,14 @@
 //!
 //! A [`WaveBuilder`] is fed a program one instruction at a time, in the
 //! order the instructions run, with labels for their jump targets. The code
-//! it makes runs every wave of one thread group, one after another, from
-//! start to end ([`WaveCode::run`]). Its state is a [`State`]:
+//! it makes runs every wave of a thread group from start to end, one wave
+//! after another ([`WaveCode::run`]). Waves narrower than the code run
+//! with the same wave of other groups side by side: lanes `8g..8g + 8` of
+//! a 32-lane pass are a wave of group `g` of four, each with its own
+//! execution mask bits, so the waves' work overlaps in the CPU while the
+//! waves of one group still take turns. Constructs run while a lane of
+//! any of them is active; wave operations and votes act on each wave's
+//! lanes alone. Its state is a [`State`]:
 //!
 //! - **Registers** live in a frame in memory, one 32-bit word per lane (a
 //!   *narrow* register) or one 64-bit word per lane (a *wide* one, for byte
@@ -49,7 +55,9 @@ pub struct State {
     pub resources: *const Resource,
     /// The system values, by input index.
     pub inputs: *const Input,
-    /// The lanes that exist in each wave of the group.
+    /// The lanes that exist in wave `w` of the pass's group `g`, at
+    /// `w * groups + g` ([`WaveCode::groups`]; 0 where the pass has no
+    /// group `g`).
     pub launch: *const u64,
     /// The group's wave count.
     pub waves: u64,
@@ -63,7 +71,7 @@ pub struct State {
     pub cur: u64,
     /// The lanes that left a construct, written before a callout.
     pub parked: u64,
-    /// The wave running, by index in the group.
+    /// The wave running, by index in its group.
     pub wave: u64,
     /// The loop whose budget ran out, when [`WaveCode::run`] returns 1.
     pub site: u64,
@@ -121,17 +129,15 @@ pub struct Resource {
     pub writable: u64,
 }
 
-/// A system value: lane `l` of wave `w` is `table[w * width + l] + add`,
-/// wrapping.
+/// A system value: lane `l` of wave `w` of the pass's group `g` is
+/// `table[w * wave_size + l] + add[g]`, wrapping.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct Input {
-    /// A word per lane of the group's waves.
+    /// A word per lane of a group's waves.
     pub table: *const u32,
-    /// Added to every lane.
-    pub add: u32,
-    /// Unused.
-    pub _pad: u32,
+    /// Added to every lane of each group of the pass.
+    pub add: [u32; 8],
 }
 
 /// An operation's second operand: a register or a constant.
@@ -283,7 +289,10 @@ const CONTINUED: i32 = 24;
 /// Builds the code of one program at one wave size.
 pub struct WaveBuilder {
     b: Builder,
+    /// Lanes the code computes: `width / wave` waves side by side.
     width: usize,
+    /// Lanes of one wave.
+    wave: usize,
     /// Byte offset of each register in the frame, and whether it is wide.
     offsets: Vec<i32>,
     wide: Vec<bool>,
@@ -304,6 +313,7 @@ pub struct WaveBuilder {
 /// The machine code of a program at one wave size.
 pub struct WaveCode {
     code: Code,
+    groups: usize,
     entry: usize,
     frame_bytes: usize,
     frames: usize,
@@ -319,6 +329,11 @@ impl std::fmt::Debug for WaveCode {
 }
 
 impl WaveCode {
+    /// The groups whose waves run side by side.
+    pub fn groups(&self) -> usize {
+        self.groups
+    }
+
     /// Bytes of register frame a wave needs.
     pub fn frame_bytes(&self) -> usize {
         self.frame_bytes
@@ -354,9 +369,9 @@ impl WaveCode {
     /// `regs` for [`WaveCode::frame_bytes`] bytes, `frames` for
     /// [`WaveCode::frames`] × 4 words, `resources` and `inputs` for every
     /// slot and input the program names (each resource's `words` readable
-    /// and `writable` writable, each input's table for `waves × width`
-    /// words), `launch` for `waves` masks, and `callout` runs any callout
-    /// id the program names.
+    /// and `writable` writable), each input's table for `waves` waves,
+    /// `launch` for `waves` × [`WaveCode::groups`] masks, and `callout`
+    /// runs any callout id the program names.
     pub unsafe fn run(&self, state: *mut State) -> u32 {
         type Entry = unsafe extern "sysv64" fn(*mut State) -> u32;
         let ptr = self.code.0.ptr(AssemblyOffset(self.entry));
@@ -370,15 +385,18 @@ impl WaveCode {
 }
 
 impl WaveBuilder {
-    /// A builder for waves of `width` lanes (8, 16, 32 or 64) whose
+    /// A builder for waves of `wave` lanes (8, 16, 32 or 64), `width /
+    /// wave` of them side by side in `width` lanes (at most 64), whose
     /// registers are wide or narrow as `wide` says, with the system values
     /// `inputs` (the registers they fill, by input index). `None` where
-    /// the CPU lacks AVX2, POPCNT or BMI1, or for another width.
-    pub fn new(width: usize, wide: &[bool], inputs: &[u32]) -> Option<WaveBuilder> {
+    /// the CPU lacks AVX2, POPCNT or BMI1, or for other sizes.
+    pub fn new(width: usize, wave: usize, wide: &[bool], inputs: &[u32]) -> Option<WaveBuilder> {
         let supported = std::is_x86_feature_detected!("avx2")
             && std::is_x86_feature_detected!("popcnt")
             && std::is_x86_feature_detected!("bmi1")
-            && matches!(width, 8 | 16 | 32 | 64);
+            && matches!(wave, 8 | 16 | 32 | 64)
+            && width <= 64
+            && width.is_multiple_of(wave);
         if !supported {
             return None;
         }
@@ -397,6 +415,7 @@ impl WaveBuilder {
         let mut this = WaveBuilder {
             b,
             width,
+            wave,
             offsets,
             wide: wide.to_vec(),
             frame_bytes: at,
@@ -408,7 +427,7 @@ impl WaveBuilder {
             stubs: Vec::new(),
             lanes_valid: false,
         };
-        let shift = (width * 4).trailing_zeros() as i8;
+        let shift = (wave * 4).trailing_zeros() as i8;
         dynasm!(this.b.asm; .arch x64
             ; push rbx
             ; push rbp
@@ -426,27 +445,41 @@ impl WaveBuilder {
             ; cmp rax, [rbx + WAVES]
             ; jae =>done
             ; mov rcx, [rbx + LAUNCH]
-            ; mov r13, [rcx + rax * 8]
+            ; imul rdx, rax, (width / wave) as i32
+            ; mov r13, [rcx + rdx * 8]
+        );
+        for s in 1..this.waves() {
+            dynasm!(this.b.asm; .arch x64
+                ; mov rsi, [rcx + rdx * 8 + 8 * s as i32]
+                ; shl rsi, (s * wave) as i8
+                ; or r13, rsi
+            );
+        }
+        dynasm!(this.b.asm; .arch x64
             ; xor r14d, r14d
             ; mov QWORD [rbx + ITERATIONS], 0
             ; mov QWORD [rbx + TESTED], 0
         );
         for (i, &dst) in inputs.iter().enumerate() {
-            let at = 16 * i as i32;
+            let at = std::mem::size_of::<Input>() as i32 * i as i32;
             let d = this.offset(dst)?;
             dynasm!(this.b.asm; .arch x64
                 ; mov rcx, [rbx + INPUTS]
                 ; mov rdx, [rcx + at]
-                ; vpbroadcastd ymm0, [rcx + at + 8]
                 ; mov rax, [rbx + WAVE]
                 ; shl rax, shift
                 ; add rdx, rax
             );
-            for c in this.chunks() {
-                dynasm!(this.b.asm; .arch x64
-                    ; vpaddd ymm1, ymm0, [rdx + 32 * c]
-                    ; vmovdqu [r12 + d + 32 * c], ymm1
-                );
+            for s in 0..this.waves() {
+                let add = at + offset_of!(Input, add) as i32 + 4 * s as i32;
+                dynasm!(this.b.asm; .arch x64; vpbroadcastd ymm0, [rcx + add]);
+                let first = this.wave_chunks(s).start;
+                for c in this.wave_chunks(s) {
+                    dynasm!(this.b.asm; .arch x64
+                        ; vpaddd ymm1, ymm0, [rdx + 32 * (c - first)]
+                        ; vmovdqu [r12 + d + 32 * c], ymm1
+                    );
+                }
             }
         }
         this.sync_lanes();
@@ -489,13 +522,31 @@ impl WaveBuilder {
         self.offsets[r as usize]
     }
 
-    /// All lanes of the wave, as a mask.
-    fn full(&self) -> u64 {
-        if self.width == 64 {
+    /// The waves side by side.
+    fn waves(&self) -> usize {
+        self.width / self.wave
+    }
+
+    /// The lanes of wave `s`, as a mask.
+    fn wave_mask(&self, s: usize) -> u64 {
+        let all = if self.wave == 64 {
             u64::MAX
         } else {
-            (1 << self.width) - 1
-        }
+            (1 << self.wave) - 1
+        };
+        all << (s * self.wave)
+    }
+
+    /// The chunks of eight lanes of wave `s`.
+    fn wave_chunks(&self, s: usize) -> std::ops::Range<i32> {
+        let n = (self.wave / 8) as i32;
+        n * s as i32..n * (s as i32 + 1)
+    }
+
+    /// `r10` = the lanes of wave `s`, as a mask.
+    fn wave_mask_r10(&mut self, s: usize) {
+        let m = self.wave_mask(s) as i64;
+        dynasm!(self.b.asm; .arch x64; mov r10, QWORD m);
     }
 
     fn words(&mut self, w: [u32; 8]) -> DynamicLabel {
@@ -505,11 +556,6 @@ impl WaveBuilder {
     fn qwords(&mut self, q: [u64; 4]) -> DynamicLabel {
         let w = std::array::from_fn(|i| (q[i / 2] >> (32 * (i % 2))) as u32);
         self.words(w)
-    }
-
-    /// Lane indices `8c .. 8c + 8`.
-    fn iota(&mut self, c: i32) -> DynamicLabel {
-        self.words(std::array::from_fn(|l| 8 * c as u32 + l as u32))
     }
 
     /// A new label.
@@ -926,24 +972,32 @@ impl WaveBuilder {
             }
         }
         dynasm!(self.b.asm; .arch x64; mov [rbx + TESTED], rdx);
-        let full = self.full() as i64;
-        match vote {
-            None => {}
-            Some(Vote::Any) => dynasm!(self.b.asm; .arch x64
+        // Each wave's vote: its lanes where it holds, else none (`rdx`
+        // the active lanes that pass, or for `All` that fail).
+        if let Some(vote) = vote {
+            if vote == Vote::All {
+                dynasm!(self.b.asm; .arch x64; not rdx);
+            }
+            dynasm!(self.b.asm; .arch x64
                 ; and rdx, r13
-                ; mov rax, QWORD full
-                ; cmovnz rdx, rax
-            ),
-            Some(Vote::All) => dynasm!(self.b.asm; .arch x64
-                ; not rdx
-                ; and rdx, r13
-                ; mov rax, QWORD full
-                ; mov ecx, 0
-                ; cmovnz rax, rcx
-                ; test r13, r13
-                ; cmovz rax, rcx
-                ; mov rdx, rax
-            ),
+                ; xor ecx, ecx
+                ; xor r11d, r11d
+            );
+            for s in 0..self.waves() {
+                self.wave_mask_r10(s);
+                dynasm!(self.b.asm; .arch x64; test rdx, r10);
+                if vote == Vote::Any {
+                    dynasm!(self.b.asm; .arch x64; cmovz r10, r11);
+                } else {
+                    dynasm!(self.b.asm; .arch x64
+                        ; cmovnz r10, r11
+                        ; test r13, r10
+                        ; cmovz r10, r11
+                    );
+                }
+                dynasm!(self.b.asm; .arch x64; or rcx, r10);
+            }
+            dynasm!(self.b.asm; .arch x64; mov rdx, rcx);
         }
         if negate {
             dynasm!(self.b.asm; .arch x64; not rdx);
@@ -1143,15 +1197,34 @@ impl WaveBuilder {
         self.lanes_valid = false;
     }
 
-    /// Stores the word in `eax` to every lane of narrow `dst`.
-    fn splat_eax(&mut self, dst: u32) {
-        let d = self.narrow(dst);
+    /// Stores the word in `eax` to every lane of wave `s` of the narrow
+    /// register at `d`.
+    fn splat_eax(&mut self, d: i32, s: usize) {
         dynasm!(self.b.asm; .arch x64
             ; vmovd xmm3, eax
             ; vpbroadcastd ymm3, xmm3
         );
-        for c in self.chunks() {
+        for c in self.wave_chunks(s) {
             dynasm!(self.b.asm; .arch x64; vmovdqu [r12 + d + 32 * c], ymm3);
+        }
+    }
+
+    /// Stores 1 to the lanes of the narrow register at `d` whose bit is
+    /// set in `rdx`, 0 to the others.
+    fn mask_to_ones(&mut self, d: i32) {
+        let bits = self.b.constant(Constant::Bits);
+        for c in self.chunks() {
+            dynasm!(self.b.asm; .arch x64
+                ; mov rax, rdx
+                ; shr rax, (8 * c) as i8
+                ; movzx eax, al
+                ; vmovd xmm0, eax
+                ; vpbroadcastd ymm0, xmm0
+                ; vpand ymm0, ymm0, [=>bits]
+                ; vpcmpeqd ymm0, ymm0, [=>bits]
+                ; vpsrld ymm3, ymm0, 31
+                ; vmovdqu [r12 + d + 32 * c], ymm3
+            );
         }
     }
 
@@ -1170,10 +1243,11 @@ impl WaveBuilder {
             WaveKind::ReadAt => {
                 let (a, b) = (self.narrow(a), self.narrow(b));
                 for l in 0..self.width as i32 {
+                    let first = 4 * (l - l % self.wave as i32);
                     dynasm!(self.b.asm; .arch x64
                         ; mov eax, [r12 + b + 4 * l]
-                        ; and eax, (self.width - 1) as i32
-                        ; mov eax, [r12 + a + rax * 4]
+                        ; and eax, (self.wave - 1) as i32
+                        ; mov eax, [r12 + a + first + rax * 4]
                         ; mov [rbx + SCRATCH + 4 * (l % 8)], eax
                     );
                     if l % 8 == 7 {
@@ -1186,7 +1260,8 @@ impl WaveBuilder {
             }
             WaveKind::LaneIndex => {
                 for c in self.chunks() {
-                    let l = self.iota(c);
+                    let n = self.wave as u32;
+                    let l = self.words(std::array::from_fn(|l| (8 * c as u32 + l as u32) % n));
                     dynasm!(self.b.asm; .arch x64
                         ; vmovdqa ymm3, [=>l]
                         ; vmovdqu [r12 + d + 32 * c], ymm3
@@ -1194,68 +1269,90 @@ impl WaveBuilder {
                 }
             }
             WaveKind::LaneCount => {
-                dynasm!(self.b.asm; .arch x64; mov eax, self.width as i32);
-                self.splat_eax(dst);
+                dynasm!(self.b.asm; .arch x64; mov eax, self.wave as i32);
+                for s in 0..self.waves() {
+                    self.splat_eax(d, s);
+                }
             }
             WaveKind::GroupWaveIndex => {
                 dynasm!(self.b.asm; .arch x64; mov eax, [rbx + WAVE]);
-                self.splat_eax(dst);
+                for s in 0..self.waves() {
+                    self.splat_eax(d, s);
+                }
             }
             WaveKind::GroupWaveCount => {
                 dynasm!(self.b.asm; .arch x64; mov eax, [rbx + WAVES]);
-                self.splat_eax(dst);
+                for s in 0..self.waves() {
+                    self.splat_eax(d, s);
+                }
             }
             WaveKind::IsFirstLane => {
-                dynasm!(self.b.asm; .arch x64
-                    ; mov eax, 64
-                    ; bsf rcx, r13
-                    ; cmovnz eax, ecx
-                    ; vmovd xmm0, eax
-                    ; vpbroadcastd ymm0, xmm0
-                );
-                for c in self.chunks() {
-                    let l = self.iota(c);
+                // The lowest active lane of each wave.
+                dynasm!(self.b.asm; .arch x64; xor edx, edx);
+                for s in 0..self.waves() {
+                    self.wave_mask_r10(s);
                     dynasm!(self.b.asm; .arch x64
-                        ; vpcmpeqd ymm3, ymm0, [=>l]
-                        ; vpsrld ymm3, ymm3, 31
-                        ; vmovdqu [r12 + d + 32 * c], ymm3
+                        ; mov rax, r13
+                        ; and rax, r10
+                        ; mov rcx, rax
+                        ; neg rcx
+                        ; and rax, rcx
+                        ; or rdx, rax
                     );
                 }
+                self.mask_to_ones(d);
             }
             WaveKind::AnyTrue | WaveKind::AllTrue | WaveKind::CountBits => {
                 self.lanes(Lanes::Nonzero(a), false, None);
-                match kind {
-                    WaveKind::AnyTrue => dynasm!(self.b.asm; .arch x64
-                        ; xor eax, eax
-                        ; and rdx, r13
-                        ; setnz al
-                    ),
-                    WaveKind::AllTrue => dynasm!(self.b.asm; .arch x64
-                        ; not rdx
-                        ; and rdx, r13
-                        ; sete cl
-                        ; xor eax, eax
-                        ; test r13, r13
-                        ; setnz al
-                        ; and al, cl
-                    ),
-                    _ => dynasm!(self.b.asm; .arch x64
-                        ; and rdx, r13
-                        ; popcnt rax, rdx
-                    ),
+                // `rdx`: the active lanes that pass; for `AllTrue`, `rcx`
+                // those that fail.
+                dynasm!(self.b.asm; .arch x64
+                    ; mov rcx, rdx
+                    ; not rcx
+                    ; and rcx, r13
+                    ; and rdx, r13
+                );
+                for s in 0..self.waves() {
+                    self.wave_mask_r10(s);
+                    match kind {
+                        WaveKind::AnyTrue => dynasm!(self.b.asm; .arch x64
+                            ; xor eax, eax
+                            ; test rdx, r10
+                            ; setnz al
+                        ),
+                        WaveKind::AllTrue => dynasm!(self.b.asm; .arch x64
+                            ; xor eax, eax
+                            ; xor r11d, r11d
+                            ; test r13, r10
+                            ; setnz al
+                            ; test rcx, r10
+                            ; setz r11b
+                            ; and eax, r11d
+                        ),
+                        _ => dynasm!(self.b.asm; .arch x64
+                            ; mov rax, rdx
+                            ; and rax, r10
+                            ; popcnt rax, rax
+                        ),
+                    }
+                    self.splat_eax(d, s);
                 }
-                self.splat_eax(dst);
             }
             WaveKind::ReadFirst => {
                 let a = self.narrow(a);
-                dynasm!(self.b.asm; .arch x64
-                    ; xor eax, eax
-                    ; bsf rcx, r13
-                    ; jz >none
-                    ; mov eax, [r12 + a + rcx * 4]
-                    ; none:
-                );
-                self.splat_eax(dst);
+                for s in 0..self.waves() {
+                    self.wave_mask_r10(s);
+                    dynasm!(self.b.asm; .arch x64
+                        ; xor eax, eax
+                        ; mov rcx, r13
+                        ; and rcx, r10
+                        ; bsf rcx, rcx
+                        ; jz >none
+                        ; mov eax, [r12 + a + rcx * 4]
+                        ; none:
+                    );
+                    self.splat_eax(d, s);
+                }
             }
             WaveKind::Reduce(op) => return self.reduce(op, d, a),
         }
@@ -1263,7 +1360,7 @@ impl WaveBuilder {
     }
 
     /// The active lanes of `a` folded by `op`, in every lane of the
-    /// register at `d`.
+    /// register at `d`, for each wave.
     fn reduce(&mut self, op: Op, d: i32, a: u32) -> bool {
         let identity: u32 = match op {
             Op::Add | Op::Or | Op::Xor | Op::UMax => 0,
@@ -1277,113 +1374,126 @@ impl WaveBuilder {
         self.need_lanes();
         let id = self.words([identity; 8]);
         dynasm!(self.b.asm; .arch x64; vmovdqa ymm5, [=>id]);
-        for c in self.chunks() {
-            self.mask_of_chunk(c);
-            dynasm!(self.b.asm; .arch x64
-                ; vmovdqu ymm0, [r12 + a + 32 * c]
-                ; vpblendvb ymm0, ymm5, ymm0, Ry(MASK32)
-            );
-            if c == 0 {
-                dynasm!(self.b.asm; .arch x64; vmovdqa ymm6, ymm0);
-            } else {
-                self.fold(op, 6, 0);
+        for s in 0..self.waves() {
+            let chunks = self.wave_chunks(s);
+            for c in chunks.clone() {
+                self.mask_of_chunk(c);
+                dynasm!(self.b.asm; .arch x64
+                    ; vmovdqu ymm0, [r12 + a + 32 * c]
+                    ; vpblendvb ymm0, ymm5, ymm0, Ry(MASK32)
+                );
+                if c == chunks.start {
+                    dynasm!(self.b.asm; .arch x64; vmovdqa ymm6, ymm0);
+                } else {
+                    self.fold(op, 6, 0);
+                }
             }
-        }
-        dynasm!(self.b.asm; .arch x64; vperm2i128 ymm0, ymm6, ymm6, 0x01);
-        self.fold(op, 6, 0);
-        dynasm!(self.b.asm; .arch x64; vpshufd ymm0, ymm6, 0x4E);
-        self.fold(op, 6, 0);
-        dynasm!(self.b.asm; .arch x64; vpshufd ymm0, ymm6, 0xB1u8 as i8);
-        self.fold(op, 6, 0);
-        dynasm!(self.b.asm; .arch x64
-            ; test r13, r13
-            ; jnz >some
-            ; vpxor ymm6, ymm6, ymm6
-            ; some:
-        );
-        for c in self.chunks() {
-            dynasm!(self.b.asm; .arch x64; vmovdqu [r12 + d + 32 * c], ymm6);
+            dynasm!(self.b.asm; .arch x64; vperm2i128 ymm0, ymm6, ymm6, 0x01);
+            self.fold(op, 6, 0);
+            dynasm!(self.b.asm; .arch x64; vpshufd ymm0, ymm6, 0x4E);
+            self.fold(op, 6, 0);
+            dynasm!(self.b.asm; .arch x64; vpshufd ymm0, ymm6, 0xB1u8 as i8);
+            self.fold(op, 6, 0);
+            self.wave_mask_r10(s);
+            dynasm!(self.b.asm; .arch x64
+                ; test r13, r10
+                ; jnz >some
+                ; vpxor ymm6, ymm6, ymm6
+                ; some:
+            );
+            for c in chunks {
+                dynasm!(self.b.asm; .arch x64; vmovdqu [r12 + d + 32 * c], ymm6);
+            }
         }
         true
     }
 
     /// The active lanes of `a` folded by `op` in lane order (a wave with
-    /// none gets zeros), in every lane of the register at `d`: each lane's
-    /// value broadcast and combined with `step`, so the operation is the
-    /// one the other code computes.
+    /// none gets zeros), in every lane of the register at `d`, for each
+    /// wave: each lane's value broadcast and combined with `step`, so the
+    /// operation is the one the other code computes.
     fn fold_lanes(&mut self, op: Op, d: i32, a: u32) {
         let a = self.narrow(a);
-        let (top, done) = (
-            self.b.asm.new_dynamic_label(),
-            self.b.asm.new_dynamic_label(),
-        );
-        dynasm!(self.b.asm; .arch x64
-            ; vpxor ymm0, ymm0, ymm0
-            ; mov r10, r13
-            ; bsf rax, r10
-            ; jz =>done
-            ; vpbroadcastd ymm0, [r12 + a + rax * 4]
-            ; lea r11, [r10 - 1]
-            ; and r10, r11
-            ; =>top
-            ; bsf rax, r10
-            ; jz =>done
-            ; vpbroadcastd ymm1, [r12 + a + rax * 4]
-        );
-        self.b.step(op, 0, 0, Second::Reg(1));
-        dynasm!(self.b.asm; .arch x64
-            ; lea r11, [r10 - 1]
-            ; and r10, r11
-            ; jmp =>top
-            ; =>done
-        );
-        for c in self.chunks() {
-            dynasm!(self.b.asm; .arch x64; vmovdqu [r12 + d + 32 * c], ymm0);
-        }
-    }
-
-    /// For each lane, the active lanes of `a` below it folded by `op` in
-    /// lane order, or `identity` where there is none (a wave with no
-    /// active lane gets zeros), into the register at `d`.
-    fn prefix(&mut self, op: Op, identity: u32, d: i32, a: u32) {
-        let a = self.narrow(a);
-        let id = self.words([identity; 8]);
-        let done = self.b.asm.new_dynamic_label();
-        dynasm!(self.b.asm; .arch x64
-            ; vpxor ymm0, ymm0, ymm0
-            ; test r13, r13
-            ; jz =>done
-            ; vmovdqa ymm0, [=>id]
-            ; xor r10d, r10d
-        );
-        for l in 0..self.width as i32 {
-            let (skip, first) = (
+        for s in 0..self.waves() {
+            let (top, done) = (
                 self.b.asm.new_dynamic_label(),
                 self.b.asm.new_dynamic_label(),
             );
+            self.wave_mask_r10(s);
             dynasm!(self.b.asm; .arch x64
-                ; vmovd [r12 + d + 4 * l], xmm0
-                ; bt r13, l as i8
-                ; jnc =>skip
-                ; test r10d, r10d
-                ; jz =>first
-                ; vpbroadcastd ymm1, [r12 + a + 4 * l]
+                ; vpxor ymm0, ymm0, ymm0
+                ; and r10, r13
+                ; bsf rax, r10
+                ; jz =>done
+                ; vpbroadcastd ymm0, [r12 + a + rax * 4]
+                ; lea r11, [r10 - 1]
+                ; and r10, r11
+                ; =>top
+                ; bsf rax, r10
+                ; jz =>done
+                ; vpbroadcastd ymm1, [r12 + a + rax * 4]
             );
             self.b.step(op, 0, 0, Second::Reg(1));
             dynasm!(self.b.asm; .arch x64
-                ; jmp =>skip
-                ; =>first
-                ; vpbroadcastd ymm0, [r12 + a + 4 * l]
-                ; mov r10d, 1
-                ; =>skip
+                ; lea r11, [r10 - 1]
+                ; and r10, r11
+                ; jmp =>top
+                ; =>done
             );
+            for c in self.wave_chunks(s) {
+                dynasm!(self.b.asm; .arch x64; vmovdqu [r12 + d + 32 * c], ymm0);
+            }
         }
-        let end = self.b.asm.new_dynamic_label();
-        dynasm!(self.b.asm; .arch x64; jmp =>end; =>done);
-        for c in self.chunks() {
-            dynasm!(self.b.asm; .arch x64; vmovdqu [r12 + d + 32 * c], ymm0);
+    }
+
+    /// For each lane, the active lanes of `a` below it in its wave folded
+    /// by `op` in lane order, or `identity` where there is none (a wave
+    /// with no active lane gets zeros), into the register at `d`.
+    fn prefix(&mut self, op: Op, identity: u32, d: i32, a: u32) {
+        let a = self.narrow(a);
+        let id = self.words([identity; 8]);
+        for s in 0..self.waves() {
+            let (done, end) = (
+                self.b.asm.new_dynamic_label(),
+                self.b.asm.new_dynamic_label(),
+            );
+            self.wave_mask_r10(s);
+            dynasm!(self.b.asm; .arch x64
+                ; vpxor ymm0, ymm0, ymm0
+                ; test r13, r10
+                ; jz =>done
+                ; vmovdqa ymm0, [=>id]
+                ; xor r10d, r10d
+            );
+            let first_lane = (s * self.wave) as i32;
+            for l in first_lane..first_lane + self.wave as i32 {
+                let (skip, first) = (
+                    self.b.asm.new_dynamic_label(),
+                    self.b.asm.new_dynamic_label(),
+                );
+                dynasm!(self.b.asm; .arch x64
+                    ; vmovd [r12 + d + 4 * l], xmm0
+                    ; bt r13, l as i8
+                    ; jnc =>skip
+                    ; test r10d, r10d
+                    ; jz =>first
+                    ; vpbroadcastd ymm1, [r12 + a + 4 * l]
+                );
+                self.b.step(op, 0, 0, Second::Reg(1));
+                dynasm!(self.b.asm; .arch x64
+                    ; jmp =>skip
+                    ; =>first
+                    ; vpbroadcastd ymm0, [r12 + a + 4 * l]
+                    ; mov r10d, 1
+                    ; =>skip
+                );
+            }
+            dynasm!(self.b.asm; .arch x64; jmp =>end; =>done);
+            for c in self.wave_chunks(s) {
+                dynasm!(self.b.asm; .arch x64; vmovdqu [r12 + d + 32 * c], ymm0);
+            }
+            dynasm!(self.b.asm; .arch x64; =>end);
         }
-        dynasm!(self.b.asm; .arch x64; =>end);
     }
 
     /// `x = op(x, y)` on vector registers.
@@ -1562,8 +1672,12 @@ impl WaveBuilder {
             ; vpbroadcastd ymm0, xmm0
         );
         for c in self.chunks() {
+            // The lanes below each lane, from the first of its wave.
+            let n = self.wave as u32;
             let below = self.words(std::array::from_fn(|l| {
-                (1u32 << (8 * c as u32 + l as u32)) - 1
+                let lane = 8 * c as u32 + l as u32;
+                let first = lane - lane % n;
+                ((1u32 << lane) - 1) & !((1u32 << first) - 1)
             }));
             dynasm!(self.b.asm; .arch x64; vpand ymm1, ymm0, [=>below]);
             self.b.step(Op::CountBits, 3, 1, Second::Imm(0));
@@ -1594,6 +1708,7 @@ impl WaveBuilder {
     /// The code; `None` if it could not be made executable.
     pub fn finish(mut self) -> Option<WaveCode> {
         let (top, next, out) = (self.wave_top, self.wave_next, self.out);
+        let groups = self.waves();
         dynasm!(self.b.asm; .arch x64
             ; =>next
             ; inc QWORD [rbx + WAVE]
@@ -1611,6 +1726,7 @@ impl WaveBuilder {
         let code = self.b.finish()?;
         Some(WaveCode {
             code,
+            groups,
             entry: self.entry,
             frame_bytes: self.frame_bytes,
             frames: self.frames.max(1),

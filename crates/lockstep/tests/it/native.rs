@@ -140,15 +140,32 @@ impl Gen {
         }
     }
 
+    /// A program; half of them use no shared memory, so that the
+    /// machine code runs several groups' waves side by side.
     fn program(&mut self) -> String {
         let mut body = String::new();
         self.block(0, false, &mut body);
+        let shared = self.below(2) == 0;
+        let (decls, init) = if shared {
+            (
+                "groupshared uint Side[64];\ngroupshared uint Slot[4];",
+                "Side[gi] = b;\n    if (gi < 4u) Slot[gi] = 0u;",
+            )
+        } else {
+            body = body
+                .replace(
+                    "{ uint old; InterlockedMax(Slot[t & 3u], b & 4095u, old); c += old & 1u; }",
+                    "InterlockedMax(Count[4 + (t & 3u)], b & 4095u);",
+                )
+                .replace("Side[t & 63u] = a;", "Out[t] = a;")
+                .replace("c += Side[(t + 1u) & 63u];", "c += Out[t] + gi;");
+            ("", "")
+        };
         format!(
             r#"
 RWStructuredBuffer<uint> Out : register(u0);
 RWStructuredBuffer<uint> Count : register(u1);
-groupshared uint Side[64];
-groupshared uint Slot[4];
+{decls}
 
 [numthreads(64, 1, 1)]
 void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
@@ -158,8 +175,7 @@ void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
     uint b = t ^ 0x55u;
     uint c = 0u;
     float f = (float)(t & 31u);
-    Side[gi] = b;
-    if (gi < 4u) Slot[gi] = 0u;
+    {init}
 {body}
     Out[t] = a ^ (b << 1) ^ (c << 2) ^ asuint(f);
 }}
@@ -198,10 +214,12 @@ proptest! {
     fn random_programs_agree(seed in any::<u64>()) {
         let source = Gen(seed | 1).program();
         let shader = compile(&source, &CompileOptions::default());
+        // Five groups: the machine code runs up to four groups' waves
+        // side by side, so a pass of four and a pass of one.
         let p = pipeline(
-            [2, 1, 1],
+            [5, 1, 1],
             &[
-                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 128]),
+                buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 320]),
                 buf("Count", Kind::RwStructuredBuffer, 1, vec![0; 8]),
             ],
         );
