@@ -272,7 +272,7 @@ mod tests {
             ..row
         };
         assert_eq!(alone.ratio(), None);
-        assert_eq!(geomean_row(&[alone.clone()]), None);
+        assert_eq!(geomean_row(std::slice::from_ref(&alone)), None);
         assert_eq!(
             alone.render(),
             "| `block_scan` | 2^24 | 2000.0 | – | – | – | 8.39 | – |"
