@@ -412,6 +412,10 @@ fn run_dispatch(
         && findings.is_none()
         && config.schedule == Schedule::InOrder
         && config.order == ReductionOrder::Ascending
+        // The machine code's texel addresses take fewer than 2^32 texels.
+        && ctx.resources.iter().all(|r| {
+            r.dims.iter().map(|&d| u64::from(d)).product::<u64>() < 1 << 32
+        })
     {
         ctx.native = program
             .native(config.wave_size as usize)

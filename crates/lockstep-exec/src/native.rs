@@ -18,14 +18,18 @@
 //! lanes, two of 16), each with its own execution mask bits: their
 //! instructions overlap in the CPU, where one 8-lane wave alone waits on
 //! its own latencies, and their control flow costs one branch for all of
-//! them. The waves of one group still take turns in index order; only
-//! atomics between groups may interleave differently, as they may between
-//! threads. Programs with shared memory run one group at a time. A
-//! callout runs the interpreter once for each wave of the pass with an
-//! active lane.
+//! them. The waves of one group still take turns in index order, each
+//! group with its own shared memory; only atomics between groups may
+//! interleave differently, as they may between threads. A callout runs
+//! the interpreter once for each wave of the pass with an active lane.
+//!
+//! Waves stop at a group barrier outside every branch and loop and the
+//! next wave of the group takes its turn ([`WaveBuilder::barrier`]), each
+//! with a register frame of its own; a barrier inside a branch or a loop
+//! keeps the program with the interpreter.
 //!
 //! A program runs here when the CPU has AVX2, the wave size is 8 to 64,
-//! it has no barrier and no 64-bit value, and the dispatch is a
+//! it has no 64-bit value and no barrier inside a branch or loop, and the dispatch is a
 //! normal one (no findings, lanes in order, groups in order).
 //!
 //! [`wave`]: lockstep_jit::wave
@@ -67,9 +71,9 @@ pub(crate) struct Native {
     inputs: Vec<(SystemValue, usize)>,
     /// Frame offsets and bits of the constant registers (both slots).
     constants: Vec<(usize, bool, u64)>,
-    /// Some callout costs more than the interpreter saves: a wave
-    /// operation (the interpreter does those for many waves at once) or
-    /// any callout in a loop.
+    /// The interpreter measured faster: the program has a callout (which
+    /// runs once per wave, where the interpreter runs sixteen waves at
+    /// once), or loads through loaded indices.
     costly: bool,
 }
 
@@ -169,8 +173,6 @@ struct Translator<'p> {
     scratch: u32,
     labels: Vec<Option<Label>>,
     callouts: Vec<CalloutPlan>,
-    /// Loops open at the instruction being translated.
-    loops: usize,
     /// See [`Native::costly`].
     costly: bool,
 }
@@ -189,17 +191,9 @@ impl Native {
     /// The machine code of `p` at wave size `width`, or `None` where it
     /// gets none (see the module's doc).
     pub(crate) fn build(p: &Program, wave: usize) -> Result<Native, &'static str> {
-        // Groups side by side must not share memory.
-        let width = if p.groupshared_bytes == 0 {
-            wave.max(PASS_LANES)
-        } else {
-            wave
-        };
+        let width = wave.max(PASS_LANES);
         if !crate::simd::avx2_available() {
             return Err("the CPU lacks AVX2");
-        }
-        if p.barriers {
-            return Err("the shader has a group barrier");
         }
         if p.checked {
             return Err("checked mode runs the interpreter");
@@ -211,8 +205,7 @@ impl Native {
         let mut scratch_needed = 0;
         for inst in &p.code {
             match inst {
-                Inst::Barrier
-                | Inst::CheckDivisor { .. }
+                Inst::CheckDivisor { .. }
                 | Inst::CheckDiscardedRead { .. }
                 | Inst::Uninitialized { .. } => return Err("checked mode runs the interpreter"),
                 Inst::Block32(block) => scratch_needed = scratch_needed.max(block.ops.len()),
@@ -255,7 +248,7 @@ impl Native {
                 input_regs.push(reg.0);
             }
         }
-        let b = WaveBuilder::new(width, wave, &classes, &input_regs).ok_or(
+        let b = WaveBuilder::new(width, wave, &classes, &input_regs, p.barriers).ok_or(
             "machine code takes waves of 8 to 64 lanes on CPUs with AVX2, POPCNT and BMI1",
         )?;
         let mut t = Translator {
@@ -265,10 +258,9 @@ impl Native {
             scratch,
             labels: vec![None; p.code.len() + 1],
             callouts: Vec::new(),
-            loops: 0,
             costly: false,
         };
-        t.translate().ok_or("an instruction has no machine code")?;
+        t.translate()?;
         let costly = t.costly || loaded_addresses(&p.code, p.reg_count as usize);
         let Translator {
             b, wide, callouts, ..
@@ -356,20 +348,26 @@ impl Translator<'_> {
                 plan.push(entry);
             }
         }
-        self.costly |= self.loops > 0
-            || matches!(
-                inst,
-                Inst::Wave { .. } | Inst::Wave4 { .. } | Inst::MultiPrefix { .. }
-            );
+        // Each wave of a pass runs a callout through the interpreter on
+        // its own, where the interpreter runs sixteen at once.
+        self.costly = true;
         let id = self.callouts.len() as u32;
         self.callouts.push(CalloutPlan { pc, regs: plan });
         self.b.callout(id);
     }
 
-    fn translate(&mut self) -> Option<()> {
+    fn translate(&mut self) -> Result<(), &'static str> {
+        self.translate_code()
+            .ok_or("an instruction has no machine code")?
+    }
+
+    /// The program's code; `Err` for what the machine code does not take.
+    fn translate_code(&mut self) -> Option<Result<(), &'static str>> {
         let p = self.p;
-        // Construct depth before each instruction.
+        // Construct depth before each instruction, and whether each open
+        // construct is an inlined call (which no lane enters alone).
         let mut depth = 0usize;
+        let mut calls: Vec<bool> = Vec::new();
         for inst in &p.code {
             for target in targets(inst) {
                 self.label(target);
@@ -481,6 +479,20 @@ impl Translator<'_> {
                         self.callout(pc);
                     }
                 }
+                Inst::TexelAddress {
+                    dst,
+                    resource,
+                    coords,
+                    count,
+                    level: None,
+                    texel_size,
+                } if count <= 3 => {
+                    let coords =
+                        std::array::from_fn(|i| (i < usize::from(count)).then_some(coords[i].0));
+                    let slot = resource.index() as u32;
+                    self.b
+                        .texel_address(self.wide(dst), slot, coords, texel_size);
+                }
                 Inst::Load { dst, addr, ty } if ty.size() == 4 => {
                     let at = self.address(addr);
                     self.b.load(dst.0, at);
@@ -525,6 +537,7 @@ impl Translator<'_> {
                     let l = self.label(else_pc);
                     self.b.if_begin(depth, lanes, negate, vote, l);
                     depth += 1;
+                    calls.push(false);
                 }
                 Inst::Else { end_pc } => {
                     let l = self.label(end_pc);
@@ -532,12 +545,13 @@ impl Translator<'_> {
                 }
                 Inst::IfEnd => {
                     depth = depth.checked_sub(1)?;
+                    calls.pop();
                     self.b.if_end(depth);
                 }
                 Inst::LoopBegin | Inst::CallBegin => {
-                    self.loops += usize::from(matches!(inst, Inst::LoopBegin));
                     self.b.open(depth);
                     depth += 1;
+                    calls.push(matches!(inst, Inst::CallBegin));
                 }
                 Inst::LoopIter { exit_pc, .. } => {
                     let l = self.label(exit_pc);
@@ -551,6 +565,7 @@ impl Translator<'_> {
                 Inst::SwitchBegin => {
                     self.b.switch_begin(depth);
                     depth += 1;
+                    calls.push(false);
                 }
                 Inst::SwitchCase {
                     selector,
@@ -582,10 +597,8 @@ impl Translator<'_> {
                         .switch_case(depth.checked_sub(1)?, selector.0, &words, default);
                 }
                 Inst::LoopEnd | Inst::CallEnd | Inst::SwitchEnd => {
-                    if matches!(inst, Inst::LoopEnd) {
-                        self.loops = self.loops.checked_sub(1)?;
-                    }
                     depth = depth.checked_sub(1)?;
+                    calls.pop();
                     self.b.close(depth);
                 }
                 Inst::Break { frame } | Inst::Return { frame } => {
@@ -604,8 +617,12 @@ impl Translator<'_> {
                         .leave_if(usize::from(frame), lanes, negate, vote, to_continue);
                 }
                 Inst::Exit => self.b.exit(),
-                Inst::Barrier
-                | Inst::CheckDivisor { .. }
+                // The waves of a group take turns at a barrier outside
+                // every branch and loop; one inside them stays with the
+                // interpreter.
+                Inst::Barrier if calls.iter().all(|&c| c) && self.b.barrier() => {}
+                Inst::Barrier => return Some(Err("a barrier inside a branch or loop")),
+                Inst::CheckDivisor { .. }
                 | Inst::CheckDiscardedRead { .. }
                 | Inst::Uninitialized { .. } => return None,
                 _ => self.callout(pc),
@@ -615,7 +632,7 @@ impl Translator<'_> {
             self.b.bind(l);
             self.b.exit();
         }
-        Some(())
+        Some(Ok(()))
     }
 
     /// A block as one pass over the lanes with its values in vector
@@ -640,12 +657,13 @@ impl Translator<'_> {
     /// slot (resources by id, then the group's shared memory) and the
     /// address's 64-bit register.
     fn address(&self, addr: crate::bytecode::Address) -> Address {
-        let slot = match addr.space {
-            Space::Resource(id) => id.index() as u32,
-            Space::Groupshared => self.p.element_strides.len() as u32,
+        let (slot, grouped) = match addr.space {
+            Space::Resource(id) => (id.index() as u32, false),
+            Space::Groupshared => (self.p.element_strides.len() as u32, true),
         };
         Address {
             slot,
+            grouped,
             addr: addr.dynamic.map(|r| self.wide(r)),
             offset: addr.offset,
         }
@@ -817,19 +835,24 @@ impl NativeWorker {
         let threads: usize = ctx.group_extent.iter().map(|&n| n as usize).product();
         let waves = threads.div_ceil(w);
         let per_pass = native.code.groups();
-        if !std::ptr::eq(self.for_code, native) {
-            self.frame = vec![0; native.code.frame_bytes().div_ceil(8)];
+        // One frame, or one per wave where the waves take turns.
+        let copies = if native.code.turns() { waves } else { 1 };
+        let frame_bytes = native.code.frame_bytes();
+        if !std::ptr::eq(self.for_code, native) || self.frame.len() * 8 != copies * frame_bytes {
+            self.frame = vec![0; (copies * frame_bytes).div_ceil(8)];
             let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.frame);
-            for &(at, wide, bits) in &native.constants {
-                for l in 0..width {
-                    if wide {
-                        bytes[at + 8 * l..][..8].copy_from_slice(&bits.to_le_bytes());
-                    } else {
-                        bytes[at + 4 * l..][..4].copy_from_slice(&(bits as u32).to_le_bytes());
+            for frame in bytes.chunks_exact_mut(frame_bytes) {
+                for &(at, wide, bits) in &native.constants {
+                    for l in 0..width {
+                        if wide {
+                            frame[at + 8 * l..][..8].copy_from_slice(&bits.to_le_bytes());
+                        } else {
+                            frame[at + 4 * l..][..4].copy_from_slice(&(bits as u32).to_le_bytes());
+                        }
                     }
                 }
             }
-            self.frames = vec![0; 4 * native.code.frames()];
+            self.frames = vec![0; 4 * native.code.frames() * copies];
             self.shadow = Wave::for_callouts(p, w);
             self.for_code = native;
         }
@@ -838,9 +861,11 @@ impl NativeWorker {
         }
         self.resources.clear();
         self.resources
-            .extend(ctx.resources.iter().map(|r| resource(r.memory)));
-        self.resources.push(resource(&gs[0]));
-        let gs_slot = self.resources.len() - 1;
+            .extend(ctx.resources.iter().map(|r| resource(r.memory, r.dims)));
+        // Each group of a pass has its shared memory in a slot of its own.
+        let gs_slot = self.resources.len();
+        self.resources
+            .extend(std::iter::repeat_n(resource(&gs[0], [0; 3]), per_pass));
         let mut env = CalloutEnv {
             ctx,
             native,
@@ -862,9 +887,11 @@ impl NativeWorker {
         for (pass, ids) in group_ids.chunks(per_pass).enumerate() {
             let first = pass * per_pass;
             let gs = &gs[first..first + ids.len()];
-            // A pass with several groups has no shared memory to tell
-            // apart (see `Native::build`).
-            self.resources[gs_slot] = resource(&gs[0]);
+            // A missing group's slot repeats the first group's memory,
+            // which its lanes (none) never write.
+            for g in 0..per_pass {
+                self.resources[gs_slot + g] = resource(&gs[g.min(gs.len() - 1)], [0; 3]);
+            }
             env.gs = gs;
             env.group_ids = ids;
             if launch_groups != ids.len() {
@@ -931,13 +958,14 @@ impl NativeWorker {
     }
 }
 
-/// The table entry of a memory.
-fn resource(m: &Memory) -> Resource {
+/// The table entry of a memory, with a texture's dimensions.
+fn resource(m: &Memory, [x, y, z]: [u32; 3]) -> Resource {
     let (base, words, writable) = m.raw_parts();
     Resource {
         base,
         words,
         writable,
+        dims: [x, y, z, 0],
     }
 }
 
@@ -952,7 +980,7 @@ unsafe extern "sysv64" fn callout(state: *mut State, id: u32) -> u32 {
         let bytes = env.native.code.frame_bytes();
         (
             env,
-            std::slice::from_raw_parts_mut(s.regs, bytes),
+            std::slice::from_raw_parts_mut(s.frame, bytes),
             s.cur,
             s.parked,
             s.wave,

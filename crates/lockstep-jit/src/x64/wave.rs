@@ -47,9 +47,12 @@ use std::mem::offset_of;
 #[repr(C, align(32))]
 #[derive(Debug)]
 pub struct State {
-    /// The register frame ([`WaveCode::frame_bytes`] bytes).
+    /// The register frames: one of [`WaveCode::frame_bytes`] bytes, or
+    /// for a program with barriers one per wave of the group, each that
+    /// many bytes after the last.
     pub regs: *mut u8,
-    /// Four masks per construct depth ([`WaveCode::frames`] of them).
+    /// Four masks per construct depth ([`WaveCode::frames`] of them), once
+    /// or (with barriers) per wave of the group.
     pub frames: *mut u64,
     /// The memories, by slot.
     pub resources: *const Resource,
@@ -79,7 +82,11 @@ pub struct State {
     pub tested: u64,
     /// Loop iterations the wave has run.
     pub iterations: u64,
-    _pad: u64,
+    /// The running wave's register frame (within `regs`).
+    pub frame: *mut u8,
+    /// Waves of the pass that have not finished (programs with barriers).
+    pub running: u64,
+    _pad: [u64; 3],
     /// The active lanes as words, all ones or zero.
     pub lanes: [u32; 64],
     /// Eight lanes gathered one by one.
@@ -109,7 +116,9 @@ impl State {
             site: 0,
             tested: 0,
             iterations: 0,
-            _pad: 0,
+            frame: std::ptr::null_mut(),
+            running: 0,
+            _pad: [0; 3],
             lanes: [0; 64],
             scratch: [0; 8],
         }
@@ -127,7 +136,13 @@ pub struct Resource {
     pub words: u64,
     /// Words that may be written.
     pub writable: u64,
+    /// A texture's width, height and depth in texels (see
+    /// [`WaveBuilder::texel_address`]), then 0.
+    pub dims: [u32; 4],
 }
+
+/// Bytes of a [`Resource`] in the table.
+const RESOURCE: i32 = std::mem::size_of::<Resource>() as i32;
 
 /// A system value: lane `l` of wave `w` of the pass's group `g` is
 /// `table[w * wave_size + l] + add[g]`, wrapping.
@@ -235,8 +250,11 @@ pub enum Atomic {
 /// (`addr` a wide register; none: `offset` alone, for every lane).
 #[derive(Clone, Copy, Debug)]
 pub struct Address {
-    /// The memory's index in `State::resources`.
+    /// The memory's index in `State::resources`; for a `grouped` memory,
+    /// that of the pass's first group, the others' following it.
     pub slot: u32,
+    /// Each group of the pass has a memory of its own (shared memory).
+    pub grouped: bool,
     /// The byte address of each lane, a wide register.
     pub addr: Option<u32>,
     /// Added to every lane's address, wrapping.
@@ -261,6 +279,8 @@ const WAVE: i32 = offset_of!(State, wave) as i32;
 const SITE: i32 = offset_of!(State, site) as i32;
 const TESTED: i32 = offset_of!(State, tested) as i32;
 const ITERATIONS: i32 = offset_of!(State, iterations) as i32;
+const FRAME: i32 = offset_of!(State, frame) as i32;
+const RUNNING: i32 = offset_of!(State, running) as i32;
 const LANES: i32 = offset_of!(State, lanes) as i32;
 const SCRATCH: i32 = offset_of!(State, scratch) as i32;
 const _: () = assert!(LANES % 32 == 0);
@@ -286,6 +306,25 @@ const AUX: i32 = 8;
 const EXITED: i32 = 16;
 const CONTINUED: i32 = 24;
 
+/// The labels and frame layout of a program whose waves take turns.
+#[derive(Clone, Copy)]
+struct Turns {
+    /// Saves the running wave (resuming at `rax`), then `switch_in`.
+    switch_out: DynamicLabel,
+    /// Runs the next wave from where it stopped.
+    switch_in: DynamicLabel,
+    /// Where a finished wave "resumes": straight on to the next.
+    finished: DynamicLabel,
+    /// The saved state in a wave's frame: where it resumes, its active and
+    /// parked lanes and its loop iterations.
+    save: i32,
+}
+
+const SAVE_PC: i32 = 0;
+const SAVE_CUR: i32 = 8;
+const SAVE_PARKED: i32 = 16;
+const SAVE_ITERATIONS: i32 = 24;
+
 /// Builds the code of one program at one wave size.
 pub struct WaveBuilder {
     b: Builder,
@@ -302,6 +341,10 @@ pub struct WaveBuilder {
     wave_top: DynamicLabel,
     wave_next: DynamicLabel,
     out: DynamicLabel,
+    done: DynamicLabel,
+    /// Waves take turns at barriers: each has a frame of its own, with
+    /// its saved state at `save` (see [`WaveBuilder::barrier`]).
+    turns: Option<Turns>,
     /// Loops whose budget ran out: where each one's code jumps, and its
     /// site.
     stubs: Vec<(DynamicLabel, u64)>,
@@ -313,6 +356,7 @@ pub struct WaveBuilder {
 /// The machine code of a program at one wave size.
 pub struct WaveCode {
     code: Code,
+    turns: bool,
     groups: usize,
     entry: usize,
     frame_bytes: usize,
@@ -329,6 +373,13 @@ impl std::fmt::Debug for WaveCode {
 }
 
 impl WaveCode {
+    /// Whether each wave of a group has a frame of its own (the program
+    /// has barriers): `State::regs` and `State::frames` then hold one per
+    /// wave.
+    pub fn turns(&self) -> bool {
+        self.turns
+    }
+
     /// The groups whose waves run side by side.
     pub fn groups(&self) -> usize {
         self.groups
@@ -366,8 +417,9 @@ impl WaveCode {
     ///
     /// # Safety
     /// Every pointer of `state` is valid for what the code does with it:
-    /// `regs` for [`WaveCode::frame_bytes`] bytes, `frames` for
-    /// [`WaveCode::frames`] × 4 words, `resources` and `inputs` for every
+    /// `regs` for [`WaveCode::frame_bytes`] bytes and `frames` for
+    /// [`WaveCode::frames`] × 4 words (each once per wave of the group
+    /// where [`WaveCode::turns`]), `resources` and `inputs` for every
     /// slot and input the program names (each resource's `words` readable
     /// and `writable` writable), each input's table for `waves` waves,
     /// `launch` for `waves` × [`WaveCode::groups`] masks, and `callout`
@@ -388,9 +440,17 @@ impl WaveBuilder {
     /// A builder for waves of `wave` lanes (8, 16, 32 or 64), `width /
     /// wave` of them side by side in `width` lanes (at most 64), whose
     /// registers are wide or narrow as `wide` says, with the system values
-    /// `inputs` (the registers they fill, by input index). `None` where
-    /// the CPU lacks AVX2, POPCNT or BMI1, or for other sizes.
-    pub fn new(width: usize, wave: usize, wide: &[bool], inputs: &[u32]) -> Option<WaveBuilder> {
+    /// `inputs` (the registers they fill, by input index). With `turns`,
+    /// the program has barriers ([`WaveBuilder::barrier`]) and each wave a
+    /// frame of its own. `None` where the CPU lacks AVX2, POPCNT or BMI1,
+    /// or for other sizes.
+    pub fn new(
+        width: usize,
+        wave: usize,
+        wide: &[bool],
+        inputs: &[u32],
+        turns: bool,
+    ) -> Option<WaveBuilder> {
         let supported = std::is_x86_feature_detected!("avx2")
             && std::is_x86_feature_detected!("popcnt")
             && std::is_x86_feature_detected!("bmi1")
@@ -407,6 +467,16 @@ impl WaveBuilder {
             at += width * if w { 8 } else { 4 };
         }
         let mut b = Builder::new()?;
+        let turns = turns.then(|| {
+            let save = at.next_multiple_of(32);
+            at = save + 32;
+            Turns {
+                switch_out: b.asm.new_dynamic_label(),
+                switch_in: b.asm.new_dynamic_label(),
+                finished: b.asm.new_dynamic_label(),
+                save: save as i32,
+            }
+        });
         let wave_top = b.asm.new_dynamic_label();
         let wave_next = b.asm.new_dynamic_label();
         let out = b.asm.new_dynamic_label();
@@ -424,6 +494,8 @@ impl WaveBuilder {
             wave_top,
             wave_next,
             out,
+            done,
+            turns,
             stubs: Vec::new(),
             lanes_valid: false,
         };
@@ -439,11 +511,35 @@ impl WaveBuilder {
             ; mov rbx, rdi
             ; mov r12, [rbx + REGS]
             ; mov r15, [rbx + FRAMES]
-            ; mov QWORD [rbx + WAVE], 0
-            ; =>wave_top
-            ; mov rax, [rbx + WAVE]
-            ; cmp rax, [rbx + WAVES]
-            ; jae =>done
+            ; mov [rbx + FRAME], r12
+        );
+        match turns {
+            // Every wave starts at `wave_top`, the first one first.
+            Some(t) => dynasm!(this.b.asm; .arch x64
+                ; lea rdx, [=>wave_top]
+                ; xor eax, eax
+                ; mov rcx, r12
+                ; next:
+                ; mov [rcx + t.save + SAVE_PC], rdx
+                ; add rcx, at as i32
+                ; inc rax
+                ; cmp rax, [rbx + WAVES]
+                ; jb <next
+                ; mov [rbx + RUNNING], rax
+                ; mov QWORD [rbx + WAVE], -1
+                ; jmp =>t.switch_in
+                ; =>wave_top
+                ; mov rax, [rbx + WAVE]
+            ),
+            None => dynasm!(this.b.asm; .arch x64
+                ; mov QWORD [rbx + WAVE], 0
+                ; =>wave_top
+                ; mov rax, [rbx + WAVE]
+                ; cmp rax, [rbx + WAVES]
+                ; jae =>done
+            ),
+        }
+        dynasm!(this.b.asm; .arch x64
             ; mov rcx, [rbx + LAUNCH]
             ; imul rdx, rax, (width / wave) as i32
             ; mov r13, [rcx + rdx * 8]
@@ -722,10 +818,31 @@ impl WaveBuilder {
         true
     }
 
+    /// For a grouped memory, `rdx` = the words of group `g`'s (the same
+    /// size as the first group's, which `memory` loaded); uses `rsi`.
+    fn group_memory(&mut self, at: Address, g: usize) {
+        if at.grouped && g > 0 {
+            let slot = RESOURCE * (at.slot as i32 + g as i32);
+            dynasm!(self.b.asm; .arch x64
+                ; mov rsi, [rbx + RESOURCES]
+                ; mov rdx, [rsi + slot]
+            );
+        }
+    }
+
+    /// [`WaveBuilder::group_memory`] for the group of chunk `c`, where
+    /// the chunk is its group's first.
+    fn chunk_memory(&mut self, at: Address, c: i32) {
+        let per = (self.wave / 8) as i32;
+        if at.grouped && c % per == 0 {
+            self.group_memory(at, (c / per) as usize);
+        }
+    }
+
     /// `rdx` = the memory of `slot`'s words, `r8` its readable (or, for
     /// stores, writable) word count, `r9` the constant byte offset.
     fn memory(&mut self, slot: u32, store: bool, offset: u32) {
-        let at = 24 * slot as i32;
+        let at = RESOURCE * slot as i32;
         let count = if store { 16 } else { 8 };
         dynasm!(self.b.asm; .arch x64
             ; mov rsi, [rbx + RESOURCES]
@@ -768,31 +885,44 @@ impl WaveBuilder {
     /// Reads a 32-bit word per active lane into narrow `dst` from byte
     /// `addr + offset` (`addr` a wide register; none: the same word for
     /// every lane) of memory `slot`: 0 out of bounds or misaligned.
-    pub fn load(&mut self, dst: u32, Address { slot, addr, offset }: Address) {
+    pub fn load(&mut self, dst: u32, at: Address) {
+        let Address {
+            slot,
+            addr,
+            offset,
+            grouped,
+        } = at;
         let d = self.narrow(dst);
         self.need_lanes();
         self.memory(slot, false, offset);
         let Some(addr) = addr else {
             let misaligned = !offset.is_multiple_of(4);
-            dynasm!(self.b.asm; .arch x64; xor ecx, ecx);
-            if !misaligned {
-                dynasm!(self.b.asm; .arch x64
-                    ; mov eax, (offset / 4) as i32
-                    ; cmp rax, r8
-                    ; jae >zero
-                    ; mov ecx, [rdx + rax * 4]
-                    ; zero:
-                );
-            }
-            dynasm!(self.b.asm; .arch x64
-                ; vmovd xmm3, ecx
-                ; vpbroadcastd ymm3, xmm3
-            );
-            for c in self.chunks() {
-                if c > 0 {
-                    dynasm!(self.b.asm; .arch x64; vpbroadcastd ymm3, xmm3);
+            let groups = if grouped { self.waves() } else { 1 };
+            for g in 0..groups {
+                self.group_memory(at, g);
+                dynasm!(self.b.asm; .arch x64; xor ecx, ecx);
+                if !misaligned {
+                    dynasm!(self.b.asm; .arch x64
+                        ; mov eax, (offset / 4) as i32
+                        ; cmp rax, r8
+                        ; jae >zero
+                        ; mov ecx, [rdx + rax * 4]
+                        ; zero:
+                    );
                 }
-                self.store_chunk(d, c, true);
+                dynasm!(self.b.asm; .arch x64
+                    ; vmovd xmm3, ecx
+                    ; vpbroadcastd ymm3, xmm3
+                );
+                let chunks = if grouped {
+                    self.wave_chunks(g)
+                } else {
+                    self.chunks()
+                };
+                for c in chunks {
+                    dynasm!(self.b.asm; .arch x64; vpbroadcastd ymm3, xmm3);
+                    self.store_chunk(d, c, true);
+                }
             }
             return;
         };
@@ -813,6 +943,7 @@ impl WaveBuilder {
                 self.b.asm.new_dynamic_label(),
                 self.b.asm.new_dynamic_label(),
             );
+            self.chunk_memory(at, c);
             self.contiguous(a, c, slow);
             dynasm!(self.b.asm; .arch x64
                 ; vmovdqu ymm3, [rdx + rax * 4]
@@ -866,23 +997,40 @@ impl WaveBuilder {
     /// Writes narrow `src`'s word of each active lane, in lane order, to
     /// byte `addr + offset` of memory `slot` (as [`WaveBuilder::load`]
     /// reads): nothing out of bounds or misaligned.
-    pub fn store(&mut self, Address { slot, addr, offset }: Address, src: u32) {
+    pub fn store(&mut self, at: Address, src: u32) {
+        let Address {
+            slot,
+            addr,
+            offset,
+            grouped,
+        } = at;
         let s = self.narrow(src);
         self.need_lanes();
         self.memory(slot, true, offset);
         let Some(addr) = addr else {
-            // The last active lane's word is the one that stays.
+            // The last active lane's word is the one that stays (in each
+            // group's own memory).
             if offset.is_multiple_of(4) {
-                dynasm!(self.b.asm; .arch x64
-                    ; mov eax, (offset / 4) as i32
-                    ; cmp rax, r8
-                    ; jae >skip
-                    ; bsr rcx, r13
-                    ; jz >skip
-                    ; mov ecx, [r12 + s + rcx * 4]
-                    ; mov [rdx + rax * 4], ecx
-                    ; skip:
-                );
+                let groups = if grouped { self.waves() } else { 1 };
+                for g in 0..groups {
+                    self.group_memory(at, g);
+                    if grouped {
+                        self.wave_mask_r10(g);
+                    } else {
+                        dynasm!(self.b.asm; .arch x64; mov r10, -1);
+                    }
+                    dynasm!(self.b.asm; .arch x64
+                        ; mov eax, (offset / 4) as i32
+                        ; cmp rax, r8
+                        ; jae >skip
+                        ; and r10, r13
+                        ; bsr rcx, r10
+                        ; jz >skip
+                        ; mov ecx, [r12 + s + rcx * 4]
+                        ; mov [rdx + rax * 4], ecx
+                        ; skip:
+                    );
+                }
             }
             return;
         };
@@ -892,6 +1040,7 @@ impl WaveBuilder {
                 self.b.asm.new_dynamic_label(),
                 self.b.asm.new_dynamic_label(),
             );
+            self.chunk_memory(at, c);
             dynasm!(self.b.asm; .arch x64
                 ; mov r10, r13
                 ; shr r10, (8 * c) as i8
@@ -1572,12 +1721,15 @@ impl WaveBuilder {
     /// `CompareExchange`): `dst` gets the word before, or 0 where the
     /// address is out of bounds or misaligned (nothing is written there).
     pub fn atomic(&mut self, op: Atomic, at: Address, dst: u32, [a, b]: [u32; 2]) {
-        let Address { slot, addr, offset } = at;
+        let Address {
+            slot, addr, offset, ..
+        } = at;
         let (d, a, b) = (self.narrow(dst), self.narrow(a), self.narrow(b));
         let addr = addr.map(|r| self.wide_at(r));
         self.memory(slot, true, offset);
         for c in self.chunks() {
             let skip = self.b.asm.new_dynamic_label();
+            self.chunk_memory(at, c);
             dynasm!(self.b.asm; .arch x64
                 ; mov r10, r13
                 ; shr r10, (8 * c) as i8
@@ -1657,6 +1809,77 @@ impl WaveBuilder {
         }
     }
 
+    /// Wide `dst` = `((z * height + y) * width + x) * texel_size` per
+    /// lane, from the narrow coordinates `coords` (x, y, z; none: 0) and
+    /// the dimensions of memory `slot`; `1 << 63` where a coordinate is
+    /// not below its dimension (a missing one's is 1). Exact for textures
+    /// of fewer than 2^32 texels.
+    pub fn texel_address(
+        &mut self,
+        dst: u32,
+        slot: u32,
+        coords: [Option<u32>; 3],
+        texel_size: u32,
+    ) {
+        let d = self.wide_at(dst);
+        let coords = coords.map(|c| c.map(|r| self.narrow(r)));
+        let at = RESOURCE * slot as i32 + offset_of!(Resource, dims) as i32;
+        let (outside, size) = (
+            self.qwords([1 << 63; 4]),
+            self.qwords([u64::from(texel_size); 4]),
+        );
+        dynasm!(self.b.asm; .arch x64; mov rsi, [rbx + RESOURCES]);
+        // ymm10..12: each dimension in every 64-bit lane (1 where the
+        // coordinate is missing).
+        for (i, c) in coords.iter().enumerate() {
+            let v = 10 + i as u8;
+            if c.is_some() {
+                dynasm!(self.b.asm; .arch x64
+                    ; mov eax, [rsi + at + 4 * i as i32]
+                    ; vmovq Rx(v), rax
+                    ; vpbroadcastq Ry(v), Rx(v)
+                );
+            } else {
+                dynasm!(self.b.asm; .arch x64
+                    ; mov eax, 1
+                    ; vmovq Rx(v), rax
+                    ; vpbroadcastq Ry(v), Rx(v)
+                );
+            }
+        }
+        for c in self.chunks() {
+            for h in 0..2 {
+                // ymm0..2: x, y, z widened; ymm4: the lanes outside.
+                dynasm!(self.b.asm; .arch x64; vpxor ymm4, ymm4, ymm4);
+                for (i, coord) in coords.iter().enumerate() {
+                    let v = i as u8;
+                    match coord {
+                        Some(r) => {
+                            let src = r + 32 * c + 16 * h;
+                            dynasm!(self.b.asm; .arch x64
+                                ; vpmovzxdq Ry(v), [r12 + src]
+                                ; vpcmpgtq ymm5, Ry(10 + v), Ry(v)
+                                ; vpcmpeqq ymm6, ymm6, ymm6
+                                ; vpxor ymm5, ymm5, ymm6
+                                ; vpor ymm4, ymm4, ymm5
+                            );
+                        }
+                        None => dynasm!(self.b.asm; .arch x64; vpxor Ry(v), Ry(v), Ry(v)),
+                    }
+                }
+                dynasm!(self.b.asm; .arch x64
+                    ; vpmuludq ymm2, ymm2, ymm11
+                    ; vpaddq ymm2, ymm2, ymm1
+                    ; vpmuludq ymm2, ymm2, ymm10
+                    ; vpaddq ymm2, ymm2, ymm0
+                    ; vpmuludq ymm2, ymm2, [=>size]
+                    ; vpblendvb ymm2, ymm2, [=>outside], ymm4
+                    ; vmovdqu [r12 + d + 64 * c + 32 * h], ymm2
+                );
+            }
+        }
+    }
+
     /// `WavePrefixCountBits` of the nonzero lanes of narrow `a`: each lane
     /// gets the number of active lanes below it where `a` is nonzero.
     /// `false`, with no code, for waves of more than 32 lanes.
@@ -1700,9 +1923,36 @@ impl WaveBuilder {
         );
     }
 
-    /// The end of the program: the next wave starts.
+    /// The end of the program: the next wave starts (with barriers: the
+    /// next wave's turn, or the end when none is left).
     pub fn exit(&mut self) {
-        dynasm!(self.b.asm; .arch x64; jmp =>self.wave_next);
+        match self.turns {
+            Some(t) => dynasm!(self.b.asm; .arch x64
+                ; dec QWORD [rbx + RUNNING]
+                ; jz =>self.done
+                ; lea rax, [=>t.finished]
+                ; jmp =>t.switch_out
+            ),
+            None => dynasm!(self.b.asm; .arch x64; jmp =>self.wave_next),
+        }
+    }
+
+    /// A group barrier (in a program built with `turns`): the wave stops
+    /// here and the next wave of the group, in index order, goes on from
+    /// where it stopped; after the last, the first. Waves of a group thus
+    /// take turns between barriers, as the interpreter runs them.
+    pub fn barrier(&mut self) -> bool {
+        let Some(t) = self.turns else {
+            return false;
+        };
+        let resume = self.b.asm.new_dynamic_label();
+        dynasm!(self.b.asm; .arch x64
+            ; lea rax, [=>resume]
+            ; jmp =>t.switch_out
+            ; =>resume
+        );
+        self.lanes_valid = false;
+        true
     }
 
     /// The code; `None` if it could not be made executable.
@@ -1714,6 +1964,38 @@ impl WaveBuilder {
             ; inc QWORD [rbx + WAVE]
             ; jmp =>top
         );
+        if let Some(t) = self.turns {
+            let frames = 32 * self.frames.max(1) as i32;
+            let stride = self.frame_bytes as i32;
+            dynasm!(self.b.asm; .arch x64
+                ; =>t.switch_out
+                ; mov [r12 + t.save + SAVE_PC], rax
+                ; mov [r12 + t.save + SAVE_CUR], r13
+                ; mov [r12 + t.save + SAVE_PARKED], r14
+                ; mov rax, [rbx + ITERATIONS]
+                ; mov [r12 + t.save + SAVE_ITERATIONS], rax
+                ; =>t.switch_in
+                ; mov rax, [rbx + WAVE]
+                ; inc rax
+                ; cmp rax, [rbx + WAVES]
+                ; jb >turn
+                ; xor eax, eax
+                ; turn:
+                ; mov [rbx + WAVE], rax
+                ; imul r12, rax, stride
+                ; add r12, [rbx + REGS]
+                ; imul r15, rax, frames
+                ; add r15, [rbx + FRAMES]
+                ; mov [rbx + FRAME], r12
+                ; mov r13, [r12 + t.save + SAVE_CUR]
+                ; mov r14, [r12 + t.save + SAVE_PARKED]
+                ; mov rax, [r12 + t.save + SAVE_ITERATIONS]
+                ; mov [rbx + ITERATIONS], rax
+                ; jmp QWORD [r12 + t.save + SAVE_PC]
+                ; =>t.finished
+                ; jmp =>t.switch_in
+            );
+        }
         for (stub, site) in std::mem::take(&mut self.stubs) {
             dynasm!(self.b.asm; .arch x64
                 ; =>stub
@@ -1731,6 +2013,7 @@ impl WaveBuilder {
             frame_bytes: self.frame_bytes,
             frames: self.frames.max(1),
             offsets: self.offsets,
+            turns: self.turns.is_some(),
         })
     }
 }

@@ -15,8 +15,9 @@ use crate::harness::{buf, compile, pipeline, words_of};
 
 /// A small deterministic generator of program text. What one group does
 /// never depends on another (atomics on device memory return nothing), as
-/// the two engines take the groups in different orders.
-struct Gen(u64);
+/// the two engines take the groups in different orders. The flag: the
+/// program has shared memory and group barriers.
+struct Gen(u64, bool);
 
 impl Gen {
     fn next(&mut self) -> u64 {
@@ -92,8 +93,11 @@ impl Gen {
     fn block(&mut self, depth: u32, in_loop: bool, out: &mut String) {
         let n = 1 + self.below(4);
         for _ in 0..n {
-            let kind = if depth >= 3 { 0 } else { self.below(10) };
+            let kind = if depth >= 3 { 0 } else { self.below(11) };
             match kind {
+                10 if depth == 0 && self.1 => {
+                    out.push_str("GroupMemoryBarrierWithGroupSync();");
+                }
                 0..=4 => out.push_str(&self.simple()),
                 5 | 6 => {
                     let cond = self.cond();
@@ -140,12 +144,12 @@ impl Gen {
         }
     }
 
-    /// A program; half of them use no shared memory, so that the
-    /// machine code runs several groups' waves side by side.
+    /// A program; half of them use no shared memory and no barriers.
     fn program(&mut self) -> String {
+        let shared = self.below(2) == 0;
+        self.1 = shared;
         let mut body = String::new();
         self.block(0, false, &mut body);
-        let shared = self.below(2) == 0;
         let (decls, init) = if shared {
             (
                 "groupshared uint Side[64];\ngroupshared uint Slot[4];",
@@ -212,7 +216,7 @@ proptest! {
 
     #[test]
     fn random_programs_agree(seed in any::<u64>()) {
-        let source = Gen(seed | 1).program();
+        let source = Gen(seed | 1, false).program();
         let shader = compile(&source, &CompileOptions::default());
         // Five groups: the machine code runs up to four groups' waves
         // side by side, so a pass of four and a pass of one.
