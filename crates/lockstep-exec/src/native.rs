@@ -173,6 +173,10 @@ struct Translator<'p> {
     scratch: u32,
     labels: Vec<Option<Label>>,
     callouts: Vec<CalloutPlan>,
+    /// Per address register, the scale of the `IndexScale` that wrote it
+    /// last in program order: the stride loads expect (checked as they
+    /// run).
+    strides: std::collections::HashMap<u32, u32>,
     /// See [`Native::costly`].
     costly: bool,
 }
@@ -258,6 +262,7 @@ impl Native {
             scratch,
             labels: vec![None; p.code.len() + 1],
             callouts: Vec::new(),
+            strides: std::collections::HashMap::new(),
             costly: false,
         };
         t.translate()?;
@@ -473,6 +478,9 @@ impl Translator<'_> {
                         ScalarType::UInt32 | ScalarType::Bool => Some(false),
                         _ => None,
                     };
+                    if let Ok(scale) = u32::try_from(scale) {
+                        self.strides.insert(dst.0, scale);
+                    }
                     let (d, bse) = (self.wide(dst), base.map(|b| self.wide(b)));
                     let done = signed.is_some_and(|s| self.b.scale(d, index.0, s, scale, bse));
                     if !done {
@@ -661,9 +669,16 @@ impl Translator<'_> {
             Space::Resource(id) => (id.index() as u32, false),
             Space::Groupshared => (self.p.element_strides.len() as u32, true),
         };
+        // The scale of the index that made the address: the stride of an
+        // array of structures read with the thread index.
+        let stride = addr
+            .dynamic
+            .and_then(|r| self.strides.get(&r.0).copied())
+            .unwrap_or(4);
         Address {
             slot,
             grouped,
+            stride,
             addr: addr.dynamic.map(|r| self.wide(r)),
             offset: addr.offset,
         }

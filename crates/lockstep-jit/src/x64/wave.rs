@@ -255,6 +255,10 @@ pub struct Address {
     pub slot: u32,
     /// Each group of the pass has a memory of its own (shared memory).
     pub grouped: bool,
+    /// The bytes from one lane's address to the next's that loads expect
+    /// (a multiple of 4 up to 32: an array of structures read with the
+    /// thread index); other values, or other addresses, work too.
+    pub stride: u32,
     /// The byte address of each lane, a wide register.
     pub addr: Option<u32>,
     /// Added to every lane's address, wrapping.
@@ -856,8 +860,21 @@ impl WaveBuilder {
     /// wide register at `a` follow each other from an aligned one in
     /// bounds; else `rax` = the first word's index.
     fn contiguous(&mut self, a: i32, c: i32, slow: DynamicLabel) {
-        let low = self.qwords([0, 4, 8, 12]);
-        let high = self.qwords([16, 20, 24, 28]);
+        self.strided(a, c, slow, 1);
+    }
+
+    /// Words of memory a strided load of eight lanes `stride` words apart
+    /// reads: whole vectors from the first lane's word.
+    fn span(stride: u32) -> u32 {
+        (stride * 7 + 1).div_ceil(8) * 8
+    }
+
+    /// [`WaveBuilder::contiguous`] for addresses `stride` words apart,
+    /// with the [`WaveBuilder::span`] from the first in bounds.
+    fn strided(&mut self, a: i32, c: i32, slow: DynamicLabel, stride: u32) {
+        let step = u64::from(4 * stride);
+        let low = self.qwords([0, step, 2 * step, 3 * step]);
+        let high = self.qwords([4 * step, 5 * step, 6 * step, 7 * step]);
         let at = a + 64 * c;
         dynasm!(self.b.asm; .arch x64
             ; mov rax, [r12 + at]
@@ -865,7 +882,7 @@ impl WaveBuilder {
             ; test al, 3
             ; jnz =>slow
             ; shr rax, 2
-            ; lea rcx, [rax + 8]
+            ; lea rcx, [rax + Self::span(stride) as i32]
             ; cmp rcx, r8
             ; ja =>slow
             ; vpbroadcastq ymm0, [r12 + at]
@@ -882,6 +899,31 @@ impl WaveBuilder {
         );
     }
 
+    /// `ymm3` = the words `stride` apart from word `rax` of the memory at
+    /// `rdx`: a vector load of each 32 bytes of the span, its lanes'
+    /// words permuted into place, blended together.
+    fn load_strided(&mut self, stride: u32) {
+        for j in 0..Self::span(stride) / 8 {
+            let lanes = (0..8u32).filter(|l| stride * l / 8 == j);
+            let (mut index, mut blend) = ([0u32; 8], 0i8);
+            for l in lanes {
+                index[l as usize] = stride * l % 8;
+                blend |= 1 << l;
+            }
+            let index = self.words(index);
+            let into = if j == 0 { 3 } else { 5 };
+            dynasm!(self.b.asm; .arch x64
+                ; vmovdqa ymm4, [=>index]
+                ; vpermd Ry(into), ymm4, [rdx + rax * 4 + 32 * j as i32]
+            );
+            if j > 0 {
+                // dynasm 5.1 encodes `vpblendd`'s two sources the other
+                // way round: the lanes whose bit is clear come from ymm5.
+                dynasm!(self.b.asm; .arch x64; vpblendd ymm3, ymm3, ymm5, !blend);
+            }
+        }
+    }
+
     /// Reads a 32-bit word per active lane into narrow `dst` from byte
     /// `addr + offset` (`addr` a wide register; none: the same word for
     /// every lane) of memory `slot`: 0 out of bounds or misaligned.
@@ -891,6 +933,7 @@ impl WaveBuilder {
             addr,
             offset,
             grouped,
+            ..
         } = at;
         let d = self.narrow(dst);
         self.need_lanes();
@@ -944,9 +987,15 @@ impl WaveBuilder {
                 self.b.asm.new_dynamic_label(),
             );
             self.chunk_memory(at, c);
-            self.contiguous(a, c, slow);
+            let stride = at.stride / 4;
+            if at.stride.is_multiple_of(4) && (2..=8).contains(&stride) {
+                self.strided(a, c, slow, stride);
+                self.load_strided(stride);
+            } else {
+                self.contiguous(a, c, slow);
+                dynasm!(self.b.asm; .arch x64; vmovdqu ymm3, [rdx + rax * 4]);
+            }
             dynasm!(self.b.asm; .arch x64
-                ; vmovdqu ymm3, [rdx + rax * 4]
                 ; jmp =>done
                 ; =>slow
                 ; vmovdqa ymm15, [rbx + LANES + 32 * c]
@@ -1003,6 +1052,7 @@ impl WaveBuilder {
             addr,
             offset,
             grouped,
+            ..
         } = at;
         let s = self.narrow(src);
         self.need_lanes();

@@ -328,3 +328,81 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID, uint gi : SV
         }
     }
 }
+
+/// Arrays of structures read with the thread index: strides of 8 to 32
+/// bytes, with lanes past the end of each buffer, indices that are not
+/// the thread's, divergent lanes and partial waves.
+#[test]
+fn strided_loads_agree() {
+    let source = r#"
+struct Three { uint a; uint b; uint c; };
+struct Five { uint a; uint b; uint c; uint d; uint e; };
+struct Eight { uint4 lo; uint4 hi; };
+StructuredBuffer<uint2> Pairs : register(t0);
+StructuredBuffer<Three> Threes : register(t1);
+StructuredBuffer<uint4> Quads : register(t2);
+StructuredBuffer<Five> Fives : register(t3);
+StructuredBuffer<Eight> Eights : register(t4);
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(40, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint t = id.x;
+    uint2 p = Pairs[t];
+    Three h = Threes[t];
+    uint4 q = Quads[t];
+    uint v = p.x * 3u + p.y ^ h.a + h.b * 5u + h.c ^ q.x + q.y + q.z * 7u + q.w;
+    if ((t & 3u) != 1u) {
+        Five f = Fives[t + 2u];
+        Eight e = Eights[t];
+        v += f.a ^ f.b ^ f.c ^ f.d ^ f.e ^ e.lo.y ^ e.hi.w ^ e.hi.x;
+    }
+    v ^= Quads[t * 2u].y + Pairs[79u - t].x;
+    Out[t] = v;
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let words = |n: u32, salt: u32| -> Vec<u32> {
+        (0..n)
+            .map(|i| (i ^ salt).wrapping_mul(0x9E37_79B9))
+            .collect()
+    };
+    // 80 threads; each buffer ends a few elements before the last thread.
+    let p = pipeline(
+        [2, 1, 1],
+        &[
+            buf("Pairs", Kind::StructuredBuffer, 0, words(2 * 77, 1)),
+            buf("Threes", Kind::StructuredBuffer, 1, words(3 * 75, 2)),
+            buf("Quads", Kind::StructuredBuffer, 2, words(4 * 78, 3)),
+            buf("Fives", Kind::StructuredBuffer, 3, words(5 * 70, 4)),
+            buf("Eights", Kind::StructuredBuffer, 4, words(8 * 73, 5)),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 80]),
+        ],
+    );
+    // Thread 0 by hand: every load in bounds (Pairs[79] is past the end:
+    // 0).
+    let w = |salt: u32, i: u32| (i ^ salt).wrapping_mul(0x9E37_79B9);
+    let (p0, h0, q0) = (
+        [w(1, 0), w(1, 1)],
+        [w(2, 0), w(2, 1), w(2, 2)],
+        [w(3, 0), w(3, 1), w(3, 2), w(3, 3)],
+    );
+    let mut v = p0[0].wrapping_mul(3).wrapping_add(p0[1])
+        ^ h0[0]
+            .wrapping_add(h0[1].wrapping_mul(5))
+            .wrapping_add(h0[2])
+        ^ q0[0]
+            .wrapping_add(q0[1])
+            .wrapping_add(q0[2].wrapping_mul(7))
+            .wrapping_add(q0[3]);
+    let f: Vec<u32> = (10..15).map(|i| w(4, i)).collect();
+    v = v.wrapping_add(f[0] ^ f[1] ^ f[2] ^ f[3] ^ f[4] ^ w(5, 1) ^ w(5, 7) ^ w(5, 4));
+    v ^= w(3, 1);
+    for w in [8, 16, 32, 64] {
+        let (native, interpreted) = (run(&shader, &p, w, true), run(&shader, &p, w, false));
+        assert_eq!(interpreted[5][0], v, "wave size {w}: thread 0");
+        assert_eq!(native[5][0], v, "wave size {w}: thread 0, machine code");
+        assert_eq!(native, interpreted, "wave size {w}");
+    }
+}
