@@ -669,8 +669,8 @@ impl WaveBuilder {
         self.lanes_valid = false;
     }
 
-    /// Makes `State::lanes` hold the execution mask (uses `rax` and
-    /// `ymm15`).
+    /// Makes `State::lanes` hold the execution mask (uses `rax`, `ymm14`
+    /// and `ymm15`).
     fn need_lanes(&mut self) {
         if !self.lanes_valid {
             self.sync_lanes();
@@ -680,6 +680,22 @@ impl WaveBuilder {
 
     /// Writes the execution mask out as words.
     fn sync_lanes(&mut self) {
+        if self.width <= 32 {
+            // The mask's low 32 bits in every lane, each lane's bit tested.
+            dynasm!(self.b.asm; .arch x64
+                ; vmovd xmm15, r13d
+                ; vpbroadcastd ymm14, xmm15
+            );
+            for c in self.chunks() {
+                let bits = self.words(std::array::from_fn(|l| 1 << (8 * c as u32 + l as u32)));
+                dynasm!(self.b.asm; .arch x64
+                    ; vpand ymm15, ymm14, [=>bits]
+                    ; vpcmpeqd ymm15, ymm15, [=>bits]
+                    ; vmovdqa [rbx + LANES + 32 * c], ymm15
+                );
+            }
+            return;
+        }
         let bits = self.b.constant(Constant::Bits);
         for c in self.chunks() {
             dynasm!(self.b.asm; .arch x64
