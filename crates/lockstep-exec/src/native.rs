@@ -73,7 +73,7 @@ pub(crate) struct Native {
     constants: Vec<(usize, bool, u64)>,
     /// The interpreter measured faster: the program has a callout (which
     /// runs once per wave, where the interpreter runs sixteen waves at
-    /// once).
+    /// once), or loads through loaded indices.
     costly: bool,
 }
 
@@ -266,7 +266,7 @@ impl Native {
             costly: false,
         };
         t.translate()?;
-        let costly = t.costly;
+        let costly = t.costly || loaded_addresses(&p.code, p.reg_count as usize);
         let Translator {
             b, wide, callouts, ..
         } = t;
@@ -706,6 +706,68 @@ fn atomic(op: lockstep_ir::AtomicOp, ty: ScalarType) -> Option<Atomic> {
         A::Max => Atomic::UMax,
         A::CompareStore => return None,
     })
+}
+
+/// Whether some load has an address computed from a value read from
+/// memory (a gather through an index buffer, say): the interpreter keeps
+/// more of those reads in flight, 128 lanes to an instruction. A register
+/// counts as loaded when any instruction writes it from memory or from a
+/// loaded register, wherever it is in the program.
+fn loaded_addresses(code: &[Inst], regs: usize) -> bool {
+    let mut loaded = vec![false; regs];
+    let is = |loaded: &[bool], r: &Reg| loaded.get(r.0 as usize).copied().unwrap_or(false);
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for inst in code {
+            let from_memory = matches!(inst, Inst::Load { .. } | Inst::Atomic { .. });
+            let mut any = from_memory;
+            inst.for_each_reg_ref(|r| any |= is(&loaded, r));
+            if !any {
+                continue;
+            }
+            let mut written = Vec::new();
+            inst.for_each_reg_ref(|r| {
+                if inst.writes_in(r.0..r.0 + 1) {
+                    written.push(*r);
+                }
+            });
+            for r in written {
+                if let Some(l) = loaded.get_mut(r.0 as usize).filter(|l| !**l) {
+                    *l = true;
+                    changed = true;
+                }
+            }
+        }
+    }
+    // An address register is written by the `IndexScale` right before
+    // its access (a temporary reused elsewhere for values): that one's
+    // index and base decide.
+    let mut scaled: std::collections::HashMap<u32, (Reg, Option<Reg>)> = Default::default();
+    for inst in code {
+        match *inst {
+            Inst::IndexScale {
+                dst, index, base, ..
+            } => {
+                scaled.insert(dst.0, (index, base));
+            }
+            Inst::Load {
+                addr:
+                    crate::bytecode::Address {
+                        dynamic: Some(r), ..
+                    },
+                ..
+            } => {
+                let from = scaled.get(&r.0);
+                if from.is_some_and(|&(i, b)| is(&loaded, &i) || b.is_some_and(|b| is(&loaded, &b)))
+                {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The instructions `inst` may jump to.
