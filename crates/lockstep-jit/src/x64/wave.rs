@@ -696,19 +696,25 @@ impl WaveBuilder {
             }
             return;
         }
-        let bits = self.b.constant(Constant::Bits);
         for c in self.chunks() {
-            dynasm!(self.b.asm; .arch x64
-                ; mov rax, r13
-                ; shr rax, (8 * c) as i8
-                ; movzx eax, al
-                ; vmovd xmm15, eax
-                ; vpbroadcastd ymm15, xmm15
-                ; vpand ymm15, ymm15, [=>bits]
-                ; vpcmpeqd ymm15, ymm15, [=>bits]
-                ; vmovdqa [rbx + LANES + 32 * c], ymm15
-            );
+            self.chunk_words(13, c, 15);
+            dynasm!(self.b.asm; .arch x64; vmovdqa [rbx + LANES + 32 * c], ymm15);
         }
+    }
+
+    /// Vector register `v` = chunk `c` of the mask in general register
+    /// `mask` as words, all ones or zero (uses `rax`).
+    fn chunk_words(&mut self, mask: u8, c: i32, v: u8) {
+        let bits = self.b.constant(Constant::Bits);
+        dynasm!(self.b.asm; .arch x64
+            ; mov rax, Rq(mask)
+            ; shr rax, (8 * c) as i8
+            ; movzx eax, al
+            ; vmovd Rx(v), eax
+            ; vpbroadcastd Ry(v), Rx(v)
+            ; vpand Ry(v), Ry(v), [=>bits]
+            ; vpcmpeqd Ry(v), Ry(v), [=>bits]
+        );
     }
 
     /// Loads the active lanes of chunk `c` as words into `MASK32`.
@@ -1427,16 +1433,9 @@ impl WaveBuilder {
     /// Stores 1 to the lanes of the narrow register at `d` whose bit is
     /// set in `rdx`, 0 to the others.
     fn mask_to_ones(&mut self, d: i32) {
-        let bits = self.b.constant(Constant::Bits);
         for c in self.chunks() {
+            self.chunk_words(2, c, 0);
             dynasm!(self.b.asm; .arch x64
-                ; mov rax, rdx
-                ; shr rax, (8 * c) as i8
-                ; movzx eax, al
-                ; vmovd xmm0, eax
-                ; vpbroadcastd ymm0, xmm0
-                ; vpand ymm0, ymm0, [=>bits]
-                ; vpcmpeqd ymm0, ymm0, [=>bits]
                 ; vpsrld ymm3, ymm0, 31
                 ; vmovdqu [r12 + d + 32 * c], ymm3
             );
