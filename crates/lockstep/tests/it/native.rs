@@ -406,3 +406,48 @@ void main(uint3 id : SV_DispatchThreadID)
         assert_eq!(native, interpreted, "wave size {w}");
     }
 }
+
+/// Barriers in a group whose last wave is partial, with lanes that return
+/// before a barrier and shared memory read across waves after it: the
+/// machine code's turns against the interpreter, and a reduction the
+/// test computes itself.
+#[test]
+fn barrier_turns_agree() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+groupshared uint Slots[40];
+groupshared uint Total;
+
+[numthreads(5, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex, uint3 g : SV_GroupID)
+{
+    if (gi == 0u)
+        Total = 0u;
+    Slots[gi] = gi * 3u + g.x;
+    GroupMemoryBarrierWithGroupSync();
+    if (gi == 7u)
+        return;
+    uint mine = Slots[39u - gi] + WaveActiveSum(gi);
+    InterlockedAdd(Total, Slots[gi]);
+    GroupMemoryBarrierWithGroupSync();
+    Out[g.x * 40u + gi] = mine ^ (Total << 8);
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let p = pipeline(
+        [6, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 240])],
+    );
+    for w in [8, 16, 32, 64] {
+        let (native, interpreted) = (run(&shader, &p, w, true), run(&shader, &p, w, false));
+        assert_eq!(native, interpreted, "wave size {w}");
+        // Group 2's total: every lane but 7 adds its slot, 3 gi + 2.
+        let total: u32 = (0..40u32).filter(|&i| i != 7).map(|i| 3 * i + 2).sum();
+        let out = &native[0];
+        assert_eq!(out[2 * 40 + 7], 0, "the lane that returned writes nothing");
+        // Lane 0: slot 39 plus the sum of its wave's lanes (but 7).
+        let wave_sum: u32 = (0..w.min(40)).filter(|&i| i != 7).sum();
+        let mine = (3 * 39 + 2) + wave_sum;
+        assert_eq!(out[2 * 40], mine ^ (total << 8), "wave size {w}");
+    }
+}
