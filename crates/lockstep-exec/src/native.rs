@@ -51,8 +51,10 @@ use crate::engine::{Context, Deferred, Wave};
 use crate::memory::Memory;
 
 /// The lanes of one pass of the machine code over waves narrower than
-/// this: 32 measured faster than 8 or 16 on every benchmark kernel (and as
-/// fast as 64, which makes the longest loops wait on more lanes).
+/// this. Measured with one wave per pass: 32 lanes ran `divergent_loop`
+/// 2–2.5× as fast as 8 and as fast as 64 (where more lanes wait on the
+/// longest loop); on the streaming kernels 16 and 32 were within the
+/// machine's noise of each other, both well ahead of 8.
 pub(crate) const PASS_LANES: usize = 32;
 
 /// A program's machine code at one wave size, with what its callouts and
