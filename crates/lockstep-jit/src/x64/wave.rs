@@ -1120,9 +1120,16 @@ impl WaveBuilder {
                 ; jz =>done
             );
             self.contiguous(a, c, slow);
-            self.mask_of_chunk(c);
             dynasm!(self.b.asm; .arch x64
                 ; vmovdqu ymm0, [r12 + s + 32 * c]
+                ; cmp r10d, 0xFF
+                ; jne >partial
+                ; vmovdqu [rdx + rax * 4], ymm0
+                ; jmp =>done
+                ; partial:
+            );
+            self.mask_of_chunk(c);
+            dynasm!(self.b.asm; .arch x64
                 ; vpmaskmovd [rdx + rax * 4], Ry(MASK32), ymm0
                 ; jmp =>done
                 ; =>slow
