@@ -160,6 +160,8 @@ pub(crate) fn op32_unaries() -> Vec<(UnaryFn, Op32)> {
             Builtin::ReverseBits,
             Builtin::FirstBitLow,
             Builtin::FirstBitHigh,
+            Builtin::F32ToF16,
+            Builtin::F16ToF32,
         ] {
             if let (Some(BuiltinFn::Unary(f)), Some(op32)) = (builtin(b, ty), builtin_op32(b, ty)) {
                 all.push((f, op32));
@@ -282,6 +284,8 @@ pub fn builtin_op32(b: Builtin, ty: ScalarType) -> Option<Op32> {
         (Builtin::FirstBitLow, S::UInt32 | S::Int32) => Op32::FirstBitLow,
         (Builtin::FirstBitHigh, S::UInt32) => Op32::FirstBitHighU,
         (Builtin::FirstBitHigh, S::Int32) => Op32::FirstBitHighS,
+        (Builtin::F32ToF16, S::Float32) => Op32::F32ToF16,
+        (Builtin::F16ToF32, S::UInt32) => Op32::F16ToF32,
         (Builtin::Min, S::UInt32) => Op32::UMin,
         (Builtin::Max, S::UInt32) => Op32::UMax,
         (Builtin::Min, S::Int32) => Op32::SMin,

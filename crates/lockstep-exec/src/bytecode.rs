@@ -105,6 +105,10 @@ pub enum Op32 {
     FirstBitLow,
     FirstBitHighU,
     FirstBitHighS,
+    /// `f32tof16` on `float` and `f16tof32` on `uint` (`lockstep_wave::ops`:
+    /// rounded to nearest even, and exact; a NaN quieted).
+    F32ToF16,
+    F16ToF32,
     /// Three operands: `a != 0 ? b : c` (in a block, `b` and `c` are
     /// slots; see [`Slot32Kind::Select`]).
     Select,
@@ -163,6 +167,7 @@ impl Op32 {
                 | O::FCeil
                 | O::FTrunc
                 | O::FRound
+                | O::F32ToF16
         )
     }
 }

@@ -152,6 +152,8 @@ mod machine {
             Op32::FirstBitLow => Op::FirstBitLow,
             Op32::FirstBitHighU => Op::FirstBitHighU,
             Op32::FirstBitHighS => Op::FirstBitHighS,
+            Op32::F32ToF16 => Op::F32ToF16,
+            Op32::F16ToF32 => Op::F16ToF32,
             Op32::Select => Op::Select,
         }
     }

@@ -7,7 +7,7 @@
 //! whole run in one pass, eight lanes at a time: load and narrow the
 //! inputs, compute, widen and store the outputs.
 //!
-//! Only x86-64 CPUs with AVX2 get code. Elsewhere [`Builder::new`] is
+//! Only x86-64 CPUs with AVX2 (and F16C) get code. Elsewhere [`Builder::new`] is
 //! `None` and the interpreter runs every block.
 //!
 //! The crate knows nothing of HLSL or the bytecode: a run names registers
@@ -169,6 +169,13 @@ pub enum Op {
     FirstBitHighU,
     /// `firstbithigh(a)` of a signed word: the highest bit that differs from the sign bit.
     FirstBitHighS,
+    /// `f32tof16(a)`: the binary16 bits of float `a`, rounded to nearest
+    /// even, in the low 16 bits; a NaN quieted, with the top 10 bits of its
+    /// payload.
+    F32ToF16,
+    /// `f16tof32(a)`: the binary16 value in the low 16 bits of `a`, exactly
+    /// (a NaN quieted).
+    F16ToF32,
     /// `a != 0 ? b : c`.
     Select,
 }
@@ -198,6 +205,8 @@ impl Op {
                 | O::FirstBitLow
                 | O::FirstBitHighU
                 | O::FirstBitHighS
+                | O::F32ToF16
+                | O::F16ToF32
         )
     }
 }
@@ -359,7 +368,7 @@ impl Builder {
     pub fn new() -> Option<Builder> {
         #[cfg(target_arch = "x86_64")]
         {
-            if !std::is_x86_feature_detected!("avx2") {
+            if !(std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("f16c")) {
                 return None;
             }
             Some(Builder {

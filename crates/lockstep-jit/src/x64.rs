@@ -395,6 +395,8 @@ impl Builder {
             | Op::FirstBitLow
             | Op::FirstBitHighU
             | Op::FirstBitHighS
+            | Op::F32ToF16
+            | Op::F16ToF32
             | Op::Select => unreachable!("emitted above"),
             Op::Add => three!(asm, vpaddd, out, a, b),
             Op::Sub => three!(asm, vpsubd, out, a, b),
@@ -703,6 +705,23 @@ impl Builder {
             }
             Op::IToF => dynasm!(self.asm; .arch x64; vcvtdq2ps Ry(out), Ry(a)),
             Op::FSqrt => dynasm!(self.asm; .arch x64; vsqrtps Ry(out), Ry(a)),
+            // F16C, rounding to nearest even (immediate 0); its NaNs and
+            // subnormals are `lockstep_wave::ops`' bit for bit.
+            Op::F32ToF16 => dynasm!(self.asm; .arch x64
+                ; vcvtps2ph Rx(out), Ry(a), 0
+                ; vpmovzxwd Ry(out), Rx(out)
+            ),
+            // The low halves of the words packed into eight halfs (exact:
+            // they fit 16 bits), then widened.
+            Op::F16ToF32 => {
+                let low16 = splat(0xFFFF);
+                dynasm!(self.asm; .arch x64
+                    ; vpand Ry(TEMP), Ry(a), [=>low16]
+                    ; vextracti128 Rx(TEMP2), Ry(TEMP), 1
+                    ; vpackusdw Rx(TEMP), Rx(TEMP), Rx(TEMP2)
+                    ; vcvtph2ps Ry(out), Rx(TEMP)
+                );
+            }
             // Rounding modes 1, 2, 3 and 0, with the inexact exception
             // suppressed (bit 3).
             Op::FFloor => dynasm!(self.asm; .arch x64; vroundps Ry(out), Ry(a), 0x09),

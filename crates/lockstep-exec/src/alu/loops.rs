@@ -469,6 +469,8 @@ slot32_ops! {
     FirstBitLow: |x, _y| ops::firstbitlow(x);
     FirstBitHighU: |x, _y| ops::firstbithigh(x);
     FirstBitHighS: |x, _y| ops::firstbithigh(x as i32);
+    F32ToF16: |x, _y| ops::f32tof16(f32::from_bits(x));
+    F16ToF32: |x, _y| ops::f16tof32(x).to_bits();
 }
 
 /// The lane loop of `op` with a constant second operand, where there is

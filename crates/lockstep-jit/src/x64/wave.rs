@@ -456,6 +456,7 @@ impl WaveBuilder {
         turns: bool,
     ) -> Option<WaveBuilder> {
         let supported = std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("f16c")
             && std::is_x86_feature_detected!("popcnt")
             && std::is_x86_feature_detected!("bmi1")
             && matches!(wave, 8 | 16 | 32 | 64)

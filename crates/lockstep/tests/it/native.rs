@@ -64,6 +64,7 @@ impl Gen {
             "a ^= asuint(f) >> 7;",
             "b += (uint)((int)a / -3);",
             "c = countbits(a) + firstbithigh(b) + reversebits(c);",
+            "b ^= f32tof16(f) ^ (f32tof16(asfloat(a)) << 16); f += f16tof32(c);",
             "c += WaveActiveSum(a & 255u);",
             "c ^= WavePrefixSum(b & 15u);",
             "c += WaveActiveCountBits((a & 1u) != 0u);",
