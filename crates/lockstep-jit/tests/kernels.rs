@@ -5,7 +5,7 @@
 use lockstep_jit::{Builder, Kernel, Op, Operand, Output, Run, Step};
 use proptest::prelude::*;
 
-const OPS: [Op; 59] = [
+const OPS: [Op; 61] = [
     Op::Add,
     Op::Sub,
     Op::Mul,
@@ -65,6 +65,8 @@ const OPS: [Op; 59] = [
     Op::FirstBitHighU,
     Op::FirstBitHighS,
     Op::Select,
+    Op::F32ToF16,
+    Op::F16ToF32,
 ];
 
 /// IEEE minNum (`min`) or maxNum of the words' numbers: a NaN loses to a
@@ -157,6 +159,9 @@ fn apply(op: Op, x: u32, y: u32) -> u32 {
         Op::FCeil => rounded(x, f32::ceil),
         Op::FTrunc => rounded(x, f32::trunc),
         Op::FRound => rounded(x, f32::round_ties_even),
+        // The `half` crate's conversions: to nearest even, NaNs quieted.
+        Op::F32ToF16 => u32::from(half::f16::from_f32(f32::from_bits(x)).to_bits()),
+        Op::F16ToF32 => half::f16::from_bits(x as u16).to_f32().to_bits(),
         Op::CountBits => x.count_ones(),
         Op::ReverseBits => x.reverse_bits(),
         Op::FirstBitLow => match x {
