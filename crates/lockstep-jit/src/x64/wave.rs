@@ -922,6 +922,55 @@ impl WaveBuilder {
         );
     }
 
+    /// Jumps to `slow` unless the eight byte addresses of chunk `c` of the
+    /// wide register at `a` are the rows of two 2×2 quads side by side, as
+    /// SM 6.6 lays out a 2D group's lanes: lanes 0, 1, 4 and 5 four words
+    /// in a row from an aligned word `rax`, lanes 2, 3, 6 and 7 from `rcx`,
+    /// both runs in bounds (uses `r11`).
+    fn quads(&mut self, a: i32, c: i32, slow: DynamicLabel) {
+        let (pair, next) = (self.qwords([0, 4, 0, 4]), self.qwords([8; 4]));
+        let at = a + 64 * c;
+        // dynasm 5.1 encodes `vpblendd`'s sources the other way round:
+        // the words whose bit is clear come from ymm1 (lanes 2 and 3).
+        dynasm!(self.b.asm; .arch x64
+            ; vpbroadcastq ymm0, [r12 + at]
+            ; vpbroadcastq ymm1, [r12 + at + 16]
+            ; vpblendd ymm0, ymm0, ymm1, 0x0F
+            ; vpaddq ymm0, ymm0, [=>pair]
+            ; vpcmpeqq ymm1, ymm0, [r12 + at]
+            ; vpaddq ymm0, ymm0, [=>next]
+            ; vpcmpeqq ymm2, ymm0, [r12 + at + 32]
+            ; vpand ymm1, ymm1, ymm2
+        );
+        movmsk(&mut self.b.asm, 1, 1, true);
+        dynasm!(self.b.asm; .arch x64
+            ; cmp ecx, 15
+            ; jne =>slow
+            ; mov rax, [r12 + at]
+            ; add rax, r9
+            ; mov rcx, [r12 + at + 16]
+            ; add rcx, r9
+            ; mov r11, rax
+            ; or r11, rcx
+            ; test r11b, 3
+            ; jnz =>slow
+            ; shr rax, 2
+            ; shr rcx, 2
+            ; lea r11, [rax + 4]
+            ; cmp r11, r8
+            ; ja =>slow
+            ; lea r11, [rcx + 4]
+            ; cmp r11, r8
+            ; ja =>slow
+        );
+    }
+
+    /// The word order that takes the two runs of [`WaveBuilder::quads`]
+    /// (four words each, one after the other) to lane order, and back.
+    fn quad_order(&mut self) -> DynamicLabel {
+        self.words([0, 1, 4, 5, 2, 3, 6, 7])
+    }
+
     /// `ymm3` = the words `stride` apart from word `rax` of the memory at
     /// `rdx`: a vector load of each 32 bytes of the span, its lanes'
     /// words permuted into place, blended together.
@@ -1010,17 +1059,40 @@ impl WaveBuilder {
                 self.b.asm.new_dynamic_label(),
             );
             self.chunk_memory(at, c);
+            // A chunk with no active lane keeps its words.
+            let skip = self.b.asm.new_dynamic_label();
+            dynasm!(self.b.asm; .arch x64
+                ; mov rax, r13
+                ; shr rax, (8 * c) as i8
+                ; test al, al
+                ; jz =>skip
+            );
             let stride = at.stride / 4;
             if at.stride.is_multiple_of(4) && (2..=8).contains(&stride) {
                 self.strided(a, c, slow, stride);
                 self.load_strided(stride);
             } else {
-                self.contiguous(a, c, slow);
-                dynasm!(self.b.asm; .arch x64; vmovdqu ymm3, [rdx + rax * 4]);
+                let quads = self.b.asm.new_dynamic_label();
+                self.contiguous(a, c, quads);
+                dynasm!(self.b.asm; .arch x64
+                    ; vmovdqu ymm3, [rdx + rax * 4]
+                    ; jmp =>done
+                    ; =>quads
+                );
+                self.quads(a, c, slow);
+                let order = self.quad_order();
+                dynasm!(self.b.asm; .arch x64
+                    ; vmovdqu xmm3, [rdx + rax * 4]
+                    ; vinserti128 ymm3, ymm3, [rdx + rcx * 4], 1
+                    ; vmovdqa ymm4, [=>order]
+                    ; vpermd ymm3, ymm4, ymm3
+                );
             }
             dynasm!(self.b.asm; .arch x64
                 ; jmp =>done
                 ; =>slow
+            );
+            dynasm!(self.b.asm; .arch x64
                 ; vmovdqa ymm15, [rbx + LANES + 32 * c]
             );
             // Each half of four lanes: the byte addresses, the lanes that
@@ -1063,6 +1135,7 @@ impl WaveBuilder {
             }
             dynasm!(self.b.asm; .arch x64; =>done);
             self.store_chunk(d, c, true);
+            dynasm!(self.b.asm; .arch x64; =>skip);
         }
     }
 
@@ -1120,7 +1193,8 @@ impl WaveBuilder {
                 ; and r10d, 0xFF
                 ; jz =>done
             );
-            self.contiguous(a, c, slow);
+            let quads = self.b.asm.new_dynamic_label();
+            self.contiguous(a, c, quads);
             dynasm!(self.b.asm; .arch x64
                 ; vmovdqu ymm0, [r12 + s + 32 * c]
                 ; cmp r10d, 0xFF
@@ -1132,6 +1206,32 @@ impl WaveBuilder {
             self.mask_of_chunk(c);
             dynasm!(self.b.asm; .arch x64
                 ; vpmaskmovd [rdx + rax * 4], Ry(MASK32), ymm0
+                ; jmp =>done
+                ; =>quads
+            );
+            // Two runs that share no word, so that their order is
+            // immaterial: each lane's word is written once.
+            self.quads(a, c, slow);
+            let order = self.quad_order();
+            dynasm!(self.b.asm; .arch x64
+                ; mov r11, rcx
+                ; sub r11, rax
+                ; add r11, 3
+                ; cmp r11, 7
+                ; jb =>slow
+                ; vmovdqa ymm4, [=>order]
+                ; vpermd ymm0, ymm4, [r12 + s + 32 * c]
+                ; cmp r10d, 0xFF
+                ; jne >partial
+                ; vmovdqu [rdx + rax * 4], xmm0
+                ; vextracti128 [rdx + rcx * 4], ymm0, 1
+                ; jmp =>done
+                ; partial:
+                ; vpermd ymm5, ymm4, [rbx + LANES + 32 * c]
+                ; vpmaskmovd [rdx + rax * 4], xmm5, xmm0
+                ; vextracti128 xmm5, ymm5, 1
+                ; vextracti128 xmm0, ymm0, 1
+                ; vpmaskmovd [rdx + rcx * 4], xmm5, xmm0
                 ; jmp =>done
                 ; =>slow
             );

@@ -452,3 +452,79 @@ void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex, uint3 g : SV_
         assert_eq!(out[2 * 40], mine ^ (total << 8), "wave size {w}");
     }
 }
+
+/// 2D groups, whose lanes SM 6.6 lays out in 2×2 quads: a wave's loads
+/// and stores at `[id.xy]` or `[id.y * pitch + id.x]` touch two rows of
+/// each pair of quads. Texels past the texture's edge, partial waves,
+/// masked stores, and rows that overlap within a group (lane order
+/// decides), against the interpreter and values derived by hand.
+#[test]
+fn quad_rows_agree() {
+    for (x, y, groups) in [(4, 4, [5, 3, 1]), (6, 2, [4, 6, 1]), (2, 2, [10, 6, 1])] {
+        let gx = groups[0];
+        let source = format!(
+            r#"
+Texture2D<uint> Tex : register(t0);
+StructuredBuffer<uint> Flat : register(t1);
+RWTexture2D<uint> OutTex : register(u0);
+RWStructuredBuffer<uint> Out : register(u1);
+RWStructuredBuffer<uint> Packed : register(u2);
+
+[numthreads({x}, {y}, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint3 g : SV_GroupID, uint3 gt : SV_GroupThreadID)
+{{
+    uint v = Tex[id.xy] * 3u + Flat[id.y * 20u + id.x];
+    if ((id.x + id.y) % 3u != 1u)
+        OutTex[id.xy] = v;
+    Out[id.y * 24u + id.x] = v ^ 5u;
+    Packed[(g.y * {gx}u + g.x) * 16u + gt.y * 2u + gt.x] = v;
+}}
+"#
+        );
+        let shader = compile(&source, &CompileOptions::default());
+        let words = |n: u32, salt: u32| -> Vec<u32> {
+            (0..n)
+                .map(|i| (i ^ salt).wrapping_mul(0x9E37_79B9))
+                .collect()
+        };
+        let mut p = pipeline(
+            groups,
+            &[
+                buf("Tex", Kind::Texture2D, 0, words(240, 7)),
+                buf("Flat", Kind::StructuredBuffer, 1, words(250, 8)),
+                buf("OutTex", Kind::RwTexture2D, 0, vec![9; 240]),
+                buf("Out", Kind::RwStructuredBuffer, 1, vec![0; 24 * 12]),
+                buf("Packed", Kind::RwStructuredBuffer, 2, vec![0; 60 * 16]),
+            ],
+        );
+        for b in [0, 2] {
+            p.buffers[b].output_props = Some(lockstep::pipeline::OutputProps {
+                width: 20,
+                height: 12,
+                depth: 1,
+                mip_levels: 1,
+            });
+        }
+        // Thread (2, 0) by hand, and (21, 0) past the texture's edge (a
+        // texel of 0) where the dispatch is wider than 20.
+        let w = |salt: u32, i: u32| (i ^ salt).wrapping_mul(0x9E37_79B9);
+        let v = w(7, 2).wrapping_mul(3).wrapping_add(w(8, 2));
+        for size in [8, 16, 32, 64] {
+            let (native, interpreted) =
+                (run(&shader, &p, size, true), run(&shader, &p, size, false));
+            let at = format!("{x}×{y}, wave size {size}");
+            assert_eq!(native[2][2], v, "{at}: OutTex (2, 0)");
+            assert_eq!(native[2][1], 9, "{at}: OutTex (1, 0) is not written");
+            assert_eq!(native[3][2], v ^ 5, "{at}: Out[2]");
+            // Packed[2] of group 0: threads (0, 1) and (2, 0), lanes 2 and 4:
+            // the later lane's word stays.
+            if x >= 4 {
+                assert_eq!(native[4][2], v, "{at}: Packed[2]");
+            }
+            if groups[0] * x > 21 {
+                assert_eq!(native[3][21], w(8, 21) ^ 5, "{at}: Out[21]");
+            }
+            assert_eq!(native, interpreted, "{at}");
+        }
+    }
+}
