@@ -364,6 +364,13 @@ pub(crate) fn budget_error(budget: u64, span: Option<lockstep_ir::Span>) -> Exec
     )
 }
 
+/// Whether a group of `extent` lays its lanes out in 2×2 blocks of the
+/// x-y plane (see [`group_thread_ids`]).
+pub(crate) fn in_blocks(extent: [u32; 3], quads: QuadLayout) -> bool {
+    let [x, y, _] = extent.map(|d| Ord::max(d, 1));
+    quads == QuadLayout::Blocks && x % 2 == 0 && y % 2 == 0
+}
+
 /// SV_GroupThreadID's x, y and z components and SV_GroupIndex for the
 /// first `threads` lanes of a group of `extent`, the group's lanes in
 /// order. Linear quads: lane `l` is group index `l` (x fastest). Blocks:
@@ -377,7 +384,7 @@ pub(crate) fn group_thread_ids(
 ) -> [Vec<u32>; 4] {
     let [x, y, z] = extent.map(|d| Ord::max(d, 1));
     let size = x * y * z;
-    let blocks = quads == QuadLayout::Blocks && x % 2 == 0 && y % 2 == 0;
+    let blocks = in_blocks(extent, quads);
     let id = |lane: u32| -> [u32; 3] {
         if blocks && lane < size {
             let (quad, corner) = (lane / 4, lane % 4);

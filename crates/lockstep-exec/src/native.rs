@@ -254,9 +254,12 @@ impl Native {
                 input_regs.push(reg.0);
             }
         }
-        let b = WaveBuilder::new(width, wave, &classes, &input_regs, p.barriers).ok_or(
+        let mut b = WaveBuilder::new(width, wave, &classes, &input_regs, p.barriers).ok_or(
             "machine code takes waves of 8 to 64 lanes on CPUs with AVX2, POPCNT and BMI1",
         )?;
+        if crate::engine::in_blocks(p.group.extent(wave as u32), p.quads) {
+            b.quad_rows();
+        }
         let mut t = Translator {
             p,
             b,

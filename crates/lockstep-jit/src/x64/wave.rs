@@ -355,6 +355,9 @@ pub struct WaveBuilder {
     /// `State::lanes` holds the execution mask here (it is written out
     /// only when an instruction needs it).
     lanes_valid: bool,
+    /// Each wave's lanes are 2×2 blocks of its group's threads (see
+    /// [`WaveBuilder::quad_rows`]).
+    quads: bool,
 }
 
 /// The machine code of a program at one wave size.
@@ -503,6 +506,7 @@ impl WaveBuilder {
             turns,
             stubs: Vec::new(),
             lanes_valid: false,
+            quads: false,
         };
         let shift = (wave * 4).trailing_zeros() as i8;
         dynasm!(this.b.asm; .arch x64
@@ -845,6 +849,14 @@ impl WaveBuilder {
         true
     }
 
+    /// Says that each wave's lanes are 2×2 blocks of its group's threads
+    /// (SM 6.6's layout of 2D groups): loads and stores whose lanes are
+    /// not one run of words then try two rows of four
+    /// ([`WaveBuilder::quads`]) before lane by lane.
+    pub fn quad_rows(&mut self) {
+        self.quads = true;
+    }
+
     /// For a grouped memory, `rdx` = the words of group `g`'s (the same
     /// size as the first group's, which `memory` loaded); uses `rsi`.
     fn group_memory(&mut self, at: Address, g: usize) {
@@ -996,6 +1008,38 @@ impl WaveBuilder {
         }
     }
 
+    /// Stores the active lanes (`r10d`) of chunk `c` of narrow register
+    /// at `s` as the two rows of [`WaveBuilder::quads`] of the wide
+    /// address register at `a`, then jumps to `done`; jumps to `slow`
+    /// where the lanes are not such rows or the rows share a word.
+    fn store_quads(&mut self, a: i32, c: i32, s: i32, slow: DynamicLabel, done: DynamicLabel) {
+        self.quads(a, c, slow);
+        let order = self.quad_order();
+        // Rows that share no word: their order is immaterial, as each
+        // lane's word is written once.
+        dynasm!(self.b.asm; .arch x64
+            ; mov r11, rcx
+            ; sub r11, rax
+            ; add r11, 3
+            ; cmp r11, 7
+            ; jb =>slow
+            ; vmovdqa ymm4, [=>order]
+            ; vpermd ymm0, ymm4, [r12 + s + 32 * c]
+            ; cmp r10d, 0xFF
+            ; jne >partial
+            ; vmovdqu [rdx + rax * 4], xmm0
+            ; vextracti128 [rdx + rcx * 4], ymm0, 1
+            ; jmp =>done
+            ; partial:
+            ; vpermd ymm5, ymm4, [rbx + LANES + 32 * c]
+            ; vpmaskmovd [rdx + rax * 4], xmm5, xmm0
+            ; vextracti128 xmm5, ymm5, 1
+            ; vextracti128 xmm0, ymm0, 1
+            ; vpmaskmovd [rdx + rcx * 4], xmm5, xmm0
+            ; jmp =>done
+        );
+    }
+
     /// Reads a 32-bit word per active lane into narrow `dst` from byte
     /// `addr + offset` (`addr` a wide register; none: the same word for
     /// every lane) of memory `slot`: 0 out of bounds or misaligned.
@@ -1071,6 +1115,9 @@ impl WaveBuilder {
             if at.stride.is_multiple_of(4) && (2..=8).contains(&stride) {
                 self.strided(a, c, slow, stride);
                 self.load_strided(stride);
+            } else if !self.quads {
+                self.contiguous(a, c, slow);
+                dynasm!(self.b.asm; .arch x64; vmovdqu ymm3, [rdx + rax * 4]);
             } else {
                 let quads = self.b.asm.new_dynamic_label();
                 self.contiguous(a, c, quads);
@@ -1194,7 +1241,7 @@ impl WaveBuilder {
                 ; jz =>done
             );
             let quads = self.b.asm.new_dynamic_label();
-            self.contiguous(a, c, quads);
+            self.contiguous(a, c, if self.quads { quads } else { slow });
             dynasm!(self.b.asm; .arch x64
                 ; vmovdqu ymm0, [r12 + s + 32 * c]
                 ; cmp r10d, 0xFF
@@ -1207,34 +1254,12 @@ impl WaveBuilder {
             dynasm!(self.b.asm; .arch x64
                 ; vpmaskmovd [rdx + rax * 4], Ry(MASK32), ymm0
                 ; jmp =>done
-                ; =>quads
             );
-            // Two runs that share no word, so that their order is
-            // immaterial: each lane's word is written once.
-            self.quads(a, c, slow);
-            let order = self.quad_order();
-            dynasm!(self.b.asm; .arch x64
-                ; mov r11, rcx
-                ; sub r11, rax
-                ; add r11, 3
-                ; cmp r11, 7
-                ; jb =>slow
-                ; vmovdqa ymm4, [=>order]
-                ; vpermd ymm0, ymm4, [r12 + s + 32 * c]
-                ; cmp r10d, 0xFF
-                ; jne >partial
-                ; vmovdqu [rdx + rax * 4], xmm0
-                ; vextracti128 [rdx + rcx * 4], ymm0, 1
-                ; jmp =>done
-                ; partial:
-                ; vpermd ymm5, ymm4, [rbx + LANES + 32 * c]
-                ; vpmaskmovd [rdx + rax * 4], xmm5, xmm0
-                ; vextracti128 xmm5, ymm5, 1
-                ; vextracti128 xmm0, ymm0, 1
-                ; vpmaskmovd [rdx + rcx * 4], xmm5, xmm0
-                ; jmp =>done
-                ; =>slow
-            );
+            if self.quads {
+                dynasm!(self.b.asm; .arch x64; =>quads);
+                self.store_quads(a, c, s, slow, done);
+            }
+            dynasm!(self.b.asm; .arch x64; =>slow);
             for l in 0..8 {
                 let at = a + 64 * c + 8 * l;
                 dynasm!(self.b.asm; .arch x64
