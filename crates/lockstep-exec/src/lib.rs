@@ -10,6 +10,7 @@ mod alu;
 mod bytecode;
 pub mod check;
 mod compile;
+mod coverage;
 mod engine;
 mod jit;
 #[cfg(all(feature = "jit", target_arch = "x86_64"))]

@@ -11,8 +11,8 @@
 //! inputs.
 
 use std::borrow::Cow;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::{Mutex, PoisonError};
 
 use lockstep_ir::{AtomicOp, ScalarType};
 use lockstep_wave::Mask;
@@ -86,6 +86,32 @@ fn huge_pages(_: usize, _: usize) {}
 
 static WIDE_LOCKS: [Mutex<()>; 64] = [const { Mutex::new(()) }; 64];
 
+/// The words of large buffers that runs gave back ([`recycle`]), newest
+/// last, for [`Memory::overwritten`].
+static RECYCLED: Mutex<Vec<Vec<AtomicU32>>> = Mutex::new(Vec::new());
+/// Buffers of fewer words (4 MiB) are not kept: fresh pages for them cost
+/// little.
+const RECYCLE_MIN_WORDS: usize = 1 << 20;
+/// How many buffers are kept; the oldest goes first.
+const RECYCLE_KEPT: usize = 4;
+
+/// Keeps the words of a buffer a run is done with (`u32`s in
+/// little-endian order, as [`Memory::into_le_words`] gives them) for a
+/// later [`Memory::overwritten`], where the buffer is large.
+pub fn recycle(words: Vec<u32>) {
+    if words.len() < RECYCLE_MIN_WORDS {
+        return;
+    }
+    // `u32` and `AtomicU32` have the same size and alignment: this
+    // collects in place.
+    let words: Vec<AtomicU32> = words.into_iter().map(AtomicU32::new).collect();
+    let mut kept = RECYCLED.lock().unwrap_or_else(PoisonError::into_inner);
+    if kept.len() == RECYCLE_KEPT {
+        kept.remove(0);
+    }
+    kept.push(words);
+}
+
 impl<'a> Memory<'a> {
     fn own(words: Vec<AtomicU32>, len: usize) -> Memory<'a> {
         Memory {
@@ -99,6 +125,30 @@ impl<'a> Memory<'a> {
     /// writes them, by the thread that writes.
     pub fn zeroed(len: usize) -> Memory<'a> {
         Memory::own(zero_words(len.div_ceil(4)), len)
+    }
+
+    /// Memory of `len` bytes for a buffer the dispatch writes in full
+    /// before it reads any of it (`Program::writes_in_full`), so that what
+    /// it holds at first never shows: the words of a buffer an earlier run
+    /// gave back ([`recycle`]) where one fits, holding what that run left,
+    /// else [`Memory::zeroed`]. A recycled buffer's pages are already
+    /// there, where fresh ones would be zeroed by the kernel on the first
+    /// write.
+    pub fn overwritten(len: usize) -> Memory<'a> {
+        let n = len.div_ceil(4);
+        if n >= RECYCLE_MIN_WORDS {
+            let mut kept = RECYCLED.lock().unwrap_or_else(PoisonError::into_inner);
+            // The shortest that is long enough, and at most twice as long.
+            let fit = (0..kept.len())
+                .filter(|&i| (n..=2 * n).contains(&kept[i].len()))
+                .min_by_key(|&i| kept[i].len());
+            if let Some(i) = fit {
+                let mut words = kept.remove(i);
+                words.truncate(n);
+                return Memory::own(words, len);
+            }
+        }
+        Memory::zeroed(len)
     }
 
     /// Memory that reads `bytes` in place, with no copy; `None` when they

@@ -286,6 +286,53 @@ impl Bindings {
         self.memories_written(pipeline, workers, written)
     }
 
+    /// [`Bindings::memories`] for a dispatch of `shader` at `wave_size`:
+    /// a buffer that the dispatch writes in full before it ends, and
+    /// reads none of ([`lockstep_exec::Program::writes_in_full`]), takes
+    /// words that an earlier run gave back ([`Memory::overwritten`])
+    /// rather than a copy or fresh zeroed pages.
+    pub fn memories_for_dispatch<'p>(
+        &self,
+        shader: &Shader,
+        pipeline: &'p Pipeline,
+        workers: &Workers,
+        wave_size: u32,
+    ) -> Vec<Memory<'p>> {
+        let written = self.buffers_where(shader, pipeline.buffers.len(), |r| r.kind.is_writable());
+        let [x, y, z] = pipeline.dispatch;
+        let threads_x = if y == 0 || z == 0 {
+            0
+        } else {
+            u64::from(x) * u64::from(shader.program.group.extent(wave_size)[0])
+        };
+        let starts = written
+            .iter()
+            .enumerate()
+            .map(|(b, &written)| match written {
+                false => Start::InPlace,
+                true if self.overwritten(shader, pipeline, b, threads_x) => Start::Overwritten,
+                true => Start::Copied,
+            })
+            .collect();
+        self.memories_starting(pipeline, workers, starts)
+    }
+
+    /// Whether pipeline buffer `b` is one resource's, which a dispatch
+    /// whose threads reach `threads_x` values of `SV_DispatchThreadID.x`
+    /// writes in full.
+    fn overwritten(&self, shader: &Shader, pipeline: &Pipeline, b: usize, threads_x: u64) -> bool {
+        let buffer = &pipeline.buffers[b];
+        let mut bound = (0..self.buffer_of.len()).filter(|&r| self.buffer_of[r] == b);
+        match (bound.next(), bound.next()) {
+            (Some(r), None) if buffer.array_size == 1 => {
+                shader
+                    .program
+                    .writes_in_full(r, buffer.data.len() as u64, threads_x)
+            }
+            _ => false,
+        }
+    }
+
     /// [`Bindings::memories`], copying the buffers `written` marks.
     pub fn memories_written<'p>(
         &self,
@@ -293,18 +340,36 @@ impl Bindings {
         workers: &Workers,
         written: Vec<bool>,
     ) -> Vec<Memory<'p>> {
+        let starts = written
+            .into_iter()
+            .map(|w| if w { Start::Copied } else { Start::InPlace })
+            .collect();
+        self.memories_starting(pipeline, workers, starts)
+    }
+
+    /// The memories of the pipeline's buffers, each starting as `starts`
+    /// says, then the samplers' and the counters'.
+    fn memories_starting<'p>(
+        &self,
+        pipeline: &'p Pipeline,
+        workers: &Workers,
+        starts: Vec<Start>,
+    ) -> Vec<Memory<'p>> {
         pipeline
             .buffers
             .iter()
-            .zip(written)
-            .flat_map(|(b, written)| {
+            .zip(starts)
+            .flat_map(|(b, start)| {
                 let each = b.data.len() / b.array_size as usize;
                 (0..b.array_size as usize).map(move |k| {
                     let data = &b.data[k * each..(k + 1) * each];
-                    (!written)
-                        .then(|| Memory::read_only(data))
-                        .flatten()
-                        .unwrap_or_else(|| workers.load(data))
+                    match start {
+                        Start::InPlace => {
+                            Memory::read_only(data).unwrap_or_else(|| workers.load(data))
+                        }
+                        Start::Copied => workers.load(data),
+                        Start::Overwritten => Memory::overwritten(data.len()),
+                    }
                 })
             })
             .chain(self.samplers.iter().map(|bytes| workers.load(bytes)))
@@ -372,6 +437,17 @@ pub(crate) fn choose_wave_size(
     })
 }
 
+/// How a buffer's memory starts a dispatch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Start {
+    /// The pipeline's bytes, read in place: no resource writes them.
+    InPlace,
+    /// A copy of the pipeline's bytes.
+    Copied,
+    /// Words whose contents never show ([`Memory::overwritten`]).
+    Overwritten,
+}
+
 /// Runs the shader over the pipeline's buffers. The buffers the shader
 /// cannot write are read in place, and come back borrowed.
 pub fn run<'p>(
@@ -397,7 +473,7 @@ pub fn run<'p>(
     let bindings = Bindings::new(shader, pipeline)?;
     let choice = choose_wave_size(shader, &opts.device())?;
     let workers = Workers::new(opts.threads)?;
-    let memories = bindings.memories(shader, pipeline, &workers);
+    let memories = bindings.memories_for_dispatch(shader, pipeline, &workers, choice.size);
     let config = DispatchConfig {
         wave_size: choice.size,
         threads: opts.threads,

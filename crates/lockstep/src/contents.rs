@@ -16,6 +16,16 @@ pub struct BufferContents<'p> {
     len: usize,
 }
 
+/// A buffer's own words go back to the engine for a later run
+/// ([`lockstep_exec::memory::recycle`]).
+impl Drop for BufferContents<'_> {
+    fn drop(&mut self) {
+        if let Cow::Owned(words) = &mut self.words {
+            lockstep_exec::memory::recycle(std::mem::take(words));
+        }
+    }
+}
+
 impl<'p> BufferContents<'p> {
     /// The contents of a memory the engine ran on, without a copy.
     pub fn from_memory(memory: Memory<'p>) -> BufferContents<'p> {

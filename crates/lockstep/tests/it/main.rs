@@ -8,6 +8,7 @@ mod blocks;
 mod builtins;
 mod check;
 mod control_flow;
+mod coverage;
 mod draw;
 mod errors;
 mod examples;
