@@ -181,6 +181,9 @@ struct Translator<'p> {
     strides: std::collections::HashMap<u32, u32>,
     /// See [`Native::costly`].
     costly: bool,
+    /// Threads of the groups a pass runs side by side: how far on the
+    /// next pass's same lane is.
+    pass_threads: u64,
 }
 
 impl Native {
@@ -269,6 +272,7 @@ impl Native {
             callouts: Vec::new(),
             strides: std::collections::HashMap::new(),
             costly: false,
+            pass_threads: (width / wave) as u64 * p.group.threads(wave as u32),
         };
         t.translate()?;
         let costly = t.costly || loaded_addresses(&p.code, p.reg_count as usize);
@@ -680,12 +684,25 @@ impl Translator<'_> {
             .dynamic
             .and_then(|r| self.strides.get(&r.0).copied())
             .unwrap_or(4);
+        // Buffers read as a stream: the same lane of the next pass's
+        // groups reads a pass's threads on (in a texture read by 2D tiles,
+        // that is not further on in a line).
+        let buffer = match addr.space {
+            Space::Resource(id) => self.p.buffers.get(id.index()).copied().unwrap_or(false),
+            Space::Groupshared => false,
+        };
+        let ahead = if buffer {
+            u32::try_from(self.pass_threads * u64::from(stride)).unwrap_or(0)
+        } else {
+            0
+        };
         Address {
             slot,
             grouped,
             stride,
             addr: addr.dynamic.map(|r| self.wide(r)),
             offset: addr.offset,
+            ahead,
         }
     }
 }

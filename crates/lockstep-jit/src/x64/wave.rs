@@ -263,6 +263,10 @@ pub struct Address {
     pub addr: Option<u32>,
     /// Added to every lane's address, wrapping.
     pub offset: u32,
+    /// Where loads read a stream, how many bytes on the same lane of the
+    /// next pass's groups reads: the CPU is asked to fetch that line (0:
+    /// nothing is fetched ahead).
+    pub ahead: u32,
 }
 
 /// A place in the code.
@@ -983,6 +987,15 @@ impl WaveBuilder {
         self.words([0, 1, 4, 5, 2, 3, 6, 7])
     }
 
+    /// Asks the CPU to fetch the line `ahead` bytes past word `rax` of the
+    /// memory at `rdx` (a hint: it reads nothing a program sees, and
+    /// cannot fault).
+    fn fetch_ahead(&mut self, ahead: u32) {
+        if ahead > 0 && ahead <= i32::MAX as u32 {
+            dynasm!(self.b.asm; .arch x64; prefetcht0 [rdx + rax * 4 + ahead as i32]);
+        }
+    }
+
     /// `ymm3` = the words `stride` apart from word `rax` of the memory at
     /// `rdx`: a vector load of each 32 bytes of the span, its lanes'
     /// words permuted into place, blended together.
@@ -1117,10 +1130,12 @@ impl WaveBuilder {
                 self.load_strided(stride);
             } else if !self.quads {
                 self.contiguous(a, c, slow);
+                self.fetch_ahead(at.ahead);
                 dynasm!(self.b.asm; .arch x64; vmovdqu ymm3, [rdx + rax * 4]);
             } else {
                 let quads = self.b.asm.new_dynamic_label();
                 self.contiguous(a, c, quads);
+                self.fetch_ahead(at.ahead);
                 dynasm!(self.b.asm; .arch x64
                     ; vmovdqu ymm3, [rdx + rax * 4]
                     ; jmp =>done
