@@ -25,6 +25,8 @@ pub struct CheckReport {
     /// Output buffers whose contents depend on the order of reductions,
     /// waves or groups.
     pub order_dependence: Vec<OrderIssue>,
+    /// The pipeline's `Results` rules that fail at some wave size.
+    pub results: Vec<ResultFailure>,
 }
 
 impl CheckReport {
@@ -34,9 +36,13 @@ impl CheckReport {
             .sort_by(|a, b| (&a.location, a.kind).cmp(&(&b.location, b.kind)));
     }
 
-    /// Whether the check found nothing: no findings and no dependence on wave size or order.
+    /// Whether the check found nothing: no findings, no dependence on wave
+    /// size or order, and every `Results` rule holding at every size.
     pub fn is_clean(&self) -> bool {
-        self.findings.is_empty() && self.portability.is_empty() && self.order_dependence.is_empty()
+        self.findings.is_empty()
+            && self.portability.is_empty()
+            && self.order_dependence.is_empty()
+            && self.results.is_empty()
     }
 }
 
@@ -101,6 +107,57 @@ pub struct OrderIssue {
     pub elements: Vec<ElementDiff>,
     /// How many elements differ (all, not only those listed).
     pub differing_elements: usize,
+}
+
+/// A `Results` rule of the pipeline that fails at some of the wave sizes.
+#[derive(Clone, Debug, Serialize)]
+pub struct ResultFailure {
+    /// The rule's `Name`.
+    pub name: String,
+    /// The rule, as the pipeline spells it (`BufferExact`, `BufferFloatULP`, …).
+    pub rule: String,
+    /// The wave sizes the rule fails at.
+    pub failing: Vec<u32>,
+    /// The wave sizes it holds at.
+    pub passing: Vec<u32>,
+    /// The verdict at the first failing size, as `lockstep run` prints it:
+    /// a summary line, then the first differing elements.
+    pub first: String,
+}
+
+/// The rules of `pipeline.results` that fail at some size, from each
+/// size's buffers (`runs[i]` at `sizes[i]`).
+pub(crate) fn result_failures(
+    pipeline: &Pipeline,
+    sizes: &[u32],
+    runs: &[Vec<Vec<u8>>],
+) -> Vec<ResultFailure> {
+    let outcomes: Vec<_> = runs
+        .iter()
+        .map(|contents| lockstep_pipeline::check_results(pipeline, contents))
+        .collect();
+    (0..pipeline.results.len())
+        .filter_map(|r| {
+            let (mut failing, mut passing, mut first) = (Vec::new(), Vec::new(), None);
+            for (&w, outcomes) in sizes.iter().zip(&outcomes) {
+                let outcome = &outcomes[r];
+                if outcome.passed {
+                    passing.push(w);
+                } else {
+                    failing.push(w);
+                    first.get_or_insert_with(|| outcome.render());
+                }
+            }
+            let first = first?;
+            Some(ResultFailure {
+                name: pipeline.results[r].name.clone(),
+                rule: pipeline.results[r].rule.to_string(),
+                failing,
+                passing,
+                first,
+            })
+        })
+        .collect()
 }
 
 /// How many differing elements a report lists per buffer.
@@ -257,6 +314,7 @@ pub fn check(
             report.portability.push(issue);
         }
     }
+    report.results = result_failures(pipeline, &sizes, &baselines);
     report.sort_findings();
     Ok(report)
 }
@@ -546,6 +604,23 @@ impl CheckReport {
                 ));
             }
         }
+        for r in &self.results {
+            let holds = if r.passing.is_empty() {
+                "at no wave size".to_string()
+            } else {
+                format!("at {}", sizes_text(&r.passing))
+            };
+            out.push_str(&format!(
+                "results: rule '{}' ({}) fails at wave sizes {} (holds {holds}); at wave size {}:\n",
+                r.name,
+                r.rule,
+                sizes_text(&r.failing),
+                r.failing[0]
+            ));
+            for line in r.first.lines() {
+                out.push_str(&format!("  {line}\n"));
+            }
+        }
         let summary = if self.is_clean() {
             format!(
                 "clean: no findings at wave sizes {}\n",
@@ -556,7 +631,7 @@ impl CheckReport {
                 format!("{n} {}", if n == 1 { one } else { many })
             };
             format!(
-                "{}, {}, {} (wave sizes {})\n",
+                "{}, {}, {}, {} (wave sizes {})\n",
                 count(
                     self.findings.len(),
                     "undefined-behaviour finding",
@@ -571,6 +646,11 @@ impl CheckReport {
                     self.order_dependence.len(),
                     "order dependence",
                     "order dependences"
+                ),
+                count(
+                    self.results.len(),
+                    "failed result rule",
+                    "failed result rules"
                 ),
                 sizes_text(&self.wave_sizes)
             )

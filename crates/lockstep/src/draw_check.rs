@@ -11,6 +11,7 @@ use lockstep_raster::Packing;
 use crate::bind::Bindings;
 use crate::check::{
     CheckReport, ReportedFinding, merge_finding, order_issue, portability, reported,
+    result_failures,
 };
 use crate::draw::{DrawError, draw_with};
 use crate::{RunError, RunOptions, Shader};
@@ -99,6 +100,7 @@ pub fn check_draw(
             report.portability.push(issue);
         }
     }
+    report.results = result_failures(pipeline, &sizes, &baselines);
     report.sort_findings();
     Ok(report)
 }

@@ -535,3 +535,75 @@ void main(uint gi : SV_GroupIndex)
         ]
     );
 }
+
+/// A pipeline of one 8-thread group writing `Out`, with a `Results` rule
+/// that expects `expected` in every element.
+fn results_pipeline(expected: u32) -> String {
+    let data = vec![expected.to_string(); 8].join(", ");
+    format!(
+        "---\nShaders:\n  - Stage: Compute\n    Entry: main\n\
+         DispatchParameters:\n  DispatchGroupCount: [1, 1, 1]\n\
+         Buffers:\n  - Name: Out\n    Format: UInt32\n    FillSize: 32\n\
+         \x20 - Name: Expected\n    Format: UInt32\n    Data: [ {data} ]\n\
+         DescriptorSets:\n  - Resources:\n    - Name: Out\n      Kind: RWStructuredBuffer\n\
+         \x20     DirectXBinding: {{ Register: 0, Space: 0 }}\n\
+         Results:\n  - Result: Out\n    Rule: BufferExact\n    Actual: Out\n    Expected: Expected\n...\n"
+    )
+}
+
+/// `Results` rules count: a rule that holds only at wave size 32 fails at
+/// the others, one that never holds fails everywhere, and a check whose
+/// rules all hold is clean.
+#[test]
+fn results_rules_are_checked_at_every_wave_size() {
+    let dir = std::env::temp_dir().join(format!("lockstep-check-results-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+                  [numthreads(8, 1, 1)]\n\
+                  void main(uint3 id : SV_DispatchThreadID) { Out[id.x] = WaveGetLaneCount(); }\n";
+    let shader = dir.join("lanes.hlsl");
+    std::fs::write(&shader, source).unwrap();
+    let mut reports = Vec::new();
+    for expected in [32, 5] {
+        let yaml = dir.join(format!("expect_{expected}.yaml"));
+        std::fs::write(&yaml, results_pipeline(expected)).unwrap();
+        reports.push(check_files(&yaml, &shader));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let (report, text) = &reports[0];
+    let sizes = report.wave_sizes.clone();
+    assert!(sizes.contains(&4) && sizes.contains(&32), "{sizes:?}");
+    assert!(!report.is_clean(), "{text}");
+    let [failure] = &report.results[..] else {
+        panic!("one failing rule: {text}");
+    };
+    assert_eq!(failure.name, "Out");
+    assert_eq!(failure.rule, "BufferExact");
+    assert_eq!(failure.passing, vec![32]);
+    let others: Vec<u32> = sizes.iter().copied().filter(|&w| w != 32).collect();
+    assert_eq!(failure.failing, others);
+    // At the smallest size, each of the 8 elements holds that size.
+    let w = others[0];
+    assert!(
+        failure
+            .first
+            .contains(&format!("[0] expected 32, actual {w}")),
+        "{}",
+        failure.first
+    );
+    assert!(
+        text.contains("results: rule 'Out' (BufferExact) fails at wave sizes")
+            && text.contains("(holds at 32)")
+            && text.contains("1 failed result rule"),
+        "{text}"
+    );
+
+    let (report, text) = &reports[1];
+    let [failure] = &report.results[..] else {
+        panic!("one failing rule: {text}");
+    };
+    assert_eq!(failure.failing, report.wave_sizes);
+    assert!(failure.passing.is_empty());
+    assert!(text.contains("(holds at no wave size)"), "{text}");
+}
