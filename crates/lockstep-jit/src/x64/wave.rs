@@ -929,8 +929,14 @@ impl WaveBuilder {
             ; vpcmpeqq ymm1, ymm1, [r12 + at]
             ; vpaddq ymm2, ymm0, [=>high]
             ; vpcmpeqq ymm2, ymm2, [r12 + at + 32]
-            ; vpand ymm1, ymm1, ymm2
         );
+        self.unless_all_equal(slow);
+    }
+
+    /// Jumps to `slow` unless both `ymm1` and `ymm2` are all ones (eight
+    /// 64-bit comparisons that held); uses `rcx`.
+    fn unless_all_equal(&mut self, slow: DynamicLabel) {
+        dynasm!(self.b.asm; .arch x64; vpand ymm1, ymm1, ymm2);
         movmsk(&mut self.b.asm, 1, 1, true);
         dynasm!(self.b.asm; .arch x64
             ; cmp ecx, 15
@@ -956,12 +962,9 @@ impl WaveBuilder {
             ; vpcmpeqq ymm1, ymm0, [r12 + at]
             ; vpaddq ymm0, ymm0, [=>next]
             ; vpcmpeqq ymm2, ymm0, [r12 + at + 32]
-            ; vpand ymm1, ymm1, ymm2
         );
-        movmsk(&mut self.b.asm, 1, 1, true);
+        self.unless_all_equal(slow);
         dynasm!(self.b.asm; .arch x64
-            ; cmp ecx, 15
-            ; jne =>slow
             ; mov rax, [r12 + at]
             ; add rax, r9
             ; mov rcx, [r12 + at + 16]
