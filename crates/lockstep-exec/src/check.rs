@@ -14,6 +14,8 @@ use lockstep_wave::Mask;
 pub enum FindingKind {
     /// `WaveReadLaneAt`, `QuadRead*` or `QuadReadLaneAt` read an inactive lane.
     InactiveLaneRead,
+    /// `WaveReadLaneAt` named a lane past the wave's last.
+    LaneOutOfRange,
     /// A quad operation ran while some lanes of the quad were inactive.
     IncompleteQuad,
     /// `WaveMultiPrefix*` masks that do not partition the active lanes.
@@ -44,6 +46,7 @@ impl FindingKind {
     pub fn name(self) -> &'static str {
         match self {
             FindingKind::InactiveLaneRead => "inactive-lane-read",
+            FindingKind::LaneOutOfRange => "lane-out-of-range",
             FindingKind::IncompleteQuad => "incomplete-quad",
             FindingKind::BadPartition => "bad-partition",
             FindingKind::DivergentBarrier => "divergent-barrier",

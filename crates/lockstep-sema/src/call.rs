@@ -100,14 +100,27 @@ impl Sema<'_> {
         if self.functions.contains_key(name) {
             return self.call_user(name, args, span);
         }
-        if let Some(&(_, current)) = intrinsics::LEGACY_NAMES
-            .iter()
-            .find(|(old, _)| *old == name)
-        {
-            self.warning(
-                id.span,
+        let renamed = |table: &[(&'static str, &'static str)]| {
+            table
+                .iter()
+                .find(|(old, _)| *old == name)
+                .map(|&(_, current)| current)
+        };
+        let warning = if let Some(current) = renamed(intrinsics::LEGACY_NAMES) {
+            Some((
+                current,
                 format!("'{name}' is deprecated: use '{current}' instead"),
-            );
+            ))
+        } else {
+            renamed(intrinsics::NOT_HLSL_NAMES).map(|current| {
+                (
+                    current,
+                    format!("'{name}' is not an HLSL intrinsic: use '{current}' instead"),
+                )
+            })
+        };
+        if let Some((current, message)) = warning {
+            self.warning(id.span, message);
             let intrinsic = intrinsics::find(current)?;
             return self.call_intrinsic(intrinsic, name, args, span);
         }

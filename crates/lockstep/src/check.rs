@@ -27,6 +27,17 @@ pub struct CheckReport {
     pub order_dependence: Vec<OrderIssue>,
     /// The pipeline's `Results` rules that fail at some wave size.
     pub results: Vec<ResultFailure>,
+    /// Wave sizes the device has but the shader cannot run at, and why.
+    pub skipped: Vec<SkippedSize>,
+}
+
+/// A wave size the check did not run, and why.
+#[derive(Clone, Debug, Serialize)]
+pub struct SkippedSize {
+    /// The wave size.
+    pub wave_size: u32,
+    /// Why the shader cannot run at it.
+    pub reason: String,
 }
 
 impl CheckReport {
@@ -212,7 +223,7 @@ pub fn check(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<CheckReport, RunError> {
     let bindings = Bindings::new(shader, pipeline)?;
-    let sizes = check_wave_sizes(shader, opts)?;
+    let (sizes, skipped) = runnable_sizes(shader, check_wave_sizes(shader, opts)?)?;
     let checked = Program::compile_checked(&shader.module)?;
     let buffers = pipeline.buffers.len();
     let outputs: Vec<usize> = bindings
@@ -299,6 +310,7 @@ pub fn check(
     })?;
     let mut report = CheckReport {
         wave_sizes: sizes.clone(),
+        skipped,
         ..CheckReport::default()
     };
     let mut baselines = Vec::new();
@@ -317,6 +329,42 @@ pub fn check(
     report.results = result_failures(pipeline, &sizes, &baselines);
     report.sort_findings();
     Ok(report)
+}
+
+/// The wave sizes of `sizes` at which the shader's group fits the
+/// device, and the others with why: a `[numWaves(n)]` group grows with
+/// the wave size. An error when none fits.
+fn runnable_sizes(
+    shader: &Shader,
+    sizes: Vec<u32>,
+) -> Result<(Vec<u32>, Vec<SkippedSize>), RunError> {
+    let group = shader.program.group;
+    let (fit, too_big): (Vec<u32>, Vec<u32>) = sizes
+        .into_iter()
+        .partition(|&w| group.threads(w) <= lockstep_exec::MAX_GROUP_THREADS);
+    let skipped: Vec<SkippedSize> = too_big
+        .into_iter()
+        .map(|w| SkippedSize {
+            wave_size: w,
+            reason: format!(
+                "the group would have {} threads ({} waves), more than the device's limit of {}",
+                group.threads(w),
+                group.waves(w),
+                lockstep_exec::MAX_GROUP_THREADS
+            ),
+        })
+        .collect();
+    if fit.is_empty() {
+        let why: Vec<String> = skipped
+            .iter()
+            .map(|s| format!("at wave size {}: {}", s.wave_size, s.reason))
+            .collect();
+        return Err(RunError::new(format!(
+            "the shader can run at none of the device's wave sizes ({})",
+            why.join("; ")
+        )));
+    }
+    Ok((fit, skipped))
 }
 
 /// What the dispatches at one wave size found: the checked run's findings
@@ -620,6 +668,12 @@ impl CheckReport {
             for line in r.first.lines() {
                 out.push_str(&format!("  {line}\n"));
             }
+        }
+        for s in &self.skipped {
+            out.push_str(&format!(
+                "note: wave size {} skipped: {}\n",
+                s.wave_size, s.reason
+            ));
         }
         let summary = if self.is_clean() {
             format!(

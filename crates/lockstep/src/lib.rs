@@ -43,8 +43,8 @@ pub use lockstep_wave as wave;
 
 pub use bind::{RunError, RunOptions, RunOutput, run};
 pub use check::{
-    CheckReport, ElementDiff, OrderIssue, PortabilityIssue, ReportedFinding, check,
-    check_wave_sizes, run_checked,
+    CheckReport, ElementDiff, OrderIssue, PortabilityIssue, ReportedFinding, ResultFailure,
+    SkippedSize, check, check_wave_sizes, run_checked,
 };
 pub use contents::BufferContents;
 pub use draw::{DrawError, draw, draw_packed};

@@ -147,8 +147,15 @@ impl Wave {
         );
         let mut inactive_read: Mask = 0;
         let mut partial_quad: Mask = 0;
+        // `WaveReadLaneAt` lanes whose index names no lane of the wave,
+        // and the first such index.
+        let (mut past_end, mut first_past): (Mask, Option<u64>) = (0, None);
         for l in self.lanes(w) {
-            if source(l).is_some_and(|s| !active(s)) {
+            let arg = self.regs[index.0 as usize * w + l];
+            if op == WaveOp::ReadLaneAt && arg >= w as u64 {
+                past_end |= 1 << l;
+                first_past.get_or_insert(arg);
+            } else if source(l).is_some_and(|s| !active(s)) {
                 inactive_read |= 1 << l;
             }
             if is_quad && !quad(l) {
@@ -162,7 +169,17 @@ impl Wave {
                 partial_quad,
                 || "quad operation while some lanes of the quad are inactive".to_string(),
             );
-        } else if inactive_read != 0 {
+            return;
+        }
+        if let Some(lane) = first_past {
+            findings.record(FindingKind::LaneOutOfRange, self.site(ctx), past_end, || {
+                format!(
+                    "WaveReadLaneAt reads lane {lane} of a wave of {w} lanes: there is no such lane, so the result is undefined (this engine wraps the index to lane {})",
+                    lane % w as u64
+                )
+            });
+        }
+        if inactive_read != 0 {
             findings.record(
                 FindingKind::InactiveLaneRead,
                 self.site(ctx),
@@ -432,6 +449,10 @@ impl Wave {
             | WaveOp::QuadReadAcrossDiagonal
             | WaveOp::QuadReadLaneAt => (0..w)
                 .filter(|&l| {
+                    // A lane past the wave's last has no value.
+                    if op == WaveOp::ReadLaneAt && index(l) >= w {
+                        return true;
+                    }
                     let src = match op {
                         WaveOp::ReadLaneAt => index(l) % w,
                         WaveOp::QuadReadAcrossX => l ^ 1,
@@ -451,7 +472,7 @@ impl Wave {
     fn report_undefined_branch(&self, ctx: &Context, findings: &Findings, lanes: Mask) {
         if lanes != 0 {
             findings.record(FindingKind::UndefinedValue, self.site(ctx), lanes, || {
-                "a branch's condition is undefined (from an inactive lane or an uninitialized variable): which way these lanes go is undefined".to_string()
+                "a branch's condition is undefined (from an inactive lane, a lane past the wave, or an uninitialized variable): which way these lanes go is undefined".to_string()
             });
         }
     }
@@ -460,7 +481,7 @@ impl Wave {
         let lanes = values.iter().fold(0, |m, &r| m | self.undef(r)) & self.cur;
         if lanes != 0 {
             findings.record(FindingKind::UndefinedValue, self.site(ctx), lanes, || {
-                "an undefined value (from an inactive lane or an uninitialized variable) is written to memory".to_string()
+                "an undefined value (from an inactive lane, a lane past the wave, or an uninitialized variable) is written to memory".to_string()
             });
         }
     }

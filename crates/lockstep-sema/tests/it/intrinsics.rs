@@ -245,7 +245,6 @@ fn wave_result_types() {
             WaveMatch(v); WaveMultiPrefixSum(f, mask); WaveMultiPrefixProduct(i, mask);
             WaveMultiPrefixCountBits(b, mask); WaveMultiPrefixBitAnd(u, mask);
             WaveMultiPrefixBitOr(iv, mask); WaveMultiPrefixBitXor(u, mask);
-            WaveMultiPrefixAnd(u, mask); WaveMultiPrefixOr(u, mask); WaveMultiPrefixXor(u, mask);
             QuadReadAcrossX(f); QuadReadAcrossY(v); QuadReadAcrossDiagonal(i); QuadReadLaneAt(u, 2);
             QuadAny(b); QuadAll(b);",
         ),
@@ -289,9 +288,6 @@ fn wave_result_types() {
               WaveMultiPrefixBitAnd<uint>(%u, %mask);
               WaveMultiPrefixBitOr<int2>(%iv, %mask);
               WaveMultiPrefixBitXor<uint>(%u, %mask);
-              WaveMultiPrefixBitAnd<uint>(%u, %mask);
-              WaveMultiPrefixBitOr<uint>(%u, %mask);
-              WaveMultiPrefixBitXor<uint>(%u, %mask);
               QuadReadAcrossX<float>(%f);
               QuadReadAcrossY<float3>(%v);
               QuadReadAcrossDiagonal<int>(%i);
@@ -323,6 +319,31 @@ fn wave_argument_errors() {
             5:32: error: no matching function for call to 'WaveIsFirstLane'
               note: candidate function not viable: requires 0 arguments, but 1 was provided
             5:52: error: WaveActiveBitXor requires an integer type, but argument has type 'float'
+        "#]],
+    );
+}
+
+/// `WaveMultiPrefixAnd/Or/Xor` are not HLSL (compilers know only the `Bit`
+/// names): accepted as the real intrinsic, with a warning naming it.
+#[test]
+fn multiprefix_names_that_are_not_hlsl() {
+    check(
+        &body(
+            "uint u; uint4 mask;
+            WaveMultiPrefixAnd(u, mask); WaveMultiPrefixOr(u, mask); WaveMultiPrefixXor(u, mask);",
+        ),
+        expect![[r#"
+            4:13: warning: 'WaveMultiPrefixAnd' is not an HLSL intrinsic: use 'WaveMultiPrefixBitAnd' instead
+            4:42: warning: 'WaveMultiPrefixOr' is not an HLSL intrinsic: use 'WaveMultiPrefixBitOr' instead
+            4:70: warning: 'WaveMultiPrefixXor' is not an HLSL intrinsic: use 'WaveMultiPrefixBitXor' instead
+            fn main() -> void {
+              local %u: uint
+              local %mask: uint4
+              WaveMultiPrefixBitAnd<uint>(%u, %mask);
+              WaveMultiPrefixBitOr<uint>(%u, %mask);
+              WaveMultiPrefixBitXor<uint>(%u, %mask);
+            }
+            entry main: fn main, numthreads(1, 1, 1), inputs()
         "#]],
     );
 }

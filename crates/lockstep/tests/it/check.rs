@@ -69,7 +69,7 @@ fn jobs(dir: &Path, yaml: Option<&str>) -> Vec<(PathBuf, PathBuf)> {
 fn reports_do_not_depend_on_the_threads() {
     let mut all = jobs(&repo().join("tests/check"), Some("ub.yaml"));
     all.extend(jobs(&repo().join("examples"), None));
-    assert_eq!(all.len(), 23);
+    assert_eq!(all.len(), 24);
     for (yaml, hlsl) in &all {
         let (pipeline, shader) = load(yaml, hlsl);
         let runs: Vec<(String, Vec<(usize, usize)>)> = [1, 2, 5]
@@ -229,6 +229,7 @@ fn each_kind_of_finding_is_reported_at_its_line() {
             "inactive-lane-read",
             "incomplete-quad",
             "incomplete-quad",
+            "lane-out-of-range",
             "order-dependence",
             "order-dependence",
             "out-of-bounds",
@@ -606,4 +607,47 @@ fn results_rules_are_checked_at_every_wave_size() {
     assert_eq!(failure.failing, report.wave_sizes);
     assert!(failure.passing.is_empty());
     assert!(text.contains("(holds at no wave size)"), "{text}");
+}
+
+/// A `[numWaves(9)]` group has 1152 threads at wave size 128, more than
+/// a group may: the check skips that size with a note and runs the
+/// others.
+#[test]
+fn sizes_a_group_cannot_have_are_skipped() {
+    let dir = std::env::temp_dir().join(format!("lockstep-check-skip-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shader = dir.join("nine.hlsl");
+    std::fs::write(
+        &shader,
+        "RWStructuredBuffer<uint> Out : register(u0);\n\
+         [numWaves(9)]\n\
+         void main() {\n\
+         \x20   uint i = GetGroupWaveIndex() * WaveGetLaneCount() + WaveGetLaneIndex();\n\
+         \x20   if (i < 36u) Out[i] = i + 1u;\n\
+         }\n",
+    )
+    .unwrap();
+    let yaml = dir.join("nine.yaml");
+    std::fs::write(
+        &yaml,
+        "---\nShaders:\n  - Stage: Compute\n    Entry: main\n\
+         DispatchParameters:\n  DispatchGroupCount: [1, 1, 1]\n\
+         Buffers:\n  - Name: Out\n    Format: UInt32\n    FillSize: 144\n\
+         DescriptorSets:\n  - Resources:\n    - Name: Out\n      Kind: RWStructuredBuffer\n\
+         \x20     DirectXBinding: { Register: 0, Space: 0 }\n...\n",
+    )
+    .unwrap();
+    let (report, text) = check_files(&yaml, &shader);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(report.is_clean(), "{text}");
+    assert!(!report.wave_sizes.contains(&128), "{text}");
+    assert!(report.wave_sizes.contains(&64), "{text}");
+    let [skipped] = &report.skipped[..] else {
+        panic!("one size skipped: {text}");
+    };
+    assert_eq!(skipped.wave_size, 128);
+    assert!(
+        text.contains("note: wave size 128 skipped: the group would have 1152 threads (9 waves), more than the device's limit of 1024"),
+        "{text}"
+    );
 }
