@@ -402,8 +402,14 @@ impl Wave {
                 let lanes = self.undef(selector) & self.frames.last().map_or(0, |f| f.entry);
                 self.report_undefined_branch(ctx, findings, lanes);
             }
-            Inst::Store { src, .. } => self.report_undefined_store(ctx, findings, &[src]),
-            Inst::Atomic { dst, a, b, .. } => {
+            Inst::Store { src, addr, .. } => {
+                self.report_undefined_address(ctx, findings, addr, "store");
+                self.report_undefined_store(ctx, findings, &[src]);
+            }
+            Inst::Atomic {
+                dst, a, b, addr, ..
+            } => {
+                self.report_undefined_address(ctx, findings, addr, "atomic");
                 self.report_undefined_store(ctx, findings, &[a, b]);
                 self.set_undef(dst, 0);
             }
@@ -473,6 +479,25 @@ impl Wave {
         if lanes != 0 {
             findings.record(FindingKind::UndefinedValue, self.site(ctx), lanes, || {
                 "a branch's condition is undefined (from an inactive lane, a lane past the wave, or an uninitialized variable): which way these lanes go is undefined".to_string()
+            });
+        }
+    }
+
+    /// Reports a store or atomic (`what`) whose address is undefined in
+    /// some active lanes: which element those lanes write is undefined.
+    fn report_undefined_address(
+        &self,
+        ctx: &Context,
+        findings: &Findings,
+        addr: crate::bytecode::Address,
+        what: &str,
+    ) {
+        let lanes = addr.dynamic.map_or(0, |r| self.undef(r)) & self.cur;
+        if lanes != 0 {
+            findings.record(FindingKind::UndefinedValue, self.site(ctx), lanes, || {
+                format!(
+                    "the address of this {what} is undefined in these lanes (it comes from an inactive lane, a lane past the wave, or an uninitialized variable): which element they write is undefined"
+                )
             });
         }
     }

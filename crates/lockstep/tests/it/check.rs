@@ -69,7 +69,7 @@ fn jobs(dir: &Path, yaml: Option<&str>) -> Vec<(PathBuf, PathBuf)> {
 fn reports_do_not_depend_on_the_threads() {
     let mut all = jobs(&repo().join("tests/check"), Some("ub.yaml"));
     all.extend(jobs(&repo().join("examples"), None));
-    assert_eq!(all.len(), 24);
+    assert_eq!(all.len(), 25);
     for (yaml, hlsl) in &all {
         let (pipeline, shader) = load(yaml, hlsl);
         let runs: Vec<(String, Vec<(usize, usize)>)> = [1, 2, 5]
@@ -234,6 +234,7 @@ fn each_kind_of_finding_is_reported_at_its_line() {
             "order-dependence",
             "out-of-bounds",
             "portability",
+            "undefined-value",
             "undefined-value",
             "undefined-value",
             "uninitialized-groupshared"
@@ -650,4 +651,34 @@ fn sizes_a_group_cannot_have_are_skipped() {
         text.contains("note: wave size 128 skipped: the group would have 1152 threads (9 waves), more than the device's limit of 1024"),
         "{text}"
     );
+}
+
+/// The usual compaction bug: the base one lane reserved is used by every
+/// lane without `WaveReadLaneFirst`. The store's address is undefined in
+/// the other lanes, reported at the store.
+#[test]
+fn compaction_without_read_lane_first_is_reported_at_the_store() {
+    let source = "StructuredBuffer<uint> In : register(t0);\n\
+                  RWStructuredBuffer<uint> Out : register(u0);\n\
+                  [numthreads(8, 1, 1)]\n\
+                  void main(uint gi : SV_GroupIndex)\n\
+                  {\n\
+                  \x20   bool keep = (In[gi] & 1u) != 0u;\n\
+                  \x20   uint base;\n\
+                  \x20   if (WaveIsFirstLane())\n\
+                  \x20       InterlockedAdd(Out[63], WaveActiveCountBits(keep), base);\n\
+                  \x20   if (keep)\n\
+                  \x20       Out[base + WavePrefixCountBits(keep)] = In[gi];\n\
+                  }\n";
+    let (report, text) = check_source(
+        &repo().join("tests/check/ub.yaml"),
+        "compaction.hlsl",
+        source,
+    );
+    let at_store = report.findings.iter().find(|f| {
+        f.kind == "undefined-value"
+            && f.location.as_deref().is_some_and(|l| l.contains(":11:"))
+            && f.message.contains("address of this store")
+    });
+    assert!(at_store.is_some(), "{text}");
 }
