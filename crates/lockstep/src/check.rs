@@ -639,11 +639,31 @@ impl CheckReport {
                     .collect();
                 out.push_str(&format!("  [{}] {}\n", e.index, values.join(", ")));
             }
+            out.push_str(&more(p.differing_elements, p.elements.len()));
         }
+        // One block per buffer and variation, over the wave sizes it
+        // happened at; the elements are those of the first.
+        let mut blocks: Vec<(&OrderIssue, Vec<u32>)> = Vec::new();
         for o in &self.order_dependence {
+            match blocks
+                .iter_mut()
+                .find(|(b, _)| b.buffer == o.buffer && b.variation == o.variation)
+            {
+                Some((_, sizes)) => sizes.push(o.wave_size),
+                None => blocks.push((o, vec![o.wave_size])),
+            }
+        }
+        for (o, sizes) in blocks {
+            let (at, first) = match sizes.len() {
+                1 => (format!("at wave size {}", o.wave_size), String::new()),
+                _ => (
+                    format!("at wave sizes {}", sizes_text(&sizes)),
+                    format!(" at wave size {}", o.wave_size),
+                ),
+            };
             out.push_str(&format!(
-                "order dependence: buffer '{}' changes at wave size {} with {}: {} elements\n",
-                o.buffer, o.wave_size, o.variation, o.differing_elements
+                "order dependence: buffer '{}' changes {at} with {}: {} elements{first}\n",
+                o.buffer, o.variation, o.differing_elements
             ));
             for e in &o.elements {
                 out.push_str(&format!(
@@ -651,6 +671,7 @@ impl CheckReport {
                     e.index, e.values[0], e.values[1]
                 ));
             }
+            out.push_str(&more(o.differing_elements, o.elements.len()));
         }
         for r in &self.results {
             let holds = if r.passing.is_empty() {
@@ -711,6 +732,14 @@ impl CheckReport {
         };
         out.push_str(&summary);
         out
+    }
+}
+
+/// `  … and N more` (a line) where a list shows `listed` of `total`.
+fn more(total: usize, listed: usize) -> String {
+    match total.saturating_sub(listed) {
+        0 => String::new(),
+        n => format!("  … and {n} more\n"),
     }
 }
 

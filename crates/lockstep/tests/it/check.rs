@@ -682,3 +682,31 @@ fn compaction_without_read_lane_first_is_reported_at_the_store() {
     });
     assert!(at_store.is_some(), "{text}");
 }
+
+/// An append buffer whose order changes with the shuffled schedules at
+/// several wave sizes gives one block per schedule, over those sizes, and
+/// long lists of elements end with how many more differ.
+#[test]
+fn repeated_order_dependences_are_one_block() {
+    let dir = repo().join("tests/check");
+    let (report, text) = check_files(&dir.join("ub.yaml"), &dir.join("wave_order_append.hlsl"));
+    let blocks: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("order dependence:"))
+        .collect();
+    let variations: std::collections::BTreeSet<&str> = report
+        .order_dependence
+        .iter()
+        .map(|o| o.variation.as_str())
+        .collect();
+    assert!(report.order_dependence.len() > blocks.len(), "{text}");
+    assert_eq!(blocks.len(), variations.len(), "{text}");
+    assert!(
+        blocks.iter().any(|b| b.contains("at wave sizes 4, 8")),
+        "{text}"
+    );
+    let o = &report.order_dependence[0];
+    assert!(o.differing_elements > o.elements.len(), "{text}");
+    let more = format!("  … and {} more", o.differing_elements - o.elements.len());
+    assert!(text.lines().any(|l| l == more), "{text}");
+}
