@@ -1,0 +1,102 @@
+//! `check/…`: what `lockstep check` costs against one `lockstep::run` of
+//! the same dispatch. A check runs every wave size the device has (six)
+//! in checked mode, then each again with four other orders of reductions,
+//! waves and groups; its target is at most ten times one run.
+//!
+//! ```sh
+//! cargo bench -p lockstep --bench check
+//! ```
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use lockstep::pipeline::{Binding, BufferDesc, Format, Kind, Pipeline};
+use lockstep::{CompileOptions, MemoryLoader, RunOptions};
+
+/// A scan and a reduction per wave, as user code writes them.
+const SCAN: &str = r#"
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+RWByteAddressBuffer Total : register(u1);
+
+[numthreads(64, 1, 1)]
+void main(uint3 dtid : SV_DispatchThreadID)
+{
+    uint v = In[dtid.x] & 255u;
+    Out[dtid.x] = WavePrefixSum(v);
+    uint sum = WaveActiveSum(v);
+    if (WaveIsFirstLane())
+        Total.InterlockedAdd(0, sum);
+}
+"#;
+
+const ELEMENTS: u32 = 1 << 16;
+
+fn buffer(name: &str, words: &[u32]) -> BufferDesc {
+    BufferDesc {
+        name: name.to_string(),
+        format: Format::UInt32,
+        stride: None,
+        channels: 1,
+        array_size: 1,
+        data: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+        output_props: None,
+    }
+}
+
+fn binding(name: &str, kind: Kind, register: u32) -> Binding {
+    Binding {
+        name: name.to_string(),
+        kind,
+        register,
+        space: 0,
+        set: 0,
+        vulkan_binding: None,
+    }
+}
+
+fn check_against_run(c: &mut Criterion) {
+    let input: Vec<u32> = (0..ELEMENTS).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
+    let pipeline = Pipeline {
+        samplers: Vec::new(),
+        graphics: None,
+        dispatch: [ELEMENTS / 64, 1, 1],
+        entry: None,
+        buffers: vec![
+            buffer("In", &input),
+            buffer("Out", &vec![0; ELEMENTS as usize]),
+            buffer("Total", &[0]),
+        ],
+        results: Vec::new(),
+        bindings: vec![
+            binding("In", Kind::StructuredBuffer, 0),
+            binding("Out", Kind::RwStructuredBuffer, 0),
+            binding("Total", Kind::RwByteAddressBuffer, 1),
+        ],
+    };
+    let shader = lockstep::compile(
+        "scan.hlsl",
+        SCAN,
+        &CompileOptions::default(),
+        &MemoryLoader::default(),
+    )
+    .expect("the benchmark shader compiles");
+    let opts = RunOptions::default();
+    let mut group = c.benchmark_group("check");
+    group.throughput(Throughput::Elements(u64::from(ELEMENTS)));
+    group.sample_size(10);
+    group.bench_function("run", |b| {
+        b.iter(|| lockstep::run(&shader, &pipeline, &opts).expect("the run succeeds"))
+    });
+    group.bench_function("check", |b| {
+        b.iter(|| {
+            // The prefix sums differ between wave sizes: a portability
+            // issue, as the check must find.
+            let report =
+                lockstep::check(&shader, &pipeline, &opts, &mut |_, _| {}).expect("the check runs");
+            assert_eq!(report.portability.len(), 1);
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, check_against_run);
+criterion_main!(benches);
