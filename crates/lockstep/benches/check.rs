@@ -8,8 +8,11 @@
 //! ```
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use lockstep::pipeline::{Binding, BufferDesc, Format, Kind, Pipeline};
+mod support;
+
+use lockstep::pipeline::{Kind, Pipeline};
 use lockstep::{CompileOptions, MemoryLoader, RunOptions};
+use support::{binding, buffer, words};
 
 /// A scan and a reduction per wave, as user code writes them.
 const SCAN: &str = r#"
@@ -30,29 +33,6 @@ void main(uint3 dtid : SV_DispatchThreadID)
 
 const ELEMENTS: u32 = 1 << 16;
 
-fn buffer(name: &str, words: &[u32]) -> BufferDesc {
-    BufferDesc {
-        name: name.to_string(),
-        format: Format::UInt32,
-        stride: None,
-        channels: 1,
-        array_size: 1,
-        data: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
-        output_props: None,
-    }
-}
-
-fn binding(name: &str, kind: Kind, register: u32) -> Binding {
-    Binding {
-        name: name.to_string(),
-        kind,
-        register,
-        space: 0,
-        set: 0,
-        vulkan_binding: None,
-    }
-}
-
 fn check_against_run(c: &mut Criterion) {
     let input: Vec<u32> = (0..ELEMENTS).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
     let pipeline = Pipeline {
@@ -61,9 +41,9 @@ fn check_against_run(c: &mut Criterion) {
         dispatch: [ELEMENTS / 64, 1, 1],
         entry: None,
         buffers: vec![
-            buffer("In", &input),
-            buffer("Out", &vec![0; ELEMENTS as usize]),
-            buffer("Total", &[0]),
+            buffer("In", words(&input)),
+            buffer("Out", words(&vec![0; ELEMENTS as usize])),
+            buffer("Total", words(&[0])),
         ],
         results: Vec::new(),
         bindings: vec![

@@ -2,8 +2,11 @@
 //! its result inside the timed loop.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use lockstep::pipeline::{Binding, BufferDesc, Format, Kind, Pipeline};
+mod support;
+
+use lockstep::pipeline::{Kind, Pipeline};
 use lockstep::{CompileOptions, MemoryLoader, RunOptions};
+use support::{binding, buffer, words};
 
 /// The ordered append of the wave intrinsics specification: each thread
 /// appends 0 to 3 items; one atomic per wave reserves the wave's space.
@@ -28,33 +31,6 @@ void main(uint3 dtid : SV_DispatchThreadID)
 "#;
 
 const ELEMENTS: usize = 1 << 20;
-
-fn words(ws: &[u32]) -> Vec<u8> {
-    ws.iter().flat_map(|w| w.to_le_bytes()).collect()
-}
-
-fn buffer(name: &str, data: Vec<u8>) -> BufferDesc {
-    BufferDesc {
-        name: name.to_string(),
-        format: Format::UInt32,
-        stride: None,
-        channels: 1,
-        array_size: 1,
-        data,
-        output_props: None,
-    }
-}
-
-fn binding(name: &str, kind: Kind, register: u32) -> Binding {
-    Binding {
-        name: name.to_string(),
-        kind,
-        register,
-        space: 0,
-        set: 0,
-        vulkan_binding: None,
-    }
-}
 
 fn ordered_append(c: &mut Criterion) {
     let counts: Vec<u32> = (0..ELEMENTS as u32)
