@@ -40,6 +40,12 @@ impl Program {
             return None;
         }
         let ours = |space: Space| matches!(space, Space::Resource(id) if id.index() == resource);
+        // Anywhere in the code, a load or an atomic of the buffer would see
+        // what it held before.
+        let reads = |inst: &Inst| matches!(*inst, Inst::Load { addr, .. } | Inst::Atomic { addr, .. } if ours(addr.space));
+        if self.code.iter().any(reads) {
+            return None;
+        }
         // Frames open at each instruction: one per `if`, loop, `switch`
         // and call, the entry point's own included where the code opens
         // one (frame 0): `top` is the entry point's level.
@@ -54,9 +60,6 @@ impl Program {
         let mut left = false;
         for inst in &self.code {
             match *inst {
-                Inst::Load { addr, .. } | Inst::Atomic { addr, .. } if ours(addr.space) => {
-                    return None;
-                }
                 // Lanes that leave the entry point skip what follows.
                 Inst::Return { frame: 0 } | Inst::LeaveIf { frame: 0, .. } => left = true,
                 Inst::Exit | Inst::Jump { .. } if depth <= top => break,
