@@ -60,7 +60,7 @@ impl Case {
 }
 
 /// The kernels, in the benchmark's order.
-pub const KERNELS: [Kernel; 9] = [
+pub const KERNELS: [Kernel; 11] = [
     Kernel {
         name: "ordered_append",
         source: include_str!("../../../benches/kernels/ordered_append.hlsl"),
@@ -115,6 +115,20 @@ pub const KERNELS: [Kernel; 9] = [
         source: include_str!("../../../benches/kernels/float4_wave_max.hlsl"),
         elements: N22,
         build: float4_wave_max,
+        no_spirv: None,
+    },
+    Kernel {
+        name: "float4_shading",
+        source: include_str!("../../../benches/kernels/float4_shading.hlsl"),
+        elements: N22,
+        build: float4_shading,
+        no_spirv: None,
+    },
+    Kernel {
+        name: "tree_scan",
+        source: include_str!("../../../benches/kernels/tree_scan.hlsl"),
+        elements: N24,
+        build: tree_scan,
         no_spirv: None,
     },
     Kernel {
@@ -329,6 +343,17 @@ fn wave_reduce(n: u32) -> Case {
 
 /// Exclusive prefix sum of each block of 256: the whole output is checked.
 fn block_scan(n: u32) -> Case {
+    block_prefix("block_scan", n)
+}
+
+/// The same as `block_scan`'s, for the groupshared scan of `tree_scan`.
+fn tree_scan(n: u32) -> Case {
+    block_prefix("tree_scan", n)
+}
+
+/// The exclusive prefix sum of each block of 256 elements, for the kernel
+/// `name`.
+fn block_prefix(name: &'static str, n: u32) -> Case {
     let input: Vec<u32> = (0..n).map(|i| hash(i) & 0xFFFF).collect();
     let expected: Vec<u32> = input
         .chunks_exact(256)
@@ -356,7 +381,7 @@ fn block_scan(n: u32) -> Case {
         pipeline,
         elements: n,
         outputs: vec![1],
-        check: Box::new(move |out| same_words("block_scan: wrong output", out[1], &expected)),
+        check: Box::new(move |out| same_words(&format!("{name}: wrong output"), out[1], &expected)),
     }
 }
 
@@ -620,6 +645,63 @@ fn float4_wave_max(n: u32) -> Case {
     }
 }
 
+/// A weighted sum of float4 shading terms (`sin`, `cos`, `exp`, `log`,
+/// `pow`) per point. The components are integers below 1024. Devices'
+/// transcendentals are approximations (Vulkan allows an absolute error of
+/// 2^-11 for `sin` and `cos`), so each result is checked to within 0.01
+/// plus 10^-4 of its size.
+fn float4_shading(n: u32) -> Case {
+    let points: Vec<[f32; 4]> = (0..n)
+        .map(|i| std::array::from_fn(|k| (hash(4 * i + k as u32) & 0x3FF) as f32))
+        .collect();
+    let weights = [0.1f32, 0.2, 0.3, 0.4];
+    let expected: Vec<f32> = points
+        .iter()
+        .map(|p| {
+            p.iter()
+                .zip(weights)
+                .map(|(&x, w)| {
+                    let wave = (x * 0.01).sin() * (x * 0.02).cos();
+                    let falloff = (x * -0.002).exp() + (x + 1.0).ln();
+                    let gloss = (x * 0.001 + 0.5).powf(1.5);
+                    (wave * falloff + gloss) * w
+                })
+                .sum()
+        })
+        .collect();
+    let flat: Vec<u32> = points.iter().flatten().map(|f| f.to_bits()).collect();
+    let mut points = buffer("Points", Format::Float32, words(&flat));
+    points.channels = 4;
+    let pipeline = compute(
+        [groups(n, 64), 1, 1],
+        vec![
+            points,
+            buffer("Shade", Format::Float32, vec![0; n as usize * 4]),
+        ],
+        vec![
+            binding("Points", Kind::StructuredBuffer, 0),
+            binding("Shade", Kind::RwStructuredBuffer, 0),
+        ],
+    );
+    Case {
+        pipeline,
+        elements: n,
+        outputs: vec![1],
+        check: Box::new(move |out| {
+            for (i, want) in expected.iter().enumerate() {
+                let got = f32::from_bits(word(out[1], i));
+                let close = (got - want).abs() <= 0.01 + 1e-4 * want.abs();
+                if !close {
+                    return Err(format!(
+                        "float4_shading: point {i} is {got}, expected {want}"
+                    ));
+                }
+            }
+            Ok(())
+        }),
+    }
+}
+
 fn same_words(message: &str, got: &[u8], expected: &[u8]) -> Result<(), String> {
     if got == expected {
         return Ok(());
@@ -650,14 +732,15 @@ mod tests {
         let one = select(Some("block_scan")).unwrap();
         assert_eq!(one.len(), 1);
         assert_eq!(one[0].name, "block_scan");
-        assert_eq!(select(None).unwrap().len(), 9);
+        assert_eq!(select(None).unwrap().len(), 11);
         let Err(e) = select(Some("nope")) else {
             panic!("an unknown kernel was found");
         };
         assert_eq!(
             e,
             "no kernel `nope` (kernels: ordered_append, wave_reduce, block_scan, tile_minmax, \
-             divergent_loop, stream_scale, gather_index, float4_wave_max, match_histogram)"
+             divergent_loop, stream_scale, gather_index, float4_wave_max, float4_shading, \
+             tree_scan, match_histogram)"
         );
     }
 
@@ -689,6 +772,8 @@ mod tests {
                 ("stream_scale", 1 << 24),
                 ("gather_index", 1 << 24),
                 ("float4_wave_max", 1 << 22),
+                ("float4_shading", 1 << 22),
+                ("tree_scan", 1 << 24),
                 ("match_histogram", 1 << 24),
             ]
         );

@@ -1,6 +1,7 @@
 //! The wave bytecode: one instruction does one operation for every lane of a
 //! wave, over structure-of-arrays registers.
 
+use crate::lanes::LaneMath;
 use lockstep_ir::{AtomicOp, ResourceId, ResourceQuery, ScalarType, Span, WaveOp};
 
 /// A register: one scalar component for all lanes of a wave.
@@ -390,6 +391,9 @@ pub enum Inst {
         masked: bool,
         /// The operation as a one-operand [`Op32`], when it is one.
         op32: Option<Op32>,
+        /// The operation as a lane function of the machine code, when it
+        /// is one.
+        math: Option<LaneMath>,
     },
     Binary {
         f: BinaryFn,
@@ -399,6 +403,9 @@ pub enum Inst {
         masked: bool,
         /// The operation, when `f` is one that a [`Block32`] can take.
         op32: Option<Op32>,
+        /// The operation as a lane function of the machine code, when it
+        /// is one.
+        math: Option<LaneMath>,
     },
     /// `Binary` with a constant second operand.
     BinaryImm {

@@ -3214,6 +3214,7 @@ mod tests {
                 a: Reg(a),
                 masked,
                 op32: Some(op32),
+                math: None,
             };
         }
         if let Some(&(builtin, ty)) = builtins.get(op.wrapping_sub(forms.len())) {
@@ -3229,6 +3230,7 @@ mod tests {
                 b: Reg(b.map_or_else(|r| r, |imm| imm % 6)),
                 masked,
                 op32,
+                math: None,
             };
         }
         let (op, ty) = forms[op];
@@ -3251,6 +3253,7 @@ mod tests {
                 b: Reg(b),
                 masked,
                 op32,
+                math: None,
             },
         }
     }

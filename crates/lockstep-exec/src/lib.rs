@@ -13,6 +13,7 @@ mod compile;
 mod coverage;
 mod engine;
 mod jit;
+mod lanes;
 #[cfg(all(feature = "jit", target_arch = "x86_64"))]
 mod native;
 #[cfg(not(all(feature = "jit", target_arch = "x86_64")))]

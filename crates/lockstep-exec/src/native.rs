@@ -1,6 +1,6 @@
-//! Whole programs as machine code: the bytecode of a program without
-//! barriers, translated instruction by instruction into lockstep-jit's
-//! [`wave`] code for one wave size, which runs every wave of a group from
+//! Whole programs as machine code: the bytecode of a program, translated
+//! instruction by instruction into lockstep-jit's [`wave`] code for one
+//! wave size, which runs every wave of a group from
 //! start to end with its control flow as native branches.
 //!
 //! Registers stay the bytecode's, one 32-bit word per lane (all values are
@@ -23,14 +23,20 @@
 //! interleave differently, as they may between threads. A callout runs
 //! the interpreter once for each wave of the pass with an active lane.
 //!
-//! Waves stop at a group barrier outside every branch and loop and the
-//! next wave of the group takes its turn ([`WaveBuilder::barrier`]), each
-//! with a register frame of its own; a barrier inside a branch or a loop
-//! keeps the program with the interpreter.
+//! Waves stop at a group barrier and the next wave of the group takes its
+//! turn ([`WaveBuilder::barrier`]), each with a register frame of its own;
+//! a barrier that no lane of the pass reaches is passed, as the
+//! interpreter passes it. Where a barrier sits inside a branch or loop, a
+//! group's wave may have no lane at it while another group's does, so
+//! such a program runs one group's wave per pass.
+//!
+//! `float` transcendentals are calls of [`crate::lanes`]' functions over
+//! the pass's lanes, and other arithmetic without machine code is a
+//! callout that runs once for the whole pass.
 //!
 //! A program runs here when the CPU has AVX2, the wave size is 8 to 64,
-//! it has no 64-bit value and no barrier inside a branch or loop, and the dispatch is a
-//! normal one (no findings, lanes in order, groups in order).
+//! it has no 64-bit value, and the dispatch is a normal one (no findings,
+//! lanes in order, groups in order).
 //!
 //! [`wave`]: lockstep_jit::wave
 
@@ -83,6 +89,26 @@ pub(crate) struct Native {
 struct CalloutPlan {
     pc: usize,
     regs: Vec<(Reg, usize, bool)>,
+    /// The instruction acts on each lane alone (arithmetic): it runs once
+    /// for every lane of the pass, not once per wave.
+    lanewise: bool,
+}
+
+/// Whether `inst` computes each lane from that lane's registers alone, so
+/// that a callout may run it over the waves of a pass at once.
+fn lanewise(inst: &Inst) -> bool {
+    matches!(
+        inst,
+        Inst::Unary { .. }
+            | Inst::Binary { .. }
+            | Inst::BinaryImm { .. }
+            | Inst::Ternary { .. }
+            | Inst::Select { .. }
+            | Inst::Copy { .. }
+            | Inst::CopyMasked { .. }
+            | Inst::Gather { .. }
+            | Inst::Scatter { .. }
+    )
 }
 
 /// The register uses of their 64-bit address slot: `IndexScale`'s result
@@ -200,7 +226,15 @@ impl Native {
     /// The machine code of `p` at wave size `width`, or `None` where it
     /// gets none (see the module's doc).
     pub(crate) fn build(p: &Program, wave: usize) -> Result<Native, &'static str> {
-        let width = wave.max(PASS_LANES);
+        // A barrier inside a branch or loop may find one group's wave with
+        // no lane at it while another group's same wave stops there; the
+        // waves of a pass share their control flow, so each pass then
+        // holds one group's wave alone.
+        let width = if nested_barrier(&p.code) {
+            wave
+        } else {
+            wave.max(PASS_LANES)
+        };
         if !crate::simd::avx2_available() {
             return Err("the CPU lacks AVX2");
         }
@@ -298,6 +332,7 @@ impl Native {
                     .into_iter()
                     .map(|(r, slot, w)| (r, code.offset(slot as u32), w))
                     .collect(),
+                lanewise: c.lanewise,
             })
             .collect();
         Ok(Native {
@@ -363,10 +398,16 @@ impl Translator<'_> {
             }
         }
         // Each wave of a pass runs a callout through the interpreter on
-        // its own, where the interpreter runs sixteen at once.
-        self.costly = true;
+        // its own, where the interpreter runs sixteen at once; arithmetic
+        // runs once for the pass.
+        let lanewise = lanewise(inst);
+        self.costly |= !lanewise;
         let id = self.callouts.len() as u32;
-        self.callouts.push(CalloutPlan { pc, regs: plan });
+        self.callouts.push(CalloutPlan {
+            pc,
+            regs: plan,
+            lanewise,
+        });
         self.b.callout(id);
     }
 
@@ -398,6 +439,25 @@ impl Translator<'_> {
                         self.b.constant(w, bits);
                     }
                 }
+                Inst::Unary {
+                    dst,
+                    a,
+                    masked,
+                    math: Some(m),
+                    ..
+                } => self
+                    .b
+                    .lane_call(crate::lanes::entry(m), dst.0, a.0, None, masked),
+                Inst::Binary {
+                    dst,
+                    a,
+                    b,
+                    masked,
+                    math: Some(m),
+                    ..
+                } => self
+                    .b
+                    .lane_call(crate::lanes::entry(m), dst.0, a.0, Some(b.0), masked),
                 Inst::Unary {
                     dst,
                     a,
@@ -634,11 +694,10 @@ impl Translator<'_> {
                         .leave_if(usize::from(frame), lanes, negate, vote, to_continue);
                 }
                 Inst::Exit => self.b.exit(),
-                // The waves of a group take turns at a barrier outside
-                // every branch and loop; one inside them stays with the
-                // interpreter.
-                Inst::Barrier if calls.iter().all(|&c| c) && self.b.barrier() => {}
-                Inst::Barrier => return Some(Err("a barrier inside a branch or loop")),
+                // The waves of a group take turns at a barrier (one that
+                // no lane reaches is passed, as in the interpreter).
+                Inst::Barrier if self.b.barrier() => {}
+                Inst::Barrier => return Some(Err("a barrier outside a program with turns")),
                 Inst::CheckDivisor { .. }
                 | Inst::CheckDiscardedRead { .. }
                 | Inst::Uninitialized { .. } => return None,
@@ -732,46 +791,51 @@ fn atomic(op: lockstep_ir::AtomicOp, ty: ScalarType) -> Option<Atomic> {
 
 /// Whether some load has an address computed from a value read from
 /// memory (a gather through an index buffer, say): the interpreter keeps
-/// more of those reads in flight, 128 lanes to an instruction. A register
-/// counts as loaded when any instruction writes it from memory or from a
-/// loaded register, wherever it is in the program.
+/// more of those reads in flight, 128 lanes to an instruction.
+///
+/// A walk in program order: a register is loaded after an instruction
+/// writes it from memory or from a loaded register, and not after one
+/// writes it from other registers (temporaries are reused). Both arms of
+/// a branch count, and each loop's body is walked twice, so that what one
+/// iteration loads reaches the next.
 fn loaded_addresses(code: &[Inst], regs: usize) -> bool {
+    /// Loops nested deeper than this are walked once (each level doubles
+    /// the walk).
+    const REWALKED_DEPTH: usize = 8;
     let mut loaded = vec![false; regs];
-    let is = |loaded: &[bool], r: &Reg| loaded.get(r.0 as usize).copied().unwrap_or(false);
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for inst in code {
-            let from_memory = matches!(inst, Inst::Load { .. } | Inst::Atomic { .. });
-            let mut any = from_memory;
-            inst.for_each_reg_ref(|r| any |= is(&loaded, r));
-            if !any {
-                continue;
-            }
-            let mut written = Vec::new();
-            inst.for_each_reg_ref(|r| {
-                if inst.writes_in(r.0..r.0 + 1) {
-                    written.push(*r);
-                }
-            });
-            for r in written {
-                if let Some(l) = loaded.get_mut(r.0 as usize).filter(|l| !**l) {
-                    *l = true;
-                    changed = true;
-                }
-            }
-        }
-    }
-    // An address register is written by the `IndexScale` right before
-    // its access (a temporary reused elsewhere for values): that one's
-    // index and base decide.
-    let mut scaled: std::collections::HashMap<u32, (Reg, Option<Reg>)> = Default::default();
-    for inst in code {
+    let is = |loaded: &[bool], r: Reg| loaded.get(r.0 as usize).copied().unwrap_or(false);
+    // Per open `if`: the state before it, and after its first arm.
+    let mut branches: Vec<(Vec<bool>, Option<Vec<bool>>)> = Vec::new();
+    // Per open loop: its `LoopBegin`, and whether the body is on its
+    // second walk.
+    let mut loops: Vec<(usize, bool)> = Vec::new();
+    let mut refs: Vec<Reg> = Vec::new();
+    let mut pc = 0;
+    while let Some(inst) = code.get(pc) {
         match *inst {
-            Inst::IndexScale {
-                dst, index, base, ..
-            } => {
-                scaled.insert(dst.0, (index, base));
+            Inst::IfBegin { .. } => branches.push((loaded.clone(), None)),
+            Inst::Else { .. } => {
+                if let Some((before, then)) = branches.last_mut() {
+                    *then = Some(std::mem::replace(&mut loaded, before.clone()));
+                }
+            }
+            Inst::IfEnd => {
+                if let Some((before, then)) = branches.pop() {
+                    for (l, o) in loaded.iter_mut().zip(then.unwrap_or(before)) {
+                        *l |= o;
+                    }
+                }
+            }
+            Inst::LoopBegin => loops.push((pc, loops.len() >= REWALKED_DEPTH)),
+            Inst::LoopEnd => {
+                if let Some((begin, again)) = loops.last_mut()
+                    && !*again
+                {
+                    *again = true;
+                    pc = *begin + 1;
+                    continue;
+                }
+                loops.pop();
             }
             Inst::Load {
                 addr:
@@ -779,17 +843,64 @@ fn loaded_addresses(code: &[Inst], regs: usize) -> bool {
                         dynamic: Some(r), ..
                     },
                 ..
-            } => {
-                let from = scaled.get(&r.0);
-                if from.is_some_and(|&(i, b)| is(&loaded, &i) || b.is_some_and(|b| is(&loaded, &b)))
-                {
-                    return true;
-                }
-            }
+            } if is(&loaded, r) => return true,
             _ => {}
         }
+        if let Inst::Block32(block) = inst {
+            block_loaded(block, &mut loaded);
+            pc += 1;
+            continue;
+        }
+        refs.clear();
+        inst.for_each_reg_ref(|r| refs.push(*r));
+        let written = |r: Reg| inst.writes_in(r.0..r.0 + 1);
+        // A written register is read too where it is named twice.
+        let from_loaded = refs.iter().any(|&r| {
+            is(&loaded, r) && (!written(r) || refs.iter().filter(|&&o| o == r).count() > 1)
+        });
+        let value = from_loaded || matches!(inst, Inst::Load { .. } | Inst::Atomic { .. });
+        for &r in &refs {
+            if written(r)
+                && let Some(l) = loaded.get_mut(r.0 as usize)
+            {
+                *l = value;
+            }
+        }
+        if let Inst::Scatter { base, limit, .. } = *inst {
+            for r in base.0..base.0.saturating_add(limit) {
+                if let Some(l) = loaded.get_mut(r as usize) {
+                    *l |= value;
+                }
+            }
+        }
+        pc += 1;
     }
     false
+}
+
+/// [`loaded_addresses`]' step over a block: each output is loaded as the
+/// slots it is computed from are (a masked one keeps its old lanes too).
+fn block_loaded(block: &crate::bytecode::Block32, loaded: &mut [bool]) {
+    use crate::bytecode::Slot32Kind;
+    let is = |loaded: &[bool], r: Reg| loaded.get(r.0 as usize).copied().unwrap_or(false);
+    let mut slots: Vec<bool> = block.inputs.iter().map(|&r| is(loaded, r)).collect();
+    for op in &block.ops {
+        let slot = |s: u16| slots.get(usize::from(s)).copied().unwrap_or(true);
+        let mut l = slot(op.a) || op.old.is_some_and(slot);
+        match op.kind {
+            Slot32Kind::Slots { b, .. } => l |= slot(b),
+            Slot32Kind::Imm { .. } => {}
+            Slot32Kind::Select { b, c, .. } => l |= slot(b) || slot(c),
+        }
+        slots.push(l);
+    }
+    let before: Vec<bool> = block.outputs.iter().map(|o| is(loaded, o.reg)).collect();
+    for (o, old) in block.outputs.iter().zip(before) {
+        let l = slots.get(usize::from(o.slot)).copied().unwrap_or(true) || (o.masked && old);
+        if let Some(r) = loaded.get_mut(o.reg.0 as usize) {
+            *r = l;
+        }
+    }
 }
 
 /// The instructions `inst` may jump to.
@@ -815,6 +926,8 @@ pub(crate) struct NativeWorker {
     launch: Vec<u64>,
     zeros: Vec<u32>,
     shadow: Wave,
+    /// The interpreter's wave for lanewise callouts: a pass's lanes.
+    pass_shadow: Wave,
     /// The code the frame was made for.
     for_code: *const Native,
 }
@@ -832,6 +945,7 @@ struct CalloutEnv<'a, 'c> {
     gs: &'a [Memory<'static>],
     group_ids: &'a [[u32; 3]],
     shadow: &'a mut Wave,
+    pass_shadow: &'a mut Wave,
     scratch: &'a mut [u64],
     tracker: &'a mut SharedTracker,
     deferred: &'a mut Deferred,
@@ -850,6 +964,7 @@ impl NativeWorker {
             launch: Vec::new(),
             zeros: Vec::new(),
             shadow: Wave::empty(),
+            pass_shadow: Wave::empty(),
             for_code: std::ptr::null(),
         }
     }
@@ -891,6 +1006,7 @@ impl NativeWorker {
             }
             self.frames = vec![0; 4 * native.code.frames() * copies];
             self.shadow = Wave::for_callouts(p, w);
+            self.pass_shadow = Wave::for_callouts(p, width);
             self.for_code = native;
         }
         if self.zeros.len() < waves * w {
@@ -909,6 +1025,7 @@ impl NativeWorker {
             gs: &gs[..1],
             group_ids: &group_ids[..1],
             shadow: &mut self.shadow,
+            pass_shadow: &mut self.pass_shadow,
             scratch,
             tracker,
             deferred,
@@ -995,6 +1112,24 @@ impl NativeWorker {
     }
 }
 
+/// Whether a barrier of `code` sits inside a branch, loop or `switch`
+/// (inlined calls, which every lane enters, do not count).
+fn nested_barrier(code: &[Inst]) -> bool {
+    let mut open: Vec<bool> = Vec::new();
+    for inst in code {
+        match inst {
+            Inst::IfBegin { .. } | Inst::LoopBegin | Inst::SwitchBegin => open.push(false),
+            Inst::CallBegin => open.push(true),
+            Inst::IfEnd | Inst::LoopEnd | Inst::CallEnd | Inst::SwitchEnd => {
+                open.pop();
+            }
+            Inst::Barrier if !open.iter().all(|&call| call) => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
 /// The table entry of a memory, with a texture's dimensions.
 fn resource(m: &Memory, [x, y, z]: [u32; 3]) -> Resource {
     let (base, words, writable) = m.raw_parts();
@@ -1027,50 +1162,80 @@ unsafe extern "sysv64" fn callout(state: *mut State, id: u32) -> u32 {
     let Some(plan) = env.native.callouts.get(id as usize) else {
         return 2;
     };
+    if plan.lanewise {
+        let lanes = 0..env.native.width;
+        return if run_callout(env, plan, frame, lanes, [cur, parked], wave, None) {
+            0
+        } else {
+            2
+        };
+    }
     let all = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
-    let shadow = &mut *env.shadow;
     // Each group's wave with an active lane, in order; one with none
     // skips the instruction, as it would run alone.
     for s in 0..env.group_ids.len() {
-        let (cur, parked) = ((cur >> (s * w)) & all, (parked >> (s * w)) & all);
-        if cur == 0 {
+        let masks = [(cur >> (s * w)) & all, (parked >> (s * w)) & all];
+        if masks[0] == 0 {
             continue;
         }
-        for &(r, at, wide) in &plan.regs {
-            let size = if wide { 8 } else { 4 };
-            let at = at + s * w * size;
-            let lanes = &mut shadow.regs_mut(r)[..w];
-            for (l, o) in lanes.iter_mut().enumerate() {
-                *o = if wide {
-                    u64::from_le_bytes(frame[at + 8 * l..][..8].try_into().expect("8 bytes"))
-                } else {
-                    u64::from(u32::from_le_bytes(
-                        frame[at + 4 * l..][..4].try_into().expect("4 bytes"),
-                    ))
-                };
-            }
-        }
-        let index = [wave as u32, env.waves];
-        shadow.prepare_callout(plan.pc, [cur, parked], index, env.group_ids[s]);
-        let gs = &env.gs[s..=s];
-        let result = shadow.run_one(env.ctx, gs, env.scratch, env.tracker, env.deferred);
-        env.deferred.apply(env.ctx.resources, None);
-        if let Err(e) = result {
-            env.error = Some(e);
+        if !run_callout(env, plan, frame, s * w..(s + 1) * w, masks, wave, Some(s)) {
             return 2;
-        }
-        for &(r, at, wide) in &plan.regs {
-            let size = if wide { 8 } else { 4 };
-            let at = at + s * w * size;
-            let lanes = &shadow.regs_mut(r)[..w];
-            for (l, &v) in lanes.iter().enumerate() {
-                if wide {
-                    frame[at + 8 * l..][..8].copy_from_slice(&v.to_le_bytes());
-                } else {
-                    frame[at + 4 * l..][..4].copy_from_slice(&(v as u32).to_le_bytes());
-                }
-            }
         }
     }
     0
+}
+
+/// Runs `plan`'s instruction on the frame's lanes `lanes`: group `group`'s
+/// wave, or (`None`) a whole pass, for a lanewise instruction. Copies its
+/// registers in, runs it and copies them back. `false` on an error, left
+/// in `env.error`.
+fn run_callout(
+    env: &mut CalloutEnv,
+    plan: &CalloutPlan,
+    frame: &mut [u8],
+    lanes: std::ops::Range<usize>,
+    masks: [u64; 2],
+    wave: u64,
+    group: Option<usize>,
+) -> bool {
+    let shadow = match group {
+        Some(_) => &mut *env.shadow,
+        None => &mut *env.pass_shadow,
+    };
+    let group = group.unwrap_or(0);
+    let n = lanes.len();
+    for &(r, at, wide) in &plan.regs {
+        let size = if wide { 8 } else { 4 };
+        let at = at + lanes.start * size;
+        for (l, o) in shadow.regs_mut(r)[..n].iter_mut().enumerate() {
+            *o = if wide {
+                u64::from_le_bytes(frame[at + 8 * l..][..8].try_into().expect("8 bytes"))
+            } else {
+                u64::from(u32::from_le_bytes(
+                    frame[at + 4 * l..][..4].try_into().expect("4 bytes"),
+                ))
+            };
+        }
+    }
+    let index = [wave as u32, env.waves];
+    shadow.prepare_callout(plan.pc, masks, index, env.group_ids[group]);
+    let gs = &env.gs[group..=group];
+    let result = shadow.run_one(env.ctx, gs, env.scratch, env.tracker, env.deferred);
+    env.deferred.apply(env.ctx.resources, None);
+    if let Err(e) = result {
+        env.error = Some(e);
+        return false;
+    }
+    for &(r, at, wide) in &plan.regs {
+        let size = if wide { 8 } else { 4 };
+        let at = at + lanes.start * size;
+        for (l, &v) in shadow.regs_mut(r)[..n].iter().enumerate() {
+            if wide {
+                frame[at + 8 * l..][..8].copy_from_slice(&v.to_le_bytes());
+            } else {
+                frame[at + 4 * l..][..4].copy_from_slice(&(v as u32).to_le_bytes());
+            }
+        }
+    }
+    true
 }

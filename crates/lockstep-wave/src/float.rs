@@ -8,8 +8,10 @@ use crate::lane::{Arith, Lane};
 
 /// A float type with native Rust arithmetic and math functions: `f32` and `f64`.
 ///
-/// The methods forward to the standard library, so transcendental functions have the precision of
-/// the platform's math library; GPUs only promise approximations there, so no exact answer exists.
+/// The methods forward to the standard library, so most transcendental functions have the
+/// precision of the platform's math library (GPUs only promise approximations there, so no exact
+/// answer exists); `f32`'s `exp`, `exp2`, `ln`, `log2`, `log10`, `sin` and `cos` are
+/// [`crate::math`]'s, the same bits at every vector width.
 pub trait NativeFloat:
     Copy
     + PartialOrd
@@ -93,6 +95,18 @@ macro_rules! forward {
     )*};
 }
 
+/// Generates the `NativeFloat` functions that call `$math::name` (`crate::math` for `f32`, the
+/// standard library's for `f64`); `ln = log` names `crate::math::log` for `ln`.
+macro_rules! transcendental {
+    (math: $($name:ident $(= $own:ident)?),*) => {$(
+        #[inline]
+        fn $name(self) -> Self { transcendental!(@own $name $($own)?)(self) }
+    )*};
+    (@own $name:ident $own:ident) => { crate::math::$own };
+    (@own $name:ident) => { crate::math::$name };
+    (f64: $($name:ident $(= $own:ident)?),*) => { forward!(f64: $($name),*); };
+}
+
 /// Generates `NativeFloat` predicates that forward to the inherent method of the same name.
 macro_rules! forward_predicate {
     ($t:ty: $($name:ident),*) => {$(
@@ -104,7 +118,7 @@ macro_rules! forward_predicate {
 /// Implements `NativeFloat`, `Float`, `Lane` and `Arith` for `f32` and `f64`, which are their own
 /// native type.
 macro_rules! impl_native_float {
-    ($($t:ty: $default_nan:expr, $quiet:expr),*) => {$(
+    ($($t:ident($math:ident): $default_nan:expr, $quiet:expr),*) => {$(
         impl NativeFloat for $t {
             const ONE: Self = 1.0;
             const DEFAULT_NAN: Self = <$t>::from_bits($default_nan);
@@ -115,8 +129,9 @@ macro_rules! impl_native_float {
             #[inline]
             fn from_f64(x: f64) -> Self { x as $t }
             forward_predicate!($t: is_nan, is_infinite, is_finite, is_sign_negative);
-            forward!($t: abs, floor, ceil, round_ties_even, trunc, sqrt, exp, exp2, ln, log2,
-                log10, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh);
+            forward!($t: abs, floor, ceil, round_ties_even, trunc, sqrt, tan, asin, acos, atan,
+                sinh, cosh, tanh);
+            transcendental!($math: exp, exp2, ln = log, log2, log10, sin, cos);
             #[inline]
             fn atan2(self, x: Self) -> Self { <$t>::atan2(self, x) }
             #[inline]
@@ -213,8 +228,8 @@ pub trait Float: Arith {
 }
 
 impl_native_float!(
-    f32: 0xFFC0_0000, 0x0040_0000,
-    f64: 0xFFF8_0000_0000_0000, 0x0008_0000_0000_0000
+    f32(math): 0xFFC0_0000, 0x0040_0000,
+    f64(f64): 0xFFF8_0000_0000_0000, 0x0008_0000_0000_0000
 );
 
 impl Float for f16 {
@@ -234,11 +249,13 @@ impl Float for f16 {
 impl_float_arith!(f16: f16::ZERO, f16::ONE);
 
 /// Applies a native function to one float operand with a single rounding.
+#[inline(always)]
 pub(crate) fn unary<T: Float>(x: T, f: impl FnOnce(T::Native) -> T::Native) -> T {
     T::narrow(f(x.widen()))
 }
 
 /// Applies a native function to two float operands with a single rounding.
+#[inline(always)]
 pub(crate) fn binary<T: Float>(x: T, y: T, f: impl FnOnce(T::Native, T::Native) -> T::Native) -> T {
     T::narrow(f(x.widen(), y.widen()))
 }

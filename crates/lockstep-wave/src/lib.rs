@@ -25,6 +25,7 @@
 mod cast;
 mod float;
 mod lane;
+pub mod math;
 pub mod ops;
 pub mod wave;
 

@@ -82,6 +82,7 @@ fn constant<T: Float>(c: f64) -> T {
 macro_rules! unary_float_fns {
     ($($(#[$doc:meta])* $name:ident => $native:ident;)*) => {$(
         $(#[$doc])*
+        #[inline]
         pub fn $name<T: Float>(x: T) -> T {
             unary(x, <T::Native as NativeFloat>::$native)
         }
@@ -149,6 +150,7 @@ pub fn atan2<T: Float>(y: T, x: T) -> T {
 ///
 /// This keeps the GPU's domain: a negative `x` gives NaN (even for an integral `y`), and
 /// `pow(0, 0)` is NaN because `0 * -inf` is.
+#[inline]
 pub fn pow<T: Float>(x: T, y: T) -> T {
     exp2(y.mul(log2(x)))
 }

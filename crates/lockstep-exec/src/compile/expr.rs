@@ -93,6 +93,7 @@ impl Compiler<'_> {
                             a: src,
                             masked: false,
                             op32: None,
+                            math: None,
                         });
                         dst
                     })
@@ -264,6 +265,7 @@ impl Compiler<'_> {
                     a: src,
                     masked: false,
                     op32: alu::unary_op32(op, ty),
+                    math: None,
                 });
                 Ok(dst)
             })
@@ -354,6 +356,7 @@ impl Compiler<'_> {
                         b,
                         masked: false,
                         op32,
+                        math: None,
                     }),
                 };
                 Ok(dst)
@@ -392,6 +395,7 @@ impl Compiler<'_> {
                 a: ra,
                 masked: false,
                 op32: None,
+                math: None,
             });
             not_a
         };
@@ -588,6 +592,7 @@ impl Compiler<'_> {
                     a: src,
                     masked: false,
                     op32: alu::convert_op32(f, t),
+                    math: None,
                 });
                 dst
             })

@@ -206,6 +206,7 @@ impl Compiler<'_> {
                     a,
                     masked: false,
                     op32: alu::builtin_op32(b, ty),
+                    math: crate::lanes::LaneMath::of(b, ty),
                 },
                 BuiltinFn::Binary(f) => Inst::Binary {
                     f,
@@ -214,6 +215,7 @@ impl Compiler<'_> {
                     b: arg(1, i)?,
                     masked: false,
                     op32: alu::builtin_op32(b, ty),
+                    math: crate::lanes::LaneMath::of(b, ty),
                 },
                 BuiltinFn::Ternary(f) => Inst::Ternary {
                     f,

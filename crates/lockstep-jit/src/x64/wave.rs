@@ -97,6 +97,18 @@ pub struct State {
 /// the group with that result.
 pub type Callout = unsafe extern "sysv64" fn(state: *mut State, id: u32) -> u32;
 
+/// A function of one or two narrow registers, lane by lane, that the code
+/// calls ([`WaveBuilder::lane_call`]): `dst[l] = f(a[l], b[l])` for the
+/// `n` lanes (a multiple of 8) where `keep` is null or `keep[l]` nonzero.
+/// The code calls it only on CPUs with AVX2.
+pub type LaneFn = unsafe extern "sysv64" fn(
+    dst: *mut u32,
+    a: *const u32,
+    b: *const u32,
+    keep: *const u32,
+    n: usize,
+);
+
 impl State {
     /// A state with no frame, memory or inputs yet.
     pub fn new(callout: Callout) -> State {
@@ -2125,6 +2137,30 @@ impl WaveBuilder {
         true
     }
 
+    /// `dst = f(a, b)` on every lane, or on the active ones when `masked`
+    /// (`b` is `a` where `f` takes one operand).
+    pub fn lane_call(&mut self, f: LaneFn, dst: u32, a: u32, b: Option<u32>, masked: bool) {
+        let (d, a) = (self.narrow(dst), self.narrow(a));
+        let b = b.map_or(a, |b| self.narrow(b));
+        if masked {
+            self.need_lanes();
+        }
+        dynasm!(self.b.asm; .arch x64
+            ; vzeroupper
+            ; lea rdi, [r12 + d]
+            ; lea rsi, [r12 + a]
+            ; lea rdx, [r12 + b]
+            ; mov r8d, self.width as i32
+            ; mov rax, QWORD f as usize as i64
+        );
+        if masked {
+            dynasm!(self.b.asm; .arch x64; lea rcx, [rbx + LANES]);
+        } else {
+            dynasm!(self.b.asm; .arch x64; xor ecx, ecx);
+        }
+        dynasm!(self.b.asm; .arch x64; call rax);
+    }
+
     /// Runs instruction `id` through `State::callout`.
     pub fn callout(&mut self, id: u32) {
         dynasm!(self.b.asm; .arch x64
@@ -2163,6 +2199,8 @@ impl WaveBuilder {
         };
         let resume = self.b.asm.new_dynamic_label();
         dynasm!(self.b.asm; .arch x64
+            ; test r13, r13
+            ; jz =>resume
             ; lea rax, [=>resume]
             ; jmp =>t.switch_out
             ; =>resume

@@ -61,6 +61,8 @@ impl Gen {
             "a = (a << 5) | (a >> 27);",
             "b = min(b, a) + max(c, 3u);",
             "f = f * 0.75f + (float)(a & 255u);",
+            "f = sin(f) + cos(f * 0.5f) * exp(f * -0.01f) + log2(abs(f) + 1.0f) + exp2(-f);",
+            "f += pow(abs(f), 0.3f) + log(f) + log10(abs(f) + 2.0f);",
             "a ^= asuint(f) >> 7;",
             "b += (uint)((int)a / -3);",
             "c = countbits(a) + firstbithigh(b) + reversebits(c);",
@@ -96,7 +98,9 @@ impl Gen {
         for _ in 0..n {
             let kind = if depth >= 3 { 0 } else { self.below(11) };
             match kind {
-                10 if depth == 0 && self.1 => {
+                // At any depth: inside divergent control flow too, where
+                // both engines let each wave run to its next barrier.
+                10 if self.1 => {
                     out.push_str("GroupMemoryBarrierWithGroupSync();");
                 }
                 0..=4 => out.push_str(&self.simple()),
@@ -450,6 +454,184 @@ void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex, uint3 g : SV_
         let wave_sum: u32 = (0..w.min(40)).filter(|&i| i != 7).sum();
         let mine = (3 * 39 + 2) + wave_sum;
         assert_eq!(out[2 * 40], mine ^ (total << 8), "wave size {w}");
+    }
+}
+
+/// Barriers inside loops and branches: a Hillis–Steele scan in shared
+/// memory (a barrier twice per iteration), a loop whose trip count
+/// depends on the group (so groups leave it at different times), and a
+/// barrier in a branch that whole groups skip. Against the interpreter
+/// and sums the test computes itself.
+#[test]
+fn nested_barriers_agree() {
+    let source = r#"
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+groupshared uint Tile[48];
+
+[numthreads(48, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex, uint3 g : SV_GroupID)
+{
+    uint x = In[id.x];
+    Tile[gi] = x;
+    GroupMemoryBarrierWithGroupSync();
+    for (uint s = 1u; s < 48u; s <<= 1)
+    {
+        uint v = gi >= s ? Tile[gi - s] : 0u;
+        GroupMemoryBarrierWithGroupSync();
+        Tile[gi] += v;
+        GroupMemoryBarrierWithGroupSync();
+    }
+    uint scan = Tile[gi] - x;
+    // Group g rotates its tile g times, one step per barrier pair.
+    for (uint r = 0u; r < g.x; ++r)
+    {
+        uint next = Tile[(gi + 1u) % 48u];
+        GroupMemoryBarrierWithGroupSync();
+        Tile[gi] = next;
+        GroupMemoryBarrierWithGroupSync();
+    }
+    if ((g.x & 1u) != 0u)
+    {
+        Tile[gi] += 1000u;
+        GroupMemoryBarrierWithGroupSync();
+    }
+    Out[id.x * 2u] = scan;
+    Out[id.x * 2u + 1u] = Tile[(gi + 5u) % 48u];
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let groups = 5u32;
+    let n = (48 * groups) as usize;
+    let input: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 20)
+        .collect();
+    let p = pipeline(
+        [groups, 1, 1],
+        &[
+            buf("In", Kind::StructuredBuffer, 0, input.clone()),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 2 * n]),
+        ],
+    );
+    for w in [8, 16, 32, 64] {
+        let (native, interpreted) = (run(&shader, &p, w, true), run(&shader, &p, w, false));
+        assert_eq!(native, interpreted, "wave size {w}");
+        let out = &native[1];
+        for g in 0..groups as usize {
+            let tile = &input[g * 48..(g + 1) * 48];
+            for i in 0..48 {
+                let scan: u32 = tile[..i].iter().sum();
+                // The inclusive scan, rotated left g times, plus 1000 in odd groups.
+                let j = (i + 5) % 48;
+                let k = (j + g) % 48;
+                let rotated: u32 =
+                    tile[..=k].iter().sum::<u32>() + if g % 2 == 1 { 1000 } else { 0 };
+                let t = g * 48 + i;
+                assert_eq!(out[2 * t], scan, "wave size {w}, group {g}, lane {i}");
+                assert_eq!(
+                    out[2 * t + 1],
+                    rotated,
+                    "wave size {w}, group {g}, lane {i}"
+                );
+            }
+        }
+    }
+}
+
+/// The float transcendentals the machine code calls as lane functions, on
+/// inputs of every kind (subnormal, huge, infinite, NaN, negative), some
+/// in a branch that only part of the lanes take: both engines give the
+/// bits of `lockstep_wave`'s functions, which its own tests hold to within
+/// one unit in the last place.
+#[test]
+fn lane_functions_agree() {
+    use lockstep_wave::{math, ops};
+    let source = r#"
+StructuredBuffer<float> In : register(t0);
+RWStructuredBuffer<float> Out : register(u0);
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float x = In[id.x];
+    uint o = id.x * 8u;
+    Out[o] = sin(x);
+    Out[o + 1u] = cos(x);
+    Out[o + 2u] = exp(x);
+    Out[o + 3u] = exp2(x);
+    if ((id.x & 3u) != 1u)
+    {
+        Out[o + 4u] = log(x);
+        Out[o + 5u] = log2(x);
+        Out[o + 6u] = log10(x);
+        Out[o + 7u] = pow(x, In[id.x ^ 5u]);
+    }
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let specials = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.0,
+        f32::from_bits(1),
+        f32::MIN_POSITIVE,
+        f32::MAX,
+        -f32::MAX,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::from_bits(0xFF80_1234),
+        524_288.0,
+        -524_287.97,
+        1e20,
+        std::f32::consts::PI,
+        88.7,
+        -103.9,
+    ];
+    let n = 256usize;
+    let input: Vec<f32> = (0..n)
+        .map(|i| match specials.get(i) {
+            Some(&x) => x,
+            None => {
+                let h = (i as u32).wrapping_mul(2_654_435_761);
+                f32::from_bits(h >> 1) * if h & 1 == 0 { 1.0 } else { -1e-30 }
+            }
+        })
+        .collect();
+    let p = pipeline(
+        [(n / 64) as u32, 1, 1],
+        &[
+            buf(
+                "In",
+                Kind::StructuredBuffer,
+                0,
+                input.iter().map(|x| x.to_bits()).collect(),
+            ),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![7; 8 * n]),
+        ],
+    );
+    for w in [8, 16, 32, 64] {
+        let (native, interpreted) = (run(&shader, &p, w, true), run(&shader, &p, w, false));
+        assert_eq!(native, interpreted, "wave size {w}");
+        let out = &native[1];
+        for (i, &x) in input.iter().enumerate() {
+            let mut want = vec![math::sin(x), math::cos(x), math::exp(x), math::exp2(x)];
+            if i & 3 != 1 {
+                let y = input[i ^ 5];
+                want.extend([math::log(x), math::log2(x), math::log10(x), ops::pow(x, y)]);
+            }
+            let got = &out[8 * i..8 * i + want.len()];
+            let want: Vec<u32> = want.iter().map(|v| v.to_bits()).collect();
+            assert_eq!(got, &want[..], "wave size {w}, x = {x:e}");
+            if i & 3 == 1 {
+                assert_eq!(
+                    &out[8 * i + 4..8 * i + 8],
+                    &[7; 4],
+                    "untaken lanes keep their words"
+                );
+            }
+        }
     }
 }
 
