@@ -60,7 +60,7 @@ impl Case {
 }
 
 /// The kernels, in the benchmark's order.
-pub const KERNELS: [Kernel; 11] = [
+pub const KERNELS: [Kernel; 12] = [
     Kernel {
         name: "ordered_append",
         source: include_str!("../../../benches/kernels/ordered_append.hlsl"),
@@ -129,6 +129,13 @@ pub const KERNELS: [Kernel; 11] = [
         source: include_str!("../../../benches/kernels/tree_scan.hlsl"),
         elements: N24,
         build: tree_scan,
+        no_spirv: None,
+    },
+    Kernel {
+        name: "hash64",
+        source: include_str!("../../../benches/kernels/hash64.hlsl"),
+        elements: N24,
+        build: hash64,
         no_spirv: None,
     },
     Kernel {
@@ -645,6 +652,48 @@ fn float4_wave_max(n: u32) -> Case {
     }
 }
 
+/// splitmix64 of each 64-bit key, folded to 32 bits: every element is
+/// checked.
+fn hash64(n: u32) -> Case {
+    let keys: Vec<u64> = (0..n)
+        .map(|i| u64::from(hash(2 * i)) << 32 | u64::from(hash(2 * i + 1)))
+        .collect();
+    let expected: Vec<u32> = keys
+        .iter()
+        .map(|&k| {
+            let mut z = k.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            z as u32 ^ (z >> 32) as u32
+        })
+        .collect();
+    let expected = words(&expected);
+    let flat: Vec<u32> = keys
+        .iter()
+        .flat_map(|&k| [k as u32, (k >> 32) as u32])
+        .collect();
+    let mut keys = buffer("Keys", Format::UInt32, words(&flat));
+    keys.channels = 2;
+    let pipeline = compute(
+        [groups(n, 64), 1, 1],
+        vec![
+            keys,
+            buffer("Hash", Format::UInt32, vec![0; n as usize * 4]),
+        ],
+        vec![
+            binding("Keys", Kind::StructuredBuffer, 0),
+            binding("Hash", Kind::RwStructuredBuffer, 0),
+        ],
+    );
+    Case {
+        pipeline,
+        elements: n,
+        outputs: vec![1],
+        check: Box::new(move |out| same_words("hash64: wrong output", out[1], &expected)),
+    }
+}
+
 /// A weighted sum of float4 shading terms (`sin`, `cos`, `exp`, `log`,
 /// `pow`) per point. The components are integers below 1024. Devices'
 /// transcendentals are approximations (Vulkan allows an absolute error of
@@ -732,7 +781,7 @@ mod tests {
         let one = select(Some("block_scan")).unwrap();
         assert_eq!(one.len(), 1);
         assert_eq!(one[0].name, "block_scan");
-        assert_eq!(select(None).unwrap().len(), 11);
+        assert_eq!(select(None).unwrap().len(), 12);
         let Err(e) = select(Some("nope")) else {
             panic!("an unknown kernel was found");
         };
@@ -740,7 +789,7 @@ mod tests {
             e,
             "no kernel `nope` (kernels: ordered_append, wave_reduce, block_scan, tile_minmax, \
              divergent_loop, stream_scale, gather_index, float4_wave_max, float4_shading, \
-             tree_scan, match_histogram)"
+             tree_scan, hash64, match_histogram)"
         );
     }
 
@@ -774,6 +823,7 @@ mod tests {
                 ("float4_wave_max", 1 << 22),
                 ("float4_shading", 1 << 22),
                 ("tree_scan", 1 << 24),
+                ("hash64", 1 << 24),
                 ("match_histogram", 1 << 24),
             ]
         );

@@ -187,6 +187,14 @@ fn wave_kind(op: WaveOp, ty: ScalarType) -> Option<WaveKind> {
         WaveOp::PrefixSum if ty == S::Float32 => WaveKind::Prefix(Op::FAdd, 0),
         WaveOp::PrefixProduct if ty == S::Float32 => WaveKind::Prefix(Op::FMul, 1f32.to_bits()),
         WaveOp::ReadLaneAt if ty.size() == 4 => WaveKind::ReadAt,
+        WaveOp::AllEqual if matches!(ty, S::UInt32 | S::Int32 | S::Bool) => {
+            WaveKind::AllEqual { float: false }
+        }
+        WaveOp::AllEqual if ty == S::Float32 => WaveKind::AllEqual { float: true },
+        WaveOp::QuadReadAcrossX if ty.size() == 4 => WaveKind::QuadSwap(1),
+        WaveOp::QuadReadAcrossY if ty.size() == 4 => WaveKind::QuadSwap(2),
+        WaveOp::QuadReadAcrossDiagonal if ty.size() == 4 => WaveKind::QuadSwap(3),
+        WaveOp::QuadReadLaneAt if ty.size() == 4 => WaveKind::QuadLaneAt,
         _ => return None,
     })
 }
@@ -598,6 +606,12 @@ impl Translator<'_> {
                     let at = self.address(addr);
                     self.b.atomic(op, at, dst.0, [a.0, b.0]);
                 }
+                Inst::Wave4 {
+                    op: WaveOp::Ballot,
+                    dst,
+                    a,
+                    ..
+                } => self.b.ballot(dst.map(|r| r.0), a.0),
                 Inst::Wave { op, ty, dst, a, b } => {
                     let done = wave_kind(op, ty).is_some_and(|k| self.b.wave(k, dst.0, a.0, b.0));
                     if !done {

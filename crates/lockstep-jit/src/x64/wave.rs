@@ -231,6 +231,20 @@ pub enum WaveKind {
     /// `WaveReadLaneAt`: the lane the second operand names, modulo the
     /// wave size.
     ReadAt,
+    /// `WaveActiveAllEqual`: whether every active lane equals the first
+    /// active lane, as words (`float`: as floats, so `-0 == +0` and a NaN
+    /// equals nothing); true where no lane is active.
+    AllEqual {
+        /// Compare as floats.
+        float: bool,
+    },
+    /// `QuadReadAcrossX` (`1`), `QuadReadAcrossY` (`2`) and
+    /// `QuadReadAcrossDiagonal` (`3`): each lane reads lane `l ^ k` of its
+    /// quad, four lanes in a row.
+    QuadSwap(u8),
+    /// `QuadReadLaneAt`: each lane reads the lane of its quad that the
+    /// second operand names, modulo 4.
+    QuadLaneAt,
 }
 
 /// A 32-bit atomic read-modify-write, each active lane in lane order.
@@ -1732,8 +1746,105 @@ impl WaveBuilder {
                 }
             }
             WaveKind::Reduce(op) => return self.reduce(op, d, a),
+            WaveKind::QuadSwap(k) => {
+                // The lanes of a quad sit in one 128-bit half of a chunk.
+                let imm = match k {
+                    1 => 0xB1u8,
+                    2 => 0x4E,
+                    _ => 0x1B,
+                };
+                let a = self.narrow(a);
+                for c in self.chunks() {
+                    dynasm!(self.b.asm; .arch x64
+                        ; vpshufd ymm3, [r12 + a + 32 * c], imm as i8
+                        ; vmovdqu [r12 + d + 32 * c], ymm3
+                    );
+                }
+            }
+            WaveKind::QuadLaneAt => {
+                let (a, b) = (self.narrow(a), self.narrow(b));
+                let firsts = self.words([0, 0, 0, 0, 4, 4, 4, 4]);
+                let three = self.words([3; 8]);
+                for c in self.chunks() {
+                    dynasm!(self.b.asm; .arch x64
+                        ; vmovdqu ymm1, [r12 + b + 32 * c]
+                        ; vpand ymm1, ymm1, [=>three]
+                        ; vpaddd ymm1, ymm1, [=>firsts]
+                        ; vmovdqu ymm0, [r12 + a + 32 * c]
+                        ; vpermd ymm3, ymm1, ymm0
+                        ; vmovdqu [r12 + d + 32 * c], ymm3
+                    );
+                }
+            }
+            WaveKind::AllEqual { float } => {
+                let a = self.narrow(a);
+                for s in 0..self.waves() {
+                    self.wave_mask_r10(s);
+                    dynasm!(self.b.asm; .arch x64
+                        ; mov eax, 1
+                        ; mov rcx, r13
+                        ; and rcx, r10
+                        ; bsf rcx, rcx
+                        ; jz >done
+                        ; vpbroadcastd ymm3, [r12 + a + rcx * 4]
+                        ; xor r11d, r11d
+                    );
+                    // `r11`: the lanes that differ from the first.
+                    for c in self.wave_chunks(s) {
+                        dynasm!(self.b.asm; .arch x64; vmovdqu ymm0, [r12 + a + 32 * c]);
+                        if float {
+                            // Ordered equality (predicate 0, `EQ_OQ`).
+                            super::vcmpps(&mut self.b.asm, 0, 3, 0, 0);
+                        } else {
+                            dynasm!(self.b.asm; .arch x64; vpcmpeqd ymm0, ymm3, ymm0);
+                        }
+                        movmsk(&mut self.b.asm, 0, 0, false);
+                        dynasm!(self.b.asm; .arch x64
+                            ; not eax
+                            ; and eax, 0xFF
+                        );
+                        if c > 0 {
+                            dynasm!(self.b.asm; .arch x64; shl rax, (8 * c) as i8);
+                        }
+                        dynasm!(self.b.asm; .arch x64; or r11, rax);
+                    }
+                    dynasm!(self.b.asm; .arch x64
+                        ; xor eax, eax
+                        ; and r11, r13
+                        ; setz al
+                        ; done:
+                    );
+                    self.splat_eax(d, s);
+                }
+            }
         }
         true
+    }
+
+    /// `WaveActiveBallot`: each wave's active lanes where `a` is nonzero,
+    /// as four words (bits 0–31, bits 32–63, then zeros) in every lane of
+    /// each wave of `dst`.
+    pub fn ballot(&mut self, dst: [u32; 4], a: u32) {
+        let d = dst.map(|r| self.narrow(r));
+        self.lanes(Lanes::Nonzero(a), false, None);
+        dynasm!(self.b.asm; .arch x64; and rdx, r13);
+        for s in 0..self.waves() {
+            self.wave_mask_r10(s);
+            dynasm!(self.b.asm; .arch x64
+                ; mov rax, rdx
+                ; and rax, r10
+            );
+            let shift = s * self.wave;
+            if shift > 0 {
+                dynasm!(self.b.asm; .arch x64; shr rax, shift as i8);
+            }
+            self.splat_eax(d[0], s);
+            dynasm!(self.b.asm; .arch x64; shr rax, 32);
+            self.splat_eax(d[1], s);
+            dynasm!(self.b.asm; .arch x64; xor eax, eax);
+            self.splat_eax(d[2], s);
+            self.splat_eax(d[3], s);
+        }
     }
 
     /// The active lanes of `a` folded by `op`, in every lane of the
