@@ -288,12 +288,21 @@ fn trig8(x: [f32; 8], cos: bool) -> [f32; 8] {
     for (o, &x) in out.iter_mut().zip(&x) {
         *o = from_quadrant(x, reduce_near(x), cos);
     }
-    for (o, &x) in out.iter_mut().zip(&x) {
-        if trig_far(x) {
-            *o = trig(x, cos);
+    if x.iter().any(|&x| trig_far(x)) {
+        for (o, &x) in out.iter_mut().zip(&x) {
+            if trig_far(x) {
+                *o = trig_slow(x, cos);
+            }
         }
     }
     out
+}
+
+/// [`trig`] out of line: the lanes that [`trig8`] passes on are rare, and
+/// inlined, the compiler would compute them for every lane.
+#[inline(never)]
+fn trig_slow(x: f32, cos: bool) -> f32 {
+    trig(x, cos)
 }
 
 /// [`sin`] of eight lanes.
