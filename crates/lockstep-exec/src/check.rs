@@ -90,6 +90,28 @@ const MAX_FINDINGS: usize = 1000;
 #[derive(Debug, Default)]
 pub struct Findings {
     items: Mutex<Vec<Finding>>,
+    /// Per resource slot, per 32-bit word: 1 + the program counter of the
+    /// store or atomic that wrote it last (0: none).
+    writers: Mutex<Vec<Vec<u32>>>,
+}
+
+/// Which statement wrote each word of each resource last, in a checked
+/// dispatch ([`crate::dispatch_checked_writers`]).
+#[derive(Clone, Debug, Default)]
+pub struct Writers {
+    /// Per resource slot, per 32-bit word: 1 + the writer's program counter.
+    pcs: Vec<Vec<u32>>,
+    /// The program's span of each program counter.
+    spans: Vec<Span>,
+}
+
+impl Writers {
+    /// The statement that wrote word `word` (byte offset / 4) of resource
+    /// slot `slot` last, when one did.
+    pub fn span(&self, slot: usize, word: usize) -> Option<Span> {
+        let pc = *self.pcs.get(slot)?.get(word)?;
+        self.spans.get(pc.checked_sub(1)? as usize).copied()
+    }
 }
 
 /// Where a finding happened.
@@ -132,6 +154,33 @@ impl Findings {
                 message: message(),
                 count: 1,
             });
+        }
+    }
+
+    /// Notes that the instruction at `pc` wrote `words` of resource slot
+    /// `slot`, which has `len` words.
+    pub(crate) fn wrote(&self, slot: usize, len: usize, pc: usize, words: &[u64]) {
+        let mut writers = self.writers.lock().unwrap_or_else(|e| e.into_inner());
+        if writers.len() <= slot {
+            writers.resize_with(slot + 1, Vec::new);
+        }
+        let pcs = &mut writers[slot];
+        if pcs.len() < len {
+            pcs.resize(len, 0);
+        }
+        for &w in words {
+            if let Some(p) = pcs.get_mut(w as usize) {
+                *p = pc as u32 + 1;
+            }
+        }
+    }
+
+    /// The writers recorded, with the program's spans.
+    pub(crate) fn take_writers(&self, spans: &[Span]) -> Writers {
+        let pcs = std::mem::take(&mut *self.writers.lock().unwrap_or_else(|e| e.into_inner()));
+        Writers {
+            pcs,
+            spans: spans.to_vec(),
         }
     }
 

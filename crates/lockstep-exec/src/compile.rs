@@ -69,6 +69,36 @@ pub struct Program {
 }
 
 impl Program {
+    /// Where the program folds float lanes in an order that
+    /// [`ReductionOrder`](crate::ReductionOrder) changes: its float
+    /// reductions and scans (sums and products), in source order.
+    pub fn float_reductions(&self) -> Vec<Span> {
+        let mut spans: Vec<Span> = self
+            .code
+            .iter()
+            .zip(&self.spans)
+            .filter(|(inst, _)| match **inst {
+                Inst::Wave { op, ty, .. } | Inst::MultiPrefix { op, ty, .. } => {
+                    ty.is_float()
+                        && matches!(
+                            op,
+                            WaveOp::Sum
+                                | WaveOp::Product
+                                | WaveOp::PrefixSum
+                                | WaveOp::PrefixProduct
+                                | WaveOp::MultiPrefixSum
+                                | WaveOp::MultiPrefixProduct
+                        )
+                }
+                _ => false,
+            })
+            .map(|(_, &span)| span)
+            .collect();
+        spans.sort_by_key(|s| (s.file, s.start));
+        spans.dedup();
+        spans
+    }
+
     /// The machine code at wave size `w`, made the first time it is asked
     /// for; `None` where the program or the CPU gets none.
     pub(crate) fn native(&self, w: usize) -> Result<&crate::native::Native, &'static str> {

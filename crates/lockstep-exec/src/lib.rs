@@ -71,7 +71,7 @@ use std::ops::Range;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-pub use check::{Finding, FindingKind, Findings, ReductionOrder, Schedule};
+pub use check::{Finding, FindingKind, Findings, ReductionOrder, Schedule, Writers};
 pub use compile::Program;
 pub use lockstep_ir::Span;
 pub use memory::Memory;
@@ -347,6 +347,20 @@ pub fn dispatch_checked_on(
     let findings = Findings::default();
     run_dispatch(program, resources, config, Some(&findings), workers)?;
     Ok(findings.into_vec())
+}
+
+/// [`dispatch_checked`], with which statement wrote each word of each
+/// resource last.
+pub fn dispatch_checked_writers(
+    program: &Program,
+    resources: &[BoundResource],
+    config: &DispatchConfig,
+) -> Result<(Vec<Finding>, Writers), ExecError> {
+    let workers = Workers::new(config.threads)?;
+    let findings = Findings::default();
+    run_dispatch(program, resources, config, Some(&findings), &workers)?;
+    let writers = findings.take_writers(&program.spans);
+    Ok((findings.into_vec(), writers))
 }
 
 fn run_dispatch(

@@ -403,6 +403,19 @@ impl Bindings {
     }
 
     /// Pipeline buffer `b`'s bytes in `memories`.
+    /// The resource slots bound to buffer `b`, with each one's byte offset
+    /// in the buffer (an array buffer's memories follow each other).
+    pub fn slots_of_buffer(&self, pipeline: &Pipeline, b: usize) -> Vec<(usize, usize)> {
+        let (first, count) = self.chunks[b];
+        let each = pipeline.buffers[b].data.len() / pipeline.buffers[b].array_size.max(1) as usize;
+        self.memory_of
+            .iter()
+            .enumerate()
+            .filter(|&(_, &m)| m >= first && m < first + count)
+            .map(|(slot, &m)| (slot, (m - first) * each))
+            .collect()
+    }
+
     pub fn buffer_bytes(&self, memories: &[Memory<'_>], b: usize) -> Vec<u8> {
         let (first, count) = self.chunks[b];
         memories[first..first + count]

@@ -103,6 +103,15 @@ pub struct PortabilityIssue {
     pub elements: Vec<ElementDiff>,
     /// How many elements differ (all, not only those listed).
     pub differing_elements: usize,
+    /// The indices of every differing element.
+    #[serde(skip)]
+    pub differing: Vec<usize>,
+    /// The statements that wrote the differing elements, as
+    /// `file:line:col`, in source order.
+    pub written_at: Vec<String>,
+    /// Each of `written_at`'s source line, trimmed.
+    #[serde(skip)]
+    pub written_lines: Vec<String>,
 }
 
 /// An output buffer whose contents depend on the order of reductions, waves or groups.
@@ -118,6 +127,16 @@ pub struct OrderIssue {
     pub elements: Vec<ElementDiff>,
     /// How many elements differ (all, not only those listed).
     pub differing_elements: usize,
+    /// The indices of every differing element.
+    #[serde(skip)]
+    pub differing: Vec<usize>,
+    /// Where the order changed the result, as `file:line:col`: the float
+    /// reductions and scans for another lane order, the statements that
+    /// wrote the differing elements for another schedule.
+    pub sources: Vec<String>,
+    /// Each of `sources`' source line, trimmed.
+    #[serde(skip)]
+    pub source_lines: Vec<String>,
 }
 
 /// A `Results` rule of the pipeline that fails at some of the wave sizes.
@@ -261,8 +280,8 @@ pub fn check(
             ..DispatchConfig::default()
         };
         let memories = bindings.memories(shader, pipeline, &workers);
-        let findings =
-            lockstep_exec::dispatch_checked(&checked, &bindings.bound(&memories), &config)
+        let (findings, writers) =
+            lockstep_exec::dispatch_checked_writers(&checked, &bindings.bound(&memories), &config)
                 .map_err(|e| {
                     RunError::from(e).with_note(format!("at wave size {w}, in the checked run"))
                 })?;
@@ -292,13 +311,28 @@ pub fn check(
                     } else {
                         name.to_string()
                     };
-                    order_dependence.push(order_issue(pipeline, b, w, &name, &contents[b], &other));
+                    let mut issue = order_issue(pipeline, b, w, &name, &contents[b], &other);
+                    let spans = if order == ReductionOrder::Ascending {
+                        let slots = bindings.slots_of_buffer(pipeline, b);
+                        let size = pipeline.buffers[b].format.size().max(1);
+                        written_by(
+                            std::slice::from_ref(&writers),
+                            &slots,
+                            &issue.differing,
+                            size,
+                        )
+                    } else {
+                        checked.float_reductions()
+                    };
+                    (issue.sources, issue.source_lines) = locations(shader, &spans);
+                    order_dependence.push(issue);
                 }
             }
             dispatched();
         }
         Ok(SizeRun {
             findings,
+            writers,
             contents,
             order_dependence,
         })
@@ -314,15 +348,21 @@ pub fn check(
         ..CheckReport::default()
     };
     let mut baselines = Vec::new();
+    let mut writers = Vec::new();
     for (&w, run) in sizes.iter().zip(runs) {
         for f in run.findings {
             merge_finding(&mut report.findings, f, w);
         }
         report.order_dependence.extend(run.order_dependence);
         baselines.push(run.contents);
+        writers.push(run.writers);
     }
     for &b in &outputs {
-        if let Some(issue) = portability(pipeline, b, &sizes, &baselines, &same) {
+        if let Some(mut issue) = portability(pipeline, b, &sizes, &baselines, &same) {
+            let slots = bindings.slots_of_buffer(pipeline, b);
+            let size = pipeline.buffers[b].format.size().max(1);
+            let spans = written_by(&writers, &slots, &issue.differing, size);
+            (issue.written_at, issue.written_lines) = locations(shader, &spans);
             report.portability.push(issue);
         }
     }
@@ -371,6 +411,8 @@ fn runnable_sizes(
 /// and buffers, and the variations' order dependence.
 struct SizeRun {
     findings: Vec<ReportedFinding>,
+    /// Which statement wrote each word last, in the checked run.
+    writers: lockstep_exec::Writers,
     contents: Vec<Vec<u8>>,
     order_dependence: Vec<OrderIssue>,
 }
@@ -518,6 +560,9 @@ pub(crate) fn order_issue(
             })
             .collect(),
         differing_elements: differing.len(),
+        differing,
+        sources: Vec::new(),
+        source_lines: Vec::new(),
     }
 }
 
@@ -555,6 +600,9 @@ pub(crate) fn portability(
         .filter(|&i| values.iter().any(|v| v.get(i) != values[0].get(i)))
         .collect();
     Some(PortabilityIssue {
+        written_at: Vec::new(),
+        written_lines: Vec::new(),
+        differing: differing.clone(),
         buffer: pipeline.buffers[buffer].name.clone(),
         agreeing: classes.iter().map(|(ws, _)| ws.clone()).collect(),
         elements: differing
@@ -570,6 +618,53 @@ pub(crate) fn portability(
             .collect(),
         differing_elements: differing.len(),
     })
+}
+
+/// The statements that wrote the elements `differing` (of `size` bytes)
+/// of a buffer bound at `slots` (slot, byte offset) in any of the runs,
+/// distinct, in source order.
+fn written_by(
+    writers: &[lockstep_exec::Writers],
+    slots: &[(usize, usize)],
+    differing: &[usize],
+    size: usize,
+) -> Vec<lockstep_ir::Span> {
+    let mut spans: Vec<lockstep_ir::Span> = Vec::new();
+    for &i in differing {
+        let (start, end) = (i * size, (i + 1) * size);
+        for &(slot, offset) in slots {
+            for word in (start.saturating_sub(offset) / 4)..end.saturating_sub(offset).div_ceil(4) {
+                for w in writers {
+                    if let Some(span) = w.span(slot, word)
+                        && !spans.contains(&span)
+                    {
+                        spans.push(span);
+                    }
+                }
+            }
+        }
+    }
+    spans.sort_by_key(|s| (s.file, s.start));
+    spans
+}
+
+/// Each span's `file:line:col` and its source line, trimmed.
+fn locations(shader: &Shader, spans: &[lockstep_ir::Span]) -> (Vec<String>, Vec<String>) {
+    spans
+        .iter()
+        .filter(|s| (s.file as usize) < shader.source_map.files().len())
+        .map(|s| {
+            let span = lockstep_syntax::Span::new(lockstep_syntax::FileId(s.file), s.start, s.end);
+            let text = &shader.source_map.files()[s.file as usize].text;
+            let start = (s.start as usize).min(text.len());
+            let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+            let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+            (
+                shader.source_map.location(span),
+                text[line_start..line_end].trim().to_string(),
+            )
+        })
+        .unzip()
 }
 
 fn sizes_text(ws: &[u32]) -> String {
@@ -630,6 +725,9 @@ impl CheckReport {
                 p.differing_elements,
                 classes.join(" ")
             ));
+            for (at, line) in p.written_at.iter().zip(&p.written_lines) {
+                out.push_str(&format!("  written at {at}: {line}\n"));
+            }
             for e in &p.elements {
                 let values: Vec<String> = p
                     .agreeing
@@ -665,6 +763,14 @@ impl CheckReport {
                 "order dependence: buffer '{}' changes {at} with {}: {} elements{first}\n",
                 o.buffer, o.variation, o.differing_elements
             ));
+            let verb = if o.variation.starts_with("float") {
+                "folded at"
+            } else {
+                "written at"
+            };
+            for (at, line) in o.sources.iter().zip(&o.source_lines) {
+                out.push_str(&format!("  {verb} {at}: {line}\n"));
+            }
             for e in &o.elements {
                 out.push_str(&format!(
                     "  [{}] {} in order, {} otherwise\n",

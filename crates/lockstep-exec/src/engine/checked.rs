@@ -39,8 +39,15 @@ impl Wave {
         let mut misaligned: Mask = 0;
         let mut first_misaligned = 0;
         let mut shared: Option<(FindingKind, &'static str, Mask)> = None;
+        let mut written: Vec<u64> = Vec::new();
         for l in self.lanes(w) {
             let at = address(&self.regs, addr, l, w);
+            if access != Access::Read
+                && matches!(addr.space, Space::Resource(_))
+                && mem.in_bounds(at, ty.size())
+            {
+                written.extend((at / 4)..(at + u64::from(ty.size())).div_ceil(4));
+            }
             if !mem.in_bounds(at, ty.size()) {
                 let align = u64::from(ty.size().min(4));
                 let in_range = at
@@ -64,6 +71,12 @@ impl Wave {
                     }
                 }
             }
+        }
+        if let Space::Resource(id) = addr.space
+            && !written.is_empty()
+        {
+            let len = (mem.len() / 4) as usize;
+            findings.wrote(id.index(), len, self.pc.wrapping_sub(1), &written);
         }
         if outside != 0 {
             let what = match addr.space {

@@ -180,16 +180,33 @@ fn each_kind_of_finding_is_reported_at_its_line() {
             .unwrap_or_else(|| panic!("{} has no FINDING marker", hlsl.display()));
         let (report, text) = check_files(&dir.join("ub.yaml"), hlsl);
         match kind.as_str() {
-            "portability" => assert!(
-                !report.portability.is_empty(),
-                "{}:\n{text}",
-                hlsl.display()
-            ),
-            "order-dependence" => assert!(
-                !report.order_dependence.is_empty(),
-                "{}:\n{text}",
-                hlsl.display()
-            ),
+            // The statement that wrote the differing elements.
+            "portability" => {
+                let at = format!("{}:{line}:", hlsl.display());
+                assert!(
+                    report
+                        .portability
+                        .iter()
+                        .any(|p| p.written_at.iter().any(|l| l.starts_with(&at))),
+                    "{} must name line {line} as the writer:\n{text}",
+                    hlsl.display()
+                );
+                assert!(text.contains(&format!("written at {at}")), "{text}");
+            }
+            // Every block names where: the float reductions (the marked
+            // line), or the statements that wrote what the schedule changed.
+            "order-dependence" => {
+                let at = format!("{}:{line}:", hlsl.display());
+                assert!(!report.order_dependence.is_empty(), "{text}");
+                for o in &report.order_dependence {
+                    let file = format!("{}:", hlsl.display());
+                    assert!(o.sources.iter().all(|l| l.starts_with(&file)), "{text}");
+                    assert!(!o.sources.is_empty(), "{text}");
+                    if o.variation.starts_with("float") {
+                        assert!(o.sources.iter().any(|l| l.starts_with(&at)), "{text}");
+                    }
+                }
+            }
             _ => {
                 let at = format!("{}:{line}:", hlsl.display());
                 assert!(
@@ -709,4 +726,37 @@ fn repeated_order_dependences_are_one_block() {
     assert!(o.differing_elements > o.elements.len(), "{text}");
     let more = format!("  … and {} more", o.differing_elements - o.elements.len());
     assert!(text.lines().any(|l| l == more), "{text}");
+}
+
+/// A portability finding names the statements that wrote the differing
+/// elements, and only those: here the second and third stores, not the
+/// first, whose elements agree at every size.
+#[test]
+fn portability_names_the_writing_statements() {
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+                  [numthreads(16, 1, 1)]\n\
+                  void main(uint gi : SV_GroupIndex)\n\
+                  {\n\
+                  \x20   Out[gi] = gi * 3u;\n\
+                  \x20   if (gi < 4u)\n\
+                  \x20       Out[16u + gi] = WaveGetLaneCount();\n\
+                  \x20   Out[32u + gi] = WavePrefixSum(gi) + WaveActiveSum(1u);\n\
+                  }\n";
+    let (report, text) = check_source(
+        &repo().join("tests/check/ub.yaml"),
+        "portability.hlsl",
+        source,
+    );
+    assert_eq!(report.portability.len(), 1, "{text}");
+    let p = &report.portability[0];
+    let lines: Vec<&str> = p
+        .written_at
+        .iter()
+        .map(|l| l.rsplit_once("portability.hlsl:").map_or("", |(_, at)| at))
+        .collect();
+    assert_eq!(lines, ["7:9", "8:5"], "{text}");
+    assert!(
+        text.contains("portability.hlsl:7:9: Out[16u + gi] = WaveGetLaneCount();"),
+        "{text}"
+    );
 }
