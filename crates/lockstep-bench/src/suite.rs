@@ -585,6 +585,21 @@ fn gather_index(n: u32) -> Case {
     }
 }
 
+/// `n` float4 points whose components are integers below 1024.
+fn points4(n: u32) -> Vec<[f32; 4]> {
+    (0..n)
+        .map(|i| std::array::from_fn(|k| (hash(4 * i + k as u32) & 0x3FF) as f32))
+        .collect()
+}
+
+/// The buffer `Points` of `points`, four channels to an element.
+fn points4_buffer(points: &[[f32; 4]]) -> BufferDesc {
+    let flat: Vec<u32> = points.iter().flatten().map(|f| f.to_bits()).collect();
+    let mut buffer = buffer("Points", Format::Float32, words(&flat));
+    buffer.channels = 4;
+    buffer
+}
+
 /// Each point's length after a float4 scale and offset, and the largest
 /// length. The components are integers below 1024, so the squares and
 /// their sum are exact; a device's square root may be off by a few units
@@ -592,9 +607,7 @@ fn gather_index(n: u32) -> Case {
 /// within 4 of them, and the largest is the largest of the lengths the
 /// device wrote.
 fn float4_wave_max(n: u32) -> Case {
-    let points: Vec<[f32; 4]> = (0..n)
-        .map(|i| std::array::from_fn(|k| (hash(4 * i + k as u32) & 0x3FF) as f32))
-        .collect();
+    let points = points4(n);
     let expected: Vec<f32> = points
         .iter()
         .map(|p| {
@@ -607,9 +620,7 @@ fn float4_wave_max(n: u32) -> Case {
             (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt()
         })
         .collect();
-    let flat: Vec<u32> = points.iter().flatten().map(|f| f.to_bits()).collect();
-    let mut points = buffer("Points", Format::Float32, words(&flat));
-    points.channels = 4;
+    let points = points4_buffer(&points);
     let pipeline = compute(
         [groups(n, 64), 1, 1],
         vec![
@@ -700,9 +711,7 @@ fn hash64(n: u32) -> Case {
 /// 2^-11 for `sin` and `cos`), so each result is checked to within 0.01
 /// plus 10^-4 of its size.
 fn float4_shading(n: u32) -> Case {
-    let points: Vec<[f32; 4]> = (0..n)
-        .map(|i| std::array::from_fn(|k| (hash(4 * i + k as u32) & 0x3FF) as f32))
-        .collect();
+    let points = points4(n);
     let weights = [0.1f32, 0.2, 0.3, 0.4];
     let expected: Vec<f32> = points
         .iter()
@@ -718,9 +727,7 @@ fn float4_shading(n: u32) -> Case {
                 .sum()
         })
         .collect();
-    let flat: Vec<u32> = points.iter().flatten().map(|f| f.to_bits()).collect();
-    let mut points = buffer("Points", Format::Float32, words(&flat));
-    points.channels = 4;
+    let points = points4_buffer(&points);
     let pipeline = compute(
         [groups(n, 64), 1, 1],
         vec![
