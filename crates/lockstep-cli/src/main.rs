@@ -738,6 +738,20 @@ fn run(args: &RunArgs) -> u8 {
     } else {
         lockstep::run(&shader, &pipeline, &run_opts).map(|o| (o, None))
     };
+    // `--engine native` where the shader gets no machine code: say so, and why.
+    if let (lockstep::Engine::Native, false, Ok((output, _))) =
+        (run_opts.engine, args.check, &result)
+    {
+        let report = shader
+            .program
+            .engine_report(output.wave_size.size, run_opts.engine);
+        if !report.native {
+            eprintln!(
+                "note: --engine native: the interpreter ran this shader ({})",
+                report.reason.unwrap_or_default()
+            );
+        }
+    }
     if let (true, Ok((output, _))) = (args.stats, &result) {
         print_stats(
             &shader,

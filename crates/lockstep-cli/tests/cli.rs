@@ -850,3 +850,39 @@ fn draws_take_a_vertex_and_a_pixel_shader() {
         "clean: no findings at wave sizes 4, 8, 16, 32, 64, 128\n"
     );
 }
+
+/// `--engine native` on a shader that gets no machine code (64-bit
+/// values) runs it interpreted, and says so and why; on one that does, it
+/// says nothing.
+#[test]
+fn engine_native_says_when_the_interpreter_runs() {
+    let dir = scratch("engine-native");
+    let o = run_floats(
+        &dir,
+        "double d = In[0]; Out[0] = (float)(d * 2.0);",
+        &["--engine", "native", "--wave-size", "8"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let note = "note: --engine native: the interpreter ran this shader (";
+    assert!(stderr(&o).contains(note), "{}", stderr(&o));
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        let why = format!("{note}the shader has 64-bit values)");
+        assert!(stderr(&o).contains(&why), "{}", stderr(&o));
+    }
+    let o = run_floats(
+        &dir,
+        "Out[0] = In[0] * 2.0f;",
+        &["--engine", "native", "--wave-size", "8"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Where the CPU lacks AVX2 the interpreter runs either way.
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        assert!(
+            !stderr(&o).contains("note: --engine native"),
+            "{}",
+            stderr(&o)
+        );
+    }
+}
