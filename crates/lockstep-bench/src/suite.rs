@@ -373,23 +373,12 @@ fn block_prefix(name: &'static str, n: u32) -> Case {
         })
         .collect();
     let expected = words(&expected);
-    let pipeline = compute(
-        [groups(n, 256), 1, 1],
-        vec![
-            buffer("Input", Format::UInt32, words(&input)),
-            buffer("Output", Format::UInt32, vec![0; n as usize * 4]),
-        ],
-        vec![
-            binding("Input", Kind::StructuredBuffer, 0),
-            binding("Output", Kind::RwStructuredBuffer, 0),
-        ],
-    );
-    Case {
-        pipeline,
-        elements: n,
-        outputs: vec![1],
-        check: Box::new(move |out| same_words(&format!("{name}: wrong output"), out[1], &expected)),
-    }
+    one_output(
+        (n, 256),
+        vec![buffer("Input", Format::UInt32, words(&input))],
+        ("Output", Format::UInt32),
+        move |out| same_words(&format!("{name}: wrong output"), out, &expected),
+    )
 }
 
 /// Min/max depth per 8×8 tile of a square depth buffer (4096×4096 in the
@@ -469,25 +458,15 @@ fn divergent_loop(n: u32) -> Case {
         .map(|(&x, &n)| divergent_lane(x, n))
         .collect();
     let expected = words(&expected);
-    let pipeline = compute(
-        [groups(n, 64), 1, 1],
+    one_output(
+        (n, 64),
         vec![
             buffer("Seeds", Format::UInt32, words(&seeds)),
             buffer("Trips", Format::UInt32, words(&trips)),
-            buffer("Output", Format::UInt32, vec![0; n as usize * 4]),
         ],
-        vec![
-            binding("Seeds", Kind::StructuredBuffer, 0),
-            binding("Trips", Kind::StructuredBuffer, 1),
-            binding("Output", Kind::RwStructuredBuffer, 0),
-        ],
-    );
-    Case {
-        pipeline,
-        elements: n,
-        outputs: vec![2],
-        check: Box::new(move |out| same_words("divergent_loop: wrong output", out[2], &expected)),
-    }
+        ("Output", Format::UInt32),
+        move |out| same_words("divergent_loop: wrong output", out, &expected),
+    )
 }
 
 /// WaveMatch + WaveMultiPrefixCountBits binning of keys (2^24 in the
@@ -564,25 +543,15 @@ fn gather_index(n: u32) -> Case {
         .collect();
     let expected = words(&expected);
     let data: Vec<u32> = data.iter().map(|f| f.to_bits()).collect();
-    let pipeline = compute(
-        [groups(n, 128), 1, 1],
+    one_output(
+        (n, 128),
         vec![
             buffer("Index", Format::UInt32, words(&index)),
             buffer("Data", Format::Float32, words(&data)),
-            buffer("Output", Format::Float32, vec![0; n as usize * 4]),
         ],
-        vec![
-            binding("Index", Kind::StructuredBuffer, 0),
-            binding("Data", Kind::StructuredBuffer, 1),
-            binding("Output", Kind::RwStructuredBuffer, 0),
-        ],
-    );
-    Case {
-        pipeline,
-        elements: n,
-        outputs: vec![2],
-        check: Box::new(move |out| same_words("gather_index", out[2], &expected)),
-    }
+        ("Output", Format::Float32),
+        move |out| same_words("gather_index", out, &expected),
+    )
 }
 
 /// `n` float4 points whose components are integers below 1024.
@@ -686,23 +655,9 @@ fn hash64(n: u32) -> Case {
         .collect();
     let mut keys = buffer("Keys", Format::UInt32, words(&flat));
     keys.channels = 2;
-    let pipeline = compute(
-        [groups(n, 64), 1, 1],
-        vec![
-            keys,
-            buffer("Hash", Format::UInt32, vec![0; n as usize * 4]),
-        ],
-        vec![
-            binding("Keys", Kind::StructuredBuffer, 0),
-            binding("Hash", Kind::RwStructuredBuffer, 0),
-        ],
-    );
-    Case {
-        pipeline,
-        elements: n,
-        outputs: vec![1],
-        check: Box::new(move |out| same_words("hash64: wrong output", out[1], &expected)),
-    }
+    one_output((n, 64), vec![keys], ("Hash", Format::UInt32), move |out| {
+        same_words("hash64: wrong output", out, &expected)
+    })
 }
 
 /// A weighted sum of float4 shading terms (`sin`, `cos`, `exp`, `log`,
@@ -728,24 +683,13 @@ fn float4_shading(n: u32) -> Case {
         })
         .collect();
     let points = points4_buffer(&points);
-    let pipeline = compute(
-        [groups(n, 64), 1, 1],
-        vec![
-            points,
-            buffer("Shade", Format::Float32, vec![0; n as usize * 4]),
-        ],
-        vec![
-            binding("Points", Kind::StructuredBuffer, 0),
-            binding("Shade", Kind::RwStructuredBuffer, 0),
-        ],
-    );
-    Case {
-        pipeline,
-        elements: n,
-        outputs: vec![1],
-        check: Box::new(move |out| {
+    one_output(
+        (n, 64),
+        vec![points],
+        ("Shade", Format::Float32),
+        move |out| {
             for (i, want) in expected.iter().enumerate() {
-                let got = f32::from_bits(word(out[1], i));
+                let got = f32::from_bits(word(out, i));
                 let close = (got - want).abs() <= 0.01 + 1e-4 * want.abs();
                 if !close {
                     return Err(format!(
@@ -754,7 +698,33 @@ fn float4_shading(n: u32) -> Case {
                 }
             }
             Ok(())
-        }),
+        },
+    )
+}
+
+/// A case of `n` threads in groups of `group` whose `inputs` are
+/// structured buffers at `t0`, `t1`, … and whose one output, zeroed words
+/// `(name, format)`, follows them at `u0`: `check` gets its bytes.
+fn one_output(
+    (n, group): (u32, u32),
+    inputs: Vec<BufferDesc>,
+    (name, format): (&str, Format),
+    check: impl Fn(&[u8]) -> Result<(), String> + Send + Sync + 'static,
+) -> Case {
+    let mut bindings: Vec<Binding> = inputs
+        .iter()
+        .enumerate()
+        .map(|(t, b)| binding(&b.name, Kind::StructuredBuffer, t as u32))
+        .collect();
+    bindings.push(binding(name, Kind::RwStructuredBuffer, 0));
+    let out = inputs.len();
+    let mut buffers = inputs;
+    buffers.push(buffer(name, format, vec![0; n as usize * 4]));
+    Case {
+        pipeline: compute([groups(n, group), 1, 1], buffers, bindings),
+        elements: n,
+        outputs: vec![out],
+        check: Box::new(move |contents| check(contents[out])),
     }
 }
 
