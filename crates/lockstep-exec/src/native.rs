@@ -79,9 +79,9 @@ pub(crate) struct Native {
     inputs: Vec<(SystemValue, usize)>,
     /// Frame offsets and bits of the constant registers (both slots).
     constants: Vec<(usize, bool, u64)>,
-    /// The interpreter measured faster: the program has a callout (which
-    /// runs once per wave, where the interpreter runs sixteen waves at
-    /// once), or loads through loaded indices.
+    /// The interpreter measured faster: the program has a callout other
+    /// than arithmetic (which runs once per wave, where the interpreter
+    /// runs sixteen waves at once), or loads through loaded indices.
     costly: bool,
 }
 
