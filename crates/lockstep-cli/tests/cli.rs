@@ -851,15 +851,15 @@ fn draws_take_a_vertex_and_a_pixel_shader() {
     );
 }
 
-/// `--engine native` on a shader that gets no machine code (64-bit
-/// values) runs it interpreted, and says so and why; on one that does, it
-/// says nothing.
+/// `--engine native` on a shader that gets no machine code (a wave
+/// operation on 64-bit values) runs it interpreted, and says so and why;
+/// on one that does, it says nothing.
 #[test]
 fn engine_native_says_when_the_interpreter_runs() {
     let dir = scratch("engine-native");
     let o = run_floats(
         &dir,
-        "double d = In[0]; Out[0] = (float)(d * 2.0);",
+        "double d = In[0]; Out[0] = (float)WaveActiveSum(d * 2.0);",
         &["--engine", "native", "--wave-size", "8"],
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -867,7 +867,7 @@ fn engine_native_says_when_the_interpreter_runs() {
     assert!(stderr(&o).contains(note), "{}", stderr(&o));
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") {
-        let why = format!("{note}the shader has 64-bit values)");
+        let why = format!("{note}a wave operation or atomic takes 64-bit values)");
         assert!(stderr(&o).contains(&why), "{}", stderr(&o));
     }
     let o = run_floats(

@@ -2,7 +2,60 @@
 //! wave, over structure-of-arrays registers.
 
 use crate::lanes::LaneMath;
-use lockstep_ir::{AtomicOp, ResourceId, ResourceQuery, ScalarType, Span, WaveOp};
+use lockstep_ir::{
+    AtomicOp, BinaryOp, Builtin, ResourceId, ResourceQuery, ScalarType, Span, UnaryOp, WaveOp,
+};
+
+/// What an arithmetic instruction computes, in the IR's terms. The
+/// interpreter runs its lane loop; the machine code reads from it which
+/// operands are 64-bit values and, for some, makes its own code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpForm {
+    Unary(UnaryOp, ScalarType),
+    Binary(BinaryOp, ScalarType),
+    /// A component-wise builtin on operands of the type.
+    Builtin(Builtin, ScalarType),
+    Convert(ScalarType, ScalarType),
+    Bitcast(ScalarType, ScalarType),
+}
+
+impl OpForm {
+    /// Whether the result and the operands `a`, `b` and `c` are 64-bit
+    /// values.
+    pub fn wide(self) -> [bool; 4] {
+        use Builtin as F;
+        let w = |ty: ScalarType| ty.size() == 8;
+        match self {
+            OpForm::Unary(UnaryOp::Not, ty) => [false, w(ty), false, false],
+            OpForm::Unary(_, ty) => [w(ty), w(ty), false, false],
+            OpForm::Binary(op, ty) => {
+                use BinaryOp as B;
+                let boolean = matches!(
+                    op,
+                    B::Eq | B::Ne | B::Lt | B::Le | B::Gt | B::Ge | B::And | B::Or
+                );
+                [w(ty) && !boolean, w(ty), w(ty), false]
+            }
+            OpForm::Builtin(F::AsDouble, _) => [true, false, false, false],
+            OpForm::Builtin(b, ty) => {
+                let narrow = matches!(
+                    b,
+                    F::CountBits
+                        | F::FirstBitHigh
+                        | F::FirstBitLow
+                        | F::IsNan
+                        | F::IsInf
+                        | F::IsFinite
+                        | F::Sign
+                        | F::F32ToF16
+                        | F::F16ToF32
+                );
+                [w(ty) && !narrow, w(ty), w(ty), w(ty)]
+            }
+            OpForm::Convert(from, to) | OpForm::Bitcast(from, to) => [w(to), w(from), false, false],
+        }
+    }
+}
 
 /// A register: one scalar component for all lanes of a wave.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -394,6 +447,8 @@ pub enum Inst {
         /// The operation as a lane function of the machine code, when it
         /// is one.
         math: Option<LaneMath>,
+        /// The operation, where an operand may be a 64-bit value.
+        form: Option<OpForm>,
     },
     Binary {
         f: BinaryFn,
@@ -406,6 +461,7 @@ pub enum Inst {
         /// The operation as a lane function of the machine code, when it
         /// is one.
         math: Option<LaneMath>,
+        form: Option<OpForm>,
     },
     /// `Binary` with a constant second operand.
     BinaryImm {
@@ -415,6 +471,7 @@ pub enum Inst {
         imm: u64,
         masked: bool,
         op32: Option<Op32>,
+        form: Option<OpForm>,
     },
     /// A run of 32-bit operations on 32-bit lanes.
     Block32(Box<Block32>),
@@ -425,6 +482,7 @@ pub enum Inst {
         b: Reg,
         c: Reg,
         masked: bool,
+        form: Option<OpForm>,
     },
     /// Unmasked copy (temporaries).
     Copy {

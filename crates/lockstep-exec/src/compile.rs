@@ -18,7 +18,7 @@ mod place;
 mod top_level;
 
 use crate::alu::{self, BuiltinFn};
-use crate::bytecode::{FrameDepth, Inst, Lanes, Reg, Test};
+use crate::bytecode::{FrameDepth, Inst, Lanes, OpForm, Reg, Test};
 
 /// A system value the entry point takes.
 #[derive(Debug)]
@@ -61,9 +61,6 @@ pub struct Program {
     /// Whether the code has a group barrier. Without one every wave runs
     /// from start to end in one turn.
     pub(crate) barriers: bool,
-    /// Whether some value is 64 bits wide (`double`, `int64_t`,
-    /// `uint64_t`): native code keeps 32-bit lanes only.
-    pub(crate) wide_values: bool,
     /// The machine code at wave sizes 8, 16, 32 and 64, made on first use.
     pub(crate) native: [std::sync::OnceLock<Result<crate::native::Native, &'static str>>; 4],
 }
@@ -266,7 +263,6 @@ impl Program {
         let barriers = c.code.iter().any(|inst| matches!(inst, Inst::Barrier));
         Ok(Program {
             barriers,
-            wide_values: c.wide_values,
             native: Default::default(),
             code: c.code,
             reg_count: c.max_reg,
@@ -368,8 +364,6 @@ const MAX_REGISTERS: u32 = 1 << 16;
 
 struct Compiler<'m> {
     module: &'m Module,
-    /// Some expression has a 64-bit scalar type.
-    wide_values: bool,
     code: Vec<Inst>,
     /// The source span of each instruction.
     spans: Vec<Span>,
@@ -406,7 +400,6 @@ impl<'m> Compiler<'m> {
             span: Span::default(),
             call_span: None,
             checked: false,
-            wide_values: false,
             next_reg: 0,
             max_reg: 0,
             statics: Vec::new(),

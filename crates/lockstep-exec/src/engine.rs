@@ -797,6 +797,7 @@ impl Wave {
                     b,
                     c,
                     masked,
+                    ..
                 } => self.alu_op(masked, dst, [a, b, c], scratch, |d, [a, b, c], keep| {
                     f(d, a, b, c, keep)
                 }),
@@ -3142,7 +3143,6 @@ mod tests {
             checked: false,
             constants: Vec::new(),
             barriers: false,
-            wide_values: false,
             native: Default::default(),
         };
         let ctx = Context {
@@ -3215,6 +3215,7 @@ mod tests {
                 masked,
                 op32: Some(op32),
                 math: None,
+                form: None,
             };
         }
         if let Some(&(builtin, ty)) = builtins.get(op.wrapping_sub(forms.len())) {
@@ -3231,6 +3232,7 @@ mod tests {
                 masked,
                 op32,
                 math: None,
+                form: None,
             };
         }
         let (op, ty) = forms[op];
@@ -3245,6 +3247,7 @@ mod tests {
                 imm: u64::from(imm),
                 masked,
                 op32,
+                form: None,
             },
             Err(b) => Inst::Binary {
                 f: crate::alu::binary(op, ty).expect("register form"),
@@ -3254,6 +3257,7 @@ mod tests {
                 masked,
                 op32,
                 math: None,
+                form: None,
             },
         }
     }

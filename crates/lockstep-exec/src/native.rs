@@ -3,12 +3,14 @@
 //! wave size, which runs every wave of a group from
 //! start to end with its control flow as native branches.
 //!
-//! Registers stay the bytecode's, one 32-bit word per lane (all values are
-//! 32 bits or narrower where a program runs here); a register that holds
-//! a byte address (written by `IndexScale`, read as an `Address`) has a
-//! 64-bit slot of its own beside its 32-bit one, so that a temporary
-//! reused for an address in one statement and a value in another keeps
-//! both. What has no machine code (atomics, queries, most wave operations,
+//! Registers stay the bytecode's, one 32-bit word per lane; a register
+//! that holds a byte address (written by `IndexScale`, read as an
+//! `Address`) or a 64-bit value (`double`, `int64_t`, `uint64_t`, as the
+//! instruction's [`OpForm`] or type says) has a 64-bit slot of its own
+//! beside its 32-bit one, so that a temporary reused for a 64-bit value in
+//! one statement and a 32-bit one in another keeps both. Each instruction
+//! reads and writes the slot its operand types name; a copy moves the
+//! slot that its source's last writer filled ([`copy_widths`]). What has no machine code (atomics, queries, most wave operations,
 //! the operations without an `Op32`) is a callout: the interpreter runs
 //! that one instruction on a wave whose registers are copied in from the
 //! frame and back ([`Native::callout`]).
@@ -35,7 +37,8 @@
 //! callout that runs once for the whole pass.
 //!
 //! A program runs here when the CPU has AVX2, the wave size is 8 to 64,
-//! it has no 64-bit value, and the dispatch is a normal one (no findings,
+//! no wave operation, atomic, index, `switch` selector or local array
+//! takes a 64-bit value, and the dispatch is a normal one (no findings,
 //! lanes in order, groups in order).
 //!
 //! [`wave`]: lockstep_jit::wave
@@ -45,12 +48,12 @@ use std::ffi::c_void;
 use lockstep_ir::{ScalarType, SystemValue, WaveOp};
 use lockstep_jit::Op;
 use lockstep_jit::wave::{
-    Address, Arg, Atomic, Callout, Input, Label, Lanes, Resource, State, Vote as NVote,
-    WaveBuilder, WaveCode, WaveKind,
+    Address, Arg, Arg64, Atomic, Callout, Input, Label, Lanes, Op64, Resource, State,
+    Vote as NVote, WaveBuilder, WaveCode, WaveKind,
 };
 
 use crate::ExecError;
-use crate::bytecode::{Cmp32, Inst, Lanes as BLanes, Reg, Space, Test, Vote};
+use crate::bytecode::{Cmp32, Inst, Lanes as BLanes, OpForm, Reg, Space, Test, Vote};
 use crate::check::SharedTracker;
 use crate::compile::Program;
 use crate::engine::{Context, Deferred, Wave};
@@ -132,6 +135,153 @@ fn address_regs(inst: &Inst, mut f: impl FnMut(Reg)) {
         }
         _ => {}
     }
+}
+
+/// The register uses of their 64-bit slot: addresses ([`address_regs`])
+/// and 64-bit values.
+fn wide_operands(inst: &Inst, mut f: impl FnMut(Reg)) {
+    address_regs(inst, &mut f);
+    let mut typed = |form: Option<OpForm>, regs: [Option<Reg>; 4]| {
+        let wide = form.map_or([false; 4], OpForm::wide);
+        for (r, w) in regs.into_iter().zip(wide) {
+            if let Some(r) = r.filter(|_| w) {
+                f(r);
+            }
+        }
+    };
+    match *inst {
+        Inst::Unary { dst, a, form, .. } | Inst::BinaryImm { dst, a, form, .. } => {
+            typed(form, [Some(dst), Some(a), None, None])
+        }
+        Inst::Binary {
+            dst, a, b, form, ..
+        } => typed(form, [Some(dst), Some(a), Some(b), None]),
+        Inst::Ternary {
+            dst, a, b, c, form, ..
+        } => typed(form, [Some(dst), Some(a), Some(b), Some(c)]),
+        Inst::Load { dst, ty, .. } if ty.size() == 8 => f(dst),
+        Inst::Store { src, ty, .. } if ty.size() == 8 => f(src),
+        _ => {}
+    }
+}
+
+/// The registers an instruction copies from one to another unchanged
+/// (`Copy`, `CopyMasked`, a `Select` of values that are not all words):
+/// where one has a 64-bit slot, all do, and the copy moves both slots.
+fn copied_regs(inst: &Inst) -> Vec<Reg> {
+    match *inst {
+        Inst::Copy { dst, src } | Inst::CopyMasked { dst, src } => vec![dst, src],
+        Inst::Select {
+            dst,
+            a,
+            b,
+            word: false,
+            ..
+        } => vec![dst, a, b],
+        _ => Vec::new(),
+    }
+}
+
+/// For each copy of registers with both slots ([`copied_regs`]), the slot
+/// that holds the source's value, by the instruction that wrote it last
+/// in program order: `Some(true)` the 64-bit one, `None` either (a
+/// constant, or a writer that does not say). A register holds one
+/// variable, of one type, from its first write to its last read, so the
+/// last writer before a read in program order has the type of every
+/// writer whose value the read can see, an earlier iteration's included.
+fn copy_widths(code: &[Inst], regs: usize) -> Vec<Option<bool>> {
+    let mut state: Vec<Option<bool>> = vec![None; regs];
+    let mut out = vec![None; code.len()];
+    for (pc, inst) in code.iter().enumerate() {
+        let at = |r: Reg| r.0 as usize;
+        match *inst {
+            Inst::Copy { dst, src } | Inst::CopyMasked { dst, src } => {
+                out[pc] = state[at(src)];
+                state[at(dst)] = out[pc];
+            }
+            Inst::Select {
+                dst,
+                a,
+                b,
+                word: false,
+                ..
+            } => {
+                out[pc] = state[at(a)].filter(|_| state[at(a)] == state[at(b)]);
+                state[at(dst)] = out[pc];
+            }
+            _ => {
+                inst.for_each_reg_ref(|r| state[at(*r)] = None);
+                match *inst {
+                    Inst::Unary { dst, form, .. }
+                    | Inst::Binary { dst, form, .. }
+                    | Inst::BinaryImm { dst, form, .. }
+                    | Inst::Ternary { dst, form, .. } => {
+                        state[at(dst)] = Some(form.is_some_and(|f| f.wide()[0]));
+                    }
+                    Inst::Load { dst, ty, .. } => state[at(dst)] = Some(ty.size() == 8),
+                    _ => {}
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The machine code's form of a 64-bit operation, where it has one.
+fn op64(form: OpForm) -> Option<Op64> {
+    use ScalarType as S;
+    use lockstep_ir::{BinaryOp as B, UnaryOp as U};
+    let int = |ty: S| matches!(ty, S::Int64 | S::UInt64);
+    Some(match form {
+        OpForm::Binary(op, ty) if int(ty) => {
+            let signed = ty == S::Int64;
+            match op {
+                B::Add => Op64::Add,
+                B::Sub => Op64::Sub,
+                B::Mul => Op64::Mul,
+                B::BitAnd => Op64::And,
+                B::BitOr => Op64::Or,
+                B::BitXor => Op64::Xor,
+                B::Shl => Op64::Shl,
+                B::Shr if signed => Op64::ShrS,
+                B::Shr => Op64::ShrU,
+                B::Eq => Op64::Eq,
+                B::Ne => Op64::Ne,
+                B::Lt if signed => Op64::LtS,
+                B::Le if signed => Op64::LeS,
+                B::Gt if signed => Op64::GtS,
+                B::Ge if signed => Op64::GeS,
+                B::Lt => Op64::LtU,
+                B::Le => Op64::LeU,
+                B::Gt => Op64::GtU,
+                B::Ge => Op64::GeU,
+                _ => return None,
+            }
+        }
+        OpForm::Binary(op, S::Float64) => match op {
+            B::Add => Op64::FAdd,
+            B::Sub => Op64::FSub,
+            B::Mul => Op64::FMul,
+            B::Div => Op64::FDiv,
+            B::Eq => Op64::FEq,
+            B::Ne => Op64::FNe,
+            B::Lt => Op64::FLt,
+            B::Le => Op64::FLe,
+            B::Gt => Op64::FGt,
+            B::Ge => Op64::FGe,
+            _ => return None,
+        },
+        OpForm::Unary(U::Neg, ty) if int(ty) => Op64::INeg,
+        OpForm::Unary(U::BitNot, ty) if int(ty) => Op64::Not,
+        OpForm::Convert(S::UInt32, to) if int(to) => Op64::ZExt,
+        OpForm::Convert(S::Int32, to) if int(to) => Op64::SExt,
+        OpForm::Convert(from, S::Int32 | S::UInt32) if int(from) => Op64::Trunc,
+        OpForm::Convert(S::Int32, S::Float64) => Op64::IToF,
+        OpForm::Convert(S::UInt32, S::Float64) => Op64::UToF,
+        OpForm::Convert(S::Float32, S::Float64) => Op64::F32ToF64,
+        OpForm::Convert(S::Float64, S::Float32) => Op64::F64ToF32,
+        _ => return None,
+    })
 }
 
 fn cmp_op(c: Cmp32) -> Op {
@@ -218,6 +368,10 @@ struct Translator<'p> {
     /// Threads of the groups a pass runs side by side: how far on the
     /// next pass's same lane is.
     pass_threads: u64,
+    /// Per instruction, see [`copy_widths`].
+    copy_wide: Vec<Option<bool>>,
+    /// The constant registers' bits.
+    constants: std::collections::HashMap<u32, u64>,
 }
 
 impl Native {
@@ -249,9 +403,6 @@ impl Native {
         if p.checked {
             return Err("checked mode runs the interpreter");
         }
-        if p.wide_values {
-            return Err("the shader has 64-bit values");
-        }
         let mut has_wide = vec![false; p.reg_count as usize];
         let mut scratch_needed = 0;
         for inst in &p.code {
@@ -260,22 +411,55 @@ impl Native {
                 | Inst::CheckDiscardedRead { .. }
                 | Inst::Uninitialized { .. } => return Err("checked mode runs the interpreter"),
                 Inst::Block32(block) => scratch_needed = scratch_needed.max(block.ops.len()),
-                Inst::Load { ty, .. }
-                | Inst::Store { ty, .. }
-                | Inst::Atomic { ty, .. }
+                Inst::Atomic { ty, .. }
                 | Inst::Wave { ty, .. }
                 | Inst::Wave4 { ty, .. }
                 | Inst::MultiPrefix { ty, .. }
                     if ty.size() == 8 =>
                 {
-                    return Err("the shader has 64-bit values");
+                    return Err("a wave operation or atomic takes 64-bit values");
                 }
-                Inst::IndexScale { index_ty, .. } if index_ty.size() == 8 => {
-                    return Err("the shader has 64-bit values");
+                Inst::IndexScale { index_ty: ty, .. }
+                | Inst::SwitchCase {
+                    selector_ty: ty, ..
+                } if ty.size() == 8 => {
+                    return Err("an index or switch selector is a 64-bit value");
                 }
                 _ => {}
             }
-            address_regs(inst, |r| has_wide[r.0 as usize] = true);
+            wide_operands(inst, |r| has_wide[r.0 as usize] = true);
+        }
+        // A copy moves both slots of registers that have a 64-bit one.
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for inst in &p.code {
+                let regs = copied_regs(inst);
+                if regs.iter().any(|r| has_wide[r.0 as usize])
+                    && !regs.iter().all(|r| has_wide[r.0 as usize])
+                {
+                    regs.iter().for_each(|r| has_wide[r.0 as usize] = true);
+                    changed = true;
+                }
+            }
+        }
+        // The interpreter's register arrays hold values of one width.
+        for inst in &p.code {
+            if let Inst::Gather {
+                dst, base, limit, ..
+            }
+            | Inst::Scatter {
+                src: dst,
+                base,
+                limit,
+                ..
+            } = *inst
+            {
+                let array = (base.0..base.0.saturating_add(limit)).chain([dst.0]);
+                if array.clone().any(|r| has_wide[r as usize]) {
+                    return Err("a local array holds 64-bit values");
+                }
+            }
         }
         // Registers: every bytecode register's 32-bit slot, then the
         // 64-bit slots, then the blocks' scratch.
@@ -315,6 +499,8 @@ impl Native {
             strides: std::collections::HashMap::new(),
             costly: false,
             pass_threads: (width / wave) as u64 * p.group.threads(wave as u32),
+            copy_wide: copy_widths(&p.code, n),
+            constants: p.constants.iter().map(|&(r, bits)| (r.0, bits)).collect(),
         };
         t.translate()?;
         let costly = t.costly || loaded_addresses(&p.code, p.reg_count as usize);
@@ -388,7 +574,7 @@ impl Translator<'_> {
     fn callout(&mut self, pc: usize) {
         let inst = &self.p.code[pc];
         let mut wide_uses = Vec::new();
-        address_regs(inst, |r| wide_uses.push(r));
+        wide_operands(inst, |r| wide_uses.push(r));
         let mut regs: Vec<Reg> = Vec::new();
         inst.for_each_reg_ref(|r| regs.push(*r));
         if let Inst::Gather { base, limit, .. } | Inst::Scatter { base, limit, .. } = *inst {
@@ -419,6 +605,58 @@ impl Translator<'_> {
         self.b.callout(id);
     }
 
+    /// Which slots the copy at `pc` to `dst` moves: the narrow one, the
+    /// 64-bit one (where the registers have one).
+    fn copied_slots(&self, pc: usize, dst: Reg) -> [bool; 2] {
+        if self.wide[dst.0 as usize].is_none() {
+            return [true, false];
+        }
+        match self.copy_wide[pc] {
+            Some(wide) => [!wide, wide],
+            None => [true, true],
+        }
+    }
+
+    /// An arithmetic instruction on 64-bit values: machine code where
+    /// the operation has some, else a callout.
+    fn wide_op(&mut self, pc: usize, form: OpForm) {
+        let (dst, a, b, masked) = match self.p.code[pc] {
+            Inst::Unary { dst, a, masked, .. } => (dst, a, None, masked),
+            Inst::Binary {
+                dst, a, b, masked, ..
+            } => (dst, a, Some(Ok(b)), masked),
+            Inst::BinaryImm {
+                dst,
+                a,
+                imm,
+                masked,
+                ..
+            } => (dst, a, Some(Err(imm)), masked),
+            _ => return self.callout(pc),
+        };
+        let [wd, wa, ..] = form.wide();
+        let slot = |t: &Self, r: Reg, wide: bool| if wide { t.wide(r) } else { r.0 };
+        if let OpForm::Bitcast(..) = form {
+            // Between 64-bit types: the bits as they are.
+            if wd && wa {
+                let (d, s) = (self.wide(dst), self.wide(a));
+                self.b.copy(d, s, masked);
+                return;
+            }
+        }
+        let Some(op) = op64(form) else {
+            return self.callout(pc);
+        };
+        let b = match b {
+            Some(Ok(r)) if self.constants.contains_key(&r.0) => Arg64::Imm(self.constants[&r.0]),
+            Some(Ok(r)) => Arg64::Reg(self.wide(r)),
+            Some(Err(imm)) => Arg64::Imm(imm),
+            None => Arg64::Imm(0),
+        };
+        let (d, a) = (slot(self, dst, wd), slot(self, a, wa));
+        self.b.op64(op, d, a, b, masked);
+    }
+
     fn translate(&mut self) -> Result<(), &'static str> {
         self.translate_code()
             .ok_or("an instruction has no machine code")?
@@ -446,6 +684,14 @@ impl Translator<'_> {
                     if let Some(w) = self.wide[dst.0 as usize] {
                         self.b.constant(w, bits);
                     }
+                }
+                Inst::Unary { form: Some(f), .. }
+                | Inst::Binary { form: Some(f), .. }
+                | Inst::BinaryImm { form: Some(f), .. }
+                | Inst::Ternary { form: Some(f), .. }
+                    if f.wide().contains(&true) =>
+                {
+                    self.wide_op(pc, f)
                 }
                 Inst::Unary {
                     dst,
@@ -531,8 +777,34 @@ impl Translator<'_> {
                         self.b.copy(o.reg.0, slot(o.slot), o.masked);
                     }
                 }
-                Inst::Copy { dst, src } => self.b.copy(dst.0, src.0, false),
-                Inst::CopyMasked { dst, src } => self.b.copy(dst.0, src.0, true),
+                Inst::Copy { dst, src } | Inst::CopyMasked { dst, src } => {
+                    let masked = matches!(inst, Inst::CopyMasked { .. });
+                    let [narrow, wide] = self.copied_slots(pc, dst);
+                    if narrow {
+                        self.b.copy(dst.0, src.0, masked);
+                    }
+                    if wide {
+                        self.b.copy(self.wide(dst), self.wide(src), masked);
+                    }
+                }
+                Inst::Select {
+                    dst,
+                    cond,
+                    a,
+                    b,
+                    word: false,
+                    masked,
+                } if self.wide[dst.0 as usize].is_some() => {
+                    let [narrow, wide] = self.copied_slots(pc, dst);
+                    if narrow {
+                        let (a, b) = (Arg::Reg(a.0), Some(b.0));
+                        self.b.op(Op::Select, dst.0, cond.0, a, b, masked);
+                    }
+                    if wide {
+                        let (d, a, b) = (self.wide(dst), self.wide(a), self.wide(b));
+                        self.b.select64(d, cond.0, a, b, masked);
+                    }
+                }
                 Inst::Select {
                     dst,
                     cond,
@@ -585,6 +857,14 @@ impl Translator<'_> {
                 Inst::Store { addr, ty, src } if ty.size() == 4 => {
                     let at = self.address(addr);
                     self.b.store(at, src.0);
+                }
+                Inst::Load { dst, addr, ty } if ty.size() == 8 => {
+                    let at = self.address(addr);
+                    self.b.load64(self.wide(dst), at);
+                }
+                Inst::Store { addr, ty, src } if ty.size() == 8 => {
+                    let at = self.address(addr);
+                    self.b.store64(at, self.wide(src));
                 }
                 Inst::Wave {
                     op: WaveOp::PrefixCountBits,

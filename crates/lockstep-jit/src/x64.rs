@@ -156,6 +156,34 @@ fn vcmpps(asm: &mut Assembler, d: u8, s1: u8, s2: u8, predicate: u8) {
     asm.push(predicate);
 }
 
+/// A VEX.256 instruction of the 0F map on registers, `d = op(s1, s2)`:
+/// prefix `pp` (0 none, 1 `66`, 2 `F3`, 3 `F2`), `s1` 0 where the
+/// instruction takes no second source. For what dynasm 5.1 gets wrong or
+/// lacks (`vcmppd`'s operand order, the `double` conversions' mixed
+/// widths).
+pub(crate) fn vex256(asm: &mut Assembler, pp: u8, opcode: u8, d: u8, s1: u8, s2: u8) {
+    let rxb = (!(d >> 3) & 1) << 7 | 1 << 6 | (!(s2 >> 3) & 1) << 5;
+    asm.push(0xC4);
+    asm.push(rxb | 0b00001);
+    asm.push((!s1 & 0xF) << 3 | 1 << 2 | pp);
+    asm.push(opcode);
+    asm.push(0b11 << 6 | (d & 7) << 3 | (s2 & 7));
+}
+
+/// `vpsllq` (`left`) or `vpsrlq` of ymm `s` by `k` bits into ymm `d`,
+/// encoded here: dynasm 5.1 assembles `vpsrlq ymm, ymm, imm` with 128-bit
+/// registers.
+pub(crate) fn shift_q(asm: &mut Assembler, left: bool, d: u8, s: u8, k: u8) {
+    // VEX.256.66.0F 73 /6 (left) or /2 ib: the destination in vvvv.
+    let ext = if left { 6 } else { 2 };
+    asm.push(0xC4);
+    asm.push(1 << 7 | 1 << 6 | (!(s >> 3) & 1) << 5 | 0b00001);
+    asm.push((!d & 0xF) << 3 | 1 << 2 | 1);
+    asm.push(0x73);
+    asm.push(0b11 << 6 | ext << 3 | (s & 7));
+    asm.push(k);
+}
+
 /// `vcvttpd2dq` of ymm `s` into xmm `d`, encoded here (dynasm 5.1 takes
 /// no ymm source beside an xmm destination).
 fn cvttpd2dq(asm: &mut Assembler, d: u8, s: u8) {

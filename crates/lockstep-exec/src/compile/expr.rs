@@ -7,14 +7,6 @@ use crate::bytecode::Address;
 impl Compiler<'_> {
     /// Compiles an expression; its instructions carry its span.
     pub(super) fn expr(&mut self, e: &Expr) -> Result<Vec<Reg>, ExecError> {
-        if self
-            .module
-            .types
-            .scalar_of(e.ty)
-            .is_some_and(|s| s.size() == 8)
-        {
-            self.wide_values = true;
-        }
         let outer = std::mem::replace(&mut self.span, self.call_span.unwrap_or(e.span));
         let result = self.expr_kind(e);
         self.span = outer;
@@ -87,6 +79,7 @@ impl Compiler<'_> {
                             return src;
                         }
                         let dst = self.temp();
+                        let from = from.get(i).copied().unwrap_or(from[0]);
                         self.emit(Inst::Unary {
                             f: alu::bitcast(ty),
                             dst,
@@ -94,6 +87,7 @@ impl Compiler<'_> {
                             masked: false,
                             op32: None,
                             math: None,
+                            form: Some(OpForm::Bitcast(from, ty)),
                         });
                         dst
                     })
@@ -266,6 +260,7 @@ impl Compiler<'_> {
                     masked: false,
                     op32: alu::unary_op32(op, ty),
                     math: None,
+                    form: Some(OpForm::Unary(op, ty)),
                 });
                 Ok(dst)
             })
@@ -348,6 +343,7 @@ impl Compiler<'_> {
                         imm,
                         masked: false,
                         op32,
+                        form: Some(OpForm::Binary(op, ty)),
                     }),
                     None => self.emit(Inst::Binary {
                         f,
@@ -357,6 +353,7 @@ impl Compiler<'_> {
                         masked: false,
                         op32,
                         math: None,
+                        form: Some(OpForm::Binary(op, ty)),
                     }),
                 };
                 Ok(dst)
@@ -396,6 +393,7 @@ impl Compiler<'_> {
                 masked: false,
                 op32: None,
                 math: None,
+                form: Some(OpForm::Unary(UnaryOp::Not, ScalarType::Bool)),
             });
             not_a
         };
@@ -579,7 +577,9 @@ impl Compiler<'_> {
             .map(|(i, &t)| {
                 let src = v.get(i).copied().unwrap_or(v[0]);
                 let f = from.get(i).copied().unwrap_or(from[0]);
-                if f == t || crate::value::same_lane_bits(f, t) {
+                // Widening keeps a lane's bits, but the machine code holds
+                // 64-bit values apart from 32-bit ones.
+                if f == t || (crate::value::same_lane_bits(f, t) && f.size() == t.size()) {
                     return src;
                 }
                 if let Some(r) = self.bool_conversion(src, f, t) {
@@ -593,6 +593,7 @@ impl Compiler<'_> {
                     masked: false,
                     op32: alu::convert_op32(f, t),
                     math: None,
+                    form: Some(OpForm::Convert(f, t)),
                 });
                 dst
             })

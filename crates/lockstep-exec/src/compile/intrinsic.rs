@@ -207,6 +207,7 @@ impl Compiler<'_> {
                     masked: false,
                     op32: alu::builtin_op32(b, ty),
                     math: crate::lanes::LaneMath::of(b, ty),
+                    form: Some(OpForm::Builtin(b, ty)),
                 },
                 BuiltinFn::Binary(f) => Inst::Binary {
                     f,
@@ -216,6 +217,7 @@ impl Compiler<'_> {
                     masked: false,
                     op32: alu::builtin_op32(b, ty),
                     math: crate::lanes::LaneMath::of(b, ty),
+                    form: Some(OpForm::Builtin(b, ty)),
                 },
                 BuiltinFn::Ternary(f) => Inst::Ternary {
                     f,
@@ -224,6 +226,7 @@ impl Compiler<'_> {
                     b: arg(1, i)?,
                     c: arg(2, i)?,
                     masked: false,
+                    form: Some(OpForm::Builtin(b, ty)),
                 },
             });
             out.push(dst);

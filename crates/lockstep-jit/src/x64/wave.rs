@@ -14,7 +14,7 @@
 //!
 //! - **Registers** live in a frame in memory, one 32-bit word per lane (a
 //!   *narrow* register) or one 64-bit word per lane (a *wide* one, for byte
-//!   addresses). An operation loads its operands eight lanes to a vector
+//!   addresses, 64-bit integers and `double`s). An operation loads its operands eight lanes to a vector
 //!   register, computes, and stores the result, blending with the lanes
 //!   already there where it writes the active lanes only.
 //! - **The execution mask** is a bit per lane in `r13`; the lanes that left
@@ -39,9 +39,13 @@
 #![allow(clippy::useless_conversion)]
 
 use super::{Builder, Code, Constant, MASK32, RESULT, Second, TEMP};
+
+mod wide;
+
 use crate::{Op, Run};
 use dynasmrt::{AssemblyOffset, DynamicLabel, DynasmApi, DynasmLabelApi, dynasm};
 use std::mem::offset_of;
+pub use wide::{Arg64, Op64};
 
 /// A wave's state, shared by the machine code and its callouts.
 #[repr(C, align(32))]
@@ -804,17 +808,22 @@ impl WaveBuilder {
         }
     }
 
-    /// `dst = src`, every lane or (narrow registers only) the active ones.
+    /// `dst = src`, every lane or the active ones.
     pub fn copy(&mut self, dst: u32, src: u32, masked: bool) {
         let wide = self.wide[dst as usize];
         debug_assert_eq!(wide, self.wide[src as usize]);
-        debug_assert!(!(wide && masked));
         let (d, s) = (self.offsets[dst as usize], self.offsets[src as usize]);
-        let pieces = (self.width / 8 * if wide { 2 } else { 1 }) as i32;
         if masked {
             self.need_lanes();
         }
-        for k in 0..pieces {
+        if wide {
+            for k in self.wide_chunks() {
+                dynasm!(self.b.asm; .arch x64; vmovdqu ymm3, [r12 + s + 32 * k]);
+                self.store_wide_chunk(d, k, masked);
+            }
+            return;
+        }
+        for k in self.chunks() {
             dynasm!(self.b.asm; .arch x64; vmovdqu ymm3, [r12 + s + 32 * k]);
             self.store_chunk(d, k, masked);
         }
