@@ -75,7 +75,12 @@ echo "glslangValidator ${GLSLANG_FLAGS[*]} -DWAVE_PREFIX_INCLUSIVE <kernel>.hlsl
 for src in benches/kernels/*.hlsl; do
     name="$(basename "$src" .hlsl)"
     [[ "$NO_SPIRV" == *" $name "* ]] && continue
-    compile -DWAVE_PREFIX_INCLUSIVE "$src" -o "$OUT/$name.spv"
+    extra=()
+    # Kernels whose opening comment asks for 16-bit types.
+    if sed -n '/^\/\//!q;p' "$src" | grep -q -- -enable-16bit-types; then
+        extra=(--hlsl-enable-16bit-types)
+    fi
+    compile ${extra[@]+"${extra[@]}"} -DWAVE_PREFIX_INCLUSIVE "$src" -o "$OUT/$name.spv"
 done
 compile crates/lockstep-bench/shaders/prefix_probe.hlsl -o "$OUT/prefix_probe.spv"
 

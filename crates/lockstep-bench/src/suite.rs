@@ -60,7 +60,7 @@ impl Case {
 }
 
 /// The kernels, in the benchmark's order.
-pub const KERNELS: [Kernel; 12] = [
+pub const KERNELS: [Kernel; 13] = [
     Kernel {
         name: "ordered_append",
         source: include_str!("../../../benches/kernels/ordered_append.hlsl"),
@@ -139,6 +139,13 @@ pub const KERNELS: [Kernel; 12] = [
         no_spirv: None,
     },
     Kernel {
+        name: "half_blend",
+        source: include_str!("../../../benches/kernels/half_blend.hlsl"),
+        elements: N22,
+        build: half_blend,
+        no_spirv: None,
+    },
+    Kernel {
         name: "match_histogram",
         source: include_str!("../../../benches/kernels/match_histogram.hlsl"),
         elements: N24,
@@ -173,22 +180,25 @@ impl Kernel {
         (self.build)(self.elements)
     }
 
-    /// Compiles the kernel with Lockstep's default options.
+    /// Compiles the kernel with Lockstep's default options (and 16-bit
+    /// types where its opening comment asks for `-enable-16bit-types`).
     pub fn compile(&self) -> Result<Shader, String> {
         compile_source(&format!("{}.hlsl", self.name), self.source)
     }
 }
 
 /// Compiles `source` (named `name` in diagnostics) with Lockstep's default
-/// options.
+/// options, and 16-bit types where its opening comment asks for
+/// `-enable-16bit-types`.
 pub fn compile_source(name: &str, source: &str) -> Result<Shader, String> {
-    lockstep::compile(
-        name,
-        source,
-        &CompileOptions::default(),
-        &MemoryLoader::default(),
-    )
-    .map_err(|e| e.render(false))
+    let opts = CompileOptions {
+        enable_16bit_types: source
+            .lines()
+            .take_while(|l| l.starts_with("//"))
+            .any(|l| l.contains("-enable-16bit-types")),
+        ..CompileOptions::default()
+    };
+    lockstep::compile(name, source, &opts, &MemoryLoader::default()).map_err(|e| e.render(false))
 }
 
 impl Kernel {}
@@ -660,6 +670,59 @@ fn hash64(n: u32) -> Case {
     })
 }
 
+/// `half_blend`: each colour blended with its neighbour's by half its
+/// alpha, then `r * r * 0.75 + 0.125`, every operation rounded to `half`
+/// as HLSL's 16-bit arithmetic does. A device may keep more precision
+/// between operations, so each component is checked to within 2^-8.
+fn half_blend(n: u32) -> Case {
+    use half::f16;
+    let h = |x: f32| f16::from_f32(x);
+    let colors: Vec<[f16; 4]> = (0..n)
+        .map(|i| std::array::from_fn(|k| h((hash(4 * i + k as u32) >> 22) as f32 / 1024.0)))
+        .collect();
+    let expected: Vec<[f32; 4]> = (0..n as usize)
+        .map(|i| {
+            let (c, d) = (colors[i], colors[i ^ 1]);
+            let a = c[3] * h(0.5);
+            std::array::from_fn(|k| {
+                let r = c[k] * a + d[k] * (h(1.0) - a);
+                (r * r * h(0.75) + h(0.125)).to_f32()
+            })
+        })
+        .collect();
+    let bytes: Vec<u8> = colors
+        .iter()
+        .flatten()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let mut input = buffer("Colors", Format::Float16, bytes);
+    input.channels = 4;
+    let mut case = one_output(
+        (n, 64),
+        vec![input],
+        ("Blended", Format::Float16),
+        move |out| {
+            for (i, want) in expected.iter().enumerate() {
+                for (k, &want) in want.iter().enumerate() {
+                    let at = 8 * i + 2 * k;
+                    let got = f16::from_le_bytes([out[at], out[at + 1]]).to_f32();
+                    if (got - want).abs() > 1.0 / 256.0 {
+                        return Err(format!(
+                            "half_blend: component {k} of element {i} is {got}, expected {want}"
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        },
+    );
+    let output = case.outputs[0];
+    let blended = &mut case.pipeline.buffers[output];
+    blended.channels = 4;
+    blended.data = vec![0; 8 * n as usize];
+    case
+}
+
 /// A weighted sum of float4 shading terms (`sin`, `cos`, `exp`, `log`,
 /// `pow`) per point. The components are integers below 1024. Devices'
 /// transcendentals are approximations (Vulkan allows an absolute error of
@@ -758,7 +821,7 @@ mod tests {
         let one = select(Some("block_scan")).unwrap();
         assert_eq!(one.len(), 1);
         assert_eq!(one[0].name, "block_scan");
-        assert_eq!(select(None).unwrap().len(), 12);
+        assert_eq!(select(None).unwrap().len(), 13);
         let Err(e) = select(Some("nope")) else {
             panic!("an unknown kernel was found");
         };
@@ -766,7 +829,7 @@ mod tests {
             e,
             "no kernel `nope` (kernels: ordered_append, wave_reduce, block_scan, tile_minmax, \
              divergent_loop, stream_scale, gather_index, float4_wave_max, float4_shading, \
-             tree_scan, hash64, match_histogram)"
+             tree_scan, hash64, half_blend, match_histogram)"
         );
     }
 
@@ -801,6 +864,7 @@ mod tests {
                 ("float4_shading", 1 << 22),
                 ("tree_scan", 1 << 24),
                 ("hash64", 1 << 24),
+                ("half_blend", 1 << 22),
                 ("match_histogram", 1 << 24),
             ]
         );

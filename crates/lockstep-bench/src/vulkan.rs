@@ -235,8 +235,39 @@ impl Context {
             let queue_info = vk::DeviceQueueCreateInfo::default()
                 .queue_family_index(queue_family)
                 .queue_priorities(&priorities);
-            let device_info = vk::DeviceCreateInfo::default()
-                .queue_create_infos(std::slice::from_ref(&queue_info));
+            // The kernels' 64-bit and 16-bit arithmetic, and 16-bit
+            // buffers, where the device has them.
+            let mut storage16 = vk::PhysicalDevice16BitStorageFeatures::default();
+            let mut float16 = vk::PhysicalDeviceShaderFloat16Int8Features::default();
+            let has_float16 = instance
+                .enumerate_device_extension_properties(physical)
+                .unwrap_or_default()
+                .iter()
+                .any(|e| e.extension_name_as_c_str() == Ok(vk::KHR_SHADER_FLOAT16_INT8_NAME));
+            let mut features2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut storage16);
+            if has_float16 {
+                features2 = features2.push_next(&mut float16);
+            }
+            instance.get_physical_device_features2(physical, &mut features2);
+            let core = features2.features;
+            // The query chained the two: unchain them for the device's
+            // own chain.
+            storage16.p_next = std::ptr::null_mut();
+            float16.p_next = std::ptr::null_mut();
+            let extensions = [vk::KHR_SHADER_FLOAT16_INT8_NAME.as_ptr()];
+            let mut device_info = vk::DeviceCreateInfo::default()
+                .queue_create_infos(std::slice::from_ref(&queue_info))
+                .push_next(&mut storage16);
+            let features = vk::PhysicalDeviceFeatures::default()
+                .shader_int64(core.shader_int64 != 0)
+                .shader_int16(core.shader_int16 != 0)
+                .shader_float64(core.shader_float64 != 0);
+            device_info = device_info.enabled_features(&features);
+            if has_float16 {
+                device_info = device_info
+                    .enabled_extension_names(&extensions)
+                    .push_next(&mut float16);
+            }
             let device = instance
                 .create_device(physical, &device_info, None)
                 .map_err(err("vkCreateDevice"))?;

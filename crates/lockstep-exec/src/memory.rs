@@ -298,6 +298,14 @@ impl<'a> Memory<'a> {
         }
     }
 
+    /// Bytes that may be written (0 for a read-only memory).
+    pub(crate) fn writable_len(&self) -> u64 {
+        match &self.words {
+            Words::Own(_) => self.len,
+            Words::Read(_) => 0,
+        }
+    }
+
     /// The first word, the words wholly inside the memory, and how many
     /// of them may be written (none for a read-only memory), for machine
     /// code that reads and writes the words with plain moves (as the

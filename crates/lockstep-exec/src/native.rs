@@ -227,6 +227,72 @@ fn copy_widths(code: &[Inst], regs: usize) -> Vec<Option<bool>> {
     out
 }
 
+/// A 16-bit operation as 32-bit ones: the operands widened (`half` to
+/// `float`), the operation, and the result narrowed (`float` to `half`,
+/// or the low 16 bits kept).
+struct Sixteen {
+    widen: Option<Op>,
+    op: Op,
+    narrow: Option<(Op, u32)>,
+}
+
+/// The 32-bit form of a 16-bit operation, where it has one. `half`
+/// arithmetic computes in `float` and rounds once, as the engine's
+/// (`lockstep_wave::Float`); 16-bit integers are zero-extended words.
+fn sixteen(form: OpForm) -> Option<Sixteen> {
+    use ScalarType as S;
+    use lockstep_ir::BinaryOp as B;
+    let f16 = Some(Op::F16ToF32);
+    let to_f16 = Some((Op::F32ToF16, 0));
+    let low = Some((Op::And, 0xFFFF));
+    let (widen, op, narrow) = match form {
+        OpForm::Binary(op, S::Float16) => {
+            let (op, narrow) = match op {
+                B::Add => (Op::FAdd, to_f16),
+                B::Sub => (Op::FSub, to_f16),
+                B::Mul => (Op::FMul, to_f16),
+                B::Div => (Op::FDiv, to_f16),
+                B::Eq => (Op::FEq, None),
+                B::Ne => (Op::FNe, None),
+                B::Lt => (Op::FLt, None),
+                B::Le => (Op::FLe, None),
+                B::Gt => (Op::FGt, None),
+                B::Ge => (Op::FGe, None),
+                _ => return None,
+            };
+            (f16, op, narrow)
+        }
+        OpForm::Binary(op, S::Int16 | S::UInt16) => {
+            let unsigned = matches!(form, OpForm::Binary(_, S::UInt16));
+            let (op, narrow) = match op {
+                B::Add => (Op::Add, low),
+                B::Sub => (Op::Sub, low),
+                B::Mul => (Op::Mul, low),
+                B::BitAnd => (Op::And, None),
+                B::BitOr => (Op::Or, None),
+                B::BitXor => (Op::Xor, None),
+                B::Eq => (Op::Eq, None),
+                B::Ne => (Op::Ne, None),
+                B::Lt if unsigned => (Op::LtU, None),
+                B::Le if unsigned => (Op::LeU, None),
+                B::Gt if unsigned => (Op::GtU, None),
+                B::Ge if unsigned => (Op::GeU, None),
+                _ => return None,
+            };
+            (None, op, narrow)
+        }
+        OpForm::Convert(S::Float16, S::Float32) => (None, Op::F16ToF32, None),
+        OpForm::Convert(S::Float32, S::Float16) => (None, Op::F32ToF16, None),
+        _ => return None,
+    };
+    Some(Sixteen { widen, op, narrow })
+}
+
+/// A `half`'s bits as the `float` bits of the same number.
+fn f16_to_f32(bits: u32) -> u32 {
+    lockstep_wave::ops::f16tof32(bits).to_bits()
+}
+
 /// The machine code's form of a 64-bit operation, where it has one.
 fn op64(form: OpForm) -> Option<Op64> {
     use ScalarType as S;
@@ -657,6 +723,32 @@ impl Translator<'_> {
         self.b.op64(op, d, a, b, masked);
     }
 
+    /// A 16-bit operation as 32-bit ones ([`sixteen`]), in one pass.
+    fn sixteen_op(&mut self, pc: usize, form: OpForm) {
+        let (dst, a, b, masked) = match self.p.code[pc] {
+            Inst::Unary { dst, a, masked, .. } => (dst.0, a.0, Arg::Imm(0), masked),
+            Inst::Binary {
+                dst, a, b, masked, ..
+            } => (dst.0, a.0, Arg::Reg(b.0), masked),
+            Inst::BinaryImm {
+                dst,
+                a,
+                imm,
+                masked,
+                ..
+            } => (dst.0, a.0, Arg::Imm(imm as u32), masked),
+            _ => return self.callout(pc),
+        };
+        let Some(Sixteen { widen, op, narrow }) = sixteen(form) else {
+            return self.callout(pc);
+        };
+        let b = match (widen, b) {
+            (Some(_), Arg::Imm(k)) => Arg::Imm(f16_to_f32(k)),
+            (_, b) => b,
+        };
+        self.b.op_chain(widen, op, narrow, [dst, a], b, masked);
+    }
+
     fn translate(&mut self) -> Result<(), &'static str> {
         self.translate_code()
             .ok_or("an instruction has no machine code")?
@@ -692,6 +784,13 @@ impl Translator<'_> {
                     if f.wide().contains(&true) =>
                 {
                     self.wide_op(pc, f)
+                }
+                Inst::Unary { form: Some(f), .. }
+                | Inst::Binary { form: Some(f), .. }
+                | Inst::BinaryImm { form: Some(f), .. }
+                    if sixteen(f).is_some() =>
+                {
+                    self.sixteen_op(pc, f)
                 }
                 Inst::Unary {
                     dst,
@@ -857,6 +956,14 @@ impl Translator<'_> {
                 Inst::Store { addr, ty, src } if ty.size() == 4 => {
                     let at = self.address(addr);
                     self.b.store(at, src.0);
+                }
+                Inst::Load { dst, addr, ty } if ty.size() == 2 => {
+                    let at = self.address(addr);
+                    self.b.load16(dst.0, at);
+                }
+                Inst::Store { addr, ty, src } if ty.size() == 2 => {
+                    let at = self.address(addr);
+                    self.b.store16(at, src.0);
                 }
                 Inst::Load { dst, addr, ty } if ty.size() == 8 => {
                     let at = self.address(addr);
@@ -1432,6 +1539,8 @@ fn resource(m: &Memory, [x, y, z]: [u32; 3]) -> Resource {
         words,
         writable,
         dims: [x, y, z, 0],
+        bytes: m.len(),
+        writable_bytes: m.writable_len(),
     }
 }
 

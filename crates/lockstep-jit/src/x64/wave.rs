@@ -40,6 +40,7 @@
 
 use super::{Builder, Code, Constant, MASK32, RESULT, Second, TEMP};
 
+mod half;
 mod wide;
 
 use crate::{Op, Run};
@@ -155,6 +156,11 @@ pub struct Resource {
     /// A texture's width, height and depth in texels (see
     /// [`WaveBuilder::texel_address`]), then 0.
     pub dims: [u32; 4],
+    /// Bytes that may be read by 16-bit accesses (the words hold them,
+    /// the last one perhaps in part).
+    pub bytes: u64,
+    /// Bytes that may be written by 16-bit accesses.
+    pub writable_bytes: u64,
 }
 
 /// Bytes of a [`Resource`] in the table.
@@ -803,6 +809,50 @@ impl WaveBuilder {
                     ; vpblendvb ymm3, ymm1, ymm2, Ry(TEMP)
                 ),
                 _ => self.b.step(op, 3, 0, second),
+            }
+            self.store_chunk(d, k, masked);
+        }
+    }
+
+    /// `dst = narrow(op(widen(a), widen(b)))` on narrow registers in one
+    /// pass (a missing `widen` or `narrow` is the identity; `narrow`'s
+    /// second operand is its constant), on the active lanes only when
+    /// `masked`: 16-bit operations as 32-bit ones.
+    pub fn op_chain(
+        &mut self,
+        widen: Option<Op>,
+        op: Op,
+        narrow: Option<(Op, u32)>,
+        [dst, a]: [u32; 2],
+        b: Arg,
+        masked: bool,
+    ) {
+        let (d, a) = (self.narrow(dst), self.narrow(a));
+        let b = match b {
+            Arg::Reg(r) => Ok(self.narrow(r)),
+            Arg::Imm(k) => Err(k),
+        };
+        if masked {
+            self.need_lanes();
+        }
+        for k in self.chunks() {
+            dynasm!(self.b.asm; .arch x64; vmovdqu ymm0, [r12 + a + 32 * k]);
+            if let Some(w) = widen {
+                self.b.step(w, 0, 0, Second::Imm(0));
+            }
+            let second = match b {
+                Ok(b) => {
+                    dynasm!(self.b.asm; .arch x64; vmovdqu ymm1, [r12 + b + 32 * k]);
+                    if let Some(w) = widen {
+                        self.b.step(w, 1, 1, Second::Imm(0));
+                    }
+                    Second::Reg(1)
+                }
+                Err(imm) => Second::Imm(imm),
+            };
+            self.b.step(op, 3, 0, second);
+            if let Some((n, imm)) = narrow {
+                self.b.step(n, 3, 3, Second::Imm(imm));
             }
             self.store_chunk(d, k, masked);
         }

@@ -97,11 +97,16 @@ pub fn run_compiled(
     words
 }
 
-/// The little-endian 32-bit words of `bytes`.
+/// The little-endian 32-bit words of `bytes` (a last word in part is
+/// filled with zeros).
 pub fn words_of(bytes: &[u8]) -> Vec<u32> {
     bytes
         .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .map(|c| {
+            let mut w = [0; 4];
+            w[..c.len()].copy_from_slice(c);
+            u32::from_le_bytes(w)
+        })
         .collect()
 }
 

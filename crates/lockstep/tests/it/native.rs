@@ -891,3 +891,103 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID, uint gi : SV
         }
     }
 }
+
+/// 16-bit loads and stores (`-enable-16bit-types`): halves at even and odd
+/// word positions, past the end of a buffer whose last word is half
+/// there, at odd bytes, negative, repeated and uniform, on divergent
+/// lanes, in device and shared memory, with `half` and `int16_t`
+/// arithmetic between them: the machine code reads 0 and drops the writes
+/// where the interpreter does, and every bit agrees.
+#[test]
+fn sixteen_bit_memory_agrees() {
+    let source = r#"
+ByteAddressBuffer Raw : register(t0);
+StructuredBuffer<half> Data : register(t1);
+StructuredBuffer<half4> Quads : register(t2);
+RWStructuredBuffer<half> Out : register(u0);
+RWByteAddressBuffer RawOut : register(u1);
+RWStructuredBuffer<int16_t> Ints : register(u2);
+groupshared half Shared[64];
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID, uint gi : SV_GroupIndex)
+{
+    uint t = id.x;
+    int k = (int)(t * 7u) - 100;
+    half v = Data[k] + Raw.Load<half>(t * 2u) * Raw.Load<half>(t * 3u) - Data[3];
+    v += Quads[t].y * Data[t + 1u] - Quads[t ^ 1u].w;
+    Shared[gi] = v * (half)(group.x + 1u);
+    GroupMemoryBarrierWithGroupSync();
+    if ((t & 1u) != 0u)
+        v = v / Data[t * 13u] + Shared[63u - gi];
+    Out[t] = v;
+    if ((t % 3u) != 0u)
+        RawOut.Store<half>(t * 5u, v);
+    // Each group writes its own 90 halves (the second group's last one
+    // past the end); none reads what another group writes.
+    int16_t n = Ints[90u + (t & 7u)];
+    if (gi < 50u)
+        Ints[group.x * 100u + (gi * 37u) % 90u] = (int16_t)(n * (int16_t)3 - (int16_t)t);
+    if (gi > 30u)
+        Ints[group.x * 100u + (gi * gi) % 7u] = (int16_t)(n >> 2) ^ (int16_t)(v < (half)2.0 ? 1 : 2);
+    if (gi == 5u)
+        Ints[7] = (int16_t)-3;
+}
+"#;
+    let opts = CompileOptions {
+        enable_16bit_types: true,
+        ..CompileOptions::default()
+    };
+    let shader = compile(source, &opts);
+    let halves = |n: u32, f: &dyn Fn(u32) -> f32| -> Vec<u32> {
+        (0..n)
+            .map(|i| {
+                let lo = half::f16::from_f32(f(2 * i)).to_bits();
+                let hi = half::f16::from_f32(f(2 * i + 1)).to_bits();
+                u32::from(lo) | u32::from(hi) << 16
+            })
+            .collect()
+    };
+    let data = halves(65, &|i| (i as f32 - 40.0) * 0.37);
+    let raw = halves(63, &|i| {
+        if i % 17 == 3 {
+            f32::NAN
+        } else {
+            i as f32 * 0.125
+        }
+    });
+    let quads = halves(255, &|i| (i % 37) as f32 * 0.25 - 3.0);
+    let mut p = pipeline(
+        [2, 1, 1],
+        &[
+            buf("Raw", Kind::ByteAddressBuffer, 0, raw),
+            buf("Data", Kind::StructuredBuffer, 1, data),
+            buf("Quads", Kind::StructuredBuffer, 2, quads),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![7; 64]),
+            buf("RawOut", Kind::RwByteAddressBuffer, 1, vec![0; 150]),
+            buf("Ints", Kind::RwStructuredBuffer, 2, vec![0x0005_FFF0; 95]),
+        ],
+    );
+    // Odd element counts: the last word of each buffer is half there.
+    use lockstep::pipeline::Format;
+    for (b, format, bytes) in [
+        (1, Format::Float16, 129 * 2),
+        (2, Format::Float16, 127 * 8),
+        (3, Format::Float16, 127 * 2),
+        (5, Format::Int16, 189 * 2),
+    ] {
+        let buffer = &mut p.buffers[b];
+        buffer.format = format;
+        buffer.data.truncate(bytes);
+    }
+    for w in [8, 16, 32, 64] {
+        let report = shader.program.engine_report(w, lockstep::Engine::Native);
+        assert!(report.native, "wave size {w}: {:?}", report.reason);
+        let (native, interpreted) = (run(&shader, &p, w, true), run(&shader, &p, w, false));
+        for (b, (n, i)) in native.iter().zip(&interpreted).enumerate() {
+            for (e, (x, y)) in n.iter().zip(i).enumerate() {
+                assert_eq!(x, y, "wave size {w}, buffer {b}, element {e}");
+            }
+        }
+    }
+}

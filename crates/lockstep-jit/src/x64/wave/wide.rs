@@ -410,7 +410,13 @@ impl WaveBuilder {
     /// plus `ymm8` = the offset: active, 4-byte aligned, not below 0, and
     /// below `ymm9` = the memory's byte count less 7. Uses `ymm2`, `ymm4`.
     fn wide_access(&mut self, a: Option<i32>, k: i32) {
-        let three = self.qwords([3; 4]);
+        self.access_lanes(a, k, 3);
+    }
+
+    /// [`WaveBuilder::wide_access`] for accesses whose address must be a
+    /// multiple of `align + 1`, below the limit in `ymm9`.
+    pub(super) fn access_lanes(&mut self, a: Option<i32>, k: i32, align: u64) {
+        let three = self.qwords([align; 4]);
         match a {
             Some(a) => dynasm!(self.b.asm; .arch x64
                 ; vmovdqu ymm0, [r12 + a + 32 * k]
