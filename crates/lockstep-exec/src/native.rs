@@ -45,11 +45,11 @@
 
 use std::ffi::c_void;
 
-use lockstep_ir::{ScalarType, SystemValue, WaveOp};
+use lockstep_ir::{ResourceQuery, ScalarType, SystemValue, WaveOp};
 use lockstep_jit::Op;
 use lockstep_jit::wave::{
-    Address, Arg, Arg64, Atomic, Callout, Input, Label, Lanes, Op64, Resource, State,
-    Vote as NVote, WaveBuilder, WaveCode, WaveKind,
+    Address, Arg, Arg64, Atomic, Callout, Input, Label, Lanes, Op64, Resource, ResourceField,
+    State, Vote as NVote, WaveBuilder, WaveCode, WaveKind,
 };
 
 use crate::ExecError;
@@ -992,6 +992,33 @@ impl Translator<'_> {
                     let op = atomic(op, ty).expect("checked");
                     let at = self.address(addr);
                     self.b.atomic(op, at, dst.0, [a.0, b.0]);
+                }
+                Inst::Query {
+                    dst,
+                    resource,
+                    query,
+                } => {
+                    let i = resource.index();
+                    let slot = i as u32;
+                    let stride = u64::from(self.p.element_strides[i].max(1));
+                    let (field, divisor) = match query {
+                        ResourceQuery::ElementCount => (ResourceField::Bytes, stride),
+                        ResourceQuery::ByteSize => (ResourceField::Bytes, 1),
+                        ResourceQuery::Width => (ResourceField::Dim(0), 1),
+                        ResourceQuery::Height => (ResourceField::Dim(1), 1),
+                        ResourceQuery::Depth | ResourceQuery::Elements => {
+                            (ResourceField::Dim(2), 1)
+                        }
+                        ResourceQuery::Stride => {
+                            self.b.constant(dst.0, stride);
+                            continue;
+                        }
+                        ResourceQuery::Levels => {
+                            self.b.constant(dst.0, 1);
+                            continue;
+                        }
+                    };
+                    self.b.resource_field(dst.0, slot, field, divisor);
                 }
                 Inst::Wave4 {
                     op: WaveOp::Ballot,

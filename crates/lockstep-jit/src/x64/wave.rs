@@ -163,6 +163,15 @@ pub struct Resource {
     pub writable_bytes: u64,
 }
 
+/// What [`WaveBuilder::resource_field`] reads of a [`Resource`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResourceField {
+    /// Its byte count.
+    Bytes,
+    /// One of its texture dimensions (0 to 2: width, height, depth).
+    Dim(u8),
+}
+
 /// Bytes of a [`Resource`] in the table.
 const RESOURCE: i32 = std::mem::size_of::<Resource>() as i32;
 
@@ -855,6 +864,39 @@ impl WaveBuilder {
                 self.b.step(n, 3, 3, Second::Imm(imm));
             }
             self.store_chunk(d, k, masked);
+        }
+    }
+
+    /// Narrow `dst` = the low word of `field` of memory `slot`'s table
+    /// entry divided by `divisor` (at least 1), in every lane: a resource
+    /// query.
+    pub fn resource_field(&mut self, dst: u32, slot: u32, field: ResourceField, divisor: u64) {
+        let d = self.narrow(dst);
+        let entry = RESOURCE * slot as i32;
+        dynasm!(self.b.asm; .arch x64; mov rsi, [rbx + RESOURCES]);
+        match field {
+            ResourceField::Bytes => {
+                let at = entry + offset_of!(Resource, bytes) as i32;
+                dynasm!(self.b.asm; .arch x64; mov rax, [rsi + at]);
+            }
+            ResourceField::Dim(i) => {
+                let at = entry + offset_of!(Resource, dims) as i32 + 4 * i32::from(i.min(3));
+                dynasm!(self.b.asm; .arch x64; mov eax, [rsi + at]);
+            }
+        }
+        if divisor > 1 {
+            dynasm!(self.b.asm; .arch x64
+                ; mov rcx, QWORD divisor as i64
+                ; xor edx, edx
+                ; div rcx
+            );
+        }
+        dynasm!(self.b.asm; .arch x64
+            ; vmovd xmm3, eax
+            ; vpbroadcastd ymm3, xmm3
+        );
+        for c in self.chunks() {
+            dynasm!(self.b.asm; .arch x64; vmovdqu [r12 + d + 32 * c], ymm3);
         }
     }
 

@@ -991,3 +991,50 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID, uint gi : SV
         }
     }
 }
+
+/// `GetDimensions` of structured buffers (4- and 12-byte elements, a
+/// buffer that ends inside an element) and of a byte-address buffer, in
+/// machine code: the same counts as the interpreter and as the buffers'
+/// sizes say, and `Engine::Auto` keeps the machine code for them.
+#[test]
+fn resource_queries_agree() {
+    let source = r#"
+struct Item { uint a; float b; uint c; };
+StructuredBuffer<uint> Words : register(t0);
+StructuredBuffer<Item> Items : register(t1);
+ByteAddressBuffer Raw : register(t2);
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint n, stride, m, items, bytes;
+    Words.GetDimensions(n, stride);
+    Items.GetDimensions(items, m);
+    Raw.GetDimensions(bytes);
+    if ((id.x & 1u) != 0u)
+        Out[id.x] = Words[id.x % n] + n * 1000u + stride * 100u + items * 10u + m + bytes * 100000u;
+    else
+        Out[id.x] = n ^ items;
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let p = pipeline(
+        [2, 1, 1],
+        &[
+            buf("Words", Kind::StructuredBuffer, 0, (0..37).collect()),
+            buf("Items", Kind::StructuredBuffer, 1, vec![5; 3 * 7]),
+            buf("Raw", Kind::ByteAddressBuffer, 2, vec![1; 11]),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 128]),
+        ],
+    );
+    for w in [8, 16, 32, 64] {
+        let report = shader.program.engine_report(w, lockstep::Engine::Auto);
+        assert!(report.native, "wave size {w}: {:?}", report.reason);
+        let (native, interpreted) = (run(&shader, &p, w, true), run(&shader, &p, w, false));
+        assert_eq!(native, interpreted, "wave size {w}");
+        let out = &native[3];
+        assert_eq!(out[0], 37 ^ 7);
+        assert_eq!(out[5], 5 + 37 * 1000 + 400 + 70 + 12 + 44 * 100_000);
+    }
+}
