@@ -96,6 +96,31 @@ impl Program {
         spans
     }
 
+    /// The atomics whose order can show in memory, in source order: those
+    /// whose returned value the program reads, or whose updates do not
+    /// commute (exchanges), so that another schedule of the groups can
+    /// change what lands where.
+    pub fn ordered_atomics(&self) -> Vec<Span> {
+        let mut spans: Vec<Span> = self
+            .code
+            .iter()
+            .zip(&self.spans)
+            .filter(|(inst, _)| {
+                matches!(
+                    inst,
+                    Inst::Atomic {
+                        deferrable: false,
+                        ..
+                    }
+                )
+            })
+            .map(|(_, &span)| span)
+            .collect();
+        spans.sort_by_key(|s| (s.file, s.start));
+        spans.dedup();
+        spans
+    }
+
     /// The machine code at wave size `w`, made the first time it is asked
     /// for; `None` where the program or the CPU gets none.
     pub(crate) fn native(&self, w: usize) -> Result<&crate::native::Native, &'static str> {

@@ -137,6 +137,13 @@ pub struct OrderIssue {
     /// Each of `sources`' source line, trimmed.
     #[serde(skip)]
     pub source_lines: Vec<String>,
+    /// For another schedule, as `file:line:col`: the atomics whose order
+    /// shows in memory (a returned value read, as an append's reserved
+    /// slot, or an exchange), where the program has any.
+    pub atomics: Vec<String>,
+    /// Each of `atomics`' source line, trimmed.
+    #[serde(skip)]
+    pub atomic_lines: Vec<String>,
 }
 
 /// A `Results` rule of the pipeline that fails at some of the wave sizes.
@@ -315,6 +322,8 @@ pub fn check(
                     let spans = if order == ReductionOrder::Ascending {
                         let slots = bindings.slots_of_buffer(pipeline, b);
                         let size = pipeline.buffers[b].format.size().max(1);
+                        (issue.atomics, issue.atomic_lines) =
+                            locations(shader, &checked.ordered_atomics());
                         written_by(
                             std::slice::from_ref(&writers),
                             &slots,
@@ -563,6 +572,8 @@ pub(crate) fn order_issue(
         differing,
         sources: Vec::new(),
         source_lines: Vec::new(),
+        atomics: Vec::new(),
+        atomic_lines: Vec::new(),
     }
 }
 
@@ -770,6 +781,9 @@ impl CheckReport {
             };
             for (at, line) in o.sources.iter().zip(&o.source_lines) {
                 out.push_str(&format!("  {verb} {at}: {line}\n"));
+            }
+            for (at, line) in o.atomics.iter().zip(&o.atomic_lines) {
+                out.push_str(&format!("  in the order of the atomic at {at}: {line}\n"));
             }
             for e in &o.elements {
                 out.push_str(&format!(

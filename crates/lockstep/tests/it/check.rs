@@ -194,7 +194,8 @@ fn each_kind_of_finding_is_reported_at_its_line() {
                 assert!(text.contains(&format!("written at {at}")), "{text}");
             }
             // Every block names where: the float reductions (the marked
-            // line), or the statements that wrote what the schedule changed.
+            // line), or the statements that wrote what the schedule changed
+            // and the atomic whose order did it (the marked line).
             "order-dependence" => {
                 let at = format!("{}:{line}:", hlsl.display());
                 assert!(!report.order_dependence.is_empty(), "{text}");
@@ -204,6 +205,11 @@ fn each_kind_of_finding_is_reported_at_its_line() {
                     assert!(!o.sources.is_empty(), "{text}");
                     if o.variation.starts_with("float") {
                         assert!(o.sources.iter().any(|l| l.starts_with(&at)), "{text}");
+                    } else {
+                        // Another schedule: the atomic whose order moved
+                        // the writes (the marked line).
+                        assert!(o.atomics.iter().any(|l| l.starts_with(&at)), "{text}");
+                        assert!(text.contains(&format!("the atomic at {at}")), "{text}");
                     }
                 }
             }
