@@ -230,6 +230,23 @@ fn run(
     out.contents.iter().map(|b| words_of(b)).collect()
 }
 
+/// The buffers after a run at wave size `w` in machine code, which must
+/// take the shader, after checking every word against the interpreter's.
+fn agreeing(shader: &lockstep::Shader, p: &lockstep::pipeline::Pipeline, w: u32) -> Vec<Vec<u32>> {
+    let report = shader.program.engine_report(w, lockstep::Engine::Native);
+    assert!(report.native, "wave size {w}: {:?}", report.reason);
+    let (native, interpreted) = (run(shader, p, w, true), run(shader, p, w, false));
+    for (b, (n, i)) in native.iter().zip(&interpreted).enumerate() {
+        let diff: Vec<_> = (0..n.len()).filter(|&e| n[e] != i[e]).take(8).collect();
+        let show: Vec<_> = diff.iter().map(|&e| (e, n[e], i[e])).collect();
+        assert!(
+            diff.is_empty(),
+            "wave size {w}, buffer {b}: (word, native, interpreted) {show:?}"
+        );
+    }
+    native
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
@@ -249,6 +266,14 @@ proptest! {
         for w in [8, 16, 32, 64] {
             let report = shader.program.engine_report(w, lockstep::Engine::Native);
             prop_assert!(report.native, "wave size {}: {:?}\n{}", w, report.reason, source);
+            // What an inactive lane's register holds depends on which
+            // groups' waves ran side by side (docs/semantics.md), so a
+            // program that reads one may differ between the engines.
+            let opts = RunOptions { wave_size: w, wave_sizes: (w, w), ..RunOptions::default() };
+            let (_, checked) = lockstep::run_checked(&shader, &p, &opts).expect("checked run");
+            if checked.findings.iter().any(|f| f.kind == "inactive-lane-read") {
+                continue;
+            }
             let native = run(&shader, &p, w, true);
             let interpreted = run(&shader, &p, w, false);
             prop_assert_eq!(native, interpreted, "wave size {}:\n{}", w, source);
@@ -804,17 +829,7 @@ void main(uint3 id : SV_DispatchThreadID)
         ],
     );
     for w in [8, 16, 32, 64] {
-        let report = shader.program.engine_report(w, lockstep::Engine::Native);
-        assert!(report.native, "wave size {w}: {:?}", report.reason);
-        let (native, interpreted) = (run(&shader, &p, w, true), run(&shader, &p, w, false));
-        for (b, (x, y)) in native.iter().zip(&interpreted).enumerate() {
-            let diff: Vec<_> = (0..x.len()).filter(|&i| x[i] != y[i]).take(8).collect();
-            let show: Vec<_> = diff.iter().map(|&i| (i, x[i], y[i])).collect();
-            assert!(
-                diff.is_empty(),
-                "wave size {w}, buffer {b}: (word, native, interpreted) {show:?}"
-            );
-        }
+        let native = agreeing(&shader, &p, w);
         for i in 0..n {
             let mut z = (u64::from(keys[2 * i + 1]) << 32 | u64::from(keys[2 * i]))
                 .wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -881,14 +896,7 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID, uint gi : SV
         ],
     );
     for w in [8, 16, 32, 64] {
-        let report = shader.program.engine_report(w, lockstep::Engine::Native);
-        assert!(report.native, "wave size {w}: {:?}", report.reason);
-        let (native, interpreted) = (run(&shader, &p, w, true), run(&shader, &p, w, false));
-        for (b, (n, i)) in native.iter().zip(&interpreted).enumerate() {
-            for (e, (x, y)) in n.iter().zip(i).enumerate() {
-                assert_eq!(x, y, "wave size {w}, buffer {b}, element {e}");
-            }
-        }
+        agreeing(&shader, &p, w);
     }
 }
 
@@ -981,14 +989,7 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID, uint gi : SV
         buffer.data.truncate(bytes);
     }
     for w in [8, 16, 32, 64] {
-        let report = shader.program.engine_report(w, lockstep::Engine::Native);
-        assert!(report.native, "wave size {w}: {:?}", report.reason);
-        let (native, interpreted) = (run(&shader, &p, w, true), run(&shader, &p, w, false));
-        for (b, (n, i)) in native.iter().zip(&interpreted).enumerate() {
-            for (e, (x, y)) in n.iter().zip(i).enumerate() {
-                assert_eq!(x, y, "wave size {w}, buffer {b}, element {e}");
-            }
-        }
+        agreeing(&shader, &p, w);
     }
 }
 
@@ -1031,9 +1032,7 @@ void main(uint3 id : SV_DispatchThreadID)
     for w in [8, 16, 32, 64] {
         let report = shader.program.engine_report(w, lockstep::Engine::Auto);
         assert!(report.native, "wave size {w}: {:?}", report.reason);
-        let (native, interpreted) = (run(&shader, &p, w, true), run(&shader, &p, w, false));
-        assert_eq!(native, interpreted, "wave size {w}");
-        let out = &native[3];
+        let out = &agreeing(&shader, &p, w)[3];
         assert_eq!(out[0], 37 ^ 7);
         assert_eq!(out[5], 5 + 37 * 1000 + 400 + 70 + 12 + 44 * 100_000);
     }

@@ -1,7 +1,7 @@
 //! 16-bit loads and stores: half a word per lane, zero-extended in a
 //! narrow register.
 
-use super::{Address, Resource, WaveBuilder, movmsk};
+use super::{Address, Resource, WaveBuilder};
 use crate::x64::{Constant, shift_q};
 use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, dynasm};
 use std::mem::offset_of;
@@ -146,32 +146,8 @@ impl WaveBuilder {
     /// byte.
     pub fn store16(&mut self, at: Address, src: u32) {
         let s = self.narrow(src);
-        let a = at.addr.map(|r| self.wide_at(r));
         self.need_lanes();
         self.half_memory(at.slot, true, at.offset);
-        for k in self.wide_chunks() {
-            if k % 2 == 0 {
-                self.chunk_memory(at, k / 2);
-            }
-            self.access_lanes(a, k, 1);
-            movmsk(&mut self.b.asm, 0, 1, true);
-            dynasm!(self.b.asm; .arch x64
-                ; test eax, eax
-                ; jz >done
-                ; next:
-                ; tzcnt ecx, eax
-                ; mov r10, r9
-            );
-            if let Some(a) = a {
-                dynasm!(self.b.asm; .arch x64; add r10, [r12 + rcx * 8 + a + 32 * k]);
-            }
-            dynasm!(self.b.asm; .arch x64
-                ; mov r11d, [r12 + rcx * 4 + s + 16 * k]
-                ; mov [rdx + r10], r11w
-                ; blsr eax, eax
-                ; jnz <next
-                ; done:
-            );
-        }
+        self.store_each_lane(at, s, 2);
     }
 }

@@ -478,18 +478,27 @@ impl WaveBuilder {
     /// reads): nothing out of bounds or misaligned.
     pub fn store64(&mut self, at: Address, src: u32) {
         let s = self.wide_at(src);
-        let a = at.addr.map(|r| self.wide_at(r));
         self.need_lanes();
         self.memory(at.slot, true, at.offset);
         self.wide_bounds();
+        self.store_each_lane(at, s, 8);
+    }
+
+    /// Writes each active lane's value whose `bytes` (8: the wide register
+    /// at frame offset `s`; 2: the low half of the narrow one there) at
+    /// its address are inside the memory and aligned, lowest lane first.
+    /// The caller has loaded the memory (`rdx`), the offset (`r9`, `ymm8`)
+    /// and the limit (`ymm9`).
+    pub(super) fn store_each_lane(&mut self, at: Address, s: i32, bytes: u8) {
+        let a = at.addr.map(|r| self.wide_at(r));
         for k in self.wide_chunks() {
             if k % 2 == 0 {
                 self.chunk_memory(at, k / 2);
             }
-            self.wide_access(a, k);
+            self.access_lanes(a, k, if bytes == 8 { 3 } else { 1 });
             movmsk(&mut self.b.asm, 0, 1, true);
-            // One lane at a time, lowest first: its address (kept in the
-            // frame, or the offset alone) and its value.
+            // One lane at a time: its address (kept in the frame, or the
+            // offset alone) and its value.
             dynasm!(self.b.asm; .arch x64
                 ; test eax, eax
                 ; jz >done
@@ -500,9 +509,18 @@ impl WaveBuilder {
             if let Some(a) = a {
                 dynasm!(self.b.asm; .arch x64; add r10, [r12 + rcx * 8 + a + 32 * k]);
             }
+            if bytes == 8 {
+                dynasm!(self.b.asm; .arch x64
+                    ; mov r11, [r12 + rcx * 8 + s + 32 * k]
+                    ; mov [rdx + r10], r11
+                );
+            } else {
+                dynasm!(self.b.asm; .arch x64
+                    ; mov r11d, [r12 + rcx * 4 + s + 16 * k]
+                    ; mov [rdx + r10], r11w
+                );
+            }
             dynasm!(self.b.asm; .arch x64
-                ; mov r11, [r12 + rcx * 8 + s + 32 * k]
-                ; mov [rdx + r10], r11
                 ; blsr eax, eax
                 ; jnz <next
                 ; done:
