@@ -39,6 +39,11 @@ pub enum FindingKind {
     /// A quad operation (a derivative, say) read a lane of its quad that
     /// called `discard` earlier.
     DiscardedLaneRead,
+    /// A loop ran past the step budget with the groups and waves taking
+    /// turns in another order, where it ends in the default order: waves
+    /// wait on each other's progress (a spin-wait), which no schedule
+    /// guarantees.
+    ProgressDependence,
 }
 
 impl FindingKind {
@@ -46,6 +51,7 @@ impl FindingKind {
     pub fn name(self) -> &'static str {
         match self {
             FindingKind::InactiveLaneRead => "inactive-lane-read",
+            FindingKind::ProgressDependence => "progress-dependence",
             FindingKind::LaneOutOfRange => "lane-out-of-range",
             FindingKind::IncompleteQuad => "incomplete-quad",
             FindingKind::BadPartition => "bad-partition",

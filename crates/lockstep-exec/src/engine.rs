@@ -353,10 +353,13 @@ fn rounds(
     }
 }
 
+/// How the error of a loop that ran past the step budget begins.
+pub(crate) const BUDGET_ERROR: &str = "loop exceeded the step budget";
+
 /// The error of a loop that ran past the step budget.
 pub(crate) fn budget_error(budget: u64, span: Option<lockstep_ir::Span>) -> ExecError {
     ExecError::new(
-        format!("loop exceeded the step budget of {budget} iterations in one wave"),
+        format!("{BUDGET_ERROR} of {budget} iterations in one wave"),
         span,
     )
     .with_note(

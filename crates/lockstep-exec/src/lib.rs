@@ -89,6 +89,11 @@ pub struct ExecError {
 }
 
 impl ExecError {
+    /// Whether this is a loop that ran past the step budget.
+    pub fn is_step_budget(&self) -> bool {
+        self.message.starts_with(engine::BUDGET_ERROR)
+    }
+
     /// An error at `span` (when known), without notes.
     pub fn new(message: impl Into<String>, span: Option<Span>) -> ExecError {
         ExecError {

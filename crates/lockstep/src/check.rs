@@ -292,7 +292,8 @@ pub fn check(
                 .map_err(|e| {
                     RunError::from(e).with_note(format!("at wave size {w}, in the checked run"))
                 })?;
-        let findings = findings.into_iter().map(|f| reported(shader, f)).collect();
+        let mut findings: Vec<ReportedFinding> =
+            findings.into_iter().map(|f| reported(shader, f)).collect();
         // The pipeline's buffers; hidden counters follow them.
         let contents: Vec<Vec<u8>> = (0..pipeline.buffers.len())
             .map(|b| bindings.buffer_bytes(&memories, b))
@@ -300,6 +301,7 @@ pub fn check(
         drop(memories);
         dispatched();
         let mut order_dependence = Vec::new();
+        let mut progress = Vec::new();
         for (name, order, schedule) in variations() {
             let memories = bindings.memories(shader, pipeline, &workers);
             let config = DispatchConfig {
@@ -307,9 +309,21 @@ pub fn check(
                 schedule,
                 ..config.clone()
             };
-            lockstep_exec::dispatch(&shader.program, &bindings.bound(&memories), &config).map_err(
-                |e| RunError::from(e).with_note(format!("at wave size {w}, with {name}")),
-            )?;
+            match lockstep_exec::dispatch(&shader.program, &bindings.bound(&memories), &config) {
+                Ok(()) => {}
+                // The default order finished: the waves wait on each
+                // other's progress in this one.
+                Err(e) if e.is_step_budget() && schedule != Schedule::InOrder => {
+                    progress.push(progress_finding(&e, w, name, config.step_budget));
+                    dispatched();
+                    continue;
+                }
+                Err(e) => {
+                    return Err(
+                        RunError::from(e).with_note(format!("at wave size {w}, with {name}"))
+                    );
+                }
+            }
             for &b in &outputs {
                 let other = bindings.buffer_bytes(&memories, b);
                 if !same(b, &other, &contents[b]) {
@@ -339,6 +353,7 @@ pub fn check(
             }
             dispatched();
         }
+        findings.extend(progress.into_iter().map(|f| reported(shader, f)));
         Ok(SizeRun {
             findings,
             writers,
@@ -500,6 +515,25 @@ pub(crate) fn merge_finding(all: &mut Vec<ReportedFinding>, f: ReportedFinding, 
             r.count += f.count;
         }
         None => all.push(f),
+    }
+}
+
+/// The finding of a loop that ran past the step budget under the
+/// schedule `name`, at wave size `w`.
+fn progress_finding(e: &lockstep_exec::ExecError, w: u32, name: &str, budget: u64) -> Finding {
+    Finding {
+        kind: lockstep_exec::FindingKind::ProgressDependence,
+        span: e.span,
+        wave_size: w,
+        group: [0; 3],
+        wave: 0,
+        lanes: Vec::new(),
+        message: format!(
+            "this loop ran past the step budget of {budget} iterations with {name}, \
+             where it ends with the groups and waves in order: they wait on each other's \
+             progress, which no GPU schedule promises"
+        ),
+        count: 1,
     }
 }
 
@@ -683,12 +717,35 @@ fn sizes_text(ws: &[u32]) -> String {
     names.join(", ")
 }
 
+/// A finding as a diagnostic at its source, with `context` as its note.
+fn render_at(shader: &Shader, f: &ReportedFinding, context: &str, color: bool) -> String {
+    match f.finding.as_ref().and_then(|x| x.span) {
+        Some(span) => {
+            let span = lockstep_syntax::Span::new(
+                lockstep_syntax::FileId(span.file),
+                span.start,
+                span.end,
+            );
+            let d = lockstep_syntax::Diagnostic::error(span, format!("{}: {}", f.kind, f.message))
+                .with_note(context.to_string());
+            crate::render_diagnostics(&shader.source_map, &[d], color)
+        }
+        None => format!("error: {}: {}\n  = {context}\n\n", f.kind, f.message),
+    }
+}
+
 impl CheckReport {
     /// The human-readable report (diagnostics rendered through the source
     /// map where the finding has a location).
     pub fn render(&self, shader: &Shader, color: bool) -> String {
         let mut out = String::new();
         for f in &self.findings {
+            if f.lanes.is_empty() {
+                // Not one wave's: a finding of the whole dispatch.
+                let context = format!("at wave sizes {}", sizes_text(&f.wave_sizes));
+                out.push_str(&render_at(shader, f, &context, color));
+                continue;
+            }
             let context = format!(
                 "at wave sizes {}; first at wave size {}, group ({}, {}, {}), wave {}, lanes {}{}",
                 sizes_text(&f.wave_sizes),
@@ -704,25 +761,7 @@ impl CheckReport {
                     String::new()
                 }
             );
-            match f.finding.as_ref().and_then(|x| x.span) {
-                Some(span) => {
-                    let span = lockstep_syntax::Span::new(
-                        lockstep_syntax::FileId(span.file),
-                        span.start,
-                        span.end,
-                    );
-                    let d = lockstep_syntax::Diagnostic::error(
-                        span,
-                        format!("{}: {}", f.kind, f.message),
-                    )
-                    .with_note(context);
-                    out.push_str(&crate::render_diagnostics(&shader.source_map, &[d], color));
-                }
-                None => out.push_str(&format!(
-                    "error: {}: {}\n  = {context}\n\n",
-                    f.kind, f.message
-                )),
-            }
+            out.push_str(&render_at(shader, f, &context, color));
         }
         for p in &self.portability {
             let classes: Vec<String> = p

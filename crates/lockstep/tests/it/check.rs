@@ -766,3 +766,60 @@ fn portability_names_the_writing_statements() {
         "{text}"
     );
 }
+
+/// Groups that spin on a flag another group sets finish in the default
+/// order (the setter's group first) and loop past the step budget in a
+/// shuffled one: a `progress-dependence` finding at the loop's line, in
+/// text and JSON, with the rest of the report kept.
+#[test]
+fn spin_waits_between_groups_are_findings() {
+    let source = "RWStructuredBuffer<uint> Flag : register(u0);\n\
+        RWStructuredBuffer<uint> Out : register(u1);\n\
+        [numthreads(32, 1, 1)]\n\
+        void main(uint3 id : SV_DispatchThreadID, uint3 g : SV_GroupID)\n\
+        {\n\
+            if (g.x == 0u && id.x == 0u)\n\
+                Flag[0] = 1u;\n\
+            uint spins = 0u;\n\
+            while (g.x != 0u && Flag[0] == 0u)\n\
+                spins += 1u;\n\
+            Out[id.x] = WaveActiveSum(id.x) + spins;\n\
+        }\n";
+    let shader = lockstep::compile("spin.hlsl", source, &CompileOptions::default(), &FsLoader)
+        .unwrap_or_else(|e| panic!("{}", e.render(false)));
+    let mut pipeline = lockstep::pipeline::parse(
+        "Shaders:\n  - Stage: Compute\n    Entry: main\nDispatchParameters:\n  DispatchGroupCount: [8, 1, 1]\n\
+         Buffers:\n  - Name: Flag\n    Format: UInt32\n    FillSize: 4\n  - Name: Out\n    Format: UInt32\n    FillSize: 1024\n\
+         DescriptorSets:\n  - Resources:\n    - Name: Flag\n      Kind: RWStructuredBuffer\n      DirectXBinding:\n        Register: 0\n        Space: 0\n\
+         \x20   - Name: Out\n      Kind: RWStructuredBuffer\n      DirectXBinding:\n        Register: 1\n        Space: 0\n",
+    )
+    .unwrap();
+    pipeline.entry = None;
+    let opts = RunOptions {
+        step_budget: 1000,
+        ..RunOptions::default()
+    };
+    let report = lockstep::check(&shader, &pipeline, &opts, &mut |_, _| {}).unwrap();
+    let text = report.render(&shader, false);
+    let spin: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.kind == "progress-dependence")
+        .collect();
+    assert!(!spin.is_empty(), "{text}");
+    assert!(
+        spin.iter().all(|f| f
+            .location
+            .as_deref()
+            .is_some_and(|l| l.starts_with("spin.hlsl:9:"))),
+        "{text}"
+    );
+    assert!(
+        text.contains("progress-dependence: this loop ran past the step budget"),
+        "{text}"
+    );
+    // The report goes on: every wave size was checked.
+    assert_eq!(report.wave_sizes, vec![4, 8, 16, 32, 64, 128], "{text}");
+    let json = serde_json::to_string(&report).unwrap();
+    assert!(json.contains("\"kind\":\"progress-dependence\""), "{json}");
+}
