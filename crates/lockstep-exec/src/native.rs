@@ -375,6 +375,10 @@ fn cmp_op(c: Cmp32) -> Op {
 fn wave_kind(op: WaveOp, ty: ScalarType) -> Option<WaveKind> {
     use ScalarType as S;
     let int = matches!(ty, S::UInt32 | S::Int32);
+    // 16-bit values are zero-extended words: moving them, their bits and
+    // their unsigned order are the words'.
+    let word = matches!(ty.size(), 2 | 4);
+    let short = matches!(ty, S::UInt16 | S::Int16);
     Some(match op {
         WaveOp::GetLaneIndex => WaveKind::LaneIndex,
         WaveOp::GetLaneCount => WaveKind::LaneCount,
@@ -384,14 +388,14 @@ fn wave_kind(op: WaveOp, ty: ScalarType) -> Option<WaveKind> {
         WaveOp::AnyTrue if ty == S::Bool => WaveKind::AnyTrue,
         WaveOp::AllTrue if ty == S::Bool => WaveKind::AllTrue,
         WaveOp::CountBits if ty == S::Bool => WaveKind::CountBits,
-        WaveOp::ReadLaneFirst if ty.size() == 4 => WaveKind::ReadFirst,
+        WaveOp::ReadLaneFirst if word => WaveKind::ReadFirst,
         WaveOp::Sum if int => WaveKind::Reduce(Op::Add),
         WaveOp::Product if int => WaveKind::Reduce(Op::Mul),
-        WaveOp::BitAnd if int => WaveKind::Reduce(Op::And),
-        WaveOp::BitOr if int => WaveKind::Reduce(Op::Or),
-        WaveOp::BitXor if int => WaveKind::Reduce(Op::Xor),
-        WaveOp::Min if ty == S::UInt32 => WaveKind::Reduce(Op::UMin),
-        WaveOp::Max if ty == S::UInt32 => WaveKind::Reduce(Op::UMax),
+        WaveOp::BitAnd if int || short => WaveKind::Reduce(Op::And),
+        WaveOp::BitOr if int || short => WaveKind::Reduce(Op::Or),
+        WaveOp::BitXor if int || short => WaveKind::Reduce(Op::Xor),
+        WaveOp::Min if matches!(ty, S::UInt32 | S::UInt16) => WaveKind::Reduce(Op::UMin),
+        WaveOp::Max if matches!(ty, S::UInt32 | S::UInt16) => WaveKind::Reduce(Op::UMax),
         WaveOp::Min if ty == S::Int32 => WaveKind::Reduce(Op::SMin),
         WaveOp::Max if ty == S::Int32 => WaveKind::Reduce(Op::SMax),
         WaveOp::Sum if ty == S::Float32 => WaveKind::Fold(Op::FAdd),
@@ -402,15 +406,13 @@ fn wave_kind(op: WaveOp, ty: ScalarType) -> Option<WaveKind> {
         WaveOp::PrefixProduct if int => WaveKind::Prefix(Op::Mul, 1),
         WaveOp::PrefixSum if ty == S::Float32 => WaveKind::Prefix(Op::FAdd, 0),
         WaveOp::PrefixProduct if ty == S::Float32 => WaveKind::Prefix(Op::FMul, 1f32.to_bits()),
-        WaveOp::ReadLaneAt if ty.size() == 4 => WaveKind::ReadAt,
-        WaveOp::AllEqual if matches!(ty, S::UInt32 | S::Int32 | S::Bool) => {
-            WaveKind::AllEqual { float: false }
-        }
+        WaveOp::ReadLaneAt if word => WaveKind::ReadAt,
+        WaveOp::AllEqual if int || short || ty == S::Bool => WaveKind::AllEqual { float: false },
         WaveOp::AllEqual if ty == S::Float32 => WaveKind::AllEqual { float: true },
-        WaveOp::QuadReadAcrossX if ty.size() == 4 => WaveKind::QuadSwap(1),
-        WaveOp::QuadReadAcrossY if ty.size() == 4 => WaveKind::QuadSwap(2),
-        WaveOp::QuadReadAcrossDiagonal if ty.size() == 4 => WaveKind::QuadSwap(3),
-        WaveOp::QuadReadLaneAt if ty.size() == 4 => WaveKind::QuadLaneAt,
+        WaveOp::QuadReadAcrossX if word => WaveKind::QuadSwap(1),
+        WaveOp::QuadReadAcrossY if word => WaveKind::QuadSwap(2),
+        WaveOp::QuadReadAcrossDiagonal if word => WaveKind::QuadSwap(3),
+        WaveOp::QuadReadLaneAt if word => WaveKind::QuadLaneAt,
         _ => return None,
     })
 }

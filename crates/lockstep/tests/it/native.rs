@@ -924,6 +924,7 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID, uint gi : SV
     int k = (int)(t * 7u) - 100;
     half v = Data[k] + Raw.Load<half>(t * 2u) * Raw.Load<half>(t * 3u) - Data[3];
     v += Quads[t].y * Data[t + 1u] - Quads[t ^ 1u].w;
+    v += QuadReadAcrossX(v) * WaveReadLaneFirst(v) - QuadReadLaneAt(v, 2u) + WaveReadLaneAt(v, t & 7u);
     Shared[gi] = v * (half)(group.x + 1u);
     GroupMemoryBarrierWithGroupSync();
     if ((t & 1u) != 0u)
@@ -934,6 +935,8 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID, uint gi : SV
     // Each group writes its own 90 halves (the second group's last one
     // past the end); none reads what another group writes.
     int16_t n = Ints[90u + (t & 7u)];
+    n ^= WaveActiveBitOr(n) ^ WaveActiveBitXor((int16_t)t) ^ (WaveActiveAllEqual(n) ? (int16_t)5 : (int16_t)9);
+    n += (int16_t)WaveActiveMax((uint16_t)n) - (int16_t)WaveActiveMin((uint16_t)t);
     if (gi < 50u)
         Ints[group.x * 100u + (gi * 37u) % 90u] = (int16_t)(n * (int16_t)3 - (int16_t)t);
     if (gi > 30u)
