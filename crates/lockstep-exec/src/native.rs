@@ -37,9 +37,10 @@
 //! callout that runs once for the whole pass.
 //!
 //! A program runs here when the CPU has AVX2, the wave size is 8 to 64,
-//! no wave operation, atomic, index, `switch` selector or local array
-//! takes a 64-bit value, and the dispatch is a normal one (no findings,
-//! lanes in order, groups in order).
+//! no atomic, index, `switch` selector, local array or wave operation
+//! (but `WaveReadLaneFirst` and the quad reads) takes a 64-bit value, and
+//! the dispatch is a normal one (no findings, lanes in order, groups in
+//! order).
 //!
 //! [`wave`]: lockstep_jit::wave
 
@@ -160,6 +161,10 @@ fn wide_operands(inst: &Inst, mut f: impl FnMut(Reg)) {
             dst, a, b, c, form, ..
         } => typed(form, [Some(dst), Some(a), Some(b), Some(c)]),
         Inst::Load { dst, ty, .. } if ty.size() == 8 => f(dst),
+        Inst::Wave { dst, a, ty, .. } if ty.size() == 8 => {
+            f(dst);
+            f(a);
+        }
         Inst::Store { src, ty, .. } if ty.size() == 8 => f(src),
         _ => {}
     }
@@ -291,6 +296,18 @@ fn sixteen(form: OpForm) -> Option<Sixteen> {
 /// A `half`'s bits as the `float` bits of the same number.
 fn f16_to_f32(bits: u32) -> u32 {
     lockstep_wave::ops::f16tof32(bits).to_bits()
+}
+
+/// The 64-bit wave operations with machine code: which quad swap
+/// (`Some(0)`: `WaveReadLaneFirst`).
+fn wide_wave(op: WaveOp) -> Option<u8> {
+    match op {
+        WaveOp::ReadLaneFirst => Some(0),
+        WaveOp::QuadReadAcrossX => Some(1),
+        WaveOp::QuadReadAcrossY => Some(2),
+        WaveOp::QuadReadAcrossDiagonal => Some(3),
+        _ => None,
+    }
 }
 
 /// The machine code's form of a 64-bit operation, where it has one.
@@ -479,10 +496,10 @@ impl Native {
                 | Inst::CheckDiscardedRead { .. }
                 | Inst::Uninitialized { .. } => return Err("checked mode runs the interpreter"),
                 Inst::Block32(block) => scratch_needed = scratch_needed.max(block.ops.len()),
-                Inst::Atomic { ty, .. }
-                | Inst::Wave { ty, .. }
-                | Inst::Wave4 { ty, .. }
-                | Inst::MultiPrefix { ty, .. }
+                Inst::Wave { op, ty, .. } if ty.size() == 8 && wide_wave(*op).is_none() => {
+                    return Err("a wave operation or atomic takes 64-bit values");
+                }
+                Inst::Atomic { ty, .. } | Inst::Wave4 { ty, .. } | Inst::MultiPrefix { ty, .. }
                     if ty.size() == 8 =>
                 {
                     return Err("a wave operation or atomic takes 64-bit values");
@@ -1028,6 +1045,14 @@ impl Translator<'_> {
                     a,
                     ..
                 } => self.b.ballot(dst.map(|r| r.0), a.0),
+                Inst::Wave { op, ty, dst, a, .. } if ty.size() == 8 => {
+                    let (d, a) = (self.wide(dst), self.wide(a));
+                    match wide_wave(op) {
+                        Some(0) => self.b.read_first64(d, a),
+                        Some(k) => self.b.quad_swap64(d, a, k),
+                        None => return Some(Err("a 64-bit wave operation has no machine code")),
+                    }
+                }
                 Inst::Wave { op, ty, dst, a, b } => {
                     let done = wave_kind(op, ty).is_some_and(|k| self.b.wave(k, dst.0, a.0, b.0));
                     if !done {

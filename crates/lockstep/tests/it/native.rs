@@ -784,6 +784,7 @@ void main(uint3 id : SV_DispatchThreadID)
     uint o = id.x * 8u;
     Out[o] = uint(z);
     Out[o + 1u] = uint(z >> 32);
+    uint64_t q = QuadReadAcrossX(z) ^ WaveReadLaneFirst(z) ^ QuadReadAcrossY(z) ^ QuadReadAcrossDiagonal(z);
 
     int64_t s = int64_t(wide(k.x, k.y));
     uint n = k.x & 63u;
@@ -794,7 +795,7 @@ void main(uint3 id : SV_DispatchThreadID)
         | (s >= -5 ? 4u : 0u) | (u != z ? 8u : 0u) | (u > 12345678901ull ? 16u : 0u);
     if ((k.x & 3u) == 1u)
     {
-        z = -z + ~u;
+        z = -z + ~u + WaveReadLaneFirst(q);
         s = int(k.y) * (int64_t)-3;
     }
     uint64_t m = (k.y & 1u) != 0u ? z : u;
@@ -802,6 +803,7 @@ void main(uint3 id : SV_DispatchThreadID)
     Out[o + 4u] = uint(Wide[id.x ^ 1u] >> 3);
 
     double d = double(k.x) * 0.5 + double(int(k.y)) / 3.0;
+    d += WaveReadLaneFirst(d) - QuadReadAcrossX(d);
     double e = d - (double)(float)d * 1.25;
     Doubles[id.x] = e;
     Out[o + 5u] = uint(d > e) | (uint(d == d) << 1) | (uint(e <= 0.0) << 2);

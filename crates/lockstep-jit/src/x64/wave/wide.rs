@@ -382,6 +382,49 @@ impl WaveBuilder {
         }
     }
 
+    /// Wide `dst` = wide `a` of each wave's first active lane, in every
+    /// lane of the wave (0 where none is active): `WaveReadLaneFirst`.
+    pub fn read_first64(&mut self, dst: u32, a: u32) {
+        let (d, a) = (self.wide_at(dst), self.wide_at(a));
+        for s in 0..self.waves() {
+            self.wave_mask_r10(s);
+            dynasm!(self.b.asm; .arch x64
+                ; xor eax, eax
+                ; mov rcx, r13
+                ; and rcx, r10
+                ; bsf rcx, rcx
+                ; jz >none
+                ; mov rax, [r12 + a + rcx * 8]
+                ; none:
+                ; vmovq xmm3, rax
+                ; vpbroadcastq ymm3, xmm3
+            );
+            // A wave's wide chunks: four lanes each.
+            let per = (self.wave / 4) as i32;
+            for k in per * s as i32..per * (s as i32 + 1) {
+                dynasm!(self.b.asm; .arch x64; vmovdqu [r12 + d + 32 * k], ymm3);
+            }
+        }
+    }
+
+    /// Wide `dst` = wide `a` of the lane across the quad, in every lane:
+    /// `QuadReadAcrossX` (`k` 1), `Y` (2) or `Diagonal` (3). A quad is one
+    /// wide chunk.
+    pub fn quad_swap64(&mut self, dst: u32, a: u32, k: u8) {
+        let (d, a) = (self.wide_at(dst), self.wide_at(a));
+        let imm = match k {
+            1 => 0xB1u8,
+            2 => 0x4E,
+            _ => 0x1B,
+        };
+        for c in self.wide_chunks() {
+            dynasm!(self.b.asm; .arch x64
+                ; vpermq ymm3, [r12 + a + 32 * c], imm as i8
+                ; vmovdqu [r12 + d + 32 * c], ymm3
+            );
+        }
+    }
+
     /// `dst = cond != 0 ? a : b` on wide registers, `cond` narrow, on the
     /// active lanes only when `masked`.
     pub fn select64(&mut self, dst: u32, cond: u32, a: u32, b: u32, masked: bool) {
