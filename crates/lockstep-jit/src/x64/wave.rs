@@ -1698,6 +1698,26 @@ impl WaveBuilder {
 
     /// Stores the word in `eax` to every lane of wave `s` of the narrow
     /// register at `d`.
+    /// `rax` = the register at `a` (wide: 8 bytes a lane, else 4) of wave
+    /// `s`'s first active lane, or 0 where none is active (uses `rcx`,
+    /// `r10`).
+    fn first_active_lane(&mut self, s: usize, a: i32, wide: bool) {
+        self.wave_mask_r10(s);
+        dynasm!(self.b.asm; .arch x64
+            ; xor eax, eax
+            ; mov rcx, r13
+            ; and rcx, r10
+            ; bsf rcx, rcx
+            ; jz >none
+        );
+        if wide {
+            dynasm!(self.b.asm; .arch x64; mov rax, [r12 + a + rcx * 8]);
+        } else {
+            dynasm!(self.b.asm; .arch x64; mov eax, [r12 + a + rcx * 4]);
+        }
+        dynasm!(self.b.asm; .arch x64; none:);
+    }
+
     fn splat_eax(&mut self, d: i32, s: usize) {
         dynasm!(self.b.asm; .arch x64
             ; vmovd xmm3, eax
@@ -1833,16 +1853,7 @@ impl WaveBuilder {
             WaveKind::ReadFirst => {
                 let a = self.narrow(a);
                 for s in 0..self.waves() {
-                    self.wave_mask_r10(s);
-                    dynasm!(self.b.asm; .arch x64
-                        ; xor eax, eax
-                        ; mov rcx, r13
-                        ; and rcx, r10
-                        ; bsf rcx, rcx
-                        ; jz >none
-                        ; mov eax, [r12 + a + rcx * 4]
-                        ; none:
-                    );
+                    self.first_active_lane(s, a, false);
                     self.splat_eax(d, s);
                 }
             }

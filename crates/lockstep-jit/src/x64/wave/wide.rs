@@ -387,15 +387,8 @@ impl WaveBuilder {
     pub fn read_first64(&mut self, dst: u32, a: u32) {
         let (d, a) = (self.wide_at(dst), self.wide_at(a));
         for s in 0..self.waves() {
-            self.wave_mask_r10(s);
+            self.first_active_lane(s, a, true);
             dynasm!(self.b.asm; .arch x64
-                ; xor eax, eax
-                ; mov rcx, r13
-                ; and rcx, r10
-                ; bsf rcx, rcx
-                ; jz >none
-                ; mov rax, [r12 + a + rcx * 8]
-                ; none:
                 ; vmovq xmm3, rax
                 ; vpbroadcastq ymm3, xmm3
             );
