@@ -44,7 +44,7 @@ pub(crate) use entries::entry;
 mod entries {
     use super::LaneMath;
     use lockstep_jit::wave::LaneFn;
-    use lockstep_wave::math;
+    use lockstep_wave::{Arith, math};
 
     /// The function the machine code calls for `m`.
     pub(crate) fn entry(m: LaneMath) -> LaneFn {
@@ -81,11 +81,18 @@ mod entries {
                 let x: [f32; 8] = a.add(c).cast::<[f32; 8]>().read_unaligned();
                 let y: [f32; 8] = b.add(c).cast::<[f32; 8]>().read_unaligned();
                 let r = f(x, y);
-                for (l, v) in r.iter().enumerate() {
-                    if keep.is_null() || *keep.add(c + l) != 0 {
-                        *dst.add(c + l) = v.to_bits();
-                    }
+                let to = dst.add(c).cast::<[u32; 8]>();
+                let mut out = to.read_unaligned();
+                let kept: [u32; 8] = if keep.is_null() {
+                    [u32::MAX; 8]
+                } else {
+                    keep.add(c).cast::<[u32; 8]>().read_unaligned()
+                };
+                // A blend rather than a branch per lane.
+                for ((o, &v), &k) in out.iter_mut().zip(&r).zip(&kept) {
+                    *o = if k != 0 { v.to_bits() } else { *o };
                 }
+                to.write_unaligned(out);
             }
         }
     }
@@ -126,12 +133,15 @@ mod entries {
         log: |x, y| each(x, math::log);
         log2: |x, y| each(x, math::log2);
         log10: |x, y| each(x, math::log10);
+        // `ops::pow`'s `exp2(y * log2(x))`, a step at a time so that each
+        // step runs on all eight lanes.
         pow: |x, y| {
-            let mut r = [0.0; 8];
-            for ((r, &x), &y) in r.iter_mut().zip(&x).zip(&y) {
-                *r = lockstep_wave::ops::pow(x, y);
+            let l = each(x, math::log2);
+            let mut p = [0.0; 8];
+            for ((p, &y), &l) in p.iter_mut().zip(&y).zip(&l) {
+                *p = Arith::mul(y, l);
             }
-            r
+            each(p, math::exp2)
         };
     }
 }

@@ -1,12 +1,15 @@
-//! `sin`, `cos`, `exp`, `exp2`, `log`, `log2` and `log10` of `f32`, each a fixed sequence of `f64`
-//! and integer operations without a branch or a call, so that a loop over lanes vectorizes and
-//! every lane, at any vector width and on any CPU, gets the same bits. Each result is the exact
-//! value rounded once, or one unit in the last place from it (the tests measure the error against
-//! `f64` references); NaN inputs give the input quieted, and invalid inputs the x86 default NaN.
+//! `sin`, `cos`, `exp`, `exp2`, `log`, `log2` and `log10` of `f32`, each a fixed sequence of
+//! floating-point and integer operations without a branch or a call, so that a loop over lanes
+//! vectorizes and every lane, at any vector width and on any CPU, gets the same bits. Each result
+//! is the exact value rounded once, or one unit in the last place from it, for every input (the
+//! tests measure the error against `f64` references; an ignored test visits all 2^32 floats);
+//! NaN inputs give the input quieted, and invalid inputs the x86 default NaN.
 //!
-//! `sin` and `cos` reduce their argument by pi/2 in two parts below 2^19 and, above, by integer
-//! arithmetic on a 192-bit table of 2/pi, as glibc's `sinf` does, so large arguments keep their
-//! precision too.
+//! `exp`, `exp2` and the logarithms compute in `f32`, with the constants and the last sums split
+//! in two parts where one rounding would cost precision (the logarithms are FreeBSD msun's
+//! `logf`, `log2f` and `log10f`). `sin` and `cos` compute in `f64`: they reduce their argument by
+//! pi/2 in two parts below 2^19 and, above, by integer arithmetic on a 192-bit table of 2/pi, as
+//! glibc's `sinf` does, so large arguments keep their precision too.
 
 /// The x86 default NaN: the result of an invalid operation.
 const DEFAULT_NAN: f32 = f32::from_bits(0xFFC0_0000);
@@ -27,9 +30,25 @@ fn round_int(x: f64) -> (f64, u32) {
     (shifted - ROUND, shifted.to_bits() as u32)
 }
 
-/// `p[0] + x * (p[1] + x * (p[2] + …))`.
+/// `1.5 * 2^23`: [`ROUND`] for `f32`, below 2^22 in magnitude.
+const ROUND32: f32 = 12_582_912.0;
+
+/// `x` rounded to an integer (ties to even), as an `f32` and an `i32`, for `|x| < 2^22`.
 #[inline(always)]
-fn horner<const N: usize>(x: f64, p: [f64; N]) -> f64 {
+fn round_int32(x: f32) -> (f32, i32) {
+    let shifted = x + ROUND32;
+    (
+        shifted - ROUND32,
+        (shifted.to_bits() as i32).wrapping_sub(ROUND32.to_bits() as i32),
+    )
+}
+
+/// `p[0] + x * (p[1] + x * (p[2] + …))`, in `f64` or `f32`.
+#[inline(always)]
+fn horner<T, const N: usize>(x: T, p: [T; N]) -> T
+where
+    T: Copy + core::ops::Mul<Output = T> + core::ops::Add<Output = T>,
+{
     let mut acc = p[N - 1];
     for &c in p[..N - 1].iter().rev() {
         acc = acc * x + c;
@@ -37,112 +56,156 @@ fn horner<const N: usize>(x: f64, p: [f64; N]) -> f64 {
     acc
 }
 
-/// `2^r` for `|r| <= 1/2`: the Taylor series of `e^(r ln 2)` to degree 8 (relative error below
-/// 3 * 10^-10, a two-hundredth of a unit in the last place of an `f32`).
-const EXP2_POLY: [f64; 9] = {
-    let ln2 = core::f64::consts::LN_2;
-    let mut p = [1.0; 9];
-    let mut i = 1;
-    while i < 9 {
-        p[i] = p[i - 1] * ln2 / i as f64;
-        i += 1;
-    }
-    p
-};
-
-/// `2^t` rounded to `f32`, for any `t` (NaN gives NaN).
+/// `p * 2^k` for `p` in `[1/2, 2]` and `|k| <= 160`, rounded once: `2^k` is two normal factors,
+/// and the product with the first is exact.
 #[inline(always)]
-fn exp2_wide(t: f64) -> f32 {
-    // Past these, the result is infinite or rounds to zero either way.
-    let t = t.clamp(-160.0, 130.0);
-    let (k, low) = round_int(t);
-    let p = horner(t - k, EXP2_POLY);
-    let scale = f64::from_bits(u64::from(low.wrapping_add(1023) & 0x7FF) << 52);
-    (p * scale) as f32
+fn scale(p: f32, k: i32) -> f32 {
+    let k1 = k >> 1;
+    let factor = |k: i32| f32::from_bits((k.wrapping_add(127) as u32) << 23);
+    p * factor(k1) * factor(k.wrapping_sub(k1))
 }
 
-/// HLSL `exp2(x)`.
+/// `(2^r - 1) / r` for `|r| <= 1/2`: a fit at Chebyshev nodes, with `f32` coefficients (relative
+/// error below 5 * 10^-9).
+const EXP2_POLY: [f32; 7] = [
+    0.693_147_2,
+    0.240_226_5,
+    0.055_504_106,
+    0.009_618_057,
+    0.001_333_369_3,
+    0.000_154_613_02,
+    1.524_635_8e-5,
+];
+
+/// HLSL `exp2(x)`: `2^x = 2^k 2^r` with `k` the integer nearest `x`.
 #[inline(always)]
 pub fn exp2(x: f32) -> f32 {
-    let r = exp2_wide(f64::from(x));
-    if x.is_nan() { quiet(x) } else { r }
+    // Past these, the result is infinite or rounds to zero either way.
+    let t = x.max(-152.0).min(130.0);
+    let (k, ki) = round_int32(t);
+    let r = t - k;
+    let v = scale(1.0 + r * horner(r, EXP2_POLY), ki);
+    if x.is_nan() { quiet(x) } else { v }
 }
 
-/// HLSL `exp(x)`: `e^x`.
+/// ln 2 in two parts: the first has 16 significant bits, so its product with an exponent below
+/// 2^8 is exact.
+const LN2_HI: f32 = f32::from_bits(0x3F31_7200);
+const LN2_LO: f32 = f32::from_bits(0x35BF_BE8E);
+
+/// `(e^r - 1 - r) / r^2` for `|r| <= ln(2)/2`, as [`EXP2_POLY`] (relative error below
+/// 2 * 10^-8, scaled by `r^2` in the result).
+const EXP_POLY: [f32; 6] = [
+    0.5,
+    0.166_666_67,
+    0.041_666_467,
+    0.008_333_373,
+    0.001_393_358_8,
+    0.000_198_495_2,
+];
+
+/// HLSL `exp(x)`: `e^x = 2^k e^r` with `r = x - k ln 2` reduced in two parts, and its rounding
+/// error carried into the sum.
 #[inline(always)]
 pub fn exp(x: f32) -> f32 {
-    let r = exp2_wide(f64::from(x) * core::f64::consts::LOG2_E);
-    if x.is_nan() { quiet(x) } else { r }
+    let t = x.max(-104.0).min(90.0);
+    let (k, ki) = round_int32(t * core::f32::consts::LOG2_E);
+    // Exact: `k LN2_HI` is, and it is close to `t`.
+    let hi = t - k * LN2_HI;
+    let lo = k * LN2_LO;
+    let r = hi - lo;
+    let carry = (hi - r) - lo;
+    let p = 1.0 + (r + (r * r * horner(r, EXP_POLY) + carry));
+    let v = scale(p, ki);
+    if x.is_nan() { quiet(x) } else { v }
 }
 
-/// `1/3, 1/5, …, 1/11`: `ln(m) = 2 (t + t^3/3 + t^5/5 + …)` with `t = (m - 1)/(m + 1)`, where
-/// `t^2 < 0.03` (relative error below 10^-10).
-const LOG_POLY: [f64; 5] = {
-    let mut p = [0.0; 5];
-    let mut i = 0;
-    while i < 5 {
-        p[i] = 1.0 / (2 * i + 3) as f64;
-        i += 1;
-    }
-    p
-};
+/// The coefficients of `log(1 + f) = 2s + s (s^2 * (2/3 + …))` with `s = f / (2 + f)`, as in the
+/// `logf` of FreeBSD's msun, in two interleaved halves.
+const LG: [f32; 4] = [
+    f32::from_bits(0x3F2A_AAAA),
+    f32::from_bits(0x3ECC_CE13),
+    f32::from_bits(0x3E91_E9EE),
+    f32::from_bits(0x3E78_9E26),
+];
 
-/// For a positive, finite `x`: its exponent `e` and `ln(m)`, where `x = m * 2^e` and
-/// `sqrt(1/2) <= m < sqrt(2)`.
+/// The parts of a positive, finite `x = 2^k (1 + f)` with `sqrt(1/2) <= 1 + f < sqrt(2)`:
+/// `(k, f, f^2 / 2, r)` where `log(1 + f) = f - f^2 / 2 + r`, `f` exact.
 #[inline(always)]
-fn log_parts(x: f32) -> (f64, f64) {
-    // Exact, and normal in `f64` even where `x` is subnormal.
-    let bits = f64::from(x).to_bits();
-    let m = f64::from_bits((bits & 0x000F_FFFF_FFFF_FFFF) | 0x3FF0_0000_0000_0000);
-    // The biased exponent as an `f64`, exactly.
-    let biased = f64::from_bits(0x4330_0000_0000_0000 | (bits >> 52)) - 4_503_599_627_370_496.0;
-    let big = m > core::f64::consts::SQRT_2;
-    let m = if big { m * 0.5 } else { m };
-    let e = biased - if big { 1022.0 } else { 1023.0 };
-    let t = (m - 1.0) / (m + 1.0);
-    let t2 = t * t;
-    let s = horner(t2, LOG_POLY) * t2;
-    (e, 2.0 * t + 2.0 * t * s)
+fn log_parts(x: f32) -> (f32, f32, f32, f32) {
+    // Subnormals are scaled to normals by 2^25.
+    let sub = x < f32::MIN_POSITIVE;
+    let x = if sub { x * 33_554_432.0 } else { x };
+    let bias: i32 = if sub { 127 + 25 } else { 127 };
+    // Adding 1 - sqrt(1/2) to the bits carries into the exponent where the significand is at
+    // least sqrt(2).
+    const SQRT_HALF: u32 = 0x3F35_04F3;
+    let ix = x.to_bits().wrapping_add(0x3F80_0000 - SQRT_HALF);
+    let k = ((ix >> 23) as i32).wrapping_sub(bias);
+    let f = f32::from_bits((ix & 0x007F_FFFF).wrapping_add(SQRT_HALF)) - 1.0;
+    let s = f / (2.0 + f);
+    let z = s * s;
+    let w = z * z;
+    let r = z * (LG[0] + w * LG[2]) + w * (LG[1] + w * LG[3]);
+    let half_f2 = 0.5 * f * f;
+    (k as f32, f, half_f2, s * (half_f2 + r))
 }
 
-/// The result of a logarithm where `x` is not positive and finite, or `None`.
+/// `log(1 + f)` as `hi + lo`, `hi` with 12 significant bits, from [`log_parts`].
 #[inline(always)]
-fn log_special(x: f32) -> Option<f32> {
+fn log_hi_lo(f: f32, half_f2: f32, r: f32) -> (f32, f32) {
+    let hi = f32::from_bits((f - half_f2).to_bits() & 0xFFFF_F000);
+    (hi, (f - hi) - half_f2 + r)
+}
+
+/// `x`'s logarithm `v` where `x` is positive and finite; otherwise the logarithm's special value.
+#[inline(always)]
+fn log_special(x: f32, v: f32) -> f32 {
     if x.is_nan() {
-        Some(quiet(x))
+        quiet(x)
     } else if x == 0.0 {
-        Some(f32::NEG_INFINITY)
+        f32::NEG_INFINITY
     } else if x < 0.0 {
-        Some(DEFAULT_NAN)
+        DEFAULT_NAN
     } else if x == f32::INFINITY {
-        Some(x)
+        x
     } else {
-        None
+        v
     }
 }
 
-/// HLSL `log(x)`: the natural logarithm.
+/// HLSL `log(x)`: the natural logarithm, `k ln 2 + log(1 + f)` with ln 2 in two parts.
 #[inline(always)]
 pub fn log(x: f32) -> f32 {
-    let (e, ln_m) = log_parts(x);
-    let r = (e * core::f64::consts::LN_2 + ln_m) as f32;
-    log_special(x).unwrap_or(r)
+    const HI: f32 = f32::from_bits(0x3F31_7180);
+    const LO: f32 = f32::from_bits(0x3717_F7D1);
+    let (k, f, half_f2, r) = log_parts(x);
+    log_special(x, r + k * LO - half_f2 + f + k * HI)
 }
 
-/// HLSL `log2(x)`.
+/// HLSL `log2(x)`: `k + log(1 + f) / ln 2`, with `log(1 + f)` and `1 / ln 2` in two parts each.
 #[inline(always)]
 pub fn log2(x: f32) -> f32 {
-    let (e, ln_m) = log_parts(x);
-    let r = (e + ln_m * core::f64::consts::LOG2_E) as f32;
-    log_special(x).unwrap_or(r)
+    const INV_HI: f32 = f32::from_bits(0x3FB8_B000);
+    const INV_LO: f32 = f32::from_bits(0xB938_9AD4);
+    let (k, f, half_f2, r) = log_parts(x);
+    let (hi, lo) = log_hi_lo(f, half_f2, r);
+    log_special(x, (lo + hi) * INV_LO + lo * INV_HI + hi * INV_HI + k)
 }
 
-/// HLSL `log10(x)`.
+/// HLSL `log10(x)`: `k log10(2) + log(1 + f) / ln 10`, each constant in two parts.
 #[inline(always)]
 pub fn log10(x: f32) -> f32 {
-    let (e, ln_m) = log_parts(x);
-    let r = (e * core::f64::consts::LOG10_2 + ln_m * core::f64::consts::LOG10_E) as f32;
-    log_special(x).unwrap_or(r)
+    const INV_HI: f32 = f32::from_bits(0x3EDE_6000);
+    const INV_LO: f32 = f32::from_bits(0xB804_EAD9);
+    const LOG10_2_HI: f32 = f32::from_bits(0x3E9A_2080);
+    const LOG10_2_LO: f32 = f32::from_bits(0x3554_27DB);
+    let (k, f, half_f2, r) = log_parts(x);
+    let (hi, lo) = log_hi_lo(f, half_f2, r);
+    log_special(
+        x,
+        k * LOG10_2_LO + (lo + hi) * INV_LO + lo * INV_HI + hi * INV_HI + k * LOG10_2_HI,
+    )
 }
 
 /// pi/2 in two parts: the first has 33 significant bits, so its product with a quadrant count
@@ -369,6 +432,47 @@ mod tests {
         sweep("log10", log10, f64::log10, 1);
         sweep("sin", sin, f64::sin, 1);
         sweep("cos", cos, f64::cos, 1);
+    }
+
+    /// Every float, on all cores: `cargo test --release -p lockstep-wave -- --ignored`.
+    #[test]
+    #[ignore = "visits all 2^32 floats for each function: minutes in release"]
+    fn every_float_within_one_ulp() {
+        let fns: [(&str, fn(f32) -> f32, fn(f64) -> f64); 7] = [
+            ("exp2", exp2, f64::exp2),
+            ("exp", exp, f64::exp),
+            ("log", log, f64::ln),
+            ("log2", log2, f64::log2),
+            ("log10", log10, f64::log10),
+            ("sin", sin, f64::sin),
+            ("cos", cos, f64::cos),
+        ];
+        let parts = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+        for (name, f, reference) in fns {
+            let worst = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..parts)
+                    .map(|part| {
+                        s.spawn(move || {
+                            let mut worst = 0;
+                            let mut bits = part;
+                            while bits <= u64::from(u32::MAX) {
+                                let x = f32::from_bits(bits as u32);
+                                let (want, got) = (reference(f64::from(x)) as f32, f(x));
+                                if want.is_nan() {
+                                    assert!(got.is_nan(), "{name}({x:e}) = {got:e}");
+                                } else {
+                                    worst = worst.max(ulps(got, want));
+                                }
+                                bits += parts;
+                            }
+                            worst
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).max()
+            });
+            assert!(worst <= Some(1), "{name}: {worst:?} ulps");
+        }
     }
 
     #[test]
