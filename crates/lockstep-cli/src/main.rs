@@ -443,17 +443,54 @@ fn print_stats(
         eprintln!("engine:  the interpreter, checked");
         return;
     }
-    let report = shader.program.engine_report(w, opts.engine);
+    eprintln!("engine:  {}", engine_line(shader, w, opts.engine));
+}
+
+/// Which engine runs `shader` at wave size `w`, and why.
+fn engine_line(shader: &lockstep::Shader, w: u32, engine: lockstep::Engine) -> String {
+    let report = shader.program.engine_report(w, engine);
     if report.native {
-        eprintln!(
-            "engine:  machine code for the whole shader: {} bytecode instructions, {} of them through the interpreter",
+        format!(
+            "machine code for the whole shader: {} bytecode instructions, {} of them through the interpreter",
             report.instructions, report.callouts
-        );
+        )
     } else {
+        format!("the interpreter ({})", report.reason.unwrap_or_default())
+    }
+}
+
+/// `run --stats` for a draw: times, pixels per second and each stage's
+/// engine, on standard error.
+fn print_draw_stats(
+    shaders: &[lockstep::Shader],
+    pipeline: &lockstep::pipeline::Pipeline,
+    output: &lockstep::RunOutput,
+    opts: &RunOptions,
+    checked: bool,
+    ran: std::time::Duration,
+) {
+    let w = output.wave_size.size;
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+    eprintln!("compile: {:.2} ms (both stages)", ms(COMPILE_TIME.get()));
+    eprintln!("draw:    {:.2} ms (buffers in and out included)", ms(ran));
+    let target = pipeline.graphics.as_ref().and_then(|g| {
+        let at = pipeline.buffer_index(&g.render_target)?;
+        pipeline.buffers[at].output_props
+    });
+    if let Some(lockstep::pipeline::OutputProps { width, height, .. }) = target {
+        let pixels = u64::from(width) * u64::from(height);
         eprintln!(
-            "engine:  the interpreter ({})",
-            report.reason.unwrap_or_default()
+            "pixels:  {width} x {height} at wave size {w}, {:.1} million per second",
+            pixels as f64 / ran.as_secs_f64().max(1e-9) / 1e6
         );
+    }
+    for (stage, shader) in ["vertex", "pixel"].iter().zip(shaders) {
+        let engine = if checked {
+            "the interpreter, checked".to_string()
+        } else {
+            engine_line(shader, w, opts.engine)
+        };
+        eprintln!("{stage}:{}{engine}", " ".repeat(8 - stage.len()));
     }
 }
 
@@ -904,6 +941,7 @@ fn run_draw(args: &RunArgs) -> u8 {
     if let Err(code) = prepare_buffers(args, &mut pipeline) {
         return code;
     }
+    let started = std::time::Instant::now();
     let result = if args.check {
         lockstep::draw_checked(vs, ps, &pipeline, &run_opts).map(|(o, r)| (o, Some(r)))
     } else {
@@ -916,6 +954,16 @@ fn run_draw(args: &RunArgs) -> u8 {
             return report_draw_error(&shaders, e, color);
         }
     };
+    if args.stats {
+        print_draw_stats(
+            &shaders,
+            &pipeline,
+            &output,
+            &run_opts,
+            args.check,
+            started.elapsed(),
+        );
+    }
     finish_run(args, &pipeline, &output, report.as_ref(), ps, color)
 }
 

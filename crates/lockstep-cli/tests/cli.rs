@@ -789,6 +789,18 @@ fn draws_take_a_vertex_and_a_pixel_shader() {
         "the PNG differs from docs/images/triangle.png"
     );
     let draw = ["run", "examples/draw/triangle.yaml", hlsl, hlsl];
+    // `--stats`: the times, the target's pixels and each stage's engine.
+    let o = lockstep(&[&draw[..], &["--stats", "--wave-size", "8"]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for line in [
+        "compile: ",
+        "draw:    ",
+        "pixels:  128 x 128 at wave size 8, ",
+        "vertex:  machine code for the whole shader",
+        "pixel:   machine code for the whole shader",
+    ] {
+        assert!(stderr(&o).contains(line), "{line}: {}", stderr(&o));
+    }
     let o = lockstep(&[&draw[..], &["--pixel-entry", "VSMain"]].concat());
     assert_eq!(o.status.code(), Some(2));
     assert!(

@@ -112,6 +112,39 @@ pub fn recycle(words: Vec<u32>) {
     kept.push(words);
 }
 
+/// The words of a kept buffer ([`recycle`]) of at least `n` words and at
+/// most twice that, truncated to `n`, holding what its run left.
+fn take_recycled(n: usize) -> Option<Vec<AtomicU32>> {
+    if n < RECYCLE_MIN_WORDS {
+        return None;
+    }
+    let mut kept = RECYCLED.lock().unwrap_or_else(PoisonError::into_inner);
+    // The shortest that is long enough, and at most twice as long.
+    let fit = (0..kept.len())
+        .filter(|&i| (n..=2 * n).contains(&kept[i].len()))
+        .min_by_key(|&i| kept[i].len())?;
+    let mut words = kept.remove(fit);
+    words.truncate(n);
+    Some(words)
+}
+
+/// `n` zero words: a kept buffer's ([`recycle`]), cleared, where one
+/// fits, as its pages are already there (clearing them costs less than
+/// the kernel's zeroing of fresh pages on their first write); else fresh
+/// ones.
+pub fn zeroed_words(n: usize) -> Vec<u32> {
+    match take_recycled(n) {
+        Some(words) => {
+            // `AtomicU32` and `u32` have the same size and alignment:
+            // this collects in place.
+            let mut words: Vec<u32> = words.into_iter().map(AtomicU32::into_inner).collect();
+            words.fill(0);
+            words
+        }
+        None => vec![0; n],
+    }
+}
+
 impl<'a> Memory<'a> {
     fn own(words: Vec<AtomicU32>, len: usize) -> Memory<'a> {
         Memory {
@@ -135,20 +168,10 @@ impl<'a> Memory<'a> {
     /// there, where fresh ones would be zeroed by the kernel on the first
     /// write.
     pub fn overwritten(len: usize) -> Memory<'a> {
-        let n = len.div_ceil(4);
-        if n >= RECYCLE_MIN_WORDS {
-            let mut kept = RECYCLED.lock().unwrap_or_else(PoisonError::into_inner);
-            // The shortest that is long enough, and at most twice as long.
-            let fit = (0..kept.len())
-                .filter(|&i| (n..=2 * n).contains(&kept[i].len()))
-                .min_by_key(|&i| kept[i].len());
-            if let Some(i) = fit {
-                let mut words = kept.remove(i);
-                words.truncate(n);
-                return Memory::own(words, len);
-            }
+        match take_recycled(len.div_ceil(4)) {
+            Some(words) => Memory::own(words, len),
+            None => Memory::zeroed(len),
         }
-        Memory::zeroed(len)
     }
 
     /// Memory that reads `bytes` in place, with no copy; `None` when they

@@ -187,7 +187,11 @@ impl Image {
         Image {
             width,
             height,
-            color: vec![[0u32; 4]; pixels],
+            // The words of a target an earlier draw gave back, where one fits.
+            color: bytemuck::allocation::try_cast_vec(lockstep_exec::memory::zeroed_words(
+                4 * pixels,
+            ))
+            .unwrap_or_else(|_| vec![[0u32; 4]; pixels]),
             color_kind: find(&draw.pixel.io.outputs, "SV_TARGET", 0).map(|v| v.kind),
             depth: depth.then(|| vec![1.0f32; pixels]),
             lanes: 0,
@@ -308,15 +312,44 @@ impl PixelPass<'_> {
         Ok(())
     }
 
-    /// Shades the pending quads and merges them.
+    /// Shades the pending quads and merges them: unchecked and densely
+    /// packed, a slice of [`SHADED_QUADS`] at a time, so that the records
+    /// and the outputs stay in the caches and their memory is reused.
     fn flush(&mut self) -> Result<(), DrawError> {
         if self.pending.is_empty() {
             return Ok(());
         }
         let quads = std::mem::take(&mut self.pending);
+        let mut records = Vec::new();
+        if self.packing == Packing::Dense && self.draw.pixel.checked.is_none() {
+            // Whole waves to a slice: the same waves as the batch's.
+            let per_wave = (self.config.wave_size as usize / 4).max(1);
+            let slice = SHADED_QUADS.div_ceil(per_wave) * per_wave;
+            for part in quads.chunks(slice) {
+                let order: Vec<usize> = (0..part.len()).collect();
+                let slots = part.len().div_ceil(per_wave) * per_wave * 4;
+                self.shade(part, &order, slots, &mut records)?;
+            }
+            return Ok(());
+        }
         let (order, slots) = pack(&quads, self.packing, self.config.wave_size);
+        self.shade(&quads, &order, slots, &mut records)
+    }
+
+    /// Writes the records of `quads` (quad `i` at slot `order[i]`, `slots`
+    /// lanes in all) into `records`, runs the pixel shader over them and
+    /// merges its outputs.
+    fn shade(
+        &mut self,
+        quads: &[Quad],
+        order: &[usize],
+        slots: usize,
+        records: &mut Vec<u32>,
+    ) -> Result<(), DrawError> {
         let words = self.setup.words as usize;
-        let mut records = vec![0u32; slots * words];
+        // Slots without a quad read state 0: no lane.
+        records.clear();
+        records.resize(slots * words, 0);
         // Each slot's quad, and the records written by the workers.
         let mut quad_of = vec![usize::MAX; slots / 4];
         for (q, &slot) in order.iter().enumerate() {
@@ -332,9 +365,7 @@ impl PixelPass<'_> {
                 .for_each(|(chunk, &qi)| {
                     let q = &quads[qi];
                     let t = q.triangle;
-                    for (p, rec) in chunk.chunks_exact_mut(words).enumerate() {
-                        setup.write_record(q, p, &triangles[t], &planes[t], rec);
-                    }
+                    setup.write_quad(q, &triangles[t], &planes[t], chunk);
                 });
         });
         let out = run_stage(
@@ -342,15 +373,18 @@ impl PixelPass<'_> {
             self.workers,
             lockstep_ir::Stage::Pixel,
             &self.draw.pixel,
-            &records,
+            records,
             slots as u64,
             self.config,
         )?;
-        drop(records);
-        merge(self, &quads, &order, &out);
+        merge(self, quads, order, &out);
         Ok(())
     }
 }
+
+/// Quads shaded at once in an unchecked, densely packed draw: their
+/// records and outputs fit in the caches.
+const SHADED_QUADS: usize = 1 << 13;
 
 /// Each quad's slot among the waves' quads (lanes `4·slot..4·slot + 4`),
 /// and the number of lanes.

@@ -119,53 +119,75 @@ impl Setup {
         })
     }
 
-    /// Quad pixel `p`'s record.
-    pub fn write_record(&self, q: &Quad, p: usize, tri: &Triangle, plane: &Plane, rec: &mut [u32]) {
-        rec[0] = if q.covered & (1 << p) != 0 { 1 } else { 2 };
-        let (x, y) = q.pixel(p);
-        let l = plane.weights(x, y);
-        let inv_w: f64 = (0..3).map(|i| l[i] * tri.v[i].inv_w).sum();
+    /// The records of quad `q`'s four pixels, one after another in `chunk`.
+    /// Each value is computed as for one pixel, four pixels at a time.
+    pub fn write_quad(&self, q: &Quad, tri: &Triangle, plane: &Plane, chunk: &mut [u32]) {
+        let words = self.words as usize;
+        let xs: [f64; 4] = std::array::from_fn(|p| f64::from(q.pixel(p).0) + 0.5);
+        let ys: [f64; 4] = std::array::from_fn(|p| f64::from(q.pixel(p).1) + 0.5);
+        // The weights of each vertex at each pixel, as `Plane::weights`.
+        let l: [[f64; 4]; 3] = std::array::from_fn(|k| {
+            let (a, b) = plane.edges[k];
+            std::array::from_fn(|p| fedge(a, b, (xs[p], ys[p])) * plane.inv_area)
+        });
+        let sum = |f: &dyn Fn(usize, usize) -> f64| -> [f64; 4] {
+            std::array::from_fn(|p| (0..3).map(|i| f(i, p)).sum::<f64>())
+        };
+        let inv_w = sum(&|i, p| l[i][p] * tri.v[i].inv_w);
+        let mut put = |p: usize, at: usize, value: u32| chunk[p * words + at] = value;
+        for p in 0..4 {
+            put(p, 0, if q.covered & (1 << p) != 0 { 1 } else { 2 });
+        }
         for &(word, components, kind, interpolation, source) in &self.inputs {
-            let out = &mut rec[word as usize..(word + components) as usize];
+            let word = word as usize;
             match source {
                 Source::Position => {
-                    let pos = [
-                        f64::from(x) + 0.5,
-                        f64::from(y) + 0.5,
-                        f64::from(depth(tri, l)),
-                        1.0 / inv_w,
-                    ];
-                    for (o, v) in out.iter_mut().zip(pos) {
-                        *o = (v as f32).to_bits();
+                    let z: [f64; 4] =
+                        std::array::from_fn(|p| f64::from(depth(tri, [l[0][p], l[1][p], l[2][p]])));
+                    let w: [f64; 4] = std::array::from_fn(|p| 1.0 / inv_w[p]);
+                    for (c, v) in [xs, ys, z, w].iter().enumerate().take(components as usize) {
+                        for (p, &v) in v.iter().enumerate() {
+                            put(p, word + c, (v as f32).to_bits());
+                        }
                     }
                 }
-                Source::FrontFace => out[0] = u32::from(tri.front),
-                Source::Primitive => out[0] = tri.primitive,
+                Source::FrontFace => {
+                    for p in 0..4 {
+                        put(p, word, u32::from(tri.front));
+                    }
+                }
+                Source::Primitive => {
+                    for p in 0..4 {
+                        put(p, word, tri.primitive);
+                    }
+                }
                 Source::Attribute {
                     word: from,
                     components: have,
                     kind: from_kind,
                 } => {
-                    for (c, o) in out.iter_mut().enumerate() {
-                        if c as u32 >= have {
-                            *o = 0;
-                            continue;
-                        }
-                        let at = (from as usize) + c;
-                        let smooth = kind == VaryingKind::Float
-                            && from_kind == VaryingKind::Float
-                            && interpolation != Interpolation::NoInterpolation;
-                        *o = if smooth {
+                    let smooth = kind == VaryingKind::Float
+                        && from_kind == VaryingKind::Float
+                        && interpolation != Interpolation::NoInterpolation;
+                    for c in 0..components as usize {
+                        let at = from as usize + c;
+                        let values: [u32; 4] = if c as u32 >= have {
+                            [0; 4]
+                        } else if !smooth {
+                            [crate::vertex::convert(tri.flat[at], from_kind, kind); 4]
+                        } else {
                             let a = |i: usize| tri.v[i].attrs[at];
                             let v = if interpolation == Interpolation::NoPerspective {
-                                (0..3).map(|i| l[i] * a(i)).sum::<f64>()
+                                sum(&|i, p| l[i][p] * a(i))
                             } else {
-                                (0..3).map(|i| l[i] * tri.v[i].inv_w * a(i)).sum::<f64>() / inv_w
+                                let s = sum(&|i, p| l[i][p] * tri.v[i].inv_w * a(i));
+                                std::array::from_fn(|p| s[p] / inv_w[p])
                             };
-                            (v as f32).to_bits()
-                        } else {
-                            crate::vertex::convert(tri.flat[at], from_kind, kind)
+                            v.map(|v| (v as f32).to_bits())
                         };
+                        for (p, &v) in values.iter().enumerate() {
+                            put(p, word + c, v);
+                        }
                     }
                 }
             }

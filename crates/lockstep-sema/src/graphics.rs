@@ -268,11 +268,22 @@ impl Sema<'_> {
             );
         }
         let words = |vars: &[Varying]| 1 + vars.iter().map(|v| v.components).sum::<u32>();
+        let (input_words, output_words) = (words(&in_vars), words(&out_vars));
         let io = ir::StageIo {
-            input: self.stage_buffer("$StageIn", ir::ResourceKind::StructuredBuffer, decl.span),
-            output: self.stage_buffer("$StageOut", ir::ResourceKind::RWStructuredBuffer, decl.span),
-            input_words: words(&in_vars),
-            output_words: words(&out_vars),
+            input: self.stage_buffer(
+                "$StageIn",
+                ir::ResourceKind::StructuredBuffer,
+                input_words,
+                decl.span,
+            ),
+            output: self.stage_buffer(
+                "$StageOut",
+                ir::ResourceKind::RWStructuredBuffer,
+                output_words,
+                decl.span,
+            ),
+            input_words,
+            output_words,
             inputs: in_vars,
             outputs: out_vars,
             helper: self.helper,
@@ -477,8 +488,21 @@ impl Sema<'_> {
         ok.then_some(vars)
     }
 
-    fn stage_buffer(&mut self, name: &str, kind: ir::ResourceKind, span: Span) -> ir::ResourceId {
-        let element = self.scalar(ScalarType::UInt32);
+    /// A buffer of records, each an array of `words` words: a lane's
+    /// access is the record's index scaled by the stride, at a constant
+    /// offset, which the engine reads as an array of structures.
+    fn stage_buffer(
+        &mut self,
+        name: &str,
+        kind: ir::ResourceKind,
+        words: u32,
+        span: Span,
+    ) -> ir::ResourceId {
+        let uint = self.scalar(ScalarType::UInt32);
+        let element = self.intern(Type::Array {
+            element: uint,
+            len: words,
+        });
         let id = ir::ResourceId(self.module.resources.len() as u32);
         self.module.resources.push(ir::Resource {
             name: name.to_string(),
@@ -551,7 +575,7 @@ impl Sema<'_> {
         );
         body.push(self.assign(local(1, Vec::new(), uint), id_x, span));
         // The state word: 0 no lane, 2 a helper lane.
-        let state = self.record_word(io.input, io.input_words, 0, span);
+        let state = self.record_word(io.input, 0, span);
         let zero = self.u32_const(0, span);
         let absent = self.compare(ir::BinaryOp::Eq, state.clone(), zero, span);
         body.push(Stmt::If {
@@ -569,7 +593,7 @@ impl Sema<'_> {
             let ty = self.leaf_type(leaf);
             let comps: Vec<Expr> = (0..leaf.components)
                 .map(|k| {
-                    let word = self.record_word(io.input, io.input_words, var.word + k, span);
+                    let word = self.record_word(io.input, var.word + k, span);
                     self.word_as(word, leaf.scalar, span)
                 })
                 .collect();
@@ -613,7 +637,7 @@ impl Sema<'_> {
             body.push(self.assign(local(result_local, Vec::new(), result), call, span));
         }
         let one = self.u32_const(1, span);
-        body.push(self.store_word(io.output, io.output_words, 0, one, span));
+        body.push(self.store_word(io.output, 0, one, span));
         for (var, (param, leaf)) in io.outputs.iter().zip(outputs) {
             let root = param.map_or(result_local, |p| param_local + p);
             for k in 0..leaf.components {
@@ -630,7 +654,7 @@ impl Sema<'_> {
                     span,
                 );
                 let word = self.as_word(value, leaf.scalar, span);
-                body.push(self.store_word(io.output, io.output_words, var.word + k, word, span));
+                body.push(self.store_word(io.output, var.word + k, word, span));
             }
         }
         let id = ir::FunctionId(self.module.functions.len() as u32);
@@ -672,13 +696,8 @@ impl Sema<'_> {
     }
 
     /// Word `word` of this lane's record: element `record * words + word`.
-    fn record_place(
-        &mut self,
-        resource: ir::ResourceId,
-        words: u32,
-        word: u32,
-        span: Span,
-    ) -> Place {
+    /// Word `word` of this lane's record (local 1) in `resource`.
+    fn record_place(&mut self, resource: ir::ResourceId, word: u32, span: Span) -> Place {
         let uint = self.scalar(ScalarType::UInt32);
         let record = self.wrap(
             ExprKind::Load(Place {
@@ -689,43 +708,25 @@ impl Sema<'_> {
             uint,
             span,
         );
-        let stride = self.u32_const(words, span);
         let at = self.u32_const(word, span);
-        let scaled = self.wrap(
-            ExprKind::Binary(ir::BinaryOp::Mul, Box::new(record), Box::new(stride)),
-            uint,
-            span,
-        );
-        let index = self.wrap(
-            ExprKind::Binary(ir::BinaryOp::Add, Box::new(scaled), Box::new(at)),
-            uint,
-            span,
-        );
         Place {
             root: PlaceRoot::BufferElement {
                 resource,
-                index: Box::new(index),
+                index: Box::new(record),
             },
-            path: Vec::new(),
+            path: vec![Access::Index(Box::new(at))],
             ty: uint,
         }
     }
 
-    fn record_word(&mut self, resource: ir::ResourceId, words: u32, word: u32, span: Span) -> Expr {
-        let place = self.record_place(resource, words, word, span);
+    fn record_word(&mut self, resource: ir::ResourceId, word: u32, span: Span) -> Expr {
+        let place = self.record_place(resource, word, span);
         let ty = place.ty;
         self.wrap(ExprKind::Load(place), ty, span)
     }
 
-    fn store_word(
-        &mut self,
-        resource: ir::ResourceId,
-        words: u32,
-        word: u32,
-        value: Expr,
-        span: Span,
-    ) -> Stmt {
-        let place = self.record_place(resource, words, word, span);
+    fn store_word(&mut self, resource: ir::ResourceId, word: u32, value: Expr, span: Span) -> Stmt {
+        let place = self.record_place(resource, word, span);
         self.assign(place, value, span)
     }
 

@@ -191,6 +191,52 @@ fn two_triangles_sharing_an_edge_shade_each_pixel_once() {
     }
 }
 
+/// A draw of more quads than the engine shades at once (a 256 × 256
+/// target: 16384 quads, shaded 8192 at a time when densely packed) shades
+/// each pixel once, with the values of a draw shaded in one piece (one
+/// triangle per wave, shaded whole).
+#[test]
+fn draws_larger_than_a_shading_slice_shade_each_pixel_once() {
+    let src = source(
+        "uint at = (uint)i.pos.y * 256 + (uint)i.pos.x;\nuint old;\nInterlockedAdd(Count[at], 1, old);\n\
+         return float4(prim + 1, i.pos.x, i.pos.y, i.attr.x);",
+        ATTR,
+    )
+    .replace("struct V", "RWStructuredBuffer<uint> Count : register(u0);\nstruct V");
+    let corner = |x: f32, y: f32| ([x, y, 0.0, 1.0], [x * 2.0 + y, 0.0, 0.0, 0.0]);
+    let mut scene = Scene::new(
+        256,
+        256,
+        vec![
+            corner(-1.0, 1.0),
+            corner(1.0, 1.0),
+            corner(-1.0, -1.0),
+            corner(1.0, -1.0),
+        ],
+    );
+    scene.strip = true;
+    scene.uavs = &["Count"];
+    let (dense, uavs) = render(&scene, &src, 8, Packing::Dense);
+    assert_eq!(
+        uavs[0],
+        vec![1; 256 * 256],
+        "every pixel shaded exactly once"
+    );
+    for (at, px) in dense.iter().enumerate() {
+        let (x, y) = ((at % 256) as f32 + 0.5, (at / 256) as f32 + 0.5);
+        assert_eq!((px[1], px[2]), (x, y), "pixel {at}");
+        // ATTR.x is 2·(clip x) + (clip y), linear across the target.
+        let want = 2.0 * (x / 128.0 - 1.0) + (1.0 - y / 128.0);
+        assert!(
+            (px[3] - want).abs() < 1e-5,
+            "pixel {at}: {} for {want}",
+            px[3]
+        );
+    }
+    let (whole, _) = render(&scene, &src, 8, Packing::PerPrimitive);
+    assert!(dense == whole, "dense and per-triangle packings differ");
+}
+
 #[test]
 fn a_triangle_covers_the_centres_inside_it() {
     // On an 8×8 target: top (4, 0), bottom right (8, 8), bottom left
