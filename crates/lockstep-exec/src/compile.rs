@@ -11,6 +11,7 @@ use lockstep_ir::{
 use crate::ExecError;
 
 pub(crate) mod block32;
+mod coalesce;
 mod expr;
 mod fuse;
 mod intrinsic;
@@ -231,6 +232,7 @@ impl Program {
             // findings track each register).
             top_level::unmask(&mut c.code);
             fuse::fuse(&mut c.code, &mut c.spans);
+            coalesce::coalesce(&mut c.code, &mut c.spans);
             fuse::fuse_votes(&mut c.code, &mut c.spans);
             fuse::mark_deferrable(&mut c.code);
             top_level::drop_dead_constants(&mut c.code, &mut c.spans);
