@@ -39,12 +39,13 @@ pub(super) fn coalesce(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
             break;
         }
     }
+    propagate(code, spans, &arrays);
 }
 
-/// One round: the copies whose windows do not overlap; whether any went.
-fn coalesce_once(code: &mut Vec<Inst>, spans: &mut Vec<Span>, arrays: &HashSet<u32>) -> bool {
-    let copies: Vec<(usize, Reg, Reg)> = code
-        .iter()
+/// The copies `x = t` to every lane, of registers outside `arrays`: their
+/// places and registers.
+fn copies(code: &[Inst], arrays: &HashSet<u32>) -> Vec<(usize, Reg, Reg)> {
+    code.iter()
         .enumerate()
         .filter_map(|(pc, inst)| match *inst {
             Inst::Copy { dst, src }
@@ -54,7 +55,52 @@ fn coalesce_once(code: &mut Vec<Inst>, spans: &mut Vec<Span>, arrays: &HashSet<u
             }
             _ => None,
         })
-        .collect();
+        .collect()
+}
+
+/// Forward: after a copy `x = t`, the reads of `x` in the same straight
+/// run (an inlined call may begin in it), up to the first write of `x` or
+/// `t`, read `t`; then the copies whose `x` nothing reads any more go.
+/// Calls take their arguments through such copies.
+fn propagate(code: &mut Vec<Inst>, spans: &mut Vec<Span>, arrays: &HashSet<u32>) {
+    let copies = copies(code, arrays);
+    if copies.is_empty() {
+        return;
+    }
+    let targets = jump_targets(code);
+    for &(pc, _, _) in &copies {
+        // The copy as the propagation of an earlier one left it.
+        let Inst::Copy { dst: x, src: t } = code[pc] else {
+            continue;
+        };
+        let mut at = pc + 1;
+        while at < code.len() && !targets[at] {
+            let inst = &mut code[at];
+            if !(straight(inst) || matches!(inst, Inst::CallBegin))
+                || writes(inst, x)
+                || writes(inst, t)
+            {
+                break;
+            }
+            inst.for_each_reg(|r| {
+                if *r == x {
+                    *r = t;
+                }
+            });
+            at += 1;
+        }
+    }
+    let live_out = LiveOut::of(code, copies.iter().map(|&(_, x, _)| x));
+    let mut removed = vec![false; code.len()];
+    for &(pc, x, _) in &copies {
+        removed[pc] = !live_out.at(pc, x);
+    }
+    drop_removed(code, spans, &removed);
+}
+
+/// One round: the copies whose windows do not overlap; whether any went.
+fn coalesce_once(code: &mut Vec<Inst>, spans: &mut Vec<Span>, arrays: &HashSet<u32>) -> bool {
+    let copies = copies(code, arrays);
     if copies.is_empty() {
         return false;
     }
@@ -178,9 +224,10 @@ fn writes_every_lane(inst: &Inst, top: bool) -> bool {
     }
 }
 
-/// Whether an instruction may write `r`.
+/// Whether an instruction may write `r` (the last register number
+/// counts as written: a range cannot hold it).
 fn writes(inst: &Inst, r: Reg) -> bool {
-    inst.writes_in(r.0..r.0 + 1)
+    r.0 == u32::MAX || inst.writes_in(r.0..r.0 + 1)
 }
 
 /// Makes the instruction that [`writes_every_lane`] write `x`.
@@ -250,13 +297,18 @@ mod tests {
         assert_eq!(coalesced(code), format!("{want:?}"));
     }
 
-    /// A copy stays where `t` is read after it, where `x` is read between
-    /// the write and the copy (it must keep its old value there), and where
-    /// the window holds control flow.
+    /// Where the write of `t` cannot move (`t` is read after the copy, `x`
+    /// between the write and the copy, or a call begins between them), the
+    /// reads of `x` after the copy, up to the next control flow, read `t`
+    /// instead, and the copy goes.
     #[test]
-    fn copies_stay_where_the_write_cannot_move() {
+    fn reads_after_a_copy_read_its_source() {
         let read_after = vec![constant(1), copy(2, 1), store(1), store(2), Inst::Exit];
+        let want = vec![constant(1), store(1), store(1), Inst::Exit];
+        assert_eq!(coalesced(read_after), format!("{want:?}"));
         let x_read = vec![constant(1), store(2), copy(2, 1), store(2), Inst::Exit];
+        let want = vec![constant(1), store(2), store(1), Inst::Exit];
+        assert_eq!(coalesced(x_read), format!("{want:?}"));
         let call = vec![
             constant(1),
             Inst::CallBegin,
@@ -265,8 +317,28 @@ mod tests {
             Inst::CallEnd,
             Inst::Exit,
         ];
-        for code in [read_after, x_read, call] {
-            assert_eq!(coalesced(code.clone()), format!("{code:?}"));
-        }
+        let want = vec![
+            constant(1),
+            Inst::CallBegin,
+            store(1),
+            Inst::CallEnd,
+            Inst::Exit,
+        ];
+        assert_eq!(coalesced(call), format!("{want:?}"));
+    }
+
+    /// A copy stays where both registers are read past the end of the
+    /// straight run.
+    #[test]
+    fn copies_read_past_control_flow_stay() {
+        let code = vec![
+            constant(1),
+            copy(2, 1),
+            Inst::CallEnd,
+            store(1),
+            store(2),
+            Inst::Exit,
+        ];
+        assert_eq!(coalesced(code.clone()), format!("{code:?}"));
     }
 }
