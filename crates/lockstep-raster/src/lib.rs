@@ -28,7 +28,9 @@
 //!    at pixel centres (helpers extrapolate the triangle's plane).
 //! 5. **Waves** (`Packing`): quads fill the pixel shader's waves, four
 //!    lanes each in reading order, in batches of at most [`BATCH_QUADS`]
-//!    quads shaded at once (so a draw's memory is bounded).
+//!    quads (so a draw's memory is bounded). An unchecked, densely packed
+//!    batch is shaded and merged in slices of whole waves, so that its
+//!    records and outputs stay in the caches.
 //! 6. **Output** (`lib.rs`): covered pixels that did not discard, in
 //!    primitive order, pass the depth test (LESS against a target cleared
 //!    to 1.0, when there is one) and write `SV_Target0`.
