@@ -10,6 +10,7 @@ use lockstep_ir::{
 
 use crate::ExecError;
 
+mod addresses;
 pub(crate) mod block32;
 mod coalesce;
 mod expr;
@@ -233,6 +234,7 @@ impl Program {
             top_level::unmask(&mut c.code);
             fuse::fuse(&mut c.code, &mut c.spans);
             coalesce::coalesce(&mut c.code, &mut c.spans);
+            addresses::drop_repeated(&mut c.code, &mut c.spans);
             fuse::fuse_votes(&mut c.code, &mut c.spans);
             fuse::mark_deferrable(&mut c.code);
             top_level::drop_dead_constants(&mut c.code, &mut c.spans);

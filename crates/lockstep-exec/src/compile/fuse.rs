@@ -387,7 +387,8 @@ fn op_dst(inst: &Inst) -> Option<(Reg, bool)> {
     }
 }
 
-fn jump_target(inst: &Inst) -> Option<u32> {
+/// Where an instruction may jump.
+pub(super) fn jump_target(inst: &Inst) -> Option<u32> {
     match *inst {
         Inst::IfBegin { else_pc: to, .. }
         | Inst::Else { end_pc: to }
