@@ -12,6 +12,7 @@ use crate::ExecError;
 
 mod addresses;
 pub(crate) mod block32;
+mod branches;
 mod coalesce;
 mod expr;
 mod fuse;
@@ -235,6 +236,7 @@ impl Program {
             fuse::fuse(&mut c.code, &mut c.spans);
             coalesce::coalesce(&mut c.code, &mut c.spans);
             addresses::drop_repeated(&mut c.code, &mut c.spans);
+            branches::merge_ifs(&mut c.code, &mut c.spans);
             fuse::fuse_votes(&mut c.code, &mut c.spans);
             fuse::mark_deferrable(&mut c.code);
             top_level::drop_dead_constants(&mut c.code, &mut c.spans);
