@@ -858,6 +858,31 @@ impl Inst {
         each_reg!(self, f, iter)
     }
 
+    /// Whether the instruction runs in line: it neither branches nor makes
+    /// a lane leave, and reads no register array by position (the
+    /// bytecode passes move and drop work across such runs).
+    pub(crate) fn runs_in_line(&self) -> bool {
+        matches!(
+            self,
+            Inst::Const { .. }
+                | Inst::Unary { .. }
+                | Inst::Binary { .. }
+                | Inst::BinaryImm { .. }
+                | Inst::Ternary { .. }
+                | Inst::Block32(_)
+                | Inst::Copy { .. }
+                | Inst::CopyMasked { .. }
+                | Inst::Select { .. }
+                | Inst::IndexScale { .. }
+                | Inst::TexelAddress { .. }
+                | Inst::Load { .. }
+                | Inst::Store { .. }
+                | Inst::Atomic { .. }
+                | Inst::Query { .. }
+                | Inst::Wave { .. }
+        )
+    }
+
     /// Whether the instruction may write a register in `regs`.
     pub(crate) fn writes_in(&self, regs: std::ops::Range<u32>) -> bool {
         let r = |reg: Reg| regs.contains(&reg.0);

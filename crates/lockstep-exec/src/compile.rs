@@ -18,6 +18,8 @@ mod expr;
 mod fuse;
 mod intrinsic;
 mod place;
+#[cfg(test)]
+mod test_code;
 mod top_level;
 
 use crate::alu::{self, BuiltinFn};

@@ -80,26 +80,8 @@ fn first_computation(code: &[Inst], pc: usize) -> Option<usize> {
         {
             return Some(at);
         }
-        let allowed = matches!(
-            inst,
-            Inst::Const { .. }
-                | Inst::Unary { .. }
-                | Inst::Binary { .. }
-                | Inst::BinaryImm { .. }
-                | Inst::Ternary { .. }
-                | Inst::Block32(_)
-                | Inst::Copy { .. }
-                | Inst::CopyMasked { .. }
-                | Inst::Select { .. }
-                | Inst::IndexScale { .. }
-                | Inst::TexelAddress { .. }
-                | Inst::Load { .. }
-                | Inst::Store { .. }
-                | Inst::Query { .. }
-                | Inst::IfBegin { .. }
-                | Inst::Else { .. }
-                | Inst::IfEnd
-        );
+        let allowed = inst.runs_in_line()
+            || matches!(inst, Inst::IfBegin { .. } | Inst::Else { .. } | Inst::IfEnd);
         if !allowed
             || regs
                 .iter()
@@ -114,8 +96,8 @@ fn first_computation(code: &[Inst], pc: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bytecode::{Address, Reg, Space, Test};
-    use lockstep_ir::{ResourceId, ScalarType};
+    use crate::bytecode::Reg;
+    use lockstep_ir::ScalarType;
 
     fn scale(dst: u32, index: u32) -> Inst {
         Inst::IndexScale {
@@ -128,24 +110,11 @@ mod tests {
     }
 
     fn store(at: u32, offset: u32) -> Inst {
-        Inst::Store {
-            addr: Address {
-                space: Space::Resource(ResourceId(0)),
-                dynamic: Some(Reg(at)),
-                offset,
-            },
-            ty: ScalarType::UInt32,
-            src: Reg(9),
-        }
+        super::super::test_code::store(9, Some(at), offset)
     }
 
     fn if_begin(else_pc: u32) -> Inst {
-        Inst::IfBegin {
-            cond: Reg(8),
-            negate: false,
-            else_pc,
-            test: Test::NONZERO,
-        }
+        super::super::test_code::if_begin(8, false, else_pc)
     }
 
     fn dropped(mut code: Vec<Inst>) -> String {

@@ -38,7 +38,7 @@ pub(super) fn merge_ifs(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
             && matches!(code[end], Inst::IfEnd)
             && code[pc + 1..end]
                 .iter()
-                .all(|i| in_line(i) && !i.writes_in(cond.0..cond.0.saturating_add(1)));
+                .all(|i| i.runs_in_line() && !i.writes_in(cond.0..cond.0.saturating_add(1)));
         if !plain {
             open = None;
             pc += 1;
@@ -84,52 +84,17 @@ fn jump_end(inst: &Inst) -> usize {
     }
 }
 
-/// Whether an instruction runs in line: no branch, no lane leaves.
-fn in_line(inst: &Inst) -> bool {
-    matches!(
-        inst,
-        Inst::Const { .. }
-            | Inst::Unary { .. }
-            | Inst::Binary { .. }
-            | Inst::BinaryImm { .. }
-            | Inst::Ternary { .. }
-            | Inst::Copy { .. }
-            | Inst::CopyMasked { .. }
-            | Inst::Select { .. }
-            | Inst::IndexScale { .. }
-            | Inst::TexelAddress { .. }
-            | Inst::Load { .. }
-            | Inst::Store { .. }
-            | Inst::Atomic { .. }
-            | Inst::Query { .. }
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bytecode::{Address, Reg, Space, Test};
-    use lockstep_ir::{ResourceId, ScalarType};
+    use crate::bytecode::Reg;
 
     fn store(offset: u32) -> Inst {
-        Inst::Store {
-            addr: Address {
-                space: Space::Resource(ResourceId(0)),
-                dynamic: None,
-                offset,
-            },
-            ty: ScalarType::UInt32,
-            src: Reg(9),
-        }
+        super::super::test_code::store(9, None, offset)
     }
 
     fn if_begin(cond: u32, else_pc: u32) -> Inst {
-        Inst::IfBegin {
-            cond: Reg(cond),
-            negate: true,
-            else_pc,
-            test: Test::NONZERO,
-        }
+        super::super::test_code::if_begin(cond, true, else_pc)
     }
 
     fn merged(mut code: Vec<Inst>) -> String {

@@ -76,7 +76,7 @@ fn propagate(code: &mut Vec<Inst>, spans: &mut Vec<Span>, arrays: &HashSet<u32>)
         let mut at = pc + 1;
         while at < code.len() && !targets[at] {
             let inst = &mut code[at];
-            if !(straight(inst) || matches!(inst, Inst::CallBegin))
+            if !(inst.runs_in_line() || matches!(inst, Inst::CallBegin))
                 || writes(inst, x)
                 || writes(inst, t)
             {
@@ -159,7 +159,7 @@ fn window(
         }
         at -= 1;
         let inst = &code[at];
-        if !straight(inst) {
+        if !inst.runs_in_line() {
             return None;
         }
         let mut regs = Vec::new();
@@ -179,28 +179,6 @@ fn window(
         }
         uses.push(at);
     }
-}
-
-/// Whether an instruction runs in line, with no control flow and no
-/// register array.
-fn straight(inst: &Inst) -> bool {
-    matches!(
-        inst,
-        Inst::Const { .. }
-            | Inst::Unary { .. }
-            | Inst::Binary { .. }
-            | Inst::BinaryImm { .. }
-            | Inst::Ternary { .. }
-            | Inst::Copy { .. }
-            | Inst::CopyMasked { .. }
-            | Inst::Select { .. }
-            | Inst::IndexScale { .. }
-            | Inst::TexelAddress { .. }
-            | Inst::Load { .. }
-            | Inst::Store { .. }
-            | Inst::Query { .. }
-            | Inst::Wave { .. }
-    )
 }
 
 /// Whether an instruction writes its first register operand on every lane
@@ -244,8 +222,6 @@ fn rename_def(inst: &mut Inst, x: Reg) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bytecode::{Address, Space};
-    use lockstep_ir::{ResourceId, ScalarType};
 
     fn constant(dst: u32) -> Inst {
         Inst::Const {
@@ -262,15 +238,7 @@ mod tests {
     }
 
     fn store(src: u32) -> Inst {
-        Inst::Store {
-            addr: Address {
-                space: Space::Resource(ResourceId(0)),
-                dynamic: None,
-                offset: 0,
-            },
-            ty: ScalarType::UInt32,
-            src: Reg(src),
-        }
+        super::super::test_code::store(src, None, 0)
     }
 
     fn coalesced(mut code: Vec<Inst>) -> String {
