@@ -19,7 +19,7 @@
 //! assert_eq!(active_sum(&values, mask), 12);
 //! ```
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 mod cast;

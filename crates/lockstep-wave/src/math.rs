@@ -11,6 +11,8 @@
 //! pi/2 in two parts below 2^19 and, above, by integer arithmetic on a 192-bit table of 2/pi, as
 //! glibc's `sinf` does, so large arguments keep their precision too.
 
+mod avx2;
+
 /// The x86 default NaN: the result of an invalid operation.
 const DEFAULT_NAN: f32 = f32::from_bits(0xFFC0_0000);
 
@@ -279,25 +281,22 @@ fn reduce_near(x: f32) -> (f64, u32) {
 #[inline(always)]
 fn sin_cos_poly(r: f64) -> (f64, f64) {
     let r2 = r * r;
-    let s = r + r
-        * r2
-        * horner(
-            r2,
-            [-1.0 / 6.0, 1.0 / 120.0, -1.0 / 5040.0, 1.0 / 362_880.0],
-        );
-    let c = 1.0
-        + r2 * horner(
-            r2,
-            [
-                -0.5,
-                1.0 / 24.0,
-                -1.0 / 720.0,
-                1.0 / 40_320.0,
-                -1.0 / 3_628_800.0,
-            ],
-        );
+    let s = r + r * r2 * horner(r2, SIN_POLY);
+    let c = 1.0 + r2 * horner(r2, COS_POLY);
     (s, c)
 }
+
+/// `(sin(r) - r) / r^3` as a polynomial in `r^2`: Taylor's coefficients.
+const SIN_POLY: [f64; 4] = [-1.0 / 6.0, 1.0 / 120.0, -1.0 / 5040.0, 1.0 / 362_880.0];
+
+/// `(cos(r) - 1) / r^2` as a polynomial in `r^2`: Taylor's coefficients.
+const COS_POLY: [f64; 5] = [
+    -0.5,
+    1.0 / 24.0,
+    -1.0 / 720.0,
+    1.0 / 40_320.0,
+    -1.0 / 3_628_800.0,
+];
 
 /// `sin(x)` (or with `cos`, `cos(x)`) from `|x|` reduced to `(r, n)`.
 #[inline(always)]
@@ -343,17 +342,22 @@ pub fn cos(x: f32) -> f32 {
     trig(x, true)
 }
 
-/// `sin` or `cos` of eight lanes: the branch-free path on every lane, then the lanes it does not
-/// take again.
+/// `sin` or `cos` of eight lanes: the branch-free path on every lane (in AVX2 where the CPU has
+/// it), then the lanes it does not take again.
 #[inline(always)]
 fn trig8(x: [f32; 8], cos: bool) -> [f32; 8] {
     let mut out = [0.0; 8];
-    for (o, &x) in out.iter_mut().zip(&x) {
-        *o = from_quadrant(x, reduce_near(x), cos);
-    }
-    if x.iter().any(|&x| trig_far(x)) {
-        for (o, &x) in out.iter_mut().zip(&x) {
-            if trig_far(x) {
+    let far = avx2::trig8_near(&x, cos, &mut out).unwrap_or_else(|| {
+        let mut far = 0;
+        for (l, (o, &x)) in out.iter_mut().zip(&x).enumerate() {
+            *o = from_quadrant(x, reduce_near(x), cos);
+            far |= u32::from(trig_far(x)) << l;
+        }
+        far
+    });
+    if far != 0 {
+        for (l, (o, &x)) in out.iter_mut().zip(&x).enumerate() {
+            if far & (1 << l) != 0 {
                 *o = trig_slow(x, cos);
             }
         }
@@ -472,6 +476,21 @@ mod tests {
                 handles.into_iter().map(|h| h.join().unwrap()).max()
             });
             assert!(worst <= Some(1), "{name}: {worst:?} ulps");
+        }
+    }
+
+    /// `sin8` and `cos8` (in AVX2 where the CPU has it) against `sin` and `cos` lane by lane, on
+    /// the sweep's floats eight at a time.
+    #[test]
+    fn eight_lanes_give_each_lanes_bits() {
+        let xs: Vec<f32> = (0..=u32::MAX).step_by(STEP).map(f32::from_bits).collect();
+        for x in xs.chunks_exact(8) {
+            let x: [f32; 8] = x.try_into().unwrap();
+            let (s, c) = (sin8(x), cos8(x));
+            for l in 0..8 {
+                assert_eq!(s[l].to_bits(), sin(x[l]).to_bits(), "sin({:e})", x[l]);
+                assert_eq!(c[l].to_bits(), cos(x[l]).to_bits(), "cos({:e})", x[l]);
+            }
         }
     }
 
