@@ -97,26 +97,42 @@ const MAX_FINDINGS: usize = 1000;
 pub struct Findings {
     items: Mutex<Vec<Finding>>,
     /// Per resource slot, per 32-bit word: 1 + the program counter of the
-    /// store or atomic that wrote it last (0: none).
+    /// store or atomic that wrote it last (0: none), with [`STORED`] where
+    /// a store wrote it.
     writers: Mutex<Vec<Vec<u32>>>,
+    /// Whether a word was written again where a store was one of the
+    /// writes (atomics alone commute).
+    overwritten: std::sync::atomic::AtomicBool,
 }
+
+/// The bit of a word's writer that says a plain store wrote it.
+const STORED: u32 = 1 << 31;
 
 /// Which statement wrote each word of each resource last, in a checked
 /// dispatch ([`crate::dispatch_checked_writers`]).
 #[derive(Clone, Debug, Default)]
 pub struct Writers {
-    /// Per resource slot, per 32-bit word: 1 + the writer's program counter.
+    /// Per resource slot, per 32-bit word: 1 + the writer's program counter
+    /// (and [`STORED`]).
     pcs: Vec<Vec<u32>>,
     /// The program's span of each program counter.
     spans: Vec<Span>,
+    overwritten: bool,
 }
 
 impl Writers {
     /// The statement that wrote word `word` (byte offset / 4) of resource
     /// slot `slot` last, when one did.
     pub fn span(&self, slot: usize, word: usize) -> Option<Span> {
-        let pc = *self.pcs.get(slot)?.get(word)?;
+        let pc = *self.pcs.get(slot)?.get(word)? & !STORED;
         self.spans.get(pc.checked_sub(1)? as usize).copied()
+    }
+
+    /// Whether a word of a resource was written more than once with a
+    /// store among the writes, so that the order of the writers can show.
+    /// Atomics alone leave the same word in any order.
+    pub fn overwritten(&self) -> bool {
+        self.overwritten
     }
 }
 
@@ -165,7 +181,7 @@ impl Findings {
 
     /// Notes that the instruction at `pc` wrote `words` of resource slot
     /// `slot`, which has `len` words.
-    pub(crate) fn wrote(&self, slot: usize, len: usize, pc: usize, words: &[u64]) {
+    pub(crate) fn wrote(&self, slot: usize, len: usize, pc: usize, words: &[u64], atomic: bool) {
         let mut writers = self.writers.lock().unwrap_or_else(|e| e.into_inner());
         if writers.len() <= slot {
             writers.resize_with(slot + 1, Vec::new);
@@ -174,10 +190,17 @@ impl Findings {
         if pcs.len() < len {
             pcs.resize(len, 0);
         }
+        let mut overwritten = false;
         for &w in words {
             if let Some(p) = pcs.get_mut(w as usize) {
-                *p = pc as u32 + 1;
+                let stored = !atomic || *p & STORED != 0;
+                overwritten |= *p != 0 && stored;
+                *p = (pc as u32 + 1) | if stored { STORED } else { 0 };
             }
+        }
+        if overwritten {
+            self.overwritten
+                .store(true, std::sync::atomic::Ordering::Relaxed);
         }
     }
 
@@ -187,6 +210,7 @@ impl Findings {
         Writers {
             pcs,
             spans: spans.to_vec(),
+            overwritten: self.overwritten.load(std::sync::atomic::Ordering::Relaxed),
         }
     }
 

@@ -4,8 +4,8 @@
 use lockstep_ir::layout::{array_stride, scalar_slots};
 use lockstep_ir::{
     Access, Block, Builtin, CallArg, Expr, ExprKind, Function, FunctionId, LayoutRule, LocalId,
-    Module, Place, PlaceRoot, ResourceKind, ScalarType, Span, Stmt, SystemValue, Type, TypeId,
-    UnaryOp, WaveOp,
+    Module, Place, PlaceRoot, ResourceId, ResourceKind, ScalarType, Span, Stmt, SystemValue, Type,
+    TypeId, UnaryOp, WaveOp,
 };
 
 use crate::ExecError;
@@ -23,7 +23,7 @@ mod test_code;
 mod top_level;
 
 use crate::alu::{self, BuiltinFn};
-use crate::bytecode::{FrameDepth, Inst, Lanes, OpForm, Reg, Test};
+use crate::bytecode::{FrameDepth, Inst, Lanes, OpForm, Reg, Space, Test};
 
 /// A system value the entry point takes.
 #[derive(Debug)]
@@ -68,6 +68,21 @@ pub struct Program {
     pub(crate) barriers: bool,
     /// The machine code at wave sizes 8, 16, 32 and 64, made on first use.
     pub(crate) native: [std::sync::OnceLock<Result<crate::native::Native, &'static str>>; 4],
+}
+
+/// What a program does with memory that other waves and groups see
+/// ([`Program::shared_memory`]).
+#[derive(Clone, Debug, Default)]
+pub struct SharedMemory {
+    /// It reads or writes groupshared memory.
+    pub groupshared: bool,
+    /// It has an atomic whose order can show (see
+    /// [`Program::ordered_atomics`]).
+    pub ordered_atomics: bool,
+    /// The resources it loads from, by index.
+    pub read: Vec<ResourceId>,
+    /// The resources it stores to or updates atomically, by index.
+    pub written: Vec<ResourceId>,
 }
 
 impl Program {
@@ -124,6 +139,34 @@ impl Program {
         spans.sort_by_key(|s| (s.file, s.start));
         spans.dedup();
         spans
+    }
+
+    /// What the program does with memory that other waves and groups see.
+    pub fn shared_memory(&self) -> SharedMemory {
+        let mut uses = SharedMemory::default();
+        for inst in &self.code {
+            let (addr, written) = match *inst {
+                Inst::Load { addr, .. } => (addr, false),
+                Inst::Store { addr, .. } => (addr, true),
+                Inst::Atomic {
+                    addr, deferrable, ..
+                } => {
+                    uses.ordered_atomics |= !deferrable;
+                    (addr, true)
+                }
+                _ => continue,
+            };
+            match (addr.space, written) {
+                (Space::Groupshared, _) => uses.groupshared = true,
+                (Space::Resource(id), false) => uses.read.push(id),
+                (Space::Resource(id), true) => uses.written.push(id),
+            }
+        }
+        for list in [&mut uses.read, &mut uses.written] {
+            list.sort_by_key(|id| id.index());
+            list.dedup();
+        }
+        uses
     }
 
     /// The machine code at wave size `w`, made the first time it is asked

@@ -2502,14 +2502,19 @@ fn multi_prefix_lane<T: Val + Arith + MaybeBits>(
     order: ReductionOrder,
 ) -> T {
     let sum = op == WaveOp::MultiPrefixSum;
-    if order != ReductionOrder::Ascending && (sum || op == WaveOp::MultiPrefixProduct) {
+    if order != ReductionOrder::Ascending
+        && !T::ORDER_FREE
+        && (sum || op == WaveOp::MultiPrefixProduct)
+    {
         let group = wave::ballot_to_mask(p[l]) & mask;
-        let below: Vec<T> = (0..l)
-            .filter(|k| group >> k & 1 == 1)
-            .map(|k| v[k])
-            .collect();
+        let mut below = [T::ZERO; 128];
+        let mut n = 0;
+        for k in (0..l).filter(|k| group >> k & 1 == 1) {
+            below[n] = v[k];
+            n += 1;
+        }
         let identity = if sum { T::ZERO } else { T::ONE };
-        return combine(&below, order, &|a: T, b: T| {
+        return combine(&below[..n], order, &|a: T, b: T| {
             if sum { a.add(b) } else { a.mul(b) }
         })
         .unwrap_or(identity);
@@ -2702,6 +2707,9 @@ fn decode<T: Val>(src: &[u64]) -> Decoded<T> {
 /// Bitwise operations where the type has them: lets one generic function
 /// serve every wave op while bit ops exist only for integers.
 trait MaybeBits: Sized {
+    /// Whether sums and products come out the same in any order (wrapping
+    /// integers), so that a reduction order changes nothing.
+    const ORDER_FREE: bool;
     fn reduce_bits(op: WaveOp, v: &[Self], mask: Mask) -> Option<Self>;
     fn multi_bits(op: WaveOp, v: &[Self], mask: Mask, p: &[[u32; 4]], l: usize) -> Option<Self>;
 }
@@ -2709,6 +2717,7 @@ trait MaybeBits: Sized {
 macro_rules! maybe_bits {
     (yes: $($t:ty),*; no: $($n:ty),*) => {
         $(impl MaybeBits for $t {
+            const ORDER_FREE: bool = true;
             fn reduce_bits(op: WaveOp, v: &[Self], mask: Mask) -> Option<Self> {
                 Some(match op {
                     WaveOp::BitAnd => wave::active_bit_and(v, mask),
@@ -2727,6 +2736,7 @@ macro_rules! maybe_bits {
             }
         })*
         $(impl MaybeBits for $n {
+            const ORDER_FREE: bool = false;
             fn reduce_bits(_: WaveOp, _: &[Self], _: Mask) -> Option<Self> { None }
             fn multi_bits(_: WaveOp, _: &[Self], _: Mask, _: &[[u32; 4]], _: usize) -> Option<Self> { None }
         })*
@@ -2779,21 +2789,29 @@ fn reordered<T: Val + Arith>(
     }
     let f = |a: T, b: T| if sum { a.add(b) } else { a.mul(b) };
     let identity = if sum { T::ZERO } else { T::ONE };
-    let active: Vec<(usize, T)> = (0..v.len())
-        .filter(|l| mask >> l & 1 == 1)
-        .map(|l| (l, v[l]))
-        .collect();
+    // The active lanes' values in lane order: those below lane `l` are the
+    // first `below[l]`.
+    let mut values = [identity; 128];
+    let mut below = [0usize; 128];
+    let mut n = 0;
+    for (l, &x) in v.iter().enumerate() {
+        below[l] = n;
+        if mask >> l & 1 == 1 {
+            values[n] = x;
+            n += 1;
+        }
+    }
     if matches!(op, WaveOp::Sum | WaveOp::Product) {
-        let values: Vec<T> = active.iter().map(|&(_, x)| x).collect();
-        out.fill(combine(&values, order, &f).unwrap_or(identity).to_lane());
+        out.fill(
+            combine(&values[..n], order, &f)
+                .unwrap_or(identity)
+                .to_lane(),
+        );
     } else {
-        for (l, o) in out.iter_mut().enumerate() {
-            let below: Vec<T> = active
-                .iter()
-                .filter(|&&(k, _)| k < l)
-                .map(|&(_, x)| x)
-                .collect();
-            *o = combine(&below, order, &f).unwrap_or(identity).to_lane();
+        for (o, &b) in out.iter_mut().zip(&below) {
+            *o = combine(&values[..b], order, &f)
+                .unwrap_or(identity)
+                .to_lane();
         }
     }
     true
@@ -2803,7 +2821,10 @@ macro_rules! maybe_arith {
     ($($t:ty),*) => {$(
         impl MaybeArith for $t {
             fn reduce(op: WaveOp, v: &[Self], mask: Mask, out: &mut [u64], order: ReductionOrder) -> bool {
-                if order != ReductionOrder::Ascending && reordered(op, v, mask, out, order) {
+                if order != ReductionOrder::Ascending
+                    && !<$t as MaybeBits>::ORDER_FREE
+                    && reordered(op, v, mask, out, order)
+                {
                     return true;
                 }
                 let uniform = match op {

@@ -72,7 +72,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 pub use check::{Finding, FindingKind, Findings, ReductionOrder, Schedule, Writers};
-pub use compile::Program;
+pub use compile::{Program, SharedMemory};
 pub use lockstep_ir::Span;
 pub use memory::Memory;
 pub use wave_size::{Device, WavePreference, WaveSizeChoice, select_wave_size};

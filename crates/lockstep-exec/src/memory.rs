@@ -253,9 +253,9 @@ impl<'a> Memory<'a> {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = match &self.words {
             Words::Own(words) => {
-                let mut out = Vec::with_capacity(words.len() * 4);
-                for w in words {
-                    out.extend_from_slice(&w.load(Relaxed).to_le_bytes());
+                let mut out = vec![0; words.len() * 4];
+                for (o, w) in out.chunks_exact_mut(4).zip(words.iter()) {
+                    o.copy_from_slice(&w.load(Relaxed).to_le_bytes());
                 }
                 out
             }

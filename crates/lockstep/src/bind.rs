@@ -418,10 +418,11 @@ impl Bindings {
 
     pub fn buffer_bytes(&self, memories: &[Memory<'_>], b: usize) -> Vec<u8> {
         let (first, count) = self.chunks[b];
-        memories[first..first + count]
-            .iter()
-            .flat_map(Memory::to_bytes)
-            .collect()
+        let mut bytes = Vec::new();
+        for m in &memories[first..first + count] {
+            bytes.extend_from_slice(&m.to_bytes());
+        }
+        bytes
     }
 
     pub fn bound<'a>(&self, memories: &'a [Memory<'a>]) -> Vec<BoundResource<'a>> {

@@ -226,6 +226,25 @@ fn variations() -> Vec<(&'static str, ReductionOrder, Schedule)> {
     ]
 }
 
+/// Whether the waves and groups of a dispatch can see each other's memory:
+/// groupshared memory, an atomic whose order shows, or a buffer that it
+/// both reads and writes. Where none can, and no word is written twice
+/// with a store among the writes (`Writers::overwritten`), every thread
+/// reads only memory that no thread writes, so its writes are the same in
+/// any schedule, and the shuffled schedules are not run.
+fn shares_memory(program: &lockstep_exec::Program, bindings: &Bindings) -> bool {
+    let uses = program.shared_memory();
+    let buffer = |id: &lockstep_ir::ResourceId| bindings.buffer_of.get(id.index()).copied();
+    let read: Vec<usize> = uses.read.iter().filter_map(buffer).collect();
+    uses.groupshared
+        || uses.ordered_atomics
+        || uses
+            .written
+            .iter()
+            .filter_map(buffer)
+            .any(|b| read.contains(&b))
+}
+
 /// The wave sizes a check runs: those the device supports and the
 /// shader's `[WaveSize]` allows.
 pub fn check_wave_sizes(shader: &Shader, opts: &RunOptions) -> Result<Vec<u32>, RunError> {
@@ -266,6 +285,14 @@ pub fn check(
         x == y
             || (unordered[b] && sorted_elements(pipeline, b, x) == sorted_elements(pipeline, b, y))
     };
+    // Orders that cannot change this dispatch's memory are not run: see
+    // `needed`.
+    let folds_floats = !checked.float_reductions().is_empty();
+    let shares_memory = shares_memory(&checked, &bindings);
+    let needed = |schedule: Schedule, writers: &lockstep_exec::Writers| match schedule {
+        Schedule::InOrder => folds_floats,
+        Schedule::Shuffled(_) => shares_memory || writers.overwritten(),
+    };
     let total = sizes.len() * (1 + variations().len());
     // Each dispatch runs on one thread, so that checked mode and the
     // shuffled schedules are deterministic; the wave sizes run side by
@@ -303,6 +330,10 @@ pub fn check(
         let mut order_dependence = Vec::new();
         let mut progress = Vec::new();
         for (name, order, schedule) in variations() {
+            if !needed(schedule, &writers) {
+                dispatched();
+                continue;
+            }
             let memories = bindings.memories(shader, pipeline, &workers);
             let config = DispatchConfig {
                 order,
@@ -566,6 +597,37 @@ fn elements(pipeline: &Pipeline, buffer: usize, bytes: &[u8]) -> Vec<String> {
     lockstep_pipeline::element_strings(pipeline.buffers[buffer].format, bytes)
 }
 
+/// The elements of each of `contents` of `buffer`, as bits, and the
+/// indices where any differs from the first as the format renders them
+/// (the bits compared first: only differing bits are rendered).
+fn differing_elements(
+    pipeline: &Pipeline,
+    buffer: usize,
+    contents: &[&[u8]],
+) -> (Vec<Vec<u64>>, Vec<usize>) {
+    let format = pipeline.buffers[buffer].format;
+    let bits: Vec<Vec<u64>> = contents
+        .iter()
+        .map(|bytes| format.elements(bytes).collect())
+        .collect();
+    let differs = |a: Option<&u64>, b: Option<&u64>| match (a, b) {
+        (Some(&a), Some(&b)) => a != b && format.render_bits(a) != format.render_bits(b),
+        (a, b) => a.is_some() != b.is_some(),
+    };
+    let len = bits.iter().map(Vec::len).max().unwrap_or(0);
+    let differing = (0..len)
+        .filter(|&i| bits.iter().any(|v| differs(v.get(i), bits[0].get(i))))
+        .collect();
+    (bits, differing)
+}
+
+/// Element `i` of `bits` as `buffer`'s format renders it; empty past the end.
+fn element_text(pipeline: &Pipeline, buffer: usize, bits: &[u64], i: usize) -> String {
+    bits.get(i)
+        .map(|&b| pipeline.buffers[buffer].format.render_bits(b))
+        .unwrap_or_default()
+}
+
 fn sorted_elements(pipeline: &Pipeline, buffer: usize, bytes: &[u8]) -> Vec<String> {
     let mut e = elements(pipeline, buffer, bytes);
     e.sort_unstable();
@@ -580,13 +642,7 @@ pub(crate) fn order_issue(
     base: &[u8],
     other: &[u8],
 ) -> OrderIssue {
-    let (a, b) = (
-        elements(pipeline, buffer, base),
-        elements(pipeline, buffer, other),
-    );
-    let differing: Vec<usize> = (0..a.len().max(b.len()))
-        .filter(|&i| a.get(i) != b.get(i))
-        .collect();
+    let (bits, differing) = differing_elements(pipeline, buffer, &[base, other]);
     OrderIssue {
         buffer: pipeline.buffers[buffer].name.clone(),
         wave_size,
@@ -596,10 +652,10 @@ pub(crate) fn order_issue(
             .take(LISTED)
             .map(|&i| ElementDiff {
                 index: i,
-                values: vec![
-                    a.get(i).cloned().unwrap_or_default(),
-                    b.get(i).cloned().unwrap_or_default(),
-                ],
+                values: bits
+                    .iter()
+                    .map(|v| element_text(pipeline, buffer, v, i))
+                    .collect(),
             })
             .collect(),
         differing_elements: differing.len(),
@@ -636,14 +692,8 @@ pub(crate) fn portability(
     if classes.len() < 2 {
         return None;
     }
-    let values: Vec<Vec<String>> = classes
-        .iter()
-        .map(|(_, bytes)| elements(pipeline, buffer, bytes))
-        .collect();
-    let len = values.iter().map(Vec::len).max().unwrap_or(0);
-    let differing: Vec<usize> = (0..len)
-        .filter(|&i| values.iter().any(|v| v.get(i) != values[0].get(i)))
-        .collect();
+    let contents: Vec<&[u8]> = classes.iter().map(|(_, bytes)| bytes.as_slice()).collect();
+    let (bits, differing) = differing_elements(pipeline, buffer, &contents);
     Some(PortabilityIssue {
         written_at: Vec::new(),
         written_lines: Vec::new(),
@@ -655,9 +705,9 @@ pub(crate) fn portability(
             .take(LISTED)
             .map(|&i| ElementDiff {
                 index: i,
-                values: values
+                values: bits
                     .iter()
-                    .map(|v| v.get(i).cloned().unwrap_or_default())
+                    .map(|v| element_text(pipeline, buffer, v, i))
                     .collect(),
             })
             .collect(),

@@ -76,7 +76,8 @@ impl Wave {
             && !written.is_empty()
         {
             let len = (mem.len() / 4) as usize;
-            findings.wrote(id.index(), len, self.pc.wrapping_sub(1), &written);
+            let atomic = access == Access::Atomic;
+            findings.wrote(id.index(), len, self.pc.wrapping_sub(1), &written, atomic);
         }
         if outside != 0 {
             let what = match addr.space {

@@ -823,3 +823,43 @@ fn spin_waits_between_groups_are_findings() {
     let json = serde_json::to_string(&report).unwrap();
     assert!(json.contains("\"kind\":\"progress-dependence\""), "{json}");
 }
+
+/// The orders a check varies: the shuffled schedules still run where waves
+/// race with plain stores that nothing reads, or with a store against
+/// atomics whose results nothing reads; the wave order shows in the value
+/// left behind.
+#[test]
+fn races_between_stores_that_nothing_reads_are_order_dependent() {
+    let dir = repo().join("tests/check");
+    for (name, source) in [
+        (
+            "last_store_wins.hlsl",
+            "RWStructuredBuffer<uint> Out : register(u0);\n\
+             [numthreads(64, 1, 1)]\n\
+             void main(uint3 dtid : SV_DispatchThreadID) {\n\
+             \x20   if (WaveIsFirstLane())\n\
+             \x20       Out[0] = dtid.x;\n\
+             }\n",
+        ),
+        (
+            "store_against_adds.hlsl",
+            "RWStructuredBuffer<uint> Out : register(u0);\n\
+             [numthreads(64, 1, 1)]\n\
+             void main(uint3 dtid : SV_DispatchThreadID) {\n\
+             \x20   if (dtid.x == 0)\n\
+             \x20       Out[0] = 100;\n\
+             \x20   else if (WaveIsFirstLane())\n\
+             \x20       InterlockedAdd(Out[0], 1);\n\
+             }\n",
+        ),
+    ] {
+        let (report, text) = check_source(&dir.join("ub.yaml"), name, source);
+        assert!(report.findings.is_empty(), "{name}:\n{text}");
+        assert!(!report.order_dependence.is_empty(), "{name}:\n{text}");
+        for o in &report.order_dependence {
+            assert_eq!(o.buffer, "Out", "{name}:\n{text}");
+            assert!(o.variation.contains("shuffled"), "{name}:\n{text}");
+            assert!(o.wave_size < 64, "{name}: one wave has no order\n{text}");
+        }
+    }
+}
