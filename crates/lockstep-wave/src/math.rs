@@ -7,9 +7,10 @@
 //!
 //! `exp`, `exp2` and the logarithms compute in `f32`, with the constants and the last sums split
 //! in two parts where one rounding would cost precision (the logarithms are FreeBSD msun's
-//! `logf`, `log2f` and `log10f`). `sin` and `cos` compute in `f64`: they reduce their argument by
-//! pi/2 in two parts below 2^19 and, above, by integer arithmetic on a 192-bit table of 2/pi, as
-//! glibc's `sinf` does, so large arguments keep their precision too.
+//! `logf`, `log2f` and `log10f`). `sin` and `cos` reduce their argument by pi/2 in `f64`: in two
+//! parts below 2^19, where the reduced argument splits into two `f32`s for polynomials in `f32`,
+//! and above, by integer arithmetic on a 192-bit table of 2/pi, as glibc's `sinf` does, with
+//! polynomials in `f64`, so large arguments keep their precision too.
 
 mod avx2;
 
@@ -311,6 +312,34 @@ fn from_quadrant(x: f32, (r, n): (f64, u32), cos: bool) -> f32 {
     v as f32
 }
 
+/// `(sin(r) - r) / r^3` as a polynomial in `r^2`, in `f32`: Taylor's coefficients.
+const SIN_POLY32: [f32; 4] = [-1.0 / 6.0, 1.0 / 120.0, -1.0 / 5040.0, 1.0 / 362_880.0];
+
+/// `(cos(r) - 1) / r^2` as a polynomial in `r^2`, in `f32`: Taylor's coefficients.
+const COS_POLY32: [f32; 5] = [
+    -0.5,
+    1.0 / 24.0,
+    -1.0 / 720.0,
+    1.0 / 40_320.0,
+    -1.0 / 3_628_800.0,
+];
+
+/// [`from_quadrant`] with the polynomials in `f32`: `r` splits into `hi + lo`, two `f32`s, and
+/// `lo` enters each sum where it counts (`sin(r) = hi + lo + …`, `cos(r) = 1 - hi^2 / 2 - hi lo
+/// + …`), so the error stays below one unit in the last place plus the final rounding.
+#[inline(always)]
+fn from_quadrant32(x: f32, (r, n): (f64, u32), cos: bool) -> f32 {
+    let hi = r as f32;
+    let lo = (r - f64::from(hi)) as f32;
+    let r2 = hi * hi;
+    let s = hi + (lo + hi * r2 * horner(r2, SIN_POLY32));
+    let c = 1.0 + (r2 * horner(r2, COS_POLY32) - hi * lo);
+    let n = n.wrapping_add(u32::from(cos));
+    let v = if n & 1 == 0 { s } else { c };
+    let v = if n & 2 == 0 { v } else { -v };
+    if x.is_sign_negative() && !cos { -v } else { v }
+}
+
 /// Whether `x` is one that `sin` and `cos` do not take on their branch-free path: large,
 /// infinite or NaN.
 #[inline(always)]
@@ -328,7 +357,7 @@ fn trig(x: f32, cos: bool) -> f32 {
     } else if trig_far(x) {
         from_quadrant(x, reduce_large(x), cos)
     } else {
-        from_quadrant(x, reduce_near(x), cos)
+        from_quadrant32(x, reduce_near(x), cos)
     }
 }
 
@@ -350,7 +379,7 @@ fn trig8(x: [f32; 8], cos: bool) -> [f32; 8] {
     let far = avx2::trig8_near(&x, cos, &mut out).unwrap_or_else(|| {
         let mut far = 0;
         for (l, (o, &x)) in out.iter_mut().zip(&x).enumerate() {
-            *o = from_quadrant(x, reduce_near(x), cos);
+            *o = from_quadrant32(x, reduce_near(x), cos);
             far |= u32::from(trig_far(x)) << l;
         }
         far
