@@ -160,6 +160,20 @@ impl<'a> Memory<'a> {
         Memory::own(zero_words(len.div_ceil(4)), len)
     }
 
+    /// Memory holding `words` (each in little-endian byte order, as
+    /// [`Memory::into_le_words`] gives them back), taken over in place: a
+    /// caller that hands the same words in run after run keeps their pages.
+    pub fn from_words(words: Vec<u32>) -> Memory<'a> {
+        let len = words.len() * 4;
+        // `u32` and `AtomicU32` have the same size and alignment: this
+        // collects in place.
+        let words = words
+            .into_iter()
+            .map(|w| AtomicU32::new(u32::from_le(w)))
+            .collect();
+        Memory::own(words, len)
+    }
+
     /// Memory of `len` bytes for a buffer the dispatch writes in full
     /// before it reads any of it (`Program::writes_in_full`), so that what
     /// it holds at first never shows: the words of a buffer an earlier run

@@ -49,8 +49,8 @@ use std::ffi::c_void;
 use lockstep_ir::{ResourceQuery, ScalarType, SystemValue, WaveOp};
 use lockstep_jit::Op;
 use lockstep_jit::wave::{
-    Address, Arg, Arg64, Atomic, Callout, Input, Label, Lanes, Op64, Resource, ResourceField,
-    State, Vote as NVote, WaveBuilder, WaveCode, WaveKind,
+    Address, Arg, Arg64, Atomic, Callout, HELD_SITES, Input, Label, Lanes, Op64, Resource,
+    ResourceField, State, Vote as NVote, WaveBuilder, WaveCode, WaveKind,
 };
 
 use crate::ExecError;
@@ -87,6 +87,63 @@ pub(crate) struct Native {
     /// than arithmetic (which runs once per wave, where the interpreter
     /// runs sixteen waves at once), or loads through loaded indices.
     costly: bool,
+    /// The atomics whose updates the code holds, by site ([`held_sites`]).
+    held: Vec<HeldSite>,
+}
+
+/// An atomic whose updates the machine code folds into its state and the
+/// worker applies once, when its batch of groups ends (as
+/// `engine::Deferred` does for the interpreter): one whose result nothing
+/// reads, at a constant address, with an update that folds (add, and, or,
+/// xor, min, max), on a resource that nothing else in the program reads
+/// or writes. Only other workers could tell, by reading the word, and
+/// nothing does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct HeldSite {
+    resource: usize,
+    offset: u64,
+    op: lockstep_ir::AtomicOp,
+    ty: ScalarType,
+}
+
+/// Per resource index: whether every access of the program to it is an
+/// atomic that may hold its update (see [`HeldSite`]), all with one
+/// operation, so that no word gets updates that do not commute.
+fn held_resources(p: &Program) -> Vec<bool> {
+    // Per resource: none seen yet, or the one operation, or `None` where
+    // it cannot hold.
+    let mut held: Vec<Option<Option<(lockstep_ir::AtomicOp, ScalarType)>>> =
+        vec![None; p.element_strides.len()];
+    for inst in &p.code {
+        let (addr, holds) = match *inst {
+            Inst::Atomic {
+                op,
+                ty,
+                addr,
+                deferrable,
+                ..
+            } => {
+                let folds = crate::memory::combining(op, ty).is_some();
+                (
+                    addr,
+                    (deferrable && addr.dynamic.is_none() && folds).then_some((op, ty)),
+                )
+            }
+            Inst::Load { addr, .. } | Inst::Store { addr, .. } => (addr, None),
+            _ => continue,
+        };
+        if let Space::Resource(id) = addr.space
+            && let Some(h) = held.get_mut(id.index())
+        {
+            *h = Some(match *h {
+                None => holds,
+                Some(before) => before.filter(|&b| Some(b) == holds),
+            });
+        }
+    }
+    held.into_iter()
+        .map(|h| matches!(h, Some(Some(_))))
+        .collect()
 }
 
 #[derive(Debug)]
@@ -457,6 +514,10 @@ struct Translator<'p> {
     copy_wide: Vec<Option<bool>>,
     /// The constant registers' bits.
     constants: std::collections::HashMap<u32, u64>,
+    /// Per resource index, see [`held_resources`].
+    holds: Vec<bool>,
+    /// See [`Native::held`].
+    held: Vec<HeldSite>,
 }
 
 impl Native {
@@ -586,11 +647,17 @@ impl Native {
             pass_threads: (width / wave) as u64 * p.group.threads(wave as u32),
             copy_wide: copy_widths(&p.code, n),
             constants: p.constants.iter().map(|&(r, bits)| (r.0, bits)).collect(),
+            holds: held_resources(p),
+            held: Vec::new(),
         };
         t.translate()?;
         let costly = t.costly || loaded_addresses(&p.code, p.reg_count as usize);
         let Translator {
-            b, wide, callouts, ..
+            b,
+            wide,
+            callouts,
+            held,
+            ..
         } = t;
         let code = b
             .finish()
@@ -622,11 +689,44 @@ impl Native {
             inputs,
             constants,
             costly,
+            held,
         })
     }
 }
 
 impl Translator<'_> {
+    /// The site at which an atomic holds its updates, where it may (see
+    /// [`HeldSite`]).
+    fn held_site(
+        &mut self,
+        op: lockstep_ir::AtomicOp,
+        ty: ScalarType,
+        addr: crate::bytecode::Address,
+        deferrable: bool,
+    ) -> Option<u32> {
+        let Space::Resource(id) = addr.space else {
+            return None;
+        };
+        if !deferrable || addr.dynamic.is_some() || !self.holds.get(id.index()).copied()? {
+            return None;
+        }
+        let site = HeldSite {
+            resource: id.index(),
+            offset: u64::from(addr.offset),
+            op,
+            ty,
+        };
+        let at = match self.held.iter().position(|&h| h == site) {
+            Some(at) => at,
+            None if self.held.len() < HELD_SITES => {
+                self.held.push(site);
+                self.held.len() - 1
+            }
+            None => return None,
+        };
+        Some(at as u32)
+    }
+
     fn label(&mut self, pc: u32) -> Label {
         let pc = pc as usize;
         if let Some(l) = self.labels[pc] {
@@ -1006,11 +1106,12 @@ impl Translator<'_> {
                     dst,
                     a,
                     b,
-                    ..
+                    deferrable,
                 } if atomic(op, ty).is_some() => {
+                    let site = self.held_site(op, ty, addr, deferrable);
                     let op = atomic(op, ty).expect("checked");
                     let at = self.address(addr);
-                    self.b.atomic(op, at, dst.0, [a.0, b.0]);
+                    self.b.atomic(op, at, dst.0, [a.0, b.0], site);
                 }
                 Inst::Query {
                     dst,
@@ -1488,6 +1589,16 @@ impl NativeWorker {
             waves: waves as u32,
         };
         let state = &mut *self.state;
+        // Updates are held unless another resource shares a held one's
+        // memory: the code would not see them there.
+        state.held_sites = 0;
+        state.hold = u64::from(native.held.iter().all(|h| {
+            let mem = ctx.resources[h.resource].memory;
+            ctx.resources
+                .iter()
+                .enumerate()
+                .all(|(i, r)| i == h.resource || !std::ptr::eq(r.memory, mem))
+        }));
         state.regs = self.frame.as_mut_ptr().cast();
         state.frames = self.frames.as_mut_ptr();
         state.waves = waves as u64;
@@ -1563,6 +1674,16 @@ impl NativeWorker {
                 }
             }
         }
+        // The batch ends: the held updates go to memory.
+        for (s, h) in native.held.iter().enumerate() {
+            if state.held_sites >> s & 1 == 1 {
+                let value = u64::from(state.held[s]);
+                ctx.resources[h.resource]
+                    .memory
+                    .atomic(h.offset, h.ty, h.op, value, 0);
+            }
+        }
+        state.held_sites = 0;
         Ok(())
     }
 }

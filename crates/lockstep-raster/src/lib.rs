@@ -260,6 +260,7 @@ pub fn draw(
         &records,
         draw.vertex_count as u64,
         config,
+        Vec::new(),
     )?;
     let vertices = vertex::outputs(draw.vertex.io, &outputs, draw.vertex_count)?;
     let triangles = clip::triangles(draw, &vertices);
@@ -322,7 +323,7 @@ impl PixelPass<'_> {
             return Ok(());
         }
         let quads = std::mem::take(&mut self.pending);
-        let mut records = Vec::new();
+        let (mut records, mut outputs) = (Vec::new(), Vec::new());
         if self.packing == Packing::Dense && self.draw.pixel.checked.is_none() {
             // Whole waves to a slice: the same waves as the batch's.
             let per_wave = (self.config.wave_size as usize / 4).max(1);
@@ -330,23 +331,24 @@ impl PixelPass<'_> {
             for part in quads.chunks(slice) {
                 let order: Vec<usize> = (0..part.len()).collect();
                 let slots = part.len().div_ceil(per_wave) * per_wave * 4;
-                self.shade(part, &order, slots, &mut records)?;
+                self.shade(part, &order, slots, &mut records, &mut outputs)?;
             }
             return Ok(());
         }
         let (order, slots) = pack(&quads, self.packing, self.config.wave_size);
-        self.shade(&quads, &order, slots, &mut records)
+        self.shade(&quads, &order, slots, &mut records, &mut outputs)
     }
 
     /// Writes the records of `quads` (quad `i` at slot `order[i]`, `slots`
-    /// lanes in all) into `records`, runs the pixel shader over them and
-    /// merges its outputs.
+    /// lanes in all) into `records`, runs the pixel shader over them into
+    /// `outputs` and merges them (both buffers reused from slice to slice).
     fn shade(
         &mut self,
         quads: &[Quad],
         order: &[usize],
         slots: usize,
         records: &mut Vec<u32>,
+        outputs: &mut Vec<u32>,
     ) -> Result<(), DrawError> {
         let words = self.setup.words as usize;
         // Slots without a quad read state 0: no lane.
@@ -378,8 +380,10 @@ impl PixelPass<'_> {
             records,
             slots as u64,
             self.config,
+            std::mem::take(outputs),
         )?;
         merge(self, quads, order, &out);
+        *outputs = out;
         Ok(())
     }
 }
@@ -417,6 +421,8 @@ fn pack(quads: &[Quad], packing: Packing, wave_size: u32) -> (Vec<usize>, usize)
 }
 
 /// Runs one stage over `records` (`lanes` of them): one wave per group.
+/// The outputs are written over `out`'s words, zeroed first.
+#[allow(clippy::too_many_arguments)]
 fn run_stage(
     findings: &mut Vec<(lockstep_ir::Stage, lockstep_exec::Finding)>,
     workers: &Workers,
@@ -425,6 +431,7 @@ fn run_stage(
     records: &[u32],
     lanes: u64,
     config: &DispatchConfig,
+    mut out: Vec<u32>,
 ) -> Result<Vec<u32>, DrawError> {
     let io = stage.io;
     // The records are read in place: the stage only reads its input.
@@ -434,7 +441,9 @@ fn run_stage(
         .checked_mul(u64::from(io.output_words) * 4)
         .and_then(|n| usize::try_from(n).ok())
         .ok_or_else(|| DrawError::new("the draw's records do not fit in memory"))?;
-    let output = Memory::zeroed(out_bytes);
+    out.clear();
+    out.resize(out_bytes / 4, 0);
+    let output = Memory::from_words(out);
     let mut bound: Vec<BoundResource<'_>> = stage.resources.to_vec();
     let need = io.input.index().max(io.output.index()) + 1;
     if bound.len() < need {

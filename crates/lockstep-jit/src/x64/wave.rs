@@ -96,7 +96,20 @@ pub struct State {
     pub lanes: [u32; 64],
     /// Eight lanes gathered one by one.
     scratch: [u32; 8],
+    /// The updates held by atomics built with a site
+    /// ([`WaveBuilder::atomic`]): site `s`'s operand, folded, in word `s`
+    /// once bit `s` of `held_sites` is set. The caller applies them to
+    /// memory and clears `held_sites`.
+    pub held: [u32; HELD_SITES],
+    /// The sites that hold an update.
+    pub held_sites: u64,
+    /// Nonzero where the code may hold updates; where it is 0, every
+    /// atomic goes to memory at once.
+    pub hold: u64,
 }
+
+/// How many atomics can hold their updates in a [`State`].
+pub const HELD_SITES: usize = 8;
 
 /// A callout: runs instruction `id` on the wave in `state`; nonzero stops
 /// the group with that result.
@@ -138,6 +151,9 @@ impl State {
             _pad: [0; 3],
             lanes: [0; 64],
             scratch: [0; 8],
+            held: [0; HELD_SITES],
+            held_sites: 0,
+            hold: 0,
         }
     }
 }
@@ -336,6 +352,9 @@ const FRAME: i32 = offset_of!(State, frame) as i32;
 const RUNNING: i32 = offset_of!(State, running) as i32;
 const LANES: i32 = offset_of!(State, lanes) as i32;
 const SCRATCH: i32 = offset_of!(State, scratch) as i32;
+const HELD: i32 = offset_of!(State, held) as i32;
+const HELD_SITES_AT: i32 = offset_of!(State, held_sites) as i32;
+const HOLD: i32 = offset_of!(State, hold) as i32;
 const _: () = assert!(LANES % 32 == 0);
 
 /// `vmovmskps` (`vmovmskpd` with `pd`) of ymm `s` into the 32-bit
@@ -2171,7 +2190,19 @@ impl WaveBuilder {
     /// order, with the operands `a` (and `b`, the value of
     /// `CompareExchange`): `dst` gets the word before, or 0 where the
     /// address is out of bounds or misaligned (nothing is written there).
-    pub fn atomic(&mut self, op: Atomic, at: Address, dst: u32, [a, b]: [u32; 2]) {
+    ///
+    /// With a `site` (below [`HELD_SITES`]; for an add, and, or, xor, min
+    /// or max whose result nothing reads), while [`State::hold`] is
+    /// nonzero the update is folded into [`State::held`] instead, for the
+    /// caller to apply, and `dst` is left as it is.
+    pub fn atomic(
+        &mut self,
+        op: Atomic,
+        at: Address,
+        dst: u32,
+        [a, b]: [u32; 2],
+        site: Option<u32>,
+    ) {
         let Address {
             slot, addr, offset, ..
         } = at;
@@ -2212,6 +2243,9 @@ impl WaveBuilder {
                     ; lea rsi, [rdx + rax * 4]
                     ; mov ecx, [r12 + a + 4 * lane]
                 );
+                if let Some(site) = site {
+                    self.hold(op, site, next);
+                }
                 match op {
                     Atomic::Add => dynasm!(self.b.asm; .arch x64; lock xadd [rsi], ecx),
                     Atomic::Exchange => dynasm!(self.b.asm; .arch x64; xchg [rsi], ecx),
@@ -2258,6 +2292,45 @@ impl WaveBuilder {
             }
             dynasm!(self.b.asm; .arch x64; =>skip);
         }
+    }
+
+    /// Where [`State::hold`] is nonzero: folds `ecx` into held site
+    /// `site` with `op` (or starts it) and jumps to `done`.
+    fn hold(&mut self, op: Atomic, site: u32, done: DynamicLabel) {
+        let (word, bit) = (HELD + 4 * site as i32, site as i8);
+        let (at_once, fold) = (
+            self.b.asm.new_dynamic_label(),
+            self.b.asm.new_dynamic_label(),
+        );
+        dynasm!(self.b.asm; .arch x64
+            ; cmp QWORD [rbx + HOLD], 0
+            ; je =>at_once
+            ; bt QWORD [rbx + HELD_SITES_AT], bit
+            ; jc =>fold
+            ; bts QWORD [rbx + HELD_SITES_AT], bit
+            ; mov [rbx + word], ecx
+            ; jmp =>done
+            ; =>fold
+            ; mov eax, [rbx + word]
+        );
+        match op {
+            Atomic::Add => dynasm!(self.b.asm; .arch x64; add eax, ecx),
+            Atomic::And => dynasm!(self.b.asm; .arch x64; and eax, ecx),
+            Atomic::Or => dynasm!(self.b.asm; .arch x64; or eax, ecx),
+            Atomic::Xor => dynasm!(self.b.asm; .arch x64; xor eax, ecx),
+            Atomic::UMin => dynasm!(self.b.asm; .arch x64; cmp ecx, eax; cmovb eax, ecx),
+            Atomic::UMax => dynasm!(self.b.asm; .arch x64; cmp ecx, eax; cmova eax, ecx),
+            Atomic::SMin => dynasm!(self.b.asm; .arch x64; cmp ecx, eax; cmovl eax, ecx),
+            Atomic::SMax => dynasm!(self.b.asm; .arch x64; cmp ecx, eax; cmovg eax, ecx),
+            Atomic::Exchange | Atomic::CompareExchange => {
+                unreachable!("{op:?} does not fold")
+            }
+        }
+        dynasm!(self.b.asm; .arch x64
+            ; mov [rbx + word], eax
+            ; jmp =>done
+            ; =>at_once
+        );
     }
 
     /// Wide `dst` = `((z * height + y) * width + x) * texel_size` per

@@ -1042,3 +1042,111 @@ void main(uint3 id : SV_DispatchThreadID)
         assert_eq!(out[5], 5 + 37 * 1000 + 400 + 70 + 12 + 44 * 100_000);
     }
 }
+
+/// Atomics whose results nothing reads, at constant addresses, held by the
+/// machine code and applied when a worker's batch ends (one operation per
+/// buffer, as holding asks): every fold on two threads against totals the
+/// test computes, and against the interpreter.
+#[test]
+fn held_atomics_apply_every_update() {
+    let source = r#"
+RWByteAddressBuffer Sums : register(u0);
+RWByteAddressBuffer Ors : register(u1);
+RWByteAddressBuffer Maxima : register(u2);
+RWByteAddressBuffer Minima : register(u3);
+RWByteAddressBuffer Xors : register(u4);
+RWByteAddressBuffer Ands : register(u5);
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint v = id.x * 2654435761u;
+    uint s = WaveActiveSum(id.x);
+    if (WaveIsFirstLane())
+        Sums.InterlockedAdd(0, s);
+    Sums.InterlockedAdd(4, 1u);
+    Ors.InterlockedOr(0, 1u << (id.x % 31u));
+    Maxima.InterlockedMax(0, v);
+    Minima.InterlockedMin(0, v);
+    Xors.InterlockedXor(0, v);
+    Ands.InterlockedAnd(0, ~(1u << (id.x % 29u + 2u)) | (id.x & 1u));
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let groups = 300u32;
+    let threads = 64 * groups;
+    let p = pipeline(
+        [groups, 1, 1],
+        &[
+            buf("Sums", Kind::RwByteAddressBuffer, 0, vec![0, 7]),
+            buf("Ors", Kind::RwByteAddressBuffer, 1, vec![0]),
+            buf("Maxima", Kind::RwByteAddressBuffer, 2, vec![0]),
+            buf("Minima", Kind::RwByteAddressBuffer, 3, vec![u32::MAX]),
+            buf("Xors", Kind::RwByteAddressBuffer, 4, vec![0]),
+            buf("Ands", Kind::RwByteAddressBuffer, 5, vec![u32::MAX]),
+        ],
+    );
+    let v = |t: u32| t.wrapping_mul(2_654_435_761);
+    let want = vec![
+        vec![(0..threads).fold(0u32, u32::wrapping_add), 7 + threads],
+        vec![(0..threads).fold(0, |a, t| a | 1 << (t % 31))],
+        vec![(0..threads).map(v).max().unwrap()],
+        vec![(0..threads).map(v).min().unwrap()],
+        vec![(0..threads).fold(0, |a, t| a ^ v(t))],
+        vec![(0..threads).fold(u32::MAX, |a, t| a & (!(1 << (t % 29 + 2)) | (t & 1)))],
+    ];
+    for w in [8, 32] {
+        for (threads, engine) in [
+            (2, lockstep::Engine::Native),
+            (1, lockstep::Engine::Native),
+            (2, lockstep::Engine::Interpreter),
+        ] {
+            let opts = RunOptions {
+                wave_size: w,
+                wave_sizes: (w, w),
+                threads,
+                engine,
+                ..RunOptions::default()
+            };
+            let out = lockstep::run(&shader, &p, &opts).expect("the run succeeds");
+            let got: Vec<Vec<u32>> = out.contents.iter().map(|b| words_of(b)).collect();
+            assert_eq!(got, want, "wave size {w}, {threads} threads, {engine:?}");
+        }
+    }
+}
+
+/// A resource whose atomics could be held, bound to the same buffer as
+/// one that reads it: each wave reads the count that the waves before it
+/// and its own first lane added, so nothing may be held back.
+#[test]
+fn atomics_on_a_buffer_read_through_another_binding_are_not_held() {
+    let source = r#"
+RWByteAddressBuffer Count : register(u0);
+RWByteAddressBuffer Seen : register(u1);
+RWStructuredBuffer<uint> Out : register(u2);
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    if (WaveIsFirstLane())
+        Count.InterlockedAdd(0, 1u);
+    Out[id.x] = Seen.Load(0);
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let mut p = pipeline(
+        [1, 1, 1],
+        &[
+            buf("Count", Kind::RwByteAddressBuffer, 0, vec![0]),
+            buf("Out", Kind::RwStructuredBuffer, 2, vec![0; 64]),
+        ],
+    );
+    // `Seen` is `Count` again.
+    let mut seen = p.bindings[0].clone();
+    seen.register = 1;
+    p.bindings.insert(1, seen);
+    let w = 8;
+    let out = agreeing(&shader, &p, w);
+    let want: Vec<u32> = (0..64).map(|t| t / w + 1).collect();
+    assert_eq!(out[1], want);
+}
