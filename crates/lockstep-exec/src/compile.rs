@@ -281,6 +281,7 @@ impl Program {
             fuse::fuse(&mut c.code, &mut c.spans);
             coalesce::coalesce(&mut c.code, &mut c.spans);
             addresses::drop_repeated(&mut c.code, &mut c.spans);
+            coalesce::propagate_copies(&mut c.code, &mut c.spans);
             branches::merge_ifs(&mut c.code, &mut c.spans);
             fuse::fuse_votes(&mut c.code, &mut c.spans);
             fuse::mark_deferrable(&mut c.code);

@@ -2,11 +2,13 @@
 //! register.
 //!
 //! Each access to a buffer element scales its index (`IndexScale`), so
-//! `Buf[i].a` then `Buf[i].b`, or a stage's record words, compute the same
-//! address again. A repeat with the same operands and destination goes
-//! where nothing between writes those registers and every path to the
-//! repeat runs the first: the instructions between run in line or in
-//! `if`s, and nothing jumps in from before the first.
+//! `Buf[i].a` then `Buf[i].b`, a stage's record words, or `Out[i] =
+//! f(In[i])`, compute the same address again. A repeat with the same
+//! operands goes where nothing between writes those registers and every
+//! path to the repeat runs the first: the instructions between run in line
+//! or in `if`s, and nothing jumps in from before the first. A repeat into
+//! another register becomes a copy of the first's, which copy propagation
+//! (`coalesce::propagate_copies`) then takes away.
 
 use lockstep_ir::Span;
 
@@ -30,16 +32,23 @@ pub(super) fn drop_repeated(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
     }
     let mut removed = vec![false; code.len()];
     for pc in 0..code.len() {
-        if !matches!(code[pc], Inst::IndexScale { .. }) {
+        let Inst::IndexScale { dst, .. } = code[pc] else {
             continue;
-        }
+        };
         if let Some(first) = first_computation(code, pc) {
             // Nothing may jump into `(first, pc]` from `first` or before.
             if earliest_from[first + 1..=pc]
                 .iter()
                 .all(|&from| from == usize::MAX || from > first)
             {
-                removed[pc] = true;
+                let Inst::IndexScale { dst: src, .. } = code[first] else {
+                    unreachable!("`first_computation` finds an `IndexScale`")
+                };
+                if src == dst {
+                    removed[pc] = true;
+                } else {
+                    code[pc] = Inst::Copy { dst, src };
+                }
             }
         }
     }
@@ -48,21 +57,22 @@ pub(super) fn drop_repeated(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
     }
 }
 
-/// The same `IndexScale` as the one at `pc`, earlier, with only
-/// instructions between that run in line or open and close `if`s, none of
-/// which writes its registers.
+/// An `IndexScale` with the operands of the one at `pc`, earlier, with
+/// only instructions between that run in line or open and close `if`s,
+/// none of which writes its operands or its destination.
 fn first_computation(code: &[Inst], pc: usize) -> Option<usize> {
     let Inst::IndexScale {
-        dst,
         index,
         index_ty,
         scale,
         base,
+        ..
     } = code[pc]
     else {
         return None;
     };
-    let regs: Vec<u32> = [Some(dst), Some(index), base]
+    let writes = |inst: &Inst, r: u32| r == u32::MAX || inst.writes_in(r..r + 1);
+    let operands: Vec<u32> = [Some(index), base]
         .into_iter()
         .flatten()
         .map(|r| r.0)
@@ -76,17 +86,16 @@ fn first_computation(code: &[Inst], pc: usize) -> Option<usize> {
             scale: k,
             base: b,
         } = *inst
-            && (d, i, t, k, b) == (dst, index, index_ty, scale, base)
+            && (i, t, k, b) == (index, index_ty, scale, base)
+            && operands.iter().all(|&r| r != d.0)
         {
-            return Some(at);
+            // The first's result must still be in its register.
+            let kept = code[at + 1..pc].iter().all(|inst| !writes(inst, d.0));
+            return kept.then_some(at);
         }
         let allowed = inst.runs_in_line()
             || matches!(inst, Inst::IfBegin { .. } | Inst::Else { .. } | Inst::IfEnd);
-        if !allowed
-            || regs
-                .iter()
-                .any(|&r| r == u32::MAX || inst.writes_in(r..r + 1))
-        {
+        if !allowed || operands.iter().any(|&r| writes(inst, r)) {
             return None;
         }
     }
@@ -176,5 +185,50 @@ mod tests {
         for code in [index_written, skipped] {
             assert_eq!(dropped(code.clone()), format!("{code:?}"));
         }
+    }
+
+    /// `Out[i] = f(In[i])`: the store's address, computed into another
+    /// register, becomes a copy of the load's; where the first's register
+    /// is written between, the repeat stays.
+    #[test]
+    fn a_repeat_into_another_register_copies_the_first() {
+        let load = Inst::Load {
+            dst: Reg(5),
+            addr: crate::bytecode::Address {
+                space: crate::bytecode::Space::Resource(lockstep_ir::ResourceId(1)),
+                dynamic: Some(Reg(1)),
+                offset: 0,
+            },
+            ty: ScalarType::UInt32,
+        };
+        let code = vec![
+            scale(1, 0),
+            load.clone(),
+            scale(2, 0),
+            store(2, 0),
+            Inst::Exit,
+        ];
+        let want = vec![
+            scale(1, 0),
+            load.clone(),
+            Inst::Copy {
+                dst: Reg(2),
+                src: Reg(1),
+            },
+            store(2, 0),
+            Inst::Exit,
+        ];
+        assert_eq!(dropped(code), format!("{want:?}"));
+        let overwritten = vec![
+            scale(1, 0),
+            Inst::Const {
+                dst: Reg(1),
+                bits: 0,
+            },
+            scale(2, 0),
+            store(2, 0),
+            Inst::Exit,
+        ];
+        assert_eq!(dropped(overwritten.clone()), format!("{overwritten:?}"));
     }
 }

@@ -26,14 +26,7 @@ const ROUNDS: usize = 4;
 /// Coalesces the copies of `code` (dropping their entries from `spans`,
 /// which runs parallel to it).
 pub(super) fn coalesce(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
-    // Registers of indexed register arrays (local arrays) keep their
-    // places: a gather or scatter reads or writes them by position.
-    let mut arrays = HashSet::new();
-    for inst in code.iter() {
-        if let Inst::Gather { base, limit, .. } | Inst::Scatter { base, limit, .. } = *inst {
-            arrays.extend(base.0..base.0.saturating_add(limit));
-        }
-    }
+    let arrays = arrays(code);
     for _ in 0..ROUNDS {
         if !coalesce_once(code, spans, &arrays) {
             break;
@@ -56,6 +49,24 @@ fn copies(code: &[Inst], arrays: &HashSet<u32>) -> Vec<(usize, Reg, Reg)> {
             _ => None,
         })
         .collect()
+}
+
+/// [`propagate`] on its own: for copies that passes after [`coalesce`]
+/// make.
+pub(super) fn propagate_copies(code: &mut Vec<Inst>, spans: &mut Vec<Span>) {
+    propagate(code, spans, &arrays(code));
+}
+
+/// Registers of indexed register arrays (local arrays): they keep their
+/// places, as a gather or scatter reads or writes them by position.
+fn arrays(code: &[Inst]) -> HashSet<u32> {
+    let mut arrays = HashSet::new();
+    for inst in code {
+        if let Inst::Gather { base, limit, .. } | Inst::Scatter { base, limit, .. } = *inst {
+            arrays.extend(base.0..base.0.saturating_add(limit));
+        }
+    }
+    arrays
 }
 
 /// Forward: after a copy `x = t`, the reads of `x` in the same straight
