@@ -303,25 +303,35 @@ const COS_POLY: [f64; 5] = [
 #[inline(always)]
 fn from_quadrant(x: f32, (r, n): (f64, u32), cos: bool) -> f32 {
     let (s, c) = sin_cos_poly(r);
+    pick_quadrant(x, n, cos, s, c) as f32
+}
+
+/// `sin(x)` (or `cos(x)`) from `sin(r)` and `cos(r)`, where `|x| = r + n pi/2`.
+#[inline(always)]
+fn pick_quadrant<T: core::ops::Neg<Output = T>>(x: f32, n: u32, cos: bool, s: T, c: T) -> T {
     // cos(|x|) = sin(|x| + pi/2): one quadrant on.
     let n = n.wrapping_add(u32::from(cos));
     let v = if n & 1 == 0 { s } else { c };
     let v = if n & 2 == 0 { v } else { -v };
     // sin(x) = -sin(-x); cos is even.
-    let v = if x.is_sign_negative() && !cos { -v } else { v };
-    v as f32
+    if x.is_sign_negative() && !cos { -v } else { v }
 }
 
-/// `(sin(r) - r) / r^3` as a polynomial in `r^2`, in `f32`: Taylor's coefficients.
-const SIN_POLY32: [f32; 4] = [-1.0 / 6.0, 1.0 / 120.0, -1.0 / 5040.0, 1.0 / 362_880.0];
+/// [`SIN_POLY`] in `f32` (each coefficient rounds to the `f32` nearest its exact value).
+const SIN_POLY32: [f32; 4] = [
+    SIN_POLY[0] as f32,
+    SIN_POLY[1] as f32,
+    SIN_POLY[2] as f32,
+    SIN_POLY[3] as f32,
+];
 
-/// `(cos(r) - 1) / r^2` as a polynomial in `r^2`, in `f32`: Taylor's coefficients.
+/// [`COS_POLY`] in `f32`, as [`SIN_POLY32`].
 const COS_POLY32: [f32; 5] = [
-    -0.5,
-    1.0 / 24.0,
-    -1.0 / 720.0,
-    1.0 / 40_320.0,
-    -1.0 / 3_628_800.0,
+    COS_POLY[0] as f32,
+    COS_POLY[1] as f32,
+    COS_POLY[2] as f32,
+    COS_POLY[3] as f32,
+    COS_POLY[4] as f32,
 ];
 
 /// [`from_quadrant`] with the polynomials in `f32`: `r` splits into `hi + lo`, two `f32`s, and
@@ -334,10 +344,7 @@ fn from_quadrant32(x: f32, (r, n): (f64, u32), cos: bool) -> f32 {
     let r2 = hi * hi;
     let s = hi + (lo + hi * r2 * horner(r2, SIN_POLY32));
     let c = 1.0 + (r2 * horner(r2, COS_POLY32) - hi * lo);
-    let n = n.wrapping_add(u32::from(cos));
-    let v = if n & 1 == 0 { s } else { c };
-    let v = if n & 2 == 0 { v } else { -v };
-    if x.is_sign_negative() && !cos { -v } else { v }
+    pick_quadrant(x, n, cos, s, c)
 }
 
 /// Whether `x` is one that `sin` and `cos` do not take on their branch-free path: large,
