@@ -87,7 +87,7 @@ pub(crate) struct Native {
     /// than arithmetic (which runs once per wave, where the interpreter
     /// runs sixteen waves at once), or loads through loaded indices.
     costly: bool,
-    /// The atomics whose updates the code holds, by site ([`held_sites`]).
+    /// The atomics whose updates the code holds, by site ([`HeldSite`]).
     held: Vec<HeldSite>,
 }
 
