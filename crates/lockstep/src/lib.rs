@@ -33,6 +33,7 @@ mod info;
 pub mod offload;
 mod pragma;
 mod render;
+mod spirv;
 
 pub use lockstep_exec as exec;
 pub use lockstep_ir as ir;
@@ -53,12 +54,14 @@ pub use image::texture_png;
 pub use info::{BindingInfo, ShaderInfo, info};
 pub use lockstep_exec::{Device, Engine, EngineReport, WavePreference, WaveSizeChoice};
 pub use lockstep_raster as raster;
+pub use lockstep_spirv as spirv_backend;
 pub use offload::{
     FileCheck, FileCheckFn, TestFile, TestOptions, TestOutcome, TestSummary, eval_features,
     parse_test_file, run_test_file,
 };
 pub use pragma::Pragmas;
 pub use render::{DiagnosticJson, LabelJson, diagnostics_json, render_diagnostics};
+pub use spirv::emit_spirv;
 
 use lockstep_syntax::preprocess::{PreprocessOptions, SourceLoader};
 use lockstep_syntax::{Diagnostic, Diagnostics, SourceMap};
@@ -139,6 +142,27 @@ fn add_prelude(
 /// The stack of the thread that lowers and compiles a shader: room for the
 /// deepest expression the parser accepts.
 const COMPILE_STACK_BYTES: usize = 256 << 20;
+
+/// Runs `work` on a thread whose stack holds the deepest expression the
+/// parser accepts (or here, when no thread can be had).
+fn on_compile_stack<T: Send>(work: &mut (dyn FnMut() -> T + Send)) -> T {
+    let on_thread = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("lockstep-compile".into())
+            .stack_size(COMPILE_STACK_BYTES)
+            .spawn_scoped(scope, &mut *work)
+            .ok()
+            .map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p))
+            })
+    });
+    match on_thread {
+        Some(result) => result,
+        None => work(),
+    }
+}
 
 /// The highest shader model Lockstep knows.
 pub const MAX_SHADER_MODEL: (u32, u32) = (6, 10);
@@ -327,24 +351,7 @@ pub fn compile(
         let program = exec::Program::compile(&module);
         Some((module, program))
     };
-    let on_thread = std::thread::scope(|scope| {
-        let job = &mut work;
-        std::thread::Builder::new()
-            .name("lockstep-compile".into())
-            .stack_size(COMPILE_STACK_BYTES)
-            .spawn_scoped(scope, job)
-            .ok()
-            .map(|handle| {
-                handle
-                    .join()
-                    .unwrap_or_else(|p| std::panic::resume_unwind(p))
-            })
-    });
-    // Without a thread to be had, compile here.
-    let lowered = match on_thread {
-        Some(result) => result,
-        None => work(),
-    };
+    let lowered = on_compile_stack(&mut work);
     let Some((module, program)) = lowered else {
         return Err(fail(map, diags));
     };
@@ -362,11 +369,12 @@ pub fn compile(
             return Err(fail(map, diags));
         }
     };
-    Ok(Shader {
+    let shader = Shader {
         module,
         program,
         source_map: map,
         pragmas,
         diagnostics: diags.items,
-    })
+    };
+    Ok(shader)
 }

@@ -23,6 +23,7 @@ mod offload;
 mod resource_arrays;
 mod sampling;
 mod sm65;
+mod spirv;
 mod textures;
 mod types;
 mod wave_size;

@@ -1,0 +1,182 @@
+//! SPIR-V from Lockstep's IR: a compute shader and its wave operations as a
+//! Vulkan module (SPIR-V 1.5, `GroupNonUniform*` operations).
+//!
+//! The module keeps the engine's semantics wherever SPIR-V leaves a choice
+//! to the compiler:
+//!
+//! - **Memory is words.** Every buffer is a `StorageBuffer` of `uint`
+//!   words (constant buffers a `Uniform` array of `uint4`), read and written
+//!   at the byte offsets of Lockstep's own layout ([`lockstep_ir::layout`]).
+//!   A buffer therefore holds exactly the bytes the CPU engine reads, and
+//!   out-of-bounds reads give 0 and writes are dropped, per scalar, as on
+//!   D3D12. 16-bit stores update their half of the word atomically.
+//! - **Arithmetic is defined.** Integer division by zero, `INT_MIN / -1`,
+//!   shift amounts past the width and float-to-integer conversions out of
+//!   range give the values of `docs/semantics.md`, not SPIR-V's undefined
+//!   ones. `mad` is not fused.
+//! - **Wave operations map one to one** onto `GroupNonUniform*`: reductions
+//!   and exclusive scans (`WavePrefixSum` is an `ExclusiveScan`), ballots,
+//!   broadcasts, shuffles and quad swaps. `WaveMatch` and
+//!   `WaveMultiPrefix*` use `SPV_NV_shader_subgroup_partitioned`.
+//!
+//! Values are handled as lists of scalar components in the IR's flattening
+//! order (see [`lockstep_ir::TypeArena::flatten`]); composite SPIR-V types
+//! are used only for variables.
+
+#![warn(missing_docs)]
+
+mod builtin;
+mod control;
+mod expr;
+mod memory;
+mod module;
+mod wave;
+
+use lockstep_ir as ir;
+
+/// What the module may use and how it is launched.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The subgroup size the module will run at. A `[numWaves(N)]` group
+    /// has `N` times as many invocations; without a size, its workgroup size
+    /// is a specialization constant (ids 0, 1, 2 for x, y, z), `N·32` by
+    /// default.
+    pub wave_size: Option<u32>,
+    /// Declare `SPV_KHR_maximal_reconvergence` and its execution mode, so
+    /// that lanes reconverge exactly where the HLSL source says; only for
+    /// devices with `VK_KHR_shader_maximal_reconvergence`.
+    pub maximal_reconvergence: bool,
+    /// The descriptor binding of each resource, by [`ir::ResourceId`]; a
+    /// resource missing here takes the default of [`bindings`].
+    pub bindings: Vec<(ir::ResourceId, VulkanBinding)>,
+}
+
+/// Where a resource is bound: the descriptor set and the binding number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VulkanBinding {
+    /// The descriptor set.
+    pub set: u32,
+    /// The binding number within the set.
+    pub binding: u32,
+}
+
+/// How the module reaches one resource of the shader.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResourceBinding {
+    /// The resource in the IR.
+    pub resource: ir::ResourceId,
+    /// The resource's name (`buf.counter` for a hidden counter).
+    pub name: String,
+    /// Its descriptor set and binding.
+    pub binding: VulkanBinding,
+    /// Whether it is a uniform buffer (constant buffers) rather than a
+    /// storage buffer.
+    pub uniform: bool,
+}
+
+/// A SPIR-V module and what a runner needs to bind it.
+#[derive(Clone, Debug)]
+pub struct Spirv {
+    /// The module's words.
+    pub words: Vec<u32>,
+    /// Every resource the module declares, in the IR's order.
+    pub bindings: Vec<ResourceBinding>,
+    /// Whether the module uses `SPV_NV_shader_subgroup_partitioned`
+    /// (`WaveMatch`, `WaveMultiPrefix*`).
+    pub partitioned: bool,
+    /// The workgroup size, or `None` where it is a specialization constant
+    /// (a `[numWaves]` shader emitted without a wave size).
+    pub workgroup_size: Option<[u32; 3]>,
+}
+
+impl Spirv {
+    /// The module as bytes, little-endian, as a `.spv` file holds it.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+}
+
+/// Why a module could not be emitted: a feature the SPIR-V back end does not
+/// have, at its place in the source where one is known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    /// What is missing, in words.
+    pub message: String,
+    /// The source construct, where one is known.
+    pub span: Option<ir::Span>,
+}
+
+impl Error {
+    pub(crate) fn new(message: impl Into<String>, span: Option<ir::Span>) -> Error {
+        Error {
+            message: message.into(),
+            span,
+        }
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// The bindings resources take without [`Options::bindings`]: set = the
+/// register space and binding = the register number (as DXC does) where
+/// that number is still free in the set; a resource whose number is taken
+/// (`t0` next to `u0`), and a hidden counter, take the lowest number its
+/// set leaves free, in resource order. Two resources given the same
+/// binding in `given` are an error that names both.
+pub fn bindings(
+    module: &ir::Module,
+    given: &[(ir::ResourceId, VulkanBinding)],
+) -> Result<Vec<VulkanBinding>, Error> {
+    let mut out: Vec<Option<VulkanBinding>> = vec![None; module.resources.len()];
+    for &(id, b) in given {
+        if let Some(j) = out.iter().position(|x| *x == Some(b)) {
+            let (first, second) = (&module.resources[j], module.resource(id));
+            return Err(Error::new(
+                format!(
+                    "'{}' and '{}' are both bound to binding {} of descriptor set {}",
+                    first.name, second.name, b.binding, b.set
+                ),
+                Some(second.span),
+            ));
+        }
+        if let Some(slot) = out.get_mut(id.index()) {
+            *slot = Some(b);
+        }
+    }
+    let set_of = |r: &ir::Resource| {
+        r.counter_of
+            .and_then(|b| module.resources.get(b.index()))
+            .map_or(r.space, |b| b.space)
+    };
+    for (i, r) in module.resources.iter().enumerate() {
+        let wanted = VulkanBinding {
+            set: r.space,
+            binding: r.register,
+        };
+        if out[i].is_none() && r.counter_of.is_none() && !out.contains(&Some(wanted)) {
+            out[i] = Some(wanted);
+        }
+    }
+    for (i, r) in module.resources.iter().enumerate() {
+        if out[i].is_some() {
+            continue;
+        }
+        let set = set_of(r);
+        let binding = (0..)
+            .find(|&n| !out.contains(&Some(VulkanBinding { set, binding: n })))
+            .unwrap_or(0);
+        out[i] = Some(VulkanBinding { set, binding });
+    }
+    Ok(out.into_iter().flatten().collect())
+}
+
+/// Emits the module's compute entry point as SPIR-V.
+pub fn emit(module: &ir::Module, options: &Options) -> Result<Spirv, Error> {
+    module::Emitter::run(module, options)
+}
