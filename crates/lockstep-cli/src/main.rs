@@ -78,6 +78,50 @@ enum Command {
     /// Exit status: 0 when the module was written, 2 on a compile error or
     /// a feature the SPIR-V back end does not have.
     Spirv(SpirvArgs),
+    /// Run the dispatch on a Vulkan device and on Lockstep's engine (in
+    /// checked mode, at the wave size the device ran), compare every
+    /// buffer the shader can write, and report the elements that differ,
+    /// with the statements that wrote them, and the undefined behaviour
+    /// the engine met (results a device may give otherwise).
+    ///
+    /// Exit status: 0 when every buffer is the same, 1 when one differs,
+    /// 2 on an input, compile, device or run error.
+    Diff(DiffArgs),
+    /// List the Vulkan devices `--device vulkan:N` can name, with their
+    /// subgroup sizes and the extensions wave operations use.
+    Devices,
+}
+
+#[derive(Args, Debug)]
+struct DiffArgs {
+    /// The pipeline file (offload-test-suite YAML).
+    pipeline: PathBuf,
+    /// The HLSL compute shader.
+    shader: PathBuf,
+    #[command(flatten)]
+    compile: CompileArgs,
+    /// The device: vulkan, vulkan:N or vulkan:NAME.
+    #[arg(long = "device", value_name = "DEVICE", default_value = "vulkan")]
+    target: String,
+    /// The wave size to ask the device for (default: its subgroup size).
+    #[arg(long, value_name = "N")]
+    wave_size: Option<u32>,
+    /// Floats this many units in the last place apart count as equal (a
+    /// device may combine a float reduction's lanes in another order).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    ulps: u64,
+    /// Worker threads for the engine's run (default: one per core).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    threads: usize,
+    /// Loop iterations one wave may run in the engine.
+    #[arg(long, value_name = "N", default_value_t = RunOptions::default().step_budget)]
+    max_steps: u64,
+    /// Output format: text or json.
+    #[arg(long, value_name = "FORMAT", default_value = "text")]
+    format: String,
+    /// Colour diagnostics: auto, always or never.
+    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    color: String,
 }
 
 #[derive(Args, Debug)]
@@ -110,6 +154,11 @@ struct TestArgs {
     /// files (in sorted order).
     #[arg(value_name = "FILE_OR_DIR", required = true)]
     paths: Vec<PathBuf>,
+    /// Where the dispatches run: cpu, or vulkan[:N|:NAME] for a Vulkan
+    /// device (the platform feature is then Vulkan instead of Lockstep,
+    /// and WaveSize_N follows the device's subgroup sizes).
+    #[arg(long = "device", value_name = "DEVICE", default_value = "cpu")]
+    target: String,
     #[command(flatten)]
     device: DeviceArgs,
     /// Worker threads for each dispatch (default: one per core).
@@ -329,6 +378,14 @@ struct RunArgs {
     compile: CompileArgs,
     #[command(flatten)]
     device: DeviceArgs,
+    /// Where the dispatch runs: cpu (Lockstep's engine), or
+    /// vulkan[:N|:NAME] for the Vulkan device of that index or with NAME
+    /// in its name (default: the first; lavapipe is `llvmpipe`), which
+    /// runs the shader's SPIR-V at the device's subgroup size, or at
+    /// --wave-size where it can require one. `lockstep devices` lists
+    /// them.
+    #[arg(long = "device", value_name = "DEVICE", default_value = "cpu")]
+    target: String,
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "N", default_value_t = 0)]
     threads: usize,
@@ -416,6 +473,12 @@ fn main() -> ExitCode {
             check(&args)
         }
         Command::Test(args) => test(&args),
+        Command::Devices => devices(),
+        Command::Diff(mut args) => {
+            args.compile.flags = flags;
+            args.compile.json = args.format == "json";
+            diff(&args)
+        }
         Command::Spirv(mut args) => {
             args.compile.flags = flags;
             spirv(&args)
@@ -862,6 +925,9 @@ fn run(args: &RunArgs) -> u8 {
     if let Err(code) = prepare_buffers(args, &mut pipeline) {
         return code;
     }
+    if args.target != "cpu" {
+        return run_on_device(args, &pipeline, &shader, color);
+    }
     let started = std::time::Instant::now();
     let result = if args.check {
         lockstep::run_checked(&shader, &pipeline, &run_opts).map(|(o, r)| (o, Some(r)))
@@ -900,6 +966,165 @@ fn run(args: &RunArgs) -> u8 {
         }
     };
     finish_run(args, &pipeline, &output, report.as_ref(), &shader, color)
+}
+
+/// The Vulkan device a `--device` value names: `vulkan` (the first),
+/// `vulkan:N` or `vulkan:NAME`.
+fn vulkan_selector(target: &str) -> Result<&str, String> {
+    match target.strip_prefix("vulkan") {
+        Some("") => Ok(""),
+        Some(rest) if rest.starts_with(':') => Ok(&rest[1..]),
+        _ => Err(format!(
+            "--device: expected cpu, vulkan, vulkan:N or vulkan:NAME, got '{target}'"
+        )),
+    }
+}
+
+/// `lockstep run --device vulkan…`: the dispatch on a Vulkan device.
+fn run_on_device(
+    args: &RunArgs,
+    pipeline: &lockstep::pipeline::Pipeline,
+    shader: &lockstep::Shader,
+    color: bool,
+) -> u8 {
+    let selector = match vulkan_selector(&args.target) {
+        Ok(s) => s,
+        Err(e) => return error(e),
+    };
+    if args.check {
+        return error(
+            "--check runs in Lockstep's engine: leave out --device, or use lockstep check",
+        );
+    }
+    let device = match lockstep::vulkan_device::Device::open(selector) {
+        Ok(d) => d,
+        Err(e) => {
+            json_error(&args.compile, &e.0);
+            return error(e);
+        }
+    };
+    let started = std::time::Instant::now();
+    let result = lockstep::run_vulkan(shader, pipeline, &device, args.device.wave_size);
+    let run = match result {
+        Ok(r) => r,
+        Err(e) => {
+            json_error(&args.compile, &e.message);
+            return report_run_error(shader, e, color);
+        }
+    };
+    if args.stats {
+        let info = &device.info;
+        eprintln!(
+            "device:   {} ({}), Vulkan {}",
+            info.name,
+            info.driver.trim(),
+            info.api_version
+        );
+        eprintln!(
+            "compile:  {:.2} ms",
+            COMPILE_TIME.get().as_secs_f64() * 1000.0
+        );
+        eprintln!(
+            "dispatch: {:.2} ms on the device's queue, {:.2} ms in all",
+            run.dispatch_time.as_secs_f64() * 1000.0,
+            started.elapsed().as_secs_f64() * 1000.0
+        );
+        eprintln!("waves:    {} lanes", run.output.wave_size.size);
+    }
+    finish_run(args, pipeline, &run.output, None, shader, color)
+}
+
+/// `lockstep diff`: the engine against a Vulkan device.
+fn diff(args: &DiffArgs) -> u8 {
+    if !matches!(args.format.as_str(), "text" | "json") {
+        return error(format!(
+            "--format: expected text or json, got '{}'",
+            args.format
+        ));
+    }
+    let color = use_color(&args.color);
+    let selector = match vulkan_selector(&args.target) {
+        Ok(s) => s,
+        Err(e) => return error(e),
+    };
+    let (pipeline, shader) = match load_job(&args.pipeline, &args.shader, &args.compile, color) {
+        Ok(job) => job,
+        Err(code) => return code,
+    };
+    let device = match lockstep::vulkan_device::Device::open(selector) {
+        Ok(d) => d,
+        Err(e) => {
+            json_error(&args.compile, &e.0);
+            return error(e);
+        }
+    };
+    let opts = lockstep::DiffOptions {
+        wave_size: args.wave_size,
+        ulps: args.ulps,
+        threads: args.threads,
+        step_budget: args.max_steps,
+    };
+    let report = match lockstep::diff(&shader, &pipeline, &device, &opts) {
+        Ok(r) => r,
+        Err(e) => {
+            json_error(&args.compile, &e.message);
+            return report_run_error(&shader, e, color);
+        }
+    };
+    let text = if args.format == "json" {
+        serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
+    } else {
+        report.render(&shader, color)
+    };
+    let _ = std::io::stdout().write_all(text.as_bytes());
+    if report.differs() {
+        EXIT_FAIL
+    } else {
+        EXIT_PASS
+    }
+}
+
+/// `lockstep devices`: the Vulkan devices and their subgroup sizes.
+fn devices() -> u8 {
+    let list = match lockstep::vulkan_device::devices() {
+        Ok(l) => l,
+        Err(e) => return error(e),
+    };
+    if list.is_empty() {
+        println!("no Vulkan device");
+    }
+    for d in list {
+        let (lo, hi) = d.subgroup_sizes;
+        let mut extras = Vec::new();
+        if d.partitioned {
+            extras.push("partitioned subgroups");
+        }
+        if d.maximal_reconvergence {
+            extras.push("maximal reconvergence");
+        }
+        if d.derivative_quads {
+            extras.push("compute quads");
+        }
+        println!(
+            "vulkan:{}  {} ({}), Vulkan {}, subgroups of {}{}{}",
+            d.index,
+            d.name,
+            d.driver.trim(),
+            d.api_version,
+            d.subgroup_size,
+            if lo != hi {
+                format!(" ({lo} to {hi} on request)")
+            } else {
+                String::new()
+            },
+            if extras.is_empty() {
+                String::new()
+            } else {
+                format!("; {}", extras.join(", "))
+            }
+        );
+    }
+    EXIT_PASS
 }
 
 /// The compile options of one stage of a draw: the shared DXC flags, then
@@ -1350,9 +1575,22 @@ fn test(args: &TestArgs) -> u8 {
     if files.is_empty() {
         return error("no .test files found");
     }
+    let vulkan = if args.target == "cpu" {
+        None
+    } else {
+        let selector = match vulkan_selector(&args.target) {
+            Ok(s) => s,
+            Err(e) => return error(e),
+        };
+        match lockstep::vulkan_device::Device::open(selector) {
+            Ok(d) => Some(std::sync::Arc::new(d)),
+            Err(e) => return error(e),
+        }
+    };
     let opts = lockstep::TestOptions {
         run,
         filecheck: find_filecheck(args.filecheck.as_deref()).map(filecheck_runner),
+        vulkan,
     };
     let mut summary = lockstep::TestSummary::default();
     let mut results = Vec::new();

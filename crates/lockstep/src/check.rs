@@ -718,7 +718,7 @@ pub(crate) fn portability(
 /// The statements that wrote the elements `differing` (of `size` bytes)
 /// of a buffer bound at `slots` (slot, byte offset) in any of the runs,
 /// distinct, in source order.
-fn written_by(
+pub(crate) fn written_by(
     writers: &[lockstep_exec::Writers],
     slots: &[(usize, usize)],
     differing: &[usize],
@@ -744,7 +744,10 @@ fn written_by(
 }
 
 /// Each span's `file:line:col` and its source line, trimmed.
-fn locations(shader: &Shader, spans: &[lockstep_ir::Span]) -> (Vec<String>, Vec<String>) {
+pub(crate) fn locations(
+    shader: &Shader,
+    spans: &[lockstep_ir::Span],
+) -> (Vec<String>, Vec<String>) {
     spans
         .iter()
         .filter(|s| (s.file as usize) < shader.source_map.files().len())

@@ -25,6 +25,8 @@
 mod bind;
 mod check;
 mod contents;
+#[cfg(feature = "vulkan")]
+mod diff;
 mod draw;
 mod draw_check;
 pub mod dxc;
@@ -34,6 +36,8 @@ pub mod offload;
 mod pragma;
 mod render;
 mod spirv;
+#[cfg(feature = "vulkan")]
+mod vulkan;
 
 pub use lockstep_exec as exec;
 pub use lockstep_ir as ir;
@@ -48,6 +52,8 @@ pub use check::{
     SkippedSize, check, check_wave_sizes, run_checked,
 };
 pub use contents::BufferContents;
+#[cfg(feature = "vulkan")]
+pub use diff::{BufferDiff, DeviceElement, DiffOptions, DiffReport, diff};
 pub use draw::{DrawError, draw, draw_packed};
 pub use draw_check::{check_draw, draw_checked};
 pub use image::texture_png;
@@ -55,6 +61,8 @@ pub use info::{BindingInfo, ShaderInfo, info};
 pub use lockstep_exec::{Device, Engine, EngineReport, WavePreference, WaveSizeChoice};
 pub use lockstep_raster as raster;
 pub use lockstep_spirv as spirv_backend;
+#[cfg(feature = "vulkan")]
+pub use lockstep_vulkan as vulkan_device;
 pub use offload::{
     FileCheck, FileCheckFn, TestFile, TestOptions, TestOutcome, TestSummary, eval_features,
     parse_test_file, run_test_file,
@@ -62,6 +70,8 @@ pub use offload::{
 pub use pragma::Pragmas;
 pub use render::{DiagnosticJson, LabelJson, diagnostics_json, render_diagnostics};
 pub use spirv::emit_spirv;
+#[cfg(feature = "vulkan")]
+pub use vulkan::{VulkanRun, run_vulkan};
 
 use lockstep_syntax::preprocess::{PreprocessOptions, SourceLoader};
 use lockstep_syntax::{Diagnostic, Diagnostics, SourceMap};

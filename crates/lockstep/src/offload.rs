@@ -132,6 +132,10 @@ pub struct TestOptions {
     /// Runs LLVM's FileCheck for RUN lines that pipe the offloader's output
     /// into it; without one such tests are skipped.
     pub filecheck: Option<FileCheck>,
+    /// A Vulkan device that runs the dispatches instead of Lockstep's
+    /// engine (draws still run on the CPU).
+    #[cfg(feature = "vulkan")]
+    pub vulkan: Option<std::sync::Arc<lockstep_vulkan::Device>>,
 }
 
 /// Runs FileCheck: given its arguments (lit substitutions applied, so `%s`
@@ -155,11 +159,22 @@ impl TestOptions {
     /// [`TYPE_FEATURES`], and `WaveSize_N` for every wave size the device
     /// supports. Every other name is false.
     pub fn features(&self) -> BTreeSet<String> {
-        let mut features: BTreeSet<String> = [PLATFORM_FEATURE, COMPILER_FEATURE]
+        let platform = if self.on_vulkan() {
+            "Vulkan"
+        } else {
+            PLATFORM_FEATURE
+        };
+        let mut features: BTreeSet<String> = [platform, COMPILER_FEATURE]
             .into_iter()
             .chain(TYPE_FEATURES)
             .map(str::to_string)
             .collect();
+        #[cfg(feature = "vulkan")]
+        let (min, max) = self
+            .vulkan
+            .as_ref()
+            .map_or(self.run.wave_sizes, |d| d.info.subgroup_sizes);
+        #[cfg(not(feature = "vulkan"))]
         let (min, max) = self.run.wave_sizes;
         for size in [4u32, 8, 16, 32, 64, 128] {
             if (min..=max).contains(&size) {
@@ -167,6 +182,16 @@ impl TestOptions {
             }
         }
         features
+    }
+}
+
+impl TestOptions {
+    /// Whether dispatches run on a Vulkan device.
+    fn on_vulkan(&self) -> bool {
+        #[cfg(feature = "vulkan")]
+        return self.vulkan.is_some();
+        #[cfg(not(feature = "vulkan"))]
+        return false;
     }
 }
 
@@ -919,6 +944,12 @@ fn offload_step(
         return Err(format!(
             "the pipeline's Entry is '{entry}', but the shader was compiled for '{compiled_entry}'"
         ));
+    }
+    #[cfg(feature = "vulkan")]
+    if let Some(device) = &opts.vulkan {
+        let run = crate::run_vulkan(shader, &pipeline, device, None)
+            .map_err(|e| render_run_error(shader, &e))?;
+        return check_output(step, &pipeline, &run.output, opts);
     }
     let output =
         crate::run(shader, &pipeline, &opts.run).map_err(|e| render_run_error(shader, &e))?;

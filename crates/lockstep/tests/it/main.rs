@@ -26,4 +26,5 @@ mod sm65;
 mod spirv;
 mod textures;
 mod types;
+mod vulkan;
 mod wave_size;

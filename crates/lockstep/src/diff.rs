@@ -1,0 +1,268 @@
+//! `lockstep diff`: one dispatch on Lockstep's engine (checked, at the
+//! device's wave size) and on a Vulkan device, compared buffer by buffer,
+//! with the statements that wrote each differing element.
+
+use std::time::Duration;
+
+use lockstep_exec::{DispatchConfig, Program, Workers};
+use lockstep_pipeline::Pipeline;
+use serde::Serialize;
+
+use crate::bind::Bindings;
+use crate::check::{CheckReport, ReportedFinding, locations, reported, written_by};
+use crate::{RunError, Shader, run_vulkan};
+
+/// How to compare.
+#[derive(Clone, Debug)]
+pub struct DiffOptions {
+    /// The wave size to ask the device for (default: its subgroup size).
+    pub wave_size: Option<u32>,
+    /// Floats this many units in the last place apart count as equal
+    /// (0: bit for bit, any NaN equal to any NaN).
+    pub ulps: u64,
+    /// The engine's worker threads; 0 means one per core.
+    pub threads: usize,
+    /// Loop iterations one wave may run in the engine.
+    pub step_budget: u64,
+}
+
+impl Default for DiffOptions {
+    fn default() -> DiffOptions {
+        let run = crate::RunOptions::default();
+        DiffOptions {
+            wave_size: None,
+            ulps: 0,
+            threads: run.threads,
+            step_budget: run.step_budget,
+        }
+    }
+}
+
+/// One element that differs.
+#[derive(Clone, Debug, Serialize)]
+pub struct DeviceElement {
+    /// The element's index in its buffer.
+    pub index: usize,
+    /// Its value from Lockstep's engine.
+    pub engine: String,
+    /// Its value from the device.
+    pub device: String,
+}
+
+/// A buffer whose contents differ.
+#[derive(Clone, Debug, Serialize)]
+pub struct BufferDiff {
+    /// The pipeline buffer's name.
+    pub buffer: String,
+    /// Elements in the buffer.
+    pub elements: usize,
+    /// How many differ.
+    pub differing: usize,
+    /// The first differing elements (at most [`SHOWN`]).
+    pub first: Vec<DeviceElement>,
+    /// `file:line:col` of the statements that wrote the differing elements
+    /// in the engine's run.
+    pub written_at: Vec<String>,
+    /// Those statements' source lines.
+    pub written_lines: Vec<String>,
+}
+
+/// Differing elements listed per buffer.
+pub const SHOWN: usize = 8;
+
+/// The comparison of one dispatch on the engine and on a device.
+#[derive(Clone, Debug, Serialize)]
+pub struct DiffReport {
+    /// The device's name.
+    pub device: String,
+    /// The wave size both ran at.
+    pub wave_size: u32,
+    /// The buffers that differ.
+    pub buffers: Vec<BufferDiff>,
+    /// Undefined behaviour the engine's checked run met: results the
+    /// specification leaves open, which a device may give otherwise.
+    pub findings: Vec<ReportedFinding>,
+    /// Output buffers compared.
+    pub compared: usize,
+    /// How long the dispatch took on the device's queue.
+    #[serde(skip)]
+    pub dispatch_time: Duration,
+}
+
+impl DiffReport {
+    /// Whether any buffer differs.
+    pub fn differs(&self) -> bool {
+        !self.buffers.is_empty()
+    }
+
+    /// The human-readable report.
+    pub fn render(&self, shader: &Shader, color: bool) -> String {
+        let mut out = String::new();
+        for b in &self.buffers {
+            out += &format!(
+                "buffer {}: {} of {} elements differ between Lockstep and {}\n",
+                b.buffer, b.differing, b.elements, self.device
+            );
+            for e in &b.first {
+                out += &format!(
+                    "  [{}] Lockstep {}, device {}\n",
+                    e.index, e.engine, e.device
+                );
+            }
+            if b.differing > b.first.len() {
+                out += &format!("  … and {} more\n", b.differing - b.first.len());
+            }
+            for (at, line) in b.written_at.iter().zip(&b.written_lines) {
+                out += &format!("  written at {at}: {line}\n");
+            }
+        }
+        if !self.findings.is_empty() {
+            out += "Lockstep's checked run met behaviour the specification leaves undefined; a device may resolve it otherwise:\n";
+            let report = CheckReport {
+                wave_sizes: vec![self.wave_size],
+                findings: self.findings.clone(),
+                ..CheckReport::default()
+            };
+            out += &report.render(shader, color);
+        }
+        out += &format!(
+            "{}: {} output buffer{} compared at wave size {}, {}\n",
+            self.device,
+            self.compared,
+            if self.compared == 1 { "" } else { "s" },
+            self.wave_size,
+            if self.differs() {
+                format!("{} differ", self.buffers.len())
+            } else {
+                "all the same".to_string()
+            }
+        );
+        out
+    }
+}
+
+/// Runs `shader` on `device` and on Lockstep's engine at the wave size the
+/// device ran, and compares every buffer a writable resource is bound to.
+pub fn diff(
+    shader: &Shader,
+    pipeline: &Pipeline,
+    device: &lockstep_vulkan::Device,
+    opts: &DiffOptions,
+) -> Result<DiffReport, RunError> {
+    let on_device = run_vulkan(shader, pipeline, device, opts.wave_size)?;
+    let w = on_device.output.wave_size.size;
+    let bindings = Bindings::new(shader, pipeline)?;
+    let checked = Program::compile_checked(&shader.module)?;
+    let workers = Workers::new(opts.threads)?;
+    let memories = bindings.memories(shader, pipeline, &workers);
+    let config = DispatchConfig {
+        wave_size: w,
+        threads: opts.threads,
+        step_budget: opts.step_budget,
+        group_count: pipeline.dispatch,
+        ..DispatchConfig::default()
+    };
+    let (findings, writers) =
+        lockstep_exec::dispatch_checked_writers(&checked, &bindings.bound(&memories), &config)?;
+    let engine: Vec<Vec<u8>> = (0..pipeline.buffers.len())
+        .map(|b| bindings.buffer_bytes(&memories, b))
+        .collect();
+    let outputs = bindings.buffers_where(shader, pipeline.buffers.len(), |r| r.kind.is_writable());
+    let mut buffers = Vec::new();
+    for (b, desc) in pipeline.buffers.iter().enumerate() {
+        if !outputs[b] {
+            continue;
+        }
+        let format = desc.format;
+        let size = format.size().max(1);
+        let ours: Vec<u64> = format.elements(&engine[b]).collect();
+        let theirs: Vec<u64> = format.elements(&on_device.output.contents[b]).collect();
+        let differing: Vec<usize> = (0..ours.len().max(theirs.len()))
+            .filter(|&i| match (ours.get(i), theirs.get(i)) {
+                (Some(&a), Some(&d)) => !same(format, a, d, opts.ulps),
+                _ => true,
+            })
+            .collect();
+        if differing.is_empty() {
+            continue;
+        }
+        let text =
+            |v: &[u64], i: usize| v.get(i).map(|&x| format.render_bits(x)).unwrap_or_default();
+        let slots = bindings.slots_of_buffer(pipeline, b);
+        let spans = written_by(std::slice::from_ref(&writers), &slots, &differing, size);
+        let (written_at, written_lines) = locations(shader, &spans);
+        buffers.push(BufferDiff {
+            buffer: desc.name.clone(),
+            elements: ours.len(),
+            differing: differing.len(),
+            first: differing
+                .iter()
+                .take(SHOWN)
+                .map(|&i| DeviceElement {
+                    index: i,
+                    engine: text(&ours, i),
+                    device: text(&theirs, i),
+                })
+                .collect(),
+            written_at,
+            written_lines,
+        });
+    }
+    Ok(DiffReport {
+        device: device.info.name.clone(),
+        wave_size: w,
+        buffers,
+        findings: findings.into_iter().map(|f| reported(shader, f)).collect(),
+        compared: outputs.iter().filter(|&&o| o).count(),
+        dispatch_time: on_device.dispatch_time,
+    })
+}
+
+/// Whether two elements agree: the same bits, or for floats both NaN or
+/// at most `ulps` apart.
+fn same(format: lockstep_pipeline::Format, a: u64, b: u64, ulps: u64) -> bool {
+    if a == b {
+        return true;
+    }
+    let (Some(x), Some(y)) = (format.float_value(a), format.float_value(b)) else {
+        return false;
+    };
+    if x.is_nan() && y.is_nan() {
+        return true;
+    }
+    if x.is_nan() || y.is_nan() || ulps == 0 {
+        return false;
+    }
+    // Distance in representable values: floats ordered as integers.
+    let bits = 8 * format.size() as u32;
+    let order = |v: u64| -> i128 {
+        let sign = 1u64 << (bits - 1);
+        if v & sign != 0 {
+            -i128::from(v & (sign - 1))
+        } else {
+            i128::from(v)
+        }
+    };
+    (order(a) - order(b)).unsigned_abs() <= u128::from(ulps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same;
+    use lockstep_pipeline::Format;
+
+    #[test]
+    fn floats_agree_within_their_ulps() {
+        let one = u64::from(1f32.to_bits());
+        let next = one + 1;
+        assert!(!same(Format::Float32, one, next, 0));
+        assert!(same(Format::Float32, one, next, 1));
+        // +0 and -0 are one step apart across zero.
+        let neg_zero = u64::from((-0f32).to_bits());
+        assert!(same(Format::Float32, 0, neg_zero, 1));
+        assert!(!same(Format::Float32, 0, neg_zero, 0));
+        let nan = u64::from(f32::NAN.to_bits());
+        assert!(same(Format::Float32, nan, nan | 1, 0));
+        assert!(!same(Format::UInt32, 1, 2, 5));
+    }
+}

@@ -1,0 +1,206 @@
+//! A dispatch on a Vulkan device: the shader as SPIR-V (lockstep-spirv),
+//! the pipeline's buffers bound as the module declares them
+//! (lockstep-vulkan), the buffers read back and the pipeline's result rules
+//! checked, as [`crate::run`] does on the CPU.
+
+use std::time::Duration;
+
+use lockstep_exec::{Device as WaveDevice, Memory, WavePreference};
+use lockstep_ir::{LayoutRule, ResourceId, ResourceKind, Stage};
+use lockstep_pipeline::Pipeline;
+use lockstep_spirv::{Options, VulkanBinding};
+use lockstep_vulkan::{Device, Job, JobBuffer};
+
+use crate::bind::{Bindings, choose_wave_size};
+use crate::{BufferContents, RunError, RunOutput, Shader};
+
+/// What [`run_vulkan`] did besides the buffers.
+#[derive(Clone, Debug)]
+pub struct VulkanRun<'p> {
+    /// The buffers and the rules' outcomes, as a CPU run gives them.
+    pub output: RunOutput<'p>,
+    /// How long the dispatch took on the device's queue.
+    pub dispatch_time: Duration,
+}
+
+/// Runs `shader` on `device` with `pipeline`'s buffers. The wave size is
+/// the device's subgroup size, or `wave_size` (or the shader's
+/// `[WaveSize]`) where the device can require one.
+pub fn run_vulkan<'p>(
+    shader: &Shader,
+    pipeline: &'p Pipeline,
+    device: &Device,
+    wave_size: Option<u32>,
+) -> Result<VulkanRun<'p>, RunError> {
+    let entry = shader
+        .module
+        .entry
+        .as_ref()
+        .ok_or_else(|| RunError::new("the shader has no entry point"))?;
+    if entry.stage != Stage::Compute || pipeline.graphics.is_some() {
+        return Err(RunError::new(
+            "Vulkan devices run compute dispatches; draws run on the CPU only",
+        ));
+    }
+    let info = &device.info;
+    let bindings = Bindings::new(shader, pipeline)?;
+    let (lo, hi) = info.subgroup_sizes;
+    let sizes = WaveDevice {
+        preferred: wave_size.unwrap_or(info.subgroup_size),
+        min: lo.max(4),
+        max: hi.min(128),
+        preference: WavePreference::Nearest,
+    };
+    let choice = choose_wave_size(shader, &sizes).map_err(|e| {
+        e.with_note(format!(
+            "{} runs subgroups of {}",
+            info.name,
+            if lo == hi {
+                format!("{lo} lanes")
+            } else {
+                format!("{lo} to {hi} lanes")
+            }
+        ))
+    })?;
+    let size = choice.size;
+    let given = vulkan_bindings(shader, pipeline, &bindings);
+    let options = Options {
+        wave_size: Some(size),
+        maximal_reconvergence: info.maximal_reconvergence,
+        bindings: given,
+    };
+    let module = crate::emit_spirv(shader, &options).map_err(|e| {
+        let d = e.diagnostics.first();
+        RunError::new(d.map_or_else(String::new, |d| d.message.clone()))
+    })?;
+    if module.partitioned && !info.partitioned {
+        return Err(RunError::new(format!(
+            "WaveMatch and WaveMultiPrefix* need VK_NV_shader_subgroup_partitioned, which {} does not have",
+            info.name
+        )));
+    }
+    let data = resource_bytes(shader, pipeline, &bindings);
+    let buffers: Vec<JobBuffer<'_>> = module
+        .bindings
+        .iter()
+        .map(|b| JobBuffer {
+            set: b.binding.set,
+            binding: b.binding.binding,
+            uniform: b.uniform,
+            data: &data[b.resource.index()],
+        })
+        .collect();
+    let group = entry.group.extent(size);
+    let job = Job {
+        spirv: &module.words,
+        entry: &entry.name,
+        buffers,
+        groups: pipeline.dispatch,
+        subgroup_size: (size != info.subgroup_size || entry.wave_size.is_some()).then_some(size),
+        full_subgroups: group[0] % size == 0,
+        spec_workgroup: None,
+    };
+    let (after, dispatch_time) = device
+        .dispatch(&job)
+        .map_err(|e| RunError::new(format!("{}: {e}", info.name)))?;
+    // Each pipeline buffer: its bytes, with what each writable resource
+    // bound to it holds afterwards.
+    let contents: Vec<BufferContents<'p>> = pipeline
+        .buffers
+        .iter()
+        .enumerate()
+        .map(|(b, desc)| {
+            let mut bytes = desc.data.clone();
+            for (slot, offset) in bindings.slots_of_buffer(pipeline, b) {
+                let r = &shader.module.resources[slot];
+                let Some(k) = module
+                    .bindings
+                    .iter()
+                    .position(|x| x.resource.index() == slot)
+                else {
+                    continue;
+                };
+                if r.kind.is_writable() {
+                    let new = &after[k];
+                    let end = (offset + new.len()).min(bytes.len());
+                    bytes[offset..end].copy_from_slice(&new[..end - offset]);
+                }
+            }
+            BufferContents::from_memory(Memory::from_bytes(&bytes))
+        })
+        .collect();
+    let outcomes = lockstep_pipeline::check_results(pipeline, &contents);
+    Ok(VulkanRun {
+        output: RunOutput {
+            wave_size: choice,
+            contents,
+            outcomes,
+        },
+        dispatch_time,
+    })
+}
+
+/// The pipeline's `VulkanBinding` of each resource that has one: set =
+/// the descriptor set's index in the pipeline.
+fn vulkan_bindings(
+    shader: &Shader,
+    pipeline: &Pipeline,
+    bindings: &Bindings,
+) -> Vec<(ResourceId, VulkanBinding)> {
+    let mut out = Vec::new();
+    for (i, r) in shader.module.resources.iter().enumerate() {
+        let Some(buffer) = pipeline.buffers.get(bindings.buffer_of[i]) else {
+            continue;
+        };
+        let found = pipeline.bindings.iter().find(|b| {
+            b.name == buffer.name
+                && b.kind.register_class() == r.kind.register_class()
+                && b.register == r.register
+                && b.space == r.space
+        });
+        if let Some(b) = found
+            && let Some(binding) = b.vulkan_binding
+        {
+            out.push((
+                ResourceId(i as u32),
+                VulkanBinding {
+                    set: b.set as u32,
+                    binding,
+                },
+            ));
+        }
+    }
+    out
+}
+
+/// Each resource's bytes before the dispatch: its share of its pipeline
+/// buffer, a counter's starting value, a constant buffer padded to its
+/// layout's size in whole 16-byte registers.
+fn resource_bytes(shader: &Shader, pipeline: &Pipeline, bindings: &Bindings) -> Vec<Vec<u8>> {
+    let mut out = vec![Vec::new(); shader.module.resources.len()];
+    for (b, desc) in pipeline.buffers.iter().enumerate() {
+        let each = desc.data.len() / desc.array_size.max(1) as usize;
+        for (slot, offset) in bindings.slots_of_buffer(pipeline, b) {
+            out[slot] = desc.data[offset..offset + each].to_vec();
+        }
+    }
+    let mut counters = bindings.counters.iter();
+    for (i, r) in shader.module.resources.iter().enumerate() {
+        if r.counter_of.is_some() {
+            out[i] = counters.next().copied().unwrap_or(0).to_le_bytes().to_vec();
+        }
+        if r.kind == ResourceKind::ConstantBuffer {
+            let size = lockstep_ir::layout::size_align(
+                &shader.module.types,
+                r.element,
+                LayoutRule::CBuffer,
+            )
+            .size;
+            let want = (size.div_ceil(16).max(1) * 16) as usize;
+            if out[i].len() < want {
+                out[i].resize(want, 0);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,220 @@
+//! The same shaders on a Vulkan driver (Mesa's lavapipe, a CPU device
+//! with 8-lane subgroups): the SPIR-V back end's modules give the engine's
+//! results, prefix operations are exclusive on the device too, and the
+//! corpus runs through `--device vulkan`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use lockstep::vulkan_device::Device;
+use lockstep::{CompileOptions, DiffOptions, FsLoader, MemoryLoader, TestOptions, TestOutcome};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Lavapipe, or `None` (outside CI) to skip.
+fn lavapipe() -> Option<Device> {
+    match Device::open("llvmpipe") {
+        Ok(d) => Some(d),
+        Err(e) if std::env::var_os("CI").is_none() => {
+            eprintln!("no lavapipe ({e}): skipping");
+            None
+        }
+        Err(e) => panic!("CI needs lavapipe (mesa-vulkan-drivers): {e}"),
+    }
+}
+
+const PREFIXES: &str = "
+RWStructuredBuffer<uint> Sums : register(u0);
+RWStructuredBuffer<uint> Counts : register(u1);
+RWStructuredBuffer<float> Products : register(u2);
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    uint lane = WaveGetLaneIndex();
+    Sums[id.x] = WavePrefixSum(lane);
+    Counts[id.x] = 0;
+    if (lane % 3 != 1) {
+        Counts[id.x] = WavePrefixCountBits(true) * 1000 + WavePrefixSum(lane);
+    }
+    Products[id.x] = WavePrefixProduct(lane % 4 == 0 ? 1.0 : 2.0);
+}";
+
+fn pipeline(names: &[&str], bytes: usize) -> lockstep::pipeline::Pipeline {
+    let mut text = String::from("DispatchParameters:\n  DispatchGroupCount: [2, 1, 1]\nBuffers:\n");
+    for n in names {
+        let format = if *n == "Products" {
+            "Float32"
+        } else {
+            "UInt32"
+        };
+        text += &format!("  - {{ Name: {n}, Format: {format}, FillSize: {bytes} }}\n");
+    }
+    text += "DescriptorSets:\n  - Resources:\n";
+    for (i, n) in names.iter().enumerate() {
+        text += &format!(
+            "    - {{ Name: {n}, Kind: RWStructuredBuffer, DirectXBinding: {{ Register: {i} }} }}\n"
+        );
+    }
+    lockstep::pipeline::parse(&text).unwrap()
+}
+
+#[test]
+fn prefix_operations_are_exclusive_on_the_device() {
+    let Some(device) = lavapipe() else { return };
+    let shader = lockstep::compile(
+        "prefix.hlsl",
+        PREFIXES,
+        &CompileOptions::default(),
+        &MemoryLoader::default(),
+    )
+    .unwrap();
+    let pipeline = pipeline(&["Sums", "Counts", "Products"], 128 * 4);
+    let run = lockstep::run_vulkan(&shader, &pipeline, &device, None).unwrap();
+    let w = run.output.wave_size.size;
+    assert_eq!(w, device.info.subgroup_size);
+    let words = |b: usize| -> Vec<u32> {
+        run.output.contents[b]
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    // Hand-derived: lane l of a full wave sums 0..l, excluding itself.
+    let sums = words(0);
+    for (i, &s) in sums.iter().enumerate() {
+        let lane = i as u32 % w;
+        assert_eq!(s, lane * lane.saturating_sub(1) / 2, "Sums[{i}]");
+    }
+    // Lanes with l % 3 != 1 are active: count and sum those below.
+    let counts = words(1);
+    for (i, &c) in counts.iter().enumerate() {
+        let lane = i as u32 % w;
+        let want = if lane % 3 == 1 {
+            0
+        } else {
+            let below: Vec<u32> = (0..lane).filter(|l| l % 3 != 1).collect();
+            below.len() as u32 * 1000 + below.iter().sum::<u32>()
+        };
+        assert_eq!(c, want, "Counts[{i}]");
+    }
+    // And the engine agrees bit for bit, at the device's wave size.
+    let report = lockstep::diff(&shader, &pipeline, &device, &DiffOptions::default()).unwrap();
+    assert!(!report.differs(), "{}", report.render(&shader, false));
+    assert_eq!(report.compared, 3);
+}
+
+#[test]
+fn a_difference_is_reported_with_the_statement_that_wrote_it() {
+    let Some(device) = lavapipe() else { return };
+    // WaveReadLaneAt of an inactive lane: the engine reads the lane's
+    // register, a device whatever it has. The checked run says so; the
+    // element may or may not differ, but the report names the read.
+    let source = "RWStructuredBuffer<uint> Out : register(u0);
+        [numthreads(8, 1, 1)]
+        void main(uint3 id : SV_DispatchThreadID) {
+            uint v = id.x * 7 + 1;
+            if (id.x < 4) {
+                Out[id.x] = WaveReadLaneAt(v, 6);
+            }
+        }";
+    let shader = lockstep::compile(
+        "inactive.hlsl",
+        source,
+        &CompileOptions::default(),
+        &MemoryLoader::default(),
+    )
+    .unwrap();
+    let pipeline = lockstep::pipeline::parse(
+        "DispatchParameters:\n  DispatchGroupCount: [1, 1, 1]\nBuffers:\n  - { Name: Out, Format: UInt32, FillSize: 32 }\nDescriptorSets:\n  - Resources:\n    - { Name: Out, Kind: RWStructuredBuffer, DirectXBinding: { Register: 0 } }\n",
+    )
+    .unwrap();
+    let report = lockstep::diff(&shader, &pipeline, &device, &DiffOptions::default()).unwrap();
+    assert!(
+        report.findings.iter().any(|f| f
+            .location
+            .as_deref()
+            .is_some_and(|l| l.starts_with("inactive.hlsl:6:"))),
+        "{}",
+        report.render(&shader, false)
+    );
+    for b in &report.buffers {
+        assert!(
+            b.written_at
+                .iter()
+                .all(|at| at.starts_with("inactive.hlsl:6:")),
+            "{:?}",
+            b.written_at
+        );
+    }
+}
+
+#[test]
+fn the_offload_corpus_runs_on_the_device() {
+    let Some(device) = lavapipe() else { return };
+    let opts = TestOptions {
+        vulkan: Some(Arc::new(device)),
+        ..TestOptions::default()
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/offload"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "test"))
+        .collect();
+    files.sort();
+    let mut failed = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let name = f.display().to_string();
+        let outcome = lockstep::run_test_file(&name, &text, &FsLoader, &opts);
+        match outcome {
+            TestOutcome::Fail(reason) => failed.push((name, reason)),
+            // Without FileCheck, tests that pipe into it are skipped.
+            TestOutcome::Skip(reason) => assert!(reason.contains("FileCheck"), "{name}: {reason}"),
+            _ => {}
+        }
+    }
+    // Lavapipe has no VK_NV_shader_subgroup_partitioned: WaveMatch cannot
+    // run there, and the error says why.
+    for (name, reason) in &failed {
+        assert!(
+            name.ends_with("wave_match.test")
+                && reason.contains("VK_NV_shader_subgroup_partitioned"),
+            "{name}: {reason}"
+        );
+    }
+    assert!(failed.len() <= 1 && files.len() >= 17, "{failed:?}");
+}
+
+#[test]
+fn examples_give_the_engine_s_buffers_on_the_device() {
+    let Some(device) = lavapipe() else { return };
+    let mut same = 0;
+    let mut differ = Vec::new();
+    for name in [
+        "compact_write",
+        "ordered_append",
+        "reserve_last_lane",
+        "atomic_per_wave",
+        "uniform_fast_path",
+    ] {
+        let yaml = root().join(format!("examples/{name}.yaml"));
+        let hlsl = root().join(format!("examples/{name}.hlsl"));
+        let pipeline = lockstep::pipeline::parse(&std::fs::read_to_string(yaml).unwrap()).unwrap();
+        let source = std::fs::read_to_string(&hlsl).unwrap();
+        let shader =
+            lockstep::compile(name, &source, &CompileOptions::default(), &FsLoader).unwrap();
+        let report = lockstep::diff(&shader, &pipeline, &device, &DiffOptions::default()).unwrap();
+        if report.differs() {
+            differ.push(name);
+        } else {
+            same += 1;
+        }
+    }
+    // Lavapipe stops a loop after 65535 iterations: uniform_fast_path's
+    // general path sums up to 100000 terms, so a newer Mesa may agree.
+    assert!(
+        differ.iter().all(|&n| n == "uniform_fast_path"),
+        "{differ:?}"
+    );
+    assert!(same >= 4);
+}
