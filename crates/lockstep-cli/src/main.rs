@@ -708,6 +708,12 @@ fn spirv(args: &SpirvArgs) -> u8 {
             }
         );
     }
+    if let Some(d) = &module.dims {
+        text += &format!(
+            "  set {} binding {}: the textures' sizes (storage buffer: width, height, depth or slices, 0 for each texture in this order)\n",
+            d.binding.set, d.binding.binding
+        );
+    }
     if module.partitioned {
         text += "  needs VK_NV_shader_subgroup_partitioned (WaveMatch, WaveMultiPrefix*)\n";
     }
@@ -1025,8 +1031,12 @@ fn run_on_device(
             COMPILE_TIME.get().as_secs_f64() * 1000.0
         );
         eprintln!(
-            "dispatch: {:.2} ms on the device's queue, {:.2} ms in all",
-            run.dispatch_time.as_secs_f64() * 1000.0,
+            "dispatch: {:.3} ms on the device, {:.2} ms in all (compiling the pipeline and copying buffers included)",
+            run.dispatch_times
+                .iter()
+                .sum::<std::time::Duration>()
+                .as_secs_f64()
+                * 1000.0,
             started.elapsed().as_secs_f64() * 1000.0
         );
         eprintln!("waves:    {} lanes", run.output.wave_size.size);

@@ -87,6 +87,19 @@ pub struct Spirv {
     /// The workgroup size, or `None` where it is a specialization constant
     /// (a `[numWaves]` shader emitted without a wave size).
     pub workgroup_size: Option<[u32; 3]>,
+    /// Where the texture sizes go, when the shader has textures.
+    pub dims: Option<DimsBinding>,
+}
+
+/// The storage buffer of texture sizes: for each texture, in order, four
+/// `uint`s: width, height, depth (3D) or slices (arrays), and 0; 1 for a
+/// dimension the texture does not have.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DimsBinding {
+    /// Its descriptor set and binding.
+    pub binding: VulkanBinding,
+    /// The textures, in the order of their sizes.
+    pub textures: Vec<ir::ResourceId>,
 }
 
 impl Spirv {

@@ -309,15 +309,22 @@ impl Emitter<'_> {
                 let r = self.m.resource(*resource);
                 (*resource, r.element, LayoutRule::CBuffer, None, None)
             }
-            PlaceRoot::Texel { resource, .. } => {
+            PlaceRoot::Texel {
+                resource,
+                coord,
+                level,
+            } => {
                 let r = self.m.resource(*resource);
-                return Err(Error::new(
-                    format!(
-                        "texture '{}': the SPIR-V back end does not support textures yet",
-                        r.name
-                    ),
-                    Some(r.span),
-                ));
+                let texel = array_stride(types, r.element, LayoutRule::Packed);
+                let (address, ok) =
+                    self.texel_address(*resource, coord, level.as_deref(), texel)?;
+                (
+                    *resource,
+                    r.element,
+                    LayoutRule::Packed,
+                    Some(address),
+                    Some(ok),
+                )
             }
             _ => unreachable!("variables are resolved by the caller"),
         };
@@ -409,6 +416,52 @@ impl Emitter<'_> {
         })
     }
 
+    /// The byte offset of the texel at `coord` (each coordinate checked
+    /// against its own dimension, the level against 0), and whether it is
+    /// in range.
+    fn texel_address(
+        &mut self,
+        resource: ir::ResourceId,
+        coord: &ir::Expr,
+        level: Option<&ir::Expr>,
+        texel: u32,
+    ) -> Result<(Word, Word), Error> {
+        let coords = self.expr(coord)?;
+        let from = self.flat_of(coord);
+        let u32_ty = self.scalar(ScalarType::UInt32);
+        let bool_ty = self.scalar(ScalarType::Bool);
+        let mut ok = self.boolc(true);
+        let mut xyz = Vec::new();
+        let mut dims = Vec::new();
+        for (axis, (&c, &s)) in coords.iter().zip(&from).take(3).enumerate() {
+            let c = self.convert_scalar(c, s, ScalarType::UInt32);
+            let size = self.texture_size(resource, axis as u32);
+            let inside = self.op(Op::ULessThan, bool_ty, ids(&[c, size]));
+            ok = self.op(Op::LogicalAnd, bool_ty, ids(&[ok, inside]));
+            xyz.push(c);
+            dims.push(size);
+        }
+        if let Some(level) = level {
+            let l = self.index_u32(level)?;
+            let zero = self.u32c(0);
+            let first = self.op(Op::IEqual, bool_ty, ids(&[l, zero]));
+            ok = self.op(Op::LogicalAnd, bool_ty, ids(&[ok, first]));
+        }
+        // ((z * height + y) * width + x) * texel
+        let mut index = self.u32c(0);
+        for axis in (0..xyz.len()).rev() {
+            index = if axis + 1 == xyz.len() {
+                xyz[axis]
+            } else {
+                let scaled = self.op(Op::IMul, u32_ty, ids(&[index, dims[axis]]));
+                self.op(Op::IAdd, u32_ty, ids(&[scaled, xyz[axis]]))
+            };
+        }
+        let t = self.u32c(texel);
+        let address = self.op(Op::IMul, u32_ty, ids(&[index, t]));
+        Ok((address, ok))
+    }
+
     /// The size of a buffer in bytes: the bound range for storage buffers,
     /// the layout's size for constant buffers.
     fn byte_len(&mut self, resource: ir::ResourceId, _place: &ir::Place) -> Result<Word, Error> {
@@ -492,6 +545,16 @@ impl Emitter<'_> {
             let ptr = self.pointer(StorageClass::StorageBuffer, u32_ty);
             self.op(Op::AccessChain, ptr, ids(&[var, zero, w]))
         }
+    }
+
+    /// A pointer to the 64-bit word at index `w` of a buffer's `uint64_t`
+    /// view (the same binding, declared again).
+    fn wide_pointer(&mut self, resource: usize, w: Word) -> Word {
+        let var = self.wide_view(resource);
+        let u64_ty = self.scalar(ScalarType::UInt64);
+        let ptr = self.pointer(StorageClass::StorageBuffer, u64_ty);
+        let zero = self.u32c(0);
+        self.op(Op::AccessChain, ptr, ids(&[var, zero, w]))
     }
 
     fn load_word(&mut self, resource: usize, uniform: bool, w: Word) -> Word {
@@ -716,26 +779,38 @@ impl Emitter<'_> {
                 if *uniform {
                     return Err(Error::new("an atomic on a constant buffer", Some(e.span)));
                 }
-                if s.bits() != 32 {
-                    return Err(Error::new(
-                        "64-bit atomics on buffers are not supported by the SPIR-V back end yet",
-                        Some(e.span),
-                    ));
-                }
-                let (a, in_bounds) = self.component_address(*dynamic, offset, s, *len, *ok);
+                let (a, mut in_bounds) = self.component_address(*dynamic, offset, s, *len, *ok);
                 let u32_ty = self.scalar(ScalarType::UInt32);
-                let two = self.u32c(2);
-                let w = self.op(Op::ShiftRightLogical, u32_ty, ids(&[a, two]));
-                let ptr = self.word_pointer(*resource, false, w);
+                let ptr = if s.bits() == 64 {
+                    // Through the buffer's 64-bit view: the address must
+                    // be a multiple of 8.
+                    let bool_ty = self.scalar(ScalarType::Bool);
+                    let seven = self.u32c(7);
+                    let zero = self.u32c(0);
+                    let low = self.op(Op::BitwiseAnd, u32_ty, ids(&[a, seven]));
+                    let aligned = self.op(Op::IEqual, bool_ty, ids(&[low, zero]));
+                    in_bounds = self.op(Op::LogicalAnd, bool_ty, ids(&[in_bounds, aligned]));
+                    let three = self.u32c(3);
+                    let w = self.op(Op::ShiftRightLogical, u32_ty, ids(&[a, three]));
+                    self.wide_pointer(*resource, w)
+                } else {
+                    let two = self.u32c(2);
+                    let w = self.op(Op::ShiftRightLogical, u32_ty, ids(&[a, two]));
+                    self.word_pointer(*resource, false, w)
+                };
                 (ptr, s, Scope::Device, Some(in_bounds))
             }
         };
-        // Buffer words are `uint`: the operands are their bits.
-        let word_ty = if matches!(p, Place::Buf { .. }) {
-            ScalarType::UInt32
-        } else {
-            s
+        // Buffer words are `uint`s (`uint64_t`s for 64-bit atomics): the
+        // operands are their bits.
+        let word_ty = match (&p, s.bits()) {
+            (Place::Buf { .. }, 64) => ScalarType::UInt64,
+            (Place::Buf { .. }, _) => ScalarType::UInt32,
+            _ => s,
         };
+        if word_ty.bits() == 64 {
+            self.capability(rspirv::spirv::Capability::Int64Atomics);
+        }
         let values: Vec<Word> = values
             .iter()
             .zip(args)
@@ -816,10 +891,13 @@ impl Emitter<'_> {
             }
             ResourceQuery::Stride => Ok(self.u32c(stride)),
             ResourceQuery::ByteSize => self.byte_len(resource, &place),
-            _ => Err(Error::new(
-                "texture sizes are not supported by the SPIR-V back end yet",
-                Some(span),
-            )),
+            ResourceQuery::Width => Ok(self.texture_size(resource, 0)),
+            ResourceQuery::Height => Ok(self.texture_size(resource, 1)),
+            ResourceQuery::Depth | ResourceQuery::Elements => Ok(self.texture_size(resource, 2)),
+            ResourceQuery::Levels => {
+                let _ = span;
+                Ok(self.u32c(1))
+            }
         }
     }
 }

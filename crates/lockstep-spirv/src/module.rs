@@ -60,6 +60,14 @@ pub(crate) struct Emitter<'m> {
     decorated: HashSet<Word>,
     pub f: FnState,
     pub partitioned: bool,
+    /// The textures, in resource order: their sizes' place in the dims
+    /// buffer.
+    textures: Vec<ir::ResourceId>,
+    dims: Option<Word>,
+    /// Each resource's binding.
+    binding_of: Vec<crate::VulkanBinding>,
+    /// The `uint64_t` views of buffers with 64-bit atomics.
+    wide: HashMap<usize, Word>,
 }
 
 /// Instruction operands from ids.
@@ -106,9 +114,15 @@ impl<'m> Emitter<'m> {
             decorated: HashSet::new(),
             f: FnState::default(),
             partitioned: false,
+            textures: Vec::new(),
+            dims: None,
+            binding_of: Vec::new(),
+            wide: HashMap::new(),
         };
         let bindings = crate::bindings(m, &opts.bindings)?;
+        e.binding_of = bindings.clone();
         e.declare_globals(&bindings)?;
+        let dims = e.declare_dims(&bindings);
         e.function_ids = (0..m.functions.len()).map(|_| e.b.id()).collect();
         let main = e.entry_wrapper(entry)?;
         let mut done = HashSet::new();
@@ -141,7 +155,10 @@ impl<'m> Emitter<'m> {
                 resource: ir::ResourceId(i as u32),
                 name: r.name.clone(),
                 binding: bindings[i],
-                uniform: r.kind == ir::ResourceKind::ConstantBuffer,
+                uniform: matches!(
+                    r.kind,
+                    ir::ResourceKind::ConstantBuffer | ir::ResourceKind::SamplerState
+                ),
             })
             .collect();
         Ok(Spirv {
@@ -149,6 +166,7 @@ impl<'m> Emitter<'m> {
             bindings,
             partitioned,
             workgroup_size,
+            dims,
         })
     }
 
@@ -606,7 +624,7 @@ impl<'m> Emitter<'m> {
         let m = self.m;
         for (i, r) in m.resources.iter().enumerate() {
             let declared = match r.kind {
-                K::ConstantBuffer => {
+                K::ConstantBuffer | K::SamplerState => {
                     let size =
                         ir::layout::size_align(&m.types, r.element, ir::LayoutRule::CBuffer).size;
                     let u32_ty = self.scalar(ScalarType::UInt32);
@@ -627,25 +645,13 @@ impl<'m> Emitter<'m> {
                 | K::Buffer
                 | K::RWBuffer
                 | K::ByteAddressBuffer
-                | K::RWByteAddressBuffer => {
-                    let u32_ty = self.scalar(ScalarType::UInt32);
-                    let arr = self.b.type_runtime_array(u32_ty);
-                    self.decorate_once(arr, Decoration::ArrayStride, 4);
-                    let block = self.b.type_struct([arr]);
-                    self.block(block);
-                    let ptr = self.pointer(StorageClass::StorageBuffer, block);
-                    let var = self
-                        .b
-                        .variable(ptr, None, StorageClass::StorageBuffer, None);
-                    if !r.kind.is_writable() {
-                        self.b.decorate(var, Decoration::NonWritable, []);
-                    }
-                    Some(ResourceVar {
-                        var,
-                        uniform: false,
-                    })
+                | K::RWByteAddressBuffer => Some(self.storage_buffer(!r.kind.is_writable())),
+                // Textures are their texels in row-major order, as in the
+                // engine, with their sizes in the module's dims buffer.
+                k if k.is_texture() => {
+                    self.textures.push(ir::ResourceId(i as u32));
+                    Some(self.storage_buffer(!r.kind.is_writable()))
                 }
-                // Textures and samplers are reported where they are used.
                 _ => None,
             };
             if let Some(rv) = &declared {
@@ -685,6 +691,108 @@ impl<'m> Emitter<'m> {
             self.groupshared.push(var);
         }
         Ok(())
+    }
+
+    /// A storage buffer of `uint` words, not yet bound.
+    fn storage_buffer(&mut self, read_only: bool) -> ResourceVar {
+        let u32_ty = self.scalar(ScalarType::UInt32);
+        let arr = self.b.type_runtime_array(u32_ty);
+        self.decorate_once(arr, Decoration::ArrayStride, 4);
+        let block = self.b.type_struct([arr]);
+        self.block(block);
+        let ptr = self.pointer(StorageClass::StorageBuffer, block);
+        let var = self
+            .b
+            .variable(ptr, None, StorageClass::StorageBuffer, None);
+        if read_only {
+            self.b.decorate(var, Decoration::NonWritable, []);
+        }
+        ResourceVar {
+            var,
+            uniform: false,
+        }
+    }
+
+    /// The `uint64_t` view of storage buffer `resource`, declared on first
+    /// use at the resource's own binding.
+    pub fn wide_view(&mut self, resource: usize) -> Word {
+        if let Some(&v) = self.wide.get(&resource) {
+            return v;
+        }
+        let u64_ty = self.scalar(ScalarType::UInt64);
+        let arr = self.b.type_runtime_array(u64_ty);
+        self.decorate_once(arr, Decoration::ArrayStride, 8);
+        let block = self.b.type_struct([arr]);
+        self.block(block);
+        let ptr = self.pointer(StorageClass::StorageBuffer, block);
+        let var = self.b.id();
+        self.b
+            .module_mut()
+            .types_global_values
+            .push(dr::Instruction::new(
+                Op::Variable,
+                Some(ptr),
+                Some(var),
+                vec![Operand::StorageClass(StorageClass::StorageBuffer)],
+            ));
+        let b = self.binding_of[resource];
+        self.b.decorate(
+            var,
+            Decoration::DescriptorSet,
+            [Operand::LiteralBit32(b.set)],
+        );
+        self.b
+            .decorate(var, Decoration::Binding, [Operand::LiteralBit32(b.binding)]);
+        self.interface.push(var);
+        self.wide.insert(resource, var);
+        var
+    }
+
+    /// The texture sizes every texture access reads: a storage buffer of
+    /// (width, height, depth or slices, 0) per texture, in resource order,
+    /// at the lowest binding of set 0 the resources leave free.
+    fn declare_dims(&mut self, bindings: &[crate::VulkanBinding]) -> Option<crate::DimsBinding> {
+        if self.textures.is_empty() {
+            return None;
+        }
+        let binding = (0..)
+            .find(|&n| !bindings.iter().any(|b| b.set == 0 && b.binding == n))
+            .unwrap_or(0);
+        let rv = self.storage_buffer(true);
+        self.b.decorate(
+            rv.var,
+            Decoration::DescriptorSet,
+            [Operand::LiteralBit32(0)],
+        );
+        self.b.decorate(
+            rv.var,
+            Decoration::Binding,
+            [Operand::LiteralBit32(binding)],
+        );
+        self.b.name(rv.var, "lockstep.dims");
+        self.interface.push(rv.var);
+        self.dims = Some(rv.var);
+        Some(crate::DimsBinding {
+            binding: crate::VulkanBinding { set: 0, binding },
+            textures: self.textures.clone(),
+        })
+    }
+
+    /// Texture `resource`'s size in dimension `axis` (0 width, 1 height,
+    /// 2 depth or slices), a `uint`.
+    pub fn texture_size(&mut self, resource: ir::ResourceId, axis: u32) -> Word {
+        let k = self
+            .textures
+            .iter()
+            .position(|&t| t == resource)
+            .unwrap_or(0) as u32;
+        let var = self.dims.unwrap_or(0);
+        let u32_ty = self.scalar(ScalarType::UInt32);
+        let ptr = self.pointer(StorageClass::StorageBuffer, u32_ty);
+        let zero = self.u32c(0);
+        let at = self.u32c(4 * k + axis);
+        let p = self.op(Op::AccessChain, ptr, ids(&[var, zero, at]));
+        self.op(Op::Load, u32_ty, ids(&[p]))
     }
 
     fn decorate_once(&mut self, ty: Word, d: Decoration, v: u32) {

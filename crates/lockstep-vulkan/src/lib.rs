@@ -66,8 +66,20 @@ pub struct Device {
     queue: vk::Queue,
     queue_family: u32,
     memory: vk::PhysicalDeviceMemoryProperties,
+    /// The queue's timestamp bits and nanoseconds per tick.
+    timestamps: (u32, f32),
     /// What the device is and supports.
     pub info: DeviceInfo,
+}
+
+/// What [`Device::open_on`] makes of the chosen physical device.
+struct Opened {
+    device: ash::Device,
+    queue: vk::Queue,
+    queue_family: u32,
+    memory: vk::PhysicalDeviceMemoryProperties,
+    timestamps: (u32, f32),
+    info: DeviceInfo,
 }
 
 fn c_string(chars: &[c_char]) -> String {
@@ -209,14 +221,15 @@ impl Device {
     pub fn open(selector: &str) -> Result<Device, Error> {
         let (entry, instance) = instance()?;
         match Self::open_on(&instance, selector) {
-            Ok((device, queue, queue_family, memory, info)) => Ok(Device {
+            Ok(o) => Ok(Device {
                 _entry: entry,
                 instance,
-                device,
-                queue,
-                queue_family,
-                memory,
-                info,
+                device: o.device,
+                queue: o.queue,
+                queue_family: o.queue_family,
+                memory: o.memory,
+                timestamps: o.timestamps,
+                info: o.info,
             }),
             Err(e) => {
                 // SAFETY: nothing made from the instance outlives it.
@@ -226,20 +239,7 @@ impl Device {
         }
     }
 
-    #[allow(clippy::type_complexity)]
-    fn open_on(
-        instance: &ash::Instance,
-        selector: &str,
-    ) -> Result<
-        (
-            ash::Device,
-            vk::Queue,
-            u32,
-            vk::PhysicalDeviceMemoryProperties,
-            DeviceInfo,
-        ),
-        Error,
-    > {
+    fn open_on(instance: &ash::Instance, selector: &str) -> Result<Opened, Error> {
         // SAFETY: plain Vulkan calls on a valid instance; the device is the
         // last object made, so nothing leaks on the error paths.
         unsafe {
@@ -328,7 +328,18 @@ impl Device {
                 .map_err(err("vkCreateDevice"))?;
             let queue = device.get_device_queue(queue_family, 0);
             let memory = instance.get_physical_device_memory_properties(physical);
-            Ok((device, queue, queue_family, memory, info))
+            let timestamps = (
+                families[queue_family as usize].timestamp_valid_bits,
+                props.limits.timestamp_period,
+            );
+            Ok(Opened {
+                device,
+                queue,
+                queue_family,
+                memory,
+                timestamps,
+                info,
+            })
         }
     }
 
@@ -340,20 +351,59 @@ impl Device {
             .ok_or_else(|| Error(format!("no memory type with {flags:?}")))
     }
 
-    /// Runs `job` once and returns each buffer's bytes afterwards, in the
-    /// job's order, and how long the dispatch took on the device's queue.
-    pub fn dispatch(&self, job: &Job<'_>) -> Result<(Vec<Vec<u8>>, Duration), Error> {
+    /// Runs `job` and returns each buffer's bytes afterwards, in the job's
+    /// order, and how long each dispatch took on the device.
+    pub fn dispatch(&self, job: &Job<'_>) -> Result<Dispatched, Error> {
         let mut objects = Objects::new(&self.device);
         let result = self.dispatch_with(job, &mut objects);
         objects.destroy();
         result
     }
 
-    fn dispatch_with(
+    /// A buffer of `size` bytes in memory with `flags` (any memory where
+    /// none has them), recorded in `o`.
+    fn buffer(
         &self,
-        job: &Job<'_>,
         o: &mut Objects<'_>,
-    ) -> Result<(Vec<Vec<u8>>, Duration), Error> {
+        size: u64,
+        usage: vk::BufferUsageFlags,
+        flags: vk::MemoryPropertyFlags,
+    ) -> Result<(vk::Buffer, vk::DeviceMemory), Error> {
+        let d = &self.device;
+        // SAFETY: valid create and allocate infos for this device; `o`
+        // destroys both.
+        unsafe {
+            let buffer = d
+                .create_buffer(
+                    &vk::BufferCreateInfo::default().size(size).usage(usage),
+                    None,
+                )
+                .map_err(err("vkCreateBuffer"))?;
+            o.buffers.push(buffer);
+            let req = d.get_buffer_memory_requirements(buffer);
+            let kind = self.memory_type(req.memory_type_bits, flags).or_else(|e| {
+                if flags.contains(vk::MemoryPropertyFlags::HOST_VISIBLE) {
+                    Err(e)
+                } else {
+                    self.memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::empty())
+                }
+            })?;
+            let memory = d
+                .allocate_memory(
+                    &vk::MemoryAllocateInfo::default()
+                        .allocation_size(req.size)
+                        .memory_type_index(kind),
+                    None,
+                )
+                .map_err(|e| Error(format!("vkAllocateMemory ({size} bytes): {e}")))?;
+            o.memories.push(memory);
+            d.bind_buffer_memory(buffer, memory, 0)
+                .map_err(err("vkBindBufferMemory"))?;
+            Ok((buffer, memory))
+        }
+    }
+
+    fn dispatch_with(&self, job: &Job<'_>, o: &mut Objects<'_>) -> Result<Dispatched, Error> {
         if let Some(w) = job.subgroup_size {
             let (lo, hi) = self.info.subgroup_sizes;
             if !(lo..=hi).contains(&w) || (w != self.info.subgroup_size && !self.info.size_control)
@@ -374,6 +424,8 @@ impl Device {
         // recorded in `o`, which destroys them after the queue is idle;
         // mapped pointers are used within their allocation's size.
         unsafe {
+            // Each buffer in device memory, filled from and read back into
+            // a host-visible staging buffer by the same submission.
             let mut buffers = Vec::new();
             for b in &job.buffers {
                 let size = (b.data.len().div_ceil(4) * 4).max(16) as u64;
@@ -382,35 +434,26 @@ impl Device {
                 } else {
                     vk::BufferUsageFlags::STORAGE_BUFFER
                 };
-                let buffer = d
-                    .create_buffer(
-                        &vk::BufferCreateInfo::default().size(size).usage(usage),
-                        None,
-                    )
-                    .map_err(err("vkCreateBuffer"))?;
-                o.buffers.push(buffer);
-                let req = d.get_buffer_memory_requirements(buffer);
-                let kind = self.memory_type(
-                    req.memory_type_bits,
+                let transfer =
+                    vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+                let (staging, staging_memory) = self.buffer(
+                    o,
+                    size,
+                    transfer,
                     vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
                 )?;
-                let memory = d
-                    .allocate_memory(
-                        &vk::MemoryAllocateInfo::default()
-                            .allocation_size(req.size)
-                            .memory_type_index(kind),
-                        None,
-                    )
-                    .map_err(err("vkAllocateMemory"))?;
-                o.memories.push(memory);
-                d.bind_buffer_memory(buffer, memory, 0)
-                    .map_err(err("vkBindBufferMemory"))?;
+                let (buffer, _) = self.buffer(
+                    o,
+                    size,
+                    usage | transfer,
+                    vk::MemoryPropertyFlags::DEVICE_LOCAL,
+                )?;
                 let ptr = d
-                    .map_memory(memory, 0, size, vk::MemoryMapFlags::empty())
+                    .map_memory(staging_memory, 0, size, vk::MemoryMapFlags::empty())
                     .map_err(err("vkMapMemory"))? as *mut u8;
                 std::ptr::write_bytes(ptr, 0, size as usize);
                 std::ptr::copy_nonoverlapping(b.data.as_ptr(), ptr, b.data.len());
-                buffers.push((buffer, ptr, size));
+                buffers.push((buffer, ptr, size, staging));
             }
             // One layout per set, 0 to the highest set used.
             let sets = job.buffers.iter().map(|b| b.set + 1).max().unwrap_or(0);
@@ -480,7 +523,7 @@ impl Device {
                 let infos: Vec<[vk::DescriptorBufferInfo; 1]> = buffers
                     .iter()
                     .zip(&job.buffers)
-                    .map(|(&(buffer, _, size), b)| {
+                    .map(|(&(buffer, _, size, _), b)| {
                         // A storage buffer's range is its bytes rounded to
                         // words: the module reads its length from it.
                         let range = if b.uniform {
@@ -571,6 +614,37 @@ impl Device {
                     .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
             )
             .map_err(err("vkBeginCommandBuffer"))?;
+            let runs = job.runs.max(1);
+            let queries = d
+                .create_query_pool(
+                    &vk::QueryPoolCreateInfo::default()
+                        .query_type(vk::QueryType::TIMESTAMP)
+                        .query_count(2 * runs),
+                    None,
+                )
+                .map_err(err("vkCreateQueryPool"))?;
+            o.queries = Some(queries);
+            d.cmd_reset_query_pool(cmd, queries, 0, 2 * runs);
+            for &(buffer, _, size, staging) in &buffers {
+                d.cmd_copy_buffer(
+                    cmd,
+                    staging,
+                    buffer,
+                    &[vk::BufferCopy::default().size(size)],
+                );
+            }
+            let shader_access = vk::AccessFlags::SHADER_READ
+                | vk::AccessFlags::SHADER_WRITE
+                | vk::AccessFlags::UNIFORM_READ;
+            barrier(
+                d,
+                cmd,
+                (
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::AccessFlags::TRANSFER_WRITE,
+                ),
+                (vk::PipelineStageFlags::COMPUTE_SHADER, shader_access),
+            );
             d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
             if !descriptor_sets.is_empty() {
                 d.cmd_bind_descriptor_sets(
@@ -583,18 +657,53 @@ impl Device {
                 );
             }
             let [x, y, z] = job.groups;
-            d.cmd_dispatch(cmd, x, y, z);
-            let barrier = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-                .dst_access_mask(vk::AccessFlags::HOST_READ);
-            d.cmd_pipeline_barrier(
+            for run in 0..runs {
+                d.cmd_write_timestamp(cmd, vk::PipelineStageFlags::TOP_OF_PIPE, queries, 2 * run);
+                d.cmd_dispatch(cmd, x, y, z);
+                d.cmd_write_timestamp(
+                    cmd,
+                    vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                    queries,
+                    2 * run + 1,
+                );
+                barrier(
+                    d,
+                    cmd,
+                    (
+                        vk::PipelineStageFlags::COMPUTE_SHADER,
+                        vk::AccessFlags::SHADER_WRITE,
+                    ),
+                    (vk::PipelineStageFlags::COMPUTE_SHADER, shader_access),
+                );
+            }
+            barrier(
+                d,
                 cmd,
-                vk::PipelineStageFlags::COMPUTE_SHADER,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &[barrier],
-                &[],
-                &[],
+                (
+                    vk::PipelineStageFlags::COMPUTE_SHADER,
+                    vk::AccessFlags::SHADER_WRITE,
+                ),
+                (
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::AccessFlags::TRANSFER_READ,
+                ),
+            );
+            for &(buffer, _, size, staging) in &buffers {
+                d.cmd_copy_buffer(
+                    cmd,
+                    buffer,
+                    staging,
+                    &[vk::BufferCopy::default().size(size)],
+                );
+            }
+            barrier(
+                d,
+                cmd,
+                (
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::AccessFlags::TRANSFER_WRITE,
+                ),
+                (vk::PipelineStageFlags::HOST, vk::AccessFlags::HOST_READ),
             );
             d.end_command_buffer(cmd)
                 .map_err(err("vkEndCommandBuffer"))?;
@@ -621,12 +730,29 @@ impl Device {
                 Err(e) => return Err(Error(format!("vkWaitForFences: {e}"))),
             }
             let took = started.elapsed();
-            let out = buffers
+            let buffers = buffers
                 .iter()
                 .zip(&job.buffers)
-                .map(|(&(_, ptr, _), b)| std::slice::from_raw_parts(ptr, b.data.len()).to_vec())
+                .map(|(&(_, ptr, _, _), b)| std::slice::from_raw_parts(ptr, b.data.len()).to_vec())
                 .collect();
-            Ok((out, took))
+            let mut stamps = vec![0u64; 2 * runs as usize];
+            let times = match d.get_query_pool_results(
+                queries,
+                0,
+                &mut stamps,
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+            ) {
+                Ok(()) if self.timestamps.0 > 0 => stamps
+                    .chunks_exact(2)
+                    .map(|p| {
+                        let ticks = p[1].wrapping_sub(p[0]) & mask(self.timestamps.0);
+                        Duration::from_nanos((ticks as f64 * f64::from(self.timestamps.1)) as u64)
+                    })
+                    .collect(),
+                // No timestamps: the submission's time, shared out.
+                _ => vec![took / runs; runs as usize],
+            };
+            Ok(Dispatched { buffers, times })
         }
     }
 }
@@ -675,6 +801,54 @@ pub struct Job<'a> {
     pub full_subgroups: bool,
     /// The workgroup size for specialization constants 0, 1 and 2.
     pub spec_workgroup: Option<[u32; 3]>,
+    /// How many times to dispatch, one after the other (for timing: a run
+    /// reads what the one before wrote); 0 counts as 1.
+    pub runs: u32,
+}
+
+/// What [`Device::dispatch`] gives back.
+#[derive(Clone, Debug)]
+pub struct Dispatched {
+    /// Each buffer's bytes after the last run, in the job's order.
+    pub buffers: Vec<Vec<u8>>,
+    /// Each run's time on the device, from its timestamps (or the whole
+    /// submission's, shared out, where the queue has none).
+    pub times: Vec<Duration>,
+}
+
+fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+/// A pipeline barrier over all memory from `src` to `dst`.
+///
+/// # Safety
+/// `cmd` is a command buffer of `d` being recorded.
+unsafe fn barrier(
+    d: &ash::Device,
+    cmd: vk::CommandBuffer,
+    src: (vk::PipelineStageFlags, vk::AccessFlags),
+    dst: (vk::PipelineStageFlags, vk::AccessFlags),
+) {
+    let b = vk::MemoryBarrier::default()
+        .src_access_mask(src.1)
+        .dst_access_mask(dst.1);
+    // SAFETY: as the caller promises.
+    unsafe {
+        d.cmd_pipeline_barrier(
+            cmd,
+            src.0,
+            dst.0,
+            vk::DependencyFlags::empty(),
+            &[b],
+            &[],
+            &[],
+        );
+    }
 }
 
 /// One buffer of a [`Job`], bound at its descriptor set and binding.
@@ -702,6 +876,7 @@ struct Objects<'d> {
     pipeline: Option<vk::Pipeline>,
     command_pool: Option<vk::CommandPool>,
     fence: Option<vk::Fence>,
+    queries: Option<vk::QueryPool>,
 }
 
 impl<'d> Objects<'d> {
@@ -717,6 +892,7 @@ impl<'d> Objects<'d> {
             pipeline: None,
             command_pool: None,
             fence: None,
+            queries: None,
         }
     }
 
@@ -728,6 +904,9 @@ impl<'d> Objects<'d> {
             let _ = d.device_wait_idle();
             if let Some(f) = self.fence {
                 d.destroy_fence(f, None);
+            }
+            if let Some(q) = self.queries {
+                d.destroy_query_pool(q, None);
             }
             if let Some(p) = self.command_pool {
                 d.destroy_command_pool(p, None);

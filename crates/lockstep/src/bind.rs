@@ -416,6 +416,21 @@ impl Bindings {
             .collect()
     }
 
+    /// A texture resource's width, height and depth (or slices).
+    pub fn texture_dims(&self, resource: usize) -> [u32; 3] {
+        self.dims.get(resource).copied().unwrap_or([0; 3])
+    }
+
+    /// A sampler resource's state, as its element struct lays it out.
+    pub fn sampler_state(&self, resource: usize) -> Option<&[u8]> {
+        let first = self.chunks.iter().map(|c| c.1).sum::<usize>();
+        let m = *self.memory_of.get(resource)?;
+        self.samplers
+            .get(m.checked_sub(first)?)
+            .map(Vec::as_slice)
+            .filter(|_| self.buffer_of[resource] == usize::MAX)
+    }
+
     pub fn buffer_bytes(&self, memories: &[Memory<'_>], b: usize) -> Vec<u8> {
         let (first, count) = self.chunks[b];
         let mut bytes = Vec::new();

@@ -214,7 +214,7 @@ pub fn diff(
         buffers,
         findings: findings.into_iter().map(|f| reported(shader, f)).collect(),
         compared: outputs.iter().filter(|&&o| o).count(),
-        dispatch_time: on_device.dispatch_time,
+        dispatch_time: on_device.dispatch_times.iter().sum(),
     })
 }
 

@@ -19,8 +19,8 @@ use crate::{BufferContents, RunError, RunOutput, Shader};
 pub struct VulkanRun<'p> {
     /// The buffers and the rules' outcomes, as a CPU run gives them.
     pub output: RunOutput<'p>,
-    /// How long the dispatch took on the device's queue.
-    pub dispatch_time: Duration,
+    /// How long each dispatch took on the device (its timestamps).
+    pub dispatch_times: Vec<Duration>,
 }
 
 /// Runs `shader` on `device` with `pipeline`'s buffers. The wave size is
@@ -31,6 +31,20 @@ pub fn run_vulkan<'p>(
     pipeline: &'p Pipeline,
     device: &Device,
     wave_size: Option<u32>,
+) -> Result<VulkanRun<'p>, RunError> {
+    run_vulkan_repeated(shader, pipeline, device, wave_size, 1)
+}
+
+/// [`run_vulkan`], dispatching `runs` times in one submission, each run
+/// after the one before (for timing: a run reads what the one before
+/// wrote, so only the timings of a shader that does not read its outputs
+/// mean one dispatch).
+pub fn run_vulkan_repeated<'p>(
+    shader: &Shader,
+    pipeline: &'p Pipeline,
+    device: &Device,
+    wave_size: Option<u32>,
+    runs: u32,
 ) -> Result<VulkanRun<'p>, RunError> {
     let entry = shader
         .module
@@ -80,7 +94,17 @@ pub fn run_vulkan<'p>(
         )));
     }
     let data = resource_bytes(shader, pipeline, &bindings);
-    let buffers: Vec<JobBuffer<'_>> = module
+    let dims: Vec<u8> = module.dims.as_ref().map_or_else(Vec::new, |d| {
+        d.textures
+            .iter()
+            .flat_map(|t| {
+                let [w, h, z] = bindings.texture_dims(t.index());
+                [w, h.max(1), z.max(1), 0]
+            })
+            .flat_map(u32::to_le_bytes)
+            .collect()
+    });
+    let mut buffers: Vec<JobBuffer<'_>> = module
         .bindings
         .iter()
         .map(|b| JobBuffer {
@@ -90,6 +114,14 @@ pub fn run_vulkan<'p>(
             data: &data[b.resource.index()],
         })
         .collect();
+    if let Some(d) = &module.dims {
+        buffers.push(JobBuffer {
+            set: d.binding.set,
+            binding: d.binding.binding,
+            uniform: false,
+            data: &dims,
+        });
+    }
     let group = entry.group.extent(size);
     let job = Job {
         spirv: &module.words,
@@ -99,10 +131,12 @@ pub fn run_vulkan<'p>(
         subgroup_size: (size != info.subgroup_size || entry.wave_size.is_some()).then_some(size),
         full_subgroups: group[0] % size == 0,
         spec_workgroup: None,
+        runs,
     };
-    let (after, dispatch_time) = device
+    let done = device
         .dispatch(&job)
         .map_err(|e| RunError::new(format!("{}: {e}", info.name)))?;
+    let after = done.buffers;
     // Each pipeline buffer: its bytes, with what each writable resource
     // bound to it holds afterwards.
     let contents: Vec<BufferContents<'p>> = pipeline
@@ -136,7 +170,7 @@ pub fn run_vulkan<'p>(
             contents,
             outcomes,
         },
-        dispatch_time,
+        dispatch_times: done.times,
     })
 }
 
@@ -189,7 +223,13 @@ fn resource_bytes(shader: &Shader, pipeline: &Pipeline, bindings: &Bindings) -> 
         if r.counter_of.is_some() {
             out[i] = counters.next().copied().unwrap_or(0).to_le_bytes().to_vec();
         }
-        if r.kind == ResourceKind::ConstantBuffer {
+        if let Some(state) = bindings.sampler_state(i) {
+            out[i] = state.to_vec();
+        }
+        if matches!(
+            r.kind,
+            ResourceKind::ConstantBuffer | ResourceKind::SamplerState
+        ) {
             let size = lockstep_ir::layout::size_align(
                 &shader.module.types,
                 r.element,

@@ -305,14 +305,15 @@ fn given_bindings_are_kept_and_duplicates_are_errors() {
 #[test]
 fn what_the_back_end_lacks_is_an_error_at_its_source() {
     let e = emit(
-        "Texture2D<float> Depth : register(t0);
-         RWStructuredBuffer<float> Out : register(u0);
+        "RWStructuredBuffer<double> Out : register(u0);
          [numthreads(4, 1, 1)]
-         void main(uint i : SV_DispatchThreadID) { Out[i] = Depth[uint2(i, 0)]; }",
+         void main(uint i : SV_DispatchThreadID) {
+             Out[i] = sin(Out[i]);
+         }",
     )
     .unwrap_err();
-    assert!(e.contains("test.hlsl:1:"), "{e}");
-    assert!(e.contains("texture 'Depth'"), "{e}");
+    assert!(e.contains("test.hlsl:4:"), "{e}");
+    assert!(e.contains("no double-precision transcendental"), "{e}");
     let e = emit(
         "// flags: -T vs_6_0
          float4 main(uint i : SV_VertexID) : SV_Position { return float4(i, 0, 0, 1); }",

@@ -196,13 +196,18 @@ fn examples_give_the_engine_s_buffers_on_the_device() {
         "reserve_last_lane",
         "atomic_per_wave",
         "uniform_fast_path",
+        "tile_minmax_one_wave",
+        "tile_minmax_two_waves",
     ] {
         let yaml = root().join(format!("examples/{name}.yaml"));
         let hlsl = root().join(format!("examples/{name}.hlsl"));
         let pipeline = lockstep::pipeline::parse(&std::fs::read_to_string(yaml).unwrap()).unwrap();
         let source = std::fs::read_to_string(&hlsl).unwrap();
-        let shader =
-            lockstep::compile(name, &source, &CompileOptions::default(), &FsLoader).unwrap();
+        let opts = CompileOptions {
+            entry: pipeline.entry.clone().unwrap_or_else(|| "main".into()),
+            ..CompileOptions::default()
+        };
+        let shader = lockstep::compile(name, &source, &opts, &FsLoader).unwrap();
         let report = lockstep::diff(&shader, &pipeline, &device, &DiffOptions::default()).unwrap();
         if report.differs() {
             differ.push(name);
@@ -216,5 +221,5 @@ fn examples_give_the_engine_s_buffers_on_the_device() {
         differ.iter().all(|&n| n == "uniform_fast_path"),
         "{differ:?}"
     );
-    assert!(same >= 4);
+    assert!(same >= 6);
 }
