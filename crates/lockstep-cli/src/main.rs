@@ -679,6 +679,7 @@ fn spirv(args: &SpirvArgs) -> u8 {
         wave_size: args.wave_size,
         maximal_reconvergence: args.maximal_reconvergence,
         bindings: Vec::new(),
+        step_budget: None,
     };
     let module = match lockstep::emit_spirv(&shader, &options) {
         Ok(m) => m,
@@ -1010,7 +1011,12 @@ fn run_on_device(
         }
     };
     let started = std::time::Instant::now();
-    let result = lockstep::run_vulkan(shader, pipeline, &device, args.device.wave_size);
+    let opts = lockstep::VulkanOptions {
+        wave_size: args.device.wave_size,
+        step_budget: args.max_steps,
+        runs: 1,
+    };
+    let result = lockstep::run_vulkan(shader, pipeline, &device, &opts);
     let run = match result {
         Ok(r) => r,
         Err(e) => {

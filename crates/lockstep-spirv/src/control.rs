@@ -1,9 +1,11 @@
 //! Statements: structured control flow as SPIR-V selection and loop
 //! constructs, barriers and returns.
 
-use lockstep_ir::{self as ir, Stmt};
+use lockstep_ir::{self as ir, ScalarType, Stmt};
 use rspirv::dr::Operand;
-use rspirv::spirv::{LoopControl, MemorySemantics, Op, Scope, SelectionControl, Word};
+use rspirv::spirv::{
+    LoopControl, MemorySemantics, Op, Scope, SelectionControl, StorageClass, Word,
+};
 
 use crate::Error;
 use crate::module::{Emitter, ids};
@@ -184,10 +186,11 @@ impl Emitter<'_> {
         );
         self.branch(first);
         self.start(first);
+        let guarded = self.step_guard(merge, span);
         self.f.breakables.push(Breakable::Loop {
             merge,
             cont,
-            broke: false,
+            broke: guarded,
             continuing: false,
         });
         self.block_stmts(body)?;
@@ -226,6 +229,54 @@ impl Emitter<'_> {
             self.unreachable();
         }
         Ok(())
+    }
+
+    /// With a step budget: counts the iteration, and past the budget
+    /// records the loop in the status buffer and leaves it. Returns whether
+    /// it branches to `merge`.
+    fn step_guard(&mut self, merge: Word, span: ir::Span) -> bool {
+        let (Some((steps, status)), Some(budget)) = (self.guard, self.opts.step_budget) else {
+            return false;
+        };
+        self.loops.push(span);
+        let index = self.loops.len() as u32;
+        let u32_ty = self.scalar(ScalarType::UInt32);
+        let bool_ty = self.scalar(ScalarType::Bool);
+        let one = self.u32c(1);
+        let n = self.op(Op::Load, u32_ty, ids(&[steps]));
+        let n = self.op(Op::IAdd, u32_ty, ids(&[n, one]));
+        self.op_void(Op::Store, ids(&[steps, n]));
+        let limit = self.u32c(budget);
+        let over = self.op(Op::UGreaterThan, bool_ty, ids(&[n, limit]));
+        let (stop, go) = (self.label(), self.label());
+        self.selection_merge(go);
+        self.branch_if(over, stop, go);
+        self.start(stop);
+        let ptr_ty = self.pointer(StorageClass::StorageBuffer, u32_ty);
+        let zero = self.u32c(0);
+        let word0 = self.op(Op::AccessChain, ptr_ty, ids(&[status, zero, zero]));
+        let word1 = self.op(Op::AccessChain, ptr_ty, ids(&[status, zero, one]));
+        let which = self.u32c(index);
+        // The first loop to stop names itself; the loops around it stop
+        // after it, and so does every other thread.
+        let device = self.u32c(Scope::Device as u32);
+        let relaxed = self.u32c(0);
+        let was = self.op(
+            Op::AtomicExchange,
+            u32_ty,
+            ids(&[word0, device, relaxed, one]),
+        );
+        let first = self.op(Op::IEqual, bool_ty, ids(&[was, zero]));
+        let (name, named) = (self.label(), self.label());
+        self.selection_merge(named);
+        self.branch_if(first, name, named);
+        self.start(name);
+        self.op_void(Op::Store, ids(&[word1, which]));
+        self.branch(named);
+        self.start(named);
+        self.branch(merge);
+        self.start(go);
+        true
     }
 
     fn switch_stmt(&mut self, selector: &ir::Expr, cases: &[ir::SwitchCase]) -> Result<(), Error> {

@@ -49,6 +49,10 @@ pub struct Options {
     /// The descriptor binding of each resource, by [`ir::ResourceId`]; a
     /// resource missing here takes the default of [`bindings`].
     pub bindings: Vec<(ir::ResourceId, VulkanBinding)>,
+    /// Loop iterations one invocation may run, over all its loops, before
+    /// every loop it is in exits and the module reports it in its status
+    /// buffer ([`Spirv::status`]); `None` for no limit.
+    pub step_budget: Option<u32>,
 }
 
 /// Where a resource is bound: the descriptor set and the binding number.
@@ -89,6 +93,19 @@ pub struct Spirv {
     pub workgroup_size: Option<[u32; 3]>,
     /// Where the texture sizes go, when the shader has textures.
     pub dims: Option<DimsBinding>,
+    /// With a step budget: the storage buffer of two `uint`s, zero before
+    /// the dispatch, that the module sets when an invocation runs past it:
+    /// 1, then the loop's index in `loops` plus one.
+    pub status: Option<StatusBinding>,
+}
+
+/// The status buffer of a module with a step budget.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatusBinding {
+    /// Its descriptor set and binding.
+    pub binding: VulkanBinding,
+    /// The source span of each loop, in the order the status names them.
+    pub loops: Vec<ir::Span>,
 }
 
 /// The storage buffer of texture sizes: for each texture, in order, four

@@ -68,6 +68,11 @@ pub(crate) struct Emitter<'m> {
     binding_of: Vec<crate::VulkanBinding>,
     /// The `uint64_t` views of buffers with 64-bit atomics.
     wide: HashMap<usize, Word>,
+    /// With a step budget: the invocation's iteration count (a private
+    /// `uint`) and the status buffer.
+    pub guard: Option<(Word, Word)>,
+    /// The spans of the loops guarded, in order.
+    pub loops: Vec<ir::Span>,
 }
 
 /// Instruction operands from ids.
@@ -118,11 +123,14 @@ impl<'m> Emitter<'m> {
             dims: None,
             binding_of: Vec::new(),
             wide: HashMap::new(),
+            guard: None,
+            loops: Vec::new(),
         };
         let bindings = crate::bindings(m, &opts.bindings)?;
         e.binding_of = bindings.clone();
         e.declare_globals(&bindings)?;
         let dims = e.declare_dims(&bindings);
+        let status_binding = e.declare_status(&bindings, dims.as_ref());
         e.function_ids = (0..m.functions.len()).map(|_| e.b.id()).collect();
         let main = e.entry_wrapper(entry)?;
         let mut done = HashSet::new();
@@ -146,6 +154,7 @@ impl<'m> Emitter<'m> {
             e.b.extension(x);
         }
         let partitioned = e.partitioned;
+        let loops = std::mem::take(&mut e.loops);
         let words = e.b.module().assemble();
         let bindings = m
             .resources
@@ -161,12 +170,14 @@ impl<'m> Emitter<'m> {
                 ),
             })
             .collect();
+        let status = status_binding.map(|binding| crate::StatusBinding { binding, loops });
         Ok(Spirv {
             words,
             bindings,
             partitioned,
             workgroup_size,
             dims,
+            status,
         })
     }
 
@@ -776,6 +787,45 @@ impl<'m> Emitter<'m> {
             binding: crate::VulkanBinding { set: 0, binding },
             textures: self.textures.clone(),
         })
+    }
+
+    /// With a step budget, the status buffer at the lowest binding of set 0
+    /// that the resources and the dims buffer leave free, and the private
+    /// iteration count.
+    fn declare_status(
+        &mut self,
+        bindings: &[crate::VulkanBinding],
+        dims: Option<&crate::DimsBinding>,
+    ) -> Option<crate::VulkanBinding> {
+        self.opts.step_budget?;
+        let taken = |n: u32| {
+            bindings.iter().any(|b| b.set == 0 && b.binding == n)
+                || dims.is_some_and(|d| d.binding.binding == n && d.binding.set == 0)
+        };
+        let binding = (0..).find(|&n| !taken(n)).unwrap_or(0);
+        let rv = self.storage_buffer(false);
+        self.b.decorate(
+            rv.var,
+            Decoration::DescriptorSet,
+            [Operand::LiteralBit32(0)],
+        );
+        self.b.decorate(
+            rv.var,
+            Decoration::Binding,
+            [Operand::LiteralBit32(binding)],
+        );
+        self.b.name(rv.var, "lockstep.status");
+        self.interface.push(rv.var);
+        let u32_ty = self.scalar(ScalarType::UInt32);
+        let ptr = self.pointer(StorageClass::Private, u32_ty);
+        let zero = self.u32c(0);
+        let steps = self
+            .b
+            .variable(ptr, None, StorageClass::Private, Some(zero));
+        self.b.name(steps, "lockstep.steps");
+        self.interface.push(steps);
+        self.guard = Some((steps, rv.var));
+        Some(crate::VulkanBinding { set: 0, binding })
     }
 
     /// Texture `resource`'s size in dimension `axis` (0 width, 1 height,

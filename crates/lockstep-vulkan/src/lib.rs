@@ -55,6 +55,14 @@ pub struct DeviceInfo {
     pub maximal_reconvergence: bool,
     /// `VK_NV_compute_shader_derivatives` with quad derivative groups.
     pub derivative_quads: bool,
+    /// `maxComputeWorkGroupCount`: groups one dispatch may have in x, y, z.
+    pub max_group_count: [u32; 3],
+    /// `maxComputeWorkGroupSize`: a group's largest extent in x, y, z.
+    pub max_group_size: [u32; 3],
+    /// `maxComputeWorkGroupInvocations`: threads in one group.
+    pub max_group_threads: u32,
+    /// `maxComputeSharedMemorySize`: bytes of workgroup memory.
+    pub max_shared_memory: u32,
 }
 
 /// An instance, the chosen device and a compute queue.
@@ -191,6 +199,10 @@ fn describe(instance: &ash::Instance, index: usize, physical: vk::PhysicalDevice
             partitioned: has(vk::NV_SHADER_SUBGROUP_PARTITIONED_NAME),
             maximal_reconvergence: has(vk::KHR_SHADER_MAXIMAL_RECONVERGENCE_NAME),
             derivative_quads: has_derivatives && derivatives.compute_derivative_group_quads != 0,
+            max_group_count: props.limits.max_compute_work_group_count,
+            max_group_size: props.limits.max_compute_work_group_size,
+            max_group_threads: props.limits.max_compute_work_group_invocations,
+            max_shared_memory: props.limits.max_compute_shared_memory_size,
         }
     }
 }

@@ -96,7 +96,7 @@ impl RunError {
         }
     }
 
-    fn at(mut self, span: Span) -> RunError {
+    pub(crate) fn at(mut self, span: Span) -> RunError {
         self.span = Some(span);
         self
     }

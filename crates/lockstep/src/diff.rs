@@ -149,7 +149,12 @@ pub fn diff(
     device: &lockstep_vulkan::Device,
     opts: &DiffOptions,
 ) -> Result<DiffReport, RunError> {
-    let on_device = run_vulkan(shader, pipeline, device, opts.wave_size)?;
+    let vulkan = crate::VulkanOptions {
+        wave_size: opts.wave_size,
+        step_budget: opts.step_budget,
+        runs: 1,
+    };
+    let on_device = run_vulkan(shader, pipeline, device, &vulkan)?;
     let w = on_device.output.wave_size.size;
     let bindings = Bindings::new(shader, pipeline)?;
     let checked = Program::compile_checked(&shader.module)?;

@@ -71,7 +71,7 @@ pub use pragma::Pragmas;
 pub use render::{DiagnosticJson, LabelJson, diagnostics_json, render_diagnostics};
 pub use spirv::emit_spirv;
 #[cfg(feature = "vulkan")]
-pub use vulkan::{VulkanRun, run_vulkan, run_vulkan_repeated};
+pub use vulkan::{VulkanOptions, VulkanRun, run_vulkan};
 
 use lockstep_syntax::preprocess::{PreprocessOptions, SourceLoader};
 use lockstep_syntax::{Diagnostic, Diagnostics, SourceMap};

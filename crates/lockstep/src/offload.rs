@@ -947,7 +947,11 @@ fn offload_step(
     }
     #[cfg(feature = "vulkan")]
     if let Some(device) = &opts.vulkan {
-        let run = crate::run_vulkan(shader, &pipeline, device, None)
+        let vulkan = crate::VulkanOptions {
+            step_budget: opts.run.step_budget,
+            ..crate::VulkanOptions::default()
+        };
+        let run = crate::run_vulkan(shader, &pipeline, device, &vulkan)
             .map_err(|e| render_run_error(shader, &e))?;
         return check_output(step, &pipeline, &run.output, opts);
     }

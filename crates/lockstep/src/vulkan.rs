@@ -23,29 +23,40 @@ pub struct VulkanRun<'p> {
     pub dispatch_times: Vec<Duration>,
 }
 
+/// How a dispatch runs on a Vulkan device.
+#[derive(Clone, Debug)]
+pub struct VulkanOptions {
+    /// The wave size to ask for (default: the device's subgroup size, or
+    /// the shader's `[WaveSize]`).
+    pub wave_size: Option<u32>,
+    /// Loop iterations one thread may run, over all its loops, before the
+    /// dispatch stops with an error naming the loop (at most 2^32 - 2).
+    pub step_budget: u64,
+    /// Dispatches in one submission, each after the one before (for timing:
+    /// a run reads what the one before wrote).
+    pub runs: u32,
+}
+
+impl Default for VulkanOptions {
+    fn default() -> VulkanOptions {
+        VulkanOptions {
+            wave_size: None,
+            step_budget: crate::RunOptions::default().step_budget,
+            runs: 1,
+        }
+    }
+}
+
 /// Runs `shader` on `device` with `pipeline`'s buffers. The wave size is
-/// the device's subgroup size, or `wave_size` (or the shader's
-/// `[WaveSize]`) where the device can require one.
+/// the device's subgroup size, or the one `opts` or the shader's
+/// `[WaveSize]` asks for where the device can require one.
 pub fn run_vulkan<'p>(
     shader: &Shader,
     pipeline: &'p Pipeline,
     device: &Device,
-    wave_size: Option<u32>,
+    opts: &VulkanOptions,
 ) -> Result<VulkanRun<'p>, RunError> {
-    run_vulkan_repeated(shader, pipeline, device, wave_size, 1)
-}
-
-/// [`run_vulkan`], dispatching `runs` times in one submission, each run
-/// after the one before (for timing: a run reads what the one before
-/// wrote, so only the timings of a shader that does not read its outputs
-/// mean one dispatch).
-pub fn run_vulkan_repeated<'p>(
-    shader: &Shader,
-    pipeline: &'p Pipeline,
-    device: &Device,
-    wave_size: Option<u32>,
-    runs: u32,
-) -> Result<VulkanRun<'p>, RunError> {
+    let wave_size = opts.wave_size;
     let entry = shader
         .module
         .entry
@@ -77,11 +88,14 @@ pub fn run_vulkan_repeated<'p>(
         ))
     })?;
     let size = choice.size;
+    check_limits(shader, pipeline, info, entry.group.extent(size))?;
     let given = vulkan_bindings(shader, pipeline, &bindings);
+    let budget = opts.step_budget.min(u64::from(u32::MAX - 1)) as u32;
     let options = Options {
         wave_size: Some(size),
         maximal_reconvergence: info.maximal_reconvergence,
         bindings: given,
+        step_budget: Some(budget),
     };
     let module = crate::emit_spirv(shader, &options).map_err(|e| {
         let d = e.diagnostics.first();
@@ -122,6 +136,15 @@ pub fn run_vulkan_repeated<'p>(
             data: &dims,
         });
     }
+    let status_at = buffers.len();
+    if let Some(s) = &module.status {
+        buffers.push(JobBuffer {
+            set: s.binding.set,
+            binding: s.binding.binding,
+            uniform: false,
+            data: &[0; 8],
+        });
+    }
     let group = entry.group.extent(size);
     let job = Job {
         spirv: &module.words,
@@ -131,12 +154,30 @@ pub fn run_vulkan_repeated<'p>(
         subgroup_size: (size != info.subgroup_size || entry.wave_size.is_some()).then_some(size),
         full_subgroups: group[0] % size == 0,
         spec_workgroup: None,
-        runs,
+        runs: opts.runs,
     };
     let done = device
         .dispatch(&job)
         .map_err(|e| RunError::new(format!("{}: {e}", info.name)))?;
     let after = done.buffers;
+    if let (Some(status), Some(words)) = (&module.status, after.get(status_at))
+        && words.len() >= 8
+        && words[..4] != [0; 4]
+    {
+        let which = u32::from_le_bytes([words[4], words[5], words[6], words[7]]);
+        let mut e = RunError::new(format!(
+            "a thread ran past the step budget of {budget} loop iterations on {}",
+            info.name
+        ))
+        .with_note("raise it with --max-steps N, or look for a loop that never ends or waits for another group");
+        if let Some(&span) = which
+            .checked_sub(1)
+            .and_then(|i| status.loops.get(i as usize))
+        {
+            e = e.at(span);
+        }
+        return Err(e);
+    }
     // Each pipeline buffer: its bytes, with what each writable resource
     // bound to it holds afterwards.
     let contents: Vec<BufferContents<'p>> = pipeline
@@ -172,6 +213,56 @@ pub fn run_vulkan_repeated<'p>(
         },
         dispatch_times: done.times,
     })
+}
+
+/// What the dispatch asks of the device, against its limits: a dispatch
+/// past them is undefined in Vulkan, so it is an error here.
+fn check_limits(
+    shader: &Shader,
+    pipeline: &Pipeline,
+    info: &lockstep_vulkan::DeviceInfo,
+    group: [u32; 3],
+) -> Result<(), RunError> {
+    let axes = ["x", "y", "z"];
+    for a in 0..3 {
+        if pipeline.dispatch[a] > info.max_group_count[a] {
+            return Err(RunError::new(format!(
+                "the dispatch has {} groups in {}; {} allows at most {}",
+                pipeline.dispatch[a], axes[a], info.name, info.max_group_count[a]
+            )));
+        }
+        if group[a] > info.max_group_size[a] {
+            return Err(RunError::new(format!(
+                "a group is {} threads wide in {}; {} allows at most {}",
+                group[a], axes[a], info.name, info.max_group_size[a]
+            )));
+        }
+    }
+    let threads: u64 = group.iter().map(|&n| u64::from(n)).product();
+    if threads > u64::from(info.max_group_threads) {
+        return Err(RunError::new(format!(
+            "a group has {threads} threads; {} allows at most {}",
+            info.name, info.max_group_threads
+        )));
+    }
+    let shared: u64 = shader
+        .module
+        .groupshared
+        .iter()
+        .map(|v| {
+            u64::from(
+                lockstep_ir::layout::size_align(&shader.module.types, v.ty, LayoutRule::Packed)
+                    .size,
+            )
+        })
+        .sum();
+    if shared > u64::from(info.max_shared_memory) {
+        return Err(RunError::new(format!(
+            "the shader's groupshared variables take {shared} bytes; {} has {} per group",
+            info.name, info.max_shared_memory
+        )));
+    }
+    Ok(())
 }
 
 /// The pipeline's `VulkanBinding` of each resource that has one: set =

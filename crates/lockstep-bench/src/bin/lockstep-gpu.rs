@@ -85,10 +85,16 @@ fn main() {
         // One dispatch for the check (kernels with atomics add up over
         // repeated runs), then the timed ones.
         let runs_on_device =
-            lockstep::run_vulkan(&shader, &case.pipeline, &device, None).and_then(|first| {
-                lockstep::run_vulkan_repeated(&shader, &case.pipeline, &device, None, runs)
-                    .map(|timed| (first, timed))
-            });
+            lockstep::run_vulkan(&shader, &case.pipeline, &device, &Default::default()).and_then(
+                |first| {
+                    let timed = lockstep::VulkanOptions {
+                        runs,
+                        ..Default::default()
+                    };
+                    lockstep::run_vulkan(&shader, &case.pipeline, &device, &timed)
+                        .map(|timed| (first, timed))
+                },
+            );
         let (first, gpu) = match runs_on_device {
             Ok(both) => both,
             Err(e) => {

@@ -100,36 +100,43 @@ fn spirv_val_accepts_every_corpus_module() {
                 assert!(folder != "tests/spirv", "{name} does not compile");
                 continue;
             };
-            let module = match lockstep::emit_spirv(&shader, &Options::default()) {
-                Ok(m) => m,
-                Err(e) => {
-                    let text = e.to_string();
-                    if folder == "tests/spirv" || !text.contains("not support") {
-                        failures.push(format!("{name}: {text}"));
+            // Each module without and with the loop guard of a step budget.
+            for step_budget in [None, Some(1000)] {
+                let options = Options {
+                    step_budget,
+                    ..Options::default()
+                };
+                let module = match lockstep::emit_spirv(&shader, &options) {
+                    Ok(m) => m,
+                    Err(e) => {
+                        let text = e.to_string();
+                        if folder == "tests/spirv" || !text.contains("not support") {
+                            failures.push(format!("{name}: {text}"));
+                        }
+                        continue;
                     }
-                    continue;
+                };
+                let out = dir.join(format!("{validated}.spv"));
+                std::fs::write(&out, module.to_bytes()).unwrap();
+                let result = Command::new(val)
+                    .args(["--target-env", "vulkan1.2"])
+                    .arg(&out)
+                    .output()
+                    .unwrap();
+                if !result.status.success() {
+                    failures.push(format!(
+                        "{name}: {}{}",
+                        String::from_utf8_lossy(&result.stdout),
+                        String::from_utf8_lossy(&result.stderr)
+                    ));
                 }
-            };
-            let out = dir.join(format!("{validated}.spv"));
-            std::fs::write(&out, module.to_bytes()).unwrap();
-            let result = Command::new(val)
-                .args(["--target-env", "vulkan1.2"])
-                .arg(&out)
-                .output()
-                .unwrap();
-            if !result.status.success() {
-                failures.push(format!(
-                    "{name}: {}{}",
-                    String::from_utf8_lossy(&result.stdout),
-                    String::from_utf8_lossy(&result.stderr)
-                ));
+                validated += 1;
             }
-            validated += 1;
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(validated >= 40, "only {validated} modules validated");
+    assert!(validated >= 80, "only {validated} modules validated");
 }
 
 #[test]

@@ -70,7 +70,7 @@ fn prefix_operations_are_exclusive_on_the_device() {
     )
     .unwrap();
     let pipeline = pipeline(&["Sums", "Counts", "Products"], 128 * 4);
-    let run = lockstep::run_vulkan(&shader, &pipeline, &device, None).unwrap();
+    let run = lockstep::run_vulkan(&shader, &pipeline, &device, &Default::default()).unwrap();
     let w = run.output.wave_size.size;
     assert_eq!(w, device.info.subgroup_size);
     let words = |b: usize| -> Vec<u32> {
@@ -222,4 +222,57 @@ fn examples_give_the_engine_s_buffers_on_the_device() {
         "{differ:?}"
     );
     assert!(same >= 6);
+}
+
+#[test]
+fn a_loop_past_the_step_budget_is_an_error_at_the_loop() {
+    let Some(device) = lavapipe() else { return };
+    let source = "RWStructuredBuffer<uint> Out : register(u0);
+        [numthreads(8, 1, 1)]
+        void main(uint3 id : SV_DispatchThreadID) {
+            uint n = 0;
+            for (uint i = 0; i < 100; i++) {
+                while (Out[0] == 0) {
+                    n++;
+                }
+            }
+            Out[id.x] = n;
+        }";
+    let shader = lockstep::compile(
+        "spin.hlsl",
+        source,
+        &CompileOptions::default(),
+        &MemoryLoader::default(),
+    )
+    .unwrap();
+    let pipeline = lockstep::pipeline::parse(
+        "DispatchParameters:\n  DispatchGroupCount: [1, 1, 1]\nBuffers:\n  - { Name: Out, Format: UInt32, FillSize: 32 }\nDescriptorSets:\n  - Resources:\n    - { Name: Out, Kind: RWStructuredBuffer, DirectXBinding: { Register: 0 } }\n",
+    )
+    .unwrap();
+    let opts = lockstep::VulkanOptions {
+        step_budget: 1000,
+        ..Default::default()
+    };
+    let e = lockstep::run_vulkan(&shader, &pipeline, &device, &opts).unwrap_err();
+    assert!(e.message.contains("step budget of 1000"), "{}", e.message);
+    let span = e.span.expect("the loop's span");
+    let line = source[..span.start as usize].lines().count();
+    assert_eq!(line, 6, "{}", e.message);
+    // Within the budget, the same loops run to their end.
+    let fine = "RWStructuredBuffer<uint> Out : register(u0);
+        [numthreads(8, 1, 1)]
+        void main(uint3 id : SV_DispatchThreadID) {
+            uint n = 0;
+            for (uint i = 0; i < 30; i++) { n += i; }
+            Out[id.x] = n;
+        }";
+    let shader = lockstep::compile(
+        "fine.hlsl",
+        fine,
+        &CompileOptions::default(),
+        &MemoryLoader::default(),
+    )
+    .unwrap();
+    let run = lockstep::run_vulkan(&shader, &pipeline, &device, &opts).unwrap();
+    assert_eq!(&run.output.contents[0][..4], &435u32.to_le_bytes());
 }
