@@ -84,8 +84,9 @@ enum Command {
     /// with the statements that wrote them, and the undefined behaviour
     /// the engine met (results a device may give otherwise).
     ///
-    /// Exit status: 0 when every buffer is the same, 1 when one differs,
-    /// 2 on an input, compile, device or run error.
+    /// Exit status: 0 when every buffer is the same (or with
+    /// --mask-undefined, differs only where undefined behaviour wrote), 1
+    /// when one differs, 2 on an input, compile, device or run error.
     Diff(DiffArgs),
     /// List the Vulkan devices `--device vulkan:N` can name, with their
     /// subgroup sizes and the extensions wave operations use.
@@ -110,6 +111,10 @@ struct DiffArgs {
     /// device may combine a float reduction's lanes in another order).
     #[arg(long, value_name = "N", default_value_t = 0)]
     ulps: u64,
+    /// Exit 0 when every differing element was written by a statement with
+    /// undefined behaviour (a value the specification leaves open).
+    #[arg(long)]
+    mask_undefined: bool,
     /// Worker threads for the engine's run (default: one per core).
     #[arg(long, value_name = "N", default_value_t = 0)]
     threads: usize,

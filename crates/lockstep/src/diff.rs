@@ -65,6 +65,10 @@ pub struct BufferDiff {
     pub written_at: Vec<String>,
     /// Those statements' source lines.
     pub written_lines: Vec<String>,
+    /// How many of the differing elements were written only by statements
+    /// where the engine's checked run found undefined behaviour: values the
+    /// specification leaves open.
+    pub undefined: usize,
 }
 
 /// Differing elements listed per buffer.
@@ -95,6 +99,11 @@ impl DiffReport {
         !self.buffers.is_empty()
     }
 
+    /// Differing elements that no undefined behaviour explains.
+    pub fn unexplained(&self) -> usize {
+        self.buffers.iter().map(|b| b.differing - b.undefined).sum()
+    }
+
     /// The human-readable report.
     pub fn render(&self, shader: &Shader, color: bool) -> String {
         let mut out = String::new();
@@ -103,6 +112,12 @@ impl DiffReport {
                 "buffer {}: {} of {} elements differ between Lockstep and {}\n",
                 b.buffer, b.differing, b.elements, self.device
             );
+            if b.undefined > 0 {
+                out += &format!(
+                    "  {} of them written by statements with undefined behaviour (below): values the specification leaves open\n",
+                    b.undefined
+                );
+            }
             for e in &b.first {
                 out += &format!(
                     "  [{}] Lockstep {}, device {}\n",
@@ -172,6 +187,13 @@ pub fn diff(
     let engine: Vec<Vec<u8>> = (0..pipeline.buffers.len())
         .map(|b| bindings.buffer_bytes(&memories, b))
         .collect();
+    let findings: Vec<ReportedFinding> =
+        findings.into_iter().map(|f| reported(shader, f)).collect();
+    let finding_lines: Vec<String> = findings
+        .iter()
+        .filter_map(|f| f.location.as_deref())
+        .map(line_of)
+        .collect();
     let outputs = bindings.buffers_where(shader, pipeline.buffers.len(), |r| r.kind.is_writable());
     let mut buffers = Vec::new();
     for (b, desc) in pipeline.buffers.iter().enumerate() {
@@ -194,6 +216,17 @@ pub fn diff(
         let text =
             |v: &[u64], i: usize| v.get(i).map(|&x| format.render_bits(x)).unwrap_or_default();
         let slots = bindings.slots_of_buffer(pipeline, b);
+        // An element is explained when every statement that wrote it is
+        // one where the checked run found undefined behaviour.
+        let undefined = differing
+            .iter()
+            .take(EXPLAINED_AT_MOST)
+            .filter(|&&i| {
+                let spans = written_by(std::slice::from_ref(&writers), &slots, &[i], size);
+                let (at, _) = locations(shader, &spans);
+                !at.is_empty() && at.iter().all(|l| finding_lines.contains(&line_of(l)))
+            })
+            .count();
         let spans = written_by(std::slice::from_ref(&writers), &slots, &differing, size);
         let (written_at, written_lines) = locations(shader, &spans);
         buffers.push(BufferDiff {
@@ -211,16 +244,28 @@ pub fn diff(
                 .collect(),
             written_at,
             written_lines,
+            undefined,
         });
     }
     Ok(DiffReport {
         device: device.info.name.clone(),
         wave_size: w,
         buffers,
-        findings: findings.into_iter().map(|f| reported(shader, f)).collect(),
+        findings,
         compared: outputs.iter().filter(|&&o| o).count(),
         dispatch_time: on_device.dispatch_times.iter().sum(),
     })
+}
+
+/// Differing elements looked at for undefined behaviour, per buffer.
+const EXPLAINED_AT_MOST: usize = 4096;
+
+/// `file:line` of a `file:line:col` location.
+fn line_of(location: &str) -> String {
+    location
+        .rsplit_once(':')
+        .map_or(location, |(head, _)| head)
+        .to_string()
 }
 
 /// Whether two elements agree: the same bits, or for floats both NaN or
