@@ -68,9 +68,9 @@ enum Command {
     /// Exit status: 0 when no test failed, 1 when one did, 2 on a usage
     /// error (a path that does not exist, no .test file found).
     Test(TestArgs),
-    /// Compile SHADER (a compute shader) to SPIR-V 1.5 for Vulkan and write
-    /// it to OUT.spv (default: the shader's file name with `.spv`, in the
-    /// current directory). Prints each resource's descriptor set and
+    /// Compile SHADER (a compute, vertex or pixel shader, as -T says) to
+    /// SPIR-V 1.5 for Vulkan and write it to OUT.spv (default: the shader's
+    /// file name with `.spv`, in the current directory). Prints each resource's descriptor set and
     /// binding: set = the register space, binding = the register number
     /// where it is free in the set; the others (`t0` next to `u0`, hidden
     /// counters) take the lowest free numbers, in declaration order.
@@ -97,8 +97,10 @@ enum Command {
 struct DiffArgs {
     /// The pipeline file (offload-test-suite YAML).
     pipeline: PathBuf,
-    /// The HLSL compute shader.
+    /// The HLSL compute shader; for a graphics pipeline, the vertex shader.
     shader: PathBuf,
+    #[command(flatten)]
+    stages: StageArgs,
     #[command(flatten)]
     compile: CompileArgs,
     /// The device: vulkan, vulkan:N or vulkan:NAME.
@@ -131,7 +133,7 @@ struct DiffArgs {
 
 #[derive(Args, Debug)]
 struct SpirvArgs {
-    /// The HLSL compute shader.
+    /// The HLSL shader.
     shader: PathBuf,
     #[command(flatten)]
     compile: CompileArgs,
@@ -685,6 +687,8 @@ fn spirv(args: &SpirvArgs) -> u8 {
         maximal_reconvergence: args.maximal_reconvergence,
         bindings: Vec::new(),
         step_budget: None,
+        varyings: Vec::new(),
+        attributes: Vec::new(),
     };
     let module = match lockstep::emit_spirv(&shader, &options) {
         Ok(m) => m,
@@ -1068,29 +1072,63 @@ fn diff(args: &DiffArgs) -> u8 {
         Ok(s) => s,
         Err(e) => return error(e),
     };
-    let (pipeline, shader) = match load_job(&args.pipeline, &args.shader, &args.compile, color) {
-        Ok(job) => job,
-        Err(code) => return code,
-    };
-    let device = match lockstep::vulkan_device::Device::open(selector) {
-        Ok(d) => d,
-        Err(e) => {
-            json_error(&args.compile, &e.0);
-            return error(e);
-        }
-    };
     let opts = lockstep::DiffOptions {
         wave_size: args.wave_size,
         ulps: args.ulps,
         threads: args.threads,
         step_budget: args.max_steps,
     };
-    let report = match lockstep::diff(&shader, &pipeline, &device, &opts) {
-        Ok(r) => r,
-        Err(e) => {
-            json_error(&args.compile, &e.message);
-            return report_run_error(&shader, e, color);
+    let open = || {
+        lockstep::vulkan_device::Device::open(selector).map_err(|e| {
+            json_error(&args.compile, &e.0);
+            error(e)
+        })
+    };
+    let (report, shader) = if args.stages.pixel.is_some() {
+        let (pipeline, shaders) = match load_draw(
+            &args.pipeline,
+            &args.shader,
+            &args.stages,
+            &args.compile,
+            color,
+        ) {
+            Ok(job) => job,
+            Err(code) => return code,
+        };
+        let device = match open() {
+            Ok(d) => d,
+            Err(code) => return code,
+        };
+        match lockstep::diff_draw(&shaders[0], &shaders[1], &pipeline, &device, &opts) {
+            Ok(r) => (r, shaders.into_iter().nth(1)),
+            Err(e) => {
+                json_error(&args.compile, &e.to_string());
+                return report_draw_error(&shaders, e, color);
+            }
         }
+    } else {
+        if let Err(e) = args.stages.check_compute() {
+            return error(e);
+        }
+        let (pipeline, shader) = match load_job(&args.pipeline, &args.shader, &args.compile, color)
+        {
+            Ok(job) => job,
+            Err(code) => return code,
+        };
+        let device = match open() {
+            Ok(d) => d,
+            Err(code) => return code,
+        };
+        match lockstep::diff(&shader, &pipeline, &device, &opts) {
+            Ok(r) => (r, Some(shader)),
+            Err(e) => {
+                json_error(&args.compile, &e.message);
+                return report_run_error(&shader, e, color);
+            }
+        }
+    };
+    let Some(shader) = shader else {
+        return EXIT_ERROR;
     };
     let text = if args.format == "json" {
         serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
@@ -1103,6 +1141,62 @@ fn diff(args: &DiffArgs) -> u8 {
     } else {
         EXIT_PASS
     }
+}
+
+/// `lockstep run PIPELINE VS PS --device vulkan…`: the draw on a Vulkan
+/// device.
+fn draw_on_device(
+    args: &RunArgs,
+    pipeline: &lockstep::pipeline::Pipeline,
+    shaders: &[lockstep::Shader],
+    color: bool,
+) -> u8 {
+    let selector = match vulkan_selector(&args.target) {
+        Ok(s) => s,
+        Err(e) => return error(e),
+    };
+    if args.check {
+        return error(
+            "--check runs in Lockstep's engine: leave out --device, or use lockstep check",
+        );
+    }
+    let device = match lockstep::vulkan_device::Device::open(selector) {
+        Ok(d) => d,
+        Err(e) => {
+            json_error(&args.compile, &e.0);
+            return error(e);
+        }
+    };
+    let opts = lockstep::VulkanOptions {
+        wave_size: args.device.wave_size,
+        step_budget: args.max_steps,
+        runs: 1,
+    };
+    let run = match lockstep::draw_vulkan(&shaders[0], &shaders[1], pipeline, &device, &opts) {
+        Ok(r) => r,
+        Err(e) => {
+            json_error(&args.compile, &e.message);
+            return report_run_error(&shaders[1], e, color);
+        }
+    };
+    if args.stats {
+        let info = &device.info;
+        eprintln!(
+            "device:   {} ({}), Vulkan {}",
+            info.name,
+            info.driver.trim(),
+            info.api_version
+        );
+        eprintln!(
+            "draw:     {:.3} ms on the device",
+            run.dispatch_times
+                .iter()
+                .sum::<std::time::Duration>()
+                .as_secs_f64()
+                * 1000.0
+        );
+    }
+    finish_run(args, pipeline, &run.output, None, &shaders[1], color)
 }
 
 /// `lockstep devices`: the Vulkan devices and their subgroup sizes.
@@ -1279,6 +1373,9 @@ fn run_draw(args: &RunArgs) -> u8 {
     let (vs, ps) = (&shaders[0], &shaders[1]);
     if let Err(code) = prepare_buffers(args, &mut pipeline) {
         return code;
+    }
+    if args.target != "cpu" {
+        return draw_on_device(args, &pipeline, &shaders, color);
     }
     let started = std::time::Instant::now();
     let result = if args.check {

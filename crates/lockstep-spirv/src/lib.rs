@@ -1,5 +1,6 @@
-//! SPIR-V from Lockstep's IR: a compute shader and its wave operations as a
-//! Vulkan module (SPIR-V 1.5, `GroupNonUniform*` operations).
+//! SPIR-V from Lockstep's IR: a compute, vertex or pixel shader and its
+//! wave operations as a Vulkan module (SPIR-V 1.5, `GroupNonUniform*`
+//! operations).
 //!
 //! The module keeps the engine's semantics wherever SPIR-V leaves a choice
 //! to the compiler:
@@ -30,6 +31,7 @@ mod control;
 mod expr;
 mod memory;
 mod module;
+mod stage;
 mod wave;
 
 use lockstep_ir as ir;
@@ -53,6 +55,13 @@ pub struct Options {
     /// every loop it is in exits and the module reports it in its status
     /// buffer ([`Spirv::status`]); `None` for no limit.
     pub step_budget: Option<u32>,
+    /// For vertex and pixel shaders: the values passed between the stages
+    /// (semantic in upper case, index), each at the location of its place
+    /// here; empty for each stage's own order of them.
+    pub varyings: Vec<(String, u32)>,
+    /// For a vertex shader: the vertex attributes' semantics, each at the
+    /// location of its place here; empty for the shader's own order.
+    pub attributes: Vec<String>,
 }
 
 /// Where a resource is bound: the descriptor set and the binding number.

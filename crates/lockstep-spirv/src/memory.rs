@@ -67,6 +67,12 @@ impl Emitter<'_> {
                 StorageClass::Workgroup,
                 self.m.groupshared[id.index()].ty,
             ),
+            // A vertex or pixel lane's record: its own words.
+            PlaceRoot::BufferElement { resource, .. } if self.record_var(*resource).is_some() => (
+                self.record_var(*resource).unwrap_or(0),
+                StorageClass::Private,
+                self.m.resource(*resource).element,
+            ),
             _ => return self.buffer_place(place),
         };
         let mut chain = Vec::new();

@@ -73,6 +73,10 @@ pub(crate) struct Emitter<'m> {
     pub guard: Option<(Word, Word)>,
     /// The spans of the loops guarded, in order.
     pub loops: Vec<ir::Span>,
+    /// A vertex or pixel shader's records.
+    pub records: Option<crate::stage::Records>,
+    /// The pixel shader writes `SV_Depth`.
+    pub writes_depth: bool,
 }
 
 /// Instruction operands from ids.
@@ -85,13 +89,9 @@ impl<'m> Emitter<'m> {
         let Some(entry) = m.entry.as_ref() else {
             return Err(Error::new("the module has no entry point", None));
         };
-        if entry.stage != ir::Stage::Compute {
+        if entry.stage != ir::Stage::Compute && entry.io.is_none() {
             return Err(Error::new(
-                format!(
-                    "the SPIR-V back end emits compute shaders; '{}' is a {} shader",
-                    entry.name,
-                    entry.stage.name()
-                ),
+                format!("'{}' has no stage inputs and outputs", entry.name),
                 Some(m.function(entry.function).span),
             ));
         }
@@ -125,9 +125,14 @@ impl<'m> Emitter<'m> {
             wide: HashMap::new(),
             guard: None,
             loops: Vec::new(),
+            records: None,
+            writes_depth: false,
         };
         let bindings = crate::bindings(m, &opts.bindings)?;
         e.binding_of = bindings.clone();
+        if let Some(io) = &entry.io {
+            e.declare_records(io);
+        }
         e.declare_globals(&bindings)?;
         let dims = e.declare_dims(&bindings);
         let status_binding = e.declare_status(&bindings, dims.as_ref());
@@ -139,14 +144,23 @@ impl<'m> Emitter<'m> {
                 e.function(f)?;
             }
         }
-        let workgroup_size = e.execution_modes(main, entry);
+        let (model, workgroup_size) = match entry.stage {
+            ir::Stage::Compute => (ExecutionModel::GLCompute, e.execution_modes(main, entry)),
+            ir::Stage::Vertex => (ExecutionModel::Vertex, None),
+            ir::Stage::Pixel => {
+                e.b.execution_mode(main, ExecutionMode::OriginUpperLeft, []);
+                if e.writes_depth {
+                    e.b.execution_mode(main, ExecutionMode::DepthReplacing, []);
+                }
+                if e.opts.maximal_reconvergence {
+                    e.extension("SPV_KHR_maximal_reconvergence");
+                    e.b.execution_mode(main, ExecutionMode::MaximallyReconvergesKHR, []);
+                }
+                (ExecutionModel::Fragment, None)
+            }
+        };
         let interface = e.interface.clone();
-        e.b.entry_point(
-            ExecutionModel::GLCompute,
-            main,
-            entry.name.clone(),
-            interface,
-        );
+        e.b.entry_point(model, main, entry.name.clone(), interface);
         for &c in &e.caps {
             e.b.capability(c);
         }
@@ -155,11 +169,17 @@ impl<'m> Emitter<'m> {
         }
         let partitioned = e.partitioned;
         let loops = std::mem::take(&mut e.loops);
+        let records: Vec<ir::ResourceId> = e
+            .records
+            .as_ref()
+            .map(|r| vec![r.input, r.output])
+            .unwrap_or_default();
         let words = e.b.module().assemble();
         let bindings = m
             .resources
             .iter()
             .enumerate()
+            .filter(|&(i, _)| !records.contains(&ir::ResourceId(i as u32)))
             .map(|(i, r)| ResourceBinding {
                 resource: ir::ResourceId(i as u32),
                 name: r.name.clone(),
@@ -179,6 +199,11 @@ impl<'m> Emitter<'m> {
             dims,
             status,
         })
+    }
+
+    /// Lists a global variable in the entry point's interface.
+    pub fn add_interface(&mut self, var: Word) {
+        self.interface.push(var);
     }
 
     pub fn capability(&mut self, c: Capability) {
@@ -484,6 +509,15 @@ impl<'m> Emitter<'m> {
             ));
         self.b
             .decorate(var, Decoration::BuiltIn, [Operand::BuiltIn(builtin)]);
+        if self
+            .m
+            .entry
+            .as_ref()
+            .is_some_and(|e| e.stage == ir::Stage::Pixel)
+        {
+            // Integer inputs of a fragment shader are not interpolated.
+            self.b.decorate(var, Decoration::Flat, []);
+        }
         self.inputs.insert(builtin, var);
         self.interface.push(var);
         var
@@ -634,6 +668,10 @@ impl<'m> Emitter<'m> {
         use ir::ResourceKind as K;
         let m = self.m;
         for (i, r) in m.resources.iter().enumerate() {
+            if self.record_var(ir::ResourceId(i as u32)).is_some() {
+                self.resources.push(None);
+                continue;
+            }
             let declared = match r.kind {
                 K::ConstantBuffer | K::SamplerState => {
                     let size =
@@ -961,13 +999,22 @@ impl<'m> Emitter<'m> {
         let first = self.label();
         self.start(first);
         self.block_stmts(&self.m.static_init)?;
+        if let Some(io) = &entry.io {
+            self.fill_inputs(entry.stage, io)?;
+        }
         let f = self.m.function(entry.function);
         let mut args = Vec::new();
         for (p, dir) in f.params.iter().enumerate() {
             let ty = f.locals[p].ty;
             let flat = self.flat(ty);
             let mut comps: Vec<Word> = flat.iter().map(|&s| self.zero(s)).collect();
-            for input in entry.inputs.iter().filter(|i| i.param as usize == p) {
+            // A vertex or pixel lane's record is record 0 of its own.
+            let compute = entry.stage == ir::Stage::Compute;
+            for input in entry
+                .inputs
+                .iter()
+                .filter(|i| compute && i.param as usize == p)
+            {
                 let values = self.system_value(input.value);
                 for k in 0..input.components as usize {
                     let at = input.component as usize + k;
@@ -995,6 +1042,9 @@ impl<'m> Emitter<'m> {
         let mut operands = vec![Operand::IdRef(callee)];
         operands.extend(ids(&args));
         self.op(Op::FunctionCall, result, operands);
+        if let Some(io) = &entry.io {
+            self.write_outputs(entry.stage, io)?;
+        }
         self.ret(None);
         self.finish_function();
         Ok(main)

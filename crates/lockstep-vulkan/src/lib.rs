@@ -11,6 +11,10 @@ use std::time::{Duration, Instant};
 
 use ash::vk;
 
+mod draw;
+
+pub use draw::{Attribute, AttributeFormat, ColorKind, DrawJob, Drawn};
+
 /// A Vulkan failure, with what was being done.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error(pub String);
@@ -23,12 +27,12 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-fn err(what: &'static str) -> impl FnOnce(vk::Result) -> Error {
+pub(crate) fn err(what: &'static str) -> impl FnOnce(vk::Result) -> Error {
     move |r| Error(format!("{what}: {r}"))
 }
 
 /// How long one dispatch may take before it counts as hung.
-const FENCE_TIMEOUT: Duration = Duration::from_secs(600);
+pub(crate) const FENCE_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// What a device is and what it supports of what Lockstep's modules use.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -70,9 +74,9 @@ pub struct Device {
     // Keeps the loader open while the instance lives.
     _entry: ash::Entry,
     instance: ash::Instance,
-    device: ash::Device,
-    queue: vk::Queue,
-    queue_family: u32,
+    pub(crate) device: ash::Device,
+    pub(crate) queue: vk::Queue,
+    pub(crate) queue_family: u32,
     memory: vk::PhysicalDeviceMemoryProperties,
     /// The queue's timestamp bits and nanoseconds per tick.
     timestamps: (u32, f32),
@@ -355,7 +359,11 @@ impl Device {
         }
     }
 
-    fn memory_type(&self, bits: u32, flags: vk::MemoryPropertyFlags) -> Result<u32, Error> {
+    pub(crate) fn memory_type(
+        &self,
+        bits: u32,
+        flags: vk::MemoryPropertyFlags,
+    ) -> Result<u32, Error> {
         let types = &self.memory.memory_types[..self.memory.memory_type_count as usize];
         (0..types.len())
             .find(|&i| bits & (1 << i) != 0 && types[i].property_flags.contains(flags))
@@ -374,7 +382,7 @@ impl Device {
 
     /// A buffer of `size` bytes in memory with `flags` (any memory where
     /// none has them), recorded in `o`.
-    fn buffer(
+    pub(crate) fn buffer(
         &self,
         o: &mut Objects<'_>,
         size: u64,
@@ -415,6 +423,160 @@ impl Device {
         }
     }
 
+    /// Each buffer in device memory, with a host-visible staging buffer
+    /// holding its bytes: (buffer, staging pointer, size, staging buffer).
+    pub(crate) fn upload(
+        &self,
+        o: &mut Objects<'_>,
+        list: &[JobBuffer<'_>],
+    ) -> Result<Vec<(vk::Buffer, *mut u8, u64, vk::Buffer)>, Error> {
+        let d = &self.device;
+        let mut buffers = Vec::new();
+        for b in list {
+            let size = (b.data.len().div_ceil(4) * 4).max(16) as u64;
+            let usage = if b.uniform {
+                vk::BufferUsageFlags::UNIFORM_BUFFER
+            } else {
+                vk::BufferUsageFlags::STORAGE_BUFFER
+            };
+            let transfer = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+            let (staging, staging_memory) = self.buffer(
+                o,
+                size,
+                transfer,
+                vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+            )?;
+            let (buffer, _) = self.buffer(
+                o,
+                size,
+                usage | transfer,
+                vk::MemoryPropertyFlags::DEVICE_LOCAL,
+            )?;
+            // SAFETY: the staging memory is host-visible, `size` bytes, and
+            // stays mapped until `o` frees it.
+            let ptr = unsafe {
+                let ptr = d
+                    .map_memory(staging_memory, 0, size, vk::MemoryMapFlags::empty())
+                    .map_err(err("vkMapMemory"))? as *mut u8;
+                std::ptr::write_bytes(ptr, 0, size as usize);
+                std::ptr::copy_nonoverlapping(b.data.as_ptr(), ptr, b.data.len());
+                ptr
+            };
+            buffers.push((buffer, ptr, size, staging));
+        }
+        Ok(buffers)
+    }
+
+    /// The descriptor sets binding `list` (sets 0 to the highest used) for
+    /// `stages`, and the pipeline layout.
+    pub(crate) fn descriptors(
+        &self,
+        o: &mut Objects<'_>,
+        list: &[JobBuffer<'_>],
+        buffers: &[(vk::Buffer, *mut u8, u64, vk::Buffer)],
+        stages: vk::ShaderStageFlags,
+    ) -> Result<(vk::PipelineLayout, Vec<vk::DescriptorSet>), Error> {
+        let d = &self.device;
+        // SAFETY: valid create infos for this device; `o` destroys what is
+        // made.
+        unsafe {
+            let sets = list.iter().map(|b| b.set + 1).max().unwrap_or(0);
+            let mut layouts = Vec::new();
+            for set in 0..sets {
+                let bindings: Vec<vk::DescriptorSetLayoutBinding> = list
+                    .iter()
+                    .filter(|b| b.set == set)
+                    .map(|b| {
+                        vk::DescriptorSetLayoutBinding::default()
+                            .binding(b.binding)
+                            .descriptor_type(descriptor_type(b.uniform))
+                            .descriptor_count(1)
+                            .stage_flags(stages)
+                    })
+                    .collect();
+                let layout = d
+                    .create_descriptor_set_layout(
+                        &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
+                        None,
+                    )
+                    .map_err(err("vkCreateDescriptorSetLayout"))?;
+                o.set_layouts.push(layout);
+                layouts.push(layout);
+            }
+            let pipeline_layout = d
+                .create_pipeline_layout(
+                    &vk::PipelineLayoutCreateInfo::default().set_layouts(&layouts),
+                    None,
+                )
+                .map_err(err("vkCreatePipelineLayout"))?;
+            o.pipeline_layout = Some(pipeline_layout);
+            let storage = list.iter().filter(|b| !b.uniform).count() as u32;
+            let uniform = list.len() as u32 - storage;
+            let mut sizes = Vec::new();
+            if storage > 0 {
+                sizes.push(vk::DescriptorPoolSize {
+                    ty: vk::DescriptorType::STORAGE_BUFFER,
+                    descriptor_count: storage,
+                });
+            }
+            if uniform > 0 {
+                sizes.push(vk::DescriptorPoolSize {
+                    ty: vk::DescriptorType::UNIFORM_BUFFER,
+                    descriptor_count: uniform,
+                });
+            }
+            let mut descriptor_sets = Vec::new();
+            if sets > 0 && !sizes.is_empty() {
+                let pool = d
+                    .create_descriptor_pool(
+                        &vk::DescriptorPoolCreateInfo::default()
+                            .max_sets(sets)
+                            .pool_sizes(&sizes),
+                        None,
+                    )
+                    .map_err(err("vkCreateDescriptorPool"))?;
+                o.pool = Some(pool);
+                descriptor_sets = d
+                    .allocate_descriptor_sets(
+                        &vk::DescriptorSetAllocateInfo::default()
+                            .descriptor_pool(pool)
+                            .set_layouts(&layouts),
+                    )
+                    .map_err(err("vkAllocateDescriptorSets"))?;
+                let infos: Vec<[vk::DescriptorBufferInfo; 1]> = buffers
+                    .iter()
+                    .zip(list)
+                    .map(|(&(buffer, _, size, _), b)| {
+                        // A storage buffer's range is its bytes rounded to
+                        // words: the module reads its length from it.
+                        let range = if b.uniform {
+                            size
+                        } else {
+                            (b.data.len().div_ceil(4) * 4).max(4) as u64
+                        };
+                        [vk::DescriptorBufferInfo::default()
+                            .buffer(buffer)
+                            .offset(0)
+                            .range(range)]
+                    })
+                    .collect();
+                let writes: Vec<vk::WriteDescriptorSet> = list
+                    .iter()
+                    .zip(&infos)
+                    .map(|(b, info)| {
+                        vk::WriteDescriptorSet::default()
+                            .dst_set(descriptor_sets[b.set as usize])
+                            .dst_binding(b.binding)
+                            .descriptor_type(descriptor_type(b.uniform))
+                            .buffer_info(info)
+                    })
+                    .collect();
+                d.update_descriptor_sets(&writes, &[]);
+            }
+            Ok((pipeline_layout, descriptor_sets))
+        }
+    }
+
     fn dispatch_with(&self, job: &Job<'_>, o: &mut Objects<'_>) -> Result<Dispatched, Error> {
         if let Some(w) = job.subgroup_size {
             let (lo, hi) = self.info.subgroup_sizes;
@@ -436,133 +598,9 @@ impl Device {
         // recorded in `o`, which destroys them after the queue is idle;
         // mapped pointers are used within their allocation's size.
         unsafe {
-            // Each buffer in device memory, filled from and read back into
-            // a host-visible staging buffer by the same submission.
-            let mut buffers = Vec::new();
-            for b in &job.buffers {
-                let size = (b.data.len().div_ceil(4) * 4).max(16) as u64;
-                let usage = if b.uniform {
-                    vk::BufferUsageFlags::UNIFORM_BUFFER
-                } else {
-                    vk::BufferUsageFlags::STORAGE_BUFFER
-                };
-                let transfer =
-                    vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
-                let (staging, staging_memory) = self.buffer(
-                    o,
-                    size,
-                    transfer,
-                    vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
-                )?;
-                let (buffer, _) = self.buffer(
-                    o,
-                    size,
-                    usage | transfer,
-                    vk::MemoryPropertyFlags::DEVICE_LOCAL,
-                )?;
-                let ptr = d
-                    .map_memory(staging_memory, 0, size, vk::MemoryMapFlags::empty())
-                    .map_err(err("vkMapMemory"))? as *mut u8;
-                std::ptr::write_bytes(ptr, 0, size as usize);
-                std::ptr::copy_nonoverlapping(b.data.as_ptr(), ptr, b.data.len());
-                buffers.push((buffer, ptr, size, staging));
-            }
-            // One layout per set, 0 to the highest set used.
-            let sets = job.buffers.iter().map(|b| b.set + 1).max().unwrap_or(0);
-            let mut layouts = Vec::new();
-            for set in 0..sets {
-                let bindings: Vec<vk::DescriptorSetLayoutBinding> = job
-                    .buffers
-                    .iter()
-                    .filter(|b| b.set == set)
-                    .map(|b| {
-                        vk::DescriptorSetLayoutBinding::default()
-                            .binding(b.binding)
-                            .descriptor_type(descriptor_type(b.uniform))
-                            .descriptor_count(1)
-                            .stage_flags(vk::ShaderStageFlags::COMPUTE)
-                    })
-                    .collect();
-                let layout = d
-                    .create_descriptor_set_layout(
-                        &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-                        None,
-                    )
-                    .map_err(err("vkCreateDescriptorSetLayout"))?;
-                o.set_layouts.push(layout);
-                layouts.push(layout);
-            }
-            let pipeline_layout = d
-                .create_pipeline_layout(
-                    &vk::PipelineLayoutCreateInfo::default().set_layouts(&layouts),
-                    None,
-                )
-                .map_err(err("vkCreatePipelineLayout"))?;
-            o.pipeline_layout = Some(pipeline_layout);
-            let storage = job.buffers.iter().filter(|b| !b.uniform).count() as u32;
-            let uniform = job.buffers.len() as u32 - storage;
-            let mut sizes = Vec::new();
-            if storage > 0 {
-                sizes.push(vk::DescriptorPoolSize {
-                    ty: vk::DescriptorType::STORAGE_BUFFER,
-                    descriptor_count: storage,
-                });
-            }
-            if uniform > 0 {
-                sizes.push(vk::DescriptorPoolSize {
-                    ty: vk::DescriptorType::UNIFORM_BUFFER,
-                    descriptor_count: uniform,
-                });
-            }
-            let mut descriptor_sets = Vec::new();
-            if sets > 0 {
-                let pool = d
-                    .create_descriptor_pool(
-                        &vk::DescriptorPoolCreateInfo::default()
-                            .max_sets(sets)
-                            .pool_sizes(&sizes),
-                        None,
-                    )
-                    .map_err(err("vkCreateDescriptorPool"))?;
-                o.pool = Some(pool);
-                descriptor_sets = d
-                    .allocate_descriptor_sets(
-                        &vk::DescriptorSetAllocateInfo::default()
-                            .descriptor_pool(pool)
-                            .set_layouts(&layouts),
-                    )
-                    .map_err(err("vkAllocateDescriptorSets"))?;
-                let infos: Vec<[vk::DescriptorBufferInfo; 1]> = buffers
-                    .iter()
-                    .zip(&job.buffers)
-                    .map(|(&(buffer, _, size, _), b)| {
-                        // A storage buffer's range is its bytes rounded to
-                        // words: the module reads its length from it.
-                        let range = if b.uniform {
-                            size
-                        } else {
-                            (b.data.len().div_ceil(4) * 4).max(4) as u64
-                        };
-                        [vk::DescriptorBufferInfo::default()
-                            .buffer(buffer)
-                            .offset(0)
-                            .range(range)]
-                    })
-                    .collect();
-                let writes: Vec<vk::WriteDescriptorSet> = job
-                    .buffers
-                    .iter()
-                    .zip(&infos)
-                    .map(|(b, info)| {
-                        vk::WriteDescriptorSet::default()
-                            .dst_set(descriptor_sets[b.set as usize])
-                            .dst_binding(b.binding)
-                            .descriptor_type(descriptor_type(b.uniform))
-                            .buffer_info(info)
-                    })
-                    .collect();
-                d.update_descriptor_sets(&writes, &[]);
-            }
+            let buffers = self.upload(o, &job.buffers)?;
+            let (pipeline_layout, descriptor_sets) =
+                self.descriptors(o, &job.buffers, &buffers, vk::ShaderStageFlags::COMPUTE)?;
             let module = d
                 .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(job.spirv), None)
                 .map_err(err("vkCreateShaderModule"))?;
@@ -840,7 +878,7 @@ fn mask(bits: u32) -> u64 {
 ///
 /// # Safety
 /// `cmd` is a command buffer of `d` being recorded.
-unsafe fn barrier(
+pub(crate) unsafe fn barrier(
     d: &ash::Device,
     cmd: vk::CommandBuffer,
     src: (vk::PipelineStageFlags, vk::AccessFlags),
@@ -877,22 +915,25 @@ pub struct JobBuffer<'a> {
 }
 
 /// The Vulkan objects of one dispatch, destroyed together.
-struct Objects<'d> {
-    device: &'d ash::Device,
-    buffers: Vec<vk::Buffer>,
-    memories: Vec<vk::DeviceMemory>,
-    set_layouts: Vec<vk::DescriptorSetLayout>,
-    pipeline_layout: Option<vk::PipelineLayout>,
-    pool: Option<vk::DescriptorPool>,
-    module: Option<vk::ShaderModule>,
-    pipeline: Option<vk::Pipeline>,
-    command_pool: Option<vk::CommandPool>,
-    fence: Option<vk::Fence>,
-    queries: Option<vk::QueryPool>,
+pub(crate) struct Objects<'d> {
+    pub device: &'d ash::Device,
+    pub buffers: Vec<vk::Buffer>,
+    pub memories: Vec<vk::DeviceMemory>,
+    pub set_layouts: Vec<vk::DescriptorSetLayout>,
+    pub pipeline_layout: Option<vk::PipelineLayout>,
+    pub pool: Option<vk::DescriptorPool>,
+    pub module: Option<vk::ShaderModule>,
+    pub pipeline: Option<vk::Pipeline>,
+    pub command_pool: Option<vk::CommandPool>,
+    pub fence: Option<vk::Fence>,
+    pub queries: Option<vk::QueryPool>,
+    pub images: Vec<vk::Image>,
+    pub views: Vec<vk::ImageView>,
+    pub modules: Vec<vk::ShaderModule>,
 }
 
 impl<'d> Objects<'d> {
-    fn new(device: &'d ash::Device) -> Objects<'d> {
+    pub(crate) fn new(device: &'d ash::Device) -> Objects<'d> {
         Objects {
             device,
             buffers: Vec::new(),
@@ -905,10 +946,13 @@ impl<'d> Objects<'d> {
             command_pool: None,
             fence: None,
             queries: None,
+            images: Vec::new(),
+            views: Vec::new(),
+            modules: Vec::new(),
         }
     }
 
-    fn destroy(self) {
+    pub(crate) fn destroy(self) {
         let d = self.device;
         // SAFETY: the objects were made from `d`; waiting for the device
         // first means none is in use.
@@ -928,6 +972,15 @@ impl<'d> Objects<'d> {
             }
             if let Some(m) = self.module {
                 d.destroy_shader_module(m, None);
+            }
+            for m in self.modules {
+                d.destroy_shader_module(m, None);
+            }
+            for v in self.views {
+                d.destroy_image_view(v, None);
+            }
+            for i in self.images {
+                d.destroy_image(i, None);
             }
             if let Some(p) = self.pool {
                 d.destroy_descriptor_pool(p, None);

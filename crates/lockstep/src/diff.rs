@@ -257,6 +257,111 @@ pub fn diff(
     })
 }
 
+/// A draw on `device` and on Lockstep's engine (checked, at the device's
+/// subgroup size), compared buffer by buffer: the render and depth targets
+/// and every buffer a shader can write. Draws record no writers, so the
+/// report names no statements.
+pub fn diff_draw(
+    vertex: &Shader,
+    pixel: &Shader,
+    pipeline: &Pipeline,
+    device: &lockstep_vulkan::Device,
+    opts: &DiffOptions,
+) -> Result<DiffReport, crate::DrawError> {
+    let vulkan = crate::VulkanOptions {
+        wave_size: opts.wave_size,
+        step_budget: opts.step_budget,
+        runs: 1,
+    };
+    let on_device = crate::draw_vulkan(vertex, pixel, pipeline, device, &vulkan)?;
+    let w = on_device.output.wave_size.size;
+    let run = crate::RunOptions {
+        wave_size: w,
+        wave_sizes: (w, w),
+        threads: opts.threads,
+        step_budget: opts.step_budget,
+        ..crate::RunOptions::default()
+    };
+    let (engine, report) = crate::draw_checked(vertex, pixel, pipeline, &run)?;
+    let mut outputs = vec![false; pipeline.buffers.len()];
+    if let Some(g) = &pipeline.graphics {
+        for name in std::iter::once(&g.render_target).chain(g.depth_target.as_ref()) {
+            if let Some(i) = pipeline.buffer_index(name) {
+                outputs[i] = true;
+            }
+        }
+    }
+    for shader in [vertex, pixel] {
+        let bindings = Bindings::new(shader, pipeline)?;
+        let written =
+            bindings.buffers_where(shader, pipeline.buffers.len(), |r| r.kind.is_writable());
+        for (o, w) in outputs.iter_mut().zip(written) {
+            *o |= w;
+        }
+    }
+    let mut buffers = Vec::new();
+    for (b, desc) in pipeline.buffers.iter().enumerate() {
+        if !outputs[b] {
+            continue;
+        }
+        if let Some(d) = compare(
+            desc,
+            &engine.contents[b],
+            &on_device.output.contents[b],
+            opts.ulps,
+        ) {
+            buffers.push(d);
+        }
+    }
+    Ok(DiffReport {
+        device: device.info.name.clone(),
+        wave_size: w,
+        buffers,
+        findings: report.findings,
+        compared: outputs.iter().filter(|&&o| o).count(),
+        dispatch_time: on_device.dispatch_times.iter().sum(),
+    })
+}
+
+/// The differing elements of one buffer, with no statements named.
+fn compare(
+    desc: &lockstep_pipeline::BufferDesc,
+    ours: &[u8],
+    theirs: &[u8],
+    ulps: u64,
+) -> Option<BufferDiff> {
+    let format = desc.format;
+    let ours: Vec<u64> = format.elements(ours).collect();
+    let theirs: Vec<u64> = format.elements(theirs).collect();
+    let differing: Vec<usize> = (0..ours.len().max(theirs.len()))
+        .filter(|&i| match (ours.get(i), theirs.get(i)) {
+            (Some(&a), Some(&d)) => !same(format, a, d, ulps),
+            _ => true,
+        })
+        .collect();
+    if differing.is_empty() {
+        return None;
+    }
+    let text = |v: &[u64], i: usize| v.get(i).map(|&x| format.render_bits(x)).unwrap_or_default();
+    Some(BufferDiff {
+        buffer: desc.name.clone(),
+        elements: ours.len(),
+        differing: differing.len(),
+        first: differing
+            .iter()
+            .take(SHOWN)
+            .map(|&i| DeviceElement {
+                index: i,
+                engine: text(&ours, i),
+                device: text(&theirs, i),
+            })
+            .collect(),
+        written_at: Vec::new(),
+        written_lines: Vec::new(),
+        undefined: 0,
+    })
+}
+
 /// Differing elements looked at for undefined behaviour, per buffer.
 const EXPLAINED_AT_MOST: usize = 4096;
 

@@ -196,7 +196,7 @@ pub(crate) fn draw_with<'p>(
 }
 
 /// The stage records of `shader`, checked to be of `stage`.
-fn stage_io<'s>(
+pub(crate) fn stage_io<'s>(
     shader: &'s Shader,
     stage: Stage,
     which: &str,
@@ -291,7 +291,11 @@ fn decode(b: &[u8], format: Format) -> u32 {
 }
 
 /// The image in the render target's format.
-fn encode(image: lockstep_raster::Image, format: Format, channels: u32) -> BufferContents<'static> {
+pub(crate) fn encode(
+    image: lockstep_raster::Image,
+    format: Format,
+    channels: u32,
+) -> BufferContents<'static> {
     let kind = image.color_kind.unwrap_or(VaryingKind::Float);
     let same = matches!(
         (kind, format),

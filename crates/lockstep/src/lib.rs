@@ -38,6 +38,8 @@ mod render;
 mod spirv;
 #[cfg(feature = "vulkan")]
 mod vulkan;
+#[cfg(feature = "vulkan")]
+mod vulkan_draw;
 
 pub use lockstep_exec as exec;
 pub use lockstep_ir as ir;
@@ -53,7 +55,7 @@ pub use check::{
 };
 pub use contents::BufferContents;
 #[cfg(feature = "vulkan")]
-pub use diff::{BufferDiff, DeviceElement, DiffOptions, DiffReport, diff};
+pub use diff::{BufferDiff, DeviceElement, DiffOptions, DiffReport, diff, diff_draw};
 pub use draw::{DrawError, draw, draw_packed};
 pub use draw_check::{check_draw, draw_checked};
 pub use image::texture_png;
@@ -72,6 +74,8 @@ pub use render::{DiagnosticJson, LabelJson, diagnostics_json, render_diagnostics
 pub use spirv::emit_spirv;
 #[cfg(feature = "vulkan")]
 pub use vulkan::{VulkanOptions, VulkanRun, run_vulkan};
+#[cfg(feature = "vulkan")]
+pub use vulkan_draw::draw_vulkan;
 
 use lockstep_syntax::preprocess::{PreprocessOptions, SourceLoader};
 use lockstep_syntax::{Diagnostic, Diagnostics, SourceMap};

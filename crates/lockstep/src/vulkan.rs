@@ -96,6 +96,7 @@ pub fn run_vulkan<'p>(
         maximal_reconvergence: info.maximal_reconvergence,
         bindings: given,
         step_budget: Some(budget),
+        ..Options::default()
     };
     let module = crate::emit_spirv(shader, &options).map_err(|e| {
         let d = e.diagnostics.first();
@@ -267,7 +268,7 @@ fn check_limits(
 
 /// The pipeline's `VulkanBinding` of each resource that has one: set =
 /// the descriptor set's index in the pipeline.
-fn vulkan_bindings(
+pub(crate) fn vulkan_bindings(
     shader: &Shader,
     pipeline: &Pipeline,
     bindings: &Bindings,
@@ -301,7 +302,11 @@ fn vulkan_bindings(
 /// Each resource's bytes before the dispatch: its share of its pipeline
 /// buffer, a counter's starting value, a constant buffer padded to its
 /// layout's size in whole 16-byte registers.
-fn resource_bytes(shader: &Shader, pipeline: &Pipeline, bindings: &Bindings) -> Vec<Vec<u8>> {
+pub(crate) fn resource_bytes(
+    shader: &Shader,
+    pipeline: &Pipeline,
+    bindings: &Bindings,
+) -> Vec<Vec<u8>> {
     let mut out = vec![Vec::new(); shader.module.resources.len()];
     for (b, desc) in pipeline.buffers.iter().enumerate() {
         let each = desc.data.len() / desc.array_size.max(1) as usize;

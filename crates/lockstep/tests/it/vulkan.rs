@@ -279,3 +279,52 @@ fn a_loop_past_the_step_budget_is_an_error_at_the_loop() {
     let run = lockstep::run_vulkan(&shader, &pipeline, &device, &opts).unwrap();
     assert_eq!(&run.output.contents[0][..4], &435u32.to_le_bytes());
 }
+
+#[test]
+fn draws_cover_the_engine_s_pixels_on_the_device() {
+    let Some(device) = lavapipe() else { return };
+    for name in ["triangle", "rings"] {
+        let yaml = root().join(format!("examples/draw/{name}.yaml"));
+        let hlsl = root().join(format!("examples/draw/{name}.hlsl"));
+        let pipeline = lockstep::pipeline::parse(&std::fs::read_to_string(yaml).unwrap()).unwrap();
+        let source = std::fs::read_to_string(&hlsl).unwrap();
+        let stage = |stage, entry: &str| {
+            let opts = CompileOptions {
+                entry: entry.into(),
+                stage,
+                ..CompileOptions::default()
+            };
+            lockstep::compile(name, &source, &opts, &FsLoader).unwrap()
+        };
+        let vs = stage(lockstep::ir::Stage::Vertex, "VSMain");
+        let ps = stage(lockstep::ir::Stage::Pixel, "PSMain");
+        let gpu = lockstep::draw_vulkan(&vs, &ps, &pipeline, &device, &Default::default()).unwrap();
+        let cpu = lockstep::draw(&vs, &ps, &pipeline, &lockstep::RunOptions::default()).unwrap();
+        let rt = pipeline
+            .buffer_index(&pipeline.graphics.as_ref().unwrap().render_target)
+            .unwrap();
+        // The same pixels drawn: alpha is exactly 1 where a triangle
+        // covers the pixel and 0 elsewhere, on both.
+        let alpha = |bytes: &[u8]| -> Vec<u32> {
+            bytes
+                .chunks_exact(16)
+                .map(|px| u32::from_le_bytes(px[12..16].try_into().unwrap()))
+                .collect()
+        };
+        let (a, b) = (alpha(&cpu.contents[rt]), alpha(&gpu.output.contents[rt]));
+        let covered = a.iter().filter(|&&x| x != 0).count();
+        assert!(covered > 1000, "{name}: {covered} pixels");
+        let differ = a.iter().zip(&b).filter(|(x, y)| x != y).count();
+        assert_eq!(
+            differ, 0,
+            "{name}: {differ} pixels covered on one side only"
+        );
+        // The colours within the interpolation's rounding.
+        let opts = DiffOptions {
+            ulps: 4096,
+            ..DiffOptions::default()
+        };
+        let report = lockstep::diff_draw(&vs, &ps, &pipeline, &device, &opts).unwrap();
+        assert!(!report.differs(), "{}", report.render(&ps, false));
+    }
+}
