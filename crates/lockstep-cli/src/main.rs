@@ -686,9 +686,7 @@ fn spirv(args: &SpirvArgs) -> u8 {
         wave_size: args.wave_size,
         maximal_reconvergence: args.maximal_reconvergence,
         bindings: Vec::new(),
-        step_budget: None,
-        varyings: Vec::new(),
-        attributes: Vec::new(),
+        ..Default::default()
     };
     let module = match lockstep::emit_spirv(&shader, &options) {
         Ok(m) => m,
@@ -1176,7 +1174,9 @@ fn draw_on_device(
         Ok(r) => r,
         Err(e) => {
             json_error(&args.compile, &e.message);
-            return report_run_error(&shaders[1], e, color);
+            // A span is in the shader of the stage the message names.
+            let at = usize::from(!e.message.starts_with("a vertex-shader"));
+            return report_run_error(&shaders[at], e, color);
         }
     };
     if args.stats {

@@ -239,7 +239,7 @@ impl Emitter<'_> {
             return false;
         };
         self.loops.push(span);
-        let index = self.loops.len() as u32;
+        let index = self.opts.first_loop + self.loops.len() as u32;
         let u32_ty = self.scalar(ScalarType::UInt32);
         let bool_ty = self.scalar(ScalarType::Bool);
         let one = self.u32c(1);

@@ -62,6 +62,11 @@ pub struct Options {
     /// For a vertex shader: the vertex attributes' semantics, each at the
     /// location of its place here; empty for the shader's own order.
     pub attributes: Vec<String>,
+    /// Where the status buffer goes, instead of the lowest free binding of
+    /// set 0 (for the two modules of a draw, which share it).
+    pub status_binding: Option<VulkanBinding>,
+    /// The status buffer names this module's loops from `first_loop + 1`.
+    pub first_loop: u32,
 }
 
 /// Where a resource is bound: the descriptor set and the binding number.

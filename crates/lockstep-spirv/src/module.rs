@@ -840,7 +840,10 @@ impl<'m> Emitter<'m> {
             bindings.iter().any(|b| b.set == 0 && b.binding == n)
                 || dims.is_some_and(|d| d.binding.binding == n && d.binding.set == 0)
         };
-        let binding = (0..).find(|&n| !taken(n)).unwrap_or(0);
+        let binding = match self.opts.status_binding {
+            Some(b) if b.set == 0 => b.binding,
+            _ => (0..).find(|&n| !taken(n)).unwrap_or(0),
+        };
         let rv = self.storage_buffer(false);
         self.b.decorate(
             rv.var,

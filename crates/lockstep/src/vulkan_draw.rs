@@ -51,12 +51,31 @@ pub fn draw_vulkan<'p>(
         .iter()
         .map(|a| a.name.to_ascii_uppercase())
         .collect();
-    let emit = |shader: &Shader, bindings: &Bindings| {
+    // One status buffer for both stages' loops, at a binding neither uses.
+    let mut taken = Vec::new();
+    for (shader, bindings) in [(vertex, &vb), (pixel, &pb)] {
+        let given = vulkan_bindings(shader, pipeline, bindings);
+        taken.extend(
+            lockstep_spirv::bindings(&shader.module, &given)
+                .map_err(|e| RunError::new(e.message))?,
+        );
+    }
+    let status = lockstep_spirv::VulkanBinding {
+        set: 0,
+        binding: (0..)
+            .find(|&n| !taken.iter().any(|b| b.set == 0 && b.binding == n))
+            .unwrap_or(0),
+    };
+    let budget = opts.step_budget.min(u64::from(u32::MAX - 1)) as u32;
+    let emit = |shader: &Shader, bindings: &Bindings, first_loop: u32| {
         let options = Options {
             maximal_reconvergence: info.maximal_reconvergence,
             bindings: vulkan_bindings(shader, pipeline, bindings),
             varyings: varyings.clone(),
             attributes: attributes_names.clone(),
+            step_budget: Some(budget),
+            status_binding: Some(status),
+            first_loop,
             ..Options::default()
         };
         crate::emit_spirv(shader, &options).map_err(|e| {
@@ -67,7 +86,9 @@ pub fn draw_vulkan<'p>(
             )
         })
     };
-    let (vm, pm) = (emit(vertex, &vb)?, emit(pixel, &pb)?);
+    let vm = emit(vertex, &vb, 0)?;
+    let vertex_loops = vm.status.as_ref().map_or(0, |s| s.loops.len() as u32);
+    let pm = emit(pixel, &pb, vertex_loops)?;
     if (vm.partitioned || pm.partitioned) && !info.partitioned {
         return Err(RunError::new(format!(
             "WaveMatch and WaveMultiPrefix* need VK_NV_shader_subgroup_partitioned, which {} does not have",
@@ -111,6 +132,13 @@ pub fn draw_vulkan<'p>(
             owners.push((shader.module.resources[slot].kind.is_writable(), buffer));
         }
     }
+    let status_at = buffers.len();
+    buffers.push(JobBuffer {
+        set: status.set,
+        binding: status.binding,
+        uniform: false,
+        data: &[0; 8],
+    });
     let vertex_buffer = pipeline
         .buffer_index(&g.vertex_buffer)
         .map(|i| &pipeline.buffers[i])
@@ -199,7 +227,30 @@ pub fn draw_vulkan<'p>(
     let drawn = device
         .draw(&job)
         .map_err(|e| RunError::new(format!("{}: {e}", info.name)))?;
-    let _ = opts;
+    if let Some(words) = drawn.buffers.get(status_at)
+        && words.len() >= 8
+        && words[..4] != [0; 4]
+    {
+        let which = u32::from_le_bytes([words[4], words[5], words[6], words[7]]) as usize;
+        let loops: Vec<lockstep_ir::Span> = [&vm, &pm]
+            .iter()
+            .flat_map(|m| m.status.iter().flat_map(|s| s.loops.iter().copied()))
+            .collect();
+        let stage = if which <= vertex_loops as usize {
+            "vertex"
+        } else {
+            "pixel"
+        };
+        let mut e = RunError::new(format!(
+            "a {stage}-shader thread ran past the step budget of {budget} loop iterations on {}",
+            info.name
+        ))
+        .with_note("raise it with --max-steps N, or look for a loop that never ends");
+        if let Some(&span) = which.checked_sub(1).and_then(|i| loops.get(i)) {
+            e = e.at(span);
+        }
+        return Err(e);
+    }
     let mut contents: Vec<BufferContents<'p>> = pipeline
         .buffers
         .iter()

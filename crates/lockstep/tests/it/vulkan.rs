@@ -328,3 +328,40 @@ fn draws_cover_the_engine_s_pixels_on_the_device() {
         assert!(!report.differs(), "{}", report.render(&ps, false));
     }
 }
+
+#[test]
+fn a_pixel_shader_loop_past_the_step_budget_is_an_error_at_the_loop() {
+    let Some(device) = lavapipe() else { return };
+    let source = "struct V { float4 p : SV_Position; float3 c : COLOR; };
+V VSMain(float3 p : POSITION, float3 c : COLOR) { V v; v.p = float4(p, 1); v.c = c; return v; }
+float4 PSMain(V v) : SV_Target {
+    float x = v.c.x;
+    while (x >= 0) { x += 1; }
+    return float4(x, 0, 0, 1);
+}";
+    let yaml = root().join("examples/draw/triangle.yaml");
+    let pipeline = lockstep::pipeline::parse(&std::fs::read_to_string(yaml).unwrap()).unwrap();
+    let stage = |stage, entry: &str| {
+        let opts = CompileOptions {
+            entry: entry.into(),
+            stage,
+            ..CompileOptions::default()
+        };
+        lockstep::compile("spin.hlsl", source, &opts, &MemoryLoader::default()).unwrap()
+    };
+    let vs = stage(lockstep::ir::Stage::Vertex, "VSMain");
+    let ps = stage(lockstep::ir::Stage::Pixel, "PSMain");
+    let opts = lockstep::VulkanOptions {
+        step_budget: 1000,
+        ..Default::default()
+    };
+    let e = lockstep::draw_vulkan(&vs, &ps, &pipeline, &device, &opts).unwrap_err();
+    assert!(
+        e.message
+            .starts_with("a pixel-shader thread ran past the step budget of 1000"),
+        "{}",
+        e.message
+    );
+    let span = e.span.expect("the loop's span");
+    assert_eq!(source[..span.start as usize].lines().count(), 5);
+}
