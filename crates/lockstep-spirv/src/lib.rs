@@ -67,6 +67,9 @@ pub struct Options {
     pub status_binding: Option<VulkanBinding>,
     /// The status buffer names this module's loops from `first_loop + 1`.
     pub first_loop: u32,
+    /// Where the texture sizes go, instead of the lowest free binding of
+    /// set 0 (for the two modules of a draw, which each have their own).
+    pub dims_binding: Option<VulkanBinding>,
 }
 
 /// Where a resource is bound: the descriptor set and the binding number.

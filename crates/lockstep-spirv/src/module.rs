@@ -804,9 +804,12 @@ impl<'m> Emitter<'m> {
         if self.textures.is_empty() {
             return None;
         }
-        let binding = (0..)
-            .find(|&n| !bindings.iter().any(|b| b.set == 0 && b.binding == n))
-            .unwrap_or(0);
+        let binding = match self.opts.dims_binding {
+            Some(b) if b.set == 0 => b.binding,
+            _ => (0..)
+                .find(|&n| !bindings.iter().any(|b| b.set == 0 && b.binding == n))
+                .unwrap_or(0),
+        };
         let rv = self.storage_buffer(true);
         self.b.decorate(
             rv.var,

@@ -60,14 +60,16 @@ pub fn draw_vulkan<'p>(
                 .map_err(|e| RunError::new(e.message))?,
         );
     }
-    let status = lockstep_spirv::VulkanBinding {
+    // The status buffer, then each stage's texture sizes, at bindings
+    // neither stage uses.
+    let mut free = (0..).filter(|&n| !taken.iter().any(|b| b.set == 0 && b.binding == n));
+    let mut next = || lockstep_spirv::VulkanBinding {
         set: 0,
-        binding: (0..)
-            .find(|&n| !taken.iter().any(|b| b.set == 0 && b.binding == n))
-            .unwrap_or(0),
+        binding: free.next().unwrap_or(0),
     };
+    let (status, vertex_dims, pixel_dims) = (next(), next(), next());
     let budget = opts.step_budget.min(u64::from(u32::MAX - 1)) as u32;
-    let emit = |shader: &Shader, bindings: &Bindings, first_loop: u32| {
+    let emit = |shader: &Shader, bindings: &Bindings, first_loop: u32, dims| {
         let options = Options {
             maximal_reconvergence: info.maximal_reconvergence,
             bindings: vulkan_bindings(shader, pipeline, bindings),
@@ -76,6 +78,7 @@ pub fn draw_vulkan<'p>(
             step_budget: Some(budget),
             status_binding: Some(status),
             first_loop,
+            dims_binding: Some(dims),
             ..Options::default()
         };
         crate::emit_spirv(shader, &options).map_err(|e| {
@@ -86,20 +89,29 @@ pub fn draw_vulkan<'p>(
             )
         })
     };
-    let vm = emit(vertex, &vb, 0)?;
+    let vm = emit(vertex, &vb, 0, vertex_dims)?;
     let vertex_loops = vm.status.as_ref().map_or(0, |s| s.loops.len() as u32);
-    let pm = emit(pixel, &pb, vertex_loops)?;
+    let pm = emit(pixel, &pb, vertex_loops, pixel_dims)?;
     if (vm.partitioned || pm.partitioned) && !info.partitioned {
         return Err(RunError::new(format!(
             "WaveMatch and WaveMultiPrefix* need VK_NV_shader_subgroup_partitioned, which {} does not have",
             info.name
         )));
     }
-    if vm.dims.is_some() || pm.dims.is_some() {
-        return Err(RunError::new(
-            "not supported yet: textures in a draw on a Vulkan device",
-        ));
-    }
+    // Each stage's texture sizes, in its own order of its textures.
+    let dims_of = |module: &lockstep_spirv::Spirv, bindings: &Bindings| -> Vec<u8> {
+        module.dims.as_ref().map_or_else(Vec::new, |d| {
+            d.textures
+                .iter()
+                .flat_map(|t| {
+                    let [w, h, z] = bindings.texture_dims(t.index());
+                    [w, h.max(1), z.max(1), 0]
+                })
+                .flat_map(u32::to_le_bytes)
+                .collect()
+        })
+    };
+    let (vdims, pdims) = (dims_of(&vm, &vb), dims_of(&pm, &pb));
     // Each binding once, from whichever stage declares it.
     let vdata = resource_bytes(vertex, pipeline, &vb);
     let pdata = resource_bytes(pixel, pipeline, &pb);
@@ -139,6 +151,16 @@ pub fn draw_vulkan<'p>(
         uniform: false,
         data: &[0; 8],
     });
+    for (module, data) in [(&vm, &vdims), (&pm, &pdims)] {
+        if let Some(d) = &module.dims {
+            buffers.push(JobBuffer {
+                set: d.binding.set,
+                binding: d.binding.binding,
+                uniform: false,
+                data,
+            });
+        }
+    }
     let vertex_buffer = pipeline
         .buffer_index(&g.vertex_buffer)
         .map(|i| &pipeline.buffers[i])

@@ -365,3 +365,52 @@ float4 PSMain(V v) : SV_Target {
     let span = e.span.expect("the loop's span");
     assert_eq!(source[..span.start as usize].lines().count(), 5);
 }
+
+#[test]
+fn a_textured_draw_matches_the_engine_on_the_device() {
+    let Some(device) = lavapipe() else { return };
+    let triangle = std::fs::read_to_string(root().join("examples/draw/triangle.yaml")).unwrap();
+    let yaml = triangle
+        .replace(
+            "Bindings:",
+            "  - Name: Checker\n    Format: Float32\n    Data: [ 0.25, 1.0, 1.0, 0.25 ]\n    OutputProps: { Width: 2, Height: 2, Depth: 1 }\nBindings:",
+        )
+        .replace(
+            "  RenderTarget: Target",
+            "  RenderTarget: Target\nDescriptorSets:\n  - Resources:\n    - { Name: Checker, Kind: Texture2D, DirectXBinding: { Register: 0 } }",
+        );
+    let pipeline = lockstep::pipeline::parse(&yaml).unwrap();
+    let source = "Texture2D<float> Checker : register(t0);
+struct V { float4 p : SV_Position; float3 c : COLOR; };
+V VSMain(float3 p : POSITION, float3 c : COLOR) { V v; v.p = float4(p, 1); v.c = c; return v; }
+float4 PSMain(V v) : SV_Target {
+    uint w, h;
+    Checker.GetDimensions(w, h);
+    uint2 at = uint2(v.p.xy / 8) % uint2(w, h);
+    return float4(v.c * Checker[at], 1);
+}";
+    let stage = |stage, entry: &str| {
+        let opts = CompileOptions {
+            entry: entry.into(),
+            stage,
+            ..CompileOptions::default()
+        };
+        lockstep::compile("checker.hlsl", source, &opts, &MemoryLoader::default()).unwrap()
+    };
+    let vs = stage(lockstep::ir::Stage::Vertex, "VSMain");
+    let ps = stage(lockstep::ir::Stage::Pixel, "PSMain");
+    let opts = DiffOptions {
+        ulps: 4096,
+        ..DiffOptions::default()
+    };
+    let report = lockstep::diff_draw(&vs, &ps, &pipeline, &device, &opts).unwrap();
+    assert!(!report.differs(), "{}", report.render(&ps, false));
+    // The checker shows: some covered pixels are dimmed to a quarter.
+    let gpu = lockstep::draw_vulkan(&vs, &ps, &pipeline, &device, &Default::default()).unwrap();
+    let rt = pipeline.buffer_index("Target").unwrap();
+    let reds: Vec<f32> = gpu.output.contents[rt]
+        .chunks_exact(16)
+        .map(|px| f32::from_le_bytes(px[0..4].try_into().unwrap()))
+        .collect();
+    assert!(reds.iter().any(|&r| r > 0.5) && reds.iter().any(|&r| r > 0.0 && r < 0.25));
+}
