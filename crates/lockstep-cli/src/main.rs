@@ -994,6 +994,29 @@ fn vulkan_selector(target: &str) -> Result<&str, String> {
     }
 }
 
+/// The Vulkan device `run --device` names, and how to run on it; the exit
+/// code on failure.
+fn open_device(
+    args: &RunArgs,
+) -> Result<(lockstep::vulkan_device::Device, lockstep::VulkanOptions), u8> {
+    let selector = vulkan_selector(&args.target).map_err(error)?;
+    if args.check {
+        return Err(error(
+            "--check runs in Lockstep's engine: leave out --device, or use lockstep check",
+        ));
+    }
+    let device = lockstep::vulkan_device::Device::open(selector).map_err(|e| {
+        json_error(&args.compile, &e.0);
+        error(e)
+    })?;
+    let opts = lockstep::VulkanOptions {
+        wave_size: args.device.wave_size,
+        step_budget: args.max_steps,
+        runs: 1,
+    };
+    Ok((device, opts))
+}
+
 /// `lockstep run --device vulkan…`: the dispatch on a Vulkan device.
 fn run_on_device(
     args: &RunArgs,
@@ -1001,28 +1024,11 @@ fn run_on_device(
     shader: &lockstep::Shader,
     color: bool,
 ) -> u8 {
-    let selector = match vulkan_selector(&args.target) {
-        Ok(s) => s,
-        Err(e) => return error(e),
-    };
-    if args.check {
-        return error(
-            "--check runs in Lockstep's engine: leave out --device, or use lockstep check",
-        );
-    }
-    let device = match lockstep::vulkan_device::Device::open(selector) {
+    let (device, opts) = match open_device(args) {
         Ok(d) => d,
-        Err(e) => {
-            json_error(&args.compile, &e.0);
-            return error(e);
-        }
+        Err(code) => return code,
     };
     let started = std::time::Instant::now();
-    let opts = lockstep::VulkanOptions {
-        wave_size: args.device.wave_size,
-        step_budget: args.max_steps,
-        runs: 1,
-    };
     let result = lockstep::run_vulkan(shader, pipeline, &device, &opts);
     let run = match result {
         Ok(r) => r,
@@ -1149,26 +1155,9 @@ fn draw_on_device(
     shaders: &[lockstep::Shader],
     color: bool,
 ) -> u8 {
-    let selector = match vulkan_selector(&args.target) {
-        Ok(s) => s,
-        Err(e) => return error(e),
-    };
-    if args.check {
-        return error(
-            "--check runs in Lockstep's engine: leave out --device, or use lockstep check",
-        );
-    }
-    let device = match lockstep::vulkan_device::Device::open(selector) {
+    let (device, opts) = match open_device(args) {
         Ok(d) => d,
-        Err(e) => {
-            json_error(&args.compile, &e.0);
-            return error(e);
-        }
-    };
-    let opts = lockstep::VulkanOptions {
-        wave_size: args.device.wave_size,
-        step_budget: args.max_steps,
-        runs: 1,
+        Err(code) => return code,
     };
     let run = match lockstep::draw_vulkan(&shaders[0], &shaders[1], pipeline, &device, &opts) {
         Ok(r) => r,

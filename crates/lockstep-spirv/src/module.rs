@@ -201,6 +201,22 @@ impl<'m> Emitter<'m> {
         })
     }
 
+    /// A global variable of pointer type `ptr`, declared among the types
+    /// and constants even while a function is being written.
+    pub fn global_variable(&mut self, ptr: Word, class: StorageClass) -> Word {
+        let var = self.b.id();
+        self.b
+            .module_mut()
+            .types_global_values
+            .push(dr::Instruction::new(
+                Op::Variable,
+                Some(ptr),
+                Some(var),
+                vec![Operand::StorageClass(class)],
+            ));
+        var
+    }
+
     /// Lists a global variable in the entry point's interface.
     pub fn add_interface(&mut self, var: Word) {
         self.interface.push(var);
@@ -497,16 +513,7 @@ impl<'m> Emitter<'m> {
             _ => u32_ty,
         };
         let ptr = self.pointer(StorageClass::Input, ty);
-        let var = self.b.id();
-        self.b
-            .module_mut()
-            .types_global_values
-            .push(dr::Instruction::new(
-                Op::Variable,
-                Some(ptr),
-                Some(var),
-                vec![Operand::StorageClass(StorageClass::Input)],
-            ));
+        let var = self.global_variable(ptr, StorageClass::Input);
         self.b
             .decorate(var, Decoration::BuiltIn, [Operand::BuiltIn(builtin)]);
         if self
@@ -705,16 +712,7 @@ impl<'m> Emitter<'m> {
             };
             if let Some(rv) = &declared {
                 let b = bindings[i];
-                self.b.decorate(
-                    rv.var,
-                    Decoration::DescriptorSet,
-                    [Operand::LiteralBit32(b.set)],
-                );
-                self.b.decorate(
-                    rv.var,
-                    Decoration::Binding,
-                    [Operand::LiteralBit32(b.binding)],
-                );
+                self.bind(rv.var, b.set, b.binding);
                 self.b.name(rv.var, r.name.clone());
                 self.interface.push(rv.var);
             }
@@ -774,24 +772,9 @@ impl<'m> Emitter<'m> {
         let block = self.b.type_struct([arr]);
         self.block(block);
         let ptr = self.pointer(StorageClass::StorageBuffer, block);
-        let var = self.b.id();
-        self.b
-            .module_mut()
-            .types_global_values
-            .push(dr::Instruction::new(
-                Op::Variable,
-                Some(ptr),
-                Some(var),
-                vec![Operand::StorageClass(StorageClass::StorageBuffer)],
-            ));
+        let var = self.global_variable(ptr, StorageClass::StorageBuffer);
         let b = self.binding_of[resource];
-        self.b.decorate(
-            var,
-            Decoration::DescriptorSet,
-            [Operand::LiteralBit32(b.set)],
-        );
-        self.b
-            .decorate(var, Decoration::Binding, [Operand::LiteralBit32(b.binding)]);
+        self.bind(var, b.set, b.binding);
         self.interface.push(var);
         self.wide.insert(resource, var);
         var
@@ -811,16 +794,7 @@ impl<'m> Emitter<'m> {
                 .unwrap_or(0),
         };
         let rv = self.storage_buffer(true);
-        self.b.decorate(
-            rv.var,
-            Decoration::DescriptorSet,
-            [Operand::LiteralBit32(0)],
-        );
-        self.b.decorate(
-            rv.var,
-            Decoration::Binding,
-            [Operand::LiteralBit32(binding)],
-        );
+        self.bind(rv.var, 0, binding);
         self.b.name(rv.var, "lockstep.dims");
         self.interface.push(rv.var);
         self.dims = Some(rv.var);
@@ -848,16 +822,7 @@ impl<'m> Emitter<'m> {
             _ => (0..).find(|&n| !taken(n)).unwrap_or(0),
         };
         let rv = self.storage_buffer(false);
-        self.b.decorate(
-            rv.var,
-            Decoration::DescriptorSet,
-            [Operand::LiteralBit32(0)],
-        );
-        self.b.decorate(
-            rv.var,
-            Decoration::Binding,
-            [Operand::LiteralBit32(binding)],
-        );
+        self.bind(rv.var, 0, binding);
         self.b.name(rv.var, "lockstep.status");
         self.interface.push(rv.var);
         let u32_ty = self.scalar(ScalarType::UInt32);
@@ -887,6 +852,14 @@ impl<'m> Emitter<'m> {
         let at = self.u32c(4 * k + axis);
         let p = self.op(Op::AccessChain, ptr, ids(&[var, zero, at]));
         self.op(Op::Load, u32_ty, ids(&[p]))
+    }
+
+    /// Decorates `var` with its descriptor set and binding.
+    fn bind(&mut self, var: Word, set: u32, binding: u32) {
+        self.b
+            .decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(set)]);
+        self.b
+            .decorate(var, Decoration::Binding, [Operand::LiteralBit32(binding)]);
     }
 
     fn decorate_once(&mut self, ty: Word, d: Decoration, v: u32) {

@@ -6,7 +6,7 @@
 //! record says it wrote nothing is discarded).
 
 use lockstep_ir::{self as ir, Interpolation, ScalarType, Stage, StageIo, Varying, VaryingKind};
-use rspirv::dr::{self, Operand};
+use rspirv::dr::Operand;
 use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
 
 use crate::Error;
@@ -69,16 +69,7 @@ impl Emitter<'_> {
     /// A global `Input` or `Output` variable of `ty`.
     fn interface_var(&mut self, class: StorageClass, ty: Word, name: &str) -> Word {
         let ptr = self.pointer(class, ty);
-        let var = self.b.id();
-        self.b
-            .module_mut()
-            .types_global_values
-            .push(dr::Instruction::new(
-                Op::Variable,
-                Some(ptr),
-                Some(var),
-                vec![Operand::StorageClass(class)],
-            ));
+        let var = self.global_variable(ptr, class);
         self.b.name(var, name);
         self.add_interface(var);
         var

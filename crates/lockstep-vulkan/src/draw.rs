@@ -3,11 +3,11 @@
 //! 32-bit depth target cleared to 1.0 and tested LESS, with D3D's
 //! viewport (y down from the top row, through a negative viewport height).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ash::vk;
 
-use crate::{Device, Error, FENCE_TIMEOUT, JobBuffer, Objects, barrier, err};
+use crate::{Device, Error, JobBuffer, Objects, barrier, err};
 
 /// The element format of a vertex attribute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -363,37 +363,8 @@ impl Device {
                 .create_graphics_pipelines(vk::PipelineCache::null(), &[create], None)
                 .map_err(|(_, e)| Error(format!("vkCreateGraphicsPipelines: {e}")))?[0];
             o.pipeline = Some(pipeline);
-            let pool = d
-                .create_command_pool(
-                    &vk::CommandPoolCreateInfo::default().queue_family_index(self.queue_family),
-                    None,
-                )
-                .map_err(err("vkCreateCommandPool"))?;
-            o.command_pool = Some(pool);
-            let cmd = d
-                .allocate_command_buffers(
-                    &vk::CommandBufferAllocateInfo::default()
-                        .command_pool(pool)
-                        .level(vk::CommandBufferLevel::PRIMARY)
-                        .command_buffer_count(1),
-                )
-                .map_err(err("vkAllocateCommandBuffers"))?[0];
-            d.begin_command_buffer(
-                cmd,
-                &vk::CommandBufferBeginInfo::default()
-                    .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
-            )
-            .map_err(err("vkBeginCommandBuffer"))?;
-            let queries = d
-                .create_query_pool(
-                    &vk::QueryPoolCreateInfo::default()
-                        .query_type(vk::QueryType::TIMESTAMP)
-                        .query_count(2),
-                    None,
-                )
-                .map_err(err("vkCreateQueryPool"))?;
-            o.queries = Some(queries);
-            d.cmd_reset_query_pool(cmd, queries, 0, 2);
+            let cmd = self.begin(o)?;
+            let queries = self.timestamps(o, cmd, 2)?;
             for &(buffer, _, size, staging) in &buffers {
                 d.cmd_copy_buffer(
                     cmd,
@@ -562,48 +533,7 @@ impl Device {
                     &[region(vk::ImageAspectFlags::DEPTH)],
                 );
             }
-            for &(buffer, _, size, staging) in &buffers {
-                d.cmd_copy_buffer(
-                    cmd,
-                    buffer,
-                    staging,
-                    &[vk::BufferCopy::default().size(size)],
-                );
-            }
-            barrier(
-                d,
-                cmd,
-                (
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::AccessFlags::TRANSFER_WRITE,
-                ),
-                (vk::PipelineStageFlags::HOST, vk::AccessFlags::HOST_READ),
-            );
-            d.end_command_buffer(cmd)
-                .map_err(err("vkEndCommandBuffer"))?;
-            let fence = d
-                .create_fence(&vk::FenceCreateInfo::default(), None)
-                .map_err(err("vkCreateFence"))?;
-            o.fence = Some(fence);
-            let started = Instant::now();
-            d.queue_submit(
-                self.queue,
-                &[vk::SubmitInfo::default().command_buffers(&[cmd])],
-                fence,
-            )
-            .map_err(err("vkQueueSubmit"))?;
-            match d.wait_for_fences(&[fence], true, FENCE_TIMEOUT.as_nanos() as u64) {
-                Ok(()) => {}
-                Err(vk::Result::TIMEOUT) => {
-                    return Err(Error(format!(
-                        "the draw did not finish within {} s on {}",
-                        FENCE_TIMEOUT.as_secs(),
-                        self.info.name
-                    )));
-                }
-                Err(e) => return Err(Error(format!("vkWaitForFences: {e}"))),
-            }
-            let took = started.elapsed();
+            let took = self.finish(o, cmd, &buffers, "draw")?;
             let map = |memory: vk::DeviceMemory, bytes: u64| -> Result<Vec<u8>, Error> {
                 let ptr = d
                     .map_memory(memory, 0, bytes, vk::MemoryMapFlags::empty())
@@ -635,19 +565,7 @@ impl Device {
                 .zip(&job.buffers)
                 .map(|(&(_, ptr, _, _), b)| std::slice::from_raw_parts(ptr, b.data.len()).to_vec())
                 .collect();
-            let mut stamps = [0u64; 2];
-            let time = match d.get_query_pool_results(
-                queries,
-                0,
-                &mut stamps,
-                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
-            ) {
-                Ok(()) if self.timestamps.0 > 0 => Duration::from_nanos(
-                    (stamps[1].wrapping_sub(stamps[0]) as f64 * f64::from(self.timestamps.1))
-                        as u64,
-                ),
-                _ => took,
-            };
+            let time = self.intervals(queries, 1, took)[0];
             Ok(Drawn {
                 color,
                 depth,

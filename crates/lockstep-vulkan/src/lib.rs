@@ -577,6 +577,147 @@ impl Device {
         }
     }
 
+    /// A command buffer being recorded, with its pool in `o`.
+    pub(crate) fn begin(&self, o: &mut Objects<'_>) -> Result<vk::CommandBuffer, Error> {
+        let d = &self.device;
+        // SAFETY: valid create infos for this device; `o` destroys the pool.
+        unsafe {
+            let pool = d
+                .create_command_pool(
+                    &vk::CommandPoolCreateInfo::default().queue_family_index(self.queue_family),
+                    None,
+                )
+                .map_err(err("vkCreateCommandPool"))?;
+            o.command_pool = Some(pool);
+            let cmd = d
+                .allocate_command_buffers(
+                    &vk::CommandBufferAllocateInfo::default()
+                        .command_pool(pool)
+                        .level(vk::CommandBufferLevel::PRIMARY)
+                        .command_buffer_count(1),
+                )
+                .map_err(err("vkAllocateCommandBuffers"))?[0];
+            d.begin_command_buffer(
+                cmd,
+                &vk::CommandBufferBeginInfo::default()
+                    .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
+            )
+            .map_err(err("vkBeginCommandBuffer"))?;
+            Ok(cmd)
+        }
+    }
+
+    /// Records the copies of `buffers` back into their staging buffers,
+    /// submits `cmd` and waits for it (at most [`FENCE_TIMEOUT`]); how long
+    /// the submission took.
+    pub(crate) fn finish(
+        &self,
+        o: &mut Objects<'_>,
+        cmd: vk::CommandBuffer,
+        buffers: &[(vk::Buffer, *mut u8, u64, vk::Buffer)],
+        what: &str,
+    ) -> Result<Duration, Error> {
+        let d = &self.device;
+        // SAFETY: `cmd` is being recorded on this device; the fence is made
+        // here and destroyed by `o`.
+        unsafe {
+            for &(buffer, _, size, staging) in buffers {
+                d.cmd_copy_buffer(
+                    cmd,
+                    buffer,
+                    staging,
+                    &[vk::BufferCopy::default().size(size)],
+                );
+            }
+            barrier(
+                d,
+                cmd,
+                (
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::AccessFlags::TRANSFER_WRITE,
+                ),
+                (vk::PipelineStageFlags::HOST, vk::AccessFlags::HOST_READ),
+            );
+            d.end_command_buffer(cmd)
+                .map_err(err("vkEndCommandBuffer"))?;
+            let fence = d
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+                .map_err(err("vkCreateFence"))?;
+            o.fence = Some(fence);
+            let started = Instant::now();
+            d.queue_submit(
+                self.queue,
+                &[vk::SubmitInfo::default().command_buffers(&[cmd])],
+                fence,
+            )
+            .map_err(err("vkQueueSubmit"))?;
+            match d.wait_for_fences(&[fence], true, FENCE_TIMEOUT.as_nanos() as u64) {
+                Ok(()) => Ok(started.elapsed()),
+                Err(vk::Result::TIMEOUT) => Err(Error(format!(
+                    "the {what} did not finish within {} s on {}",
+                    FENCE_TIMEOUT.as_secs(),
+                    self.info.name
+                ))),
+                Err(e) => Err(Error(format!("vkWaitForFences: {e}"))),
+            }
+        }
+    }
+
+    /// A query pool of `count` timestamps, reset in `cmd`.
+    pub(crate) fn timestamps(
+        &self,
+        o: &mut Objects<'_>,
+        cmd: vk::CommandBuffer,
+        count: u32,
+    ) -> Result<vk::QueryPool, Error> {
+        let d = &self.device;
+        // SAFETY: a valid create info; `o` destroys the pool.
+        unsafe {
+            let queries = d
+                .create_query_pool(
+                    &vk::QueryPoolCreateInfo::default()
+                        .query_type(vk::QueryType::TIMESTAMP)
+                        .query_count(count),
+                    None,
+                )
+                .map_err(err("vkCreateQueryPool"))?;
+            o.queries = Some(queries);
+            d.cmd_reset_query_pool(cmd, queries, 0, count);
+            Ok(queries)
+        }
+    }
+
+    /// The time between each pair of timestamps, or `took` shared out where
+    /// the queue has none.
+    pub(crate) fn intervals(
+        &self,
+        queries: vk::QueryPool,
+        pairs: u32,
+        took: Duration,
+    ) -> Vec<Duration> {
+        let mut stamps = vec![0u64; 2 * pairs as usize];
+        // SAFETY: the pool holds `2 * pairs` timestamps of a finished
+        // submission.
+        let read = unsafe {
+            self.device.get_query_pool_results(
+                queries,
+                0,
+                &mut stamps,
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+            )
+        };
+        match read {
+            Ok(()) if self.timestamps.0 > 0 => stamps
+                .chunks_exact(2)
+                .map(|p| {
+                    let ticks = p[1].wrapping_sub(p[0]) & mask(self.timestamps.0);
+                    Duration::from_nanos((ticks as f64 * f64::from(self.timestamps.1)) as u64)
+                })
+                .collect(),
+            _ => vec![took / pairs.max(1); pairs as usize],
+        }
+    }
+
     fn dispatch_with(&self, job: &Job<'_>, o: &mut Objects<'_>) -> Result<Dispatched, Error> {
         if let Some(w) = job.subgroup_size {
             let (lo, hi) = self.info.subgroup_sizes;
@@ -643,38 +784,9 @@ impl Device {
                 .create_compute_pipelines(vk::PipelineCache::null(), &[create], None)
                 .map_err(|(_, e)| Error(format!("vkCreateComputePipelines: {e}")))?[0];
             o.pipeline = Some(pipeline);
-            let pool = d
-                .create_command_pool(
-                    &vk::CommandPoolCreateInfo::default().queue_family_index(self.queue_family),
-                    None,
-                )
-                .map_err(err("vkCreateCommandPool"))?;
-            o.command_pool = Some(pool);
-            let cmd = d
-                .allocate_command_buffers(
-                    &vk::CommandBufferAllocateInfo::default()
-                        .command_pool(pool)
-                        .level(vk::CommandBufferLevel::PRIMARY)
-                        .command_buffer_count(1),
-                )
-                .map_err(err("vkAllocateCommandBuffers"))?[0];
-            d.begin_command_buffer(
-                cmd,
-                &vk::CommandBufferBeginInfo::default()
-                    .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
-            )
-            .map_err(err("vkBeginCommandBuffer"))?;
+            let cmd = self.begin(o)?;
             let runs = job.runs.max(1);
-            let queries = d
-                .create_query_pool(
-                    &vk::QueryPoolCreateInfo::default()
-                        .query_type(vk::QueryType::TIMESTAMP)
-                        .query_count(2 * runs),
-                    None,
-                )
-                .map_err(err("vkCreateQueryPool"))?;
-            o.queries = Some(queries);
-            d.cmd_reset_query_pool(cmd, queries, 0, 2 * runs);
+            let queries = self.timestamps(o, cmd, 2 * runs)?;
             for &(buffer, _, size, staging) in &buffers {
                 d.cmd_copy_buffer(
                     cmd,
@@ -738,70 +850,13 @@ impl Device {
                     vk::AccessFlags::TRANSFER_READ,
                 ),
             );
-            for &(buffer, _, size, staging) in &buffers {
-                d.cmd_copy_buffer(
-                    cmd,
-                    buffer,
-                    staging,
-                    &[vk::BufferCopy::default().size(size)],
-                );
-            }
-            barrier(
-                d,
-                cmd,
-                (
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::AccessFlags::TRANSFER_WRITE,
-                ),
-                (vk::PipelineStageFlags::HOST, vk::AccessFlags::HOST_READ),
-            );
-            d.end_command_buffer(cmd)
-                .map_err(err("vkEndCommandBuffer"))?;
-            let fence = d
-                .create_fence(&vk::FenceCreateInfo::default(), None)
-                .map_err(err("vkCreateFence"))?;
-            o.fence = Some(fence);
-            let started = Instant::now();
-            d.queue_submit(
-                self.queue,
-                &[vk::SubmitInfo::default().command_buffers(&[cmd])],
-                fence,
-            )
-            .map_err(err("vkQueueSubmit"))?;
-            match d.wait_for_fences(&[fence], true, FENCE_TIMEOUT.as_nanos() as u64) {
-                Ok(()) => {}
-                Err(vk::Result::TIMEOUT) => {
-                    return Err(Error(format!(
-                        "the dispatch did not finish within {} s on {}",
-                        FENCE_TIMEOUT.as_secs(),
-                        self.info.name
-                    )));
-                }
-                Err(e) => return Err(Error(format!("vkWaitForFences: {e}"))),
-            }
-            let took = started.elapsed();
+            let took = self.finish(o, cmd, &buffers, "dispatch")?;
             let buffers = buffers
                 .iter()
                 .zip(&job.buffers)
                 .map(|(&(_, ptr, _, _), b)| std::slice::from_raw_parts(ptr, b.data.len()).to_vec())
                 .collect();
-            let mut stamps = vec![0u64; 2 * runs as usize];
-            let times = match d.get_query_pool_results(
-                queries,
-                0,
-                &mut stamps,
-                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
-            ) {
-                Ok(()) if self.timestamps.0 > 0 => stamps
-                    .chunks_exact(2)
-                    .map(|p| {
-                        let ticks = p[1].wrapping_sub(p[0]) & mask(self.timestamps.0);
-                        Duration::from_nanos((ticks as f64 * f64::from(self.timestamps.1)) as u64)
-                    })
-                    .collect(),
-                // No timestamps: the submission's time, shared out.
-                _ => vec![took / runs; runs as usize],
-            };
+            let times = self.intervals(queries, runs, took);
             Ok(Dispatched { buffers, times })
         }
     }
