@@ -113,6 +113,11 @@ struct DiffArgs {
     /// device may combine a float reduction's lanes in another order).
     #[arg(long, value_name = "N", default_value_t = 0)]
     ulps: u64,
+    /// Floats at most X apart count as equal too (for images: a draw's
+    /// interpolation differs in its last digits, many units in the last
+    /// place near zero).
+    #[arg(long, value_name = "X", default_value_t = 0.0)]
+    tolerance: f64,
     /// Exit 0 when every differing element was written by a statement with
     /// undefined behaviour (a value the specification leaves open).
     #[arg(long)]
@@ -1079,6 +1084,7 @@ fn diff(args: &DiffArgs) -> u8 {
     let opts = lockstep::DiffOptions {
         wave_size: args.wave_size,
         ulps: args.ulps,
+        tolerance: args.tolerance,
         threads: args.threads,
         step_budget: args.max_steps,
     };

@@ -20,6 +20,10 @@ pub struct DiffOptions {
     /// Floats this many units in the last place apart count as equal
     /// (0: bit for bit, any NaN equal to any NaN).
     pub ulps: u64,
+    /// Floats at most this far apart count as equal too (for images, whose
+    /// values near zero are many units in the last place apart for a tiny
+    /// difference).
+    pub tolerance: f64,
     /// The engine's worker threads; 0 means one per core.
     pub threads: usize,
     /// Loop iterations one wave may run in the engine.
@@ -32,6 +36,7 @@ impl Default for DiffOptions {
         DiffOptions {
             wave_size: None,
             ulps: 0,
+            tolerance: 0.0,
             threads: run.threads,
             step_budget: run.step_budget,
         }
@@ -206,7 +211,7 @@ pub fn diff(
         let theirs: Vec<u64> = format.elements(&on_device.output.contents[b]).collect();
         let differing: Vec<usize> = (0..ours.len().max(theirs.len()))
             .filter(|&i| match (ours.get(i), theirs.get(i)) {
-                (Some(&a), Some(&d)) => !same(format, a, d, opts.ulps),
+                (Some(&a), Some(&d)) => !same(format, a, d, opts),
                 _ => true,
             })
             .collect();
@@ -308,7 +313,7 @@ pub fn diff_draw(
             desc,
             &engine.contents[b],
             &on_device.output.contents[b],
-            opts.ulps,
+            opts,
         ) {
             buffers.push(d);
         }
@@ -328,14 +333,14 @@ fn compare(
     desc: &lockstep_pipeline::BufferDesc,
     ours: &[u8],
     theirs: &[u8],
-    ulps: u64,
+    opts: &DiffOptions,
 ) -> Option<BufferDiff> {
     let format = desc.format;
     let ours: Vec<u64> = format.elements(ours).collect();
     let theirs: Vec<u64> = format.elements(theirs).collect();
     let differing: Vec<usize> = (0..ours.len().max(theirs.len()))
         .filter(|&i| match (ours.get(i), theirs.get(i)) {
-            (Some(&a), Some(&d)) => !same(format, a, d, ulps),
+            (Some(&a), Some(&d)) => !same(format, a, d, opts),
             _ => true,
         })
         .collect();
@@ -373,9 +378,10 @@ fn line_of(location: &str) -> String {
         .to_string()
 }
 
-/// Whether two elements agree: the same bits, or for floats both NaN or
-/// at most `ulps` apart.
-fn same(format: lockstep_pipeline::Format, a: u64, b: u64, ulps: u64) -> bool {
+/// Whether two elements agree: the same bits, or for floats both NaN, or
+/// within `opts.tolerance` or `opts.ulps` of each other.
+fn same(format: lockstep_pipeline::Format, a: u64, b: u64, opts: &DiffOptions) -> bool {
+    let ulps = opts.ulps;
     if a == b {
         return true;
     }
@@ -385,7 +391,13 @@ fn same(format: lockstep_pipeline::Format, a: u64, b: u64, ulps: u64) -> bool {
     if x.is_nan() && y.is_nan() {
         return true;
     }
-    if x.is_nan() || y.is_nan() || ulps == 0 {
+    if x.is_nan() || y.is_nan() {
+        return false;
+    }
+    if opts.tolerance > 0.0 && (x - y).abs() <= opts.tolerance {
+        return true;
+    }
+    if ulps == 0 {
         return false;
     }
     // Distance in representable values: floats ordered as integers.
@@ -403,21 +415,42 @@ fn same(format: lockstep_pipeline::Format, a: u64, b: u64, ulps: u64) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::same;
+    use super::{DiffOptions, same};
     use lockstep_pipeline::Format;
+
+    fn ulps(n: u64) -> DiffOptions {
+        DiffOptions {
+            ulps: n,
+            ..DiffOptions::default()
+        }
+    }
 
     #[test]
     fn floats_agree_within_their_ulps() {
+        let (ulps0, ulps1, ulps5) = (ulps(0), ulps(1), ulps(5));
         let one = u64::from(1f32.to_bits());
         let next = one + 1;
-        assert!(!same(Format::Float32, one, next, 0));
-        assert!(same(Format::Float32, one, next, 1));
+        assert!(!same(Format::Float32, one, next, &ulps0));
+        assert!(same(Format::Float32, one, next, &ulps1));
         // +0 and -0 are one step apart across zero.
         let neg_zero = u64::from((-0f32).to_bits());
-        assert!(same(Format::Float32, 0, neg_zero, 1));
-        assert!(!same(Format::Float32, 0, neg_zero, 0));
+        assert!(same(Format::Float32, 0, neg_zero, &ulps1));
+        assert!(!same(Format::Float32, 0, neg_zero, &ulps0));
         let nan = u64::from(f32::NAN.to_bits());
-        assert!(same(Format::Float32, nan, nan | 1, 0));
-        assert!(!same(Format::UInt32, 1, 2, 5));
+        assert!(same(Format::Float32, nan, nan | 1, &ulps0));
+        assert!(!same(Format::UInt32, 1, 2, &ulps5));
+    }
+
+    #[test]
+    fn floats_agree_within_the_tolerance() {
+        let bits = |v: f32| u64::from(v.to_bits());
+        let near = DiffOptions {
+            tolerance: 1e-4,
+            ..DiffOptions::default()
+        };
+        // 1e-6 and 5e-5 are millions of units in the last place apart.
+        assert!(same(Format::Float32, bits(1e-6), bits(5e-5), &near));
+        assert!(!same(Format::Float32, bits(1e-6), bits(5e-5), &ulps(1000)));
+        assert!(!same(Format::Float32, bits(0.5), bits(0.5002), &near));
     }
 }
