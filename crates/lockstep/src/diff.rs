@@ -205,25 +205,16 @@ pub fn diff(
         if !outputs[b] {
             continue;
         }
-        let format = desc.format;
-        let size = format.size().max(1);
-        let ours: Vec<u64> = format.elements(&engine[b]).collect();
-        let theirs: Vec<u64> = format.elements(&on_device.output.contents[b]).collect();
-        let differing: Vec<usize> = (0..ours.len().max(theirs.len()))
-            .filter(|&i| match (ours.get(i), theirs.get(i)) {
-                (Some(&a), Some(&d)) => !same(format, a, d, opts),
-                _ => true,
-            })
-            .collect();
-        if differing.is_empty() {
+        let Some((mut d, differing)) =
+            compare(desc, &engine[b], &on_device.output.contents[b], opts)
+        else {
             continue;
-        }
-        let text =
-            |v: &[u64], i: usize| v.get(i).map(|&x| format.render_bits(x)).unwrap_or_default();
+        };
+        let size = desc.format.size().max(1);
         let slots = bindings.slots_of_buffer(pipeline, b);
         // An element is explained when every statement that wrote it is
         // one where the checked run found undefined behaviour.
-        let undefined = differing
+        d.undefined = differing
             .iter()
             .take(EXPLAINED_AT_MOST)
             .filter(|&&i| {
@@ -233,24 +224,8 @@ pub fn diff(
             })
             .count();
         let spans = written_by(std::slice::from_ref(&writers), &slots, &differing, size);
-        let (written_at, written_lines) = locations(shader, &spans);
-        buffers.push(BufferDiff {
-            buffer: desc.name.clone(),
-            elements: ours.len(),
-            differing: differing.len(),
-            first: differing
-                .iter()
-                .take(SHOWN)
-                .map(|&i| DeviceElement {
-                    index: i,
-                    engine: text(&ours, i),
-                    device: text(&theirs, i),
-                })
-                .collect(),
-            written_at,
-            written_lines,
-            undefined,
-        });
+        (d.written_at, d.written_lines) = locations(shader, &spans);
+        buffers.push(d);
     }
     Ok(DiffReport {
         device: device.info.name.clone(),
@@ -309,7 +284,7 @@ pub fn diff_draw(
         if !outputs[b] {
             continue;
         }
-        if let Some(d) = compare(
+        if let Some((d, _)) = compare(
             desc,
             &engine.contents[b],
             &on_device.output.contents[b],
@@ -328,13 +303,14 @@ pub fn diff_draw(
     })
 }
 
-/// The differing elements of one buffer, with no statements named.
+/// The differing elements of one buffer (with no statements named yet),
+/// and their indices.
 fn compare(
     desc: &lockstep_pipeline::BufferDesc,
     ours: &[u8],
     theirs: &[u8],
     opts: &DiffOptions,
-) -> Option<BufferDiff> {
+) -> Option<(BufferDiff, Vec<usize>)> {
     let format = desc.format;
     let ours: Vec<u64> = format.elements(ours).collect();
     let theirs: Vec<u64> = format.elements(theirs).collect();
@@ -348,7 +324,7 @@ fn compare(
         return None;
     }
     let text = |v: &[u64], i: usize| v.get(i).map(|&x| format.render_bits(x)).unwrap_or_default();
-    Some(BufferDiff {
+    let diff = BufferDiff {
         buffer: desc.name.clone(),
         elements: ours.len(),
         differing: differing.len(),
@@ -364,7 +340,8 @@ fn compare(
         written_at: Vec::new(),
         written_lines: Vec::new(),
         undefined: 0,
-    })
+    };
+    Some((diff, differing))
 }
 
 /// Differing elements looked at for undefined behaviour, per buffer.
