@@ -91,6 +91,22 @@ impl Emitter<'_> {
                 self.shuffle(&arg, &flat, lane)
             }
             WaveOp::QuadReadLaneAt => {
+                // A constant quad lane is a quad broadcast; another reads
+                // its lane through a shuffle within the quad.
+                if let lockstep_ir::ExprKind::Const(k) = &args[1].kind
+                    && let Some(k) = k.first()
+                {
+                    self.capability(Capability::GroupNonUniformQuad);
+                    let lane = self.u32c((k.bits & 3) as u32);
+                    return Ok(arg
+                        .iter()
+                        .zip(&flat)
+                        .map(|(&v, &s)| {
+                            let t = self.scalar(s);
+                            self.op(Op::GroupNonUniformQuadBroadcast, t, ids(&[sg, v, lane]))
+                        })
+                        .collect());
+                }
                 let i = self.index_u32(&args[1])?;
                 let me = self.load_input(BuiltIn::SubgroupLocalInvocationId);
                 let three = self.u32c(3);

@@ -280,6 +280,21 @@ fn quad_reads_swap_in_the_named_direction() {
     };
     // SPIR-V's directions: 0 horizontal, 1 vertical, 2 diagonal.
     assert_eq!(directions, [0, 1, 2]);
+    // A constant quad lane is a quad broadcast.
+    let m = emit(
+        "RWStructuredBuffer<uint> Out : register(u0);
+         [numthreads(16, 1, 1)]
+         void main(uint i : SV_DispatchThreadID) { Out[i] = QuadReadLaneAt(i, 2) + QuadReadLaneAt(i, i); }",
+    )
+    .unwrap();
+    let count = |op| {
+        instructions(&m.words)
+            .iter()
+            .filter(|i| i.class.opcode == op)
+            .count()
+    };
+    assert_eq!(count(Op::GroupNonUniformQuadBroadcast), 1);
+    assert_eq!(count(Op::GroupNonUniformShuffle), 1);
 }
 
 #[test]
