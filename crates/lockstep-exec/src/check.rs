@@ -100,9 +100,23 @@ pub struct Findings {
     /// store or atomic that wrote it last (0: none), with [`STORED`] where
     /// a store wrote it.
     writers: Mutex<Vec<Vec<u32>>>,
+    /// Per resource slot, per 32-bit word: 1 + the lane that wrote it last
+    /// ([`pack_lane`]), 0 for none.
+    lanes: Mutex<Vec<Vec<u64>>>,
     /// Whether a word was written again where a store was one of the
     /// writes (atomics alone commute).
     overwritten: std::sync::atomic::AtomicBool,
+}
+
+/// A writing lane as one number: the group's x, y and z (16 bits each,
+/// saturated), the wave's index in its group and the lane (8 bits each).
+pub(crate) fn pack_lane(group: [u32; 3], wave: u32, lane: u32) -> u64 {
+    let field = |v: u32, bits: u32| u64::from(v.min((1 << bits) - 1));
+    field(group[0], 16)
+        | field(group[1], 16) << 16
+        | field(group[2], 16) << 32
+        | field(wave, 8) << 48
+        | field(lane, 7) << 56
 }
 
 /// The bit of a word's writer that says a plain store wrote it.
@@ -115,6 +129,8 @@ pub struct Writers {
     /// Per resource slot, per 32-bit word: 1 + the writer's program counter
     /// (and [`STORED`]).
     pcs: Vec<Vec<u32>>,
+    /// Per resource slot, per word: 1 + the writing lane ([`pack_lane`]).
+    lanes: Vec<Vec<u64>>,
     /// The program's span of each program counter.
     spans: Vec<Span>,
     overwritten: bool,
@@ -126,6 +142,18 @@ impl Writers {
     pub fn span(&self, slot: usize, word: usize) -> Option<Span> {
         let pc = *self.pcs.get(slot)?.get(word)? & !STORED;
         self.spans.get(pc.checked_sub(1)? as usize).copied()
+    }
+
+    /// The lane that wrote word `word` of resource slot `slot` last: its
+    /// group, its wave's index in the group and its lane.
+    pub fn lane(&self, slot: usize, word: usize) -> Option<([u32; 3], u32, u32)> {
+        let packed = self.lanes.get(slot)?.get(word)?.checked_sub(1)?;
+        let field = |shift: u32, bits: u32| ((packed >> shift) & ((1 << bits) - 1)) as u32;
+        Some((
+            [field(0, 16), field(16, 16), field(32, 16)],
+            field(48, 8),
+            field(56, 8),
+        ))
     }
 
     /// Whether a word of a resource was written more than once with a
@@ -181,7 +209,14 @@ impl Findings {
 
     /// Notes that the instruction at `pc` wrote `words` of resource slot
     /// `slot`, which has `len` words.
-    pub(crate) fn wrote(&self, slot: usize, len: usize, pc: usize, words: &[u64], atomic: bool) {
+    pub(crate) fn wrote(
+        &self,
+        slot: usize,
+        len: usize,
+        pc: usize,
+        words: &[(u64, u64)],
+        atomic: bool,
+    ) {
         let mut writers = self.writers.lock().unwrap_or_else(|e| e.into_inner());
         if writers.len() <= slot {
             writers.resize_with(slot + 1, Vec::new);
@@ -191,7 +226,22 @@ impl Findings {
             pcs.resize(len, 0);
         }
         let mut overwritten = false;
-        for &w in words {
+        {
+            let mut lanes = self.lanes.lock().unwrap_or_else(|e| e.into_inner());
+            if lanes.len() <= slot {
+                lanes.resize_with(slot + 1, Vec::new);
+            }
+            let by = &mut lanes[slot];
+            if by.len() < len {
+                by.resize(len, 0);
+            }
+            for &(w, who) in words {
+                if let Some(b) = by.get_mut(w as usize) {
+                    *b = who + 1;
+                }
+            }
+        }
+        for &(w, _) in words {
             if let Some(p) = pcs.get_mut(w as usize) {
                 let stored = !atomic || *p & STORED != 0;
                 overwritten |= *p != 0 && stored;
@@ -207,8 +257,10 @@ impl Findings {
     /// The writers recorded, with the program's spans.
     pub(crate) fn take_writers(&self, spans: &[Span]) -> Writers {
         let pcs = std::mem::take(&mut *self.writers.lock().unwrap_or_else(|e| e.into_inner()));
+        let lanes = std::mem::take(&mut *self.lanes.lock().unwrap_or_else(|e| e.into_inner()));
         Writers {
             pcs,
+            lanes,
             spans: spans.to_vec(),
             overwritten: self.overwritten.load(std::sync::atomic::Ordering::Relaxed),
         }
@@ -340,4 +392,24 @@ pub enum Schedule {
     InOrder,
     /// Waves and groups in an order shuffled by this seed, on one worker.
     Shuffled(u64),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Findings, pack_lane};
+
+    #[test]
+    fn writers_keep_the_last_lane_of_each_word() {
+        let f = Findings::default();
+        let a = pack_lane([3, 2, 1], 5, 17);
+        let b = pack_lane([70_000, 0, 0], 1, 127);
+        f.wrote(0, 4, 9, &[(0, a), (1, a)], false);
+        f.wrote(0, 4, 10, &[(1, b)], true);
+        let w = f.take_writers(&[]);
+        assert_eq!(w.lane(0, 0), Some(([3, 2, 1], 5, 17)));
+        // Saturated past 16 bits; the later write wins.
+        assert_eq!(w.lane(0, 1), Some(([0xFFFF, 0, 0], 1, 127)));
+        assert_eq!(w.lane(0, 2), None);
+        assert_eq!(w.lane(1, 0), None);
+    }
 }

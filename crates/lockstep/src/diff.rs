@@ -52,6 +52,9 @@ pub struct DeviceElement {
     pub engine: String,
     /// Its value from the device.
     pub device: String,
+    /// The lane that wrote it in the engine's run: `group (x, y, z), wave
+    /// w, lane l`.
+    pub lane: Option<String>,
 }
 
 /// A buffer whose contents differ.
@@ -124,10 +127,11 @@ impl DiffReport {
                 );
             }
             for e in &b.first {
-                out += &format!(
-                    "  [{}] Lockstep {}, device {}\n",
-                    e.index, e.engine, e.device
-                );
+                out += &format!("  [{}] Lockstep {}, device {}", e.index, e.engine, e.device);
+                if let Some(lane) = &e.lane {
+                    out += &format!(" (written by {lane})");
+                }
+                out.push('\n');
             }
             if b.differing > b.first.len() {
                 out += &format!("  … and {} more\n", b.differing - b.first.len());
@@ -225,6 +229,9 @@ pub fn diff(
             .count();
         let spans = written_by(std::slice::from_ref(&writers), &slots, &differing, size);
         (d.written_at, d.written_lines) = locations(shader, &spans);
+        for e in &mut d.first {
+            e.lane = writing_lane(&writers, &slots, e.index, size);
+        }
         buffers.push(d);
     }
     Ok(DiffReport {
@@ -335,6 +342,7 @@ fn compare(
                 index: i,
                 engine: text(&ours, i),
                 device: text(&theirs, i),
+                lane: None,
             })
             .collect(),
         written_at: Vec::new(),
@@ -342,6 +350,23 @@ fn compare(
         undefined: 0,
     };
     Some((diff, differing))
+}
+
+/// The lane that wrote element `i` (of `size` bytes) of a buffer bound at
+/// `slots` (slot, byte offset), as the report spells it.
+fn writing_lane(
+    writers: &lockstep_exec::Writers,
+    slots: &[(usize, usize)],
+    i: usize,
+    size: usize,
+) -> Option<String> {
+    let start = i * size;
+    let &(slot, offset) = slots
+        .iter()
+        .filter(|&&(_, offset)| offset <= start)
+        .max_by_key(|&&(_, offset)| offset)?;
+    let ([x, y, z], wave, lane) = writers.lane(slot, (start - offset) / 4)?;
+    Some(format!("group ({x}, {y}, {z}), wave {wave}, lane {lane}"))
 }
 
 /// Differing elements looked at for undefined behaviour, per buffer.

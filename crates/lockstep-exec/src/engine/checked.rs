@@ -39,14 +39,16 @@ impl Wave {
         let mut misaligned: Mask = 0;
         let mut first_misaligned = 0;
         let mut shared: Option<(FindingKind, &'static str, Mask)> = None;
-        let mut written: Vec<u64> = Vec::new();
+        let mut written: Vec<(u64, u64)> = Vec::new();
         for l in self.lanes(w) {
             let at = address(&self.regs, addr, l, w);
             if access != Access::Read
                 && matches!(addr.space, Space::Resource(_))
                 && mem.in_bounds(at, ty.size())
             {
-                written.extend((at / 4)..(at + u64::from(ty.size())).div_ceil(4));
+                let who = crate::check::pack_lane(self.group_id, self.index, l as u32);
+                written
+                    .extend(((at / 4)..(at + u64::from(ty.size())).div_ceil(4)).map(|w| (w, who)));
             }
             if !mem.in_bounds(at, ty.size()) {
                 let align = u64::from(ty.size().min(4));

@@ -147,6 +147,13 @@ fn a_difference_is_reported_with_the_statement_that_wrote_it() {
         );
         // Written by the read of an inactive lane: explained.
         assert_eq!(b.undefined, b.differing);
+        // Element i is lane i's store, in group 0's only wave.
+        for e in &b.first {
+            assert_eq!(
+                e.lane.as_deref(),
+                Some(format!("group (0, 0, 0), wave 0, lane {}", e.index).as_str())
+            );
+        }
     }
     assert_eq!(report.unexplained(), 0);
 }
@@ -213,6 +220,22 @@ fn examples_give_the_engine_s_buffers_on_the_device() {
         let shader = lockstep::compile(name, &source, &opts, &FsLoader).unwrap();
         let report = lockstep::diff(&shader, &pipeline, &device, &DiffOptions::default()).unwrap();
         if report.differs() {
+            // Each differing element names the lane that stored it:
+            // uniform_fast_path's thread i writes element i, 32 threads a
+            // group.
+            if name == "uniform_fast_path" {
+                let w = report.wave_size as usize;
+                for e in &report.buffers[0].first {
+                    let i = e.index;
+                    let want = format!(
+                        "group ({}, 0, 0), wave {}, lane {}",
+                        i / 32,
+                        i % 32 / w,
+                        i % w
+                    );
+                    assert_eq!(e.lane.as_deref(), Some(want.as_str()));
+                }
+            }
             differ.push(name);
         } else {
             same += 1;
