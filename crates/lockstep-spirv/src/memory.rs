@@ -118,32 +118,12 @@ impl Emitter<'_> {
                     }
                     Shape::Vector(s, 1)
                 }
-                (Shape::Vector(s, n), Access::Components(list)) => Shape::Picked(
-                    list.iter()
-                        .map(|&c| {
-                            if n > 1 {
-                                vec![self.u32c(u32::from(c))]
-                            } else {
-                                vec![]
-                            }
-                        })
-                        .collect(),
-                    s,
-                ),
+                (Shape::Vector(s, n), Access::Components(list)) => {
+                    Shape::Picked(self.vector_picks(list, n), s)
+                }
                 (Shape::Ty(t), Access::Components(list)) => {
                     let (picked, s) = match *self.m.types.get(t) {
-                        Type::Vector(s, n) => (
-                            list.iter()
-                                .map(|&c| {
-                                    if n > 1 {
-                                        vec![self.u32c(u32::from(c))]
-                                    } else {
-                                        vec![]
-                                    }
-                                })
-                                .collect(),
-                            s,
-                        ),
+                        Type::Vector(s, n) => (self.vector_picks(list, n), s),
                         Type::Matrix { scalar, cols, .. } => (
                             list.iter()
                                 .map(|&k| {
@@ -200,6 +180,20 @@ impl Emitter<'_> {
             })
             .collect();
         Ok(Place::Var { ptrs, class, ok })
+    }
+
+    /// The index paths of components `list` of an `n`-component vector (a
+    /// scalar for 1, which takes no index).
+    fn vector_picks(&mut self, list: &[u8], n: u8) -> Vec<Vec<Word>> {
+        list.iter()
+            .map(|&c| {
+                if n > 1 {
+                    vec![self.u32c(u32::from(c))]
+                } else {
+                    vec![]
+                }
+            })
+            .collect()
     }
 
     /// The index paths and scalar types of every component of `ty`, in
