@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+
+mod trace;
 use lockstep::syntax::{Diagnostic, FileId, Span};
 use lockstep::{CompileOptions, RunOptions};
 
@@ -91,6 +93,18 @@ enum Command {
     /// List the Vulkan devices `--device vulkan:N` can name, with their
     /// subgroup sizes and the extensions wave operations use.
     Devices,
+    /// Run the dispatch in checked mode and record what every lane of the
+    /// chosen waves did (default: the first group's): each statement run,
+    /// the active and helper lanes, the values each lane gave the
+    /// variables it wrote, and what each wave operation read and
+    /// returned. Writes a self-contained HTML page (-o trace.html) that
+    /// opens from disk, or JSON (--format json, docs/trace.md). For a
+    /// draw (PIPELINE VS.hlsl PS.hlsl), traces the pixel shader's waves
+    /// and shows their quads on the render target.
+    ///
+    /// Exit status: 0 when the trace was written, 2 on an input, compile
+    /// or run error.
+    Trace(trace::TraceArgs),
 }
 
 #[derive(Args, Debug)]
@@ -494,6 +508,11 @@ fn main() -> ExitCode {
         Command::Spirv(mut args) => {
             args.compile.flags = flags;
             spirv(&args)
+        }
+        Command::Trace(mut args) => {
+            args.compile.flags = flags;
+            args.compile.json = args.format == "json";
+            trace::trace(&args)
         }
     };
     ExitCode::from(code)

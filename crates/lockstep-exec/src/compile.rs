@@ -1,6 +1,8 @@
 //! Lowers the IR to wave bytecode: every function call is inlined, values
 //! are split into scalar components, one register per component.
 
+use std::ops::Range;
+
 use lockstep_ir::layout::{array_stride, scalar_slots};
 use lockstep_ir::{
     Access, Block, Builtin, CallArg, Expr, ExprKind, Function, FunctionId, LayoutRule, LocalId,
@@ -66,6 +68,9 @@ pub struct Program {
     /// Whether the code has a group barrier. Without one every wave runs
     /// from start to end in one turn.
     pub(crate) barriers: bool,
+    /// Checked programs: each instruction's statement and the registers of
+    /// the variables, for traces.
+    pub(crate) debug: crate::trace::DebugInfo,
     /// The machine code at wave sizes 8, 16, 32 and 64, made on first use.
     pub(crate) native: [std::sync::OnceLock<Result<crate::native::Native, &'static str>>; 4],
 }
@@ -234,10 +239,12 @@ impl Program {
             .ok_or_else(|| ExecError::new("the module has no entry point", None))?;
         let mut c = Compiler::new(module);
         c.checked = checked;
+        c.wrapped_entry = entry.io.is_some();
         let groupshared_bytes = c.layout_groupshared()?;
         c.allocate_statics();
         let function = module.function(entry.function);
         let locals = c.allocate_locals(function);
+        let locals_named = locals.clone();
         let inputs: Vec<(SystemValue, Vec<Reg>, ScalarType)> = entry
             .inputs
             .iter()
@@ -270,9 +277,22 @@ impl Program {
         c.emit(Inst::CallEnd);
         c.frames.pop();
         c.emit(Inst::Exit);
+        if checked {
+            let all = 0..c.code.len() as u32;
+            let statics = std::mem::take(&mut c.statics);
+            for (var, regs) in module.statics.iter().zip(&statics) {
+                c.name_variable(var, "", regs, all.clone());
+            }
+            c.statics = statics;
+            if !c.wrapped_entry {
+                c.name_locals(function, &locals_named, all);
+            }
+            c.debug.helper = c.helper_reg();
+        }
         if !checked {
             c.fold_constant_atomic_addresses();
         }
+        debug_assert!(!checked || c.debug.start.len() == c.code.len());
         let constants = c.place_constants()?;
         if !checked {
             // Checked mode keeps every assignment as it is written (its
@@ -353,6 +373,7 @@ impl Program {
             spans: c.spans,
             checked,
             constants,
+            debug: c.debug,
         })
     }
 
@@ -462,6 +483,16 @@ struct Compiler<'m> {
     /// constant `k` `Reg(CONSTANT_TAG - k)` until [`Compiler::place_constants`].
     constants: Vec<u64>,
     constant_index: std::collections::HashMap<u64, u32>,
+    /// Checked mode: what traces need (see [`crate::trace`]).
+    debug: crate::trace::DebugInfo,
+    /// The statement being compiled, and whether its step begins at the
+    /// next instruction.
+    stmt: u32,
+    step_pending: bool,
+    /// The entry is a vertex or pixel stage's wrapper, which reads the
+    /// records and calls the shader's function: its own statements and
+    /// locals are not the source's.
+    wrapped_entry: bool,
 }
 
 /// Registers at or above `CONSTANT_TAG - MAX_REGISTERS` name constants
@@ -485,6 +516,10 @@ impl<'m> Compiler<'m> {
             calls: Vec::new(),
             constants: Vec::new(),
             constant_index: std::collections::HashMap::new(),
+            debug: Default::default(),
+            stmt: crate::trace::NO_STATEMENT,
+            step_pending: false,
+            wrapped_entry: false,
         }
     }
 
@@ -569,6 +604,12 @@ impl<'m> Compiler<'m> {
     fn emit(&mut self, inst: Inst) -> usize {
         self.code.push(inst);
         self.spans.push(self.span);
+        if self.checked {
+            self.debug.stmt.push(self.stmt);
+            self.debug
+                .start
+                .push(std::mem::take(&mut self.step_pending));
+        }
         self.code.len() - 1
     }
 
@@ -694,7 +735,11 @@ impl<'m> Compiler<'m> {
     fn block(&mut self, block: &Block) -> Result<(), ExecError> {
         for stmt in &block.stmts {
             let mark = self.next_reg;
-            let ends = self.stmt(stmt)?;
+            let outer = self.begin_statement(stmt);
+            let ends = self.stmt(stmt);
+            self.stmt = outer;
+            self.step_pending = false;
+            let ends = ends?;
             self.next_reg = mark;
             if ends {
                 // Nothing after an unconditional jump can run.
@@ -702,6 +747,67 @@ impl<'m> Compiler<'m> {
             }
         }
         Ok(())
+    }
+
+    /// Checked mode, outside library functions: `stmt` begins a step of
+    /// its own (see [`crate::trace`]). Returns the enclosing statement.
+    fn begin_statement(&mut self, stmt: &Stmt) -> u32 {
+        let outer = self.stmt;
+        if !self.checked
+            || self.call_span.is_some()
+            || (self.wrapped_entry && self.calls.len() <= 1)
+        {
+            return outer;
+        }
+        let span = match stmt {
+            Stmt::Expr(e) | Stmt::Return(Some(e)) => e.span,
+            Stmt::If { cond, .. } => cond.span,
+            Stmt::Loop { span, .. } => *span,
+            Stmt::Switch { selector, .. } => selector.span,
+            Stmt::Barrier(flags) => flags.span,
+            Stmt::Break | Stmt::Continue | Stmt::Return(None) => return outer,
+        };
+        self.stmt = self.debug.statements.len() as u32;
+        self.debug.statements.push(span);
+        self.step_pending = true;
+        outer
+    }
+
+    /// Checked mode: names the registers of `f`'s locals `regs` for the
+    /// instructions `pcs` (see [`crate::trace`]).
+    fn name_locals(&mut self, f: &Function, regs: &[Vec<Reg>], pcs: Range<u32>) {
+        if !self.checked || f.library || self.call_span.is_some() {
+            return;
+        }
+        for (var, regs) in f.locals.iter().zip(regs) {
+            self.name_variable(var, &f.name, regs, pcs.clone());
+        }
+    }
+
+    fn name_variable(
+        &mut self,
+        var: &lockstep_ir::Variable,
+        function: &str,
+        regs: &[Reg],
+        pcs: Range<u32>,
+    ) {
+        // The checker's temporaries have dotted names, and its flags no
+        // place in the source.
+        if var.name.contains('.') || var.name.is_empty() || var.span == Span::default() {
+            return;
+        }
+        let mut names = Vec::new();
+        crate::trace::component_names(&self.module.types, var.ty, var.name.clone(), &mut names);
+        for ((name, ty), &reg) in names.into_iter().zip(regs) {
+            self.debug.variables.push(crate::trace::Variable {
+                name,
+                function: function.to_string(),
+                ty,
+                span: var.span,
+                reg,
+                pcs: pcs.clone(),
+            });
+        }
     }
 
     /// Compiles one statement; `true` when it always leaves the block.
@@ -842,6 +948,10 @@ impl<'m> Compiler<'m> {
         if self.code.len() == else_at + 1 {
             self.code.pop();
             self.spans.pop();
+            if self.checked {
+                self.debug.stmt.pop();
+                self.debug.start.pop();
+            }
         }
         let end = self.emit(Inst::IfEnd);
         self.frames.pop();

@@ -13,6 +13,7 @@ use lockstep_wave::{self as wave, Arith, Lane, Mask};
 
 mod checked;
 mod deferred;
+mod traced;
 
 use checked::check_barrier_agreement;
 pub(crate) use checked::shuffle;
@@ -98,6 +99,8 @@ pub(crate) struct Wave {
     /// (a worker runs one program, so once per wave slot and width is
     /// enough); 0 when not filled.
     constants_width: usize,
+    /// Checked mode: the recording of a traced wave.
+    trace: Option<Box<crate::trace::WaveTrace>>,
 }
 
 /// What the waves of one dispatch share.
@@ -120,6 +123,8 @@ pub(crate) struct Context<'a> {
     pub avx2: bool,
     /// The program's machine code at this wave size, when the run uses it.
     pub native: Option<&'a crate::native::Native>,
+    /// Checked mode: where traced waves record.
+    pub trace: Option<&'a crate::trace::TraceSink>,
 }
 
 /// Per-worker scratch reused from batch to batch.
@@ -466,6 +471,7 @@ impl Wave {
             undefined: Vec::new(),
             tested: 0,
             constants_width: 0,
+            trace: None,
         }
     }
 
@@ -552,6 +558,10 @@ impl Wave {
             self.undefined.clear();
             self.undefined.resize(p.reg_count as usize, 0);
         }
+        self.trace = ctx
+            .trace
+            .filter(|_| group_ids.len() == 1)
+            .and_then(|sink| sink.begin(p, group_ids[0], self.index, self.launch, w));
         if p.inputs.is_empty() {
             return;
         }
@@ -633,6 +643,7 @@ impl Wave {
             undefined: Vec::new(),
             tested: m(self.tested),
             constants_width: w,
+            trace: None,
         }
     }
 
@@ -711,7 +722,11 @@ impl Wave {
             // (`simd::avx2_available`).
             return unsafe { self.run_avx2(ctx, gs, scratch, tracker, deferred) };
         }
-        self.run_loop::<CHECKED, false>(ctx, gs, scratch, tracker, deferred)
+        let ran = self.run_loop::<CHECKED, false>(ctx, gs, scratch, tracker, deferred);
+        if CHECKED && self.trace.is_some() {
+            self.trace_pause(ctx);
+        }
+        ran
     }
 
     /// `run_loop` compiled for AVX2: inlined into this function, whatever
@@ -753,6 +768,9 @@ impl Wave {
                 return Ok(());
             }
             let inst = &code[self.pc];
+            if CHECKED && self.trace.is_some() {
+                self.trace_before(ctx, self.pc);
+            }
             self.pc += 1;
             if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
                 self.track_undefined(ctx, findings, inst);
@@ -3154,6 +3172,7 @@ mod tests {
     fn run_code(code: Vec<Inst>, regs: &[u64], cur: Mask, avx2: bool) -> Vec<u64> {
         let (w, width) = (8, 32);
         let program = Program {
+            debug: Default::default(),
             spans: vec![lockstep_ir::Span::default(); code.len()],
             code,
             reg_count: (regs.len() / width) as u32,
@@ -3182,6 +3201,7 @@ mod tests {
             schedule: Schedule::default(),
             avx2: avx2 && crate::simd::avx2_available(),
             native: None,
+            trace: None,
         };
         let mut wave = Wave::empty();
         wave.width = width;

@@ -64,6 +64,7 @@ mod native {
 }
 pub mod memory;
 mod simd;
+pub mod trace;
 mod value;
 pub mod wave_size;
 
@@ -75,6 +76,7 @@ pub use check::{Finding, FindingKind, Findings, ReductionOrder, Schedule, Writer
 pub use compile::{Program, SharedMemory};
 pub use lockstep_ir::Span;
 pub use memory::Memory;
+pub use trace::{Trace, TraceRequest, TraceSink};
 pub use wave_size::{Device, WavePreference, WaveSizeChoice, select_wave_size};
 
 /// An error while compiling to bytecode or running a dispatch.
@@ -328,7 +330,7 @@ pub fn dispatch_on(
     resources: &[BoundResource],
     config: &DispatchConfig,
 ) -> Result<(), ExecError> {
-    run_dispatch(program, resources, config, None, workers)
+    run_dispatch(program, resources, config, None, workers, None)
 }
 
 /// Runs `program` in checked mode and returns what it found. Compile the
@@ -350,7 +352,28 @@ pub fn dispatch_checked_on(
     config: &DispatchConfig,
 ) -> Result<Vec<Finding>, ExecError> {
     let findings = Findings::default();
-    run_dispatch(program, resources, config, Some(&findings), workers)?;
+    run_dispatch(program, resources, config, Some(&findings), workers, None)?;
+    Ok(findings.into_vec())
+}
+
+/// [`dispatch_checked_on`], recording the waves `trace` asks for. The
+/// program must be the one the sink was made for.
+pub fn dispatch_traced_on(
+    workers: &Workers,
+    program: &Program,
+    resources: &[BoundResource],
+    config: &DispatchConfig,
+    trace: &TraceSink,
+) -> Result<Vec<Finding>, ExecError> {
+    let findings = Findings::default();
+    run_dispatch(
+        program,
+        resources,
+        config,
+        Some(&findings),
+        workers,
+        Some(trace),
+    )?;
     Ok(findings.into_vec())
 }
 
@@ -363,7 +386,7 @@ pub fn dispatch_checked_writers(
 ) -> Result<(Vec<Finding>, Writers), ExecError> {
     let workers = Workers::new(config.threads)?;
     let findings = Findings::default();
-    run_dispatch(program, resources, config, Some(&findings), &workers)?;
+    run_dispatch(program, resources, config, Some(&findings), &workers, None)?;
     let writers = findings.take_writers(&program.spans);
     Ok((findings.into_vec(), writers))
 }
@@ -374,6 +397,7 @@ fn run_dispatch(
     config: &DispatchConfig,
     findings: Option<&Findings>,
     workers: &Workers,
+    trace: Option<&TraceSink>,
 ) -> Result<(), ExecError> {
     validate_wave_size(config.wave_size)?;
     let [gx, gy, gz] = config.group_count;
@@ -427,6 +451,7 @@ fn run_dispatch(
         schedule: config.schedule,
         avx2: simd::avx2_available(),
         native: None,
+        trace,
     };
     let mut ctx = ctx;
     if config.engine != Engine::Interpreter

@@ -119,6 +119,9 @@ pub struct StageProgram<'a> {
     /// The shader compiled for checked mode: when given, the stage runs
     /// checked and the draw returns its findings.
     pub checked: Option<&'a Program>,
+    /// Where the checked stage's traced waves record (see
+    /// [`lockstep_exec::trace`]); group `[n, 0, 0]` is the stage's wave `n`.
+    pub trace: Option<&'a lockstep_exec::TraceSink>,
     /// Its records.
     pub io: &'a StageIo,
     /// Its resources by resource id; the entries of `io`'s two buffers are
@@ -277,6 +280,7 @@ pub fn draw(
         pending: Vec::new(),
         image: Image::cleared(draw),
         findings,
+        waves_shaded: 0,
     };
     for (t, tri) in triangles.iter().enumerate() {
         raster::triangle_quads(t, tri, draw.target, |q| pass.push(q))?;
@@ -304,6 +308,8 @@ struct PixelPass<'a> {
     pending: Vec<Quad>,
     image: Image,
     findings: Vec<(lockstep_ir::Stage, lockstep_exec::Finding)>,
+    /// Pixel waves shaded by earlier batches.
+    waves_shaded: u32,
 }
 
 impl PixelPass<'_> {
@@ -372,6 +378,15 @@ impl PixelPass<'_> {
                     setup.write_quad(q, &triangles[t], &planes[t], chunk);
                 });
         });
+        if let Some(trace) = self.draw.pixel.trace {
+            place_pixels(
+                trace,
+                quads,
+                order,
+                self.waves_shaded,
+                self.config.wave_size,
+            );
+        }
         let out = run_stage(
             &mut self.findings,
             self.workers,
@@ -384,6 +399,8 @@ impl PixelPass<'_> {
         )?;
         merge(self, quads, order, &out);
         *outputs = out;
+        let w = self.config.wave_size.max(1) as usize;
+        self.waves_shaded = self.waves_shaded.saturating_add(slots.div_ceil(w) as u32);
         Ok(())
     }
 }
@@ -474,10 +491,15 @@ fn run_stage(
         };
         match stage.checked {
             Some(program) => findings.extend(
-                lockstep_exec::dispatch_checked_on(workers, program, &bound, &cfg)
-                    .map_err(located)?
-                    .into_iter()
-                    .map(|f| (kind, f)),
+                match stage.trace {
+                    Some(trace) => {
+                        lockstep_exec::dispatch_traced_on(workers, program, &bound, &cfg, trace)
+                    }
+                    None => lockstep_exec::dispatch_checked_on(workers, program, &bound, &cfg),
+                }
+                .map_err(located)?
+                .into_iter()
+                .map(|f| (kind, f)),
             ),
             None => {
                 lockstep_exec::dispatch_on(workers, stage.program, &bound, &cfg).map_err(located)?
@@ -490,6 +512,35 @@ fn run_stage(
         std::borrow::Cow::Owned(w) if cfg!(target_endian = "little") => w,
         w => w.iter().map(|&x| u32::from_le(x)).collect(),
     })
+}
+
+/// Tells `trace` which pixel each lane of the waves it traces shades: quad
+/// `i` of `quads` is in slot `order[i]`, and the batch's waves come after
+/// `waves_before` others.
+fn place_pixels(
+    trace: &lockstep_exec::TraceSink,
+    quads: &[Quad],
+    order: &[usize],
+    waves_before: u32,
+    wave_size: u32,
+) {
+    let w = wave_size.max(1) as usize;
+    let mut waves: std::collections::BTreeMap<u32, Vec<Option<[u32; 3]>>> = Default::default();
+    for (q, &slot) in quads.iter().zip(order) {
+        let wave = waves_before.saturating_add((slot * 4 / w) as u32);
+        if !trace.wants_group([wave, 0, 0]) {
+            continue;
+        }
+        let lanes = waves.entry(wave).or_insert_with(|| vec![None; w]);
+        for p in 0..4 {
+            let lane = (slot * 4 + p) % w;
+            let covered = u32::from(q.covered >> p & 1);
+            lanes[lane] = Some([q.x + (p as u32 & 1), q.y + (p as u32 >> 1), covered]);
+        }
+    }
+    for (wave, lanes) in waves {
+        trace.place_pixels(wave, lanes);
+    }
 }
 
 /// Finds a varying by semantic and index.

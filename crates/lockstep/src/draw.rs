@@ -57,7 +57,7 @@ pub fn draw_packed<'p>(
     opts: &RunOptions,
     packing: Packing,
 ) -> Result<RunOutput<'p>, DrawError> {
-    draw_with(vertex, pixel, pipeline, opts, packing, None).map(|(out, _)| out)
+    draw_with(vertex, pixel, pipeline, opts, packing, None, None).map(|(out, _)| out)
 }
 
 /// The stages' findings in a checked draw.
@@ -72,6 +72,7 @@ pub(crate) fn draw_with<'p>(
     opts: &RunOptions,
     packing: Packing,
     checked: Option<(&lockstep_exec::Program, &lockstep_exec::Program)>,
+    trace: Option<(Stage, &lockstep_exec::TraceSink)>,
 ) -> Result<(RunOutput<'p>, StageFindings), DrawError> {
     let g = pipeline.graphics.as_ref().ok_or_else(|| {
         RunError::new(
@@ -149,12 +150,14 @@ pub(crate) fn draw_with<'p>(
         vertex: StageProgram {
             program: &vertex.program,
             checked: checked.map(|c| c.0),
+            trace: trace.filter(|t| t.0 == Stage::Vertex).map(|t| t.1),
             io: vio,
             resources: &vbound,
         },
         pixel: StageProgram {
             program: &pixel.program,
             checked: checked.map(|c| c.1),
+            trace: trace.filter(|t| t.0 == Stage::Pixel).map(|t| t.1),
             io: pio,
             resources: &pbound,
         },

@@ -57,6 +57,7 @@ pub fn check_draw(
                 &run_opts,
                 packing,
                 Some((&checked.0, &checked.1)),
+                None,
             )
             .map_err(|mut e| {
                 e.error = e
@@ -124,6 +125,7 @@ pub fn draw_checked<'p>(
         opts,
         Packing::Dense,
         Some((&checked.0, &checked.1)),
+        None,
     )?;
     let w = out.wave_size.size;
     let mut report = CheckReport {

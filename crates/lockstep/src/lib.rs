@@ -36,6 +36,7 @@ pub mod offload;
 mod pragma;
 mod render;
 mod spirv;
+pub mod trace;
 #[cfg(feature = "vulkan")]
 mod vulkan;
 #[cfg(feature = "vulkan")]
@@ -72,6 +73,7 @@ pub use offload::{
 pub use pragma::Pragmas;
 pub use render::{DiagnosticJson, LabelJson, diagnostics_json, render_diagnostics};
 pub use spirv::emit_spirv;
+pub use trace::{TraceDocument, TraceOptions, trace, trace_draw};
 #[cfg(feature = "vulkan")]
 pub use vulkan::{VulkanOptions, VulkanRun, run_vulkan};
 #[cfg(feature = "vulkan")]

@@ -671,6 +671,7 @@ impl Compiler<'_> {
             }
         }
         let locals = self.allocate_locals(f);
+        let first_pc = self.code.len() as u32;
         self.zero(&locals);
         let local_types = f.locals.iter().map(|l| l.ty).collect();
         for (param, value) in locals.iter().zip(&inputs) {
@@ -700,6 +701,11 @@ impl Compiler<'_> {
         self.emit(Inst::CallEnd);
         self.frames.pop();
         self.calls.pop();
+        if self.checked && !f.library && self.call_span.is_none() {
+            self.name_locals(f, &locals, first_pc..self.code.len() as u32);
+            // The caller's statement goes on in a step of its own.
+            self.step_pending = self.stmt != crate::trace::NO_STATEMENT;
+        }
         for (param, loc) in places {
             self.store(&loc, &locals[param])?;
         }

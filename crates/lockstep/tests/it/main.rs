@@ -25,6 +25,7 @@ mod sampling;
 mod sm65;
 mod spirv;
 mod textures;
+mod trace;
 mod types;
 mod vulkan;
 mod wave_size;
