@@ -102,8 +102,9 @@ enum Command {
     /// draw (PIPELINE VS.hlsl PS.hlsl), traces the pixel shader's waves
     /// and shows their quads on the render target.
     ///
-    /// Exit status: 0 when the trace was written, 2 on an input, compile
-    /// or run error.
+    /// Exit status: 0 when the trace was written, 1 when it was written
+    /// but the run stopped with an error (a loop past --max-steps, say: the
+    /// trace shows the steps before it), 2 on an input or compile error.
     Trace(trace::TraceArgs),
 }
 

@@ -10,8 +10,8 @@ use lockstep::exec::TraceRequest;
 use lockstep::exec::trace::DEFAULT_MAX_STEPS;
 
 use crate::{
-    CompileArgs, DeviceArgs, EXIT_PASS, StageArgs, error, json_error, load_draw, load_job,
-    report_draw_error, report_run_error, use_color,
+    CompileArgs, DeviceArgs, EXIT_FAIL, EXIT_PASS, StageArgs, error, json_error, load_draw,
+    load_job, report_draw_error, report_run_error, use_color,
 };
 
 #[derive(Args, Debug)]
@@ -230,14 +230,21 @@ pub(crate) fn trace(args: &TraceArgs) -> u8 {
     if let Some(note) = &doc.truncated {
         eprintln!("warning: {note}");
     }
+    if let Some(stopped) = &doc.stopped {
+        eprintln!("error: {stopped}; the trace shows the steps before it");
+    }
     if !(json && args.output.is_none()) {
         eprintln!(
-            "wrote {to}: {} steps of {} wave{}, {} findings",
+            "wrote {to}: {} steps of {} wave{}, {} finding{}",
             doc.steps.len(),
             doc.waves.len(),
             if doc.waves.len() == 1 { "" } else { "s" },
-            doc.findings.len()
+            doc.findings.len(),
+            if doc.findings.len() == 1 { "" } else { "s" },
         );
+    }
+    if doc.stopped.is_some() {
+        return EXIT_FAIL;
     }
     EXIT_PASS
 }

@@ -41,9 +41,11 @@ loadTrace().then((doc) => {
     (doc.waves.length === 1 ? "" : "s") + " · " + steps.length + " steps shown of " +
     doc.total_steps + " run · " + doc.findings.length + " finding" +
     (doc.findings.length === 1 ? "" : "s");
-  if (doc.truncated) {
-    $("truncated").hidden = false;
-    $("truncated").textContent = doc.truncated;
+  for (const id of ["truncated", "stopped"]) {
+    if (doc[id]) {
+      $(id).hidden = false;
+      $(id).textContent = doc[id];
+    }
   }
 
   // ----- per statement: hits and divergence -----

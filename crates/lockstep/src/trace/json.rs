@@ -457,6 +457,7 @@ pub(super) fn document(
         target,
         total_steps: trace.total_steps,
         truncated,
+        stopped: None,
         steps: Steps(trace),
     }
 }

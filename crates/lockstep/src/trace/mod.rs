@@ -79,6 +79,10 @@ pub struct TraceDocument {
     /// Why the trace stopped before the waves did, and how to narrow it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub truncated: Option<String>,
+    /// The error the traced run stopped with (a loop past the step
+    /// budget, say); the steps before it are kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
 }
 
 impl TraceDocument {
@@ -131,25 +135,35 @@ pub fn trace(
         group_count: pipeline.dispatch,
         ..DispatchConfig::default()
     };
-    let findings = lockstep_exec::dispatch_traced_on(
+    let ran = lockstep_exec::dispatch_traced_on(
         &workers,
         &checked,
         &bindings.bound(&memories),
         &config,
         &sink,
-    )
-    .map_err(|e| RunError::from(e).with_note("in the traced run"))?;
+    );
     drop(memories);
+    // A run that stops (a loop past the step budget) keeps the steps
+    // before it: they show how it got there.
+    let (findings, stopped) = match ran {
+        Ok(findings) => (findings, None),
+        Err(e) => (Vec::new(), Some(RunError::from(e))),
+    };
     let mut report = CheckReport {
         findings: findings.into_iter().map(|f| reported(shader, f)).collect(),
         ..CheckReport::default()
     };
-    let mut sweep = None;
-    if opts.check {
-        sweep = Some(crate::check(shader, pipeline, &opts.run, &mut |_, _| {})?);
-    }
+    report
+        .findings
+        .extend(stopped.iter().map(|e| error_finding(shader, e)));
+    let sweep = opts.check.then(|| {
+        crate::check(shader, pipeline, &opts.run, &mut |_, _| {}).unwrap_or_else(|e| CheckReport {
+            findings: vec![error_finding(shader, &e)],
+            ..CheckReport::default()
+        })
+    });
     report.sort_findings();
-    Ok(json::document(
+    let mut doc = json::document(
         shader,
         "compute",
         sink.finish(),
@@ -157,7 +171,9 @@ pub fn trace(
         sweep.as_ref(),
         None,
         &opts.request,
-    ))
+    );
+    doc.stopped = stopped.map(|e| stopped_message(shader, &e));
+    Ok(doc)
 }
 
 /// Traces the draw `pipeline` describes: `opts.stage`'s waves; wave `n`
@@ -177,7 +193,7 @@ pub fn trace_draw(
         _ => (pixel, &checked.1, "pixel", Stage::Pixel),
     };
     let sink = TraceSink::new(program, opts.request.clone()).map_err(RunError::from)?;
-    let (_, findings) = draw_with(
+    let ran = draw_with(
         vertex,
         pixel,
         pipeline,
@@ -185,13 +201,23 @@ pub fn trace_draw(
         lockstep_raster::Packing::Dense,
         Some((&checked.0, &checked.1)),
         Some((stage, &sink)),
-    )?;
+    );
+    // The traced stage stopping keeps the steps before it; anything else
+    // stopping leaves nothing to show.
+    let (findings, stopped) = match ran {
+        Ok((_, findings)) => (findings, None),
+        Err(e) if e.stage == Some(stage) => (Vec::new(), Some(e.error)),
+        Err(e) => return Err(e),
+    };
     let mut report = CheckReport::default();
     for (s, f) in findings {
         if s == stage {
             report.findings.push(reported(shader, f));
         }
     }
+    report
+        .findings
+        .extend(stopped.iter().map(|e| error_finding(shader, e)));
     report.sort_findings();
     let trace = sink.finish();
     if trace.waves.is_empty() {
@@ -201,16 +227,14 @@ pub fn trace_draw(
         ))
         .into());
     }
-    let mut sweep = None;
-    if opts.check {
-        sweep = Some(crate::check_draw(
-            vertex,
-            pixel,
-            pipeline,
-            &opts.run,
-            &mut |_, _| {},
-        )?);
-    }
+    let sweep = opts.check.then(|| {
+        crate::check_draw(vertex, pixel, pipeline, &opts.run, &mut |_, _| {}).unwrap_or_else(|e| {
+            CheckReport {
+                findings: vec![error_finding(shader, &e.error)],
+                ..CheckReport::default()
+            }
+        })
+    });
     let target = pipeline.graphics.as_ref().and_then(|g| {
         let rt = pipeline.buffer_index(&g.render_target)?;
         let props = pipeline.buffers[rt].output_props?;
@@ -220,7 +244,7 @@ pub fn trace_draw(
             name: g.render_target.clone(),
         })
     });
-    Ok(json::document(
+    let mut doc = json::document(
         shader,
         name,
         trace,
@@ -228,7 +252,40 @@ pub fn trace_draw(
         sweep.as_ref(),
         target,
         &opts.request,
-    ))
+    );
+    doc.stopped = stopped.map(|e| stopped_message(shader, &e));
+    Ok(doc)
+}
+
+/// A run's error as a finding, at its statement.
+fn error_finding(shader: &Shader, e: &RunError) -> crate::ReportedFinding {
+    let location = e.span.map(|s| {
+        shader.source_map.location(lockstep_syntax::Span::new(
+            lockstep_syntax::FileId(s.file),
+            s.start,
+            s.end,
+        ))
+    });
+    crate::ReportedFinding {
+        kind: "error",
+        message: e.message.clone(),
+        location,
+        wave_sizes: Vec::new(),
+        wave_size: 0,
+        group: [0; 3],
+        wave: 0,
+        lanes: Vec::new(),
+        count: 1,
+        finding: None,
+    }
+}
+
+/// "the run stopped at FILE:LINE:COL: MESSAGE".
+fn stopped_message(shader: &Shader, e: &RunError) -> String {
+    match error_finding(shader, e).location {
+        Some(at) => format!("the run stopped at {at}: {}", e.message),
+        None => format!("the run stopped: {}", e.message),
+    }
 }
 
 /// A clear error for groups or a wave the dispatch does not have.

@@ -650,3 +650,40 @@ void main(uint3 id : SV_DispatchThreadID)
     let steps = portability["steps"].as_array().unwrap();
     assert!(!steps.is_empty() && steps.iter().all(|s| line_of(s) == Some(9)));
 }
+
+#[test]
+fn a_loop_that_never_ends_keeps_the_steps_before_the_budget() {
+    let source = "RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint n = 0;
+    while (Out[0] == 0)
+        n += 1;
+    Out[id.x] = n;
+}
+";
+    let mut opts = options(4, TraceRequest::default());
+    opts.run.step_budget = 100;
+    let doc = trace(source, [1, 1, 1], 4, &opts);
+    let stopped = doc.stopped.as_deref().expect("the run stopped");
+    assert!(
+        stopped.contains(":6:") && stopped.contains("step budget"),
+        "{stopped}"
+    );
+    let doc = json(&doc);
+    // n counts the iterations run: 100 of them, all lanes together.
+    let last = doc["steps"].as_array().unwrap().len() - 1;
+    let n = (0..=last)
+        .rev()
+        .find_map(|k| written(&doc, k, "n"))
+        .unwrap();
+    assert_eq!(n.1[0], 100, "{n:?}");
+    let error = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "error")
+        .expect("the error as a finding");
+    assert!(!error["steps"].as_array().unwrap().is_empty());
+}
