@@ -20,7 +20,9 @@ loadTrace().then((doc) => {
     for (let l = 0; l < W; l++) if (has(m, l)) out.push(l);
     return out;
   };
-  const waveLanes = doc.waves.map((w) => mask(w.lanes));
+  // A pixel wave's lanes without a quad are no lanes.
+  const waveLanes = doc.waves.map((w) =>
+    w.pixels ? w.pixels.reduce((m, p, l) => (p ? m | (1n << BigInt(l)) : m), 0n) & mask(w.lanes) : mask(w.lanes));
   const waveName = (i) => {
     const w = doc.waves[i];
     if (doc.stage !== "compute") return doc.stage + " wave " + w.group[0];
@@ -53,7 +55,7 @@ loadTrace().then((doc) => {
   const divergent = new Array(doc.statements.length).fill(false);
   steps.forEach((s) => {
     hits[s.statement]++;
-    if (s.active !== doc.waves[s.wave].lanes) divergent[s.statement] = true;
+    if (mask(s.active) !== waveLanes[s.wave]) divergent[s.statement] = true;
   });
   // Per file and line: the statements that begin there.
   const lineStatements = doc.files.map(() => new Map());

@@ -447,7 +447,11 @@ pub(super) fn document(
             .module
             .entry
             .as_ref()
-            .map(|e| shader.module.function(e.function).name.clone())
+            // A vertex or pixel stage's wrapper is `ENTRY.stage`.
+            .map(|e| {
+                let name = &shader.module.function(e.function).name;
+                name.strip_suffix(".stage").unwrap_or(name).to_string()
+            })
             .unwrap_or_default(),
         files,
         statements,
