@@ -538,16 +538,34 @@ fn findings(
             steps: steps_at(&p.written_at.iter().collect::<Vec<_>>()),
         });
     }
+    // One finding per buffer and variation, with the wave sizes it shows
+    // at; it points at the atomics whose order shows, else at the sources.
+    let mut orders: Vec<(&crate::OrderIssue, Vec<u32>)> = Vec::new();
     for o in &sweep.order_dependence {
+        match orders
+            .iter_mut()
+            .find(|(p, _)| p.buffer == o.buffer && p.variation == o.variation)
+        {
+            Some((_, sizes)) => sizes.push(o.wave_size),
+            None => orders.push((o, vec![o.wave_size])),
+        }
+    }
+    for (o, sizes) in orders {
+        let sizes: Vec<String> = sizes.iter().map(u32::to_string).collect();
+        let places: Vec<&String> = o.atomics.iter().chain(&o.sources).collect();
         out.push(FindingJson {
             from: "check",
             kind: "order-dependence".into(),
             message: format!(
-                "{} changes when {} (wave size {}): {} elements",
-                o.buffer, o.variation, o.wave_size, o.differing_elements
+                "{} changes when {} (wave sizes {}): {} elements at wave size {}",
+                o.buffer,
+                o.variation,
+                sizes.join(", "),
+                o.differing_elements,
+                o.wave_size
             ),
-            location: o.sources.first().cloned(),
-            steps: steps_at(&o.sources.iter().collect::<Vec<_>>()),
+            location: places.first().map(|l| (*l).clone()),
+            steps: steps_at(&places),
         });
     }
     for r in &sweep.results {

@@ -687,3 +687,56 @@ void main(uint3 id : SV_DispatchThreadID)
         .expect("the error as a finding");
     assert!(!error["steps"].as_array().unwrap().is_empty());
 }
+
+/// Each shader of tests/check marks the line of the finding it must
+/// produce (`// FINDING: kind`): its trace has that finding, at that line
+/// and linked to its steps.
+#[test]
+fn every_kind_of_finding_links_to_the_steps_of_its_line() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/check");
+    let pipeline = lockstep::pipeline::parse_file(&dir.join("ub.yaml")).unwrap();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "hlsl"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 15);
+    for hlsl in files {
+        let source = std::fs::read_to_string(&hlsl).unwrap();
+        let (line, kind) = source
+            .lines()
+            .enumerate()
+            .find_map(|(i, l)| {
+                l.split_once("// FINDING: ")
+                    .map(|(_, k)| (i as u64 + 1, k.trim().to_string()))
+            })
+            .unwrap();
+        let shader = compile(&source, &CompileOptions::default());
+        let opts = TraceOptions {
+            check: true,
+            ..options(8, TraceRequest::default())
+        };
+        let doc = json(&lockstep::trace(&shader, &pipeline, &opts).unwrap());
+        let line_of = |step: &Value| {
+            let s = &doc["steps"][step.as_u64().unwrap() as usize];
+            doc["statements"][s["statement"].as_u64().unwrap() as usize]["line"].as_u64()
+        };
+        // The finding points at the line; its steps are those of its
+        // places (for another schedule, the writers as well as the atomic).
+        let found = doc["findings"].as_array().unwrap().iter().any(|f| {
+            let steps = f["steps"].as_array().unwrap();
+            let at = f["location"].as_str().unwrap_or("");
+            f["kind"] == kind.as_str()
+                && at.starts_with(&format!("test.hlsl:{line}:"))
+                && steps.iter().any(|s| line_of(s) == Some(line))
+                && (kind == "order-dependence" || steps.iter().all(|s| line_of(s) == Some(line)))
+        });
+        assert!(
+            found,
+            "{}: no {kind} finding with the steps of line {line}: {}",
+            hlsl.display(),
+            doc["findings"]
+        );
+    }
+}
