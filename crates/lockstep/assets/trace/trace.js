@@ -190,21 +190,39 @@ loadTrace().then((doc) => {
     if (values !== null && typeof values === "object") return values.first + n * values.step;
     return values;
   };
+  // Replays restart from the latest checkpoint at or before the step
+  // (one every CHECKPOINT steps of a wave), so going back is as quick as
+  // going forward.
+  const CHECKPOINT = 4096;
+  const checkpoints = doc.waves.map(() => []);
+  const copy = (values) => new Map([...values].map(([v, row]) => [v, row.slice()]));
+  const laneLists = new Map();
+  const lanesOfHex = (hex) => {
+    if (!laneLists.has(hex)) laneLists.set(hex, lanesOf(mask(hex)));
+    return laneLists.get(hex);
+  };
   let replay = { wave: -1, at: -1, values: new Map() };
   function valuesAfter(i) {
     const wave = steps[i].wave;
-    if (replay.wave !== wave || replay.at > i) replay = { wave, at: -1, values: new Map() };
+    if (replay.wave !== wave || replay.at > i) {
+      const saved = checkpoints[wave].filter((c) => c.at <= i).pop();
+      replay = saved ? { wave, at: saved.at, values: copy(saved.values) } : { wave, at: -1, values: new Map() };
+    }
     for (let k = replay.at + 1; k <= i; k++) {
       const s = steps[k];
-      if (s.wave !== wave || !s.writes) continue;
-      s.writes.forEach((w) => {
+      if (s.wave !== wave) continue;
+      (s.writes || []).forEach((w) => {
         if (!replay.values.has(w.variable)) replay.values.set(w.variable, new Array(W).fill(undefined));
         const row = replay.values.get(w.variable);
-        const undef = mask(w.undefined);
-        lanesOf(mask(w.lanes)).forEach((l, n) => {
-          row[l] = has(undef, l) ? { undefined: true } : valueAt(w.values, n);
+        const undef = w.undefined ? mask(w.undefined) : 0n;
+        lanesOfHex(w.lanes).forEach((l, n) => {
+          row[l] = undef && has(undef, l) ? { undefined: true } : valueAt(w.values, n);
         });
       });
+      const list = checkpoints[wave];
+      if (k - (list.length ? list[list.length - 1].at : 0) >= CHECKPOINT) {
+        list.push({ at: k, values: copy(replay.values) });
+      }
     }
     replay.at = i;
     return replay.values;
