@@ -20,9 +20,15 @@ loadTrace().then((doc) => {
     for (let l = 0; l < W; l++) if (has(m, l)) out.push(l);
     return out;
   };
-  // A pixel wave's lanes without a quad are no lanes.
-  const waveLanes = doc.waves.map((w) =>
-    w.pixels ? w.pixels.reduce((m, p, l) => (p ? m | (1n << BigInt(l)) : m), 0n) & mask(w.lanes) : mask(w.lanes));
+  // A pixel wave's lanes without a quad are no lanes; so are a vertex
+  // wave's lanes past the last vertex, which leave before its first step.
+  const firstActive = new Map();
+  for (const s of steps) if (!firstActive.has(s.wave)) firstActive.set(s.wave, mask(s.active));
+  const waveLanes = doc.waves.map((w, i) => {
+    if (w.pixels) return w.pixels.reduce((m, p, l) => (p ? m | (1n << BigInt(l)) : m), 0n) & mask(w.lanes);
+    if (doc.stage === "vertex" && firstActive.has(i)) return firstActive.get(i);
+    return mask(w.lanes);
+  });
   const waveName = (i) => {
     const w = doc.waves[i];
     if (doc.stage !== "compute") return doc.stage + " wave " + w.group[0];
