@@ -1114,48 +1114,35 @@ fn diff(args: &DiffArgs) -> u8 {
             error(e)
         })
     };
-    let (report, shader) = if args.stages.pixel.is_some() {
-        let (pipeline, shaders) = match load_draw(
-            &args.pipeline,
-            &args.shader,
-            &args.stages,
-            &args.compile,
-            color,
-        ) {
-            Ok(job) => job,
-            Err(code) => return code,
-        };
-        let device = match open() {
-            Ok(d) => d,
-            Err(code) => return code,
-        };
-        match lockstep::diff_draw(&shaders[0], &shaders[1], &pipeline, &device, &opts) {
+    let (pipeline, shaders) = match load_stages(
+        &args.pipeline,
+        &args.shader,
+        &args.stages,
+        &args.compile,
+        color,
+    ) {
+        Ok(job) => job,
+        Err(code) => return code,
+    };
+    let device = match open() {
+        Ok(d) => d,
+        Err(code) => return code,
+    };
+    let (report, shader) = match shaders.as_slice() {
+        [vs, ps] => match lockstep::diff_draw(vs, ps, &pipeline, &device, &opts) {
             Ok(r) => (r, shaders.into_iter().nth(1)),
             Err(e) => {
                 json_error(&args.compile, &e.to_string());
                 return report_draw_error(&shaders, e, color);
             }
-        }
-    } else {
-        if let Err(e) = args.stages.check_compute() {
-            return error(e);
-        }
-        let (pipeline, shader) = match load_job(&args.pipeline, &args.shader, &args.compile, color)
-        {
-            Ok(job) => job,
-            Err(code) => return code,
-        };
-        let device = match open() {
-            Ok(d) => d,
-            Err(code) => return code,
-        };
-        match lockstep::diff(&shader, &pipeline, &device, &opts) {
-            Ok(r) => (r, Some(shader)),
+        },
+        _ => match lockstep::diff(&shaders[0], &pipeline, &device, &opts) {
+            Ok(r) => (r, shaders.into_iter().next()),
             Err(e) => {
                 json_error(&args.compile, &e.message);
-                return report_run_error(&shader, e, color);
+                return report_run_error(&shaders[0], e, color);
             }
-        }
+        },
     };
     let Some(shader) = shader else {
         return EXIT_ERROR;
@@ -1315,6 +1302,23 @@ fn stage_options(
 
 /// Reads a graphics pipeline and compiles its two shaders; the exit code
 /// on failure.
+/// The pipeline and its shaders: one for a dispatch, the vertex and the
+/// pixel shader for a draw (when `stages` names a pixel shader).
+fn load_stages(
+    pipeline: &Path,
+    shader: &Path,
+    stages: &StageArgs,
+    compile: &CompileArgs,
+    color: bool,
+) -> Result<(lockstep::pipeline::Pipeline, Vec<lockstep::Shader>), u8> {
+    if stages.pixel.is_some() {
+        return load_draw(pipeline, shader, stages, compile, color);
+    }
+    stages.check_compute().map_err(error)?;
+    let (pipeline, shader) = load_job(pipeline, shader, compile, color)?;
+    Ok((pipeline, vec![shader]))
+}
+
 fn load_draw(
     pipeline_path: &Path,
     vertex: &Path,

@@ -10,8 +10,8 @@ use lockstep::exec::TraceRequest;
 use lockstep::exec::trace::DEFAULT_MAX_STEPS;
 
 use crate::{
-    CompileArgs, DeviceArgs, EXIT_FAIL, EXIT_PASS, StageArgs, error, json_error, load_draw,
-    load_job, report_draw_error, report_run_error, use_color,
+    CompileArgs, DeviceArgs, EXIT_FAIL, EXIT_PASS, StageArgs, error, json_error, load_stages,
+    report_draw_error, report_run_error, use_color,
 };
 
 #[derive(Args, Debug)]
@@ -157,40 +157,31 @@ pub(crate) fn trace(args: &TraceArgs) -> u8 {
         Ok(o) => o,
         Err(e) => return error(e),
     };
-    let doc = if args.stages.pixel.is_some() {
-        let (pipeline, shaders) = match load_draw(
-            &args.pipeline,
-            &args.shader,
-            &args.stages,
-            &args.compile,
-            color,
-        ) {
-            Ok(job) => job,
-            Err(code) => return code,
-        };
-        match lockstep::trace_draw(&shaders[0], &shaders[1], &pipeline, &opts) {
+    let (pipeline, shaders) = match load_stages(
+        &args.pipeline,
+        &args.shader,
+        &args.stages,
+        &args.compile,
+        color,
+    ) {
+        Ok(job) => job,
+        Err(code) => return code,
+    };
+    let doc = match shaders.as_slice() {
+        [vs, ps] => match lockstep::trace_draw(vs, ps, &pipeline, &opts) {
             Ok(doc) => doc,
             Err(e) => {
                 json_error(&args.compile, &e.to_string());
                 return report_draw_error(&shaders, e, color);
             }
-        }
-    } else {
-        if let Err(e) = args.stages.check_compute() {
-            return error(e);
-        }
-        let (pipeline, shader) = match load_job(&args.pipeline, &args.shader, &args.compile, color)
-        {
-            Ok(job) => job,
-            Err(code) => return code,
-        };
-        match lockstep::trace(&shader, &pipeline, &opts) {
+        },
+        _ => match lockstep::trace(&shaders[0], &pipeline, &opts) {
             Ok(doc) => doc,
             Err(e) => {
                 json_error(&args.compile, &e.message);
-                return report_run_error(&shader, e, color);
+                return report_run_error(&shaders[0], e, color);
             }
-        }
+        },
     };
     if doc.steps.is_empty() {
         return error(format!(
