@@ -158,10 +158,6 @@ impl Serialize for Hex {
     }
 }
 
-fn hex(mask: Mask) -> Hex {
-    Hex(mask)
-}
-
 /// Lanes' values of one type, kept as bits and written as
 /// [`WriteJson::values`] says.
 #[derive(Clone, Debug)]
@@ -170,26 +166,18 @@ pub struct LaneValues {
     bits: Vec<u64>,
 }
 
-impl LaneValues {
-    /// The values as JSON.
-    pub fn to_json(&self) -> Value {
-        values(self.bits.iter().map(|&b| value(b, self.ty)))
-    }
-}
-
 impl Serialize for LaneValues {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeSeq;
-        let uniform = self.bits.windows(2).all(|w| w[0] == w[1]);
-        match self.bits.first() {
-            Some(&b) if uniform => return value(b, self.ty).serialize(s),
-            _ => {}
+        if let Some(&b) = self
+            .bits
+            .first()
+            .filter(|_| self.bits.windows(2).all(|w| w[0] == w[1]))
+        {
+            return value(b, self.ty).serialize(s);
         }
-        if self.ty.is_integer() && self.bits.len() >= 3 {
-            let all: Vec<Value> = self.bits.iter().map(|&b| value(b, self.ty)).collect();
-            if let Some((first, step)) = affine(&all) {
-                return serde_json::json!({ "first": first, "step": step }).serialize(s);
-            }
+        if let Some((first, step)) = affine(&self.bits, self.ty) {
+            return serde_json::json!({ "first": first, "step": step }).serialize(s);
         }
         let mut seq = s.serialize_seq(Some(self.bits.len()))?;
         for &b in &self.bits {
@@ -239,32 +227,18 @@ fn shortest(f: f32) -> f64 {
     f.to_string().parse().unwrap_or(f64::from(f))
 }
 
-/// One value when every lane has it; `{"first": a, "step": d}` when the
-/// k-th lane has a + k·d (integers, as lane and thread ids make them);
-/// else one per lane.
-fn values(lanes: impl IntoIterator<Item = Value>) -> Value {
-    let all: Vec<Value> = lanes.into_iter().collect();
-    if all.len() > 1 && all.iter().all(|v| *v == all[0]) {
-        return all[0].clone();
-    }
-    if let Some((first, step)) = affine(&all) {
-        return serde_json::json!({ "first": first, "step": step });
-    }
-    Value::Array(all)
-}
-
-/// `(a, d)` when the k-th of `all` is the integer a + k·d, for three or
-/// more values.
-fn affine(all: &[Value]) -> Option<(i64, i64)> {
-    if all.len() < 3 {
+/// `(a, d)` when three or more integers of type `ty` are a + k·d, with
+/// every value exact in JSON.
+fn affine(bits: &[u64], ty: ScalarType) -> Option<(i64, i64)> {
+    if bits.len() < 3 || !ty.is_integer() {
         return None;
     }
-    let ints: Vec<i64> = all.iter().map(Value::as_i64).collect::<Option<_>>()?;
-    let (a, d) = (ints[0], ints[1].checked_sub(ints[0])?);
-    let fits = ints
+    let int = |b: u64| value(b, ty).as_i64();
+    let (a, d) = (int(bits[0])?, int(bits[1])?.checked_sub(int(bits[0])?)?);
+    let fits = bits
         .iter()
         .enumerate()
-        .all(|(k, &v)| (k as i64).checked_mul(d).and_then(|kd| kd.checked_add(a)) == Some(v));
+        .all(|(k, &b)| (k as i64).checked_mul(d).and_then(|kd| kd.checked_add(a)) == int(b));
     fits.then_some((a, d))
 }
 
@@ -281,8 +255,8 @@ fn op_json(trace: &Trace, op: &OpRecord) -> OpJson {
     OpJson {
         op: lockstep_ir::print::wave_name(op.op),
         ty: op.ty.name(),
-        active: hex(op.active),
-        sources: hex(op.sources),
+        active: Hex(op.active),
+        sources: Hex(op.sources),
         inputs: trace
             .op_inputs(op)
             .into_iter()
@@ -329,19 +303,19 @@ fn step_json(trace: &Trace, s: &lockstep_exec::trace::Step) -> StepJson {
     StepJson {
         wave: s.wave,
         statement: s.statement,
-        active: hex(s.active),
-        helpers: (s.helpers != 0).then(|| hex(s.helpers)),
+        active: Hex(s.active),
+        helpers: (s.helpers != 0).then_some(Hex(s.helpers)),
         writes: trace
             .writes(s)
             .iter()
             .map(|w| WriteJson {
                 variable: w.variable,
-                lanes: hex(w.lanes),
+                lanes: Hex(w.lanes),
                 values: LaneValues {
                     ty: trace.variables[w.variable as usize].ty,
                     bits: trace.write_values(w).into_iter().map(|(_, b)| b).collect(),
                 },
-                undefined: (w.undefined != 0).then(|| hex(w.undefined)),
+                undefined: (w.undefined != 0).then_some(Hex(w.undefined)),
             })
             .collect(),
         ops: trace.ops(s).iter().map(|op| op_json(trace, op)).collect(),
@@ -423,7 +397,7 @@ pub(super) fn document(
         .map(|w| WaveJson {
             group: w.group,
             index: w.index,
-            lanes: hex(w.lanes),
+            lanes: Hex(w.lanes),
             pixels: pixels
                 .get(&w.group[0])
                 .map(|p| (*p).clone())
