@@ -227,6 +227,65 @@ fn wide_operands(inst: &Inst, mut f: impl FnMut(Reg)) {
     }
 }
 
+/// Whether register `r`, an array's or the value gathered or scattered
+/// at `pc`, has a use of its 64-bit slot ([`wide_operands`], or a copy of
+/// a value in that slot) that may see what it holds there: from the last
+/// write of `r` before `pc` (the gather's own, for its value) to the next
+/// write after, over the whole of the `loops` (jumps back, as `(target,
+/// jump)`) around `pc` where the value may be carried into the next
+/// iteration. A register holds one variable of one type over its range;
+/// the compiler reuses a register (for addresses among others) outside it.
+fn wide_near(
+    code: &[Inst],
+    widths: &[Option<bool>],
+    loops: &[(usize, usize)],
+    pc: usize,
+    r: Reg,
+) -> bool {
+    let (mut lo, mut hi) = (pc, pc);
+    for &(target, jump) in loops {
+        if target <= pc && pc <= jump {
+            (lo, hi) = (lo.min(target), hi.max(jump));
+        }
+    }
+    let writes = |i: usize| code[i].writes_in(r.0..r.0 + 1);
+    let mut carried = false;
+    let start = if matches!(code[pc], Inst::Gather { dst, .. } if dst == r) {
+        pc
+    } else if let Some(w) = (lo..pc).rev().find(|&i| writes(i)) {
+        w
+    } else {
+        carried = true;
+        (0..lo).rev().find(|&i| writes(i)).unwrap_or(0)
+    };
+    // The next write ends the value, unless it reads it too.
+    let end = if let Some(w) = (pc + 1..=hi).find(|&i| writes(i)) {
+        w
+    } else {
+        carried = true;
+        (hi + 1..code.len())
+            .find(|&i| writes(i))
+            .unwrap_or(code.len())
+    };
+    let (start, end) = if carried && lo < hi {
+        (start.min(lo), end.max(hi + 1))
+    } else {
+        (start, end)
+    };
+    let uses = |i: usize| {
+        let (mut wide, mut refs) = (false, 0);
+        wide_operands(&code[i], |w| wide |= w == r);
+        wide |= widths[i] == Some(true) && copied_regs(&code[i]).contains(&r);
+        code[i].for_each_reg_ref(|x| refs += usize::from(*x == r));
+        (wide, refs)
+    };
+    let ends_reading = end < code.len() && uses(end).1 > 1;
+    (start..end)
+        .chain(ends_reading.then_some(end))
+        .filter(|&i| i != pc)
+        .any(|i| uses(i).0)
+}
+
 /// The registers an instruction copies from one to another unchanged
 /// (`Copy`, `CopyMasked`, a `Select` of values that are not all words):
 /// where one has a 64-bit slot, all do, and the copy moves both slots.
@@ -589,22 +648,40 @@ impl Native {
                 }
             }
         }
-        // The interpreter's register arrays hold values of one width.
-        for inst in &p.code {
+        // The interpreter's register arrays hold values of one width: where
+        // a register of the array or the value gathered or scattered has a
+        // 64-bit slot, nothing that may see it there uses that slot.
+        let widths = copy_widths(&p.code, p.reg_count as usize);
+        let loops: Vec<(usize, usize)> = p
+            .code
+            .iter()
+            .enumerate()
+            .filter_map(|(j, inst)| match *inst {
+                Inst::Jump { target } if target as usize <= j => Some((target as usize, j)),
+                _ => None,
+            })
+            .collect();
+        let near = |pc: usize, r: u32| {
+            has_wide[r as usize] && wide_near(&p.code, &widths, &loops, pc, Reg(r))
+        };
+        for (pc, inst) in p.code.iter().enumerate() {
             if let Inst::Gather {
-                dst, base, limit, ..
+                dst: value,
+                base,
+                limit,
+                ..
             }
             | Inst::Scatter {
-                src: dst,
+                src: value,
                 base,
                 limit,
                 ..
             } = *inst
+                && (base.0..base.0.saturating_add(limit))
+                    .chain([value.0])
+                    .any(|r| near(pc, r))
             {
-                let array = (base.0..base.0.saturating_add(limit)).chain([dst.0]);
-                if array.clone().any(|r| has_wide[r as usize]) {
-                    return Err("a local array holds 64-bit values");
-                }
+                return Err("a local array holds 64-bit values");
             }
         }
         // Registers: every bytecode register's 32-bit slot, then the

@@ -1150,3 +1150,112 @@ void main(uint3 id : SV_DispatchThreadID)
     let want: Vec<u32> = (0..64).map(|t| t / w + 1).collect();
     assert_eq!(out[1], want);
 }
+
+/// Local arrays indexed by a variable, in loops and beside buffer
+/// accesses, so that the registers of the values gathered and scattered
+/// serve addresses elsewhere: the machine code takes them, and agrees with
+/// the interpreter and with the values worked out by hand. An array of
+/// 64-bit values gives its values either way.
+#[test]
+fn local_arrays_run_as_machine_code() {
+    let source = r#"
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+
+struct Item { uint key; float weight; uint flags[4]; };
+
+float helper(Item item, float scale)
+{
+    float acc = 0.0f;
+    for (uint i = 0; i < 4; ++i)
+    {
+        if ((item.flags[i] & 1u) != 0)
+            acc += item.weight * scale + float(i);
+        else
+            acc -= 0.5f;
+    }
+    return acc;
+}
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    Item it;
+    it.key = In[id.x];
+    it.weight = float(it.key & 255u) * 0.25f;
+    for (uint j = 0; j < 4; ++j)
+        it.flags[j] = (it.key >> j) & 1u;
+    uint table[8];
+    for (uint k = 0; k < 8; ++k)
+        table[k] = In[(id.x + k) % 320u] ^ k;
+    Out[2u * id.x] = asuint(helper(it, 1.5f));
+    Out[2u * id.x + 1u] = table[it.key & 7u] + table[(it.key >> 3) & 7u];
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let n = 320usize;
+    let input: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(0x9E37_79B9) >> 7)
+        .collect();
+    let p = pipeline(
+        [(n / 64) as u32, 1, 1],
+        &[
+            buf("In", Kind::StructuredBuffer, 0, input.clone()),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 2 * n]),
+        ],
+    );
+    for w in [8, 32, 64] {
+        let out = &agreeing(&shader, &p, w)[1];
+        for i in 0..n {
+            let key = input[i];
+            let weight = (key & 255) as f32 * 0.25;
+            let mut acc = 0.0f32;
+            for b in 0..4 {
+                if (key >> b) & 1 != 0 {
+                    acc += weight * 1.5 + b as f32;
+                } else {
+                    acc -= 0.5;
+                }
+            }
+            let table = |k: u32| input[(i + k as usize) % n] ^ k;
+            let sum = table(key & 7).wrapping_add(table((key >> 3) & 7));
+            assert_eq!(
+                [out[2 * i], out[2 * i + 1]],
+                [acc.to_bits(), sum],
+                "thread {i}"
+            );
+        }
+    }
+
+    let wide = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint64_t v[4];
+    for (uint k = 0; k < 4; ++k)
+        v[k] = ((uint64_t)(id.x + k) << 32) | k;
+    uint64_t x = v[id.x & 3u];
+    Out[2u * id.x] = uint(x);
+    Out[2u * id.x + 1u] = uint(x >> 32);
+}
+"#;
+    let shader = compile(wide, &CompileOptions::default());
+    let p = pipeline(
+        [(n / 64) as u32, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 2 * n])],
+    );
+    for w in [8, 32] {
+        let out = &run(&shader, &p, w, true)[0];
+        for i in 0..n as u32 {
+            let k = i & 3;
+            let at = 2 * i as usize;
+            assert_eq!(
+                [out[at], out[at + 1]],
+                [k, i + k],
+                "thread {i}, wave size {w}"
+            );
+        }
+    }
+}
