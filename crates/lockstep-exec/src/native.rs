@@ -150,26 +150,32 @@ fn held_resources(p: &Program) -> Vec<bool> {
 struct CalloutPlan {
     pc: usize,
     regs: Vec<(Reg, usize, bool)>,
-    /// The instruction acts on each lane alone (arithmetic): it runs once
-    /// for every lane of the pass, not once per wave.
+    /// The instruction runs once for the pass's lanes, not once per wave
+    /// ([`lanewise`]).
     lanewise: bool,
 }
 
-/// Whether `inst` computes each lane from that lane's registers alone, so
-/// that a callout may run it over the waves of a pass at once.
+/// Whether a callout may run `inst` over the waves of a pass at once: it
+/// computes each lane from that lane's registers alone, or it is a wave
+/// operation, which sees its own wave's lanes only (the interpreter splits
+/// the pass into waves, as it does a batch) and neither the group nor the
+/// wave's index in it.
 fn lanewise(inst: &Inst) -> bool {
-    matches!(
-        inst,
+    match inst {
         Inst::Unary { .. }
-            | Inst::Binary { .. }
-            | Inst::BinaryImm { .. }
-            | Inst::Ternary { .. }
-            | Inst::Select { .. }
-            | Inst::Copy { .. }
-            | Inst::CopyMasked { .. }
-            | Inst::Gather { .. }
-            | Inst::Scatter { .. }
-    )
+        | Inst::Binary { .. }
+        | Inst::BinaryImm { .. }
+        | Inst::Ternary { .. }
+        | Inst::Select { .. }
+        | Inst::Copy { .. }
+        | Inst::CopyMasked { .. }
+        | Inst::Gather { .. }
+        | Inst::Scatter { .. }
+        | Inst::Wave4 { .. }
+        | Inst::MultiPrefix { .. } => true,
+        Inst::Wave { op, .. } => !matches!(op, WaveOp::GroupWaveIndex | WaveOp::GroupWaveCount),
+        _ => false,
+    }
 }
 
 /// The register uses of their 64-bit address slot: `IndexScale`'s result
@@ -855,9 +861,16 @@ impl Translator<'_> {
         }
         // Each wave of a pass runs a callout through the interpreter on
         // its own, where the interpreter runs sixteen at once; arithmetic
-        // runs once for the pass.
+        // and wave operations run once for the pass. A wave operation
+        // still costs about what the interpreter takes for the shader's
+        // whole batch (registers copied in and out, the operation
+        // interpreted), so it counts as costly too.
         let lanewise = lanewise(inst);
-        self.costly |= !lanewise;
+        self.costly |= !lanewise
+            || matches!(
+                inst,
+                Inst::Wave { .. } | Inst::Wave4 { .. } | Inst::MultiPrefix { .. }
+            );
         let id = self.callouts.len() as u32;
         self.callouts.push(CalloutPlan {
             pc,
@@ -1862,13 +1875,12 @@ fn run_callout(
     for &(r, at, wide) in &plan.regs {
         let size = if wide { 8 } else { 4 };
         let at = at + lanes.start * size;
-        for (l, o) in shadow.regs_mut(r)[..n].iter_mut().enumerate() {
+        let words = frame[at..at + n * size].chunks_exact(size);
+        for (o, b) in shadow.regs_mut(r)[..n].iter_mut().zip(words) {
             *o = if wide {
-                u64::from_le_bytes(frame[at + 8 * l..][..8].try_into().expect("8 bytes"))
+                u64::from_le_bytes(b.try_into().expect("8 bytes"))
             } else {
-                u64::from(u32::from_le_bytes(
-                    frame[at + 4 * l..][..4].try_into().expect("4 bytes"),
-                ))
+                u64::from(u32::from_le_bytes(b.try_into().expect("4 bytes")))
             };
         }
     }
@@ -1884,11 +1896,12 @@ fn run_callout(
     for &(r, at, wide) in &plan.regs {
         let size = if wide { 8 } else { 4 };
         let at = at + lanes.start * size;
-        for (l, &v) in shadow.regs_mut(r)[..n].iter().enumerate() {
+        let words = frame[at..at + n * size].chunks_exact_mut(size);
+        for (b, &v) in words.zip(&shadow.regs_mut(r)[..n]) {
             if wide {
-                frame[at + 8 * l..][..8].copy_from_slice(&v.to_le_bytes());
+                b.copy_from_slice(&v.to_le_bytes());
             } else {
-                frame[at + 4 * l..][..4].copy_from_slice(&(v as u32).to_le_bytes());
+                b.copy_from_slice(&(v as u32).to_le_bytes());
             }
         }
     }

@@ -1259,3 +1259,64 @@ void main(uint3 id : SV_DispatchThreadID)
         }
     }
 }
+
+/// `WaveMatch`, the `WaveMultiPrefix*` operations and the wave operations
+/// the machine code has no code of its own for run once for a pass's waves
+/// (the interpreter splits the pass into waves): on divergent lanes, with
+/// waves of several groups side by side, they agree with the interpreter,
+/// and a lane's count of the lanes below it with its key is the one worked
+/// out by hand.
+#[test]
+fn wave_operations_run_once_for_a_pass() {
+    let source = r#"
+StructuredBuffer<uint> Keys : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(32, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint key = Keys[id.x];
+    uint o = id.x * 8u;
+    if (id.x % 3u != 0u)
+    {
+        uint4 m = WaveMatch(key);
+        Out[o] = WaveMultiPrefixCountBits(true, m);
+        Out[o + 1u] = WaveMultiPrefixSum(key, m);
+        Out[o + 2u] = asuint(WaveMultiPrefixProduct(float(key & 7u) * 0.5f + 0.25f, m));
+        Out[o + 3u] = WaveMultiPrefixBitOr(1u << (id.x & 31u), m) ^ WaveMultiPrefixBitXor(key * 7u, m);
+        Out[o + 4u] = uint(WaveMultiPrefixSum(-int(key), m)) + WaveMultiPrefixBitAnd(~key, m);
+        Out[o + 5u] = m.x ^ (m.y * 3u) ^ (m.z * 5u) ^ (m.w * 7u);
+        uint4 b = WaveActiveBallot((key & 1u) != 0u);
+        Out[o + 6u] = b.x ^ b.y ^ b.z ^ b.w;
+        Out[o + 7u] = uint(WaveMatch(float(key & 3u) - 1.0f).x);
+    }
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let n = 8 * 32usize;
+    let keys: Vec<u32> = (0..n as u32).map(|i| (i * 7 + i / 5) % 5).collect();
+    let p = pipeline(
+        [(n / 32) as u32, 1, 1],
+        &[
+            buf("Keys", Kind::StructuredBuffer, 0, keys.clone()),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 8 * n]),
+        ],
+    );
+    for w in [8, 16, 32, 64] {
+        let out = &agreeing(&shader, &p, w)[1];
+        for i in (0..n).filter(|i| i % 3 != 0) {
+            // Waves of `w` threads; groups of 32 hold whole waves or are
+            // one part of a wave of 64 (a group's threads fill its waves).
+            let ws = w as usize;
+            let (wave_start, lane) = if ws <= 32 {
+                (i - i % ws, i % ws)
+            } else {
+                (i - i % 32, i % 32)
+            };
+            let below = (wave_start..wave_start + lane)
+                .filter(|&k| k % 3 != 0 && keys[k] == keys[i])
+                .count() as u32;
+            assert_eq!(out[8 * i], below, "thread {i}, wave size {w}");
+        }
+    }
+}
