@@ -131,20 +131,18 @@ fn add_prelude(
             _ => None,
         })
         .collect();
-    let mentioned = |name: &str| {
-        !defined.contains(name)
-            && map.files().iter().any(|f| {
-                f.text.match_indices(name).any(|(at, _)| {
-                    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-                    let before = f.text[..at].chars().next_back().is_none_or(|c| !word(c));
-                    let after = f.text[at + name.len()..]
-                        .chars()
-                        .next()
-                        .is_none_or(|c| !word(c));
-                    before && after
-                })
-            })
-    };
+    // The words of every file (runs of letters, digits and `_`): a name is
+    // mentioned where it is one, in code, comments or strings alike.
+    let words: std::collections::HashSet<&str> = map
+        .files()
+        .iter()
+        .flat_map(|f| {
+            f.text
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mentioned = |name: &str| !defined.contains(name) && words.contains(name);
     let text = lockstep_sema::prelude::source(mentioned, sixteen_bit, derivatives, pixel);
     if text.is_empty() {
         return None;

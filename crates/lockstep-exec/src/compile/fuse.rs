@@ -571,28 +571,60 @@ fn liveness(code: &[Inst], index: &RegIndex) -> (Vec<u64>, Vec<u64>) {
             set(&mut kills, pc, regs[0]);
         }
     }
-    let succs: Vec<[Option<usize>; 2]> = (0..n).map(|pc| successors(code, pc)).collect();
-    let mut live_in = vec![0u64; n * words];
+    // Each instruction's successors as row offsets into the bit arrays (a
+    // missing one reads an all-zero row past the end), and predecessors.
+    let none = n * words;
+    let succs: Vec<[usize; 2]> = (0..n)
+        .map(|pc| successors(code, pc).map(|s| s.map_or(none, |s| s * words)))
+        .collect();
+    // Predecessors of `pc`: `preds[starts[pc]..starts[pc + 1]]`.
+    let mut starts = vec![0u32; n + 2];
+    for &s in succs.iter().flatten().filter(|&&s| s != none) {
+        starts[s / words + 2] += 1;
+    }
+    for i in 2..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    let mut preds = vec![0u32; starts[n + 1] as usize];
+    for (pc, ss) in succs.iter().enumerate() {
+        for &s in ss.iter().filter(|&&s| s != none) {
+            let at = &mut starts[s / words + 1];
+            preds[*at as usize] = pc as u32;
+            *at += 1;
+        }
+    }
+    let mut live_in = vec![0u64; (n + 1) * words];
     let mut live_out = vec![0u64; n * words];
-    let mut changed = true;
-    while changed {
-        changed = false;
+    // Sweeps from the end, each over the instructions whose successors
+    // changed since they were last visited; a change that flows back
+    // along a loop's jump takes another sweep.
+    let mut dirty = vec![true; n];
+    let mut again = true;
+    while again {
+        again = false;
         for pc in (0..n).rev() {
+            if !std::mem::take(&mut dirty[pc]) {
+                continue;
+            }
+            let [s0, s1] = succs[pc];
+            let mut changed = false;
             for i in 0..words {
-                let mut o = 0;
-                for s in succs[pc].into_iter().flatten() {
-                    o |= live_in[s * words + i];
-                }
+                let o = live_in[s0 + i] | live_in[s1 + i];
                 let k = pc * words + i;
                 let new_in = reads[k] | (o & !kills[k]);
                 live_out[k] = o;
-                if new_in != live_in[k] {
-                    live_in[k] = new_in;
-                    changed = true;
+                changed |= new_in != live_in[k];
+                live_in[k] = new_in;
+            }
+            if changed {
+                for &p in &preds[starts[pc] as usize..starts[pc + 1] as usize] {
+                    dirty[p as usize] = true;
+                    again |= p as usize >= pc;
                 }
             }
         }
     }
+    live_in.truncate(n * words);
     (live_in, live_out)
 }
 
