@@ -2511,7 +2511,7 @@ fn fast_fold<T: Val + PartialEq>(
     }
 }
 
-fn multi_prefix_lane<T: Val + Arith + MaybeBits>(
+pub(crate) fn multi_prefix_lane<T: Val + Arith + MaybeBits>(
     op: WaveOp,
     v: &[T],
     mask: Mask,
@@ -2724,7 +2724,7 @@ fn decode<T: Val>(src: &[u64]) -> Decoded<T> {
 
 /// Bitwise operations where the type has them: lets one generic function
 /// serve every wave op while bit ops exist only for integers.
-trait MaybeBits: Sized {
+pub(crate) trait MaybeBits: Sized {
     /// Whether sums and products come out the same in any order (wrapping
     /// integers), so that a reduction order changes nothing.
     const ORDER_FREE: bool;

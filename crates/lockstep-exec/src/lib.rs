@@ -16,6 +16,8 @@ mod jit;
 mod lanes;
 #[cfg(all(feature = "jit", target_arch = "x86_64"))]
 mod native;
+#[cfg(all(feature = "jit", target_arch = "x86_64"))]
+mod wave_fns;
 #[cfg(not(all(feature = "jit", target_arch = "x86_64")))]
 mod native {
     //! No machine code for whole programs on this build: every dispatch

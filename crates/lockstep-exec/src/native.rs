@@ -560,6 +560,8 @@ fn wave_kind(op: WaveOp, ty: ScalarType) -> Option<WaveKind> {
 struct Translator<'p> {
     p: &'p Program,
     b: WaveBuilder,
+    /// The wave size.
+    wave: usize,
     /// Builder register of each bytecode register's 64-bit slot.
     wide: Vec<Option<u32>>,
     /// First builder register of the block scratch (32-bit).
@@ -721,6 +723,7 @@ impl Native {
         let mut t = Translator {
             p,
             b,
+            wave,
             wide,
             scratch,
             labels: vec![None; p.code.len() + 1],
@@ -1236,6 +1239,32 @@ impl Translator<'_> {
                     a,
                     ..
                 } => self.b.ballot(dst.map(|r| r.0), a.0),
+                Inst::Wave4 {
+                    op: WaveOp::Match,
+                    ty,
+                    dst,
+                    a,
+                } => match crate::wave_fns::wave_match(ty, self.wave) {
+                    Some((f, info)) => {
+                        let [d0, d1, d2, d3] = dst.map(|r| Some(r.0));
+                        self.b.wave_call(f, info, [d0, d1, d2, d3, Some(a.0), None]);
+                    }
+                    None => self.callout(pc),
+                },
+                Inst::MultiPrefix {
+                    op,
+                    ty,
+                    dst,
+                    a,
+                    mask,
+                } => match crate::wave_fns::multi_prefix(op, ty, self.wave) {
+                    Some((f, info)) => {
+                        let [m0, m1, m2, m3] = mask.map(|r| Some(r.0));
+                        self.b
+                            .wave_call(f, info, [Some(dst.0), Some(a.0), m0, m1, m2, m3]);
+                    }
+                    None => self.callout(pc),
+                },
                 Inst::Wave { op, ty, dst, a, .. } if ty.size() == 8 => {
                     let (d, a) = (self.wide(dst), self.wide(a));
                     match wide_wave(op) {

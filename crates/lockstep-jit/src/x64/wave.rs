@@ -127,6 +127,15 @@ pub type LaneFn = unsafe extern "sysv64" fn(
     n: usize,
 );
 
+/// A function of the waves of a pass that the code calls
+/// ([`WaveBuilder::wave_call`]): `frame` is the register frame, `keep[l]`
+/// nonzero for the active lanes of the pass's `n` lanes (its waves side by
+/// side), and `args` the call's eight words: two of its own, then the byte
+/// offsets in `frame` of six narrow registers (`u32::MAX` for none). The
+/// code calls it only on CPUs with AVX2.
+pub type WaveFn =
+    unsafe extern "sysv64" fn(frame: *mut u8, keep: *const u32, n: usize, args: *const [u32; 8]);
+
 impl State {
     /// A state with no frame, memory or inputs yet.
     pub fn new(callout: Callout) -> State {
@@ -1231,17 +1240,16 @@ impl WaveBuilder {
                         ; zero:
                     );
                 }
-                dynasm!(self.b.asm; .arch x64
-                    ; vmovd xmm3, ecx
-                    ; vpbroadcastd ymm3, xmm3
-                );
+                // The word stays in xmm2: a masked store leaves a chunk's
+                // blend in ymm3.
+                dynasm!(self.b.asm; .arch x64; vmovd xmm2, ecx);
                 let chunks = if grouped {
                     self.wave_chunks(g)
                 } else {
                     self.chunks()
                 };
                 for c in chunks {
-                    dynasm!(self.b.asm; .arch x64; vpbroadcastd ymm3, xmm3);
+                    dynasm!(self.b.asm; .arch x64; vpbroadcastd ymm3, xmm2);
                     self.store_chunk(d, c, true);
                 }
             }
@@ -2455,6 +2463,29 @@ impl WaveBuilder {
             dynasm!(self.b.asm; .arch x64; xor ecx, ecx);
         }
         dynasm!(self.b.asm; .arch x64; call rax);
+    }
+
+    /// Calls `f` over the pass's waves with `info` and the narrow
+    /// registers `regs` ([`WaveFn`]).
+    pub fn wave_call(&mut self, f: WaveFn, info: [u32; 2], regs: [Option<u32>; 6]) {
+        let mut args = [u32::MAX; 8];
+        args[..2].copy_from_slice(&info);
+        for (a, r) in args[2..].iter_mut().zip(regs) {
+            if let Some(r) = r {
+                *a = self.narrow(r) as u32;
+            }
+        }
+        let args = self.words(args);
+        self.need_lanes();
+        dynasm!(self.b.asm; .arch x64
+            ; vzeroupper
+            ; mov rdi, r12
+            ; lea rsi, [rbx + LANES]
+            ; mov edx, self.width as i32
+            ; lea rcx, [=>args]
+            ; mov rax, QWORD f as usize as i64
+            ; call rax
+        );
     }
 
     /// Runs instruction `id` through `State::callout`.

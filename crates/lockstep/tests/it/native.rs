@@ -1320,3 +1320,53 @@ void main(uint3 id : SV_DispatchThreadID)
         }
     }
 }
+
+/// A load from one address for every lane (a groupshared scalar, a
+/// buffer's first element) on lanes where the first lane of some chunks
+/// of eight is inactive: every active lane gets the word, in every chunk.
+#[test]
+fn uniform_loads_reach_every_active_lane() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+StructuredBuffer<uint> In : register(t0);
+groupshared uint g_total;
+
+[numthreads(40, 1, 1)]
+void main(uint gi : SV_GroupIndex, uint3 dtid : SV_DispatchThreadID)
+{
+    if (gi == 0)
+        g_total = 210;
+    GroupMemoryBarrierWithGroupSync();
+    if (gi % 8 == 0 || gi % 5 == 3)
+        return;
+    Out[2u * dtid.x] = g_total;
+    if (gi % 3 != 0)
+        Out[2u * dtid.x + 1u] = In[0] + gi;
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let n = 3 * 40usize;
+    let p = pipeline(
+        [3, 1, 1],
+        &[
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![7; 2 * n]),
+            buf("In", Kind::StructuredBuffer, 0, vec![1000, 1, 2]),
+        ],
+    );
+    for w in [8, 16, 32, 64] {
+        let out = &agreeing(&shader, &p, w)[0];
+        for t in 0..n {
+            let gi = (t % 40) as u32;
+            let gone = gi.is_multiple_of(8) || gi % 5 == 3;
+            let want = [
+                if gone { 7 } else { 210 },
+                if gone || gi.is_multiple_of(3) { 7 } else { 1000 + gi },
+            ];
+            assert_eq!(
+                [out[2 * t], out[2 * t + 1]],
+                want,
+                "thread {t}, wave size {w}"
+            );
+        }
+    }
+}
