@@ -68,6 +68,20 @@ struct Pass {
 }
 
 impl Pass {
+    /// The pass a [`WaveFn`] is called with.
+    ///
+    /// # Safety
+    /// The arguments are those the code passes a [`WaveFn`].
+    unsafe fn new(frame: *mut u8, keep: *const u32, n: usize, args: *const [u32; 8]) -> Pass {
+        Pass {
+            frame,
+            keep,
+            n,
+            // SAFETY: the code passes eight words.
+            args: unsafe { *args },
+        }
+    }
+
     /// Register `k` of the call's (`args[2 + k]`): lane `l`'s word.
     ///
     /// # Safety
@@ -124,12 +138,7 @@ unsafe extern "sysv64" fn match_fn(
     args: *const [u32; 8],
 ) {
     // SAFETY: the code passes its frame, lanes and arguments (`WaveFn`).
-    let pass = Pass {
-        frame,
-        keep,
-        n,
-        args: unsafe { *args },
-    };
+    let pass = unsafe { Pass::new(frame, keep, n, args) };
     let (boolean, w) = (pass.args[0] == 0, pass.args[1] as usize);
     let mut keys = [0u32; 128];
     for (start, mask) in pass.waves(w) {
@@ -169,12 +178,7 @@ unsafe extern "sysv64" fn multi_prefix_fn(
     args: *const [u32; 8],
 ) {
     // SAFETY: the code passes its frame, lanes and arguments (`WaveFn`).
-    let pass = Pass {
-        frame,
-        keep,
-        n,
-        args: unsafe { *args },
-    };
+    let pass = unsafe { Pass::new(frame, keep, n, args) };
     let (op, ty) = (
         OPS[(pass.args[0] >> 8) as usize],
         TYPES[(pass.args[0] & 0xFF) as usize],

@@ -1360,7 +1360,11 @@ void main(uint gi : SV_GroupIndex, uint3 dtid : SV_DispatchThreadID)
             let gone = gi.is_multiple_of(8) || gi % 5 == 3;
             let want = [
                 if gone { 7 } else { 210 },
-                if gone || gi.is_multiple_of(3) { 7 } else { 1000 + gi },
+                if gone || gi.is_multiple_of(3) {
+                    7
+                } else {
+                    1000 + gi
+                },
             ];
             assert_eq!(
                 [out[2 * t], out[2 * t + 1]],
