@@ -93,6 +93,7 @@ impl Gen {
             "{ uint old; InterlockedMax(Slot[t & 3u], b & 4095u, old); c += old & 1u; }",
             "Side[t & 63u] = a;",
             "c += Side[(t + 1u) & 63u];",
+            "c += Side[5u] ^ Slot[1u];",
             "z = z * 6364136223846793005ull + (uint64_t)a;",
             "z ^= z >> (a & 63u); a += (uint)(z >> 32);",
             "z = (int64_t)z < 0 ? ~z : (uint64_t)(-(int64_t)z >> 3);",
@@ -179,7 +180,8 @@ impl Gen {
                     "InterlockedMax(Count[4 + (t & 3u)], b & 4095u);",
                 )
                 .replace("Side[t & 63u] = a;", "Out[t] = a;")
-                .replace("c += Side[(t + 1u) & 63u];", "c += Out[t] + gi;");
+                .replace("c += Side[(t + 1u) & 63u];", "c += Out[t] + gi;")
+                .replace("c += Side[5u] ^ Slot[1u];", "c += gi;");
             ("", "")
         };
         format!(
