@@ -731,7 +731,7 @@ impl Native {
             strides: std::collections::HashMap::new(),
             costly: false,
             pass_threads: (width / wave) as u64 * p.group.threads(wave as u32),
-            copy_wide: copy_widths(&p.code, n),
+            copy_wide: widths,
             constants: p.constants.iter().map(|&(r, bits)| (r.0, bits)).collect(),
             holds: held_resources(p),
             held: Vec::new(),
