@@ -249,8 +249,18 @@ fn agreeing(shader: &lockstep::Shader, p: &lockstep::pipeline::Pipeline, w: u32)
     native
 }
 
+/// 200 programs from a fixed seed, so that every run of the suite tries the
+/// same ones; `PROPTEST_RNG_SEED` and `PROPTEST_CASES` explore others.
+fn random_program_config() -> ProptestConfig {
+    let mut config = ProptestConfig::with_cases(200);
+    if std::env::var_os("PROPTEST_RNG_SEED").is_none() {
+        config.rng_seed = proptest::test_runner::RngSeed::Fixed(0x10c5_7e9);
+    }
+    config
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(random_program_config())]
 
     #[test]
     fn random_programs_agree(seed in any::<u64>()) {
@@ -270,10 +280,12 @@ proptest! {
             prop_assert!(report.native, "wave size {}: {:?}\n{}", w, report.reason, source);
             // What an inactive lane's register holds depends on which
             // groups' waves ran side by side (docs/semantics.md), so a
-            // program that reads one may differ between the engines.
+            // program that reads one (through a wave read or a quad
+            // shuffle) may differ between the engines.
             let opts = RunOptions { wave_size: w, wave_sizes: (w, w), ..RunOptions::default() };
             let (_, checked) = lockstep::run_checked(&shader, &p, &opts).expect("checked run");
-            if checked.findings.iter().any(|f| f.kind == "inactive-lane-read") {
+            let undefined = ["inactive-lane-read", "incomplete-quad", "undefined-value"];
+            if checked.findings.iter().any(|f| undefined.contains(&f.kind)) {
                 continue;
             }
             let native = run(&shader, &p, w, true);
