@@ -16,6 +16,7 @@ mod addresses;
 pub(crate) mod block32;
 mod branches;
 mod coalesce;
+mod constants;
 mod expr;
 mod fuse;
 mod intrinsic;
@@ -270,6 +271,7 @@ impl Program {
             locals,
             local_types: function.locals.iter().map(|l| l.ty).collect(),
             result: Vec::new(),
+            flat: false,
         });
         c.block(&module.static_init)?;
         c.block(&function.body)?;
@@ -293,11 +295,19 @@ impl Program {
             c.fold_constant_atomic_addresses();
         }
         debug_assert!(!checked || c.debug.start.len() == c.code.len());
-        let constants = c.place_constants()?;
+        let mut constants = c.place_constants()?;
         if !checked {
             // Checked mode keeps every assignment as it is written (its
             // findings track each register).
             top_level::unmask(&mut c.code);
+            constants::fold(
+                &mut c.code,
+                &c.spans,
+                constants::Constants {
+                    list: &mut constants,
+                    regs: &mut c.max_reg,
+                },
+            );
             fuse::fuse(&mut c.code, &mut c.spans);
             coalesce::coalesce(&mut c.code, &mut c.spans);
             addresses::drop_repeated(&mut c.code, &mut c.spans);
@@ -416,6 +426,32 @@ impl Program {
             .count()
     }
 
+    /// How many calls run as constructs that gather the lanes that return
+    /// early, the entry function's own included (for tests).
+    pub fn call_construct_count(&self) -> usize {
+        self.code
+            .iter()
+            .filter(|inst| matches!(inst, Inst::CallBegin))
+            .count()
+    }
+
+    /// How many arithmetic operations the program runs, each operation of
+    /// a fused block counted (for tests).
+    pub fn operation_count(&self) -> usize {
+        self.code
+            .iter()
+            .map(|inst| match inst {
+                Inst::Unary { .. }
+                | Inst::Binary { .. }
+                | Inst::BinaryImm { .. }
+                | Inst::Ternary { .. }
+                | Inst::Select { .. } => 1,
+                Inst::Block32(block) => block.ops.len(),
+                _ => 0,
+            })
+            .sum()
+    }
+
     /// How many atomics the engine may hold back and combine: those on
     /// device memory whose result nothing reads (for tests).
     pub fn deferrable_atomics(&self) -> usize {
@@ -452,6 +488,9 @@ struct CallContext {
     locals: Vec<Vec<Reg>>,
     local_types: Vec<TypeId>,
     result: Vec<Reg>,
+    /// The function returns only at its end, if at all: its call is no
+    /// construct, and its `return` writes the result and leaves no lanes.
+    flat: bool,
 }
 
 const MAX_INLINE_DEPTH: usize = 64;
@@ -867,6 +906,9 @@ impl<'m> Compiler<'m> {
                     for (&dst, &src) in result.iter().zip(&v) {
                         self.emit(Inst::CopyMasked { dst, src });
                     }
+                }
+                if self.calls.last().is_some_and(|c| c.flat) {
+                    return Ok(true);
                 }
                 let frame = self.depth_of(&[FrameKind::Call]).unwrap_or(0);
                 self.emit(Inst::Return { frame });

@@ -683,13 +683,17 @@ impl Compiler<'_> {
             .result
             .map(|t| self.alloc(self.count(t)))
             .unwrap_or_default();
+        let flat = returns_only_at_end(&f.body);
         self.calls.push(CallContext {
             locals: locals.clone(),
             local_types,
             result: result.clone(),
+            flat,
         });
-        self.frames.push(FrameKind::Call);
-        self.emit(Inst::CallBegin);
+        if !flat {
+            self.frames.push(FrameKind::Call);
+            self.emit(Inst::CallBegin);
+        }
         // A library function's findings belong to its call.
         let outer_call = self.call_span;
         if f.library && outer_call.is_none() {
@@ -698,8 +702,10 @@ impl Compiler<'_> {
         let body = self.block(&f.body);
         self.call_span = outer_call;
         body?;
-        self.emit(Inst::CallEnd);
-        self.frames.pop();
+        if !flat {
+            self.emit(Inst::CallEnd);
+            self.frames.pop();
+        }
         self.calls.pop();
         if self.checked && !f.library && self.call_span.is_none() {
             self.name_locals(f, &locals, first_pc..self.code.len() as u32);
@@ -710,6 +716,32 @@ impl Compiler<'_> {
             self.store(&loc, &locals[param])?;
         }
         Ok(result)
+    }
+}
+
+/// Whether `body` returns only as its last statement, if at all: then
+/// every lane that enters it is still active at its end, and its call
+/// needs no construct to gather the lanes that return.
+fn returns_only_at_end(body: &Block) -> bool {
+    match body.stmts.split_last() {
+        None => true,
+        Some((last, rest)) => {
+            !rest.iter().any(returns) && (matches!(last, Stmt::Return(_)) || !returns(last))
+        }
+    }
+}
+
+/// Whether `stmt` is or holds a `return`.
+fn returns(stmt: &Stmt) -> bool {
+    let any = |b: &Block| b.stmts.iter().any(returns);
+    match stmt {
+        Stmt::Return(_) => true,
+        Stmt::If { accept, reject, .. } => any(accept) || any(reject),
+        Stmt::Loop {
+            body, continuing, ..
+        } => any(body) || any(continuing),
+        Stmt::Switch { cases, .. } => cases.iter().any(|c| any(&c.body)),
+        Stmt::Expr(_) | Stmt::Break | Stmt::Continue | Stmt::Barrier(_) => false,
     }
 }
 

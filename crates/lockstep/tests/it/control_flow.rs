@@ -183,6 +183,97 @@ void main(uint gi : SV_GroupIndex)
     );
 }
 
+/// A function that returns only at its end (or not at all) leaves no lane
+/// behind, so its call is no construct: called in a divergent branch, it
+/// writes the caller's active lanes only, and its wave operations see
+/// them. A function with an early return keeps its construct.
+#[test]
+fn calls_that_return_at_their_end_leave_no_lanes() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+uint mix(uint a, uint b)
+{
+    uint t = a * 3u + WaveActiveCountBits(true);
+    return t ^ b;
+}
+void bump(inout uint x, uint by)
+{
+    x += by;
+}
+uint capped(uint v)
+{
+    if (v > 20u)
+        return 20u;
+    return v;
+}
+[numthreads(8, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    uint r = 1000u;
+    if (gi % 3 != 0)
+    {
+        r = mix(gi, 5u);
+        bump(r, 100u);
+    }
+    Out[gi] = capped(r) + 10u * r;
+}
+"#;
+    let shader = crate::harness::compile(source, &lockstep::CompileOptions::default());
+    // The entry function's and `capped`'s.
+    assert_eq!(shader.program.call_construct_count(), 2);
+    // Lanes 1, 2, 4, 5, 7 take the branch (5 active): r = ((3 gi + 5) ^ 5)
+    // + 100; lanes 0, 3, 6 keep 1000. capped(r) is 20 for all of them.
+    let want: Vec<u32> = (0..8u32)
+        .map(|gi| {
+            let r = if gi % 3 != 0 { ((3 * gi + 5) ^ 5) + 100 } else { 1000 };
+            20 + 10 * r
+        })
+        .collect();
+    for w in [4, 8] {
+        // At wave 4, lanes 1 and 2 see 2 active lanes, lanes 4, 5 and 7 see 3.
+        let want: Vec<u32> = if w == 4 {
+            (0..8u32)
+                .map(|gi| {
+                    let active = if gi < 4 { 2 } else { 3 };
+                    let r = if gi % 3 != 0 { ((3 * gi + active) ^ 5) + 100 } else { 1000 };
+                    20 + 10 * r
+                })
+                .collect()
+        } else {
+            want.clone()
+        };
+        assert_eq!(out_only(source, 8, w), want, "wave size {w}");
+    }
+}
+
+/// Operations on constants fold, also where an inlined call's parameters
+/// carry the constants: splitmix64's constant built from halves costs
+/// nothing at run time, and the results are the hand-computed ones.
+#[test]
+fn operations_on_constants_fold_through_calls() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+uint64_t wide(uint hi, uint lo)
+{
+    uint64_t h = hi;
+    uint64_t l = lo;
+    return (h << 32) | l;
+}
+[numthreads(8, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    uint64_t k = wide(0x9E3779B9u, 0x7F4A7C15u) * 3ull;
+    Out[gi] = uint(k >> 16) ^ gi;
+}
+"#;
+    let shader = crate::harness::compile(source, &lockstep::CompileOptions::default());
+    // Only the `^ gi` is left.
+    assert_eq!(shader.program.operation_count(), 1);
+    let k = 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(3);
+    let want: Vec<u32> = (0..8u32).map(|gi| (k >> 16) as u32 ^ gi).collect();
+    assert_eq!(out_only(source, 8, 8), want);
+}
+
 #[test]
 fn short_circuit_operators() {
     let source = r#"
