@@ -49,7 +49,7 @@ use std::ffi::c_void;
 use lockstep_ir::{ResourceQuery, ScalarType, SystemValue, WaveOp};
 use lockstep_jit::Op;
 use lockstep_jit::wave::{
-    Address, Arg, Arg64, Atomic, Callout, HELD_SITES, Input, Label, Lanes, Op64, Resource,
+    Address, Arg, Arg64, Atomic, Callout, Chain, HELD_SITES, Input, Label, Lanes, Op64, Resource,
     ResourceField, State, Vote as NVote, WaveBuilder, WaveCode, WaveKind,
 };
 
@@ -936,6 +936,70 @@ impl Translator<'_> {
     }
 
     /// A 16-bit operation as 32-bit ones ([`sixteen`]), in one pass.
+    /// The instruction at `pc` as an [`Chain`] of 16-bit operations, where
+    /// it is one.
+    fn chain_at(&self, pc: usize) -> Option<Chain> {
+        let (form, dst, a, b, masked) = match self.p.code[pc] {
+            Inst::Unary {
+                dst,
+                a,
+                masked,
+                form: Some(f),
+                ..
+            } => (f, dst.0, a.0, Arg::Imm(0), masked),
+            Inst::Binary {
+                dst,
+                a,
+                b,
+                masked,
+                form: Some(f),
+                ..
+            } => (f, dst.0, a.0, Arg::Reg(b.0), masked),
+            Inst::BinaryImm {
+                dst,
+                a,
+                imm,
+                masked,
+                form: Some(f),
+                ..
+            } => (f, dst.0, a.0, Arg::Imm(imm as u32), masked),
+            _ => return None,
+        };
+        if form.wide().contains(&true) {
+            return None;
+        }
+        let Sixteen { widen, op, narrow } = sixteen(form)?;
+        let b = match (widen, b) {
+            (Some(_), Arg::Imm(k)) => Arg::Imm(f16_to_f32(k)),
+            (_, b) => b,
+        };
+        Some(Chain {
+            widen,
+            op,
+            narrow,
+            dst,
+            a,
+            b,
+            masked,
+        })
+    }
+
+    /// The chains of 16-bit operations from `pc` on, in a row with no
+    /// label between them: two or more run chunk by chunk
+    /// ([`WaveBuilder::op_chains`]).
+    fn chains_from(&self, pc: usize) -> Vec<Chain> {
+        let mut chains = Vec::new();
+        let mut at = pc;
+        while at < self.p.code.len() && (at == pc || self.labels[at].is_none()) {
+            let Some(chain) = self.chain_at(at) else {
+                break;
+            };
+            chains.push(chain);
+            at += 1;
+        }
+        chains
+    }
+
     fn sixteen_op(&mut self, pc: usize, form: OpForm) {
         let (dst, a, b, masked) = match self.p.code[pc] {
             Inst::Unary { dst, a, masked, .. } => (dst.0, a.0, Arg::Imm(0), masked),
@@ -978,9 +1042,21 @@ impl Translator<'_> {
                 self.label(target);
             }
         }
+        // The end of the run of chains that the instructions up to it
+        // belong to.
+        let mut chained = 0;
         for (pc, inst) in p.code.iter().enumerate() {
             if let Some(l) = self.labels[pc] {
                 self.b.bind(l);
+            }
+            if pc < chained {
+                continue;
+            }
+            let chains = self.chains_from(pc);
+            if chains.len() >= 2 {
+                self.b.op_chains(&chains);
+                chained = pc + chains.len();
+                continue;
             }
             match *inst {
                 Inst::Const { dst, bits } => {

@@ -40,10 +40,12 @@
 
 use super::{Builder, Code, Constant, MASK32, RESULT, Second, TEMP};
 
+mod chains;
 mod half;
 mod wide;
 
 use crate::{Op, Run};
+pub use chains::Chain;
 use dynasmrt::{AssemblyOffset, DynamicLabel, DynasmApi, DynasmLabelApi, dynasm};
 use std::mem::offset_of;
 pub use wide::{Arg64, Op64};
