@@ -225,7 +225,11 @@ void main(uint gi : SV_GroupIndex)
     // + 100; lanes 0, 3, 6 keep 1000. capped(r) is 20 for all of them.
     let want: Vec<u32> = (0..8u32)
         .map(|gi| {
-            let r = if gi % 3 != 0 { ((3 * gi + 5) ^ 5) + 100 } else { 1000 };
+            let r = if gi % 3 != 0 {
+                ((3 * gi + 5) ^ 5) + 100
+            } else {
+                1000
+            };
             20 + 10 * r
         })
         .collect();
@@ -235,7 +239,11 @@ void main(uint gi : SV_GroupIndex)
             (0..8u32)
                 .map(|gi| {
                     let active = if gi < 4 { 2 } else { 3 };
-                    let r = if gi % 3 != 0 { ((3 * gi + active) ^ 5) + 100 } else { 1000 };
+                    let r = if gi % 3 != 0 {
+                        ((3 * gi + active) ^ 5) + 100
+                    } else {
+                        1000
+                    };
                     20 + 10 * r
                 })
                 .collect()
