@@ -1000,6 +1000,48 @@ impl Translator<'_> {
         chains
     }
 
+    /// The stores from `pc` on that write the components of one vector
+    /// element per lane: two or four stores in a row, with no label
+    /// between them, of 32-bit or 16-bit values at the same address
+    /// register and offsets one component apart, whose index scale is the
+    /// element's size. Their registers and the component size.
+    fn vector_store_at(&self, pc: usize) -> Option<(Vec<u32>, u32)> {
+        let Inst::Store { addr, ty, .. } = self.p.code[pc] else {
+            return None;
+        };
+        let size = ty.size() as u32;
+        let reg = addr.dynamic?;
+        if !matches!(size, 2 | 4) {
+            return None;
+        }
+        let mut srcs = Vec::new();
+        for (j, inst) in self.p.code[pc..].iter().take(4).enumerate() {
+            match *inst {
+                Inst::Store {
+                    addr: a,
+                    ty: t,
+                    src,
+                } if (j == 0 || self.labels[pc + j].is_none())
+                    && a.space == addr.space
+                    && a.dynamic == Some(reg)
+                    && t.size() as u32 == size
+                    && a.offset == addr.offset.wrapping_add(size * j as u32) =>
+                {
+                    srcs.push(src.0);
+                }
+                _ => break,
+            }
+        }
+        let k = match srcs.len() {
+            4 => 4,
+            2 | 3 => 2,
+            _ => return None,
+        };
+        srcs.truncate(k);
+        let element = size * k as u32;
+        (self.strides.get(&reg.0) == Some(&element)).then_some((srcs, size))
+    }
+
     fn sixteen_op(&mut self, pc: usize, form: OpForm) {
         let (dst, a, b, masked) = match self.p.code[pc] {
             Inst::Unary { dst, a, masked, .. } => (dst.0, a.0, Arg::Imm(0), masked),
@@ -1056,6 +1098,13 @@ impl Translator<'_> {
             if chains.len() >= 2 {
                 self.b.op_chains(&chains);
                 chained = pc + chains.len();
+                continue;
+            }
+            if let (Inst::Store { addr, .. }, Some((srcs, size))) = (inst, self.vector_store_at(pc))
+            {
+                let at = self.address(*addr);
+                self.b.store_vector(at, &srcs, size);
+                chained = pc + srcs.len();
                 continue;
             }
             match *inst {

@@ -1095,6 +1095,72 @@ void main(uint3 id : SV_DispatchThreadID)
     }
 }
 
+/// Whole `float4`, `uint2`, `half4` and `half2` elements stored per lane:
+/// in order, on divergent lanes, at overlapping elements (two lanes to an
+/// element), past the end of the buffer, at a misaligned element, in
+/// shared memory and in partial groups. Every bit agrees with the
+/// interpreter, including which lane's write stays where two write one
+/// element.
+#[test]
+fn vector_stores_agree() {
+    let source = r#"
+RWStructuredBuffer<float4> Fours : register(u0);
+RWStructuredBuffer<uint2> Twos : register(u1);
+RWStructuredBuffer<half4> Halves : register(u2);
+RWStructuredBuffer<half2> Pairs : register(u3);
+RWByteAddressBuffer Raw : register(u4);
+groupshared float4 Shared[40];
+
+[numthreads(40, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
+{
+    uint t = id.x;
+    float f = (float)t * 0.5f - 3.0f;
+    float4 v = float4(f, f * 2.0f, -f, f + 0.25f);
+    Fours[t] = v;
+    if ((t % 3u) != 0u)
+        Fours[t + 130u] = v * 3.0f;
+    Fours[260u + t / 2u] = v + (float)(t & 1u);
+    Twos[t] = uint2(t * 7u, t ^ 0x55u);
+    Twos[t + 120u] = uint2(t, t + 1u);
+    Halves[t] = (half4)v;
+    if (t < 50u)
+        Pairs[t] = half2((half)f, (half)(f * 0.5f));
+    Raw.Store4(t * 16u + 4u, asuint(v));
+    Shared[gi] = v * 2.0f;
+    GroupMemoryBarrierWithGroupSync();
+    Fours[330u + t] = Shared[(gi + 1u) % 40u];
+}
+"#;
+    let opts = CompileOptions {
+        enable_16bit_types: true,
+        ..CompileOptions::default()
+    };
+    let shader = compile(source, &opts);
+    let mut p = pipeline(
+        [3, 1, 1],
+        &[
+            buf("Fours", Kind::RwStructuredBuffer, 0, vec![7; 4 * 440]),
+            buf("Twos", Kind::RwStructuredBuffer, 1, vec![7; 2 * 200]),
+            buf("Halves", Kind::RwStructuredBuffer, 2, vec![7; 2 * 120]),
+            buf("Pairs", Kind::RwStructuredBuffer, 3, vec![7; 45]),
+            buf("Raw", Kind::RwByteAddressBuffer, 4, vec![7; 4 * 121]),
+        ],
+    );
+    use lockstep::pipeline::Format;
+    p.buffers[0].format = Format::Float32;
+    p.buffers[2].format = Format::Float16;
+    p.buffers[3].format = Format::Float16;
+    for w in [8, 16, 32, 64] {
+        let out = agreeing(&shader, &p, w);
+        // Lane 5's float4 and uint2, as the source writes them.
+        let f = 5.0f32 * 0.5 - 3.0;
+        let want = [f, f * 2.0, -f, f + 0.25].map(f32::to_bits);
+        assert_eq!(out[0][20..24], want, "wave size {w}");
+        assert_eq!(out[1][10..12], [35, 5 ^ 0x55], "wave size {w}");
+    }
+}
+
 #[test]
 fn resource_queries_agree() {
     let source = r#"
