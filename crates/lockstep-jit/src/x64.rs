@@ -940,11 +940,6 @@ impl Builder {
             }
         }
         self.asm.commit().ok()?;
-        if let Some(f) = std::env::var_os("LOCKSTEP_DUMP_CODE") {
-            let code = self.asm.reader();
-            let code = code.lock();
-            let _ = std::fs::write(f, &code[..]);
-        }
         let code = self.asm.finalize().ok().map(Code)?;
         Some(code)
     }
