@@ -1042,6 +1042,49 @@ impl Translator<'_> {
         (self.strides.get(&reg.0) == Some(&element)).then_some((srcs, size))
     }
 
+    /// The loads from `pc` on that read the components of one vector
+    /// element per lane, as [`Translator::vector_store_at`] finds stores,
+    /// into registers that are neither the address nor each other: their
+    /// registers and the component size.
+    fn vector_load_at(&self, pc: usize) -> Option<(Vec<u32>, u32)> {
+        let Inst::Load { addr, ty, .. } = self.p.code[pc] else {
+            return None;
+        };
+        let size = ty.size() as u32;
+        let reg = addr.dynamic?;
+        if !matches!(size, 2 | 4) {
+            return None;
+        }
+        let mut dsts: Vec<u32> = Vec::new();
+        for (j, inst) in self.p.code[pc..].iter().take(4).enumerate() {
+            match *inst {
+                Inst::Load {
+                    dst,
+                    addr: a,
+                    ty: t,
+                } if (j == 0 || self.labels[pc + j].is_none())
+                    && a.space == addr.space
+                    && a.dynamic == Some(reg)
+                    && t.size() as u32 == size
+                    && a.offset == addr.offset.wrapping_add(size * j as u32)
+                    && dst != reg
+                    && !dsts.contains(&dst.0) =>
+                {
+                    dsts.push(dst.0);
+                }
+                _ => break,
+            }
+        }
+        let k = match dsts.len() {
+            4 => 4,
+            2 | 3 => 2,
+            _ => return None,
+        };
+        dsts.truncate(k);
+        let element = size * k as u32;
+        (self.strides.get(&reg.0) == Some(&element)).then_some((dsts, size))
+    }
+
     fn sixteen_op(&mut self, pc: usize, form: OpForm) {
         let (dst, a, b, masked) = match self.p.code[pc] {
             Inst::Unary { dst, a, masked, .. } => (dst.0, a.0, Arg::Imm(0), masked),
@@ -1098,6 +1141,12 @@ impl Translator<'_> {
             if chains.len() >= 2 {
                 self.b.op_chains(&chains);
                 chained = pc + chains.len();
+                continue;
+            }
+            if let (Inst::Load { addr, .. }, Some((dsts, size))) = (inst, self.vector_load_at(pc)) {
+                let at = self.address(*addr);
+                self.b.load_vector(at, &dsts, size);
+                chained = pc + dsts.len();
                 continue;
             }
             if let (Inst::Store { addr, .. }, Some((srcs, size))) = (inst, self.vector_store_at(pc))

@@ -42,7 +42,7 @@ use super::{Builder, Code, Constant, MASK32, RESULT, Second, TEMP};
 
 mod chains;
 mod half;
-mod stores;
+mod vectors;
 mod wide;
 
 use crate::{Op, Run};

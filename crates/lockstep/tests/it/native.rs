@@ -1161,6 +1161,101 @@ void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
     }
 }
 
+/// Whole `float4`, `uint2`, `half4` and `half2` elements loaded per lane:
+/// in order, on divergent lanes (the others keep their values), past the
+/// end of the buffer, reversed, two lanes to an element, at a misaligned
+/// element, from shared memory and in partial groups. Every bit agrees
+/// with the interpreter, and lane 5's values are the buffer's.
+#[test]
+fn vector_loads_agree() {
+    let source = r#"
+StructuredBuffer<float4> Fours : register(t0);
+StructuredBuffer<uint2> Twos : register(t1);
+StructuredBuffer<half4> Halves : register(t2);
+StructuredBuffer<half2> Pairs : register(t3);
+ByteAddressBuffer Raw : register(t4);
+RWStructuredBuffer<float4> Out : register(u0);
+RWStructuredBuffer<uint4> Words : register(u1);
+groupshared float4 Shared[40];
+
+[numthreads(40, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
+{
+    uint t = id.x;
+    float4 a = Fours[t];
+    float4 b = float4(1.0f, 2.0f, 3.0f, 4.0f);
+    if ((t % 3u) != 0u)
+        b = Fours[t + 70u];
+    float4 c = Fours[119u - t] + Fours[t / 2u];
+    uint2 u = Twos[t];
+    uint2 v = Twos[t + 60u];
+    float4 h = (float4)Halves[t];
+    float2 p = (float2)Pairs[t];
+    uint4 r = Raw.Load4(t * 16u + 4u);
+    Shared[gi] = a * 2.0f;
+    GroupMemoryBarrierWithGroupSync();
+    float4 s = Shared[(gi + 1u) % 40u];
+    Out[t] = a + b * 2.0f + c * 3.0f + h * 5.0f + s * 7.0f + float4(p, p * 0.5f);
+    Words[t] = uint4(u.x ^ v.y, u.y + v.x, r.x ^ r.w, r.y + r.z);
+}
+"#;
+    let opts = CompileOptions {
+        enable_16bit_types: true,
+        ..CompileOptions::default()
+    };
+    let shader = compile(source, &opts);
+    let floats: Vec<u32> = (0..4 * 150u32)
+        .map(|i| ((i * 37 % 101) as f32 * 0.25 - 7.0).to_bits())
+        .collect();
+    let halves: Vec<u32> = (0..2 * 110u32)
+        .map(|i| {
+            let h = |x: u32| u32::from(half::f16::from_f32((x % 23) as f32 * 0.5 - 4.0).to_bits());
+            h(2 * i) | h(2 * i + 1) << 16
+        })
+        .collect();
+    let mut p = pipeline(
+        [3, 1, 1],
+        &[
+            buf("Fours", Kind::StructuredBuffer, 0, floats.clone()),
+            buf(
+                "Twos",
+                Kind::StructuredBuffer,
+                1,
+                (0..2 * 150u32)
+                    .map(|i| i.wrapping_mul(2_654_435_761))
+                    .collect(),
+            ),
+            buf("Halves", Kind::StructuredBuffer, 2, halves.clone()),
+            buf("Pairs", Kind::StructuredBuffer, 3, halves[..100].to_vec()),
+            buf(
+                "Raw",
+                Kind::ByteAddressBuffer,
+                4,
+                floats[..4 * 100].to_vec(),
+            ),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 4 * 120]),
+            buf("Words", Kind::RwStructuredBuffer, 1, vec![0; 4 * 120]),
+        ],
+    );
+    use lockstep::pipeline::Format;
+    p.buffers[2].format = Format::Float16;
+    p.buffers[3].format = Format::Float16;
+    for w in [8, 16, 32, 64] {
+        let out = agreeing(&shader, &p, w);
+        // Lane 0 of `Words`: u = Twos[0], v = Twos[60], r = Raw words 1..5.
+        let twos = |i: u32| i.wrapping_mul(2_654_435_761);
+        let (u, v) = ([twos(0), twos(1)], [twos(120), twos(121)]);
+        let r = &floats[1..5];
+        let want = [
+            u[0] ^ v[1],
+            u[1].wrapping_add(v[0]),
+            r[0] ^ r[3],
+            r[1].wrapping_add(r[2]),
+        ];
+        assert_eq!(out[6][..4], want, "wave size {w}");
+    }
+}
+
 #[test]
 fn resource_queries_agree() {
     let source = r#"

@@ -1,0 +1,295 @@
+//! Loads and stores of whole vectors: the two or four components of each
+//! lane's `float2`, `float4`, `half2` or `half4` element read or written
+//! in one pass, the lanes' elements side by side in memory, instead of one
+//! strided access per component.
+
+use super::{Address, WaveBuilder};
+use dynasmrt::{DynasmApi, DynasmLabelApi, dynasm};
+
+impl WaveBuilder {
+    /// Stores narrow registers `srcs` (two or four, `size` bytes each: 4,
+    /// or 2 for 16-bit values) to byte `addr + offset + size * j` for
+    /// component `j`, as [`WaveBuilder::store`] (or
+    /// [`WaveBuilder::store16`]) for each component in turn would.
+    ///
+    /// Where every chunk with an active lane has all eight active, its
+    /// lanes' elements follow each other from an address aligned to the
+    /// element, and they lie in bounds, each chunk is two or four vector
+    /// stores of its elements; else the components are stored one after
+    /// another as those stores do.
+    pub fn store_vector(&mut self, at: Address, srcs: &[u32], size: u32) {
+        let k = srcs.len() as u32;
+        debug_assert!(matches!(k, 2 | 4) && matches!(size, 2 | 4));
+        let Some(addr) = at.addr else {
+            return self.store_components(at, srcs, size);
+        };
+        // Words of one lane's element.
+        let words = k * size / 4;
+        let a = self.wide_at(addr);
+        self.need_lanes();
+        self.memory(at.slot, true, at.offset);
+        let (slow, done) = (
+            self.b.asm.new_dynamic_label(),
+            self.b.asm.new_dynamic_label(),
+        );
+        for c in self.chunks() {
+            self.chunk_memory(at, c);
+            dynasm!(self.b.asm; .arch x64
+                ; mov r10, r13
+                ; shr r10, (8 * c) as i8
+                ; and r10d, 0xFF
+                ; jz >next
+                ; cmp r10d, 0xFF
+                ; jne =>slow
+                ; mov rax, [r12 + a + 64 * c]
+                ; add rax, r9
+                ; test al, (4 * words - 1) as i8
+                ; jnz =>slow
+            );
+            self.strided(a, c, slow, words);
+            dynasm!(self.b.asm; .arch x64; next:);
+        }
+        // The first group's memory again.
+        self.memory(at.slot, true, at.offset);
+        for c in self.chunks() {
+            self.chunk_memory(at, c);
+            dynasm!(self.b.asm; .arch x64
+                ; mov r10, r13
+                ; shr r10, (8 * c) as i8
+                ; test r10d, 0xFF
+                ; jz >skip
+                ; mov rax, [r12 + a + 64 * c]
+                ; add rax, r9
+            );
+            self.element_words(srcs, size, c);
+            self.store_elements(words);
+            dynasm!(self.b.asm; .arch x64; skip:);
+        }
+        dynasm!(self.b.asm; .arch x64; jmp =>done; =>slow);
+        self.store_components(at, srcs, size);
+        dynasm!(self.b.asm; .arch x64; =>done);
+    }
+
+    /// Loads narrow registers `dsts` (two or four, `size` bytes each: 4,
+    /// or 2 for 16-bit values, zero-extended) from byte `addr + offset +
+    /// size * j` for component `j`, on the active lanes, as
+    /// [`WaveBuilder::load`] (or [`WaveBuilder::load16`]) for each
+    /// component in turn would.
+    ///
+    /// Where every chunk with an active lane has its eight lanes' elements
+    /// following each other from an address aligned to the element, in
+    /// bounds, each chunk is two or four vector loads of its elements;
+    /// else the components are loaded one after another as those loads do.
+    pub fn load_vector(&mut self, at: Address, dsts: &[u32], size: u32) {
+        let k = dsts.len() as u32;
+        debug_assert!(matches!(k, 2 | 4) && matches!(size, 2 | 4));
+        let Some(addr) = at.addr.filter(|_| !self.quads) else {
+            return self.load_components(at, dsts, size);
+        };
+        let words = k * size / 4;
+        let a = self.wide_at(addr);
+        self.need_lanes();
+        self.memory(at.slot, false, at.offset);
+        let (slow, done) = (
+            self.b.asm.new_dynamic_label(),
+            self.b.asm.new_dynamic_label(),
+        );
+        for c in self.chunks() {
+            self.chunk_memory(at, c);
+            dynasm!(self.b.asm; .arch x64
+                ; mov r10, r13
+                ; shr r10, (8 * c) as i8
+                ; test r10d, 0xFF
+                ; jz >next
+                ; mov rax, [r12 + a + 64 * c]
+                ; add rax, r9
+                ; test al, (4 * words - 1) as i8
+                ; jnz =>slow
+            );
+            self.strided(a, c, slow, words);
+            dynasm!(self.b.asm; .arch x64; next:);
+        }
+        self.memory(at.slot, false, at.offset);
+        for c in self.chunks() {
+            self.chunk_memory(at, c);
+            dynasm!(self.b.asm; .arch x64
+                ; mov r10, r13
+                ; shr r10, (8 * c) as i8
+                ; test r10d, 0xFF
+                ; jz >skip
+                ; mov rax, [r12 + a + 64 * c]
+                ; add rax, r9
+            );
+            // The next pass's same lanes, a line at a time.
+            if at.ahead > 0 && at.ahead <= i32::MAX as u32 / 2 {
+                for line in 0..words.div_ceil(2) as i32 {
+                    let ahead = at.ahead as i32 + 64 * line;
+                    dynasm!(self.b.asm; .arch x64; prefetcht0 [rdx + rax + ahead]);
+                }
+            }
+            self.load_elements(words);
+            self.split_words(dsts, size, c);
+            dynasm!(self.b.asm; .arch x64; skip:);
+        }
+        dynasm!(self.b.asm; .arch x64; jmp =>done; =>slow);
+        self.load_components(at, dsts, size);
+        dynasm!(self.b.asm; .arch x64; =>done);
+    }
+
+    /// The components loaded one after another.
+    fn load_components(&mut self, at: Address, dsts: &[u32], size: u32) {
+        for (j, &dst) in dsts.iter().enumerate() {
+            let at = Address {
+                offset: at.offset.wrapping_add(size * j as u32),
+                ..at
+            };
+            if size == 4 {
+                self.load(dst, at);
+            } else {
+                self.load16(dst, at);
+            }
+        }
+    }
+
+    /// `ymm0..` = word `j` of the eight elements of `words` words each from
+    /// byte `rdx + rax`, one register per word.
+    fn load_elements(&mut self, words: u32) {
+        let asm = &mut self.b.asm;
+        match words {
+            1 => dynasm!(asm; .arch x64; vmovdqu ymm0, [rdx + rax]),
+            2 => dynasm!(asm; .arch x64
+                // Even and odd words of lanes 0, 1, 4, 5 | 2, 3, 6, 7,
+                // then in lane order. dynasm 5.1 encodes `vshufps`'s two
+                // sources the other way round: the first two words of each
+                // half come from ymm2.
+                ; vmovdqu ymm2, [rdx + rax]
+                ; vmovdqu ymm3, [rdx + rax + 32]
+                ; vshufps ymm0, ymm3, ymm2, 0x88_u8 as i8
+                ; vshufps ymm1, ymm3, ymm2, 0xDD_u8 as i8
+                ; vpermq ymm0, ymm0, 0xD8_u8 as i8
+                ; vpermq ymm1, ymm1, 0xD8_u8 as i8
+            ),
+            _ => dynasm!(asm; .arch x64
+                // Elements 0 | 4, 1 | 5, 2 | 6 and 3 | 7, then a 4×4
+                // transpose in each 128-bit half.
+                ; vmovdqu ymm4, [rdx + rax]
+                ; vmovdqu ymm5, [rdx + rax + 32]
+                ; vmovdqu ymm6, [rdx + rax + 64]
+                ; vmovdqu ymm7, [rdx + rax + 96]
+                ; vperm2i128 ymm0, ymm4, ymm6, 0x20
+                ; vperm2i128 ymm1, ymm4, ymm6, 0x31
+                ; vperm2i128 ymm2, ymm5, ymm7, 0x20
+                ; vperm2i128 ymm3, ymm5, ymm7, 0x31
+                ; vpunpckldq ymm4, ymm0, ymm1
+                ; vpunpckhdq ymm5, ymm0, ymm1
+                ; vpunpckldq ymm6, ymm2, ymm3
+                ; vpunpckhdq ymm7, ymm2, ymm3
+                ; vpunpcklqdq ymm0, ymm4, ymm6
+                ; vpunpckhqdq ymm1, ymm4, ymm6
+                ; vpunpcklqdq ymm2, ymm5, ymm7
+                ; vpunpckhqdq ymm3, ymm5, ymm7
+            ),
+        }
+    }
+
+    /// Writes chunk `c` of `dsts` on the active lanes from the words in
+    /// `ymm0..`: the components, or for 16-bit ones, the low and high
+    /// halves of each word.
+    fn split_words(&mut self, dsts: &[u32], size: u32, c: i32) {
+        // Registers 6 to 9 keep the words while `store_chunk` uses 3 and 4.
+        let kept = [6u8, 7, 8, 9];
+        let words = (dsts.len() as u32 * size / 4) as usize;
+        for (w, &r) in kept.iter().enumerate().take(words) {
+            dynasm!(self.b.asm; .arch x64; vmovdqa Ry(r), Ry(w as u8));
+        }
+        let low = self.words([0xFFFF; 8]);
+        for (j, &dst) in dsts.iter().enumerate() {
+            let d = self.narrow(dst);
+            if size == 4 {
+                dynasm!(self.b.asm; .arch x64; vmovdqa ymm3, Ry(kept[j]));
+            } else if j % 2 == 0 {
+                dynasm!(self.b.asm; .arch x64; vpand ymm3, Ry(kept[j / 2]), [=>low]);
+            } else {
+                dynasm!(self.b.asm; .arch x64; vpsrld ymm3, Ry(kept[j / 2]), 16);
+            }
+            self.store_chunk(d, c, true);
+        }
+    }
+
+    /// The components stored one after another.
+    fn store_components(&mut self, at: Address, srcs: &[u32], size: u32) {
+        for (j, &src) in srcs.iter().enumerate() {
+            let at = Address {
+                offset: at.offset.wrapping_add(size * j as u32),
+                ..at
+            };
+            if size == 4 {
+                self.store(at, src);
+            } else {
+                self.store16(at, src);
+            }
+        }
+    }
+
+    /// `ymm0..` = the words of chunk `c`'s elements: the components, or
+    /// for 16-bit ones, pairs of them, the first in the low half.
+    fn element_words(&mut self, srcs: &[u32], size: u32, c: i32) {
+        if size == 4 {
+            for (j, &src) in srcs.iter().enumerate() {
+                let s = self.narrow(src);
+                dynasm!(self.b.asm; .arch x64; vmovdqu Ry(j as u8), [r12 + s + 32 * c]);
+            }
+            return;
+        }
+        let low = self.words([0xFFFF; 8]);
+        for (j, pair) in srcs.chunks(2).enumerate() {
+            let (lo, hi) = (self.narrow(pair[0]), self.narrow(pair[1]));
+            dynasm!(self.b.asm; .arch x64
+                ; vmovdqu Ry(j as u8), [r12 + lo + 32 * c]
+                ; vpand Ry(j as u8), Ry(j as u8), [=>low]
+                ; vmovdqu ymm4, [r12 + hi + 32 * c]
+                ; vpslld ymm4, ymm4, 16
+                ; vpor Ry(j as u8), Ry(j as u8), ymm4
+            );
+        }
+    }
+
+    /// Stores the eight elements of `words` words each (in `ymm0..`, one
+    /// register per word) from byte `rdx + rax`, lane after lane.
+    fn store_elements(&mut self, words: u32) {
+        let asm = &mut self.b.asm;
+        match words {
+            1 => dynasm!(asm; .arch x64; vmovdqu [rdx + rax], ymm0),
+            2 => dynasm!(asm; .arch x64
+                // Lanes 0, 1, 4, 5 and 2, 3, 6, 7 of the two words.
+                ; vpunpckldq ymm2, ymm0, ymm1
+                ; vpunpckhdq ymm3, ymm0, ymm1
+                ; vperm2i128 ymm0, ymm2, ymm3, 0x20
+                ; vperm2i128 ymm1, ymm2, ymm3, 0x31
+                ; vmovdqu [rdx + rax], ymm0
+                ; vmovdqu [rdx + rax + 32], ymm1
+            ),
+            _ => dynasm!(asm; .arch x64
+                // A 4×4 transpose in each 128-bit half: x y of lanes
+                // 0, 1 | 4, 5 and 2, 3 | 6, 7, then z w alike, then whole
+                // elements of lanes 0 | 4, 1 | 5, 2 | 6 and 3 | 7.
+                ; vpunpckldq ymm4, ymm0, ymm1
+                ; vpunpckhdq ymm5, ymm0, ymm1
+                ; vpunpckldq ymm6, ymm2, ymm3
+                ; vpunpckhdq ymm7, ymm2, ymm3
+                ; vpunpcklqdq ymm0, ymm4, ymm6
+                ; vpunpckhqdq ymm1, ymm4, ymm6
+                ; vpunpcklqdq ymm2, ymm5, ymm7
+                ; vpunpckhqdq ymm3, ymm5, ymm7
+                ; vperm2i128 ymm4, ymm0, ymm1, 0x20
+                ; vperm2i128 ymm5, ymm2, ymm3, 0x20
+                ; vperm2i128 ymm6, ymm0, ymm1, 0x31
+                ; vperm2i128 ymm7, ymm2, ymm3, 0x31
+                ; vmovdqu [rdx + rax], ymm4
+                ; vmovdqu [rdx + rax + 32], ymm5
+                ; vmovdqu [rdx + rax + 64], ymm6
+                ; vmovdqu [rdx + rax + 96], ymm7
+            ),
+        }
+    }
+}
