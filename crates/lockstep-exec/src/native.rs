@@ -1000,89 +1000,50 @@ impl Translator<'_> {
         chains
     }
 
-    /// The stores from `pc` on that write the components of one vector
-    /// element per lane: two or four stores in a row, with no label
-    /// between them, of 32-bit or 16-bit values at the same address
-    /// register and offsets one component apart, whose index scale is the
-    /// element's size. Their registers and the component size.
-    fn vector_store_at(&self, pc: usize) -> Option<(Vec<u32>, u32)> {
-        let Inst::Store { addr, ty, .. } = self.p.code[pc] else {
-            return None;
+    /// The loads (or stores) from `pc` on that read (or write) the
+    /// components of one vector element per lane: two or four of them in a
+    /// row, with no label between them, of 32-bit or 16-bit values at the
+    /// same address register and offsets one component apart, whose index
+    /// scale is the element's size; loads into registers that are neither
+    /// the address nor each other. Whether they load, the address, their
+    /// value registers and the component size.
+    fn vector_at(&self, pc: usize) -> Option<VectorAccess> {
+        // A load's or a store's address, value register and type.
+        let access = |inst: &Inst| match *inst {
+            Inst::Load { dst, addr, ty } => Some((true, addr, dst, ty)),
+            Inst::Store { addr, ty, src } => Some((false, addr, src, ty)),
+            _ => None,
         };
-        let size = ty.size() as u32;
-        let reg = addr.dynamic?;
+        let (load, addr, _, ty) = access(&self.p.code[pc])?;
+        let (size, reg) = (ty.size(), addr.dynamic?);
         if !matches!(size, 2 | 4) {
             return None;
         }
-        let mut srcs = Vec::new();
+        let mut regs: Vec<u32> = Vec::new();
         for (j, inst) in self.p.code[pc..].iter().take(4).enumerate() {
-            match *inst {
-                Inst::Store {
-                    addr: a,
-                    ty: t,
-                    src,
-                } if (j == 0 || self.labels[pc + j].is_none())
-                    && a.space == addr.space
-                    && a.dynamic == Some(reg)
-                    && t.size() as u32 == size
-                    && a.offset == addr.offset.wrapping_add(size * j as u32) =>
-                {
-                    srcs.push(src.0);
-                }
-                _ => break,
+            let Some((l, a, r, t)) = access(inst) else {
+                break;
+            };
+            let fits = l == load
+                && (j == 0 || self.labels[pc + j].is_none())
+                && a.space == addr.space
+                && a.dynamic == Some(reg)
+                && t.size() == size
+                && a.offset == addr.offset.wrapping_add(size * j as u32)
+                && !(load && (r == reg || regs.contains(&r.0)));
+            if !fits {
+                break;
             }
+            regs.push(r.0);
         }
-        let k = match srcs.len() {
+        let k = match regs.len() {
             4 => 4,
             2 | 3 => 2,
             _ => return None,
         };
-        srcs.truncate(k);
+        regs.truncate(k);
         let element = size * k as u32;
-        (self.strides.get(&reg.0) == Some(&element)).then_some((srcs, size))
-    }
-
-    /// The loads from `pc` on that read the components of one vector
-    /// element per lane, as [`Translator::vector_store_at`] finds stores,
-    /// into registers that are neither the address nor each other: their
-    /// registers and the component size.
-    fn vector_load_at(&self, pc: usize) -> Option<(Vec<u32>, u32)> {
-        let Inst::Load { addr, ty, .. } = self.p.code[pc] else {
-            return None;
-        };
-        let size = ty.size() as u32;
-        let reg = addr.dynamic?;
-        if !matches!(size, 2 | 4) {
-            return None;
-        }
-        let mut dsts: Vec<u32> = Vec::new();
-        for (j, inst) in self.p.code[pc..].iter().take(4).enumerate() {
-            match *inst {
-                Inst::Load {
-                    dst,
-                    addr: a,
-                    ty: t,
-                } if (j == 0 || self.labels[pc + j].is_none())
-                    && a.space == addr.space
-                    && a.dynamic == Some(reg)
-                    && t.size() as u32 == size
-                    && a.offset == addr.offset.wrapping_add(size * j as u32)
-                    && dst != reg
-                    && !dsts.contains(&dst.0) =>
-                {
-                    dsts.push(dst.0);
-                }
-                _ => break,
-            }
-        }
-        let k = match dsts.len() {
-            4 => 4,
-            2 | 3 => 2,
-            _ => return None,
-        };
-        dsts.truncate(k);
-        let element = size * k as u32;
-        (self.strides.get(&reg.0) == Some(&element)).then_some((dsts, size))
+        (self.strides.get(&reg.0) == Some(&element)).then_some((load, addr, regs, size))
     }
 
     fn sixteen_op(&mut self, pc: usize, form: OpForm) {
@@ -1143,17 +1104,14 @@ impl Translator<'_> {
                 chained = pc + chains.len();
                 continue;
             }
-            if let (Inst::Load { addr, .. }, Some((dsts, size))) = (inst, self.vector_load_at(pc)) {
-                let at = self.address(*addr);
-                self.b.load_vector(at, &dsts, size);
-                chained = pc + dsts.len();
-                continue;
-            }
-            if let (Inst::Store { addr, .. }, Some((srcs, size))) = (inst, self.vector_store_at(pc))
-            {
-                let at = self.address(*addr);
-                self.b.store_vector(at, &srcs, size);
-                chained = pc + srcs.len();
+            if let Some((load, addr, regs, size)) = self.vector_at(pc) {
+                let at = self.address(addr);
+                if load {
+                    self.b.load_vector(at, &regs, size);
+                } else {
+                    self.b.store_vector(at, &regs, size);
+                }
+                chained = pc + regs.len();
                 continue;
             }
             match *inst {
@@ -1614,6 +1572,11 @@ impl Translator<'_> {
         }
     }
 }
+
+/// Loads (`true`) or stores of the components of one vector element per
+/// lane: the address of the first, the value registers, the component
+/// size (see [`Translator::vector_at`]).
+type VectorAccess = (bool, crate::bytecode::Address, Vec<u32>, u32);
 
 /// The machine-code form of a 32-bit atomic, where it has one.
 fn atomic(op: lockstep_ir::AtomicOp, ty: ScalarType) -> Option<Atomic> {
