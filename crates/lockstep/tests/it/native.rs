@@ -100,6 +100,16 @@ impl Gen {
             "c ^= z > (uint64_t)b ? 1u : 0u; z -= (uint64_t)(int)c;",
             "d = d * 0.5 + (double)b - (double)(int)a; f += (float)d;",
             "c += d < (double)f ? 3u : (uint)(z & 7ull);",
+            "a = mixer(a, b);",
+            "c += early(b & 2047u);",
+            "bump(f, (float)(c & 7u));",
+            "z ^= wide(0x12345u, 0x6789Au) + wide(a, b);",
+            "h = h * (half)0.5 + (half)(a & 7u); g = g * h - (half)1.0;",
+            "c += (uint)(h * (half)4.0) ^ (uint)(g > h);",
+            "Vec[t] = float4(f, (float)a, (float)(b & 255u), f * 0.5f);",
+            "{ float4 v = Vec[t]; f += v.x - v.y * v.z + v.w; }",
+            "Halves[t] = half4(h, g, (half)f, (half)(c & 15u));",
+            "{ half4 q = Halves[t]; h += q.x * q.y - q.z + q.w; }",
         ])
         .to_string()
     }
@@ -188,7 +198,14 @@ impl Gen {
             r#"
 RWStructuredBuffer<uint> Out : register(u0);
 RWStructuredBuffer<uint> Count : register(u1);
+RWStructuredBuffer<float4> Vec : register(u2);
+RWStructuredBuffer<half4> Halves : register(u3);
 {decls}
+
+uint mixer(uint x, uint y) {{ uint r = x * 3u + y; return r ^ (r >> 7); }}
+uint early(uint x) {{ if (x > 1000u) return x - 1000u; return x + WaveActiveCountBits(true); }}
+void bump(inout float v, float by) {{ v += by * 0.5f; }}
+uint64_t wide(uint hi, uint lo) {{ return ((uint64_t)hi << 32) | lo; }}
 
 [numthreads(64, 1, 1)]
 void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
@@ -200,9 +217,12 @@ void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
     float f = (float)(t & 31u);
     uint64_t z = (uint64_t)t * 0x9E3779B97F4A7C15ull;
     double d = (double)t;
+    half h = (half)(t & 15u);
+    half g = (half)0.25;
     {init}
 {body}
-    Out[t] = a ^ (b << 1) ^ (c << 2) ^ asuint(f) ^ (uint)z ^ (uint)(z >> 32) ^ asuint((float)d);
+    Out[t] = a ^ (b << 1) ^ (c << 2) ^ asuint(f) ^ (uint)z ^ (uint)(z >> 32) ^ asuint((float)d)
+        ^ asuint((float)h) ^ (asuint((float)g) << 3);
 }}
 "#
         )
@@ -265,16 +285,23 @@ proptest! {
     #[test]
     fn random_programs_agree(seed in any::<u64>()) {
         let source = Gen(seed | 1, false).program();
-        let shader = compile(&source, &CompileOptions::default());
+        let opts = CompileOptions {
+            enable_16bit_types: true,
+            ..CompileOptions::default()
+        };
+        let shader = compile(&source, &opts);
         // Five groups: the machine code runs up to four groups' waves
         // side by side, so a pass of four and a pass of one.
-        let p = pipeline(
+        let mut p = pipeline(
             [5, 1, 1],
             &[
                 buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 320]),
                 buf("Count", Kind::RwStructuredBuffer, 1, vec![0; 8]),
+                buf("Vec", Kind::RwStructuredBuffer, 2, (0..4 * 320u32).map(|i| (i as f32 * 0.75).to_bits()).collect()),
+                buf("Halves", Kind::RwStructuredBuffer, 3, (0..2 * 320u32).map(|i| (i % 97) * 0x0001_0203).collect()),
             ],
         );
+        p.buffers[3].format = lockstep::pipeline::Format::Float16;
         for w in [8, 16, 32, 64] {
             let report = shader.program.engine_report(w, lockstep::Engine::Native);
             prop_assert!(report.native, "wave size {}: {:?}\n{}", w, report.reason, source);
