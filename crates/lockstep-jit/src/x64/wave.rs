@@ -1435,6 +1435,13 @@ impl WaveBuilder {
                 self.store_quads(a, c, s, slow, done);
             }
             dynasm!(self.b.asm; .arch x64; =>slow);
+            // Lane by lane. Where one or two lanes are active (a wave's
+            // first lane, say), a branch skips each inactive one.
+            dynasm!(self.b.asm; .arch x64
+                ; popcnt eax, r10d
+                ; cmp eax, 2
+                ; ja >dense
+            );
             for l in 0..8 {
                 let at = a + 64 * c + 8 * l;
                 dynasm!(self.b.asm; .arch x64
@@ -1450,6 +1457,34 @@ impl WaveBuilder {
                     ; mov ecx, [r12 + s + 32 * c + 4 * l]
                     ; mov [rdx + rax * 4], ecx
                     ; next:
+                );
+            }
+            // Elsewhere without a branch (which lanes are active is often
+            // unpredictable, as in a compaction): an inactive lane, or one
+            // out of bounds or misaligned, writes to the state's scratch
+            // words instead.
+            let scratch = SCRATCH;
+            dynasm!(self.b.asm; .arch x64
+                ; jmp =>done
+                ; dense:
+                ; lea rdi, [rbx + scratch]
+            );
+            for l in 0..8 {
+                let at = a + 64 * c + 8 * l;
+                dynasm!(self.b.asm; .arch x64
+                    ; mov rax, [r12 + at]
+                    ; add rax, r9
+                    ; mov r11, rax
+                    ; shr r11, 2
+                    ; lea rcx, [rdx + r11 * 4]
+                    ; cmp r11, r8
+                    ; cmovae rcx, rdi
+                    ; test al, 3
+                    ; cmovnz rcx, rdi
+                    ; test r10d, 1 << l
+                    ; cmovz rcx, rdi
+                    ; mov eax, [r12 + s + 32 * c + 4 * l]
+                    ; mov [rcx], eax
                 );
             }
             dynasm!(self.b.asm; .arch x64; =>done);
