@@ -883,9 +883,8 @@ impl Inst {
         )
     }
 
-    /// Whether the instruction may write a register in `regs`.
-    pub(crate) fn writes_in(&self, regs: std::ops::Range<u32>) -> bool {
-        let r = |reg: Reg| regs.contains(&reg.0);
+    /// The register the instruction writes, where it writes exactly one.
+    pub(crate) fn single_dst(&self) -> Option<Reg> {
         match *self {
             Inst::Const { dst, .. }
             | Inst::Uninitialized { dst }
@@ -903,7 +902,18 @@ impl Inst {
             | Inst::Load { dst, .. }
             | Inst::Atomic { dst, .. }
             | Inst::Wave { dst, .. }
-            | Inst::MultiPrefix { dst, .. } => r(dst),
+            | Inst::MultiPrefix { dst, .. } => Some(dst),
+            _ => None,
+        }
+    }
+
+    /// Whether the instruction may write a register in `regs`.
+    pub(crate) fn writes_in(&self, regs: std::ops::Range<u32>) -> bool {
+        let r = |reg: Reg| regs.contains(&reg.0);
+        if let Some(dst) = self.single_dst() {
+            return r(dst);
+        }
+        match *self {
             Inst::Wave4 { dst, .. } => dst.into_iter().any(r),
             Inst::Block32(ref block) => block.outputs.iter().any(|o| r(o.reg)),
             Inst::Scatter { base, limit, .. } => {

@@ -56,8 +56,7 @@ pub(super) fn fold(code: &mut [Inst], spans: &[Span], mut constants: Constants) 
         }
         let known = |r: Reg| global.get(&r).or_else(|| local.get(&r)).copied();
         let folded = evaluate(inst, known);
-        let written = written(inst);
-        match written {
+        match inst.single_dst() {
             Some(dst) => {
                 local.remove(&dst);
             }
@@ -84,29 +83,6 @@ pub(super) fn fold(code: &mut [Inst], spans: &[Span], mut constants: Constants) 
             }
             _ => {}
         }
-    }
-}
-
-/// The one register `inst` writes, where it writes one and only one.
-fn written(inst: &Inst) -> Option<Reg> {
-    match *inst {
-        Inst::Const { dst, .. }
-        | Inst::Uninitialized { dst }
-        | Inst::Query { dst, .. }
-        | Inst::Unary { dst, .. }
-        | Inst::Binary { dst, .. }
-        | Inst::BinaryImm { dst, .. }
-        | Inst::Ternary { dst, .. }
-        | Inst::Copy { dst, .. }
-        | Inst::CopyMasked { dst, .. }
-        | Inst::Select { dst, .. }
-        | Inst::IndexScale { dst, .. }
-        | Inst::TexelAddress { dst, .. }
-        | Inst::Load { dst, .. }
-        | Inst::Atomic { dst, .. }
-        | Inst::Wave { dst, .. }
-        | Inst::MultiPrefix { dst, .. } => Some(dst),
-        _ => None,
     }
 }
 

@@ -943,6 +943,17 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID, uint gi : SV
     }
 }
 
+/// `n` words of two halves each, half `i` rounded from `f(i)`.
+fn halves(n: u32, f: &dyn Fn(u32) -> f32) -> Vec<u32> {
+    (0..n)
+        .map(|i| {
+            let lo = half::f16::from_f32(f(2 * i)).to_bits();
+            let hi = half::f16::from_f32(f(2 * i + 1)).to_bits();
+            u32::from(lo) | u32::from(hi) << 16
+        })
+        .collect()
+}
+
 /// 16-bit loads and stores (`-enable-16bit-types`): halves at even and odd
 /// word positions, past the end of a buffer whose last word is half
 /// there, at odd bytes, negative, repeated and uniform, on divergent
@@ -993,15 +1004,6 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID, uint gi : SV
         ..CompileOptions::default()
     };
     let shader = compile(source, &opts);
-    let halves = |n: u32, f: &dyn Fn(u32) -> f32| -> Vec<u32> {
-        (0..n)
-            .map(|i| {
-                let lo = half::f16::from_f32(f(2 * i)).to_bits();
-                let hi = half::f16::from_f32(f(2 * i + 1)).to_bits();
-                u32::from(lo) | u32::from(hi) << 16
-            })
-            .collect()
-    };
     let data = halves(65, &|i| (i as f32 - 40.0) * 0.37);
     let raw = halves(63, &|i| {
         if i % 17 == 3 {
@@ -1093,15 +1095,6 @@ void main(uint3 id : SV_DispatchThreadID)
         ..CompileOptions::default()
     };
     let shader = compile(source, &opts);
-    let halves = |n: u32, f: &dyn Fn(u32) -> f32| -> Vec<u32> {
-        (0..n)
-            .map(|i| {
-                let lo = half::f16::from_f32(f(2 * i)).to_bits();
-                let hi = half::f16::from_f32(f(2 * i + 1)).to_bits();
-                u32::from(lo) | u32::from(hi) << 16
-            })
-            .collect()
-    };
     let input = halves(256, &|i| ((i * 37) % 61) as f32 * 0.0625 - 1.5);
     let mut p = pipeline(
         [2, 1, 1],

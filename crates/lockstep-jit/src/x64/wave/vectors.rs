@@ -18,56 +18,7 @@ impl WaveBuilder {
     /// stores of its elements; else the components are stored one after
     /// another as those stores do.
     pub fn store_vector(&mut self, at: Address, srcs: &[u32], size: u32) {
-        let k = srcs.len() as u32;
-        debug_assert!(matches!(k, 2 | 4) && matches!(size, 2 | 4));
-        let Some(addr) = at.addr else {
-            return self.store_components(at, srcs, size);
-        };
-        // Words of one lane's element.
-        let words = k * size / 4;
-        let a = self.wide_at(addr);
-        self.need_lanes();
-        self.memory(at.slot, true, at.offset);
-        let (slow, done) = (
-            self.b.asm.new_dynamic_label(),
-            self.b.asm.new_dynamic_label(),
-        );
-        for c in self.chunks() {
-            self.chunk_memory(at, c);
-            dynasm!(self.b.asm; .arch x64
-                ; mov r10, r13
-                ; shr r10, (8 * c) as i8
-                ; and r10d, 0xFF
-                ; jz >next
-                ; cmp r10d, 0xFF
-                ; jne =>slow
-                ; mov rax, [r12 + a + 64 * c]
-                ; add rax, r9
-                ; test al, (4 * words - 1) as i8
-                ; jnz =>slow
-            );
-            self.strided(a, c, slow, words);
-            dynasm!(self.b.asm; .arch x64; next:);
-        }
-        // The first group's memory again.
-        self.memory(at.slot, true, at.offset);
-        for c in self.chunks() {
-            self.chunk_memory(at, c);
-            dynasm!(self.b.asm; .arch x64
-                ; mov r10, r13
-                ; shr r10, (8 * c) as i8
-                ; test r10d, 0xFF
-                ; jz >skip
-                ; mov rax, [r12 + a + 64 * c]
-                ; add rax, r9
-            );
-            self.element_words(srcs, size, c);
-            self.store_elements(words);
-            dynasm!(self.b.asm; .arch x64; skip:);
-        }
-        dynasm!(self.b.asm; .arch x64; jmp =>done; =>slow);
-        self.store_components(at, srcs, size);
-        dynasm!(self.b.asm; .arch x64; =>done);
+        self.vector(at, srcs, size, true);
     }
 
     /// Loads narrow registers `dsts` (two or four, `size` bytes each: 4,
@@ -81,15 +32,24 @@ impl WaveBuilder {
     /// bounds, each chunk is two or four vector loads of its elements;
     /// else the components are loaded one after another as those loads do.
     pub fn load_vector(&mut self, at: Address, dsts: &[u32], size: u32) {
-        let k = dsts.len() as u32;
+        self.vector(at, dsts, size, false);
+    }
+
+    /// [`WaveBuilder::store_vector`] (`store`) or
+    /// [`WaveBuilder::load_vector`]: the checks of every chunk, then each
+    /// chunk's elements, or where a check fails, the components one after
+    /// another. Loads take chunks with inactive lanes too.
+    fn vector(&mut self, at: Address, regs: &[u32], size: u32, store: bool) {
+        let k = regs.len() as u32;
         debug_assert!(matches!(k, 2 | 4) && matches!(size, 2 | 4));
         let Some(addr) = at.addr.filter(|_| !self.quads) else {
-            return self.load_components(at, dsts, size);
+            return self.components(at, regs, size, store);
         };
+        // Words of one lane's element.
         let words = k * size / 4;
         let a = self.wide_at(addr);
         self.need_lanes();
-        self.memory(at.slot, false, at.offset);
+        self.memory(at.slot, store, at.offset);
         let (slow, done) = (
             self.b.asm.new_dynamic_label(),
             self.b.asm.new_dynamic_label(),
@@ -99,8 +59,13 @@ impl WaveBuilder {
             dynasm!(self.b.asm; .arch x64
                 ; mov r10, r13
                 ; shr r10, (8 * c) as i8
-                ; test r10d, 0xFF
+                ; and r10d, 0xFF
                 ; jz >next
+            );
+            if store {
+                dynasm!(self.b.asm; .arch x64; cmp r10d, 0xFF; jne =>slow);
+            }
+            dynasm!(self.b.asm; .arch x64
                 ; mov rax, [r12 + a + 64 * c]
                 ; add rax, r9
                 ; test al, (4 * words - 1) as i8
@@ -109,7 +74,8 @@ impl WaveBuilder {
             self.strided(a, c, slow, words);
             dynasm!(self.b.asm; .arch x64; next:);
         }
-        self.memory(at.slot, false, at.offset);
+        // The first group's memory again.
+        self.memory(at.slot, store, at.offset);
         for c in self.chunks() {
             self.chunk_memory(at, c);
             dynasm!(self.b.asm; .arch x64
@@ -120,33 +86,39 @@ impl WaveBuilder {
                 ; mov rax, [r12 + a + 64 * c]
                 ; add rax, r9
             );
-            // The next pass's same lanes, a line at a time.
-            if at.ahead > 0 && at.ahead <= i32::MAX as u32 / 2 {
-                for line in 0..words.div_ceil(2) as i32 {
-                    let ahead = at.ahead as i32 + 64 * line;
-                    dynasm!(self.b.asm; .arch x64; prefetcht0 [rdx + rax + ahead]);
+            if store {
+                self.element_words(regs, size, c);
+                self.store_elements(words);
+            } else {
+                // The next pass's same lanes, a line at a time.
+                if at.ahead > 0 && at.ahead <= i32::MAX as u32 / 2 {
+                    for line in 0..words.div_ceil(2) as i32 {
+                        let ahead = at.ahead as i32 + 64 * line;
+                        dynasm!(self.b.asm; .arch x64; prefetcht0 [rdx + rax + ahead]);
+                    }
                 }
+                self.load_elements(words);
+                self.split_words(regs, size, c);
             }
-            self.load_elements(words);
-            self.split_words(dsts, size, c);
             dynasm!(self.b.asm; .arch x64; skip:);
         }
         dynasm!(self.b.asm; .arch x64; jmp =>done; =>slow);
-        self.load_components(at, dsts, size);
+        self.components(at, regs, size, store);
         dynasm!(self.b.asm; .arch x64; =>done);
     }
 
-    /// The components loaded one after another.
-    fn load_components(&mut self, at: Address, dsts: &[u32], size: u32) {
-        for (j, &dst) in dsts.iter().enumerate() {
+    /// The components stored (or loaded) one after another.
+    fn components(&mut self, at: Address, regs: &[u32], size: u32, store: bool) {
+        for (j, &r) in regs.iter().enumerate() {
             let at = Address {
                 offset: at.offset.wrapping_add(size * j as u32),
                 ..at
             };
-            if size == 4 {
-                self.load(dst, at);
-            } else {
-                self.load16(dst, at);
+            match (store, size) {
+                (true, 4) => self.store(at, r),
+                (true, _) => self.store16(at, r),
+                (false, 4) => self.load(r, at),
+                (false, _) => self.load16(r, at),
             }
         }
     }
@@ -169,27 +141,36 @@ impl WaveBuilder {
                 ; vpermq ymm0, ymm0, 0xD8_u8 as i8
                 ; vpermq ymm1, ymm1, 0xD8_u8 as i8
             ),
-            _ => dynasm!(asm; .arch x64
-                // Elements 0 | 4, 1 | 5, 2 | 6 and 3 | 7, then a 4×4
-                // transpose in each 128-bit half.
-                ; vmovdqu ymm4, [rdx + rax]
-                ; vmovdqu ymm5, [rdx + rax + 32]
-                ; vmovdqu ymm6, [rdx + rax + 64]
-                ; vmovdqu ymm7, [rdx + rax + 96]
-                ; vperm2i128 ymm0, ymm4, ymm6, 0x20
-                ; vperm2i128 ymm1, ymm4, ymm6, 0x31
-                ; vperm2i128 ymm2, ymm5, ymm7, 0x20
-                ; vperm2i128 ymm3, ymm5, ymm7, 0x31
-                ; vpunpckldq ymm4, ymm0, ymm1
-                ; vpunpckhdq ymm5, ymm0, ymm1
-                ; vpunpckldq ymm6, ymm2, ymm3
-                ; vpunpckhdq ymm7, ymm2, ymm3
-                ; vpunpcklqdq ymm0, ymm4, ymm6
-                ; vpunpckhqdq ymm1, ymm4, ymm6
-                ; vpunpcklqdq ymm2, ymm5, ymm7
-                ; vpunpckhqdq ymm3, ymm5, ymm7
-            ),
+            _ => {
+                // Elements 0 | 4, 1 | 5, 2 | 6 and 3 | 7, then their words.
+                dynasm!(asm; .arch x64
+                    ; vmovdqu ymm4, [rdx + rax]
+                    ; vmovdqu ymm5, [rdx + rax + 32]
+                    ; vmovdqu ymm6, [rdx + rax + 64]
+                    ; vmovdqu ymm7, [rdx + rax + 96]
+                    ; vperm2i128 ymm0, ymm4, ymm6, 0x20
+                    ; vperm2i128 ymm1, ymm4, ymm6, 0x31
+                    ; vperm2i128 ymm2, ymm5, ymm7, 0x20
+                    ; vperm2i128 ymm3, ymm5, ymm7, 0x31
+                );
+                self.transpose4();
+            }
         }
+    }
+
+    /// A 4×4 transpose of the words of `ymm0..ymm3` in each 128-bit half
+    /// (which is its own inverse); uses `ymm4..ymm7`.
+    fn transpose4(&mut self) {
+        dynasm!(self.b.asm; .arch x64
+            ; vpunpckldq ymm4, ymm0, ymm1
+            ; vpunpckhdq ymm5, ymm0, ymm1
+            ; vpunpckldq ymm6, ymm2, ymm3
+            ; vpunpckhdq ymm7, ymm2, ymm3
+            ; vpunpcklqdq ymm0, ymm4, ymm6
+            ; vpunpckhqdq ymm1, ymm4, ymm6
+            ; vpunpcklqdq ymm2, ymm5, ymm7
+            ; vpunpckhqdq ymm3, ymm5, ymm7
+        );
     }
 
     /// Writes chunk `c` of `dsts` on the active lanes from the words in
@@ -213,21 +194,6 @@ impl WaveBuilder {
                 dynasm!(self.b.asm; .arch x64; vpsrld ymm3, Ry(kept[j / 2]), 16);
             }
             self.store_chunk(d, c, true);
-        }
-    }
-
-    /// The components stored one after another.
-    fn store_components(&mut self, at: Address, srcs: &[u32], size: u32) {
-        for (j, &src) in srcs.iter().enumerate() {
-            let at = Address {
-                offset: at.offset.wrapping_add(size * j as u32),
-                ..at
-            };
-            if size == 4 {
-                self.store(at, src);
-            } else {
-                self.store16(at, src);
-            }
         }
     }
 
@@ -269,27 +235,21 @@ impl WaveBuilder {
                 ; vmovdqu [rdx + rax], ymm0
                 ; vmovdqu [rdx + rax + 32], ymm1
             ),
-            _ => dynasm!(asm; .arch x64
-                // A 4×4 transpose in each 128-bit half: x y of lanes
-                // 0, 1 | 4, 5 and 2, 3 | 6, 7, then z w alike, then whole
-                // elements of lanes 0 | 4, 1 | 5, 2 | 6 and 3 | 7.
-                ; vpunpckldq ymm4, ymm0, ymm1
-                ; vpunpckhdq ymm5, ymm0, ymm1
-                ; vpunpckldq ymm6, ymm2, ymm3
-                ; vpunpckhdq ymm7, ymm2, ymm3
-                ; vpunpcklqdq ymm0, ymm4, ymm6
-                ; vpunpckhqdq ymm1, ymm4, ymm6
-                ; vpunpcklqdq ymm2, ymm5, ymm7
-                ; vpunpckhqdq ymm3, ymm5, ymm7
-                ; vperm2i128 ymm4, ymm0, ymm1, 0x20
-                ; vperm2i128 ymm5, ymm2, ymm3, 0x20
-                ; vperm2i128 ymm6, ymm0, ymm1, 0x31
-                ; vperm2i128 ymm7, ymm2, ymm3, 0x31
-                ; vmovdqu [rdx + rax], ymm4
-                ; vmovdqu [rdx + rax + 32], ymm5
-                ; vmovdqu [rdx + rax + 64], ymm6
-                ; vmovdqu [rdx + rax + 96], ymm7
-            ),
+            _ => {
+                // Whole elements of lanes 0 | 4, 1 | 5, 2 | 6 and 3 | 7,
+                // then in lane order.
+                self.transpose4();
+                dynasm!(self.b.asm; .arch x64
+                    ; vperm2i128 ymm4, ymm0, ymm1, 0x20
+                    ; vperm2i128 ymm5, ymm2, ymm3, 0x20
+                    ; vperm2i128 ymm6, ymm0, ymm1, 0x31
+                    ; vperm2i128 ymm7, ymm2, ymm3, 0x31
+                    ; vmovdqu [rdx + rax], ymm4
+                    ; vmovdqu [rdx + rax + 32], ymm5
+                    ; vmovdqu [rdx + rax + 64], ymm6
+                    ; vmovdqu [rdx + rax + 96], ymm7
+                );
+            }
         }
     }
 }
