@@ -907,6 +907,19 @@ impl Inst {
         }
     }
 
+    /// Calls `f` on each register the instruction may write.
+    pub(crate) fn for_each_write(&self, mut f: impl FnMut(u32)) {
+        if let Some(dst) = self.single_dst() {
+            return f(dst.0);
+        }
+        match *self {
+            Inst::Wave4 { dst, .. } => dst.into_iter().for_each(|r| f(r.0)),
+            Inst::Block32(ref block) => block.outputs.iter().for_each(|o| f(o.reg.0)),
+            Inst::Scatter { base, limit, .. } => (base.0..base.0.saturating_add(limit)).for_each(f),
+            _ => {}
+        }
+    }
+
     /// Whether the instruction may write a register in `regs`.
     pub(crate) fn writes_in(&self, regs: std::ops::Range<u32>) -> bool {
         let r = |reg: Reg| regs.contains(&reg.0);

@@ -435,6 +435,19 @@ impl Program {
             .count()
     }
 
+    /// The byte stride of each load and store, in program order, whose
+    /// lanes' addresses follow each other by construction at `wave_size`
+    /// (0 for the others; for tests).
+    pub fn consecutive_strides(&self, wave_size: usize) -> Vec<u32> {
+        let strides = crate::native::consecutive_strides(self, wave_size);
+        self.code
+            .iter()
+            .zip(strides)
+            .filter(|(inst, _)| matches!(inst, Inst::Load { .. } | Inst::Store { .. }))
+            .map(|(_, stride)| stride)
+            .collect()
+    }
+
     /// How many arithmetic operations the program runs, each operation of
     /// a fused block counted (for tests).
     pub fn operation_count(&self) -> usize {

@@ -132,6 +132,9 @@ pub const MAX_WAVE_SIZE: u32 = 128;
 /// groups at wave size `W`).
 pub const BATCH_LANES: u32 = 128;
 
+/// The threads of a batch of groups when the machine code runs them.
+const NATIVE_BATCH_THREADS: u64 = 4096;
+
 /// The most threads in one group (D3D12's limit).
 pub const MAX_GROUP_THREADS: u64 = 1024;
 
@@ -201,6 +204,16 @@ impl Default for DispatchConfig {
             engine: Engine::Auto,
         }
     }
+}
+
+/// The size in bytes from which the machine code stores whole chunks of
+/// eight contiguous lanes of a memory past the caches (three quarters of
+/// the last-level cache): writing such a memory does not first read it.
+pub fn streaming_store_bytes() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    return 4 * lockstep_jit::wave::streaming_words() as u64;
+    #[cfg(not(target_arch = "x86_64"))]
+    u64::MAX
 }
 
 /// Checks that `n` is a wave size the engine runs.
@@ -477,7 +490,19 @@ fn run_dispatch(
         && config.schedule == Schedule::InOrder
         && config.order == ReductionOrder::Ascending
     {
-        (BATCH_LANES / config.wave_size).clamp(1, groups.min(u64::from(u32::MAX)) as u32)
+        let groups = groups.min(u64::from(u32::MAX)) as u32;
+        match ctx.native {
+            // The machine code runs a batch pass after pass: batches of
+            // whole passes and some 4,096 threads keep each batch's setup
+            // a small part of its time.
+            Some(native) => {
+                let threads = program.group.threads(config.wave_size).max(1);
+                let passes = (NATIVE_BATCH_THREADS / threads).max(1) as usize;
+                let count = passes.next_multiple_of(native.pass_groups().max(1));
+                u32::try_from(count).unwrap_or(u32::MAX).clamp(1, groups)
+            }
+            None => (BATCH_LANES / config.wave_size).clamp(1, groups),
+        }
     } else {
         1
     };

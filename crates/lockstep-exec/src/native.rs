@@ -44,6 +44,10 @@
 //!
 //! [`wave`]: lockstep_jit::wave
 
+mod consecutive;
+
+pub(crate) use consecutive::address_strides as consecutive_strides;
+
 use std::ffi::c_void;
 
 use lockstep_ir::{ResourceQuery, ScalarType, SystemValue, WaveOp};
@@ -572,6 +576,10 @@ struct Translator<'p> {
     /// last in program order: the stride loads expect (checked as they
     /// run).
     strides: std::collections::HashMap<u32, u32>,
+    /// Per load and store, the byte stride its lanes' addresses follow
+    /// each other by, where that holds by construction (0 elsewhere; see
+    /// [`consecutive`]).
+    consecutive: Vec<u32>,
     /// See [`Native::costly`].
     costly: bool,
     /// Threads of the groups a pass runs side by side: how far on the
@@ -594,6 +602,10 @@ impl Native {
     }
 
     /// Instructions that run as callouts.
+    pub(crate) fn pass_groups(&self) -> usize {
+        self.code.groups()
+    }
+
     pub(crate) fn callouts(&self) -> usize {
         self.callouts.len()
     }
@@ -729,6 +741,7 @@ impl Native {
             labels: vec![None; p.code.len() + 1],
             callouts: Vec::new(),
             strides: std::collections::HashMap::new(),
+            consecutive: consecutive::address_strides(p, wave),
             costly: false,
             pass_threads: (width / wave) as u64 * p.group.threads(wave as u32),
             copy_wide: widths,
@@ -1105,7 +1118,7 @@ impl Translator<'_> {
                 continue;
             }
             if let Some((load, addr, regs, size)) = self.vector_at(pc) {
-                let at = self.address(addr);
+                let at = self.address(addr, pc);
                 if load {
                     self.b.load_vector(at, &regs, size);
                 } else {
@@ -1294,27 +1307,27 @@ impl Translator<'_> {
                         .texel_address(self.wide(dst), slot, coords, texel_size);
                 }
                 Inst::Load { dst, addr, ty } if ty.size() == 4 => {
-                    let at = self.address(addr);
+                    let at = self.address(addr, pc);
                     self.b.load(dst.0, at);
                 }
                 Inst::Store { addr, ty, src } if ty.size() == 4 => {
-                    let at = self.address(addr);
+                    let at = self.address(addr, pc);
                     self.b.store(at, src.0);
                 }
                 Inst::Load { dst, addr, ty } if ty.size() == 2 => {
-                    let at = self.address(addr);
+                    let at = self.address(addr, pc);
                     self.b.load16(dst.0, at);
                 }
                 Inst::Store { addr, ty, src } if ty.size() == 2 => {
-                    let at = self.address(addr);
+                    let at = self.address(addr, pc);
                     self.b.store16(at, src.0);
                 }
                 Inst::Load { dst, addr, ty } if ty.size() == 8 => {
-                    let at = self.address(addr);
+                    let at = self.address(addr, pc);
                     self.b.load64(self.wide(dst), at);
                 }
                 Inst::Store { addr, ty, src } if ty.size() == 8 => {
-                    let at = self.address(addr);
+                    let at = self.address(addr, pc);
                     self.b.store64(at, self.wide(src));
                 }
                 Inst::Wave {
@@ -1335,7 +1348,7 @@ impl Translator<'_> {
                 } if atomic(op, ty).is_some() => {
                     let site = self.held_site(op, ty, addr, deferrable);
                     let op = atomic(op, ty).expect("checked");
-                    let at = self.address(addr);
+                    let at = self.address(addr, pc);
                     self.b.atomic(op, at, dst.0, [a.0, b.0], site);
                 }
                 Inst::Query {
@@ -1539,7 +1552,7 @@ impl Translator<'_> {
     /// A memory address as the machine code takes it: the resource table
     /// slot (resources by id, then the group's shared memory) and the
     /// address's 64-bit register.
-    fn address(&self, addr: crate::bytecode::Address) -> Address {
+    fn address(&self, addr: crate::bytecode::Address, pc: usize) -> Address {
         let (slot, grouped) = match addr.space {
             Space::Resource(id) => (id.index() as u32, false),
             Space::Groupshared => (self.p.element_strides.len() as u32, true),
@@ -1550,6 +1563,9 @@ impl Translator<'_> {
             .dynamic
             .and_then(|r| self.strides.get(&r.0).copied())
             .unwrap_or(4);
+        // An address whose lanes follow each other by construction.
+        let known = self.consecutive.get(pc).copied().filter(|&k| k > 0);
+        let (stride, consecutive) = known.map_or((stride, false), |k| (k, true));
         // Buffers read as a stream: the same lane of the next pass's
         // groups reads a pass's threads on (in a texture read by 2D tiles,
         // that is not further on in a line).
@@ -1569,6 +1585,7 @@ impl Translator<'_> {
             addr: addr.dynamic.map(|r| self.wide(r)),
             offset: addr.offset,
             ahead,
+            consecutive,
         }
     }
 }
@@ -1727,6 +1744,19 @@ fn targets(inst: &Inst) -> impl Iterator<Item = u32> {
     t.into_iter()
 }
 
+/// Makes the machine code's streaming stores (`vmovntdq`, which bypass
+/// the usual store order) seen by other threads before those the worker
+/// makes after a batch: the code fences only before atomics and
+/// callouts, not at every pass's end.
+struct StreamFence;
+
+impl Drop for StreamFence {
+    fn drop(&mut self) {
+        // SAFETY: SSE, which `sfence` needs, is part of x86-64.
+        unsafe { std::arch::x86_64::_mm_sfence() };
+    }
+}
+
 /// A worker's state for running native code: the frame, the memory
 /// table, the inputs and a wave for the callouts.
 pub(crate) struct NativeWorker {
@@ -1795,6 +1825,7 @@ impl NativeWorker {
         deferred: &mut Deferred,
     ) -> Result<(), ExecError> {
         let (w, width) = (native.wave, native.width);
+        let _fence = StreamFence;
         let p = ctx.program;
         let threads: usize = ctx.group_extent.iter().map(|&n| n as usize).product();
         let waves = threads.div_ceil(w);

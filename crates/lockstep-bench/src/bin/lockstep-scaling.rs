@@ -2,9 +2,10 @@
 //! one thread to all cores. The two are timed alternately, one pair per
 //! round (the order swapping every round), so that both see the same
 //! machine: on a shared machine whose speed drifts, separate runs of the
-//! two disagree by more than the effect measured. Three reference loops,
-//! memory-bound, latency-bound and throughput-bound, show what the machine
-//! itself allows, and the throughput-bound one also runs in every round of
+//! two disagree by more than the effect measured. Reference loops,
+//! memory-bound (a copy, as `memcpy` does, which the streaming kernel's
+//! bandwidth is given against, and passes in place), latency-bound and
+//! throughput-bound, show what the machine itself allows, and the throughput-bound one also runs in every round of
 //! every kernel, right after it ("ALU throughput alongside"): a virtual
 //! machine's two cores may be two hardware threads of one core at times,
 //! which only that loop shows, and a kernel's speed-up means little
@@ -122,9 +123,10 @@ fn run(args: &Args) -> Result<bool, String> {
     );
 
     let mut rows = vec![
-        reference("memory stream", threads, args.runs, stream),
-        reference("ALU latency", threads, args.runs, alu_latency),
-        reference("ALU throughput", threads, args.runs, alu_throughput),
+        reference("memory copy", threads, args.runs, copy, 2),
+        reference("memory stream", threads, args.runs, stream, 1),
+        reference("ALU latency", threads, args.runs, alu_latency, 1),
+        reference("ALU throughput", threads, args.runs, alu_throughput, 1),
     ];
     let mut alongside = Loop::new(ALONGSIDE_ELEMENTS, alu_throughput);
     let mut all_right = true;
@@ -203,6 +205,26 @@ fn run(args: &Args) -> Result<bool, String> {
     println!("{}", report::scaling_header());
     for row in &rows {
         println!("{}", row.render());
+    }
+    // The streaming kernel reads and writes a word per element, as the
+    // copy does: its share of the copy's bandwidth.
+    let median = |runs: &[Duration]| {
+        let mut runs = runs.to_vec();
+        runs.sort();
+        runs.get(runs.len() / 2).map_or(0.0, Duration::as_secs_f64)
+    };
+    let copy = &rows[0];
+    for row in rows.iter().filter(|r| r.name == "stream_scale") {
+        let share = |kernel: &[Duration], copy: &[Duration]| {
+            100.0 * median(copy) / median(kernel).max(f64::MIN_POSITIVE) * f64::from(row.elements)
+                / REFERENCE_ELEMENTS as f64
+        };
+        println!(
+            "stream_scale at wave {}: {:.0}% of the memory copy's bandwidth on one thread, {:.0}% on {threads}",
+            row.wave_size.unwrap_or(0),
+            share(&row.one, &copy.one),
+            share(&row.all, &copy.all),
+        );
     }
     Ok(all_right)
 }
@@ -326,9 +348,17 @@ impl Loop {
     }
 }
 
-/// A reference loop on one thread and on `threads`, in alternating rounds.
-fn reference(name: &str, threads: usize, runs: usize, work: fn(&mut [u32], u32) -> u32) -> Scaling {
-    let mut each = Loop::new(REFERENCE_ELEMENTS, work);
+/// A reference loop on one thread and on `threads`, in alternating rounds,
+/// over `copies` × the reference's elements (each thread's part the same
+/// share of each copy).
+fn reference(
+    name: &str,
+    threads: usize,
+    runs: usize,
+    work: fn(&mut [u32], u32) -> u32,
+    copies: usize,
+) -> Scaling {
+    let mut each = Loop::new(copies * REFERENCE_ELEMENTS, work);
     each.time(1);
     each.time(threads);
     let (one, all) = rounds(runs, threads, |n| Ok::<_, ()>(each.time(n))).unwrap_or_default();
@@ -337,6 +367,14 @@ fn reference(name: &str, threads: usize, runs: usize, work: fn(&mut [u32], u32) 
         elements: REFERENCE_ELEMENTS as u32,
         ..Timed::row(threads, &one, &all)
     }
+}
+
+/// Memory-bound: the first half of the words copied onto the second, as
+/// `memcpy` copies (on each thread, its part's halves).
+fn copy(words: &mut [u32], _round: u32) -> u32 {
+    let (from, to) = words.split_at_mut(words.len() / 2);
+    to.copy_from_slice(from);
+    to.first().copied().unwrap_or(0)
 }
 
 /// Memory-bound: four passes that read and write every word.

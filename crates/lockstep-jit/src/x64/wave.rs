@@ -28,7 +28,9 @@
 //! - **Memory** is a table of [`Resource`]s: a 32-bit access reads 0 and
 //!   writes nothing out of bounds or misaligned. Eight lanes whose byte
 //!   addresses follow each other, in bounds, are one vector load or masked
-//!   store; other addresses go lane by lane.
+//!   store (a streaming store, past the caches, into a memory larger than
+//!   them: `sfence` before atomics and callouts, and the caller's after
+//!   its passes); other addresses go lane by lane.
 //! - **System values** are tables of words per lane of the group plus a
 //!   number per group ([`Input`]).
 //! - **What has no code here** is a *callout*: `State::callout(state, id)`
@@ -340,6 +342,32 @@ pub struct Address {
     /// next pass's groups reads: the CPU is asked to fetch that line (0:
     /// nothing is fetched ahead).
     pub ahead: u32,
+    /// Within each chunk of eight lanes, every lane's address (active or
+    /// not) is the first lane's plus `stride` per lane, so one bounds
+    /// check of the first covers the chunk.
+    pub consecutive: bool,
+}
+
+/// The writable words of a memory from which whole chunks of eight
+/// contiguous lanes are stored with `vmovntdq` (16-byte aligned), past the
+/// caches: three
+/// quarters of the last-level cache (`/sys`), else of 32 MiB. A smaller
+/// memory likely stays in the cache and is read again from there.
+pub fn streaming_words() -> i32 {
+    static WORDS: std::sync::OnceLock<i32> = std::sync::OnceLock::new();
+    *WORDS.get_or_init(|| {
+        let cache = (0..8)
+            .filter_map(|i| {
+                let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
+                let level = std::fs::read_to_string(format!("{dir}/level")).ok()?;
+                let size = std::fs::read_to_string(format!("{dir}/size")).ok()?;
+                let kib: u64 = size.trim().strip_suffix('K')?.parse().ok()?;
+                Some((level.trim().parse::<u32>().ok()?, kib * 1024))
+            })
+            .max()
+            .map_or(32 << 20, |(_, bytes)| bytes);
+        i32::try_from(cache / 4 * 3 / 4).unwrap_or(i32::MAX)
+    })
 }
 
 /// A place in the code.
@@ -1066,6 +1094,27 @@ impl WaveBuilder {
         (stride * 7 + 1).div_ceil(8) * 8
     }
 
+    /// [`WaveBuilder::strided`] for a [`Address::consecutive`] address:
+    /// the first lane's address alone is checked. A word index from 2^29
+    /// on also goes to `slow`: lanes whose 32-bit index wrapped (at 2^31
+    /// or 2^32) lie there, where no memory the fast path serves reaches.
+    fn first_in_bounds(&mut self, a: i32, c: i32, slow: DynamicLabel, stride: u32) {
+        let at = a + 64 * c;
+        let span = if stride == 1 { 8 } else { Self::span(stride) };
+        dynasm!(self.b.asm; .arch x64
+            ; mov rax, [r12 + at]
+            ; add rax, r9
+            ; test al, 3
+            ; jnz =>slow
+            ; shr rax, 2
+            ; cmp rax, (1 << 29) - 64
+            ; jae =>slow
+            ; lea rcx, [rax + span as i32]
+            ; cmp rcx, r8
+            ; ja =>slow
+        );
+    }
+
     /// [`WaveBuilder::contiguous`] for addresses `stride` words apart,
     /// with the [`WaveBuilder::span`] from the first in bounds.
     fn strided(&mut self, a: i32, c: i32, slow: DynamicLabel, stride: u32) {
@@ -1286,8 +1335,16 @@ impl WaveBuilder {
             );
             let stride = at.stride / 4;
             if at.stride.is_multiple_of(4) && (2..=8).contains(&stride) {
-                self.strided(a, c, slow, stride);
+                if at.consecutive {
+                    self.first_in_bounds(a, c, slow, stride);
+                } else {
+                    self.strided(a, c, slow, stride);
+                }
                 self.load_strided(stride);
+            } else if at.consecutive && at.stride == 4 {
+                self.first_in_bounds(a, c, slow, 1);
+                self.fetch_ahead(at.ahead);
+                dynasm!(self.b.asm; .arch x64; vmovdqu ymm3, [rdx + rax * 4]);
             } else if !self.quads {
                 self.contiguous(a, c, slow);
                 self.fetch_ahead(at.ahead);
@@ -1403,6 +1460,7 @@ impl WaveBuilder {
             return;
         };
         let a = self.wide_at(addr);
+        let streaming = streaming_words();
         for c in self.chunks() {
             let (slow, done) = (
                 self.b.asm.new_dynamic_label(),
@@ -1416,11 +1474,30 @@ impl WaveBuilder {
                 ; jz =>done
             );
             let quads = self.b.asm.new_dynamic_label();
-            self.contiguous(a, c, if self.quads { quads } else { slow });
+            if at.consecutive && at.stride == 4 {
+                self.first_in_bounds(a, c, slow, 1);
+            } else {
+                self.contiguous(a, c, if self.quads { quads } else { slow });
+            }
             dynasm!(self.b.asm; .arch x64
                 ; vmovdqu ymm0, [r12 + s + 32 * c]
                 ; cmp r10d, 0xFF
                 ; jne >partial
+                // A memory larger than the caches takes whole aligned
+                // chunks past them (`streaming_words`): the line is not
+                // read first, and the cache keeps what will be read again.
+                ; cmp r8, streaming
+                ; jb >plain
+                // Two halves: a large allocation starts 16 bytes past a
+                // page, so chunks are 16-byte aligned at best.
+                ; lea rcx, [rdx + rax * 4]
+                ; test cl, 15
+                ; jnz >plain
+                ; vmovntdq [rcx], xmm0
+                ; vextracti128 xmm1, ymm0, 1
+                ; vmovntdq [rcx + 16], xmm1
+                ; jmp =>done
+                ; plain:
                 ; vmovdqu [rdx + rax * 4], ymm0
                 ; jmp =>done
                 ; partial:
@@ -2254,6 +2331,8 @@ impl WaveBuilder {
         } = at;
         let (d, a, b) = (self.narrow(dst), self.narrow(a), self.narrow(b));
         let addr = addr.map(|r| self.wide_at(r));
+        // Streaming stores before it are seen by other threads first.
+        dynasm!(self.b.asm; .arch x64; sfence);
         self.memory(slot, true, offset);
         for c in self.chunks() {
             let skip = self.b.asm.new_dynamic_label();
@@ -2529,6 +2608,7 @@ impl WaveBuilder {
     /// Runs instruction `id` through `State::callout`.
     pub fn callout(&mut self, id: u32) {
         dynasm!(self.b.asm; .arch x64
+            ; sfence
             ; mov [rbx + CUR], r13
             ; mov [rbx + PARKED], r14
             ; vzeroupper

@@ -1648,3 +1648,218 @@ void main(uint gi : SV_GroupIndex, uint3 dtid : SV_DispatchThreadID)
         }
     }
 }
+
+/// The byte strides of the loads and stores whose lanes' addresses follow
+/// each other by construction at wave 8, for a body in a group of
+/// `threads` (0 for the others).
+fn consecutive(threads: &str, body: &str) -> Vec<u32> {
+    let source = format!(
+        r#"
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads({threads})]
+void main(uint3 id : SV_DispatchThreadID, uint3 gtid : SV_GroupThreadID, uint gi : SV_GroupIndex)
+{{
+{body}
+}}
+"#
+    );
+    compile(&source, &CompileOptions::default())
+        .program
+        .consecutive_strides(8)
+}
+
+/// Which addresses the machine code takes as a chunk whose lanes follow
+/// each other, checking the first lane's bounds alone: the thread index
+/// and what adds a value common to the chunk or scales it, where eight
+/// lanes lie in one row of the group. Not where a variable is written
+/// twice, or on some lanes only, or scaled by a lane's own value.
+#[test]
+fn addresses_are_consecutive_only_by_construction() {
+    let cases: [(&str, &str, &[u32]); 14] = [
+        ("64, 1, 1", "Out[id.x] = 1u;", &[4]),
+        ("64, 1, 1", "Out[id.x * 2u + 1u] = 1u;", &[8]),
+        ("64, 1, 1", "Out[gi * 3u] = 1u;", &[12]),
+        ("64, 1, 1", "Out[gi * 9u] = 1u;", &[0]),
+        ("100, 1, 1", "Out[id.x] = 1u;", &[4]),
+        ("8, 3, 1", "Out[gtid.y * 8u + gtid.x] = 1u;", &[4]),
+        ("8, 4, 1", "Out[gtid.y * 8u + gtid.x] = 1u;", &[0]),
+        ("4, 4, 1", "Out[gtid.x] = 1u;", &[0]),
+        ("64, 1, 1", "int k = (int)id.x - 5; Out[k] = 1u;", &[4]),
+        ("64, 1, 1", "Out[id.x * id.x] = 1u;", &[0]),
+        ("64, 1, 1", "Out[In[id.x]] = 1u;", &[4, 0]),
+        (
+            "64, 1, 1",
+            "uint i = id.x; for (uint j = 0u; j < 3u; j++) { Out[i] = j; i = In[i]; }",
+            &[0, 0],
+        ),
+        (
+            "64, 1, 1",
+            "uint i = id.x; if (In[0] == 7u) i = id.x * id.x; Out[i] = 1u;",
+            &[0, 0],
+        ),
+        (
+            "64, 1, 1",
+            "uint m = 0u; if ((id.x & 1u) != 0u) m = id.x; Out[m] = 1u;",
+            &[0],
+        ),
+    ];
+    for (threads, body, expected) in cases {
+        assert_eq!(
+            consecutive(threads, body),
+            expected,
+            "[numthreads({threads})] {body}"
+        );
+    }
+}
+
+/// Accesses consecutive by construction where the fast path must step
+/// aside: a first lane below 0, chunks that run past the end of a buffer
+/// (loads read 0 there, stores drop), a partial last group of a 1D group
+/// whose size is no multiple of 8, divergent lanes, and strided stores.
+#[test]
+fn consecutive_accesses_at_the_edges_agree() {
+    let source = r#"
+StructuredBuffer<uint> In : register(t0);
+StructuredBuffer<uint2> Pairs : register(t1);
+RWStructuredBuffer<uint> Out : register(u0);
+RWStructuredBuffer<uint> Spread : register(u1);
+
+[numthreads(100, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
+{
+    uint t = id.x;
+    int k = (int)t - 5;
+    uint v = In[k] + In[t + 150u] * 3u + Pairs[t].y * 5u;
+    if ((t % 3u) != 1u)
+        v += In[t * 2u + 1u] * 7u;
+    Out[t] = v;
+    if ((t & 4u) == 0u)
+        Spread[gi * 2u + 1u] = t;
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    assert!(
+        shader
+            .program
+            .consecutive_strides(8)
+            .iter()
+            .filter(|&&s| s > 0)
+            .count()
+            >= 5,
+        "{:?}",
+        shader.program.consecutive_strides(8)
+    );
+    let input: Vec<u32> = (0..190u32)
+        .map(|i| i.wrapping_mul(0x9E37_79B9) >> 8)
+        .collect();
+    let pairs: Vec<u32> = (0..2 * 150u32).map(|i| i * 11 + 1).collect();
+    // 200 threads; Out ends at thread 195, Spread in the middle of a chunk.
+    let p = pipeline(
+        [2, 1, 1],
+        &[
+            buf("In", Kind::StructuredBuffer, 0, input.clone()),
+            buf("Pairs", Kind::StructuredBuffer, 1, pairs.clone()),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 195]),
+            buf("Spread", Kind::RwStructuredBuffer, 1, vec![0; 203]),
+        ],
+    );
+    let load = |buffer: &[u32], i: i64| {
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| buffer.get(i))
+            .copied()
+            .unwrap_or(0)
+    };
+    let mut out = vec![0u32; 195];
+    let mut spread = vec![0u32; 203];
+    for t in 0..200u32 {
+        let mut v = load(&input, i64::from(t) - 5)
+            .wrapping_add(load(&input, i64::from(t) + 150).wrapping_mul(3))
+            .wrapping_add(load(&pairs, 2 * i64::from(t) + 1).wrapping_mul(5));
+        if t % 3 != 1 {
+            v = v.wrapping_add(load(&input, 2 * i64::from(t) + 1).wrapping_mul(7));
+        }
+        if let Some(o) = out.get_mut(t as usize) {
+            *o = v;
+        }
+        if t & 4 == 0
+            && let Some(s) = spread.get_mut((t % 100 * 2 + 1) as usize)
+        {
+            // Both groups write the same words: the second group's last.
+            *s = t;
+        }
+    }
+    for w in [8, 16, 32, 64] {
+        let buffers = agreeing(&shader, &p, w);
+        assert_eq!(buffers[2], out, "wave size {w}: Out");
+        assert_eq!(buffers[3], spread, "wave size {w}: Spread");
+    }
+}
+
+/// A buffer larger than the caches, written past them in whole aligned
+/// chunks (`lockstep::exec::streaming_store_bytes`), by two threads:
+/// every word lands, next to partial chunks, misaligned chunks and lanes
+/// that store nothing.
+#[test]
+fn streaming_stores_land() {
+    let bytes = lockstep::exec::streaming_store_bytes();
+    if bytes > 256 << 20 {
+        eprintln!("skipped: stores stream past the caches from {bytes} bytes on");
+        return;
+    }
+    let source = r#"
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+RWStructuredBuffer<uint> Shifted : register(u1);
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint t = id.x;
+    uint v = In[t & 1023u] * 3u + t;
+    Out[t] = v;
+    if ((t % 7u) != 3u)
+        Shifted[t + 1u] = v ^ 5u;
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let n = (bytes / 4 + 1000).next_multiple_of(64) as u32;
+    let input: Vec<u32> = (0..1024u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
+    let p = pipeline(
+        [n / 64, 1, 1],
+        &[
+            buf("In", Kind::StructuredBuffer, 0, input.clone()),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![9; n as usize]),
+            buf(
+                "Shifted",
+                Kind::RwStructuredBuffer,
+                1,
+                vec![9; n as usize + 1],
+            ),
+        ],
+    );
+    let value = |t: u32| input[(t & 1023) as usize].wrapping_mul(3).wrapping_add(t);
+    for w in [8, 32] {
+        let opts = RunOptions {
+            wave_size: w,
+            wave_sizes: (w, w),
+            threads: 2,
+            engine: lockstep::Engine::Native,
+            ..RunOptions::default()
+        };
+        let run = lockstep::run(&shader, &p, &opts).unwrap_or_else(|e| panic!("{e}"));
+        let (out, shifted) = (words_of(&run.contents[1]), words_of(&run.contents[2]));
+        for t in 0..n {
+            assert_eq!(out[t as usize], value(t), "wave size {w}: Out[{t}]");
+            let expected = if t % 7 == 3 { 9 } else { value(t) ^ 5 };
+            assert_eq!(
+                shifted[t as usize + 1],
+                expected,
+                "wave size {w}: Shifted[{t} + 1]"
+            );
+        }
+        assert_eq!(shifted[0], 9, "wave size {w}: Shifted[0]");
+    }
+}

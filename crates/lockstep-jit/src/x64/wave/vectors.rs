@@ -71,7 +71,11 @@ impl WaveBuilder {
                 ; test al, (4 * words - 1) as i8
                 ; jnz =>slow
             );
-            self.strided(a, c, slow, words);
+            if at.consecutive && at.stride == 4 * words {
+                self.first_in_bounds(a, c, slow, words);
+            } else {
+                self.strided(a, c, slow, words);
+            }
             dynasm!(self.b.asm; .arch x64; next:);
         }
         // The first group's memory again.
