@@ -143,6 +143,7 @@ impl TraceArgs {
                 wave,
                 steps,
                 max_steps: self.step_limit,
+                ..TraceRequest::default()
             },
             check: !self.no_check,
             stage,

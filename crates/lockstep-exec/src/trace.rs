@@ -37,6 +37,10 @@ pub struct TraceRequest {
     pub steps: Range<u64>,
     /// The most steps kept: recording stops there ([`Trace::truncated`]).
     pub max_steps: u64,
+    /// The most lane values kept (variables' values and wave operations'
+    /// operands and results): recording stops at the step that reaches
+    /// it ([`Trace::values_full`]).
+    pub max_values: u64,
 }
 
 impl Default for TraceRequest {
@@ -46,12 +50,18 @@ impl Default for TraceRequest {
             wave: None,
             steps: 0..u64::MAX,
             max_steps: DEFAULT_MAX_STEPS,
+            max_values: DEFAULT_MAX_VALUES,
         }
     }
 }
 
 /// The steps a trace keeps unless asked for another number.
 pub const DEFAULT_MAX_STEPS: u64 = 1_000_000;
+
+/// The lane values a trace keeps unless asked for another number: values
+/// that follow no pattern take about four bytes each in the page, so it
+/// stays under about 50 MB.
+pub const DEFAULT_MAX_VALUES: u64 = 12_000_000;
 
 /// One scalar component of a variable: `v.x`, `s.count`, `a[3]`.
 #[derive(Clone, Debug)]
@@ -139,8 +149,12 @@ pub struct Trace {
     pub wave_size: u32,
     /// Steps the traced waves ran, kept or not.
     pub total_steps: u64,
-    /// Recording stopped at [`TraceRequest::max_steps`].
+    /// Recording stopped at [`TraceRequest::max_steps`] or
+    /// [`TraceRequest::max_values`].
     pub truncated: bool,
+    /// Recording stopped because the values reached
+    /// [`TraceRequest::max_values`].
+    pub values_full: bool,
     /// Pixel stages: for traced wave `n` (group `[n, 0, 0]`), each lane's
     /// pixel as `[x, y, covered]`, `covered` 0 for helper lanes.
     pub pixels: Vec<(u32, Vec<Option<[u32; 3]>>)>,
@@ -470,6 +484,9 @@ impl WaveTrace {
         let keep = sink.request.steps.contains(&number) && !trace.truncated;
         if keep && trace.steps.len() as u64 >= sink.request.max_steps {
             trace.truncated = true;
+        } else if keep && trace.values.len() as u64 >= sink.request.max_values {
+            trace.truncated = true;
+            trace.values_full = true;
         }
         let keep = keep && !trace.truncated;
         let first_write = trace.writes.len() as u32;

@@ -7,15 +7,18 @@
 //! the code reads the register. They are drawn in program order from the
 //! system values, constants, and operations that write every lane (no
 //! masked writes); a register's fact is the one its last write in program
-//! order gave, and is dropped where another path may reach the read: at
-//! every jump target, at `else`, a `case` or a loop's continuing block for
-//! what the construct wrote so far, when a construct closes for all it
-//! wrote (code that no lane enters is skipped), and for a whole loop at
-//! its start for what the loop writes anywhere (the back edge).
+//! order gave, and is dropped where another path may reach the read. The
+//! bytecode's jumps are structured: the `if` that skips to `else` or its
+//! end, the loop's exit and back edge, and the leaps of lanes that leave
+//! to a construct's end or continuing block. So facts are dropped at
+//! `else`, a `case` or a loop's continuing block for what the construct
+//! wrote so far, when a construct closes for all it wrote (code that no
+//! lane enters is skipped), and for a whole loop at its start for what the
+//! loop writes anywhere (the back edge).
 
 use lockstep_ir::{ScalarType, SystemValue};
 
-use super::{sixteen, targets};
+use super::sixteen;
 use crate::bytecode::{Inst, Op32, OpForm, Slot32Kind};
 use crate::compile::Program;
 
@@ -42,14 +45,6 @@ pub(crate) fn address_strides(p: &Program, wave: usize) -> Vec<u32> {
     for (r, fact) in inputs(p, wave) {
         set(&mut lanes, r, Some(fact));
     }
-    let mut target = vec![false; code.len() + 1];
-    for inst in code {
-        for t in targets(inst) {
-            if let Some(t) = target.get_mut(t as usize) {
-                *t = true;
-            }
-        }
-    }
     // The registers each open construct wrote so far, outermost first.
     let mut written: Vec<Vec<u32>> = vec![Vec::new()];
     let forget = |lanes: &mut Vec<Option<Lanes>>, regs: &[u32]| {
@@ -58,11 +53,9 @@ pub(crate) fn address_strides(p: &Program, wave: usize) -> Vec<u32> {
         }
     };
     let mut strides = vec![0u32; code.len()];
+    let mut facts = Vec::new();
     for (pc, inst) in code.iter().enumerate() {
         let frame = written.len() - 1;
-        if target[pc] {
-            forget(&mut lanes, &written[frame]);
-        }
         match *inst {
             Inst::IfBegin { .. } | Inst::SwitchBegin | Inst::CallBegin => written.push(Vec::new()),
             Inst::LoopBegin => {
@@ -86,13 +79,14 @@ pub(crate) fn address_strides(p: &Program, wave: usize) -> Vec<u32> {
             }
             _ => {}
         }
-        let (dst, fact) = fact(inst, &lanes);
+        facts.clear();
+        fact(inst, &lanes, &mut facts);
         let frame = written.len() - 1;
         inst.for_each_write(|r| {
             set(&mut lanes, r, None);
             written[frame].push(r);
         });
-        for (r, fact) in dst.into_iter().zip(fact) {
+        for &(r, fact) in &facts {
             set(&mut lanes, r, fact);
         }
     }
@@ -125,11 +119,11 @@ fn loop_writes(code: &[Inst], pc: usize) -> Vec<u32> {
     regs
 }
 
-/// The registers an instruction gives a fact, with the facts: one for a
-/// scalar operation, those a block writes back to every lane.
-fn fact(inst: &Inst, lanes: &[Option<Lanes>]) -> (Vec<u32>, Vec<Option<Lanes>>) {
+/// Pushes the registers an instruction gives a fact, with the facts: one
+/// for a scalar operation, those a block writes back to every lane.
+fn fact(inst: &Inst, lanes: &[Option<Lanes>], facts: &mut Vec<(u32, Option<Lanes>)>) {
     let of = |r: crate::bytecode::Reg| lanes.get(r.0 as usize).copied().flatten();
-    let one = |dst: crate::bytecode::Reg, fact| (vec![dst.0], vec![fact]);
+    let mut one = |dst: crate::bytecode::Reg, fact| facts.push((dst.0, fact));
     match *inst {
         Inst::Const { dst, .. } => one(dst, Some(Lanes::Same)),
         Inst::Copy { dst, src } => one(dst, of(src).filter(|f| !matches!(f, Lanes::Bytes(_)))),
@@ -199,14 +193,15 @@ fn fact(inst: &Inst, lanes: &[Option<Lanes>]) -> (Vec<u32>, Vec<Option<Lanes>>) 
                 };
                 slots.push(fact);
             }
-            block
-                .outputs
-                .iter()
-                .filter(|o| !o.masked)
-                .map(|o| (o.reg.0, slots[usize::from(o.slot)]))
-                .unzip()
+            facts.extend(
+                block
+                    .outputs
+                    .iter()
+                    .filter(|o| !o.masked)
+                    .map(|o| (o.reg.0, slots[usize::from(o.slot)])),
+            );
         }
-        _ => (Vec::new(), Vec::new()),
+        _ => {}
     }
 }
 

@@ -407,10 +407,19 @@ pub(super) fn document(
     let step_statements: Vec<u32> = trace.steps.iter().map(|s| s.statement).collect();
     let findings = findings(&statements, &step_statements, run, sweep);
     let truncated = trace.truncated.then(|| {
-        format!(
-            "the trace stopped at {} steps (--step-limit) of the {} the traced waves ran; narrow it with --steps A..B, --wave N or --group X,Y,Z, or raise --step-limit",
-            request.max_steps, trace.total_steps
-        )
+        if trace.values_full {
+            format!(
+                "the trace stopped at {} steps of the {} the traced waves ran, when it held {} lane values (about 50 MB of page where they follow no pattern); narrow it with --steps A..B, --wave N, --group X,Y,Z or a smaller --wave-size",
+                trace.steps.len(),
+                trace.total_steps,
+                request.max_values
+            )
+        } else {
+            format!(
+                "the trace stopped at {} steps (--step-limit) of the {} the traced waves ran; narrow it with --steps A..B, --wave N or --group X,Y,Z, or raise --step-limit",
+                request.max_steps, trace.total_steps
+            )
+        }
     });
     TraceDocument {
         format: "lockstep-trace",

@@ -272,6 +272,52 @@ fn a_range_of_steps_keeps_those_steps() {
 }
 
 #[test]
+fn past_its_lane_values_the_trace_stops_and_says_how_to_narrow_it() {
+    // A value per lane that follows no pattern, on every step.
+    let source = LOOP
+        .replace("numthreads(4", "numthreads(32")
+        .replace("200 + id.x", "100000")
+        .replace(
+            "sum += i;",
+            "sum = sum * 1664525u + 1013904223u + id.x * id.x;",
+        );
+    let run = |max_values| {
+        let request = TraceRequest {
+            max_values,
+            ..TraceRequest::default()
+        };
+        let opts = TraceOptions {
+            run: RunOptions {
+                wave_size: 32,
+                threads: 1,
+                ..RunOptions::default()
+            },
+            ..options(32, request)
+        };
+        trace(&source, [1, 1, 1], 32, &opts)
+    };
+    let doc = run(1000);
+    // Each iteration writes 32 values of `sum` and 32 of `i`: the step
+    // that reaches 1000 values, some sixteen iterations in, is the last.
+    assert!((30..=50).contains(&doc.steps.len()), "{}", doc.steps.len());
+    assert!(doc.total_steps > 1000, "{}", doc.total_steps);
+    let note = doc.truncated.as_deref().expect("the trace says it stopped");
+    assert!(
+        note.contains("1000 lane values") && note.contains("--wave N"),
+        "{note}"
+    );
+    // About four bytes of page per value that follows no pattern: the
+    // default's 12 million values stay under about 50 MB.
+    let doc = run(400_000);
+    let page = doc.to_html().len() as f64;
+    eprintln!("{} bytes per value", page / 400_000.0);
+    assert!(
+        page / 400_000.0 * (lockstep::exec::trace::DEFAULT_MAX_VALUES as f64) < 52e6,
+        "{page} bytes"
+    );
+}
+
+#[test]
 fn a_million_steps_stay_under_fifty_megabytes() {
     // 20,000 steps of a loop at wave size 32 whose sum differs on every
     // lane: the page's size per step bounds a million steps' size.
