@@ -1094,13 +1094,16 @@ impl WaveBuilder {
         (stride * 7 + 1).div_ceil(8) * 8
     }
 
-    /// [`WaveBuilder::strided`] for a [`Address::consecutive`] address:
-    /// the first lane's address alone is checked. A word index from 2^29
-    /// on also goes to `slow`: lanes whose 32-bit index wrapped (at 2^31
-    /// or 2^32) lie there, where no memory the fast path serves reaches.
+    /// Jumps to `slow` unless the first lane's byte address of chunk `c`
+    /// of the wide register at `a` is aligned, with the
+    /// [`WaveBuilder::span`] of `stride` words from it in bounds; else
+    /// `rax` = its word index. All an [`Address::consecutive`] address
+    /// needs. A word index from 2^29 on also goes to `slow`: lanes whose
+    /// 32-bit index wrapped (at 2^31 or 2^32) lie there, where no memory
+    /// the fast path serves reaches.
     fn first_in_bounds(&mut self, a: i32, c: i32, slow: DynamicLabel, stride: u32) {
         let at = a + 64 * c;
-        let span = if stride == 1 { 8 } else { Self::span(stride) };
+        let span = Self::span(stride);
         dynasm!(self.b.asm; .arch x64
             ; mov rax, [r12 + at]
             ; add rax, r9
@@ -1115,22 +1118,16 @@ impl WaveBuilder {
         );
     }
 
-    /// [`WaveBuilder::contiguous`] for addresses `stride` words apart,
-    /// with the [`WaveBuilder::span`] from the first in bounds.
+    /// [`WaveBuilder::contiguous`] for addresses `stride` words apart:
+    /// [`WaveBuilder::first_in_bounds`], then every lane's address
+    /// compared with the first's.
     fn strided(&mut self, a: i32, c: i32, slow: DynamicLabel, stride: u32) {
         let step = u64::from(4 * stride);
         let low = self.qwords([0, step, 2 * step, 3 * step]);
         let high = self.qwords([4 * step, 5 * step, 6 * step, 7 * step]);
         let at = a + 64 * c;
+        self.first_in_bounds(a, c, slow, stride);
         dynasm!(self.b.asm; .arch x64
-            ; mov rax, [r12 + at]
-            ; add rax, r9
-            ; test al, 3
-            ; jnz =>slow
-            ; shr rax, 2
-            ; lea rcx, [rax + Self::span(stride) as i32]
-            ; cmp rcx, r8
-            ; ja =>slow
             ; vpbroadcastq ymm0, [r12 + at]
             ; vpaddq ymm1, ymm0, [=>low]
             ; vpcmpeqq ymm1, ymm1, [r12 + at]

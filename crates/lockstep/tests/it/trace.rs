@@ -286,15 +286,7 @@ fn past_its_lane_values_the_trace_stops_and_says_how_to_narrow_it() {
             max_values,
             ..TraceRequest::default()
         };
-        let opts = TraceOptions {
-            run: RunOptions {
-                wave_size: 32,
-                threads: 1,
-                ..RunOptions::default()
-            },
-            ..options(32, request)
-        };
-        trace(&source, [1, 1, 1], 32, &opts)
+        trace(&source, [1, 1, 1], 32, &options(32, request))
     };
     let doc = run(1000);
     // Each iteration writes 32 values of `sum` and 32 of `i`: the step
@@ -325,14 +317,7 @@ fn a_million_steps_stay_under_fifty_megabytes() {
         max_steps: 20_000,
         ..TraceRequest::default()
     };
-    let opts = TraceOptions {
-        run: RunOptions {
-            wave_size: 32,
-            threads: 1,
-            ..RunOptions::default()
-        },
-        ..options(32, request)
-    };
+    let opts = options(32, request);
     let source = LOOP
         .replace("numthreads(4", "numthreads(32")
         .replace("200 + id.x", "100000")
