@@ -56,8 +56,8 @@ pub(crate) struct TraceArgs {
     /// Loop iterations one wave may run before the run stops with an error.
     #[arg(long, value_name = "N", default_value_t = RunOptions::default().step_budget)]
     max_steps: u64,
-    /// Where to write the trace (default: trace.html; for --format json,
-    /// standard output).
+    /// Where to write the trace, `-` for standard output (default:
+    /// trace.html; for --format json, standard output).
     #[arg(short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
     /// Output format: html (a page that opens from disk) or json (the
@@ -205,9 +205,16 @@ pub(crate) fn trace(args: &TraceArgs) -> u8 {
         }
         out.flush()
     };
-    let written = match (&args.output, json) {
-        (None, true) => write(&mut std::io::stdout().lock()).map(|_| "standard output".to_string()),
-        (path, _) => {
+    // `-o -`, or JSON with no -o: standard output.
+    let to_stdout = match &args.output {
+        Some(path) => path.as_os_str() == "-",
+        None => json,
+    };
+    let written = match &args.output {
+        _ if to_stdout => {
+            write(&mut std::io::stdout().lock()).map(|_| "standard output".to_string())
+        }
+        path => {
             let path = path.clone().unwrap_or_else(|| PathBuf::from("trace.html"));
             std::fs::File::create(&path)
                 .and_then(|mut f| write(&mut f))
@@ -225,7 +232,7 @@ pub(crate) fn trace(args: &TraceArgs) -> u8 {
     if let Some(stopped) = &doc.stopped {
         eprintln!("error: {stopped}; the trace shows the steps before it");
     }
-    if !(json && args.output.is_none()) {
+    if !to_stdout {
         eprintln!(
             "wrote {to}: {} steps of {} wave{}, {} finding{}",
             doc.steps.len(),

@@ -64,6 +64,31 @@ fn json_goes_to_standard_output() {
 }
 
 #[test]
+fn a_dash_writes_to_standard_output() {
+    for format in ["json", "html"] {
+        let o = with(&["--no-check", "--format", format, "-o", "-"]);
+        assert_eq!(o.status.code(), Some(0), "{format}: {}", stderr(&o));
+        let out = String::from_utf8_lossy(&o.stdout);
+        let start = if format == "json" {
+            "{"
+        } else {
+            "<!DOCTYPE html>"
+        };
+        assert!(
+            out.starts_with(start),
+            "{format}: {}",
+            &out[..out.len().min(80)]
+        );
+        assert!(!stderr(&o).contains("wrote"), "{format}: {}", stderr(&o));
+    }
+    assert!(
+        !Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../-")
+            .exists()
+    );
+}
+
+#[test]
 fn bad_flags_exit_2_with_the_reason() {
     let cases: [(&[&str], &str); 6] = [
         (&["--steps", "5"], "--steps: expected A..B"),
