@@ -12,7 +12,8 @@
 //! and above, by integer arithmetic on a 192-bit table of 2/pi, as glibc's `sinf` does, with
 //! polynomials in `f64`, so large arguments keep their precision too.
 
-mod avx2;
+#[cfg(target_arch = "x86_64")]
+pub mod avx2;
 
 /// The x86 default NaN: the result of an invalid operation.
 const DEFAULT_NAN: f32 = f32::from_bits(0xFFC0_0000);
@@ -378,46 +379,11 @@ pub fn cos(x: f32) -> f32 {
     trig(x, true)
 }
 
-/// `sin` or `cos` of eight lanes: the branch-free path on every lane (in AVX2 where the CPU has
-/// it), then the lanes it does not take again.
-#[inline(always)]
-fn trig8(x: [f32; 8], cos: bool) -> [f32; 8] {
-    let mut out = [0.0; 8];
-    let far = avx2::trig8_near(&x, cos, &mut out).unwrap_or_else(|| {
-        let mut far = 0;
-        for (l, (o, &x)) in out.iter_mut().zip(&x).enumerate() {
-            *o = from_quadrant32(x, reduce_near(x), cos);
-            far |= u32::from(trig_far(x)) << l;
-        }
-        far
-    });
-    if far != 0 {
-        for (l, (o, &x)) in out.iter_mut().zip(&x).enumerate() {
-            if far & (1 << l) != 0 {
-                *o = trig_slow(x, cos);
-            }
-        }
-    }
-    out
-}
-
-/// [`trig`] out of line: the lanes that [`trig8`] passes on are rare, and
+/// [`trig`] out of line: the lanes that `avx2`'s `sin` and `cos` pass on are rare, and
 /// inlined, the compiler would compute them for every lane.
 #[inline(never)]
 fn trig_slow(x: f32, cos: bool) -> f32 {
     trig(x, cos)
-}
-
-/// [`sin`] of eight lanes.
-#[inline(always)]
-pub fn sin8(x: [f32; 8]) -> [f32; 8] {
-    trig8(x, false)
-}
-
-/// [`cos`] of eight lanes.
-#[inline(always)]
-pub fn cos8(x: [f32; 8]) -> [f32; 8] {
-    trig8(x, true)
 }
 
 #[cfg(test)]
@@ -515,18 +481,110 @@ mod tests {
         }
     }
 
-    /// `sin8` and `cos8` (in AVX2 where the CPU has it) against `sin` and `cos` lane by lane, on
-    /// the sweep's floats eight at a time.
-    #[test]
-    fn eight_lanes_give_each_lanes_bits() {
-        let xs: Vec<f32> = (0..=u32::MAX).step_by(STEP).map(f32::from_bits).collect();
-        for x in xs.chunks_exact(8) {
-            let x: [f32; 8] = x.try_into().unwrap();
-            let (s, c) = (sin8(x), cos8(x));
-            for l in 0..8 {
-                assert_eq!(s[l].to_bits(), sin(x[l]).to_bits(), "sin({:e})", x[l]);
-                assert_eq!(c[l].to_bits(), cos(x[l]).to_bits(), "cos({:e})", x[l]);
+    /// Every `avx2` function of `N` vectors against its scalar function, lane by lane, over
+    /// `xs` (and `ys` for `pow`) `8 N` lanes at a time.
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unsafe_code)]
+    fn vectors_agree<const N: usize>(xs: &[f32], ys: &[f32]) {
+        type Vector<const N: usize> = unsafe fn(&avx2::Chunks<N>) -> avx2::Chunks<N>;
+        type Case<const N: usize> = (&'static str, Vector<N>, fn(f32) -> f32);
+        let unary: [Case<N>; 7] = [
+            ("sin", avx2::sin, sin),
+            ("cos", avx2::cos, cos),
+            ("exp", avx2::exp, exp),
+            ("exp2", avx2::exp2, exp2),
+            ("log", avx2::log, log),
+            ("log2", avx2::log2, log2),
+            ("log10", avx2::log10, log10),
+        ];
+        let chunks = |v: &[f32]| -> avx2::Chunks<N> {
+            core::array::from_fn(|i| v[8 * i..8 * i + 8].try_into().unwrap())
+        };
+        for (x, y) in xs.chunks_exact(8 * N).zip(ys.chunks_exact(8 * N)) {
+            let (cx, cy) = (chunks(x), chunks(y));
+            for (name, vector, scalar) in unary {
+                // SAFETY: the caller checked for AVX2.
+                let got = unsafe { vector(&cx) };
+                for (l, &x) in x.iter().enumerate() {
+                    let g = got[l / 8][l % 8];
+                    assert_eq!(g.to_bits(), scalar(x).to_bits(), "{name}({x:e}), N = {N}");
+                }
             }
+            // SAFETY: as above.
+            let got = unsafe { avx2::pow(&cx, &cy) };
+            for (l, (&x, &y)) in x.iter().zip(y).enumerate() {
+                let want = crate::ops::pow(x, y);
+                let g = got[l / 8][l % 8];
+                assert_eq!(g.to_bits(), want.to_bits(), "pow({x:e}, {y:e}), N = {N}");
+            }
+        }
+    }
+
+    /// The special values of [`special_values`] and the sweep's floats, in the order swept
+    /// and reversed (as the exponents of `pow`).
+    fn vector_inputs() -> (Vec<f32>, Vec<f32>) {
+        let nan = f32::from_bits(0x7F80_1234);
+        let special = [
+            0.5,
+            -3.0,
+            1e6,
+            -2e30,
+            f32::INFINITY,
+            nan,
+            -0.0,
+            12345.678,
+            0.0,
+            f32::NEG_INFINITY,
+            f32::from_bits(1),
+            f32::MIN_POSITIVE,
+            -1.0,
+            1.0,
+            f32::MAX,
+            -nan,
+        ];
+        let mut xs: Vec<f32> = special.to_vec();
+        xs.extend((0..=u32::MAX).step_by(STEP).map(f32::from_bits));
+        xs.truncate(xs.len() / 32 * 32);
+        let ys = xs.iter().rev().copied().collect();
+        (xs, ys)
+    }
+
+    /// The AVX2 functions give each lane the scalar function's bits, one vector at a time and
+    /// four interleaved, as the machine code calls them.
+    #[test]
+    fn vectors_give_each_lanes_bits() {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            let (xs, ys) = vector_inputs();
+            vectors_agree::<1>(&xs, &ys);
+            vectors_agree::<4>(&xs, &ys);
+        }
+    }
+
+    /// Every float through the AVX2 functions: `cargo test --release -p lockstep-wave --
+    /// --ignored`.
+    #[test]
+    #[ignore = "visits all 2^32 floats: minutes in release"]
+    fn every_float_same_bits_in_vectors() {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            let parts = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
+            std::thread::scope(|s| {
+                for part in 0..parts {
+                    s.spawn(move || {
+                        let block = 1u64 << 16;
+                        let mut start = u64::from(part) * block;
+                        while start <= u64::from(u32::MAX) {
+                            let xs: Vec<f32> = (start..start + block)
+                                .map(|b| f32::from_bits(b as u32))
+                                .collect();
+                            let ys: Vec<f32> = xs.iter().rev().copied().collect();
+                            vectors_agree::<4>(&xs, &ys);
+                            start += u64::from(parts) * block;
+                        }
+                    });
+                }
+            });
         }
     }
 
@@ -554,13 +612,6 @@ mod tests {
         let nan = f32::from_bits(0x7F80_1234);
         for f in [exp, exp2, log, log2, log10, sin, cos] {
             assert_eq!(f(nan).to_bits(), 0x7FC0_1234);
-        }
-        // Eight lanes give each lane's bits, on either path.
-        let x = [0.5, -3.0, 1e6, -2e30, f32::INFINITY, nan, -0.0, 12345.678];
-        let (s, c) = (sin8(x), cos8(x));
-        for l in 0..8 {
-            assert_eq!(s[l].to_bits(), sin(x[l]).to_bits(), "sin({})", x[l]);
-            assert_eq!(c[l].to_bits(), cos(x[l]).to_bits(), "cos({})", x[l]);
         }
         // Large arguments keep their precision: sin(2^100) and cos(f32::MAX), from f64.
         let big = 2f32.powi(100);
