@@ -2459,7 +2459,17 @@ fn fast_fold<T: Val + PartialEq>(
     f: impl Fn(T, T) -> T,
 ) {
     let mut acc: Option<T> = None;
-    if matches!(op, WaveOp::PrefixSum | WaveOp::PrefixProduct) {
+    let prefix = matches!(op, WaveOp::PrefixSum | WaveOp::PrefixProduct);
+    if prefix && mask != 0 && mask == full_mask(src.len()) {
+        // Every lane folded: the same steps with no mask bit and no
+        // `Option` per lane (the first lane's value starts the fold).
+        out[0] = identity.to_lane();
+        let mut acc = T::from_lane(src[0]);
+        for (o, &v) in out[1..].iter_mut().zip(&src[1..]) {
+            *o = acc.to_lane();
+            acc = f(acc, T::from_lane(v));
+        }
+    } else if prefix {
         for (l, o) in out.iter_mut().enumerate() {
             *o = acc.unwrap_or(identity).to_lane();
             if mask >> l & 1 == 1 {

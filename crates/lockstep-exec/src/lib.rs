@@ -16,6 +16,7 @@ mod jit;
 mod lanes;
 #[cfg(all(feature = "jit", target_arch = "x86_64"))]
 mod native;
+mod proof;
 #[cfg(all(feature = "jit", target_arch = "x86_64"))]
 mod wave_fns;
 #[cfg(not(all(feature = "jit", target_arch = "x86_64")))]
@@ -78,6 +79,7 @@ pub use check::{Finding, FindingKind, Findings, ReductionOrder, Schedule, Writer
 pub use compile::{Program, SharedMemory};
 pub use lockstep_ir::Span;
 pub use memory::Memory;
+pub use proof::Proof;
 pub use trace::{Trace, TraceRequest, TraceSink};
 pub use wave_size::{Device, WavePreference, WaveSizeChoice, select_wave_size};
 

@@ -75,6 +75,7 @@ impl Format {
         Format::Hex64,
     ];
 
+    #[inline]
     const fn spec(self) -> (&'static str, usize, Class) {
         match self {
             Format::Int16 => ("Int16", 2, Class::Signed),
@@ -99,6 +100,7 @@ impl Format {
     }
 
     /// The size of one element in bytes.
+    #[inline]
     pub const fn size(self) -> usize {
         self.spec().1
     }
@@ -123,6 +125,7 @@ impl Format {
 
     /// Reads the bit pattern of one element from its little-endian bytes
     /// (`bytes` holds at most 8 bytes; missing high bytes read as zero).
+    #[inline]
     pub fn read_bits(self, bytes: &[u8]) -> u64 {
         let mut wide = [0u8; 8];
         let n = bytes.len().min(self.size());
@@ -136,6 +139,7 @@ impl Format {
     }
 
     /// The bit patterns of the whole elements in `bytes`.
+    #[inline]
     pub fn elements(self, bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
         bytes
             .chunks_exact(self.size())

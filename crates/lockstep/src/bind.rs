@@ -347,6 +347,38 @@ impl Bindings {
         self.memories_starting(pipeline, workers, starts)
     }
 
+    /// Whether two resources share one memory (a buffer bound twice).
+    pub fn aliased(&self) -> bool {
+        let mut seen: Vec<usize> = self
+            .memory_of
+            .iter()
+            .zip(&self.buffer_of)
+            .filter(|&(_, &b)| b != usize::MAX)
+            .map(|(&m, _)| m)
+            .collect();
+        seen.sort_unstable();
+        seen.windows(2).any(|w| w[0] == w[1])
+    }
+
+    /// The byte length of each resource's memory, as
+    /// [`Bindings::memories`] makes them, without making them.
+    pub fn resource_lengths(&self, pipeline: &Pipeline) -> Vec<u64> {
+        let lengths: Vec<u64> = pipeline
+            .buffers
+            .iter()
+            .flat_map(|b| {
+                let each = b.data.len() / b.array_size as usize;
+                std::iter::repeat_n(each as u64, b.array_size as usize)
+            })
+            .chain(self.samplers.iter().map(|bytes| bytes.len() as u64))
+            .chain(self.counters.iter().map(|_| 4))
+            .collect();
+        self.memory_of
+            .iter()
+            .map(|&m| lengths.get(m).copied().unwrap_or(0))
+            .collect()
+    }
+
     /// The memories of the pipeline's buffers, each starting as `starts`
     /// says, then the samplers' and the counters'.
     fn memories_starting<'p>(

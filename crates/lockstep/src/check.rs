@@ -29,6 +29,11 @@ pub struct CheckReport {
     pub results: Vec<ResultFailure>,
     /// Wave sizes the device has but the shader cannot run at, and why.
     pub skipped: Vec<SkippedSize>,
+    /// The wave sizes at which the dispatch was proven free of everything
+    /// checked mode reports before it ran, so it ran as `lockstep run`
+    /// runs it.
+    #[serde(skip)]
+    pub proven: Vec<u32>,
 }
 
 /// A wave size the check did not run, and why.
@@ -164,10 +169,10 @@ pub struct ResultFailure {
 
 /// The rules of `pipeline.results` that fail at some size, from each
 /// size's buffers (`runs[i]` at `sizes[i]`).
-pub(crate) fn result_failures(
+pub(crate) fn result_failures<B: AsRef<[u8]>>(
     pipeline: &Pipeline,
     sizes: &[u32],
-    runs: &[Vec<Vec<u8>>],
+    runs: &[Vec<B>],
 ) -> Vec<ResultFailure> {
     let outcomes: Vec<_> = runs
         .iter()
@@ -261,11 +266,41 @@ pub fn check_wave_sizes(shader: &Shader, opts: &RunOptions) -> Result<Vec<u32>, 
 /// Runs the check: the wave sizes side by side, `opts.threads` at once (0:
 /// one per core), each dispatch on one thread. `progress(done, total)` is
 /// called on the calling thread after each dispatch.
+///
+/// A wave size at which the dispatch is proven free of everything checked
+/// mode reports ([`lockstep_exec::Program::prove_clean`]) runs as `lockstep
+/// run` runs it, in machine code where there is some; the others run in
+/// checked mode. The report is the same either way.
 pub fn check(
     shader: &Shader,
     pipeline: &Pipeline,
     opts: &RunOptions,
     progress: &mut dyn FnMut(usize, usize),
+) -> Result<CheckReport, RunError> {
+    check_with(shader, pipeline, opts, progress, true)
+}
+
+/// [`check`] with every wave size in checked mode, none proven clean
+/// first: the reference the proofs are tested against (the same report,
+/// slower).
+#[doc(hidden)]
+pub fn check_in_checked_mode(
+    shader: &Shader,
+    pipeline: &Pipeline,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<CheckReport, RunError> {
+    check_with(shader, pipeline, opts, progress, false)
+}
+
+/// [`check`], with the proofs of [`lockstep_exec::Program::prove_clean`]
+/// where `prove` is set.
+fn check_with(
+    shader: &Shader,
+    pipeline: &Pipeline,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(usize, usize),
+    prove: bool,
 ) -> Result<CheckReport, RunError> {
     let bindings = Bindings::new(shader, pipeline)?;
     let (sizes, skipped) = runnable_sizes(shader, check_wave_sizes(shader, opts)?)?;
@@ -288,49 +323,92 @@ pub fn check(
     // Orders that cannot change this dispatch's memory are not run: see
     // `needed`.
     let folds_floats = !checked.float_reductions().is_empty();
-    let shares_memory = shares_memory(&checked, &bindings);
-    let needed = |schedule: Schedule, writers: &lockstep_exec::Writers| match schedule {
+    // The machine code's program marks the atomics whose result nothing reads
+    // (their order cannot show); checked programs mark none.
+    let shares_memory = shares_memory(&shader.program, &bindings);
+    let needed = |schedule: Schedule, written: &Written| match schedule {
         Schedule::InOrder => folds_floats,
-        Schedule::Shuffled(_) => shares_memory || writers.overwritten(),
+        Schedule::Shuffled(_) => shares_memory || written.overwritten(),
     };
     let total = sizes.len() * (1 + variations().len());
     // Each dispatch runs on one thread, so that checked mode and the
     // shuffled schedules are deterministic; the wave sizes run side by
     // side, as many at once as the workers (each with its own copies of
     // the buffers), and their results are put together in wave-size order,
-    // so the report does not depend on how many ran at once.
-    let workers = Workers::new(opts.threads)?;
+    // so the report does not depend on how many ran at once. A dispatch's
+    // copies run on its own thread too (a thread count past the limit is
+    // still the error a run gives).
+    let workers = match opts.threads {
+        n if n > lockstep_exec::MAX_THREADS => Workers::new(n)?,
+        _ => Workers::new(1)?,
+    };
     let at_once = match opts.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     };
+    // Sizes at which the dispatch is proven free of what checked mode
+    // reports run as `lockstep run` runs them; the others in checked mode.
+    let lengths = bindings.resource_lengths(pipeline);
+    // The proof counts writes per resource: where two share a memory, a
+    // word may be written through both.
+    let aliased = bindings.aliased();
+    let proofs: Vec<Option<lockstep_exec::Proof>> = sizes
+        .iter()
+        .map(|&w| {
+            let mut proof = prove
+                .then(|| checked.prove_clean(w, pipeline.dispatch, &lengths))
+                .flatten()?;
+            proof.overwritten |= aliased;
+            Some(proof)
+        })
+        .collect();
+    let config_at = |w: u32| DispatchConfig {
+        wave_size: w,
+        threads: 1,
+        step_budget: opts.step_budget,
+        group_count: pipeline.dispatch,
+        ..DispatchConfig::default()
+    };
+    // The checked run at size `w`: its findings, its writers and the
+    // pipeline's buffers after it.
+    let checked_run = |w: u32| -> Result<_, RunError> {
+        let memories = bindings.memories(shader, pipeline, &workers);
+        let (findings, writers) = lockstep_exec::dispatch_checked_writers(
+            &checked,
+            &bindings.bound(&memories),
+            &config_at(w),
+        )
+        .map_err(|e| {
+            RunError::from(e).with_note(format!("at wave size {w}, in the checked run"))
+        })?;
+        Ok((findings, writers, bindings.contents(memories)))
+    };
     let one_size = |i: usize, dispatched: &dyn Fn()| -> Result<SizeRun, RunError> {
         let w = sizes[i];
-        let config = DispatchConfig {
-            wave_size: w,
-            threads: 1,
-            step_budget: opts.step_budget,
-            group_count: pipeline.dispatch,
-            ..DispatchConfig::default()
+        let config = config_at(w);
+        let (findings, mut written, contents) = match &proofs[i] {
+            Some(proof) => {
+                let memories = bindings.memories_for_dispatch(shader, pipeline, &workers, w);
+                lockstep_exec::dispatch(&shader.program, &bindings.bound(&memories), &config)
+                    .map_err(|e| RunError::from(e).with_note(format!("at wave size {w}")))?;
+                (
+                    Vec::new(),
+                    Written::Proven(proof.clone()),
+                    bindings.contents(memories),
+                )
+            }
+            None => {
+                let (findings, writers, contents) = checked_run(w)?;
+                (findings, Written::Recorded(writers), contents)
+            }
         };
-        let memories = bindings.memories(shader, pipeline, &workers);
-        let (findings, writers) =
-            lockstep_exec::dispatch_checked_writers(&checked, &bindings.bound(&memories), &config)
-                .map_err(|e| {
-                    RunError::from(e).with_note(format!("at wave size {w}, in the checked run"))
-                })?;
         let mut findings: Vec<ReportedFinding> =
             findings.into_iter().map(|f| reported(shader, f)).collect();
-        // The pipeline's buffers; hidden counters follow them.
-        let contents: Vec<Vec<u8>> = (0..pipeline.buffers.len())
-            .map(|b| bindings.buffer_bytes(&memories, b))
-            .collect();
-        drop(memories);
         dispatched();
         let mut order_dependence = Vec::new();
         let mut progress = Vec::new();
         for (name, order, schedule) in variations() {
-            if !needed(schedule, &writers) {
+            if !needed(schedule, &written) {
                 dispatched();
                 continue;
             }
@@ -369,8 +447,9 @@ pub fn check(
                         let size = pipeline.buffers[b].format.size().max(1);
                         (issue.atomics, issue.atomic_lines) =
                             locations(shader, &checked.ordered_atomics());
-                        written_by(
-                            std::slice::from_ref(&writers),
+                        written.record_where_needed(&slots, || Ok(checked_run(w)?.1))?;
+                        written_by_either(
+                            std::slice::from_ref(&written),
                             &slots,
                             &issue.differing,
                             size,
@@ -387,7 +466,7 @@ pub fn check(
         findings.extend(progress.into_iter().map(|f| reported(shader, f)));
         Ok(SizeRun {
             findings,
-            writers,
+            written,
             contents,
             order_dependence,
         })
@@ -400,6 +479,11 @@ pub fn check(
     let mut report = CheckReport {
         wave_sizes: sizes.clone(),
         skipped,
+        proven: sizes
+            .iter()
+            .zip(&proofs)
+            .filter_map(|(&w, p)| p.as_ref().map(|_| w))
+            .collect(),
         ..CheckReport::default()
     };
     let mut baselines = Vec::new();
@@ -410,13 +494,16 @@ pub fn check(
         }
         report.order_dependence.extend(run.order_dependence);
         baselines.push(run.contents);
-        writers.push(run.writers);
+        writers.push(run.written);
     }
     for &b in &outputs {
         if let Some(mut issue) = portability(pipeline, b, &sizes, &baselines, &same) {
             let slots = bindings.slots_of_buffer(pipeline, b);
             let size = pipeline.buffers[b].format.size().max(1);
-            let spans = written_by(&writers, &slots, &issue.differing, size);
+            for (i, written) in writers.iter_mut().enumerate() {
+                written.record_where_needed(&slots, || Ok(checked_run(sizes[i])?.1))?;
+            }
+            let spans = written_by_either(&writers, &slots, &issue.differing, size);
             (issue.written_at, issue.written_lines) = locations(shader, &spans);
             report.portability.push(issue);
         }
@@ -463,13 +550,58 @@ fn runnable_sizes(
 }
 
 /// What the dispatches at one wave size found: the checked run's findings
-/// and buffers, and the variations' order dependence.
-struct SizeRun {
+/// (none where the size was proven clean) and buffers, and the
+/// variations' order dependence.
+struct SizeRun<'p> {
     findings: Vec<ReportedFinding>,
-    /// Which statement wrote each word last, in the checked run.
-    writers: lockstep_exec::Writers,
-    contents: Vec<Vec<u8>>,
+    written: Written,
+    contents: Vec<crate::BufferContents<'p>>,
     order_dependence: Vec<OrderIssue>,
+}
+
+/// What a size's run says of the writes: which statement wrote each word
+/// last, as checked mode records it, or the statements that write each
+/// resource, as proven before a run checked mode did not need.
+enum Written {
+    Recorded(lockstep_exec::Writers),
+    Proven(lockstep_exec::Proof),
+}
+
+impl Written {
+    /// Whether a word may have been written twice with a store among the
+    /// writes.
+    fn overwritten(&self) -> bool {
+        match self {
+            Written::Recorded(w) => w.overwritten(),
+            Written::Proven(p) => p.overwritten,
+        }
+    }
+
+    /// The proven writers of the resource slots, where the slots have one
+    /// between them: it wrote every word of theirs that was written.
+    fn sole_writer(&self, slots: &[(usize, usize)]) -> Option<Option<lockstep_ir::Span>> {
+        let Written::Proven(p) = self else {
+            return None;
+        };
+        let mut spans = slots
+            .iter()
+            .flat_map(|&(slot, _)| p.writers.get(slot).into_iter().flatten());
+        let first = spans.next().copied();
+        spans.all(|s| Some(*s) == first).then_some(first)
+    }
+
+    /// Where the proof does not name the one statement that writes the
+    /// slots, the writers as checked mode records them, from `record`.
+    fn record_where_needed(
+        &mut self,
+        slots: &[(usize, usize)],
+        record: impl FnOnce() -> Result<lockstep_exec::Writers, RunError>,
+    ) -> Result<(), RunError> {
+        if matches!(self, Written::Proven(_)) && self.sole_writer(slots).is_none() {
+            *self = Written::Recorded(record()?);
+        }
+        Ok(())
+    }
 }
 
 /// Runs `job(i)` for each `i` in `0..count`, at most `at_once` at a time,
@@ -597,34 +729,93 @@ fn elements(pipeline: &Pipeline, buffer: usize, bytes: &[u8]) -> Vec<String> {
     lockstep_pipeline::element_strings(pipeline.buffers[buffer].format, bytes)
 }
 
-/// The elements of each of `contents` of `buffer`, as bits, and the
-/// indices where any differs from the first as the format renders them
-/// (the bits compared first: only differing bits are rendered).
-fn differing_elements(
-    pipeline: &Pipeline,
-    buffer: usize,
-    contents: &[&[u8]],
-) -> (Vec<Vec<u64>>, Vec<usize>) {
+/// The indices of the elements where any of `contents` of `buffer`
+/// differs from the first as the format renders them (the bytes compared
+/// first: only differing bits are rendered).
+fn differing_elements(pipeline: &Pipeline, buffer: usize, contents: &[&[u8]]) -> Vec<usize> {
     let format = pipeline.buffers[buffer].format;
-    let bits: Vec<Vec<u64>> = contents
-        .iter()
-        .map(|bytes| format.elements(bytes).collect())
-        .collect();
-    let differs = |a: Option<&u64>, b: Option<&u64>| match (a, b) {
-        (Some(&a), Some(&b)) => a != b && format.render_bits(a) != format.render_bits(b),
+    let size = format.size();
+    // Only `float` and `double` spell some different bits alike (NaNs).
+    let spelled = format.is_float() && size > 2;
+    fn element(bytes: &[u8], i: usize, size: usize) -> Option<&[u8]> {
+        bytes.get(i * size..(i + 1) * size)
+    }
+    let differs = |a: Option<&[u8]>, b: Option<&[u8]>| match (a, b) {
+        (Some(a), Some(b)) => {
+            a != b
+                && (!spelled
+                    || format.render_bits(format.read_bits(a))
+                        != format.render_bits(format.read_bits(b)))
+        }
         (a, b) => a.is_some() != b.is_some(),
     };
-    let len = bits.iter().map(Vec::len).max().unwrap_or(0);
-    let differing = (0..len)
-        .filter(|&i| bits.iter().any(|v| differs(v.get(i), bits[0].get(i))))
-        .collect();
-    (bits, differing)
+    let len = contents.iter().map(|c| c.len() / size).max().unwrap_or(0);
+    let mut marked = vec![false; len];
+    if let Some((first, others)) = contents.split_first() {
+        let mut here = vec![false; len];
+        for other in others {
+            let whole = first.len().min(other.len()) / size;
+            let (a, b) = (&first[..whole * size], &other[..whole * size]);
+            // Differing bits mark the element where the format spells all
+            // bits apart; for floats, where the spellings differ too.
+            here.fill(false);
+            let bits = if spelled {
+                &mut here[..whole]
+            } else {
+                &mut marked[..whole]
+            };
+            // Elements of one word or two compare as numbers.
+            match size {
+                4 => mark(bits, a.chunks_exact(4), b.chunks_exact(4), |x, y| {
+                    u32::from_le_bytes(x.try_into().unwrap_or_default())
+                        != u32::from_le_bytes(y.try_into().unwrap_or_default())
+                }),
+                8 => mark(bits, a.chunks_exact(8), b.chunks_exact(8), |x, y| {
+                    u64::from_le_bytes(x.try_into().unwrap_or_default())
+                        != u64::from_le_bytes(y.try_into().unwrap_or_default())
+                }),
+                _ => mark(bits, a.chunks_exact(size), b.chunks_exact(size), |x, y| {
+                    x != y
+                }),
+            }
+            if spelled {
+                for (i, m) in marked.iter_mut().enumerate().take(whole) {
+                    *m |= here[i] && differs(element(other, i, size), element(first, i, size));
+                }
+            }
+            // Past either end.
+            for (i, m) in marked.iter_mut().enumerate().skip(whole) {
+                *m |= differs(element(other, i, size), element(first, i, size));
+            }
+        }
+    }
+    marked
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &m)| m.then_some(i))
+        .collect()
 }
 
-/// Element `i` of `bits` as `buffer`'s format renders it; empty past the end.
-fn element_text(pipeline: &Pipeline, buffer: usize, bits: &[u64], i: usize) -> String {
-    bits.get(i)
-        .map(|&b| pipeline.buffers[buffer].format.render_bits(b))
+/// Marks the elements where `a` and `b` differ by `differ`.
+fn mark<'a>(
+    marked: &mut [bool],
+    a: impl Iterator<Item = &'a [u8]>,
+    b: impl Iterator<Item = &'a [u8]>,
+    differ: impl Fn(&[u8], &[u8]) -> bool,
+) {
+    for ((m, x), y) in marked.iter_mut().zip(a).zip(b) {
+        *m |= differ(x, y);
+    }
+}
+
+/// Element `i` of `bytes` as `buffer`'s format renders it; empty past the
+/// end.
+fn element_text(pipeline: &Pipeline, buffer: usize, bytes: &[u8], i: usize) -> String {
+    let format = pipeline.buffers[buffer].format;
+    let size = format.size();
+    bytes
+        .get(i * size..(i + 1) * size)
+        .map(|e| format.render_bits(format.read_bits(e)))
         .unwrap_or_default()
 }
 
@@ -642,7 +833,8 @@ pub(crate) fn order_issue(
     base: &[u8],
     other: &[u8],
 ) -> OrderIssue {
-    let (bits, differing) = differing_elements(pipeline, buffer, &[base, other]);
+    let contents = [base, other];
+    let differing = differing_elements(pipeline, buffer, &contents);
     OrderIssue {
         buffer: pipeline.buffers[buffer].name.clone(),
         wave_size,
@@ -652,9 +844,9 @@ pub(crate) fn order_issue(
             .take(LISTED)
             .map(|&i| ElementDiff {
                 index: i,
-                values: bits
+                values: contents
                     .iter()
-                    .map(|v| element_text(pipeline, buffer, v, i))
+                    .map(|c| element_text(pipeline, buffer, c, i))
                     .collect(),
             })
             .collect(),
@@ -672,28 +864,28 @@ pub(crate) type SameContents<'a> = dyn Fn(usize, &[u8], &[u8]) -> bool + 'a;
 
 /// Groups the wave sizes by the contents they left in `buffer`; `None`
 /// when all agree.
-pub(crate) fn portability(
+pub(crate) fn portability<B: AsRef<[u8]>>(
     pipeline: &Pipeline,
     buffer: usize,
     sizes: &[u32],
-    runs: &[Vec<Vec<u8>>],
+    runs: &[Vec<B>],
     same: &SameContents,
 ) -> Option<PortabilityIssue> {
-    let mut classes: Vec<(Vec<u32>, &Vec<u8>)> = Vec::new();
+    let mut classes: Vec<(Vec<u32>, &[u8])> = Vec::new();
     for (&w, run) in sizes.iter().zip(runs) {
         match classes
             .iter_mut()
-            .find(|(_, bytes)| same(buffer, bytes, &run[buffer]))
+            .find(|(_, bytes)| same(buffer, bytes, run[buffer].as_ref()))
         {
             Some((ws, _)) => ws.push(w),
-            None => classes.push((vec![w], &run[buffer])),
+            None => classes.push((vec![w], run[buffer].as_ref())),
         }
     }
     if classes.len() < 2 {
         return None;
     }
-    let contents: Vec<&[u8]> = classes.iter().map(|(_, bytes)| bytes.as_slice()).collect();
-    let (bits, differing) = differing_elements(pipeline, buffer, &contents);
+    let contents: Vec<&[u8]> = classes.iter().map(|(_, bytes)| *bytes).collect();
+    let differing = differing_elements(pipeline, buffer, &contents);
     Some(PortabilityIssue {
         written_at: Vec::new(),
         written_lines: Vec::new(),
@@ -705,9 +897,9 @@ pub(crate) fn portability(
             .take(LISTED)
             .map(|&i| ElementDiff {
                 index: i,
-                values: bits
+                values: contents
                     .iter()
-                    .map(|v| element_text(pipeline, buffer, v, i))
+                    .map(|c| element_text(pipeline, buffer, c, i))
                     .collect(),
             })
             .collect(),
@@ -719,7 +911,7 @@ pub(crate) fn portability(
 /// of a buffer bound at `slots` (slot, byte offset) in any of the runs,
 /// distinct, in source order.
 pub(crate) fn written_by(
-    writers: &[lockstep_exec::Writers],
+    writers: &[&lockstep_exec::Writers],
     slots: &[(usize, usize)],
     differing: &[usize],
     size: usize,
@@ -737,6 +929,35 @@ pub(crate) fn written_by(
                     }
                 }
             }
+        }
+    }
+    spans.sort_by_key(|s| (s.file, s.start));
+    spans
+}
+
+/// [`written_by`] over runs whose writes were recorded or proven: a proven
+/// run names the one statement that writes the slots
+/// ([`Written::record_where_needed`] made sure there is one).
+fn written_by_either(
+    writers: &[Written],
+    slots: &[(usize, usize)],
+    differing: &[usize],
+    size: usize,
+) -> Vec<lockstep_ir::Span> {
+    let recorded: Vec<&lockstep_exec::Writers> = writers
+        .iter()
+        .filter_map(|w| match w {
+            Written::Recorded(r) => Some(r),
+            Written::Proven(_) => None,
+        })
+        .collect();
+    let mut spans = written_by(&recorded, slots, differing, size);
+    for sole in writers
+        .iter()
+        .filter_map(|w| w.sole_writer(slots).flatten())
+    {
+        if !differing.is_empty() && !spans.contains(&sole) {
+            spans.push(sole);
         }
     }
     spans.sort_by_key(|s| (s.file, s.start));

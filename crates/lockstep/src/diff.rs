@@ -222,12 +222,12 @@ pub fn diff(
             .iter()
             .take(EXPLAINED_AT_MOST)
             .filter(|&&i| {
-                let spans = written_by(std::slice::from_ref(&writers), &slots, &[i], size);
+                let spans = written_by(&[&writers], &slots, &[i], size);
                 let (at, _) = locations(shader, &spans);
                 !at.is_empty() && at.iter().all(|l| finding_lines.contains(&line_of(l)))
             })
             .count();
-        let spans = written_by(std::slice::from_ref(&writers), &slots, &differing, size);
+        let spans = written_by(&[&writers], &slots, &differing, size);
         (d.written_at, d.written_lines) = locations(shader, &spans);
         for e in &mut d.first {
             e.lane = writing_lane(&writers, &slots, e.index, size);

@@ -20,6 +20,7 @@ mod library;
 mod memory;
 mod native;
 mod offload;
+mod proof;
 mod resource_arrays;
 mod sampling;
 mod sm65;

@@ -1,0 +1,801 @@
+//! Dispatches proven free of everything checked mode reports, before they
+//! run, so that `lockstep check` runs them as `lockstep run` does (see
+//! [`Program::prove_clean`]).
+//!
+//! The proof reads a checked program ([`Program::compile_checked`]) and
+//! fails on anything checked mode settles at run time that it cannot
+//! settle first:
+//! - undefined values: a read of a variable that may not have been
+//!   written yet (drawn in program order, everything a construct may
+//!   leave unwritten counted as unwritten where its paths meet), a read of
+//!   another lane (`WaveReadLaneAt`, the quad reads), `WaveMultiPrefix*`'s
+//!   partitions;
+//! - integer division, discarded-lane reads, barriers, groupshared memory
+//!   and textures;
+//! - buffer accesses out of bounds or misaligned: every load, store and
+//!   atomic must have a byte address bounded over every thread of the
+//!   dispatch.
+//!
+//! Addresses are bounded by an abstract value per register, drawn in
+//! program order as `native::consecutive` draws its facts (and dropped
+//! at the same construct boundaries): an exact affine function of
+//! `SV_DispatchThreadID`, or a range of integers with a known power-of-two
+//! divisor. System values, constants, 32-bit integer arithmetic that
+//! cannot wrap over the dispatch, and index scaling give them; anything
+//! else gives none.
+//!
+//! It also gives what checked mode records of the writes: which
+//! instructions write each resource, and whether a word may be stored
+//! twice (proven not only for stores outside loops whose addresses are
+//! one-to-one in the thread).
+
+use lockstep_ir::{ScalarType, Span, SystemValue, WaveOp};
+
+use crate::bytecode::{Address, Inst, Op32, OpForm, Reg, Space, wave_operands};
+use crate::compile::Program;
+
+/// What a clean dispatch writes, as checked mode would record it.
+#[derive(Clone, Debug)]
+pub struct Proof {
+    /// Per resource id, the spans of the stores and atomics that write it,
+    /// in program order, each once.
+    pub writers: Vec<Vec<Span>>,
+    /// Whether a word may be written twice with a store among the writes
+    /// (`Writers::overwritten`); `false` only where proven.
+    pub overwritten: bool,
+}
+
+/// An integer every thread of the dispatch holds in a register at some
+/// point of the program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Value {
+    /// Exactly `c + k·id`, `id` the thread's `SV_DispatchThreadID`.
+    Affine { c: i128, k: [i128; 3] },
+    /// Some integer of `lo..=hi` that is a multiple of `align`, a power of
+    /// two.
+    Range { lo: i128, hi: i128, align: i128 },
+}
+
+/// How a register holds its [`Value`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Width {
+    /// Its low 32 bits, unsigned, are the value (in `0..2^32`).
+    Low32,
+    /// All 64 bits are the value (in `0..2^63`).
+    Full,
+}
+
+/// A register's abstract value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Fact {
+    value: Value,
+    width: Width,
+}
+
+/// The largest power of two that divides every value (`2^64` for 0).
+const ALIGN_MAX: i128 = 1 << 64;
+
+fn low_bit(v: i128) -> i128 {
+    if v == 0 {
+        ALIGN_MAX
+    } else {
+        (v & v.wrapping_neg()).abs().min(ALIGN_MAX)
+    }
+}
+
+/// The dispatch the proof is for: threads per dimension.
+#[derive(Clone, Copy)]
+struct Threads {
+    /// `SV_DispatchThreadID`'s extent per dimension.
+    ids: [i128; 3],
+}
+
+impl Value {
+    fn constant(c: i128) -> Value {
+        Value::Affine { c, k: [0; 3] }
+    }
+
+    /// The least and greatest value over the dispatch.
+    fn bounds(self, t: Threads) -> (i128, i128) {
+        match self {
+            Value::Affine { c, k } => k.iter().zip(t.ids).fold((c, c), |(lo, hi), (&k, n)| {
+                let far = k * (n - 1).max(0);
+                (lo + far.min(0), hi + far.max(0))
+            }),
+            Value::Range { lo, hi, .. } => (lo, hi),
+        }
+    }
+
+    /// A power of two that divides every value.
+    fn align(self, t: Threads) -> i128 {
+        match self {
+            Value::Affine { c, k } => k
+                .iter()
+                .zip(t.ids)
+                .filter(|&(_, n)| n > 1)
+                .fold(low_bit(c), |a, (&k, _)| a.min(low_bit(k))),
+            Value::Range { align, .. } => align,
+        }
+    }
+
+    /// The one value every thread holds, if it is one.
+    fn single(self, t: Threads) -> Option<i128> {
+        let (lo, hi) = self.bounds(t);
+        (lo == hi).then_some(lo)
+    }
+}
+
+/// The proof's state: a fact per register.
+struct Facts {
+    facts: Vec<Option<Fact>>,
+    threads: Threads,
+}
+
+impl Facts {
+    fn get(&self, r: Reg) -> Option<Fact> {
+        self.facts.get(r.0 as usize).copied().flatten()
+    }
+
+    fn set(&mut self, r: u32, fact: Option<Fact>) {
+        if let Some(f) = self.facts.get_mut(r as usize) {
+            *f = fact;
+        }
+    }
+
+    /// `r`'s value as a 32-bit unsigned integer.
+    fn low32(&self, r: Reg) -> Option<Value> {
+        let fact = self.get(r)?;
+        match fact.width {
+            Width::Low32 => Some(fact.value),
+            // A constant's low bits.
+            Width::Full => fact
+                .value
+                .single(self.threads)
+                .map(|c| Value::constant(c & 0xFFFF_FFFF)),
+        }
+    }
+
+    /// `r`'s value as a 32-bit unsigned integer, any one where unknown
+    /// (a mask, a remainder or a shift still bounds what it gives).
+    fn low32_or_any(&self, r: Reg) -> Value {
+        self.low32(r).unwrap_or(Value::Range {
+            lo: 0,
+            hi: i128::from(u32::MAX),
+            align: 1,
+        })
+    }
+
+    /// `v` as a 32-bit result, if it never wraps.
+    fn result32(&self, v: Option<Value>) -> Option<Fact> {
+        let v = v?;
+        let (lo, hi) = v.bounds(self.threads);
+        (lo >= 0 && hi <= i128::from(u32::MAX)).then_some(Fact {
+            value: v,
+            width: Width::Low32,
+        })
+    }
+
+    /// `v` as a 64-bit result, if it stays below 2^63.
+    fn result64(&self, v: Option<Value>) -> Option<Fact> {
+        let v = v?;
+        let (lo, hi) = v.bounds(self.threads);
+        (lo >= 0 && hi < 1 << 63).then_some(Fact {
+            value: v,
+            width: Width::Full,
+        })
+    }
+
+    /// The 32-bit operation `op` on `a` and `b`, where it cannot wrap.
+    fn op32(&self, op: Op32, a: Value, b: Value) -> Option<Fact> {
+        let t = self.threads;
+        let (alo, ahi) = a.bounds(t);
+        let (blo, bhi) = b.bounds(t);
+        let range = |lo: i128, hi: i128, align: i128| Some(Value::Range { lo, hi, align });
+        let v = match (op, a, b) {
+            (Op32::Add, Value::Affine { c, k }, Value::Affine { c: d, k: j }) => {
+                Some(Value::Affine {
+                    c: c + d,
+                    k: [k[0] + j[0], k[1] + j[1], k[2] + j[2]],
+                })
+            }
+            (Op32::Sub, Value::Affine { c, k }, Value::Affine { c: d, k: j }) => {
+                Some(Value::Affine {
+                    c: c - d,
+                    k: [k[0] - j[0], k[1] - j[1], k[2] - j[2]],
+                })
+            }
+            (Op32::Add, ..) => range(alo + blo, ahi + bhi, a.align(t).min(b.align(t))),
+            (Op32::Sub, ..) => range(alo - bhi, ahi - blo, a.align(t).min(b.align(t))),
+            (Op32::Mul | Op32::Shl, ..) => {
+                let factor = |v: Value| {
+                    let c = v.single(t)?;
+                    match op {
+                        Op32::Shl => (c < 32).then(|| 1i128 << c),
+                        _ => Some(c),
+                    }
+                };
+                let scale = |v: Value, m: i128| match v {
+                    Value::Affine { c, k } => Value::Affine {
+                        c: c * m,
+                        k: [k[0] * m, k[1] * m, k[2] * m],
+                    },
+                    Value::Range { lo, hi, align } => Value::Range {
+                        lo: lo * m,
+                        hi: hi * m,
+                        align: (align * low_bit(m)).min(ALIGN_MAX),
+                    },
+                };
+                match (factor(b), factor(a)) {
+                    (Some(m), _) => Some(scale(a, m)),
+                    (None, Some(m)) if op == Op32::Mul => Some(scale(b, m)),
+                    _ => None,
+                }
+            }
+            (Op32::And, ..) => {
+                // Below the smaller operand, a multiple of either's divisor.
+                let hi = ahi.min(bhi);
+                range(0, hi, a.align(t).max(b.align(t)).min(ALIGN_MAX))
+            }
+            (Op32::ShrU, _, _) => {
+                let s = b.single(t).filter(|s| (0..32).contains(s))?;
+                range(alo >> s, ahi >> s, (a.align(t) >> s).max(1))
+            }
+            (Op32::UDiv, _, _) => {
+                let m = b.single(t).filter(|&m| m > 0)?;
+                range(alo / m, ahi / m, 1)
+            }
+            (Op32::URem, _, _) => {
+                let m = b.single(t).filter(|&m| m > 0)?;
+                if ahi < m { Some(a) } else { range(0, m - 1, 1) }
+            }
+            (Op32::UMin, ..) => range(alo.min(blo), ahi.min(bhi), a.align(t).min(b.align(t))),
+            (Op32::UMax, ..) => range(alo.max(blo), ahi.max(bhi), a.align(t).min(b.align(t))),
+            (Op32::Or | Op32::Xor, ..) => {
+                // Below the next power of two past both.
+                let top = u128::try_from(ahi.max(bhi).max(0)).ok()?;
+                let ceiling = (top + 1).checked_next_power_of_two()? - 1;
+                range(0, i128::try_from(ceiling).ok()?, 1)
+            }
+            _ => None,
+        };
+        self.result32(v)
+    }
+
+    /// The fact an instruction gives the register it writes, if any.
+    fn of(&self, inst: &Inst) -> Option<(Reg, Option<Fact>)> {
+        let t = self.threads;
+        Some(match *inst {
+            Inst::Const { dst, bits } => (dst, self.result64(Some(Value::constant(bits.into())))),
+            Inst::Copy { dst, src } => (dst, self.get(src)),
+            Inst::Binary {
+                dst,
+                a,
+                b,
+                masked: false,
+                op32: Some(op),
+                math: None,
+                form,
+                ..
+            } if narrow(form) => (
+                dst,
+                self.op32(op, self.low32_or_any(a), self.low32_or_any(b)),
+            ),
+            Inst::BinaryImm {
+                dst,
+                a,
+                imm,
+                masked: false,
+                op32: Some(op),
+                form,
+                ..
+            } if narrow(form) => {
+                let b = Value::constant(i128::from(imm & 0xFFFF_FFFF));
+                (dst, self.op32(op, self.low32_or_any(a), b))
+            }
+            Inst::Select {
+                dst,
+                a,
+                b,
+                masked: false,
+                ..
+            } => {
+                let (fa, fb) = (self.get(a)?, self.get(b)?);
+                if fa.width != fb.width {
+                    return Some((dst, None));
+                }
+                let (alo, ahi) = fa.value.bounds(t);
+                let (blo, bhi) = fb.value.bounds(t);
+                let value = Value::Range {
+                    lo: alo.min(blo),
+                    hi: ahi.max(bhi),
+                    align: fa.value.align(t).min(fb.value.align(t)),
+                };
+                (dst, Some(Fact { value, ..fa }))
+            }
+            Inst::IndexScale {
+                dst,
+                index,
+                index_ty,
+                scale,
+                base,
+            } => {
+                let i = self.low32(index);
+                // An `int` index is its unsigned value where that is below 2^31.
+                let i = match index_ty {
+                    ScalarType::UInt32 => i,
+                    ScalarType::Int32 => i.filter(|v| v.bounds(t).1 < 1 << 31),
+                    _ => None,
+                };
+                let scaled = i.and_then(|i| self.op32_free_mul(i, i128::from(scale)));
+                let v = match base {
+                    None => scaled,
+                    Some(b) => match (scaled, self.get(b)) {
+                        (
+                            Some(s),
+                            Some(Fact {
+                                value,
+                                width: Width::Full,
+                            }),
+                        ) => add(s, value, t),
+                        _ => None,
+                    },
+                };
+                (dst, self.result64(v))
+            }
+            _ => return None,
+        })
+    }
+
+    /// `v * m` with no width limit (index scaling is 64-bit).
+    fn op32_free_mul(&self, v: Value, m: i128) -> Option<Value> {
+        Some(match v {
+            Value::Affine { c, k } => Value::Affine {
+                c: c.checked_mul(m)?,
+                k: [
+                    k[0].checked_mul(m)?,
+                    k[1].checked_mul(m)?,
+                    k[2].checked_mul(m)?,
+                ],
+            },
+            Value::Range { lo, hi, align } => Value::Range {
+                lo: lo.checked_mul(m)?,
+                hi: hi.checked_mul(m)?,
+                align: (align.checked_mul(low_bit(m))?).min(ALIGN_MAX),
+            },
+        })
+    }
+
+    /// The byte address of `addr` over the dispatch, if it is bounded.
+    fn address(&self, addr: Address) -> Option<Value> {
+        let offset = Value::constant(i128::from(addr.offset));
+        match addr.dynamic {
+            None => Some(offset),
+            Some(r) => {
+                let fact = self.get(r)?;
+                let v = match fact.width {
+                    Width::Full => fact.value,
+                    Width::Low32 => return None,
+                };
+                add(v, offset, self.threads)
+            }
+        }
+    }
+
+    /// Whether an access of `size` bytes at `addr` is in bounds and
+    /// aligned for every thread, in a memory of `len` bytes.
+    fn in_bounds(&self, addr: Address, size: u32, len: u64) -> bool {
+        let Some(at) = self.address(addr) else {
+            return false;
+        };
+        let (lo, hi) = at.bounds(self.threads);
+        let align = i128::from(size.clamp(1, 4));
+        lo >= 0 && hi + i128::from(size) <= i128::from(len) && at.align(self.threads) % align == 0
+    }
+}
+
+/// `a + b`.
+fn add(a: Value, b: Value, t: Threads) -> Option<Value> {
+    Some(match (a, b) {
+        (Value::Affine { c, k }, Value::Affine { c: d, k: j }) => Value::Affine {
+            c: c + d,
+            k: [k[0] + j[0], k[1] + j[1], k[2] + j[2]],
+        },
+        _ => {
+            let (alo, ahi) = a.bounds(t);
+            let (blo, bhi) = b.bounds(t);
+            Value::Range {
+                lo: alo + blo,
+                hi: ahi + bhi,
+                align: a.align(t).min(b.align(t)),
+            }
+        }
+    })
+}
+
+/// An operation on 32-bit integers.
+fn narrow(form: Option<OpForm>) -> bool {
+    match form {
+        None => true,
+        Some(OpForm::Binary(_, ty)) => matches!(ty, ScalarType::UInt32 | ScalarType::Int32),
+        Some(_) => false,
+    }
+}
+
+/// Whether checked mode could report something at `inst` that the proof
+/// does not settle from the addresses.
+fn checked_at_run_time(inst: &Inst) -> bool {
+    match *inst {
+        Inst::CheckDiscardedRead { .. }
+        | Inst::Barrier
+        | Inst::TexelAddress { .. }
+        | Inst::MultiPrefix { .. } => true,
+        Inst::Wave { op, .. } | Inst::Wave4 { op, .. } => matches!(
+            op,
+            WaveOp::ReadLaneAt
+                | WaveOp::QuadReadAcrossX
+                | WaveOp::QuadReadAcrossY
+                | WaveOp::QuadReadAcrossDiagonal
+                | WaveOp::QuadReadLaneAt
+        ),
+        Inst::Load { addr, .. } | Inst::Store { addr, .. } | Inst::Atomic { addr, .. } => {
+            addr.space == Space::Groupshared
+        }
+        _ => false,
+    }
+}
+
+impl Program {
+    /// Proves that a dispatch of `groups` groups at `wave_size` runs
+    /// without anything checked mode reports, where resource `r`'s memory
+    /// holds `lengths[r]` bytes; `None` where the proof fails. For checked
+    /// programs only.
+    pub fn prove_clean(&self, wave_size: u32, groups: [u32; 3], lengths: &[u64]) -> Option<Proof> {
+        if !self.checked || self.code.iter().any(checked_at_run_time) {
+            return None;
+        }
+        let extent = self.group.extent(wave_size);
+        let threads = Threads {
+            ids: std::array::from_fn(|d| i128::from(groups[d]) * i128::from(extent[d])),
+        };
+        let mut facts = Facts {
+            facts: vec![None; self.reg_count as usize],
+            threads,
+        };
+        for &(r, bits) in &self.constants {
+            let fact = facts.result64(Some(Value::constant(bits.into())));
+            facts.set(r.0, fact);
+        }
+        for (r, fact) in inputs(self, extent, groups) {
+            facts.set(r, Some(fact));
+        }
+        let code = &self.code;
+        // The registers each open construct wrote so far, outermost first.
+        let mut written: Vec<Vec<u32>> = vec![Vec::new()];
+        let mut undefined = Undefined::new(self.reg_count as usize);
+        let mut loops = 0usize;
+        // Per resource: its stores as (address, size, inside a loop).
+        let mut stores: Vec<Vec<(Value, u32, bool)>> = vec![Vec::new(); lengths.len()];
+        let mut atomics = vec![false; lengths.len()];
+        let mut writers: Vec<Vec<Span>> = vec![Vec::new(); lengths.len()];
+        for (pc, inst) in code.iter().enumerate() {
+            let frame = written.len() - 1;
+            match *inst {
+                Inst::IfBegin { .. } | Inst::SwitchBegin | Inst::CallBegin => {
+                    written.push(Vec::new());
+                    undefined.open(code, pc);
+                }
+                Inst::LoopBegin => {
+                    written.push(Vec::new());
+                    undefined.open(code, pc);
+                    loops += 1;
+                    for r in loop_writes(code, pc) {
+                        facts.set(r, None);
+                    }
+                }
+                Inst::Else { .. } | Inst::SwitchCase { .. } | Inst::LoopContinuing => {
+                    undefined.meet();
+                    for &r in &written[frame] {
+                        facts.set(r, None);
+                    }
+                }
+                Inst::IfEnd | Inst::LoopEnd | Inst::SwitchEnd | Inst::CallEnd if frame > 0 => {
+                    if matches!(inst, Inst::LoopEnd) {
+                        loops = loops.saturating_sub(1);
+                    }
+                    undefined.close();
+                    let inner = written.pop().unwrap_or_default();
+                    for &r in &inner {
+                        facts.set(r, None);
+                    }
+                    written[frame - 1].extend(inner);
+                }
+                // A divisor that no thread makes 0.
+                Inst::CheckDivisor { divisor } => {
+                    let nonzero = facts
+                        .low32(divisor)
+                        .is_some_and(|v| v.bounds(threads).0 > 0);
+                    if !nonzero {
+                        return None;
+                    }
+                }
+                Inst::Load { addr, ty, .. }
+                | Inst::Store { addr, ty, .. }
+                | Inst::Atomic { addr, ty, .. } => {
+                    let Space::Resource(id) = addr.space else {
+                        return None;
+                    };
+                    if !self.buffers.get(id.index()).copied().unwrap_or(false) {
+                        return None;
+                    }
+                    let len = *lengths.get(id.index())?;
+                    if !facts.in_bounds(addr, ty.size(), len) {
+                        return None;
+                    }
+                    let r = id.index();
+                    let span = self.spans.get(pc).copied();
+                    match *inst {
+                        Inst::Store { .. } => {
+                            stores[r].push((facts.address(addr)?, ty.size(), loops > 0));
+                        }
+                        Inst::Atomic { .. } => atomics[r] = true,
+                        _ => {}
+                    }
+                    if !matches!(inst, Inst::Load { .. })
+                        && let Some(span) = span
+                        && !writers[r].contains(&span)
+                    {
+                        writers[r].push(span);
+                    }
+                }
+                _ => {}
+            }
+            if !undefined.step(inst) {
+                return None;
+            }
+            let given = facts.of(inst);
+            let frame = written.len() - 1;
+            inst.for_each_write(|r| {
+                facts.set(r, None);
+                written[frame].push(r);
+            });
+            if let Some((dst, fact)) = given {
+                facts.set(dst.0, fact);
+            }
+        }
+        let overwritten = stores.iter().zip(&atomics).any(|(stores, &atomic)| {
+            !stores.is_empty() && (atomic || !one_to_one(stores, threads))
+        });
+        Some(Proof {
+            writers,
+            overwritten,
+        })
+    }
+}
+
+/// The registers that may hold an undefined value (an uninitialized
+/// variable's) on some lane that reads them, in program order. A register
+/// turns undefined only at an `Uninitialized`, so where paths meet (an
+/// `else`, a `case`, a loop's continuing block or start, a construct's
+/// end) everything undefined at the construct's start or made undefined
+/// in it counts as undefined.
+struct Undefined {
+    now: Vec<bool>,
+    /// Per open construct: what may be undefined where its paths meet.
+    meets: Vec<Vec<bool>>,
+}
+
+impl Undefined {
+    fn new(regs: usize) -> Undefined {
+        Undefined {
+            now: vec![false; regs],
+            meets: Vec::new(),
+        }
+    }
+
+    /// A construct opens at `pc`; a loop's start is also reached from its
+    /// end, with what its body made undefined.
+    fn open(&mut self, code: &[Inst], pc: usize) {
+        let mut meet = self.now.clone();
+        if matches!(code[pc], Inst::LoopBegin) {
+            let mut depth = 0usize;
+            for inst in &code[pc..] {
+                match inst {
+                    Inst::LoopBegin => depth += 1,
+                    Inst::LoopEnd => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    Inst::Uninitialized { dst } => set(&mut meet, dst.0),
+                    _ => {}
+                }
+            }
+            self.now.clone_from(&meet);
+        }
+        self.meets.push(meet);
+    }
+
+    /// Paths of the innermost construct meet.
+    fn meet(&mut self) {
+        if let Some(meet) = self.meets.last() {
+            for (now, &m) in self.now.iter_mut().zip(meet) {
+                *now |= m;
+            }
+        }
+    }
+
+    fn close(&mut self) {
+        self.meet();
+        self.meets.pop();
+    }
+
+    /// `inst` runs: `false` where it may read an undefined register.
+    fn step(&mut self, inst: &Inst) -> bool {
+        let mut clean = true;
+        for_each_read(inst, |r| {
+            clean &= !self.now.get(r as usize).copied().unwrap_or(true)
+        });
+        if let Inst::Uninitialized { dst } = *inst {
+            set(&mut self.now, dst.0);
+            for meet in &mut self.meets {
+                set(meet, dst.0);
+            }
+        } else {
+            inst.for_each_write(|r| {
+                if let Some(u) = self.now.get_mut(r as usize) {
+                    *u = false;
+                }
+            });
+        }
+        clean
+    }
+}
+
+fn set(bits: &mut [bool], r: u32) {
+    if let Some(b) = bits.get_mut(r as usize) {
+        *b = true;
+    }
+}
+
+/// Calls `f` on each register `inst` reads.
+fn for_each_read(inst: &Inst, mut f: impl FnMut(u32)) {
+    match *inst {
+        Inst::Uninitialized { .. } | Inst::Const { .. } | Inst::Query { .. } => {}
+        Inst::Wave { op, a, b, .. } => {
+            let [reads_a, reads_b] = wave_operands(op);
+            if reads_a {
+                f(a.0);
+            }
+            if reads_b {
+                f(b.0);
+            }
+        }
+        Inst::Wave4 { a, .. } => f(a.0),
+        Inst::Atomic { addr, a, b, .. } => {
+            if let Some(r) = addr.dynamic {
+                f(r.0);
+            }
+            f(a.0);
+            f(b.0);
+        }
+        Inst::Gather {
+            base, delta, limit, ..
+        } => {
+            f(delta.0);
+            (base.0..base.0.saturating_add(limit)).for_each(f);
+        }
+        _ => {
+            // The destination comes first, where there is one.
+            let mut skip = inst.single_dst().is_some();
+            inst.for_each_reg_ref(|r| {
+                if !std::mem::take(&mut skip) {
+                    f(r.0);
+                }
+            });
+        }
+    }
+}
+
+/// Whether the stores of one resource, `(address, size, inside a loop)`,
+/// write each word at most once over the dispatch: none in a loop, every
+/// address the same affine function of the thread up to a constant, the
+/// stores of one thread on disjoint bytes, and the threads' spans of bytes
+/// apart (each dimension's step past all the lower ones' reach).
+fn one_to_one(stores: &[(Value, u32, bool)], t: Threads) -> bool {
+    let mut pieces: Vec<(i128, i128)> = Vec::new();
+    let mut common = None;
+    for &(at, size, in_loop) in stores {
+        let Value::Affine { c, k } = at else {
+            return false;
+        };
+        if in_loop || common.is_some_and(|j| j != k) {
+            return false;
+        }
+        common = Some(k);
+        pieces.push((c, c + i128::from(size)));
+    }
+    pieces.sort_unstable();
+    if pieces.windows(2).any(|w| w[1].0 < w[0].1) {
+        return false;
+    }
+    let (Some(first), Some(last)) = (pieces.first(), pieces.iter().map(|p| p.1).max()) else {
+        return true;
+    };
+    let span = last - first.0;
+    let mut steps: Vec<(i128, i128)> = common
+        .unwrap_or([0; 3])
+        .iter()
+        .zip(t.ids)
+        .filter(|&(_, n)| n > 1)
+        .map(|(&k, n)| (k.abs(), n))
+        .collect();
+    steps.sort_unstable();
+    let mut reach = 0;
+    for (k, n) in steps {
+        if k < span + reach {
+            return false;
+        }
+        reach += k * (n - 1);
+    }
+    true
+}
+
+/// The registers written anywhere in the loop that starts at `pc`.
+fn loop_writes(code: &[Inst], pc: usize) -> Vec<u32> {
+    let mut regs = Vec::new();
+    let mut depth = 0usize;
+    for inst in &code[pc..] {
+        match inst {
+            Inst::LoopBegin => depth += 1,
+            Inst::LoopEnd => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            _ => {}
+        }
+        inst.for_each_write(|r| regs.push(r));
+    }
+    regs
+}
+
+/// The system values' facts: `SV_DispatchThreadID` itself, the others
+/// their ranges over a group of `extent` threads and `groups` groups.
+fn inputs(p: &Program, extent: [u32; 3], groups: [u32; 3]) -> Vec<(u32, Fact)> {
+    let range = |n: u32| Value::Range {
+        lo: 0,
+        hi: i128::from(n.max(1)) - 1,
+        align: 1,
+    };
+    let mut facts = Vec::new();
+    for input in &p.inputs {
+        if !matches!(input.ty, ScalarType::UInt32 | ScalarType::Int32) {
+            continue;
+        }
+        for &(k, reg) in &input.regs {
+            let value = match (input.sv, k) {
+                (SystemValue::DispatchThreadId, 0..=2) => {
+                    let mut unit = [0; 3];
+                    unit[k] = 1;
+                    Value::Affine { c: 0, k: unit }
+                }
+                (SystemValue::GroupId, 0..=2) => range(groups[k]),
+                (SystemValue::GroupThreadId, 0..=2) => range(extent[k]),
+                (SystemValue::GroupIndex, 0) => {
+                    range(extent.iter().fold(1u32, |n, &e| n.saturating_mul(e.max(1))))
+                }
+                _ => continue,
+            };
+            facts.push((
+                reg.0,
+                Fact {
+                    value,
+                    width: Width::Low32,
+                },
+            ));
+        }
+    }
+    facts
+}

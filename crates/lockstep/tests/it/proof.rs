@@ -1,0 +1,258 @@
+//! Dispatches proven clean before they run (`Program::prove_clean`): which
+//! shaders the proof settles, by hand, and a check that skips checked mode
+//! where it holds gives the report checked mode gives.
+
+use std::path::{Path, PathBuf};
+
+use lockstep::exec::Program;
+use lockstep::{CheckReport, CompileOptions, MemoryLoader, RunOptions, Shader};
+
+fn compile(source: &str) -> Shader {
+    lockstep::compile(
+        "proof.hlsl",
+        source,
+        &CompileOptions::default(),
+        &MemoryLoader::default(),
+    )
+    .unwrap_or_else(|e| panic!("{}", e.render(false)))
+}
+
+/// What the proof says of `body` in a 64-thread group over 4 groups, with
+/// `In` and `Out` (256 words each, declared as `decls` says) as resources 0
+/// and 1: `None` where it fails, else whether a word may be stored twice.
+fn prove(decls: &str, threads: &str, groups: [u32; 3], body: &str) -> Option<bool> {
+    let source = format!(
+        "{decls}\n[numthreads({threads})]\nvoid main(uint3 id : SV_DispatchThreadID) {{\n{body}\n}}\n"
+    );
+    let shader = compile(&source);
+    let checked = Program::compile_checked(&shader.module).unwrap();
+    let proofs: Vec<Option<bool>> = [8, 32]
+        .into_iter()
+        .map(|w| {
+            checked
+                .prove_clean(w, groups, &[1024, 1024])
+                .map(|p| p.overwritten)
+        })
+        .collect();
+    assert_eq!(
+        proofs[0], proofs[1],
+        "the wave size does not matter:\n{body}"
+    );
+    proofs[0]
+}
+
+const BUFFERS: &str =
+    "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);";
+
+/// Each case by hand: the proof holds where every access stays in bounds
+/// and aligned over the 256 threads and nothing undefined is read, and it
+/// clears a second write only for stores one-to-one in the thread.
+#[test]
+fn proofs_hold_exactly_where_the_accesses_are_bounded() {
+    let one_d = |body: &str| prove(BUFFERS, "64, 1, 1", [4, 1, 1], body);
+    // In bounds, each word written once.
+    assert_eq!(one_d("Out[id.x] = In[id.x] * 2;"), Some(false));
+    assert_eq!(one_d("Out[255 - id.x] = In[id.x >> 1];"), Some(false));
+    assert_eq!(
+        one_d("Out[id.x - 1] = 1;"),
+        None,
+        "thread 0 wraps past the end"
+    );
+    assert_eq!(one_d("Out[id.x / 2] = In[id.x % 7];"), Some(true));
+    // The last thread's element is past the end.
+    assert_eq!(one_d("Out[id.x + 1] = 1;"), None);
+    assert_eq!(one_d("Out[id.x] = In[id.x + 1];"), None);
+    // Written twice, or by threads that share words.
+    assert_eq!(one_d("Out[id.x] = 1; Out[id.x] = 2;"), Some(true));
+    assert_eq!(one_d("Out[id.x & 7] = id.x;"), Some(true));
+    assert_eq!(
+        one_d("for (uint k = 0; k < 4; k++) Out[id.x] += k;"),
+        Some(true),
+        "a store in a loop"
+    );
+    // Undefined values, reads of other lanes, division, addresses from memory.
+    assert_eq!(
+        one_d("uint v; if (In[id.x] > 3) v = 1; Out[id.x] = v;"),
+        None
+    );
+    assert_eq!(one_d("Out[id.x] = WaveReadLaneAt(In[id.x], 3);"), None);
+    assert_eq!(
+        one_d("Out[id.x] = In[id.x] / (id.x + 1);"),
+        Some(false),
+        "never 0"
+    );
+    assert_eq!(
+        one_d("Out[id.x] = In[id.x] / In[255 - id.x];"),
+        None,
+        "maybe 0"
+    );
+    assert_eq!(one_d("Out[In[id.x] & 255] = 1;"), Some(true));
+    assert_eq!(one_d("Out[In[id.x]] = 1;"), None);
+    // Groupshared memory and barriers are checked at run time.
+    let shared = "groupshared uint Tile[64];";
+    assert_eq!(
+        prove(
+            &format!("{BUFFERS}\n{shared}"),
+            "64, 1, 1",
+            [4, 1, 1],
+            "Tile[id.x % 64] = In[id.x]; GroupMemoryBarrierWithGroupSync(); Out[id.x] = Tile[63 - id.x % 64];"
+        ),
+        None
+    );
+    // Two dimensions: 16 × 16 threads, rows of 16 words apart or 15.
+    let two_d = |body: &str| prove(BUFFERS, "8, 8, 1", [2, 2, 1], body);
+    assert_eq!(two_d("Out[id.y * 16 + id.x] = 1;"), Some(false));
+    assert_eq!(
+        two_d("Out[id.y * 15 + id.x] = 1;"),
+        Some(true),
+        "rows overlap"
+    );
+    assert_eq!(
+        two_d("Out[id.y * 17 + id.x] = 1;"),
+        None,
+        "the last row runs past the end"
+    );
+    // Byte addresses: aligned, or not.
+    let bytes =
+        "RWByteAddressBuffer Raw : register(u0);\nRWStructuredBuffer<uint> Out : register(u1);";
+    assert_eq!(
+        prove(bytes, "64, 1, 1", [4, 1, 1], "Raw.Store(id.x * 4, 1);"),
+        Some(false)
+    );
+    assert_eq!(
+        prove(bytes, "64, 1, 1", [4, 1, 1], "Raw.Store(id.x * 2, 1);"),
+        None,
+        "misaligned"
+    );
+    // A `uint4` per thread: four stores at one address, 16 bytes apart.
+    let quads = "RWStructuredBuffer<uint4> Wide : register(u0);\nRWStructuredBuffer<uint> Out : register(u1);";
+    assert_eq!(
+        prove(
+            quads,
+            "64, 1, 1",
+            [1, 1, 1],
+            "Wide[id.x] = uint4(1, 2, 3, id.x);"
+        ),
+        Some(false)
+    );
+    assert_eq!(
+        prove(
+            quads,
+            "64, 1, 1",
+            [4, 1, 1],
+            "Wide[id.x] = uint4(1, 2, 3, id.x);"
+        ),
+        None,
+        "256 threads of 16 bytes past 1024"
+    );
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+struct FsLoader;
+
+impl lockstep::syntax::preprocess::SourceLoader for FsLoader {
+    fn load(&self, path: &str) -> Option<String> {
+        std::fs::read_to_string(path).ok()
+    }
+}
+
+/// Shaders that the proof settles at some wave size, beyond the examples:
+/// each with the reports it must give (see `proven_checks_report_what_checked_mode_reports`).
+const CLEAN: &[&str] = &[
+    // The prefix sums differ between wave sizes: a portability issue.
+    "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
+     [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID) { Out[id.x] = WavePrefixSum(In[id.x & 7]); }",
+    // A float sum: its order shows.
+    "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<float> Out : register(u0);\n\
+     [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID) { Out[id.x] = WaveActiveSum(0.1f * In[id.x & 7]); }",
+    // Threads that share words: the last store wins, in the schedule's order.
+    "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
+     [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID) { Out[id.x & 3] = id.x; }",
+    // Two statements write one buffer: the report names the one that wrote
+    // the differing words.
+    "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
+     [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID) {\n\
+       if (id.x < 32) Out[id.x] = 7; else Out[id.x] = WaveGetLaneCount(); }",
+    // Clean: a counter per thread, and a total by atomics.
+    "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
+     [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID) {\n\
+       Out[id.x % 32 + 32] = In[id.x & 7] + 1; InterlockedAdd(Out[0], 1); }",
+];
+
+/// Over the examples, the corpus of tests/check and shaders the proof
+/// settles, a check that runs proven sizes as `run` runs them reports, as
+/// JSON and as text, what a check in checked mode at every size reports;
+/// and the proof settles some size of most of them.
+#[test]
+fn proven_checks_report_what_checked_mode_reports() {
+    let mut jobs: Vec<(PathBuf, String, String)> = Vec::new();
+    for dir in ["examples", "tests/check"] {
+        let dir = repo().join(dir);
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "hlsl"))
+            .collect();
+        files.sort();
+        for hlsl in files {
+            let yaml = match hlsl.with_extension("yaml") {
+                own if own.exists() => own,
+                _ => dir.join("ub.yaml"),
+            };
+            let source = std::fs::read_to_string(&hlsl).unwrap();
+            jobs.push((yaml, hlsl.display().to_string(), source));
+        }
+    }
+    for (i, source) in CLEAN.iter().enumerate() {
+        let yaml = repo().join("tests/check/ub.yaml");
+        jobs.push((yaml, format!("clean{i}.hlsl"), source.to_string()));
+    }
+    let mut proven = 0;
+    for (yaml, name, source) in &jobs {
+        let pipeline = lockstep::pipeline::parse(&std::fs::read_to_string(yaml).unwrap()).unwrap();
+        let opts = CompileOptions {
+            entry: pipeline.entry.clone().unwrap_or_else(|| "main".into()),
+            ..CompileOptions::default()
+        };
+        let shader = lockstep::compile(name, source, &opts, &FsLoader)
+            .unwrap_or_else(|e| panic!("{}", e.render(false)));
+        let run = RunOptions::default();
+        let fast = lockstep::check(&shader, &pipeline, &run, &mut |_, _| {});
+        let reference = lockstep::check_in_checked_mode(&shader, &pipeline, &run, &mut |_, _| {});
+        let (fast, reference): (CheckReport, CheckReport) = match (fast, reference) {
+            (Ok(f), Ok(r)) => (f, r),
+            (Err(f), Err(r)) => {
+                assert_eq!(f.to_string(), r.to_string(), "{name}");
+                continue;
+            }
+            (f, r) => panic!("{name}: {:?} against {:?}", f.err(), r.err()),
+        };
+        assert_eq!(
+            serde_json::to_string_pretty(&fast).unwrap(),
+            serde_json::to_string_pretty(&reference).unwrap(),
+            "{name}"
+        );
+        assert_eq!(
+            fast.render(&shader, false),
+            reference.render(&shader, false),
+            "{name}"
+        );
+        assert!(reference.proven.is_empty());
+        assert!(
+            !name.starts_with("clean") || fast.proven == fast.wave_sizes,
+            "{name}: proven at {:?}",
+            fast.proven
+        );
+        proven += usize::from(!fast.proven.is_empty());
+    }
+    // The examples' and the corpus' others use groupshared memory,
+    // textures, lane reads or undefined values, as their findings need.
+    assert!(
+        proven > CLEAN.len(),
+        "the proof settled some size of {proven} of {} shaders",
+        jobs.len()
+    );
+}
