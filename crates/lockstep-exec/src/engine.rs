@@ -2460,15 +2460,21 @@ fn fast_fold<T: Val + PartialEq>(
 ) {
     let mut acc: Option<T> = None;
     let prefix = matches!(op, WaveOp::PrefixSum | WaveOp::PrefixProduct);
-    if prefix && mask != 0 && mask == full_mask(src.len()) {
-        // Every lane folded: the same steps with no mask bit and no
-        // `Option` per lane (the first lane's value starts the fold).
+    // The active lanes run from the first to lane `run` (every lane, or a
+    // group smaller than its wave): loops with no mask bit and no
+    // `Option` per lane, the first lane's value starting the fold.
+    let run = (mask != 0 && mask & mask.wrapping_add(1) == 0)
+        .then(|| (mask.count_ones() as usize).min(src.len()));
+    if let Some(n) = run.filter(|_| prefix) {
         out[0] = identity.to_lane();
         let mut acc = T::from_lane(src[0]);
-        for (o, &v) in out[1..].iter_mut().zip(&src[1..]) {
+        for (o, &v) in out[1..n].iter_mut().zip(&src[1..n]) {
             *o = acc.to_lane();
             acc = f(acc, T::from_lane(v));
         }
+        // Lanes past the run: the whole run's fold, as for inactive lanes
+        // below.
+        out[n..].fill(acc.to_lane());
     } else if prefix {
         for (l, o) in out.iter_mut().enumerate() {
             *o = acc.unwrap_or(identity).to_lane();
@@ -2478,9 +2484,8 @@ fn fast_fold<T: Val + PartialEq>(
             }
         }
     } else {
-        let folded = if mask == 0 {
-            identity
-        } else if mask == full_mask(src.len()) {
+        let folded = if let Some(n) = run {
+            let src = &src[..n];
             let ordered = || {
                 // A loop without mask bits, which the compiler can
                 // vectorise where `f` is associative (integers).
@@ -2506,6 +2511,8 @@ fn fast_fold<T: Val + PartialEq>(
             } else {
                 ordered()
             }
+        } else if mask == 0 {
+            identity
         } else {
             // The first active lane starts the fold: no `Option` in the
             // loop.

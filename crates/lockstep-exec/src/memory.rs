@@ -467,6 +467,14 @@ impl<'a> Memory<'a> {
     /// `dst` stays as it is.
     #[inline(always)]
     pub fn load_words_where(&self, dst: &mut [u64], addrs: &[u64], offset: u64, lanes: Mask) {
+        // The lanes from the first on (a group smaller than its waves): the
+        // loop over every lane, without a mask.
+        if lanes & lanes.wrapping_add(1) == 0 {
+            let n = (lanes.count_ones() as usize)
+                .min(dst.len())
+                .min(addrs.len());
+            return self.load_words(&mut dst[..n], &addrs[..n], offset);
+        }
         #[inline(always)]
         fn gather<T>(
             dst: &mut [u64],
@@ -504,6 +512,12 @@ impl<'a> Memory<'a> {
     /// [`Memory::store_words`] for the lanes in `lanes` only.
     #[inline(always)]
     pub fn store_words_where(&self, addrs: &[u64], offset: u64, src: &[u64], lanes: Mask) {
+        if lanes & lanes.wrapping_add(1) == 0 {
+            let n = (lanes.count_ones() as usize)
+                .min(src.len())
+                .min(addrs.len());
+            return self.store_words(&addrs[..n], offset, &src[..n]);
+        }
         let words = self.whole_writable();
         for l in crate::mask_lanes(lanes) {
             store_word(words, addrs[l].wrapping_add(offset), src[l]);

@@ -472,7 +472,17 @@ fn check_with(
         })
     };
     let mut done = 0;
-    let runs = side_by_side(sizes.len(), at_once, one_size, || {
+    // The slowest dispatches start first, so that the workers end together:
+    // those in checked mode or the interpreter, the widest waves first.
+    let mut order: Vec<usize> = (0..sizes.len()).rev().collect();
+    order.sort_by_key(|&i| {
+        proofs[i].is_some()
+            && shader
+                .program
+                .engine_report(sizes[i], lockstep_exec::Engine::Auto)
+                .native
+    });
+    let runs = side_by_side(&order, at_once, one_size, || {
         done += 1;
         progress(done, total);
     })?;
@@ -604,19 +614,21 @@ impl Written {
     }
 }
 
-/// Runs `job(i)` for each `i` in `0..count`, at most `at_once` at a time,
-/// each on a thread of its own (on this thread when one at a time), and
+/// Runs `job(i)` for each `i` of `order` (a permutation of `0..count`),
+/// at most `at_once` at a time, each on a thread of its own, started in
+/// `order` (on this thread and in index order when one at a time), and
 /// calls `tick` on this thread each time a job calls the function it is
 /// given. Returns the results in index order, or the error of the first
-/// job by index that failed: the jobs after a failed one that have not
-/// started do not start, and those before it still run, so the error is
-/// the one running them in order would give.
+/// job by index that failed: the jobs after a failed one (by index) that
+/// have not started do not start, and those before it still run, so the
+/// error is the one running them in index order would give.
 fn side_by_side<T: Send>(
-    count: usize,
+    order: &[usize],
     at_once: usize,
     job: impl Fn(usize, &dyn Fn()) -> Result<T, RunError> + Sync,
     mut tick: impl FnMut(),
 ) -> Result<Vec<T>, RunError> {
+    let count = order.len();
     let at_once = at_once.clamp(1, count.max(1));
     if at_once == 1 {
         let tick = std::cell::RefCell::new(tick);
@@ -634,10 +646,9 @@ fn side_by_side<T: Send>(
             let (sender, next, failed, results, job) =
                 (sender.clone(), &next, &failed, &results, &job);
             s.spawn(move || {
-                loop {
-                    let i = next.fetch_add(1, Relaxed);
-                    if i >= count || i > failed.load(Relaxed) {
-                        break;
+                while let Some(&i) = order.get(next.fetch_add(1, Relaxed)) {
+                    if i > failed.load(Relaxed) {
+                        continue;
                     }
                     let result = job(i, &|| {
                         // The receiver lives until every job has ended.
