@@ -1,7 +1,12 @@
 //! `check/…`: what `lockstep check` costs against one `lockstep::run` of
-//! the same dispatch. A check runs every wave size the device has (six)
-//! in checked mode, then each again with four other orders of reductions,
-//! waves and groups; its target is at most ten times one run.
+//! the same dispatch. A check runs every wave size the device has (six),
+//! then each again with the other orders of reductions, waves and groups
+//! that could change its memory; its target is at most ten times one run.
+//!
+//! Two shaders: a wave scan that the check proves free of everything
+//! checked mode reports before it runs (`check/run`, `check/check`: the
+//! sizes run as `run` runs them), and a groupshared tile with a barrier,
+//! which it runs in checked mode (`check/tile_run`, `check/tile_check`).
 //!
 //! ```sh
 //! cargo bench -p lockstep --bench check
@@ -28,6 +33,23 @@ void main(uint3 dtid : SV_DispatchThreadID)
     uint sum = WaveActiveSum(v);
     if (WaveIsFirstLane())
         Total.InterlockedAdd(0, sum);
+}
+"#;
+
+/// Neighbours summed through a groupshared tile: checked mode settles its
+/// barrier and its groupshared accesses.
+const TILE: &str = r#"
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+RWByteAddressBuffer Total : register(u1);
+groupshared uint Tile[64];
+
+[numthreads(64, 1, 1)]
+void main(uint3 dtid : SV_DispatchThreadID, uint gi : SV_GroupIndex)
+{
+    Tile[gi] = In[dtid.x] & 255u;
+    GroupMemoryBarrierWithGroupSync();
+    Out[dtid.x] = Tile[gi] + Tile[gi ^ 1u];
 }
 "#;
 
@@ -73,6 +95,24 @@ fn check_against_run(c: &mut Criterion) {
             let report =
                 lockstep::check(&shader, &pipeline, &opts, &mut |_, _| {}).expect("the check runs");
             assert_eq!(report.portability.len(), 1);
+            assert_eq!(report.proven, report.wave_sizes);
+        })
+    });
+    let tile = lockstep::compile(
+        "tile.hlsl",
+        TILE,
+        &CompileOptions::default(),
+        &MemoryLoader::default(),
+    )
+    .expect("the benchmark shader compiles");
+    group.bench_function("tile_run", |b| {
+        b.iter(|| lockstep::run(&tile, &pipeline, &opts).expect("the run succeeds"))
+    });
+    group.bench_function("tile_check", |b| {
+        b.iter(|| {
+            let report =
+                lockstep::check(&tile, &pipeline, &opts, &mut |_, _| {}).expect("the check runs");
+            assert!(report.is_clean() && report.proven.is_empty());
         })
     });
     group.finish();
