@@ -10,19 +10,22 @@
 //!   leave unwritten counted as unwritten where its paths meet), a read of
 //!   another lane (`WaveReadLaneAt`, the quad reads), `WaveMultiPrefix*`'s
 //!   partitions;
-//! - integer division, discarded-lane reads, barriers, groupshared memory
-//!   and textures;
-//! - buffer accesses out of bounds or misaligned: every load, store and
-//!   atomic must have a byte address bounded over every thread of the
-//!   dispatch.
+//! - an integer divisor that some thread may make 0;
+//! - discarded-lane reads, textures and groupshared atomics;
+//! - accesses out of bounds or misaligned: every load, store and atomic
+//!   must have a byte address bounded over every thread of the dispatch;
+//! - groupshared memory: barriers only at the entry point's own level
+//!   with no lane gone, and between two barriers either loads of words
+//!   that every thread of the group stored in an earlier phase, or stores
+//!   one word per thread (no race, nothing uninitialized).
 //!
 //! Addresses are bounded by an abstract value per register, drawn in
 //! program order as `native::consecutive` draws its facts (and dropped
 //! at the same construct boundaries): an exact affine function of
-//! `SV_DispatchThreadID`, or a range of integers with a known power-of-two
-//! divisor. System values, constants, 32-bit integer arithmetic that
-//! cannot wrap over the dispatch, and index scaling give them; anything
-//! else gives none.
+//! `SV_DispatchThreadID` and `SV_GroupThreadID`, or a range of integers
+//! with a known power-of-two divisor. System values, constants, 32-bit
+//! integer arithmetic that cannot wrap over the dispatch, and index
+//! scaling give them; anything else gives none.
 //!
 //! It also gives what checked mode records of the writes: which
 //! instructions write each resource, and whether a word may be stored
@@ -49,8 +52,9 @@ pub struct Proof {
 /// point of the program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Value {
-    /// Exactly `c + k·id`, `id` the thread's `SV_DispatchThreadID`.
-    Affine { c: i128, k: [i128; 3] },
+    /// Exactly `c + k·id`, `id` the thread's `SV_DispatchThreadID` then
+    /// its `SV_GroupThreadID` (six coordinates).
+    Affine { c: i128, k: [i128; DIMS] },
     /// Some integer of `lo..=hi` that is a multiple of `align`, a power of
     /// two.
     Range { lo: i128, hi: i128, align: i128 },
@@ -83,16 +87,25 @@ fn low_bit(v: i128) -> i128 {
     }
 }
 
+/// The coordinates an affine value counts: `SV_DispatchThreadID`'s three,
+/// then `SV_GroupThreadID`'s.
+const DIMS: usize = 6;
+
 /// The dispatch the proof is for: threads per dimension.
 #[derive(Clone, Copy)]
 struct Threads {
-    /// `SV_DispatchThreadID`'s extent per dimension.
-    ids: [i128; 3],
+    /// `SV_DispatchThreadID`'s extent per dimension, then the group's.
+    ids: [i128; DIMS],
+}
+
+/// `f` of each coordinate's coefficients.
+fn zip_k(k: [i128; DIMS], j: [i128; DIMS], f: impl Fn(i128, i128) -> i128) -> [i128; DIMS] {
+    std::array::from_fn(|d| f(k[d], j[d]))
 }
 
 impl Value {
     fn constant(c: i128) -> Value {
-        Value::Affine { c, k: [0; 3] }
+        Value::Affine { c, k: [0; DIMS] }
     }
 
     /// The least and greatest value over the dispatch.
@@ -195,13 +208,13 @@ impl Facts {
             (Op32::Add, Value::Affine { c, k }, Value::Affine { c: d, k: j }) => {
                 Some(Value::Affine {
                     c: c + d,
-                    k: [k[0] + j[0], k[1] + j[1], k[2] + j[2]],
+                    k: zip_k(k, j, |a, b| a + b),
                 })
             }
             (Op32::Sub, Value::Affine { c, k }, Value::Affine { c: d, k: j }) => {
                 Some(Value::Affine {
                     c: c - d,
-                    k: [k[0] - j[0], k[1] - j[1], k[2] - j[2]],
+                    k: zip_k(k, j, |a, b| a - b),
                 })
             }
             (Op32::Add, ..) => range(alo + blo, ahi + bhi, a.align(t).min(b.align(t))),
@@ -217,7 +230,7 @@ impl Facts {
                 let scale = |v: Value, m: i128| match v {
                     Value::Affine { c, k } => Value::Affine {
                         c: c * m,
-                        k: [k[0] * m, k[1] * m, k[2] * m],
+                        k: k.map(|k| k * m),
                     },
                     Value::Range { lo, hi, align } => Value::Range {
                         lo: lo * m,
@@ -349,14 +362,16 @@ impl Facts {
     /// `v * m` with no width limit (index scaling is 64-bit).
     fn op32_free_mul(&self, v: Value, m: i128) -> Option<Value> {
         Some(match v {
-            Value::Affine { c, k } => Value::Affine {
-                c: c.checked_mul(m)?,
-                k: [
-                    k[0].checked_mul(m)?,
-                    k[1].checked_mul(m)?,
-                    k[2].checked_mul(m)?,
-                ],
-            },
+            Value::Affine { c, k } => {
+                let mut scaled = [0; DIMS];
+                for (s, k) in scaled.iter_mut().zip(k) {
+                    *s = k.checked_mul(m)?;
+                }
+                Value::Affine {
+                    c: c.checked_mul(m)?,
+                    k: scaled,
+                }
+            }
             Value::Range { lo, hi, align } => Value::Range {
                 lo: lo.checked_mul(m)?,
                 hi: hi.checked_mul(m)?,
@@ -398,7 +413,7 @@ fn add(a: Value, b: Value, t: Threads) -> Option<Value> {
     Some(match (a, b) {
         (Value::Affine { c, k }, Value::Affine { c: d, k: j }) => Value::Affine {
             c: c + d,
-            k: [k[0] + j[0], k[1] + j[1], k[2] + j[2]],
+            k: zip_k(k, j, |a, b| a + b),
         },
         _ => {
             let (alo, ahi) = a.bounds(t);
@@ -425,10 +440,9 @@ fn narrow(form: Option<OpForm>) -> bool {
 /// does not settle from the addresses.
 fn checked_at_run_time(inst: &Inst) -> bool {
     match *inst {
-        Inst::CheckDiscardedRead { .. }
-        | Inst::Barrier
-        | Inst::TexelAddress { .. }
-        | Inst::MultiPrefix { .. } => true,
+        Inst::CheckDiscardedRead { .. } | Inst::TexelAddress { .. } | Inst::MultiPrefix { .. } => {
+            true
+        }
         Inst::Wave { op, .. } | Inst::Wave4 { op, .. } => matches!(
             op,
             WaveOp::ReadLaneAt
@@ -437,9 +451,7 @@ fn checked_at_run_time(inst: &Inst) -> bool {
                 | WaveOp::QuadReadAcrossDiagonal
                 | WaveOp::QuadReadLaneAt
         ),
-        Inst::Load { addr, .. } | Inst::Store { addr, .. } | Inst::Atomic { addr, .. } => {
-            addr.space == Space::Groupshared
-        }
+        Inst::Atomic { addr, .. } => addr.space == Space::Groupshared,
         _ => false,
     }
 }
@@ -455,7 +467,10 @@ impl Program {
         }
         let extent = self.group.extent(wave_size);
         let threads = Threads {
-            ids: std::array::from_fn(|d| i128::from(groups[d]) * i128::from(extent[d])),
+            ids: std::array::from_fn(|d| match d {
+                0..3 => i128::from(groups[d]) * i128::from(extent[d]),
+                _ => i128::from(extent[d - 3]),
+            }),
         };
         let mut facts = Facts {
             facts: vec![None; self.reg_count as usize],
@@ -477,6 +492,11 @@ impl Program {
         let mut stores: Vec<Vec<(Value, u32, bool)>> = vec![Vec::new(); lengths.len()];
         let mut atomics = vec![false; lengths.len()];
         let mut writers: Vec<Vec<Span>> = vec![Vec::new(); lengths.len()];
+        let mut shared = Shared::default();
+        // The entry point's own level, and whether some lanes may have left
+        // it.
+        let top = usize::from(matches!(code.first(), Some(Inst::CallBegin)));
+        let mut left = false;
         for (pc, inst) in code.iter().enumerate() {
             let frame = written.len() - 1;
             match *inst {
@@ -516,6 +536,31 @@ impl Program {
                         .is_some_and(|v| v.bounds(threads).0 > 0);
                     if !nonzero {
                         return None;
+                    }
+                }
+                Inst::Return { frame: 0 } | Inst::LeaveIf { frame: 0, .. } => left = true,
+                // Every lane of the group arrives, and the phase it ends
+                // has no race.
+                Inst::Barrier if frame != top || left || !shared.end_phase(threads) => {
+                    return None;
+                }
+                Inst::Exit if !shared.end_phase(threads) => return None,
+                Inst::Load { addr, ty, .. } | Inst::Store { addr, ty, .. }
+                    if addr.space == Space::Groupshared =>
+                {
+                    let size = ty.size();
+                    if !facts.in_bounds(addr, size, u64::from(self.groupshared_bytes)) {
+                        return None;
+                    }
+                    let at = facts.address(addr)?;
+                    if matches!(inst, Inst::Load { .. }) {
+                        if !shared.initialized(at, size, threads) {
+                            return None;
+                        }
+                        shared.reads = true;
+                    } else {
+                        let everywhere = frame == top && !left;
+                        shared.writes.push((at, size, !everywhere));
                     }
                 }
                 Inst::Load { addr, ty, .. }
@@ -563,7 +608,7 @@ impl Program {
             }
         }
         let overwritten = stores.iter().zip(&atomics).any(|(stores, &atomic)| {
-            !stores.is_empty() && (atomic || !one_to_one(stores, threads))
+            !stores.is_empty() && (atomic || !one_to_one(stores, threads, 0..3))
         });
         Some(Proof {
             writers,
@@ -697,19 +742,100 @@ fn for_each_read(inst: &Inst, mut f: impl FnMut(u32)) {
     }
 }
 
-/// Whether the stores of one resource, `(address, size, inside a loop)`,
-/// write each word at most once over the dispatch: none in a loop, every
-/// address the same affine function of the thread up to a constant, the
-/// stores of one thread on disjoint bytes, and the threads' spans of bytes
-/// apart (each dimension's step past all the lower ones' reach).
-fn one_to_one(stores: &[(Value, u32, bool)], t: Threads) -> bool {
+/// Groupshared memory between barriers.
+#[derive(Default)]
+struct Shared {
+    /// The phase's stores: (address, size, not run by every thread).
+    writes: Vec<(Value, u32, bool)>,
+    /// Whether the phase loads.
+    reads: bool,
+    /// Byte ranges that every thread of a group wrote in an earlier phase.
+    covered: Vec<(i128, i128)>,
+}
+
+impl Shared {
+    /// A barrier or the end: `false` where two waves of a group may touch
+    /// one word in the phase it ends, one of them writing (a phase that
+    /// both stores and loads counts as such). What every thread stored
+    /// counts as written from here on.
+    fn end_phase(&mut self, t: Threads) -> bool {
+        let writes = std::mem::take(&mut self.writes);
+        let reads = std::mem::take(&mut self.reads);
+        if writes.is_empty() {
+            return true;
+        }
+        // Stores by a thread that may not run them still touch their words
+        // only once: `one_to_one` reads the flag as "in a loop" only.
+        let once: Vec<(Value, u32, bool)> = writes.iter().map(|&(v, n, _)| (v, n, false)).collect();
+        if reads || !one_to_one(&once, t, 3..DIMS) {
+            return false;
+        }
+        if writes.iter().all(|&(_, _, partial)| !partial)
+            && let Some(range) = dense(&writes, t)
+        {
+            self.covered.push(range);
+        }
+        true
+    }
+
+    /// Whether every byte a load of `size` at `at` may read was covered.
+    fn initialized(&self, at: Value, size: u32, t: Threads) -> bool {
+        let (lo, hi) = at.bounds(t);
+        let end = hi + i128::from(size);
+        self.covered.iter().any(|&(a, b)| a <= lo && end <= b)
+    }
+}
+
+/// The bytes that one-to-one stores, run by every thread of a group, cover
+/// with no gap: each coordinate's step (up or down) the span of all the
+/// lower ones, the pieces of one thread side by side.
+fn dense(writes: &[(Value, u32, bool)], t: Threads) -> Option<(i128, i128)> {
+    let mut pieces: Vec<(i128, i128)> = Vec::new();
+    let mut k = [0; DIMS];
+    for &(at, size, _) in writes {
+        let Value::Affine { c, k: j } = at else {
+            return None;
+        };
+        k = j;
+        pieces.push((c, c + i128::from(size)));
+    }
+    pieces.sort_unstable();
+    if pieces.windows(2).any(|w| w[1].0 != w[0].1) {
+        return None;
+    }
+    let (mut start, mut span) = (pieces.first()?.0, pieces.last()?.1 - pieces.first()?.0);
+    let mut steps: Vec<(i128, i128)> = (3..DIMS)
+        .map(|d| (k[d], t.ids[d]))
+        .filter(|&(_, n)| n > 1)
+        .collect();
+    steps.sort_unstable_by_key(|&(step, _)| step.abs());
+    for (step, n) in steps {
+        if step.abs() != span {
+            return None;
+        }
+        // A step down starts the range lower.
+        start += (step * (n - 1)).min(0);
+        span *= n;
+    }
+    Some((start, start + span))
+}
+
+/// Whether the stores of one memory, `(address, size, inside a loop)`,
+/// write each word at most once over the threads that `dims` tell apart
+/// (`SV_DispatchThreadID`'s for a dispatch, `SV_GroupThreadID`'s for a
+/// group): none in a loop, every address the same affine function of those
+/// coordinates alone up to a constant, the stores of one thread on disjoint
+/// bytes, and the threads' spans of bytes apart (each coordinate's step past
+/// all the lower ones' reach).
+fn one_to_one(stores: &[(Value, u32, bool)], t: Threads, dims: std::ops::Range<usize>) -> bool {
     let mut pieces: Vec<(i128, i128)> = Vec::new();
     let mut common = None;
     for &(at, size, in_loop) in stores {
         let Value::Affine { c, k } = at else {
             return false;
         };
-        if in_loop || common.is_some_and(|j| j != k) {
+        let others = (0..DIMS).any(|d| !dims.contains(&d) && k[d] != 0 && t.ids[d] > 1);
+        if in_loop || others || common.is_some_and(|j| j != k) {
             return false;
         }
         common = Some(k);
@@ -723,12 +849,10 @@ fn one_to_one(stores: &[(Value, u32, bool)], t: Threads) -> bool {
         return true;
     };
     let span = last - first.0;
-    let mut steps: Vec<(i128, i128)> = common
-        .unwrap_or([0; 3])
-        .iter()
-        .zip(t.ids)
+    let k = common.unwrap_or([0; DIMS]);
+    let mut steps: Vec<(i128, i128)> = dims
+        .map(|d| (k[d].abs(), t.ids[d]))
         .filter(|&(_, n)| n > 1)
-        .map(|(&k, n)| (k.abs(), n))
         .collect();
     steps.sort_unstable();
     let mut reach = 0;
@@ -775,16 +899,21 @@ fn inputs(p: &Program, extent: [u32; 3], groups: [u32; 3]) -> Vec<(u32, Fact)> {
             continue;
         }
         for &(k, reg) in &input.regs {
+            let unit = |d: usize| {
+                let mut k = [0; DIMS];
+                k[d] = 1;
+                Value::Affine { c: 0, k }
+            };
             let value = match (input.sv, k) {
-                (SystemValue::DispatchThreadId, 0..=2) => {
-                    let mut unit = [0; 3];
-                    unit[k] = 1;
-                    Value::Affine { c: 0, k: unit }
-                }
+                (SystemValue::DispatchThreadId, 0..=2) => unit(k),
+                (SystemValue::GroupThreadId, 0..=2) => unit(3 + k),
                 (SystemValue::GroupId, 0..=2) => range(groups[k]),
-                (SystemValue::GroupThreadId, 0..=2) => range(extent[k]),
+                // x + y·width + z·width·height.
                 (SystemValue::GroupIndex, 0) => {
-                    range(extent.iter().fold(1u32, |n, &e| n.saturating_mul(e.max(1))))
+                    let [x, y, _] = extent.map(|e| i128::from(e.max(1)));
+                    let mut k = [0; DIMS];
+                    k[3..].copy_from_slice(&[1, x, x * y]);
+                    Value::Affine { c: 0, k }
                 }
                 _ => continue,
             };

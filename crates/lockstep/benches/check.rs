@@ -3,10 +3,12 @@
 //! then each again with the other orders of reductions, waves and groups
 //! that could change its memory; its target is at most ten times one run.
 //!
-//! Two shaders: a wave scan that the check proves free of everything
-//! checked mode reports before it runs (`check/run`, `check/check`: the
-//! sizes run as `run` runs them), and a groupshared tile with a barrier,
-//! which it runs in checked mode (`check/tile_run`, `check/tile_check`).
+//! Three shaders: a wave scan and a groupshared tile that the check proves
+//! free of everything checked mode reports before they run (`check/run`,
+//! `check/check`, `check/tile_run`, `check/tile_check`: the sizes run as
+//! `run` runs them), and a reduction in groupshared memory with a barrier
+//! in its loop, which it runs in checked mode (`check/reduce_run`,
+//! `check/reduce_check`).
 //!
 //! ```sh
 //! cargo bench -p lockstep --bench check
@@ -36,8 +38,8 @@ void main(uint3 dtid : SV_DispatchThreadID)
 }
 "#;
 
-/// Neighbours summed through a groupshared tile: checked mode settles its
-/// barrier and its groupshared accesses.
+/// Neighbours summed through a groupshared tile: each thread stores one
+/// word, then reads two after the barrier.
 const TILE: &str = r#"
 StructuredBuffer<uint> In : register(t0);
 RWStructuredBuffer<uint> Out : register(u0);
@@ -50,6 +52,28 @@ void main(uint3 dtid : SV_DispatchThreadID, uint gi : SV_GroupIndex)
     Tile[gi] = In[dtid.x] & 255u;
     GroupMemoryBarrierWithGroupSync();
     Out[dtid.x] = Tile[gi] + Tile[gi ^ 1u];
+}
+"#;
+
+/// A tree reduction in groupshared memory, a barrier in each step of its
+/// loop: checked mode settles its barriers and accesses.
+const REDUCE: &str = r#"
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+RWByteAddressBuffer Total : register(u1);
+groupshared uint Tile[64];
+
+[numthreads(64, 1, 1)]
+void main(uint3 dtid : SV_DispatchThreadID, uint gi : SV_GroupIndex)
+{
+    Tile[gi] = In[dtid.x] & 255u;
+    GroupMemoryBarrierWithGroupSync();
+    for (uint s = 32; s > 0; s >>= 1) {
+        if (gi < s)
+            Tile[gi] += Tile[gi + s];
+        GroupMemoryBarrierWithGroupSync();
+    }
+    Out[dtid.x] = Tile[0];
 }
 "#;
 
@@ -98,23 +122,26 @@ fn check_against_run(c: &mut Criterion) {
             assert_eq!(report.proven, report.wave_sizes);
         })
     });
-    let tile = lockstep::compile(
-        "tile.hlsl",
-        TILE,
-        &CompileOptions::default(),
-        &MemoryLoader::default(),
-    )
-    .expect("the benchmark shader compiles");
-    group.bench_function("tile_run", |b| {
-        b.iter(|| lockstep::run(&tile, &pipeline, &opts).expect("the run succeeds"))
-    });
-    group.bench_function("tile_check", |b| {
-        b.iter(|| {
-            let report =
-                lockstep::check(&tile, &pipeline, &opts, &mut |_, _| {}).expect("the check runs");
-            assert!(report.is_clean() && report.proven.is_empty());
-        })
-    });
+    for (name, source, proven) in [("tile", TILE, true), ("reduce", REDUCE, false)] {
+        let shader = lockstep::compile(
+            &format!("{name}.hlsl"),
+            source,
+            &CompileOptions::default(),
+            &MemoryLoader::default(),
+        )
+        .expect("the benchmark shader compiles");
+        group.bench_function(format!("{name}_run"), |b| {
+            b.iter(|| lockstep::run(&shader, &pipeline, &opts).expect("the run succeeds"))
+        });
+        group.bench_function(format!("{name}_check"), |b| {
+            b.iter(|| {
+                let report = lockstep::check(&shader, &pipeline, &opts, &mut |_, _| {})
+                    .expect("the check runs");
+                assert!(report.is_clean());
+                assert_eq!(report.proven.len(), if proven { 6 } else { 0 });
+            })
+        });
+    }
     group.finish();
 }
 

@@ -231,23 +231,26 @@ fn variations() -> Vec<(&'static str, ReductionOrder, Schedule)> {
     ]
 }
 
-/// Whether the waves and groups of a dispatch can see each other's memory:
-/// groupshared memory, an atomic whose order shows, or a buffer that it
-/// both reads and writes. Where none can, and no word is written twice
-/// with a store among the writes (`Writers::overwritten`), every thread
-/// reads only memory that no thread writes, so its writes are the same in
-/// any schedule, and the shuffled schedules are not run.
-fn shares_memory(program: &lockstep_exec::Program, bindings: &Bindings) -> bool {
+/// Whether the waves and groups of a dispatch can see each other's memory,
+/// as two answers: through groupshared memory, and through an atomic whose
+/// order shows or a buffer that it both reads and writes. Where neither can
+/// (groupshared memory counts not where the dispatch was proven clean: its
+/// waves then never touch a word another wrote in the same phase), and no
+/// word is written twice with a store among the writes
+/// (`Writers::overwritten`), every thread reads only memory that no thread
+/// writes meanwhile, so its writes are the same in any schedule, and the
+/// shuffled schedules are not run.
+fn shares_memory(program: &lockstep_exec::Program, bindings: &Bindings) -> (bool, bool) {
     let uses = program.shared_memory();
     let buffer = |id: &lockstep_ir::ResourceId| bindings.buffer_of.get(id.index()).copied();
     let read: Vec<usize> = uses.read.iter().filter_map(buffer).collect();
-    uses.groupshared
-        || uses.ordered_atomics
+    let buffers = uses.ordered_atomics
         || uses
             .written
             .iter()
             .filter_map(buffer)
-            .any(|b| read.contains(&b))
+            .any(|b| read.contains(&b));
+    (uses.groupshared, buffers)
 }
 
 /// The wave sizes a check runs: those the device supports and the
@@ -325,11 +328,7 @@ fn check_with(
     let folds_floats = !checked.float_reductions().is_empty();
     // The machine code's program marks the atomics whose result nothing reads
     // (their order cannot show); checked programs mark none.
-    let shares_memory = shares_memory(&shader.program, &bindings);
-    let needed = |schedule: Schedule, written: &Written| match schedule {
-        Schedule::InOrder => folds_floats,
-        Schedule::Shuffled(_) => shares_memory || written.overwritten(),
-    };
+    let (groupshared, shares_buffers) = shares_memory(&shader.program, &bindings);
     let total = sizes.len() * (1 + variations().len());
     // Each dispatch runs on one thread, so that checked mode and the
     // shuffled schedules are deterministic; the wave sizes run side by
@@ -362,6 +361,12 @@ fn check_with(
             Some(proof)
         })
         .collect();
+    let needed = |i: usize, schedule: Schedule, written: &Written| match schedule {
+        Schedule::InOrder => folds_floats,
+        Schedule::Shuffled(_) => {
+            shares_buffers || (groupshared && proofs[i].is_none()) || written.overwritten()
+        }
+    };
     let config_at = |w: u32| DispatchConfig {
         wave_size: w,
         threads: 1,
@@ -408,7 +413,7 @@ fn check_with(
         let mut order_dependence = Vec::new();
         let mut progress = Vec::new();
         for (name, order, schedule) in variations() {
-            if !needed(schedule, &written) {
+            if !needed(i, schedule, &written) {
                 dispatched();
                 continue;
             }

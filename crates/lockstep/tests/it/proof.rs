@@ -88,16 +88,76 @@ fn proofs_hold_exactly_where_the_accesses_are_bounded() {
     );
     assert_eq!(one_d("Out[In[id.x] & 255] = 1;"), Some(true));
     assert_eq!(one_d("Out[In[id.x]] = 1;"), None);
-    // Groupshared memory and barriers are checked at run time.
-    let shared = "groupshared uint Tile[64];";
+    // Groupshared memory: a phase between barriers either stores, one word
+    // per thread, or loads words every thread stored before.
+    let shared = format!("{BUFFERS}\ngroupshared uint Tile[64];");
+    let sync = "GroupMemoryBarrierWithGroupSync();";
+    let gi = |body: &str| {
+        let source = format!(
+            "{shared}\n[numthreads(64, 1, 1)]\nvoid main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex) {{\n{body}\n}}\n"
+        );
+        let shader = compile(&source);
+        let checked = Program::compile_checked(&shader.module).unwrap();
+        checked
+            .prove_clean(32, [4, 1, 1], &[1024, 1024])
+            .map(|p| p.overwritten)
+    };
     assert_eq!(
-        prove(
-            &format!("{BUFFERS}\n{shared}"),
-            "64, 1, 1",
-            [4, 1, 1],
-            "Tile[id.x % 64] = In[id.x]; GroupMemoryBarrierWithGroupSync(); Out[id.x] = Tile[63 - id.x % 64];"
-        ),
-        None
+        gi(&format!("Tile[63 - gi] = 1; {sync} Out[id.x] = 2;")),
+        Some(false),
+        "a store per thread, read by nothing"
+    );
+    assert_eq!(
+        gi(&format!(
+            "Tile[gi] = In[id.x]; {sync} Out[id.x] = Tile[gi] + Tile[gi ^ 1];"
+        )),
+        Some(false),
+        "the tile: each word stored once, then read"
+    );
+    assert_eq!(
+        gi("Tile[gi] = In[id.x]; Out[id.x] = Tile[gi ^ 1];"),
+        None,
+        "no barrier: a race"
+    );
+    assert_eq!(
+        gi(&format!(
+            "Tile[gi / 2] = In[id.x]; {sync} Out[id.x] = Tile[gi];"
+        )),
+        None,
+        "two threads store one word"
+    );
+    assert_eq!(
+        gi(&format!("Tile[gi % 32] = In[id.x]; {sync} Out[id.x] = 1;")),
+        None,
+        "threads 32 apart store one word"
+    );
+    assert_eq!(
+        gi(&format!(
+            "Tile[gi] = 1; {sync} Tile[gi] = Tile[gi ^ 1]; {sync} Out[id.x] = Tile[gi];"
+        )),
+        None,
+        "a phase that loads the words it stores"
+    );
+    assert_eq!(
+        gi(&format!(
+            "if (gi > 0) Tile[gi] = In[id.x]; {sync} Out[id.x] = Tile[gi];"
+        )),
+        None,
+        "word 0 is read but never stored"
+    );
+    assert_eq!(
+        gi(&format!(
+            "Tile[gi] = In[id.x]; if (In[id.x] > 3) {{ {sync} }} Out[id.x] = Tile[gi];"
+        )),
+        None,
+        "a barrier not every lane reaches"
+    );
+    assert_eq!(
+        gi(&format!(
+            "Tile[gi] = In[id.x]; {sync} Out[id.x] = Tile[gi + 1];"
+        )),
+        None,
+        "the last thread reads past the tile"
     );
     // Two dimensions: 16 × 16 threads, rows of 16 words apart or 15.
     let two_d = |body: &str| prove(BUFFERS, "8, 8, 1", [2, 2, 1], body);
@@ -176,10 +236,32 @@ const CLEAN: &[&str] = &[
     "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
      [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID) {\n\
        if (id.x < 32) Out[id.x] = 7; else Out[id.x] = WaveGetLaneCount(); }",
+    // A groupshared tile between two barriers; the lane count differs.
+    "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
+     groupshared uint Tile[64];\n\
+     [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex) {\n\
+       Tile[63 - gi] = In[id.x & 7]; GroupMemoryBarrierWithGroupSync();\n\
+       uint v = Tile[gi ^ 1] + WaveGetLaneCount(); GroupMemoryBarrierWithGroupSync();\n\
+       Tile[gi] = v; GroupMemoryBarrierWithGroupSync(); Out[id.x] = Tile[gi]; }",
     // Clean: a counter per thread, and a total by atomics.
     "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
      [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID) {\n\
        Out[id.x % 32 + 32] = In[id.x & 7] + 1; InterlockedAdd(Out[0], 1); }",
+];
+
+/// Shaders with a race in groupshared memory that only a rule of the proof
+/// rules out: the proof must fail, and the check report the race.
+const RACY: &[&str] = &[
+    "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
+     groupshared uint Tile[64];\n\
+     [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex) {\n\
+       Tile[gi] = 1; GroupMemoryBarrierWithGroupSync();\n\
+       Tile[gi] = Tile[63 - gi]; GroupMemoryBarrierWithGroupSync(); Out[id.x] = Tile[gi]; }",
+    "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
+     groupshared uint Tile[64];\n\
+     [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex) {\n\
+       Tile[gi] = 1; GroupMemoryBarrierWithGroupSync();\n\
+       Tile[gi % 32] = gi; GroupMemoryBarrierWithGroupSync(); Out[id.x] = Tile[gi]; }",
 ];
 
 /// Over the examples, the corpus of tests/check and shaders the proof
@@ -209,6 +291,10 @@ fn proven_checks_report_what_checked_mode_reports() {
     for (i, source) in CLEAN.iter().enumerate() {
         let yaml = repo().join("tests/check/ub.yaml");
         jobs.push((yaml, format!("clean{i}.hlsl"), source.to_string()));
+    }
+    for (i, source) in RACY.iter().enumerate() {
+        let yaml = repo().join("tests/check/ub.yaml");
+        jobs.push((yaml, format!("racy{i}.hlsl"), source.to_string()));
     }
     let mut proven = 0;
     for (yaml, name, source) in &jobs {
@@ -246,6 +332,18 @@ fn proven_checks_report_what_checked_mode_reports() {
             "{name}: proven at {:?}",
             fast.proven
         );
+        if name.starts_with("racy") {
+            assert!(
+                fast.proven.is_empty(),
+                "{name}: proven at {:?}",
+                fast.proven
+            );
+            assert!(
+                fast.findings.iter().any(|f| f.kind == "groupshared-race"),
+                "{name}: {}",
+                fast.render(&shader, false)
+            );
+        }
         proven += usize::from(!fast.proven.is_empty());
     }
     // The examples' and the corpus' others use groupshared memory,
