@@ -688,6 +688,34 @@ pub enum Inst {
     Exit,
 }
 
+/// The instructions of the loop that starts at `pc` (a `LoopBegin`), up to
+/// its `LoopEnd`.
+pub(crate) fn loop_body(code: &[Inst], pc: usize) -> &[Inst] {
+    let mut depth = 0usize;
+    for (end, inst) in code.iter().enumerate().skip(pc) {
+        match inst {
+            Inst::LoopBegin => depth += 1,
+            Inst::LoopEnd => {
+                depth -= 1;
+                if depth == 0 {
+                    return &code[pc..=end];
+                }
+            }
+            _ => {}
+        }
+    }
+    &code[pc..]
+}
+
+/// The registers written anywhere in the loop that starts at `pc`.
+pub(crate) fn loop_writes(code: &[Inst], pc: usize) -> Vec<u32> {
+    let mut regs = Vec::new();
+    for inst in loop_body(code, pc) {
+        inst.for_each_write(|r| regs.push(r));
+    }
+    regs
+}
+
 /// Which of a wave op's two operands (`a`, `b` of [`Inst::Wave`]) it reads:
 /// the value for every op that takes one, the lane index for the two
 /// `ReadLaneAt` ops.

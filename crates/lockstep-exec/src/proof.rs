@@ -34,7 +34,9 @@
 
 use lockstep_ir::{ScalarType, Span, SystemValue, WaveOp};
 
-use crate::bytecode::{Address, Inst, Op32, OpForm, Reg, Space, wave_operands};
+use crate::bytecode::{
+    Address, Inst, Op32, OpForm, Reg, Space, loop_body, loop_writes, wave_operands,
+};
 use crate::compile::Program;
 
 /// What a clean dispatch writes, as checked mode would record it.
@@ -642,18 +644,9 @@ impl Undefined {
     fn open(&mut self, code: &[Inst], pc: usize) {
         let mut meet = self.now.clone();
         if matches!(code[pc], Inst::LoopBegin) {
-            let mut depth = 0usize;
-            for inst in &code[pc..] {
-                match inst {
-                    Inst::LoopBegin => depth += 1,
-                    Inst::LoopEnd => {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    Inst::Uninitialized { dst } => set(&mut meet, dst.0),
-                    _ => {}
+            for inst in loop_body(code, pc) {
+                if let Inst::Uninitialized { dst } = *inst {
+                    set(&mut meet, dst.0);
                 }
             }
             self.now.clone_from(&meet);
@@ -863,26 +856,6 @@ fn one_to_one(stores: &[(Value, u32, bool)], t: Threads, dims: std::ops::Range<u
         reach += k * (n - 1);
     }
     true
-}
-
-/// The registers written anywhere in the loop that starts at `pc`.
-fn loop_writes(code: &[Inst], pc: usize) -> Vec<u32> {
-    let mut regs = Vec::new();
-    let mut depth = 0usize;
-    for inst in &code[pc..] {
-        match inst {
-            Inst::LoopBegin => depth += 1,
-            Inst::LoopEnd => {
-                depth -= 1;
-                if depth == 0 {
-                    break;
-                }
-            }
-            _ => {}
-        }
-        inst.for_each_write(|r| regs.push(r));
-    }
-    regs
 }
 
 /// The system values' facts: `SV_DispatchThreadID` itself, the others

@@ -19,7 +19,7 @@
 use lockstep_ir::{ScalarType, SystemValue};
 
 use super::sixteen;
-use crate::bytecode::{Inst, Op32, OpForm, Slot32Kind};
+use crate::bytecode::{Inst, Op32, OpForm, Slot32Kind, loop_writes};
 use crate::compile::Program;
 
 /// What the lanes of each chunk of eight hold.
@@ -97,26 +97,6 @@ fn set(lanes: &mut [Option<Lanes>], r: u32, fact: Option<Lanes>) {
     if let Some(l) = lanes.get_mut(r as usize) {
         *l = fact;
     }
-}
-
-/// The registers written anywhere in the loop that starts at `pc`.
-fn loop_writes(code: &[Inst], pc: usize) -> Vec<u32> {
-    let mut regs = Vec::new();
-    let mut depth = 0usize;
-    for inst in &code[pc..] {
-        match inst {
-            Inst::LoopBegin => depth += 1,
-            Inst::LoopEnd => {
-                depth -= 1;
-                if depth == 0 {
-                    break;
-                }
-            }
-            _ => {}
-        }
-        inst.for_each_write(|r| regs.push(r));
-    }
-    regs
 }
 
 /// Pushes the registers an instruction gives a fact, with the facts: one
