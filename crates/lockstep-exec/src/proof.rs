@@ -621,51 +621,95 @@ impl Program {
 
 /// The registers that may hold an undefined value (an uninitialized
 /// variable's) on some lane that reads them, in program order. A register
-/// turns undefined only at an `Uninitialized`, so where paths meet (an
-/// `else`, a `case`, a loop's continuing block or start, a construct's
-/// end) everything undefined at the construct's start or made undefined
-/// in it counts as undefined.
+/// turns undefined only at an `Uninitialized`. Where the two branches of an
+/// `if` meet, a register is undefined if it is at the end of either (or,
+/// without an `else`, at the start); where the paths of other constructs
+/// meet (a `case`, a loop's continuing block or start, their ends),
+/// everything undefined at the construct's start or made undefined in it
+/// counts as undefined.
 struct Undefined {
     now: Vec<bool>,
-    /// Per open construct: what may be undefined where its paths meet.
-    meets: Vec<Vec<bool>>,
+    /// Per open construct, what its paths bring where they meet.
+    frames: Vec<Paths>,
+}
+
+enum Paths {
+    /// An `if`: the state at its start, and at the end of its first branch
+    /// once the `else` is reached.
+    If {
+        entry: Vec<bool>,
+        then_end: Option<Vec<bool>>,
+    },
+    /// Another construct: everything undefined at its start or in it.
+    Any(Vec<bool>),
+}
+
+/// `now[r] |= other[r]` for every register.
+fn union(now: &mut [bool], other: &[bool]) {
+    for (now, &o) in now.iter_mut().zip(other) {
+        *now |= o;
+    }
 }
 
 impl Undefined {
     fn new(regs: usize) -> Undefined {
         Undefined {
             now: vec![false; regs],
-            meets: Vec::new(),
+            frames: Vec::new(),
         }
     }
 
     /// A construct opens at `pc`; a loop's start is also reached from its
     /// end, with what its body made undefined.
     fn open(&mut self, code: &[Inst], pc: usize) {
-        let mut meet = self.now.clone();
-        if matches!(code[pc], Inst::LoopBegin) {
-            for inst in loop_body(code, pc) {
-                if let Inst::Uninitialized { dst } = *inst {
-                    set(&mut meet, dst.0);
+        let mut any = self.now.clone();
+        match code[pc] {
+            Inst::IfBegin { .. } => {
+                self.frames.push(Paths::If {
+                    entry: any,
+                    then_end: None,
+                });
+                return;
+            }
+            Inst::LoopBegin => {
+                for inst in loop_body(code, pc) {
+                    if let Inst::Uninitialized { dst } = *inst {
+                        set(&mut any, dst.0);
+                    }
                 }
+                self.now.clone_from(&any);
             }
-            self.now.clone_from(&meet);
+            _ => {}
         }
-        self.meets.push(meet);
+        self.frames.push(Paths::Any(any));
     }
 
-    /// Paths of the innermost construct meet.
+    /// Paths of the innermost construct meet: an `else`, a `case`, a
+    /// loop's continuing block.
     fn meet(&mut self) {
-        if let Some(meet) = self.meets.last() {
-            for (now, &m) in self.now.iter_mut().zip(meet) {
-                *now |= m;
+        match self.frames.last_mut() {
+            Some(Paths::If { entry, then_end }) => {
+                *then_end = Some(std::mem::replace(&mut self.now, entry.clone()));
             }
+            Some(Paths::Any(any)) => union(&mut self.now, any),
+            None => {}
         }
     }
 
+    /// The innermost construct ends.
     fn close(&mut self) {
-        self.meet();
-        self.meets.pop();
+        match self.frames.pop() {
+            Some(Paths::If {
+                then_end: Some(other),
+                ..
+            })
+            | Some(Paths::If {
+                entry: other,
+                then_end: None,
+            })
+            | Some(Paths::Any(other)) => union(&mut self.now, &other),
+            None => {}
+        }
     }
 
     /// `inst` runs: `false` where it may read an undefined register.
@@ -676,8 +720,16 @@ impl Undefined {
         });
         if let Inst::Uninitialized { dst } = *inst {
             set(&mut self.now, dst.0);
-            for meet in &mut self.meets {
-                set(meet, dst.0);
+            for frame in &mut self.frames {
+                match frame {
+                    Paths::If { entry, then_end } => {
+                        set(entry, dst.0);
+                        if let Some(t) = then_end {
+                            set(t, dst.0);
+                        }
+                    }
+                    Paths::Any(any) => set(any, dst.0),
+                }
             }
         } else {
             inst.for_each_write(|r| {

@@ -75,6 +75,16 @@ fn proofs_hold_exactly_where_the_accesses_are_bounded() {
         one_d("uint v; if (In[id.x] > 3) v = 1; Out[id.x] = v;"),
         None
     );
+    assert_eq!(
+        one_d("uint v; if (In[id.x] > 3) v = 1; else v = 2; Out[id.x] = v;"),
+        Some(false),
+        "assigned on both branches"
+    );
+    assert_eq!(
+        one_d("uint v; if (In[id.x] > 3) v = 1; else if (id.x > 5) v = 2; Out[id.x] = v;"),
+        None,
+        "not on the innermost else"
+    );
     assert_eq!(one_d("Out[id.x] = WaveReadLaneAt(In[id.x], 3);"), None);
     assert_eq!(
         one_d("Out[id.x] = In[id.x] / (id.x + 1);"),
@@ -243,6 +253,10 @@ const CLEAN: &[&str] = &[
        Tile[63 - gi] = In[id.x & 7]; GroupMemoryBarrierWithGroupSync();\n\
        uint v = Tile[gi ^ 1] + WaveGetLaneCount(); GroupMemoryBarrierWithGroupSync();\n\
        Tile[gi] = v; GroupMemoryBarrierWithGroupSync(); Out[id.x] = Tile[gi]; }",
+    // A variable assigned on both branches of an `if`.
+    "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
+     [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID) {\n\
+       uint v; if ((id.x & 1) == 0) v = WaveGetLaneCount(); else v = In[id.x & 7]; Out[id.x] = v; }",
     // Clean: a counter per thread, and a total by atomics.
     "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
      [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID) {\n\
