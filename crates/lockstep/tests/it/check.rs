@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 
 use lockstep::{CheckReport, CompileOptions, RunOptions, Shader};
 
-fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-struct FsLoader;
+pub(crate) struct FsLoader;
 
 impl lockstep::syntax::preprocess::SourceLoader for FsLoader {
     fn load(&self, path: &str) -> Option<String> {

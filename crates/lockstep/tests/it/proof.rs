@@ -2,8 +2,9 @@
 //! shaders the proof settles, by hand, and a check that skips checked mode
 //! where it holds gives the report checked mode gives.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use super::check::{FsLoader, repo};
 use lockstep::exec::Program;
 use lockstep::{CheckReport, CompileOptions, MemoryLoader, RunOptions, Shader};
 
@@ -215,18 +216,6 @@ fn proofs_hold_exactly_where_the_accesses_are_bounded() {
         None,
         "256 threads of 16 bytes past 1024"
     );
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-struct FsLoader;
-
-impl lockstep::syntax::preprocess::SourceLoader for FsLoader {
-    fn load(&self, path: &str) -> Option<String> {
-        std::fs::read_to_string(path).ok()
-    }
 }
 
 /// Shaders that the proof settles at some wave size, beyond the examples:
