@@ -42,7 +42,7 @@ fn check_files(yaml: &Path, hlsl: &Path) -> (CheckReport, String) {
 
 /// Every shader of `dir` (sorted) with its pipeline: `yaml`, or the
 /// shader's own `.yaml` beside it.
-fn jobs(dir: &Path, yaml: Option<&str>) -> Vec<(PathBuf, PathBuf)> {
+pub(crate) fn jobs(dir: &Path, yaml: Option<&str>) -> Vec<(PathBuf, PathBuf)> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::check::{FsLoader, repo};
+use super::check::{FsLoader, jobs, repo};
 use lockstep::exec::Program;
 use lockstep::{CheckReport, CompileOptions, MemoryLoader, RunOptions, Shader};
 
@@ -273,34 +273,24 @@ const RACY: &[&str] = &[
 /// and the proof settles some size of most of them.
 #[test]
 fn proven_checks_report_what_checked_mode_reports() {
-    let mut jobs: Vec<(PathBuf, String, String)> = Vec::new();
-    for dir in ["examples", "tests/check"] {
-        let dir = repo().join(dir);
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "hlsl"))
-            .collect();
-        files.sort();
-        for hlsl in files {
-            let yaml = match hlsl.with_extension("yaml") {
-                own if own.exists() => own,
-                _ => dir.join("ub.yaml"),
-            };
-            let source = std::fs::read_to_string(&hlsl).unwrap();
-            jobs.push((yaml, hlsl.display().to_string(), source));
-        }
+    let mut all: Vec<(PathBuf, String, String)> = Vec::new();
+    let files = jobs(&repo().join("examples"), None)
+        .into_iter()
+        .chain(jobs(&repo().join("tests/check"), Some("ub.yaml")));
+    for (yaml, hlsl) in files {
+        let source = std::fs::read_to_string(&hlsl).unwrap();
+        all.push((yaml, hlsl.display().to_string(), source));
     }
     for (i, source) in CLEAN.iter().enumerate() {
         let yaml = repo().join("tests/check/ub.yaml");
-        jobs.push((yaml, format!("clean{i}.hlsl"), source.to_string()));
+        all.push((yaml, format!("clean{i}.hlsl"), source.to_string()));
     }
     for (i, source) in RACY.iter().enumerate() {
         let yaml = repo().join("tests/check/ub.yaml");
-        jobs.push((yaml, format!("racy{i}.hlsl"), source.to_string()));
+        all.push((yaml, format!("racy{i}.hlsl"), source.to_string()));
     }
     let mut proven = 0;
-    for (yaml, name, source) in &jobs {
+    for (yaml, name, source) in &all {
         let pipeline = lockstep::pipeline::parse(&std::fs::read_to_string(yaml).unwrap()).unwrap();
         let opts = CompileOptions {
             entry: pipeline.entry.clone().unwrap_or_else(|| "main".into()),
@@ -354,6 +344,6 @@ fn proven_checks_report_what_checked_mode_reports() {
     assert!(
         proven > CLEAN.len(),
         "the proof settled some size of {proven} of {} shaders",
-        jobs.len()
+        all.len()
     );
 }
