@@ -103,8 +103,9 @@ pub struct Findings {
     /// Per resource slot, per 32-bit word: 1 + the lane that wrote it last
     /// ([`pack_lane`]), 0 for none.
     lanes: Mutex<Vec<Vec<u64>>>,
-    /// Whether a word was written again where a store was one of the
-    /// writes (atomics alone commute).
+    /// Whether a word was written again by another lane where a store was
+    /// one of the writes, or by an atomic and a store (atomics alone
+    /// commute; one lane's stores keep their order).
     overwritten: std::sync::atomic::AtomicBool,
 }
 
@@ -117,6 +118,12 @@ pub(crate) fn pack_lane(group: [u32; 3], wave: u32, lane: u32) -> u64 {
         | field(group[2], 16) << 32
         | field(wave, 8) << 48
         | field(lane, 7) << 56
+}
+
+/// Whether `pack_lane` packed `packed` without saturating a group's
+/// coordinate, so that it names one lane.
+fn exact_lane(packed: u64) -> bool {
+    (0..3).all(|d| (packed >> (16 * d)) & 0xFFFF != 0xFFFF)
 }
 
 /// The bit of a word's writer that says a plain store wrote it.
@@ -156,9 +163,10 @@ impl Writers {
         ))
     }
 
-    /// Whether a word of a resource was written more than once with a
-    /// store among the writes, so that the order of the writers can show.
-    /// Atomics alone leave the same word in any order.
+    /// Whether a word of a resource was written by more than one lane with
+    /// a store among the writes, or by a store and an atomic, so that the
+    /// order of the writers can show. Atomics alone leave the same word in
+    /// any order, and so do one lane's stores.
     pub fn overwritten(&self) -> bool {
         self.overwritten
     }
@@ -225,27 +233,24 @@ impl Findings {
         if pcs.len() < len {
             pcs.resize(len, 0);
         }
-        let mut overwritten = false;
-        {
-            let mut lanes = self.lanes.lock().unwrap_or_else(|e| e.into_inner());
-            if lanes.len() <= slot {
-                lanes.resize_with(slot + 1, Vec::new);
-            }
-            let by = &mut lanes[slot];
-            if by.len() < len {
-                by.resize(len, 0);
-            }
-            for &(w, who) in words {
-                if let Some(b) = by.get_mut(w as usize) {
-                    *b = who + 1;
-                }
-            }
+        let mut lanes = self.lanes.lock().unwrap_or_else(|e| e.into_inner());
+        if lanes.len() <= slot {
+            lanes.resize_with(slot + 1, Vec::new);
         }
-        for &(w, _) in words {
-            if let Some(p) = pcs.get_mut(w as usize) {
+        let by = &mut lanes[slot];
+        if by.len() < len {
+            by.resize(len, 0);
+        }
+        let mut overwritten = false;
+        for &(w, who) in words {
+            if let (Some(p), Some(b)) = (pcs.get_mut(w as usize), by.get_mut(w as usize)) {
+                // A lane's own stores land in program order in any
+                // schedule; an atomic and a store may not.
+                let other = *b != who + 1 || !exact_lane(who);
                 let stored = !atomic || *p & STORED != 0;
-                overwritten |= *p != 0 && stored;
+                overwritten |= *p != 0 && stored && (other || atomic || *p & STORED == 0);
                 *p = (pc as u32 + 1) | if stored { STORED } else { 0 };
+                *b = who + 1;
             }
         }
         if overwritten {

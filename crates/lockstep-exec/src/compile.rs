@@ -82,6 +82,9 @@ pub struct Program {
 pub struct SharedMemory {
     /// It reads or writes groupshared memory.
     pub groupshared: bool,
+    /// It updates groupshared memory atomically: waves of a group may do so
+    /// to one word between barriers, in an order that can show.
+    pub groupshared_atomics: bool,
     /// It has an atomic whose order can show (see
     /// [`Program::ordered_atomics`]).
     pub ordered_atomics: bool,
@@ -158,6 +161,7 @@ impl Program {
                     addr, deferrable, ..
                 } => {
                     uses.ordered_atomics |= !deferrable;
+                    uses.groupshared_atomics |= addr.space == Space::Groupshared;
                     (addr, true)
                 }
                 _ => continue,

@@ -7,9 +7,13 @@
 //! settle first:
 //! - undefined values: a read of a variable that may not have been
 //!   written yet (drawn in program order, everything a construct may
-//!   leave unwritten counted as unwritten where its paths meet), a read of
-//!   another lane (`WaveReadLaneAt`, the quad reads), `WaveMultiPrefix*`'s
-//!   partitions;
+//!   leave unwritten counted as unwritten where its paths meet),
+//!   `WaveMultiPrefix*`'s partitions;
+//! - reads of other lanes (`WaveReadLaneAt`, the quad operations) outside
+//!   the entry point's own level or after a lane left it, where lanes may
+//!   be inactive; at that level, every lane a group's threads fill is
+//!   active, so the lane read must be one of the last wave's (whole quads
+//!   for the quad operations);
 //! - an integer divisor that some thread may make 0;
 //! - discarded-lane reads, textures and groupshared atomics;
 //! - accesses out of bounds or misaligned: every load, store and atomic
@@ -29,8 +33,8 @@
 //!
 //! It also gives what checked mode records of the writes: which
 //! instructions write each resource, and whether a word may be stored
-//! twice (proven not only for stores outside loops whose addresses are
-//! one-to-one in the thread).
+//! by two threads (ruled out only where every address is one-to-one in
+//! the thread).
 
 use lockstep_ir::{ScalarType, Span, SystemValue, WaveOp};
 
@@ -45,8 +49,9 @@ pub struct Proof {
     /// Per resource id, the spans of the stores and atomics that write it,
     /// in program order, each once.
     pub writers: Vec<Vec<Span>>,
-    /// Whether a word may be written twice with a store among the writes
-    /// (`Writers::overwritten`); `false` only where proven.
+    /// Whether a word may be written by two threads with a store among the
+    /// writes, or by a store and an atomic (`Writers::overwritten`);
+    /// `false` only where proven.
     pub overwritten: bool,
 }
 
@@ -144,6 +149,11 @@ impl Value {
 struct Facts {
     facts: Vec<Option<Fact>>,
     threads: Threads,
+    /// The lanes a wave fills: its size, or the group's where that is
+    /// smaller.
+    lanes: i128,
+    /// Lanes per wave.
+    wave: i128,
 }
 
 impl Facts {
@@ -281,6 +291,24 @@ impl Facts {
         let t = self.threads;
         Some(match *inst {
             Inst::Const { dst, bits } => (dst, self.result64(Some(Value::constant(bits.into())))),
+            Inst::Wave {
+                op: WaveOp::GetLaneIndex,
+                dst,
+                ..
+            } => {
+                // An active lane's index.
+                let lanes = Value::Range {
+                    lo: 0,
+                    hi: self.lanes - 1,
+                    align: 1,
+                };
+                (dst, self.result32(Some(lanes)))
+            }
+            Inst::Wave {
+                op: WaveOp::GetLaneCount,
+                dst,
+                ..
+            } => (dst, self.result32(Some(Value::constant(self.wave)))),
             Inst::Copy { dst, src } => (dst, self.get(src)),
             Inst::Binary {
                 dst,
@@ -438,6 +466,21 @@ fn narrow(form: Option<OpForm>) -> bool {
     }
 }
 
+/// Whether checked mode checks which lanes `op` reads, or that their quads
+/// are whole.
+fn reads_lanes(op: WaveOp) -> bool {
+    matches!(
+        op,
+        WaveOp::ReadLaneAt
+            | WaveOp::QuadReadAcrossX
+            | WaveOp::QuadReadAcrossY
+            | WaveOp::QuadReadAcrossDiagonal
+            | WaveOp::QuadReadLaneAt
+            | WaveOp::QuadAny
+            | WaveOp::QuadAll
+    )
+}
+
 /// Whether checked mode could report something at `inst` that the proof
 /// does not settle from the addresses.
 fn checked_at_run_time(inst: &Inst) -> bool {
@@ -445,14 +488,7 @@ fn checked_at_run_time(inst: &Inst) -> bool {
         Inst::CheckDiscardedRead { .. } | Inst::TexelAddress { .. } | Inst::MultiPrefix { .. } => {
             true
         }
-        Inst::Wave { op, .. } | Inst::Wave4 { op, .. } => matches!(
-            op,
-            WaveOp::ReadLaneAt
-                | WaveOp::QuadReadAcrossX
-                | WaveOp::QuadReadAcrossY
-                | WaveOp::QuadReadAcrossDiagonal
-                | WaveOp::QuadReadLaneAt
-        ),
+        Inst::Wave4 { op, .. } => reads_lanes(op),
         Inst::Atomic { addr, .. } => addr.space == Space::Groupshared,
         _ => false,
     }
@@ -474,9 +510,20 @@ impl Program {
                 _ => i128::from(extent[d - 3]),
             }),
         };
+        // At the entry point's level, before any lane leaves it, lanes
+        // `0..full` of every wave are active: the last wave of a group
+        // holds what is left of its threads.
+        let group: i128 = extent.iter().map(|&e| i128::from(e)).product();
+        let wave = i128::from(wave_size);
+        let full = match group % wave {
+            0 => wave,
+            rest => rest,
+        };
         let mut facts = Facts {
             facts: vec![None; self.reg_count as usize],
             threads,
+            lanes: wave.min(group),
+            wave,
         };
         for &(r, bits) in &self.constants {
             let fact = facts.result64(Some(Value::constant(bits.into())));
@@ -489,9 +536,8 @@ impl Program {
         // The registers each open construct wrote so far, outermost first.
         let mut written: Vec<Vec<u32>> = vec![Vec::new()];
         let mut undefined = Undefined::new(self.reg_count as usize);
-        let mut loops = 0usize;
-        // Per resource: its stores as (address, size, inside a loop).
-        let mut stores: Vec<Vec<(Value, u32, bool)>> = vec![Vec::new(); lengths.len()];
+        // Per resource: its stores as (address, size).
+        let mut stores: Vec<Vec<(Value, u32)>> = vec![Vec::new(); lengths.len()];
         let mut atomics = vec![false; lengths.len()];
         let mut writers: Vec<Vec<Span>> = vec![Vec::new(); lengths.len()];
         let mut shared = Shared::default();
@@ -509,7 +555,6 @@ impl Program {
                 Inst::LoopBegin => {
                     written.push(Vec::new());
                     undefined.open(code, pc);
-                    loops += 1;
                     for r in loop_writes(code, pc) {
                         facts.set(r, None);
                     }
@@ -521,9 +566,6 @@ impl Program {
                     }
                 }
                 Inst::IfEnd | Inst::LoopEnd | Inst::SwitchEnd | Inst::CallEnd if frame > 0 => {
-                    if matches!(inst, Inst::LoopEnd) {
-                        loops = loops.saturating_sub(1);
-                    }
                     undefined.close();
                     let inner = written.pop().unwrap_or_default();
                     for &r in &inner {
@@ -541,6 +583,20 @@ impl Program {
                     }
                 }
                 Inst::Return { frame: 0 } | Inst::LeaveIf { frame: 0, .. } => left = true,
+                // Lanes read from, and quads, that are active.
+                Inst::Wave { op, b, .. } if reads_lanes(op) => {
+                    if frame != top || left {
+                        return None;
+                    }
+                    if op == WaveOp::ReadLaneAt {
+                        let (lo, hi) = facts.low32(b)?.bounds(threads);
+                        if lo < 0 || hi >= full {
+                            return None;
+                        }
+                    } else if full % 4 != 0 {
+                        return None;
+                    }
+                }
                 // Every lane of the group arrives, and the phase it ends
                 // has no race.
                 Inst::Barrier if frame != top || left || !shared.end_phase(threads) => {
@@ -582,7 +638,10 @@ impl Program {
                     let span = self.spans.get(pc).copied();
                     match *inst {
                         Inst::Store { .. } => {
-                            stores[r].push((facts.address(addr)?, ty.size(), loops > 0));
+                            // A store in a loop writes the same bytes each
+                            // time round: its address's fact holds nothing
+                            // the loop changes.
+                            stores[r].push((facts.address(addr)?, ty.size()));
                         }
                         Inst::Atomic { .. } => atomics[r] = true,
                         _ => {}
@@ -809,9 +868,9 @@ impl Shared {
         if writes.is_empty() {
             return true;
         }
-        // Stores by a thread that may not run them still touch their words
-        // only once: `one_to_one` reads the flag as "in a loop" only.
-        let once: Vec<(Value, u32, bool)> = writes.iter().map(|&(v, n, _)| (v, n, false)).collect();
+        // Stores by a thread that may not run them still touch only their
+        // thread's words.
+        let once: Vec<(Value, u32)> = writes.iter().map(|&(v, n, _)| (v, n)).collect();
         if reads || !one_to_one(&once, t, 3..DIMS) {
             return false;
         }
@@ -865,31 +924,29 @@ fn dense(writes: &[(Value, u32, bool)], t: Threads) -> Option<(i128, i128)> {
     Some((start, start + span))
 }
 
-/// Whether the stores of one memory, `(address, size, inside a loop)`,
-/// write each word at most once over the threads that `dims` tell apart
+/// Whether the stores of one memory, `(address, size)`, write each word
+/// from at most one of the threads that `dims` tell apart
 /// (`SV_DispatchThreadID`'s for a dispatch, `SV_GroupThreadID`'s for a
-/// group): none in a loop, every address the same affine function of those
-/// coordinates alone up to a constant, the stores of one thread on disjoint
-/// bytes, and the threads' spans of bytes apart (each coordinate's step past
-/// all the lower ones' reach).
-fn one_to_one(stores: &[(Value, u32, bool)], t: Threads, dims: std::ops::Range<usize>) -> bool {
+/// group), however often each runs (a store in a loop has an address the
+/// loop does not change: facts hold nothing it writes): every address the
+/// same affine function of those coordinates alone up to a constant, and
+/// the threads' spans of bytes apart (each coordinate's step past all the
+/// lower ones' reach).
+fn one_to_one(stores: &[(Value, u32)], t: Threads, dims: std::ops::Range<usize>) -> bool {
     let mut pieces: Vec<(i128, i128)> = Vec::new();
     let mut common = None;
-    for &(at, size, in_loop) in stores {
+    for &(at, size) in stores {
         let Value::Affine { c, k } = at else {
             return false;
         };
         let others = (0..DIMS).any(|d| !dims.contains(&d) && k[d] != 0 && t.ids[d] > 1);
-        if in_loop || others || common.is_some_and(|j| j != k) {
+        if others || common.is_some_and(|j| j != k) {
             return false;
         }
         common = Some(k);
         pieces.push((c, c + i128::from(size)));
     }
     pieces.sort_unstable();
-    if pieces.windows(2).any(|w| w[1].0 < w[0].1) {
-        return false;
-    }
     let (Some(first), Some(last)) = (pieces.first(), pieces.iter().map(|p| p.1).max()) else {
         return true;
     };

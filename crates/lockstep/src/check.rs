@@ -232,15 +232,16 @@ fn variations() -> Vec<(&'static str, ReductionOrder, Schedule)> {
 }
 
 /// Whether the waves and groups of a dispatch can see each other's memory,
-/// as two answers: through groupshared memory, and through an atomic whose
-/// order shows or a buffer that it both reads and writes. Where neither can
-/// (groupshared memory counts not where the dispatch was proven clean: its
-/// waves then never touch a word another wrote in the same phase), and no
+/// as three answers: through groupshared memory, through groupshared
+/// atomics, and through an atomic whose order shows or a buffer that it
+/// both reads and writes. Where neither can (groupshared memory counts not
+/// where its waves never touch a word another wrote in the same phase:
+/// see `needed`), and no
 /// word is written twice with a store among the writes
 /// (`Writers::overwritten`), every thread reads only memory that no thread
 /// writes meanwhile, so its writes are the same in any schedule, and the
 /// shuffled schedules are not run.
-fn shares_memory(program: &lockstep_exec::Program, bindings: &Bindings) -> (bool, bool) {
+fn shares_memory(program: &lockstep_exec::Program, bindings: &Bindings) -> (bool, bool, bool) {
     let uses = program.shared_memory();
     let buffer = |id: &lockstep_ir::ResourceId| bindings.buffer_of.get(id.index()).copied();
     let read: Vec<usize> = uses.read.iter().filter_map(buffer).collect();
@@ -250,7 +251,7 @@ fn shares_memory(program: &lockstep_exec::Program, bindings: &Bindings) -> (bool
             .iter()
             .filter_map(buffer)
             .any(|b| read.contains(&b));
-    (uses.groupshared, buffers)
+    (uses.groupshared, uses.groupshared_atomics, buffers)
 }
 
 /// The wave sizes a check runs: those the device supports and the
@@ -328,7 +329,8 @@ fn check_with(
     let folds_floats = !checked.float_reductions().is_empty();
     // The machine code's program marks the atomics whose result nothing reads
     // (their order cannot show); checked programs mark none.
-    let (groupshared, shares_buffers) = shares_memory(&shader.program, &bindings);
+    let (groupshared, groupshared_atomics, shares_buffers) =
+        shares_memory(&shader.program, &bindings);
     let total = sizes.len() * (1 + variations().len());
     // Each dispatch runs on one thread, so that checked mode and the
     // shuffled schedules are deterministic; the wave sizes run side by
@@ -361,10 +363,15 @@ fn check_with(
             Some(proof)
         })
         .collect();
-    let needed = |i: usize, schedule: Schedule, written: &Written| match schedule {
+    // Groupshared memory cannot make one schedule's results differ from
+    // another's where no wave touches a word that another wave writes in
+    // the same phase: where the proof shows it, or the checked run, which
+    // finds every such pair in any order, reports nothing (atomics apart:
+    // waves may update one word in one phase, in an order that can show).
+    let needed = |schedule: Schedule, groupshared_settled: bool, written: &Written| match schedule {
         Schedule::InOrder => folds_floats,
         Schedule::Shuffled(_) => {
-            shares_buffers || (groupshared && proofs[i].is_none()) || written.overwritten()
+            shares_buffers || (groupshared && !groupshared_settled) || written.overwritten()
         }
     };
     let config_at = |w: u32| DispatchConfig {
@@ -407,13 +414,15 @@ fn check_with(
                 (findings, Written::Recorded(writers), contents)
             }
         };
+        let groupshared_settled =
+            proofs[i].is_some() || (findings.is_empty() && !groupshared_atomics);
         let mut findings: Vec<ReportedFinding> =
             findings.into_iter().map(|f| reported(shader, f)).collect();
         dispatched();
         let mut order_dependence = Vec::new();
         let mut progress = Vec::new();
         for (name, order, schedule) in variations() {
-            if !needed(i, schedule, &written) {
+            if !needed(schedule, groupshared_settled, &written) {
                 dispatched();
                 continue;
             }

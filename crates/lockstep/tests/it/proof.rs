@@ -63,13 +63,23 @@ fn proofs_hold_exactly_where_the_accesses_are_bounded() {
     // The last thread's element is past the end.
     assert_eq!(one_d("Out[id.x + 1] = 1;"), None);
     assert_eq!(one_d("Out[id.x] = In[id.x + 1];"), None);
-    // Written twice, or by threads that share words.
-    assert_eq!(one_d("Out[id.x] = 1; Out[id.x] = 2;"), Some(true));
+    // Words written by two threads; a thread's own words written again.
     assert_eq!(one_d("Out[id.x & 7] = id.x;"), Some(true));
+    assert_eq!(one_d("Out[id.x] = 1; Out[id.x] = 2;"), Some(false));
     assert_eq!(
         one_d("for (uint k = 0; k < 4; k++) Out[id.x] += k;"),
+        Some(false),
+        "a store in a loop, at the thread's own word"
+    );
+    assert_eq!(
+        one_d("for (uint k = 0; k < 4; k++) Out[(id.x + k) & 255] = k;"),
         Some(true),
-        "a store in a loop"
+        "the loop moves the address"
+    );
+    assert_eq!(
+        one_d("Out[id.x] = 1; InterlockedAdd(Out[id.x], 1);"),
+        Some(true),
+        "a store and an atomic"
     );
     // Undefined values, reads of other lanes, division, addresses from memory.
     assert_eq!(
@@ -86,7 +96,50 @@ fn proofs_hold_exactly_where_the_accesses_are_bounded() {
         None,
         "not on the innermost else"
     );
-    assert_eq!(one_d("Out[id.x] = WaveReadLaneAt(In[id.x], 3);"), None);
+    // Reads of other lanes: at the entry's level, of a lane every wave
+    // fills, and of whole quads.
+    assert_eq!(
+        one_d("Out[id.x] = WaveReadLaneAt(In[id.x], 3);"),
+        Some(false)
+    );
+    assert_eq!(
+        one_d("Out[id.x] = WaveReadLaneAt(In[id.x], WaveGetLaneIndex() ^ 1);"),
+        Some(false)
+    );
+    assert_eq!(
+        one_d("Out[id.x] = WaveReadLaneAt(In[id.x], WaveGetLaneIndex() + 1);"),
+        None,
+        "the last lane reads past the wave"
+    );
+    assert_eq!(
+        one_d("Out[id.x] = WaveReadLaneAt(In[id.x], In[id.x]);"),
+        None,
+        "a lane from memory"
+    );
+    assert_eq!(
+        one_d("Out[id.x] = QuadReadAcrossX(In[id.x]) + QuadReadLaneAt(id.x, 2);"),
+        Some(false)
+    );
+    assert_eq!(
+        one_d("if (id.x < 32) Out[id.x] = WaveReadLaneAt(In[id.x], 0);"),
+        None,
+        "in a branch, lane 0 may be inactive"
+    );
+    assert_eq!(
+        one_d("if (id.x < 31) Out[id.x] = QuadAny(true);"),
+        None,
+        "in a branch, a quad may be partial"
+    );
+    assert_eq!(
+        one_d("if (id.x > 5) return; Out[id.x] = QuadReadAcrossY(id.x);"),
+        None,
+        "after lanes left"
+    );
+    // Six threads per group: the last wave's lanes 0..6, one quad partial.
+    let six = |body: &str| prove(BUFFERS, "6, 1, 1", [4, 1, 1], body);
+    assert_eq!(six("Out[id.x] = WaveReadLaneAt(In[id.x], 5);"), Some(false));
+    assert_eq!(six("Out[id.x] = WaveReadLaneAt(In[id.x], 6);"), None);
+    assert_eq!(six("Out[id.x] = QuadReadAcrossX(In[id.x]);"), None);
     assert_eq!(
         one_d("Out[id.x] = In[id.x] / (id.x + 1);"),
         Some(false),
@@ -246,25 +299,43 @@ const CLEAN: &[&str] = &[
     "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
      [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID) {\n\
        uint v; if ((id.x & 1) == 0) v = WaveGetLaneCount(); else v = In[id.x & 7]; Out[id.x] = v; }",
+    // Lane reads at the entry's level: a butterfly and a quad swap.
+    "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
+     [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID) {\n\
+       uint v = In[id.x & 7] + id.x;\n\
+       Out[id.x] = WaveReadLaneAt(v, WaveGetLaneIndex() ^ 1) + QuadReadAcrossY(v) * 3; }",
     // Clean: a counter per thread, and a total by atomics.
     "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
      [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID) {\n\
        Out[id.x % 32 + 32] = In[id.x & 7] + 1; InterlockedAdd(Out[0], 1); }",
 ];
 
-/// Shaders with a race in groupshared memory that only a rule of the proof
-/// rules out: the proof must fail, and the check report the race.
-const RACY: &[&str] = &[
-    "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
+/// Shaders with a finding that only a rule of the proof rules out: the
+/// proof must fail, and the check report the finding (a race in
+/// groupshared memory, a quad operation in a branch).
+const UNPROVEN: &[(&str, &str)] = &[
+    (
+        "groupshared-race",
+        "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
      groupshared uint Tile[64];\n\
      [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex) {\n\
        Tile[gi] = 1; GroupMemoryBarrierWithGroupSync();\n\
        Tile[gi] = Tile[63 - gi]; GroupMemoryBarrierWithGroupSync(); Out[id.x] = Tile[gi]; }",
-    "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
+    ),
+    (
+        "groupshared-race",
+        "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
      groupshared uint Tile[64];\n\
      [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex) {\n\
        Tile[gi] = 1; GroupMemoryBarrierWithGroupSync();\n\
        Tile[gi % 32] = gi; GroupMemoryBarrierWithGroupSync(); Out[id.x] = Tile[gi]; }",
+    ),
+    (
+        "incomplete-quad",
+        "RWStructuredBuffer<uint> Out : register(u0);\n\
+     [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID) {\n\
+       if (id.x % 8 < 6) Out[id.x] = QuadAll(id.x > 3); }",
+    ),
 ];
 
 /// Over the examples, the corpus of tests/check and shaders the proof
@@ -285,9 +356,9 @@ fn proven_checks_report_what_checked_mode_reports() {
         let yaml = repo().join("tests/check/ub.yaml");
         all.push((yaml, format!("clean{i}.hlsl"), source.to_string()));
     }
-    for (i, source) in RACY.iter().enumerate() {
+    for (i, (kind, source)) in UNPROVEN.iter().enumerate() {
         let yaml = repo().join("tests/check/ub.yaml");
-        all.push((yaml, format!("racy{i}.hlsl"), source.to_string()));
+        all.push((yaml, format!("unproven{i}-{kind}.hlsl"), source.to_string()));
     }
     let mut proven = 0;
     for (yaml, name, source) in &all {
@@ -325,14 +396,19 @@ fn proven_checks_report_what_checked_mode_reports() {
             "{name}: proven at {:?}",
             fast.proven
         );
-        if name.starts_with("racy") {
+        if let Some((_, kind)) = name
+            .strip_prefix("unproven")
+            .and_then(|n| n.split_once('-'))
+        {
             assert!(
                 fast.proven.is_empty(),
                 "{name}: proven at {:?}",
                 fast.proven
             );
             assert!(
-                fast.findings.iter().any(|f| f.kind == "groupshared-race"),
+                fast.findings
+                    .iter()
+                    .any(|f| f.kind == kind.trim_end_matches(".hlsl")),
                 "{name}: {}",
                 fast.render(&shader, false)
             );
