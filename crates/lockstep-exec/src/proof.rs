@@ -39,7 +39,8 @@
 use lockstep_ir::{ScalarType, Span, SystemValue, WaveOp};
 
 use crate::bytecode::{
-    Address, Inst, Op32, OpForm, Reg, Space, loop_body, loop_writes, wave_operands,
+    Address, Cmp32, Inst, Lanes, Op32, OpForm, Reg, Space, Test, loop_body, loop_writes,
+    wave_operands,
 };
 use crate::compile::Program;
 
@@ -99,7 +100,7 @@ fn low_bit(v: i128) -> i128 {
 const DIMS: usize = 6;
 
 /// The dispatch the proof is for: threads per dimension.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct Threads {
     /// `SV_DispatchThreadID`'s extent per dimension, then the group's.
     ids: [i128; DIMS],
@@ -146,6 +147,7 @@ impl Value {
 }
 
 /// The proof's state: a fact per register.
+#[derive(Clone, Debug)]
 struct Facts {
     facts: Vec<Option<Fact>>,
     threads: Threads,
@@ -532,149 +534,548 @@ impl Program {
         for (r, fact) in inputs(self, extent, groups) {
             facts.set(r, Some(fact));
         }
-        let code = &self.code;
-        // The registers each open construct wrote so far, outermost first.
-        let mut written: Vec<Vec<u32>> = vec![Vec::new()];
-        let mut undefined = Undefined::new(self.reg_count as usize);
-        // Per resource: its stores as (address, size).
-        let mut stores: Vec<Vec<(Value, u32)>> = vec![Vec::new(); lengths.len()];
-        let mut atomics = vec![false; lengths.len()];
-        let mut writers: Vec<Vec<Span>> = vec![Vec::new(); lengths.len()];
-        let mut shared = Shared::default();
-        // The entry point's own level, and whether some lanes may have left
-        // it.
-        let top = usize::from(matches!(code.first(), Some(Inst::CallBegin)));
-        let mut left = false;
-        for (pc, inst) in code.iter().enumerate() {
-            let frame = written.len() - 1;
-            match *inst {
-                Inst::IfBegin { .. } | Inst::SwitchBegin | Inst::CallBegin => {
-                    written.push(Vec::new());
-                    undefined.open(code, pc);
-                }
-                Inst::LoopBegin => {
-                    written.push(Vec::new());
-                    undefined.open(code, pc);
-                    for r in loop_writes(code, pc) {
-                        facts.set(r, None);
-                    }
-                }
-                Inst::Else { .. } | Inst::SwitchCase { .. } | Inst::LoopContinuing => {
-                    undefined.meet();
-                    for &r in &written[frame] {
-                        facts.set(r, None);
-                    }
-                }
-                Inst::IfEnd | Inst::LoopEnd | Inst::SwitchEnd | Inst::CallEnd if frame > 0 => {
-                    undefined.close();
-                    let inner = written.pop().unwrap_or_default();
-                    for &r in &inner {
-                        facts.set(r, None);
-                    }
-                    written[frame - 1].extend(inner);
-                }
-                // A divisor that no thread makes 0.
-                Inst::CheckDivisor { divisor } => {
-                    let nonzero = facts
-                        .low32(divisor)
-                        .is_some_and(|v| v.bounds(threads).0 > 0);
-                    if !nonzero {
-                        return None;
-                    }
-                }
-                Inst::Return { frame: 0 } | Inst::LeaveIf { frame: 0, .. } => left = true,
-                // Lanes read from, and quads, that are active.
-                Inst::Wave { op, b, .. } if reads_lanes(op) => {
-                    if frame != top || left {
-                        return None;
-                    }
-                    if op == WaveOp::ReadLaneAt {
-                        let (lo, hi) = facts.low32(b)?.bounds(threads);
-                        if lo < 0 || hi >= full {
-                            return None;
-                        }
-                    } else if full % 4 != 0 {
-                        return None;
-                    }
-                }
-                // Every lane of the group arrives, and the phase it ends
-                // has no race.
-                Inst::Barrier if frame != top || left || !shared.end_phase(threads) => {
-                    return None;
-                }
-                Inst::Exit if !shared.end_phase(threads) => return None,
-                Inst::Load { addr, ty, .. } | Inst::Store { addr, ty, .. }
-                    if addr.space == Space::Groupshared =>
-                {
-                    let size = ty.size();
-                    if !facts.in_bounds(addr, size, u64::from(self.groupshared_bytes)) {
-                        return None;
-                    }
-                    let at = facts.address(addr)?;
-                    if matches!(inst, Inst::Load { .. }) {
-                        if !shared.initialized(at, size, threads) {
-                            return None;
-                        }
-                        shared.reads = true;
-                    } else {
-                        let everywhere = frame == top && !left;
-                        shared.writes.push((at, size, !everywhere));
-                    }
-                }
-                Inst::Load { addr, ty, .. }
-                | Inst::Store { addr, ty, .. }
-                | Inst::Atomic { addr, ty, .. } => {
-                    let Space::Resource(id) = addr.space else {
-                        return None;
-                    };
-                    if !self.buffers.get(id.index()).copied().unwrap_or(false) {
-                        return None;
-                    }
-                    let len = *lengths.get(id.index())?;
-                    if !facts.in_bounds(addr, ty.size(), len) {
-                        return None;
-                    }
-                    let r = id.index();
-                    let span = self.spans.get(pc).copied();
-                    match *inst {
-                        Inst::Store { .. } => {
-                            // A store in a loop writes the same bytes each
-                            // time round: its address's fact holds nothing
-                            // the loop changes.
-                            stores[r].push((facts.address(addr)?, ty.size()));
-                        }
-                        Inst::Atomic { .. } => atomics[r] = true,
-                        _ => {}
-                    }
-                    if !matches!(inst, Inst::Load { .. })
-                        && let Some(span) = span
-                        && !writers[r].contains(&span)
-                    {
-                        writers[r].push(span);
-                    }
-                }
-                _ => {}
-            }
-            if !undefined.step(inst) {
-                return None;
-            }
-            let given = facts.of(inst);
-            let frame = written.len() - 1;
-            inst.for_each_write(|r| {
-                facts.set(r, None);
-                written[frame].push(r);
+        let state = State {
+            facts,
+            conds: vec![None; self.reg_count as usize],
+            written: vec![Vec::new()],
+            control: Vec::new(),
+            undefined: Undefined::new(self.reg_count as usize),
+            stores: vec![Vec::new(); lengths.len()],
+            atomics: vec![false; lengths.len()],
+            writers: vec![Vec::new(); lengths.len()],
+            shared: Shared::default(),
+            left: false,
+        };
+        let mut walk = Walk {
+            program: self,
+            lengths,
+            threads,
+            full,
+            top: usize::from(matches!(self.code.first(), Some(Inst::CallBegin))),
+            open_loops: Vec::new(),
+            budget: UNROLL_BUDGET,
+        };
+        let state = walk.run(state)?;
+        let overwritten = state
+            .stores
+            .iter()
+            .zip(&state.atomics)
+            .any(|(stores, &atomic)| {
+                !stores.is_empty() && (atomic || !one_to_one(stores, threads, 0..3))
             });
-            if let Some((dst, fact)) = given {
-                facts.set(dst.0, fact);
-            }
-        }
-        let overwritten = stores.iter().zip(&atomics).any(|(stores, &atomic)| {
-            !stores.is_empty() && (atomic || !one_to_one(stores, threads, 0..3))
-        });
         Some(Proof {
-            writers,
+            writers: state.writers,
             overwritten,
         })
+    }
+}
+
+/// How many instructions the proof walks in unrolled loops, over the whole
+/// program, before it walks the rest of them once each.
+const UNROLL_BUDGET: usize = 1 << 16;
+
+/// What the proof knows of a branch condition, per register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cond {
+    /// Every thread holds it alike: whether it holds.
+    Known(bool),
+    /// It holds exactly on the threads whose coordinate `d` is below `n`.
+    Below { d: usize, n: i128 },
+}
+
+/// An open construct, as the proof walks it.
+#[derive(Clone, Debug)]
+enum Control {
+    /// Walked once, every path (an `if` both ways, a loop one round with
+    /// the facts it changes dropped), with a frame of `written` and of
+    /// `undefined`; for an `if`, the threads before it and those its
+    /// `else` runs on.
+    Open {
+        threads: Threads,
+        otherwise: Threads,
+    },
+    /// An `if` that every thread takes alike: the one branch it takes.
+    Taken,
+    /// A loop whose exits every thread takes alike, walked round by
+    /// round: where it starts, and the state there, for walking it once
+    /// instead where that fails.
+    Unrolled { begin: usize, before: Box<State> },
+}
+
+/// The proof's state as it walks the program.
+#[derive(Clone, Debug)]
+struct State {
+    facts: Facts,
+    /// What each register says as a branch condition.
+    conds: Vec<Option<Cond>>,
+    /// The registers each open `Open` construct wrote so far (and the
+    /// entry's level first).
+    written: Vec<Vec<u32>>,
+    /// The open constructs, outermost first: the frames the bytecode's
+    /// `FrameDepth` counts.
+    control: Vec<Control>,
+    undefined: Undefined,
+    /// Per resource: its stores as (address, size).
+    stores: Vec<Vec<(Value, u32)>>,
+    atomics: Vec<bool>,
+    writers: Vec<Vec<Span>>,
+    shared: Shared,
+    /// Whether some lanes may have left the entry point.
+    left: bool,
+}
+
+/// The walk over a program's code.
+struct Walk<'a> {
+    program: &'a Program,
+    lengths: &'a [u64],
+    /// Every thread of the dispatch.
+    threads: Threads,
+    /// The lanes every wave fills.
+    full: i128,
+    /// The entry point's own level in `State::written`.
+    top: usize,
+    /// Loops that failed to unroll, by their `LoopBegin`.
+    open_loops: Vec<usize>,
+    /// Instructions left to walk in unrolled loops.
+    budget: usize,
+}
+
+/// Where the walk goes after an instruction.
+enum Next {
+    Pc(usize),
+    /// Back to the `LoopBegin` of the innermost unrolled loop, walking it
+    /// once instead.
+    Reopen,
+}
+
+impl Walk<'_> {
+    /// Walks the code from the start; `None` where the proof fails.
+    fn run(&mut self, mut state: State) -> Option<State> {
+        let code = &self.program.code;
+        let mut pc = 0;
+        while pc < code.len() {
+            let unrolling = state
+                .control
+                .iter()
+                .any(|c| matches!(c, Control::Unrolled { .. }));
+            if unrolling {
+                self.budget = self.budget.saturating_sub(1);
+            }
+            let next = if unrolling && self.budget == 0 {
+                Next::Reopen
+            } else {
+                self.step(&mut state, pc)?
+            };
+            pc = match next {
+                Next::Pc(next) => next,
+                Next::Reopen => {
+                    let (begin, before) = state.control.iter().rev().find_map(|c| match c {
+                        Control::Unrolled { begin, before } => Some((*begin, before.clone())),
+                        _ => None,
+                    })?;
+                    state = *before;
+                    self.open_loops.push(begin);
+                    begin
+                }
+            };
+        }
+        Some(state)
+    }
+
+    /// The frame of `written` that the instructions write to.
+    fn frame(state: &State) -> usize {
+        state.written.len() - 1
+    }
+
+    /// Walks the instruction at `pc`.
+    fn step(&mut self, state: &mut State, pc: usize) -> Option<Next> {
+        let code = &self.program.code;
+        let inst = &code[pc];
+        let mut next = pc + 1;
+        match *inst {
+            Inst::IfBegin {
+                cond,
+                negate,
+                else_pc,
+                test,
+            } => match state.branch(cond, test) {
+                Some(Cond::Known(holds)) => {
+                    if holds != negate {
+                        state.control.push(Control::Taken);
+                    } else {
+                        let else_pc = else_pc as usize;
+                        if matches!(code.get(else_pc), Some(Inst::Else { .. })) {
+                            state.control.push(Control::Taken);
+                        }
+                        next = else_pc + 1;
+                    }
+                }
+                cond => {
+                    let before = state.facts.threads;
+                    let narrow = |t: Threads| match cond {
+                        Some(Cond::Below { d, n }) => {
+                            let mut t = t;
+                            t.ids[d] = t.ids[d].min(n).max(1);
+                            t
+                        }
+                        _ => t,
+                    };
+                    let (then, otherwise) = if negate {
+                        (before, narrow(before))
+                    } else {
+                        (narrow(before), before)
+                    };
+                    state.open(code, pc, before, otherwise);
+                    state.facts.threads = then;
+                }
+            },
+            Inst::Else { end_pc } => match state.control.last() {
+                Some(Control::Taken) => {
+                    state.control.pop();
+                    next = end_pc as usize + 1;
+                }
+                Some(&Control::Open { otherwise, .. }) => {
+                    state.meet();
+                    state.facts.threads = otherwise;
+                }
+                _ => return None,
+            },
+            Inst::IfEnd => match state.control.last() {
+                Some(Control::Taken) => {
+                    state.control.pop();
+                }
+                _ => state.close()?,
+            },
+            Inst::SwitchBegin | Inst::CallBegin => {
+                let t = state.facts.threads;
+                state.open(code, pc, t, t);
+            }
+            Inst::LoopBegin if !self.open_loops.contains(&pc) => {
+                let before = Box::new(state.clone());
+                state.control.push(Control::Unrolled { begin: pc, before });
+            }
+            Inst::LoopBegin => {
+                let t = state.facts.threads;
+                state.open(code, pc, t, t);
+                for r in loop_writes(code, pc) {
+                    state.facts.set(r, None);
+                    state.conds[r as usize] = None;
+                }
+            }
+            Inst::SwitchCase { .. } | Inst::LoopContinuing => {
+                if matches!(state.control.last(), Some(Control::Open { .. })) {
+                    state.meet();
+                }
+            }
+            // The back edge: another round of an unrolled loop.
+            Inst::Jump { target } => {
+                if matches!(state.control.last(), Some(Control::Unrolled { .. })) {
+                    next = target as usize;
+                }
+            }
+            Inst::LoopEnd => match state.control.last() {
+                // Every thread left the loop (the exit of `LoopIter`).
+                Some(Control::Unrolled { .. }) => {
+                    state.control.pop();
+                }
+                _ => state.close()?,
+            },
+            Inst::SwitchEnd | Inst::CallEnd => state.close()?,
+            Inst::Break { frame } => {
+                if let Some(exit) = state.leave(code, frame as usize)? {
+                    return Some(exit);
+                }
+            }
+            Inst::Continue { frame } => {
+                if matches!(
+                    state.control.get(frame as usize),
+                    Some(Control::Unrolled { .. })
+                ) {
+                    return Some(Next::Reopen);
+                }
+            }
+            Inst::LeaveIf {
+                cond,
+                negate,
+                test,
+                frame,
+                to_continue,
+            } => {
+                let unrolled = matches!(
+                    state.control.get(frame as usize),
+                    Some(Control::Unrolled { .. })
+                );
+                match state.branch(cond, test) {
+                    Some(Cond::Known(holds)) if holds == negate => {}
+                    Some(Cond::Known(_)) if unrolled && !to_continue => {
+                        if let Some(exit) = state.leave(code, frame as usize)? {
+                            return Some(exit);
+                        }
+                    }
+                    _ if unrolled => return Some(Next::Reopen),
+                    _ if frame == 0 => state.left = true,
+                    _ => {}
+                }
+            }
+            Inst::Return { frame: 0 } => state.left = true,
+            _ => {}
+        }
+        self.check(state, pc)?;
+        state.advance(inst, self.top)?;
+        Some(Next::Pc(next))
+    }
+
+    /// What checked mode would check at `pc`: `None` where the proof
+    /// cannot settle it.
+    fn check(&self, state: &mut State, pc: usize) -> Option<()> {
+        let inst = &self.program.code[pc];
+        let t = state.facts.threads;
+        let uniform = Self::frame(state) == self.top && !state.left;
+        match *inst {
+            // A divisor that no thread makes 0.
+            Inst::CheckDivisor { divisor } => {
+                let (lo, _) = state.facts.low32(divisor)?.bounds(t);
+                (lo > 0).then_some(())?;
+            }
+            // Lanes read from, and quads, that are active.
+            Inst::Wave { op, b, .. } if reads_lanes(op) => {
+                uniform.then_some(())?;
+                if op == WaveOp::ReadLaneAt {
+                    let (lo, hi) = state.facts.low32(b)?.bounds(t);
+                    (lo >= 0 && hi < self.full).then_some(())?;
+                } else {
+                    (self.full % 4 == 0).then_some(())?;
+                }
+            }
+            // Every lane of the group arrives, and the phase it ends has
+            // no race.
+            Inst::Barrier => {
+                (uniform && state.shared.end_phase(self.threads)).then_some(())?;
+            }
+            Inst::Exit => state.shared.end_phase(self.threads).then_some(())?,
+            Inst::Load { addr, ty, .. } | Inst::Store { addr, ty, .. }
+                if addr.space == Space::Groupshared =>
+            {
+                let size = ty.size();
+                let bytes = u64::from(self.program.groupshared_bytes);
+                state.facts.in_bounds(addr, size, bytes).then_some(())?;
+                let at = state.facts.address(addr)?;
+                let access = (at, size, t);
+                if matches!(inst, Inst::Load { .. }) {
+                    state.shared.initialized(at, size, t).then_some(())?;
+                    state.shared.reads.push(access);
+                } else {
+                    state.shared.writes.push((access, !uniform));
+                }
+            }
+            Inst::Load { addr, ty, .. }
+            | Inst::Store { addr, ty, .. }
+            | Inst::Atomic { addr, ty, .. } => {
+                let Space::Resource(id) = addr.space else {
+                    return None;
+                };
+                let r = id.index();
+                self.program.buffers.get(r).copied()?.then_some(())?;
+                let len = *self.lengths.get(r)?;
+                state.facts.in_bounds(addr, ty.size(), len).then_some(())?;
+                match *inst {
+                    // A store in a loop walked once writes the same bytes
+                    // each round: its address's fact holds nothing the loop
+                    // changes.
+                    Inst::Store { .. } => {
+                        let at = state.facts.address(addr)?;
+                        state.stores[r].push((at, ty.size()));
+                    }
+                    Inst::Atomic { .. } => state.atomics[r] = true,
+                    _ => {}
+                }
+                if !matches!(inst, Inst::Load { .. })
+                    && let Some(&span) = self.program.spans.get(pc)
+                    && !state.writers[r].contains(&span)
+                {
+                    state.writers[r].push(span);
+                }
+            }
+            _ => {}
+        }
+        Some(())
+    }
+}
+
+impl State {
+    /// Opens a construct walked once at `pc`, with the threads before it
+    /// and those of its `else`.
+    fn open(&mut self, code: &[Inst], pc: usize, threads: Threads, otherwise: Threads) {
+        self.written.push(Vec::new());
+        self.undefined.open(code, pc);
+        self.control.push(Control::Open { threads, otherwise });
+    }
+
+    /// Paths of the innermost construct meet: an `else`, a `case`, a
+    /// loop's continuing block.
+    fn meet(&mut self) {
+        self.undefined.meet();
+        let frame = self.written.len() - 1;
+        for &r in &self.written[frame] {
+            self.facts.set(r, None);
+            self.conds[r as usize] = None;
+        }
+    }
+
+    /// The innermost construct, walked once, ends.
+    fn close(&mut self) -> Option<()> {
+        let Some(Control::Open { threads, .. }) = self.control.pop() else {
+            return None;
+        };
+        self.facts.threads = threads;
+        self.undefined.close();
+        let inner = self.written.pop()?;
+        for &r in &inner {
+            self.facts.set(r, None);
+            self.conds[r as usize] = None;
+        }
+        self.written.last_mut()?.extend(inner);
+        Some(())
+    }
+
+    /// Every thread leaves the construct at `frame`: where that is an
+    /// unrolled loop, whose branches in between every thread took alike,
+    /// the walk goes on past its end (`Some`).
+    fn leave(&mut self, code: &[Inst], frame: usize) -> Option<Option<Next>> {
+        let Some(Control::Unrolled { begin, .. }) = self.control.get(frame) else {
+            return Some(None);
+        };
+        let end = begin + loop_body(code, *begin).len();
+        if self.control[frame + 1..]
+            .iter()
+            .any(|c| !matches!(c, Control::Taken))
+        {
+            return Some(Some(Next::Reopen));
+        }
+        self.control.truncate(frame);
+        Some(Some(Next::Pc(end)))
+    }
+
+    /// What the branch on `cond` with `test` says of the threads.
+    fn branch(&self, cond: Reg, test: Test) -> Option<Cond> {
+        if test.vote.is_some() {
+            return None;
+        }
+        let b = |r: Reg| self.facts.low32(r);
+        match test.lanes {
+            Lanes::Nonzero => self.conds.get(cond.0 as usize).copied().flatten(),
+            Lanes::Compare(cmp, r) => {
+                compare(cmp, self.facts.low32(cond)?, b(r)?, self.facts.threads)
+            }
+            Lanes::CompareImm(cmp, imm) => compare(
+                cmp,
+                self.facts.low32(cond)?,
+                Value::constant(imm.into()),
+                self.facts.threads,
+            ),
+            Lanes::Previous => None,
+        }
+    }
+
+    /// `inst` has been checked: its reads and writes change the state.
+    fn advance(&mut self, inst: &Inst, top: usize) -> Option<()> {
+        self.undefined.step(inst).then_some(())?;
+        let uniform = self.written.len() - 1 == top && !self.left;
+        let given = match *inst {
+            // All lanes copy where every lane is active.
+            Inst::CopyMasked { dst, src } if uniform => Some((dst, self.facts.get(src))),
+            _ => self.facts.of(inst),
+        };
+        let cond = match *inst {
+            Inst::Binary {
+                dst,
+                a,
+                b,
+                masked: false,
+                op32: Some(op),
+                ..
+            } => Some((dst, op, self.facts.low32(a), self.facts.low32(b))),
+            Inst::BinaryImm {
+                dst,
+                a,
+                imm,
+                masked: false,
+                op32: Some(op),
+                ..
+            } => Some((
+                dst,
+                op,
+                self.facts.low32(a),
+                Some(Value::constant(i128::from(imm & 0xFFFF_FFFF))),
+            )),
+            _ => None,
+        }
+        .and_then(|(dst, op, a, b)| {
+            Some((dst, compare(Cmp32::of(op)?, a?, b?, self.facts.threads)?))
+        });
+        let frame = self.written.len() - 1;
+        let (facts, conds, written) = (&mut self.facts, &mut self.conds, &mut self.written);
+        inst.for_each_write(|r| {
+            facts.set(r, None);
+            if let Some(c) = conds.get_mut(r as usize) {
+                *c = None;
+            }
+            written[frame].push(r);
+        });
+        if let Some((dst, fact)) = given {
+            self.facts.set(dst.0, fact);
+        }
+        if let Some((dst, c)) = cond {
+            self.conds[dst.0 as usize] = Some(c);
+        }
+        Some(())
+    }
+}
+
+/// What `a cmp b` says of the threads, as a branch condition.
+fn compare(cmp: Cmp32, a: Value, b: Value, t: Threads) -> Option<Cond> {
+    let (alo, ahi) = a.bounds(t);
+    let (blo, bhi) = b.bounds(t);
+    // Signed comparisons agree with unsigned ones below 2^31.
+    let signed = matches!(cmp, Cmp32::LtS | Cmp32::LeS | Cmp32::GtS | Cmp32::GeS);
+    if signed && (ahi >= 1 << 31 || bhi >= 1 << 31) {
+        return None;
+    }
+    // `a < b + up` where it holds of all threads, of none, or of those
+    // below a bound in one coordinate.
+    let below = |a: Value, b: Value, up: i128| -> Option<Cond> {
+        let (alo, ahi) = a.bounds(t);
+        let (blo, bhi) = b.bounds(t);
+        if ahi < blo + up {
+            return Some(Cond::Known(true));
+        }
+        if alo >= bhi + up {
+            return Some(Cond::Known(false));
+        }
+        let n = b.single(t)? + up;
+        let Value::Affine { c, k } = a else {
+            return None;
+        };
+        let mut live = (0..DIMS).filter(|&d| k[d] != 0 && t.ids[d] > 1);
+        let d = live.next()?;
+        if live.next().is_some() || k[d] < 0 {
+            return None;
+        }
+        // c + k x < n for x below (n - c) / k, rounded up.
+        let bound = (n - c + k[d] - 1).div_euclid(k[d]);
+        Some(Cond::Below { d, n: bound })
+    };
+    let known = |holds: bool| Some(Cond::Known(holds));
+    match cmp {
+        Cmp32::Eq if alo == ahi && blo == bhi => known(alo == blo),
+        Cmp32::Ne if alo == ahi && blo == bhi => known(alo != blo),
+        Cmp32::Eq if ahi < blo || bhi < alo => known(false),
+        Cmp32::Ne if ahi < blo || bhi < alo => known(true),
+        Cmp32::LtU | Cmp32::LtS => below(a, b, 0),
+        Cmp32::LeU | Cmp32::LeS => below(a, b, 1),
+        Cmp32::GtU | Cmp32::GtS => below(b, a, 0),
+        Cmp32::GeU | Cmp32::GeS => below(b, a, 1),
+        _ => None,
     }
 }
 
@@ -686,12 +1087,14 @@ impl Program {
 /// meet (a `case`, a loop's continuing block or start, their ends),
 /// everything undefined at the construct's start or made undefined in it
 /// counts as undefined.
+#[derive(Clone, Debug)]
 struct Undefined {
     now: Vec<bool>,
     /// Per open construct, what its paths bring where they meet.
     frames: Vec<Paths>,
 }
 
+#[derive(Clone, Debug)]
 enum Paths {
     /// An `if`: the state at its start, and at the end of its first branch
     /// once the `else` is reached.
@@ -846,22 +1249,28 @@ fn for_each_read(inst: &Inst, mut f: impl FnMut(u32)) {
     }
 }
 
+/// A groupshared access: its address, its size and the threads that may
+/// run it.
+type Access = (Value, u32, Threads);
+
 /// Groupshared memory between barriers.
-#[derive(Default)]
+#[derive(Clone, Debug, Default)]
 struct Shared {
-    /// The phase's stores: (address, size, not run by every thread).
-    writes: Vec<(Value, u32, bool)>,
-    /// Whether the phase loads.
-    reads: bool,
+    /// The phase's stores, each with whether some thread may not run it.
+    writes: Vec<(Access, bool)>,
+    /// The phase's loads.
+    reads: Vec<Access>,
     /// Byte ranges that every thread of a group wrote in an earlier phase.
     covered: Vec<(i128, i128)>,
 }
 
 impl Shared {
-    /// A barrier or the end: `false` where two waves of a group may touch
-    /// one word in the phase it ends, one of them writing (a phase that
-    /// both stores and loads counts as such). What every thread stored
-    /// counts as written from here on.
+    /// A barrier or the end, over a group of `t`'s threads: `false` where
+    /// two threads of a group may touch one word in the phase it ends, one
+    /// of them storing. The stores must be one-to-one in the thread, and
+    /// each load read either the same word as a store of the same thread
+    /// (its address the same function of the thread) or bytes no store
+    /// writes. What every thread stored counts as written from here on.
     fn end_phase(&mut self, t: Threads) -> bool {
         let writes = std::mem::take(&mut self.writes);
         let reads = std::mem::take(&mut self.reads);
@@ -870,12 +1279,31 @@ impl Shared {
         }
         // Stores by a thread that may not run them still touch only their
         // thread's words.
-        let once: Vec<(Value, u32)> = writes.iter().map(|&(v, n, _)| (v, n)).collect();
-        if reads || !one_to_one(&once, t, 3..DIMS) {
+        let once: Vec<(Value, u32)> = writes.iter().map(|&((v, n, _), _)| (v, n)).collect();
+        if !one_to_one(&once, t, 3..DIMS) {
             return false;
         }
-        if writes.iter().all(|&(_, _, partial)| !partial)
-            && let Some(range) = dense(&writes, t)
+        let bytes = |&(v, n, t): &Access| {
+            let (lo, hi) = v.bounds(t);
+            (lo, hi + i128::from(n))
+        };
+        let apart = reads.iter().all(|read| {
+            writes.iter().all(|(write, _)| {
+                let (a, b) = (bytes(read), bytes(write));
+                let same = matches!(read.0, Value::Affine { .. }) && read.0 == write.0;
+                (same && read.1 == write.1) || a.1 <= b.0 || b.1 <= a.0
+            })
+        });
+        if !apart {
+            return false;
+        }
+        let everywhere: Vec<(Value, u32)> = writes
+            .iter()
+            .filter(|&&(_, partial)| !partial)
+            .map(|&((v, n, _), _)| (v, n))
+            .collect();
+        if everywhere.len() == writes.len()
+            && let Some(range) = dense(&everywhere, t)
         {
             self.covered.push(range);
         }
@@ -893,10 +1321,10 @@ impl Shared {
 /// The bytes that one-to-one stores, run by every thread of a group, cover
 /// with no gap: each coordinate's step (up or down) the span of all the
 /// lower ones, the pieces of one thread side by side.
-fn dense(writes: &[(Value, u32, bool)], t: Threads) -> Option<(i128, i128)> {
+fn dense(writes: &[(Value, u32)], t: Threads) -> Option<(i128, i128)> {
     let mut pieces: Vec<(i128, i128)> = Vec::new();
     let mut k = [0; DIMS];
-    for &(at, size, _) in writes {
+    for &(at, size) in writes {
         let Value::Affine { c, k: j } = at else {
             return None;
         };

@@ -223,6 +223,86 @@ fn proofs_hold_exactly_where_the_accesses_are_bounded() {
         None,
         "the last thread reads past the tile"
     );
+    // Loops whose every exit all threads take alike are walked round by
+    // round; a branch on the thread's index narrows the threads in it.
+    let tree = |step: &str| {
+        format!(
+            "Tile[gi] = In[id.x]; {sync}\n\
+             for (uint s = 32; s > 0; s >>= 1) {{ {step} {sync} }}\n\
+             Out[id.x] = Tile[0];"
+        )
+    };
+    assert_eq!(
+        gi(&tree("if (gi < s) Tile[gi] += Tile[gi + s];")),
+        Some(false),
+        "a tree reduction: each round reads words no thread writes in it"
+    );
+    assert_eq!(
+        gi(&tree("if (s > gi) Tile[gi] = Tile[gi] + Tile[gi + s];")),
+        Some(false)
+    );
+    assert_eq!(
+        gi(&tree("if (gi < s) Tile[gi] += Tile[gi + s - 1];")),
+        None,
+        "thread 0 reads the word thread s - 1 writes"
+    );
+    assert_eq!(
+        gi(&tree("if (gi <= s) Tile[gi] += Tile[gi + s];")),
+        None,
+        "thread s writes the word thread 0 reads"
+    );
+    assert_eq!(
+        gi(&tree("Tile[gi] += Tile[gi ^ s];")),
+        None,
+        "every thread writes"
+    );
+    assert_eq!(
+        gi(&format!(
+            "Tile[gi] = In[id.x]; {sync}\n\
+             for (uint s = 64; s > 0; s >>= 1) {{ if (gi < s) Tile[gi] += Tile[gi + s]; {sync} }}\n\
+             Out[id.x] = Tile[0];"
+        )),
+        None,
+        "the first round reads past the tile"
+    );
+    assert_eq!(
+        gi(&format!(
+            "Tile[gi] = In[id.x]; {sync}\n\
+             for (uint k = 0; k < In[id.x]; k++) {{ {sync} }}\n\
+             Out[id.x] = Tile[gi];"
+        )),
+        None,
+        "each thread's own trip count"
+    );
+    assert_eq!(
+        gi(&format!(
+            "Tile[gi] = In[id.x]; {sync}\n\
+             for (uint k = 0; k < 3; k++) {{ if (k == 1) break; {sync} }}\n\
+             Out[id.x] = Tile[gi ^ 1];"
+        )),
+        Some(false),
+        "a break every thread takes alike"
+    );
+    assert_eq!(
+        gi(&format!(
+            "Tile[gi] = In[id.x]; {sync}\n\
+             for (uint k = 0; k < 3; k++) {{ if (gi == 1) break; {sync} }}\n\
+             Out[id.x] = Tile[gi ^ 1];"
+        )),
+        None,
+        "one thread leaves the loop"
+    );
+    assert_eq!(
+        one_d("if (id.x < 200) Out[id.x + 56] = 1;"),
+        Some(false),
+        "a bounds guard"
+    );
+    assert_eq!(one_d("if (id.x < 201) Out[id.x + 56] = 1;"), None);
+    assert_eq!(
+        one_d("if (id.x < 200) Out[id.x] = 1; else Out[id.x + 56] = 2;"),
+        None,
+        "the else branch runs on the other threads"
+    );
     // Two dimensions: 16 × 16 threads, rows of 16 words apart or 15.
     let two_d = |body: &str| prove(BUFFERS, "8, 8, 1", [2, 2, 1], body);
     assert_eq!(two_d("Out[id.y * 16 + id.x] = 1;"), Some(false));
@@ -304,6 +384,15 @@ const CLEAN: &[&str] = &[
      [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID) {\n\
        uint v = In[id.x & 7] + id.x;\n\
        Out[id.x] = WaveReadLaneAt(v, WaveGetLaneIndex() ^ 1) + QuadReadAcrossY(v) * 3; }",
+    // A tree reduction in groupshared memory, a barrier in each round.
+    "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
+     groupshared uint Tile[64];\n\
+     [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex) {\n\
+       Tile[gi] = In[id.x & 7] + WaveGetLaneCount(); GroupMemoryBarrierWithGroupSync();\n\
+       for (uint s = 32; s > 0; s >>= 1) {\n\
+         if (gi < s) Tile[gi] += Tile[gi + s];\n\
+         GroupMemoryBarrierWithGroupSync(); }\n\
+       if (id.x < 58) Out[id.x + 6] = Tile[0]; }",
     // Clean: a counter per thread, and a total by atomics.
     "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
      [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID) {\n\
