@@ -82,8 +82,10 @@ pub struct Program {
 pub struct SharedMemory {
     /// It reads or writes groupshared memory.
     pub groupshared: bool,
-    /// It updates groupshared memory atomically: waves of a group may do so
-    /// to one word between barriers, in an order that can show.
+    /// It updates groupshared memory atomically in an order that can show
+    /// (waves of a group may update one word between barriers): an
+    /// atomic's result is read, or the updates do not all fold into one
+    /// (`memory::combining`, one operation and type for all).
     pub groupshared_atomics: bool,
     /// It has an atomic whose order can show (see
     /// [`Program::ordered_atomics`]).
@@ -160,8 +162,7 @@ impl Program {
                 Inst::Atomic {
                     addr, deferrable, ..
                 } => {
-                    uses.ordered_atomics |= !deferrable;
-                    uses.groupshared_atomics |= addr.space == Space::Groupshared;
+                    uses.ordered_atomics |= !deferrable && addr.space != Space::Groupshared;
                     (addr, true)
                 }
                 _ => continue,
@@ -176,7 +177,32 @@ impl Program {
             list.sort_by_key(|id| id.index());
             list.dedup();
         }
+        uses.groupshared_atomics = self.ordered_groupshared_atomics();
         uses
+    }
+
+    /// Whether the program's groupshared atomics can leave an order that
+    /// shows: see [`SharedMemory::groupshared_atomics`].
+    fn ordered_groupshared_atomics(&self) -> bool {
+        let atomics: Vec<(usize, _, ScalarType, Reg)> = self
+            .code
+            .iter()
+            .enumerate()
+            .filter_map(|(pc, inst)| match *inst {
+                Inst::Atomic {
+                    op, ty, addr, dst, ..
+                } if addr.space == Space::Groupshared => Some((pc, op, ty, dst)),
+                _ => None,
+            })
+            .collect();
+        let Some(&(_, op, ty, _)) = atomics.first() else {
+            return false;
+        };
+        let live = fuse::LiveOut::of(&self.code, atomics.iter().map(|a| a.3));
+        crate::memory::combining(op, ty).is_none()
+            || atomics
+                .iter()
+                .any(|&(pc, o, t, dst)| o != op || t != ty || live.at(pc, dst))
     }
 
     /// The machine code at wave size `w`, made the first time it is asked

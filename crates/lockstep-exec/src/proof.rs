@@ -15,21 +15,31 @@
 //!   active, so the lane read must be one of the last wave's (whole quads
 //!   for the quad operations);
 //! - an integer divisor that some thread may make 0;
-//! - discarded-lane reads, textures and groupshared atomics;
+//! - discarded-lane reads and textures;
 //! - accesses out of bounds or misaligned: every load, store and atomic
-//!   must have a byte address bounded over every thread of the dispatch;
-//! - groupshared memory: barriers only at the entry point's own level
-//!   with no lane gone, and between two barriers either loads of words
-//!   that every thread of the group stored in an earlier phase, or stores
-//!   one word per thread (no race, nothing uninitialized).
+//!   must have a byte address bounded over every thread that may run it;
+//! - groupshared memory: barriers only where every lane of the group
+//!   arrives (the entry point's own level, in loops walked round by round,
+//!   with no lane gone); between two barriers, stores one-to-one in the
+//!   thread, loads and atomics that touch either their own thread's stored
+//!   words or words no store of the phase touches, and loads only of words
+//!   that a phase before stored for every thread of the group (no race,
+//!   nothing uninitialized).
+//!
+//! The walk goes through the code in order. A branch whose condition every
+//! thread holds alike takes its one branch; a loop whose exits all threads
+//! take alike is walked round by round (up to a budget, else once, with
+//! what it changes dropped); other constructs are walked once, every path.
+//! A branch on a comparison of one thread coordinate with a constant
+//! narrows the threads it runs on to a box, for the accesses in it.
 //!
 //! Addresses are bounded by an abstract value per register, drawn in
 //! program order as `native::consecutive` draws its facts (and dropped
 //! at the same construct boundaries): an exact affine function of
 //! `SV_DispatchThreadID` and `SV_GroupThreadID`, or a range of integers
 //! with a known power-of-two divisor. System values, constants, 32-bit
-//! integer arithmetic that cannot wrap over the dispatch, and index
-//! scaling give them; anything else gives none.
+//! integer arithmetic that cannot wrap over the threads, index scaling and
+//! reads of other lanes' integers give them; anything else gives none.
 //!
 //! It also gives what checked mode records of the writes: which
 //! instructions write each resource, and whether a word may be stored
@@ -99,11 +109,15 @@ fn low_bit(v: i128) -> i128 {
 /// then `SV_GroupThreadID`'s.
 const DIMS: usize = 6;
 
-/// The dispatch the proof is for: threads per dimension.
-#[derive(Clone, Copy, Debug)]
+/// The threads the proof is for: per coordinate, `lo..lo + ids` (the
+/// whole dispatch, or those that a branch on a coordinate narrows it to).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Threads {
-    /// `SV_DispatchThreadID`'s extent per dimension, then the group's.
+    /// How many values each coordinate takes: `SV_DispatchThreadID`'s per
+    /// dimension, then the group's.
     ids: [i128; DIMS],
+    /// The least of each.
+    lo: [i128; DIMS],
 }
 
 /// `f` of each coordinate's coefficients.
@@ -116,9 +130,21 @@ impl Value {
         Value::Affine { c, k: [0; DIMS] }
     }
 
-    /// The least and greatest value over the dispatch.
-    fn bounds(self, t: Threads) -> (i128, i128) {
+    /// The value with `t`'s coordinates counted from their least: an
+    /// affine value's constant takes in what they add there.
+    fn rebase(self, t: Threads) -> Value {
         match self {
+            Value::Affine { c, k } => Value::Affine {
+                c: c + (0..DIMS).map(|d| k[d] * t.lo[d]).sum::<i128>(),
+                k,
+            },
+            range => range,
+        }
+    }
+
+    /// The least and greatest value over the threads.
+    fn bounds(self, t: Threads) -> (i128, i128) {
+        match self.rebase(t) {
             Value::Affine { c, k } => k.iter().zip(t.ids).fold((c, c), |(lo, hi), (&k, n)| {
                 let far = k * (n - 1).max(0);
                 (lo + far.min(0), hi + far.max(0))
@@ -129,7 +155,7 @@ impl Value {
 
     /// A power of two that divides every value.
     fn align(self, t: Threads) -> i128 {
-        match self {
+        match self.rebase(t) {
             Value::Affine { c, k } => k
                 .iter()
                 .zip(t.ids)
@@ -263,7 +289,7 @@ impl Facts {
                 let hi = ahi.min(bhi);
                 range(0, hi, a.align(t).max(b.align(t)).min(ALIGN_MAX))
             }
-            (Op32::ShrU, _, _) => {
+            (Op32::ShrU, _, _) | (Op32::ShrS, _, _) if op == Op32::ShrU || ahi < 1 << 31 => {
                 let s = b.single(t).filter(|s| (0..32).contains(s))?;
                 range(alo >> s, ahi >> s, (a.align(t) >> s).max(1))
             }
@@ -311,6 +337,32 @@ impl Facts {
                 dst,
                 ..
             } => (dst, self.result32(Some(Value::constant(self.wave)))),
+            // Some lane's value of `a`.
+            Inst::Wave {
+                op:
+                    WaveOp::ReadLaneFirst
+                    | WaveOp::ReadLaneAt
+                    | WaveOp::Min
+                    | WaveOp::Max
+                    | WaveOp::QuadReadAcrossX
+                    | WaveOp::QuadReadAcrossY
+                    | WaveOp::QuadReadAcrossDiagonal
+                    | WaveOp::QuadReadLaneAt,
+                ty: ScalarType::UInt32 | ScalarType::Int32,
+                dst,
+                a,
+                ..
+            } => {
+                let v = self.low32(a).map(|v| {
+                    let (lo, hi) = v.bounds(t);
+                    Value::Range {
+                        lo,
+                        hi,
+                        align: v.align(t),
+                    }
+                });
+                (dst, self.result32(v))
+            }
             Inst::Copy { dst, src } => (dst, self.get(src)),
             Inst::Binary {
                 dst,
@@ -491,7 +543,6 @@ fn checked_at_run_time(inst: &Inst) -> bool {
             true
         }
         Inst::Wave4 { op, .. } => reads_lanes(op),
-        Inst::Atomic { addr, .. } => addr.space == Space::Groupshared,
         _ => false,
     }
 }
@@ -511,6 +562,7 @@ impl Program {
                 0..3 => i128::from(groups[d]) * i128::from(extent[d]),
                 _ => i128::from(extent[d - 3]),
             }),
+            lo: [0; DIMS],
         };
         // At the entry point's level, before any lane leaves it, lanes
         // `0..full` of every wave are active: the last wave of a group
@@ -579,20 +631,27 @@ const UNROLL_BUDGET: usize = 1 << 16;
 enum Cond {
     /// Every thread holds it alike: whether it holds.
     Known(bool),
-    /// It holds exactly on the threads whose coordinate `d` is below `n`.
-    Below { d: usize, n: i128 },
+    /// It holds exactly on the threads whose coordinate `d` is in
+    /// `lo..hi`.
+    Within { d: usize, lo: i128, hi: i128 },
 }
 
 /// An open construct, as the proof walks it.
+// As many as constructs nest: their size does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 enum Control {
     /// Walked once, every path (an `if` both ways, a loop one round with
     /// the facts it changes dropped), with a frame of `written` and of
     /// `undefined`; for an `if`, the threads before it and those its
-    /// `else` runs on.
+    /// `else` runs on, and whether the branch walked, and the `else`, run
+    /// on exactly the threads of a group that the facts' threads count
+    /// (a branch on a group coordinate below a bound).
     Open {
         threads: Threads,
         otherwise: Threads,
+        exact: bool,
+        exact_otherwise: bool,
     },
     /// An `if` that every thread takes alike: the one branch it takes.
     Taken,
@@ -712,29 +771,43 @@ impl Walk<'_> {
                 }
                 cond => {
                     let before = state.facts.threads;
-                    let narrow = |t: Threads| match cond {
-                        Some(Cond::Below { d, n }) => {
-                            let mut t = t;
-                            t.ids[d] = t.ids[d].min(n).max(1);
-                            t
-                        }
-                        _ => t,
+                    // The threads where the condition holds and where it
+                    // does not, each with whether it is exactly those of a
+                    // group's box.
+                    let ((holds, holds_exact), (fails, fails_exact)) = match cond {
+                        Some(Cond::Within { d, lo, hi }) => split(before, d, lo, hi),
+                        _ => ((before, false), (before, false)),
                     };
-                    let (then, otherwise) = if negate {
-                        (before, narrow(before))
+                    let ((then, exact), (otherwise, exact_otherwise)) = if negate {
+                        ((fails, fails_exact), (holds, holds_exact))
                     } else {
-                        (narrow(before), before)
+                        ((holds, holds_exact), (fails, fails_exact))
                     };
                     state.open(code, pc, before, otherwise);
+                    if let Some(Control::Open {
+                        exact: e,
+                        exact_otherwise: o,
+                        ..
+                    }) = state.control.last_mut()
+                    {
+                        (*e, *o) = (exact, exact_otherwise);
+                    }
                     state.facts.threads = then;
                 }
             },
-            Inst::Else { end_pc } => match state.control.last() {
+            Inst::Else { end_pc } => match state.control.last_mut() {
                 Some(Control::Taken) => {
                     state.control.pop();
                     next = end_pc as usize + 1;
                 }
-                Some(&Control::Open { otherwise, .. }) => {
+                Some(Control::Open {
+                    otherwise,
+                    exact,
+                    exact_otherwise,
+                    ..
+                }) => {
+                    let otherwise = *otherwise;
+                    *exact = *exact_otherwise;
                     state.meet();
                     state.facts.threads = otherwise;
                 }
@@ -831,6 +904,12 @@ impl Walk<'_> {
         let inst = &self.program.code[pc];
         let t = state.facts.threads;
         let uniform = Self::frame(state) == self.top && !state.left;
+        // Every thread of each group's box `t` runs it.
+        let exact = !state.left
+            && state.control.iter().skip(self.top).all(|c| match c {
+                Control::Open { exact, .. } => *exact,
+                Control::Taken | Control::Unrolled { .. } => true,
+            });
         match *inst {
             // A divisor that no thread makes 0.
             Inst::CheckDivisor { divisor } => {
@@ -865,8 +944,15 @@ impl Walk<'_> {
                     state.shared.initialized(at, size, t).then_some(())?;
                     state.shared.reads.push(access);
                 } else {
-                    state.shared.writes.push((access, !uniform));
+                    state.shared.writes.push((access, exact));
                 }
+            }
+            Inst::Atomic { addr, ty, .. } if addr.space == Space::Groupshared => {
+                let size = ty.size();
+                let bytes = u64::from(self.program.groupshared_bytes);
+                state.facts.in_bounds(addr, size, bytes).then_some(())?;
+                let at = state.facts.address(addr)?;
+                state.shared.atomics.push((at, size, t));
             }
             Inst::Load { addr, ty, .. }
             | Inst::Store { addr, ty, .. }
@@ -908,7 +994,12 @@ impl State {
     fn open(&mut self, code: &[Inst], pc: usize, threads: Threads, otherwise: Threads) {
         self.written.push(Vec::new());
         self.undefined.open(code, pc);
-        self.control.push(Control::Open { threads, otherwise });
+        self.control.push(Control::Open {
+            threads,
+            otherwise,
+            exact: false,
+            exact_otherwise: false,
+        });
     }
 
     /// Paths of the innermost construct meet: an `else`, a `case`, a
@@ -1032,6 +1123,30 @@ impl State {
     }
 }
 
+/// The threads of `t` whose coordinate `d` is in `lo..hi`, and the
+/// others, each with whether it is exactly them (a box of a group's
+/// coordinates, not empty); where not, all of `t`.
+fn split(t: Threads, d: usize, lo: i128, hi: i128) -> ((Threads, bool), (Threads, bool)) {
+    let (tlo, thi) = (t.lo[d], t.lo[d] + t.ids[d]);
+    let (lo, hi) = (lo.max(tlo), hi.min(thi));
+    let in_group = d >= 3;
+    let part = |from: i128, to: i128| {
+        if from >= to {
+            return (t, false);
+        }
+        let mut part = t;
+        (part.lo[d], part.ids[d]) = (from, to - from);
+        (part, in_group)
+    };
+    let holds = part(lo, hi);
+    let fails = match (lo <= tlo, hi >= thi) {
+        (true, _) => part(hi.max(tlo), thi),
+        (_, true) => part(tlo, lo.min(thi)),
+        _ => (t, false),
+    };
+    (holds, fails)
+}
+
 /// What `a cmp b` says of the threads, as a branch condition.
 fn compare(cmp: Cmp32, a: Value, b: Value, t: Threads) -> Option<Cond> {
     let (alo, ahi) = a.bounds(t);
@@ -1041,42 +1156,71 @@ fn compare(cmp: Cmp32, a: Value, b: Value, t: Threads) -> Option<Cond> {
     if signed && (ahi >= 1 << 31 || bhi >= 1 << 31) {
         return None;
     }
-    // `a < b + up` where it holds of all threads, of none, or of those
-    // below a bound in one coordinate.
-    let below = |a: Value, b: Value, up: i128| -> Option<Cond> {
-        let (alo, ahi) = a.bounds(t);
-        let (blo, bhi) = b.bounds(t);
-        if ahi < blo + up {
-            return Some(Cond::Known(true));
-        }
-        if alo >= bhi + up {
-            return Some(Cond::Known(false));
-        }
-        let n = b.single(t)? + up;
-        let Value::Affine { c, k } = a else {
-            return None;
-        };
-        let mut live = (0..DIMS).filter(|&d| k[d] != 0 && t.ids[d] > 1);
-        let d = live.next()?;
-        if live.next().is_some() || k[d] < 0 {
-            return None;
-        }
-        // c + k x < n for x below (n - c) / k, rounded up.
-        let bound = (n - c + k[d] - 1).div_euclid(k[d]);
-        Some(Cond::Below { d, n: bound })
-    };
     let known = |holds: bool| Some(Cond::Known(holds));
     match cmp {
-        Cmp32::Eq if alo == ahi && blo == bhi => known(alo == blo),
-        Cmp32::Ne if alo == ahi && blo == bhi => known(alo != blo),
-        Cmp32::Eq if ahi < blo || bhi < alo => known(false),
-        Cmp32::Ne if ahi < blo || bhi < alo => known(true),
-        Cmp32::LtU | Cmp32::LtS => below(a, b, 0),
-        Cmp32::LeU | Cmp32::LeS => below(a, b, 1),
-        Cmp32::GtU | Cmp32::GtS => below(b, a, 0),
-        Cmp32::GeU | Cmp32::GeS => below(b, a, 1),
-        _ => None,
+        Cmp32::Eq | Cmp32::Ne if alo == ahi && blo == bhi => {
+            known((alo == blo) == (cmp == Cmp32::Eq))
+        }
+        Cmp32::Eq | Cmp32::Ne if ahi < blo || bhi < alo => known(cmp == Cmp32::Ne),
+        Cmp32::Ne => None,
+        Cmp32::LtU | Cmp32::LtS if ahi < blo => known(true),
+        Cmp32::LtU | Cmp32::LtS if alo >= bhi => known(false),
+        Cmp32::LeU | Cmp32::LeS if ahi <= blo => known(true),
+        Cmp32::LeU | Cmp32::LeS if alo > bhi => known(false),
+        Cmp32::GtU | Cmp32::GtS if alo > bhi => known(true),
+        Cmp32::GtU | Cmp32::GtS if ahi <= blo => known(false),
+        Cmp32::GeU | Cmp32::GeS if alo >= bhi => known(true),
+        Cmp32::GeU | Cmp32::GeS if ahi < blo => known(false),
+        // One side a constant, the other a multiple of one coordinate.
+        _ => {
+            let (v, n, cmp) = match (a.single(t), b.single(t)) {
+                (_, Some(n)) => (a, n, cmp),
+                (Some(n), _) => (b, n, flip(cmp)?),
+                _ => return None,
+            };
+            let Value::Affine { c, k } = v.rebase(t) else {
+                return None;
+            };
+            let mut live = (0..DIMS).filter(|&d| k[d] != 0 && t.ids[d] > 1);
+            let d = live.next()?;
+            if live.next().is_some() || k[d] < 0 {
+                return None;
+            }
+            // `c + k x` against `n`, with `x` counted from `t.lo[d]`: the
+            // first `x` with `c + k x >= m`.
+            let k = k[d];
+            let from = |m: i128| t.lo[d] + (m - c + k - 1).div_euclid(k);
+            let (lo, hi) = match cmp {
+                Cmp32::LtU | Cmp32::LtS => (i128::MIN, from(n)),
+                Cmp32::LeU | Cmp32::LeS => (i128::MIN, from(n + 1)),
+                Cmp32::GtU | Cmp32::GtS => (from(n + 1), i128::MAX),
+                Cmp32::GeU | Cmp32::GeS => (from(n), i128::MAX),
+                Cmp32::Eq if (n - c).rem_euclid(k) == 0 => {
+                    let x = t.lo[d] + (n - c) / k;
+                    (x, x + 1)
+                }
+                Cmp32::Eq => return known(false),
+                _ => return None,
+            };
+            Some(Cond::Within { d, lo, hi })
+        }
     }
+}
+
+/// `b cmp a` for `a cmp b`, for the integer comparisons.
+fn flip(cmp: Cmp32) -> Option<Cmp32> {
+    Some(match cmp {
+        Cmp32::Eq => Cmp32::Eq,
+        Cmp32::LtU => Cmp32::GtU,
+        Cmp32::LeU => Cmp32::GeU,
+        Cmp32::GtU => Cmp32::LtU,
+        Cmp32::GeU => Cmp32::LeU,
+        Cmp32::LtS => Cmp32::GtS,
+        Cmp32::LeS => Cmp32::GeS,
+        Cmp32::GtS => Cmp32::LtS,
+        Cmp32::GeS => Cmp32::LeS,
+        _ => return None,
+    })
 }
 
 /// The registers that may hold an undefined value (an uninitialized
@@ -1256,10 +1400,13 @@ type Access = (Value, u32, Threads);
 /// Groupshared memory between barriers.
 #[derive(Clone, Debug, Default)]
 struct Shared {
-    /// The phase's stores, each with whether some thread may not run it.
+    /// The phase's stores, each with whether exactly the threads of each
+    /// group that its `Threads` count run it.
     writes: Vec<(Access, bool)>,
     /// The phase's loads.
     reads: Vec<Access>,
+    /// The phase's atomics.
+    atomics: Vec<Access>,
     /// Byte ranges that every thread of a group wrote in an earlier phase.
     covered: Vec<(i128, i128)>,
 }
@@ -1267,43 +1414,35 @@ struct Shared {
 impl Shared {
     /// A barrier or the end, over a group of `t`'s threads: `false` where
     /// two threads of a group may touch one word in the phase it ends, one
-    /// of them storing. The stores must be one-to-one in the thread, and
-    /// each load read either the same word as a store of the same thread
-    /// (its address the same function of the thread) or bytes no store
-    /// writes. What every thread stored counts as written from here on.
+    /// of them storing, or one updating it atomically and the other not.
+    /// The stores must be one-to-one in the thread, and each load or atomic
+    /// touch either the same word as a store (or, for a load, an atomic) of
+    /// the same thread (its address the same function of the thread) or
+    /// bytes that those do not. What the stores cover, where each is run by
+    /// exactly the threads of one box, counts as written from here on.
     fn end_phase(&mut self, t: Threads) -> bool {
         let writes = std::mem::take(&mut self.writes);
         let reads = std::mem::take(&mut self.reads);
-        if writes.is_empty() {
-            return true;
-        }
+        let atomics = std::mem::take(&mut self.atomics);
         // Stores by a thread that may not run them still touch only their
-        // thread's words.
-        let once: Vec<(Value, u32)> = writes.iter().map(|&((v, n, _), _)| (v, n)).collect();
-        if !one_to_one(&once, t, 3..DIMS) {
-            return false;
-        }
-        let bytes = |&(v, n, t): &Access| {
-            let (lo, hi) = v.bounds(t);
-            (lo, hi + i128::from(n))
+        // thread's words: over the threads that may run them all (those
+        // their branches narrow to, where they share them).
+        let stores: Vec<(Value, u32)> = writes.iter().map(|&((v, n, _), _)| (v, n)).collect();
+        let shared_box = writes.first().map(|&((_, _, b), _)| b);
+        let runs = match shared_box {
+            Some(b) if writes.iter().all(|&((_, _, o), _)| o == b) => b,
+            _ => t,
         };
-        let apart = reads.iter().all(|read| {
-            writes.iter().all(|(write, _)| {
-                let (a, b) = (bytes(read), bytes(write));
-                let same = matches!(read.0, Value::Affine { .. }) && read.0 == write.0;
-                (same && read.1 == write.1) || a.1 <= b.0 || b.1 <= a.0
-            })
-        });
-        if !apart {
+        if !one_to_one(&stores, runs, 3..DIMS) {
             return false;
         }
-        let everywhere: Vec<(Value, u32)> = writes
-            .iter()
-            .filter(|&&(_, partial)| !partial)
-            .map(|&((v, n, _), _)| (v, n))
-            .collect();
-        if everywhere.len() == writes.len()
-            && let Some(range) = dense(&everywhere, t)
+        let stored: Vec<Access> = writes.iter().map(|&(access, _)| access).collect();
+        if !apart(&reads, &stored) || !apart(&atomics, &stored) || !apart(&atomics, &reads) {
+            return false;
+        }
+        if let Some(box_) = shared_box
+            && writes.iter().all(|&((_, _, b), exact)| exact && b == box_)
+            && let Some(range) = dense(&stores, box_)
         {
             self.covered.push(range);
         }
@@ -1318,6 +1457,23 @@ impl Shared {
     }
 }
 
+/// Whether each access of `xs` touches either the same word as an access
+/// of `ys` by the same thread (the same affine function of the thread, the
+/// same size) or bytes that none of `ys` touches.
+fn apart(xs: &[Access], ys: &[Access]) -> bool {
+    let bytes = |&(v, n, t): &Access| {
+        let (lo, hi) = v.bounds(t);
+        (lo, hi + i128::from(n))
+    };
+    xs.iter().all(|x| {
+        ys.iter().all(|y| {
+            let (a, b) = (bytes(x), bytes(y));
+            let same = matches!(x.0, Value::Affine { .. }) && x.0 == y.0 && x.1 == y.1;
+            same || a.1 <= b.0 || b.1 <= a.0
+        })
+    })
+}
+
 /// The bytes that one-to-one stores, run by every thread of a group, cover
 /// with no gap: each coordinate's step (up or down) the span of all the
 /// lower ones, the pieces of one thread side by side.
@@ -1325,7 +1481,7 @@ fn dense(writes: &[(Value, u32)], t: Threads) -> Option<(i128, i128)> {
     let mut pieces: Vec<(i128, i128)> = Vec::new();
     let mut k = [0; DIMS];
     for &(at, size) in writes {
-        let Value::Affine { c, k: j } = at else {
+        let Value::Affine { c, k: j } = at.rebase(t) else {
             return None;
         };
         k = j;
@@ -1364,7 +1520,7 @@ fn one_to_one(stores: &[(Value, u32)], t: Threads, dims: std::ops::Range<usize>)
     let mut pieces: Vec<(i128, i128)> = Vec::new();
     let mut common = None;
     for &(at, size) in stores {
-        let Value::Affine { c, k } = at else {
+        let Value::Affine { c, k } = at.rebase(t) else {
             return false;
         };
         let others = (0..DIMS).any(|d| !dims.contains(&d) && k[d] != 0 && t.ids[d] > 1);

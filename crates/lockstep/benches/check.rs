@@ -3,12 +3,13 @@
 //! then each again with the other orders of reductions, waves and groups
 //! that could change its memory; its target is at most ten times one run.
 //!
-//! Three shaders: a wave scan and a groupshared tile that the check proves
-//! free of everything checked mode reports before they run (`check/run`,
-//! `check/check`, `check/tile_run`, `check/tile_check`: the sizes run as
-//! `run` runs them), and a reduction in groupshared memory with a barrier
-//! in its loop, which it runs in checked mode (`check/reduce_run`,
-//! `check/reduce_check`).
+//! Four shaders: a wave scan, a groupshared tile and a tree reduction in
+//! groupshared memory (a barrier in each round of its loop) that the check
+//! proves free of everything checked mode reports before they run
+//! (`check/run`, `check/check`, `check/tile_run`, `check/tile_check`,
+//! `check/reduce_run`, `check/reduce_check`: the sizes run as `run` runs
+//! them), and a histogram by groupshared atomics, which it runs in checked
+//! mode (`check/histogram_run`, `check/histogram_check`).
 //!
 //! ```sh
 //! cargo bench -p lockstep --bench check
@@ -56,7 +57,7 @@ void main(uint3 dtid : SV_DispatchThreadID, uint gi : SV_GroupIndex)
 "#;
 
 /// A tree reduction in groupshared memory, a barrier in each step of its
-/// loop: checked mode settles its barriers and accesses.
+/// loop: the proof walks the loop round by round.
 const REDUCE: &str = r#"
 StructuredBuffer<uint> In : register(t0);
 RWStructuredBuffer<uint> Out : register(u0);
@@ -74,6 +75,26 @@ void main(uint3 dtid : SV_DispatchThreadID, uint gi : SV_GroupIndex)
         GroupMemoryBarrierWithGroupSync();
     }
     Out[dtid.x] = Tile[0];
+}
+"#;
+
+/// A histogram of 16 bins by groupshared atomics: checked mode settles
+/// them.
+const HISTOGRAM: &str = r#"
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+RWByteAddressBuffer Total : register(u1);
+groupshared uint Bins[16];
+
+[numthreads(64, 1, 1)]
+void main(uint3 dtid : SV_DispatchThreadID, uint gi : SV_GroupIndex)
+{
+    if (gi < 16)
+        Bins[gi] = 0;
+    GroupMemoryBarrierWithGroupSync();
+    InterlockedAdd(Bins[In[dtid.x] & 15u], 1u);
+    GroupMemoryBarrierWithGroupSync();
+    Out[dtid.x] = Bins[gi & 15u];
 }
 "#;
 
@@ -122,7 +143,11 @@ fn check_against_run(c: &mut Criterion) {
             assert_eq!(report.proven, report.wave_sizes);
         })
     });
-    for (name, source, proven) in [("tile", TILE, true), ("reduce", REDUCE, false)] {
+    for (name, source, proven) in [
+        ("tile", TILE, true),
+        ("reduce", REDUCE, true),
+        ("histogram", HISTOGRAM, false),
+    ] {
         let shader = lockstep::compile(
             &format!("{name}.hlsl"),
             source,

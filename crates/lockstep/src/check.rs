@@ -366,8 +366,10 @@ fn check_with(
     // Groupshared memory cannot make one schedule's results differ from
     // another's where no wave touches a word that another wave writes in
     // the same phase: where the proof shows it, or the checked run, which
-    // finds every such pair in any order, reports nothing (atomics apart:
-    // waves may update one word in one phase, in an order that can show).
+    // finds every such pair in any order, reports nothing. Waves may still
+    // update one word atomically in one phase: only updates that fold into
+    // one, whose results nothing reads, leave the same word in any order
+    // (`SharedMemory::groupshared_atomics`).
     let needed = |schedule: Schedule, groupshared_settled: bool, written: &Written| match schedule {
         Schedule::InOrder => folds_floats,
         Schedule::Shuffled(_) => {
@@ -415,7 +417,7 @@ fn check_with(
             }
         };
         let groupshared_settled =
-            proofs[i].is_some() || (findings.is_empty() && !groupshared_atomics);
+            (proofs[i].is_some() || findings.is_empty()) && !groupshared_atomics;
         let mut findings: Vec<ReportedFinding> =
             findings.into_iter().map(|f| reported(shader, f)).collect();
         dispatched();

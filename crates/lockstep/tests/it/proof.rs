@@ -293,11 +293,108 @@ fn proofs_hold_exactly_where_the_accesses_are_bounded() {
         "one thread leaves the loop"
     );
     assert_eq!(
+        gi(&tree("if ((int)gi < (int)s) Tile[gi] += Tile[gi + s];").replace("uint s", "int s")),
+        Some(false),
+        "signed: `>>=` of a positive int"
+    );
+    // Branches bound a coordinate from below, or pick one thread.
+    assert_eq!(
+        gi(&format!(
+            "Tile[gi] = In[id.x]; {sync} uint l = 0; if (gi > 0) l = Tile[gi - 1]; Out[id.x] = l;"
+        )),
+        Some(false),
+        "a neighbour"
+    );
+    assert_eq!(
+        gi(&format!(
+            "Tile[gi] = In[id.x]; {sync} uint l = 0; if (gi >= 1) l = Tile[gi - 2]; Out[id.x] = l;"
+        )),
+        None,
+        "thread 1 reads before the tile"
+    );
+    assert_eq!(
+        gi(&format!(
+            "if (gi == 1) Tile[3] = 5; {sync} Out[id.x] = Tile[3];"
+        )),
+        Some(false),
+        "one thread stores"
+    );
+    assert_eq!(
+        gi(&format!(
+            "if (gi < 2) Tile[3] = 5; {sync} Out[id.x] = Tile[3];"
+        )),
+        None,
+        "two threads store one word"
+    );
+    assert_eq!(
+        one_d("Out[WaveReadLaneFirst(id.x)] = 1;"),
+        Some(true),
+        "another lane's index, in bounds"
+    );
+    assert_eq!(
+        one_d("Out[WaveActiveMax(id.x) + 1] = 1;"),
+        None,
+        "the last wave's maximum runs past the end"
+    );
+    // Atomics: apart from the phase's loads and stores; a store in a
+    // branch on the group's index covers the words of the threads in it.
+    let bins = |body: &str| {
+        gi(&format!(
+            "if (gi < 16) Tile[gi] = 0; {sync}\n{body}\nOut[id.x] = Tile[gi & 15];"
+        ))
+    };
+    assert_eq!(
+        bins(&format!("InterlockedAdd(Tile[In[id.x] & 15], 1); {sync}")),
+        Some(false),
+        "a histogram"
+    );
+    assert_eq!(
+        bins(&format!("InterlockedMax(Tile[gi & 15], In[id.x]); {sync}")),
+        Some(false)
+    );
+    assert_eq!(
+        bins("InterlockedAdd(Tile[In[id.x] & 15], 1);"),
+        None,
+        "the phase reads the bins it updates"
+    );
+    assert_eq!(
+        gi(&format!(
+            "if (gi < 16) Tile[gi] = 0; {sync} Out[id.x] = Tile[gi & 31];"
+        )),
+        None,
+        "words 16 to 31 never stored"
+    );
+    assert_eq!(
+        gi(&format!(
+            "if (id.x < 16) Tile[gi] = 0; {sync} Out[id.x] = Tile[gi & 15];"
+        )),
+        None,
+        "only the first group stores"
+    );
+    assert_eq!(
+        gi(&format!(
+            "if (gi >= 16) Tile[gi] = 0; else Tile[gi] = 1; {sync} Out[id.x] = Tile[gi & 15];"
+        )),
+        None,
+        "each branch stores for some threads only"
+    );
+    assert_eq!(
         one_d("if (id.x < 200) Out[id.x + 56] = 1;"),
         Some(false),
         "a bounds guard"
     );
     assert_eq!(one_d("if (id.x < 201) Out[id.x + 56] = 1;"), None);
+    assert_eq!(one_d("if (id.x > 10) Out[id.x - 11] = 1;"), Some(false));
+    assert_eq!(one_d("if (id.x > 10) Out[id.x - 12] = 1;"), None);
+    assert_eq!(
+        one_d("if (id.x < 200) Out[id.x] = 1; else Out[id.x - 200] = 2;"),
+        Some(true)
+    );
+    assert_eq!(
+        one_d("if (id.x < 200) Out[id.x] = 1; else Out[id.x - 201] = 2;"),
+        None,
+        "thread 200 takes the else branch"
+    );
     assert_eq!(
         one_d("if (id.x < 200) Out[id.x] = 1; else Out[id.x + 56] = 2;"),
         None,
@@ -393,6 +490,18 @@ const CLEAN: &[&str] = &[
          if (gi < s) Tile[gi] += Tile[gi + s];\n\
          GroupMemoryBarrierWithGroupSync(); }\n\
        if (id.x < 58) Out[id.x + 6] = Tile[0]; }",
+    // A histogram by groupshared atomics.
+    "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
+     groupshared uint Bins[16];\n\
+     [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex) {\n\
+       if (gi < 16) Bins[gi] = 0; GroupMemoryBarrierWithGroupSync();\n\
+       InterlockedAdd(Bins[In[id.x & 7] & 15], 1); GroupMemoryBarrierWithGroupSync();\n\
+       Out[id.x] = Bins[gi & 15]; }",
+    // An atomic's result read: the order of the waves shows.
+    "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
+     groupshared uint Count;\n\
+     [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex) {\n\
+       uint slot; InterlockedAdd(Count, 1, slot); Out[id.x] = slot; }",
     // Clean: a counter per thread, and a total by atomics.
     "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
      [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID) {\n\
@@ -436,7 +545,8 @@ fn proven_checks_report_what_checked_mode_reports() {
     let mut all: Vec<(PathBuf, String, String)> = Vec::new();
     let files = jobs(&repo().join("examples"), None)
         .into_iter()
-        .chain(jobs(&repo().join("tests/check"), Some("ub.yaml")));
+        .chain(jobs(&repo().join("tests/check"), Some("ub.yaml")))
+        .chain(jobs(&repo().join("tests/proof"), Some("pipeline.yaml")));
     for (yaml, hlsl) in files {
         let source = std::fs::read_to_string(&hlsl).unwrap();
         all.push((yaml, hlsl.display().to_string(), source));
@@ -450,6 +560,7 @@ fn proven_checks_report_what_checked_mode_reports() {
         all.push((yaml, format!("unproven{i}-{kind}.hlsl"), source.to_string()));
     }
     let mut proven = 0;
+    let mut corpus_proven = 0;
     for (yaml, name, source) in &all {
         let pipeline = lockstep::pipeline::parse(&std::fs::read_to_string(yaml).unwrap()).unwrap();
         let opts = CompileOptions {
@@ -502,6 +613,17 @@ fn proven_checks_report_what_checked_mode_reports() {
                 fast.render(&shader, false)
             );
         }
+        // The corpus of user-style shaders: its bugs are found, and only
+        // those.
+        if name.contains("tests/proof/") {
+            corpus_proven += usize::from(fast.proven == fast.wave_sizes);
+            assert_eq!(
+                fast.is_clean(),
+                !name.contains("/bug_"),
+                "{name}: {}",
+                fast.render(&shader, false)
+            );
+        }
         proven += usize::from(!fast.proven.is_empty());
     }
     // The examples' and the corpus' others use groupshared memory,
@@ -510,5 +632,9 @@ fn proven_checks_report_what_checked_mode_reports() {
         proven > CLEAN.len(),
         "the proof settled some size of {proven} of {} shaders",
         all.len()
+    );
+    assert!(
+        corpus_proven >= 12,
+        "{corpus_proven} of the corpus' clean shaders proven at every size"
     );
 }
