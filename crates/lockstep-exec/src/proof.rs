@@ -195,6 +195,11 @@ impl Facts {
         }
     }
 
+    /// `v`, as a constant where every thread holds the same value.
+    fn exact(&self, v: Value) -> Value {
+        v.single(self.threads).map_or(v, Value::constant)
+    }
+
     /// `r`'s value as a 32-bit unsigned integer.
     fn low32(&self, r: Reg) -> Option<Value> {
         let fact = self.get(r)?;
@@ -220,7 +225,7 @@ impl Facts {
 
     /// `v` as a 32-bit result, if it never wraps.
     fn result32(&self, v: Option<Value>) -> Option<Fact> {
-        let v = v?;
+        let v = self.exact(v?);
         let (lo, hi) = v.bounds(self.threads);
         (lo >= 0 && hi <= i128::from(u32::MAX)).then_some(Fact {
             value: v,
@@ -230,7 +235,7 @@ impl Facts {
 
     /// `v` as a 64-bit result, if it stays below 2^63.
     fn result64(&self, v: Option<Value>) -> Option<Fact> {
-        let v = v?;
+        let v = self.exact(v?);
         let (lo, hi) = v.bounds(self.threads);
         (lo >= 0 && hi < 1 << 63).then_some(Fact {
             value: v,
@@ -894,7 +899,7 @@ impl Walk<'_> {
             _ => {}
         }
         self.check(state, pc)?;
-        state.advance(inst, self.top)?;
+        state.advance(inst)?;
         Some(Next::Pc(next))
     }
 
@@ -1069,12 +1074,13 @@ impl State {
     }
 
     /// `inst` has been checked: its reads and writes change the state.
-    fn advance(&mut self, inst: &Inst, top: usize) -> Option<()> {
+    fn advance(&mut self, inst: &Inst) -> Option<()> {
         self.undefined.step(inst).then_some(())?;
-        let uniform = self.written.len() - 1 == top && !self.left;
         let given = match *inst {
-            // All lanes copy where every lane is active.
-            Inst::CopyMasked { dst, src } if uniform => Some((dst, self.facts.get(src))),
+            // The lanes that run it copy: facts hold of the threads that
+            // run the code they are used in, and a construct's writes are
+            // dropped where its paths meet.
+            Inst::CopyMasked { dst, src } => Some((dst, self.facts.get(src))),
             _ => self.facts.of(inst),
         };
         let cond = match *inst {
@@ -1459,7 +1465,9 @@ impl Shared {
 
 /// Whether each access of `xs` touches either the same word as an access
 /// of `ys` by the same thread (the same affine function of the thread, the
-/// same size) or bytes that none of `ys` touches.
+/// same size) or bytes that none of `ys` touches: their ranges are apart,
+/// or both are affine and their bytes fall in different places modulo a
+/// step that divides every coefficient of either.
 fn apart(xs: &[Access], ys: &[Access]) -> bool {
     let bytes = |&(v, n, t): &Access| {
         let (lo, hi) = v.bounds(t);
@@ -1469,9 +1477,36 @@ fn apart(xs: &[Access], ys: &[Access]) -> bool {
         ys.iter().all(|y| {
             let (a, b) = (bytes(x), bytes(y));
             let same = matches!(x.0, Value::Affine { .. }) && x.0 == y.0 && x.1 == y.1;
-            same || a.1 <= b.0 || b.1 <= a.0
+            same || a.1 <= b.0 || b.1 <= a.0 || interleaved(x, y)
         })
     })
+}
+
+/// Whether two affine accesses never share a byte: with `g` dividing every
+/// coefficient of a coordinate that varies, `x` touches `c_x + g i + [0,
+/// size_x)` and `y` `c_y + g j + [0, size_y)`, apart where `y`'s start lies
+/// at least `size_x` past `x`'s and `size_y` before the next, modulo `g`.
+fn interleaved(&(x, xn, xt): &Access, &(y, yn, yt): &Access) -> bool {
+    let (Value::Affine { c: cx, k: kx }, Value::Affine { c: cy, k: ky }) =
+        (x.rebase(xt), y.rebase(yt))
+    else {
+        return false;
+    };
+    let gcd = |mut a: i128, mut b: i128| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a.abs()
+    };
+    let g = (0..DIMS)
+        .flat_map(|d| [(kx[d], xt.ids[d]), (ky[d], yt.ids[d])])
+        .filter(|&(_, n)| n > 1)
+        .fold(0, |g, (k, _)| gcd(g, k));
+    if g == 0 {
+        return false;
+    }
+    let r = (cy - cx).rem_euclid(g);
+    i128::from(xn) <= r && r <= g - i128::from(yn)
 }
 
 /// The bytes that one-to-one stores, run by every thread of a group, cover
