@@ -774,31 +774,7 @@ impl Walk<'_> {
                         next = else_pc + 1;
                     }
                 }
-                cond => {
-                    let before = state.facts.threads;
-                    // The threads where the condition holds and where it
-                    // does not, each with whether it is exactly those of a
-                    // group's box.
-                    let ((holds, holds_exact), (fails, fails_exact)) = match cond {
-                        Some(Cond::Within { d, lo, hi }) => split(before, d, lo, hi),
-                        _ => ((before, false), (before, false)),
-                    };
-                    let ((then, exact), (otherwise, exact_otherwise)) = if negate {
-                        ((fails, fails_exact), (holds, holds_exact))
-                    } else {
-                        ((holds, holds_exact), (fails, fails_exact))
-                    };
-                    state.open(code, pc, before, otherwise);
-                    if let Some(Control::Open {
-                        exact: e,
-                        exact_otherwise: o,
-                        ..
-                    }) = state.control.last_mut()
-                    {
-                        (*e, *o) = (exact, exact_otherwise);
-                    }
-                    state.facts.threads = then;
-                }
+                cond => state.open_if(code, pc, cond, negate),
             },
             Inst::Else { end_pc } => match state.control.last_mut() {
                 Some(Control::Taken) => {
@@ -825,16 +801,14 @@ impl Walk<'_> {
                 _ => state.close()?,
             },
             Inst::SwitchBegin | Inst::CallBegin => {
-                let t = state.facts.threads;
-                state.open(code, pc, t, t);
+                state.open(code, pc);
             }
             Inst::LoopBegin if !self.open_loops.contains(&pc) => {
                 let before = Box::new(state.clone());
                 state.control.push(Control::Unrolled { begin: pc, before });
             }
             Inst::LoopBegin => {
-                let t = state.facts.threads;
-                state.open(code, pc, t, t);
+                state.open(code, pc);
                 for r in loop_writes(code, pc) {
                     state.facts.set(r, None);
                     state.conds[r as usize] = None;
@@ -994,14 +968,40 @@ impl Walk<'_> {
 }
 
 impl State {
-    /// Opens a construct walked once at `pc`, with the threads before it
-    /// and those of its `else`.
-    fn open(&mut self, code: &[Inst], pc: usize, threads: Threads, otherwise: Threads) {
+    /// Opens the `if` at `pc`, walked both ways, on `cond` (negated with
+    /// `negate`): each branch runs on the threads it narrows to.
+    fn open_if(&mut self, code: &[Inst], pc: usize, cond: Option<Cond>, negate: bool) {
+        let before = self.facts.threads;
+        // The threads where the condition holds and where it does not,
+        // each with whether it is exactly those of a group's box.
+        let (holds, fails) = match cond {
+            Some(Cond::Within { d, lo, hi }) => split(before, d, lo, hi),
+            _ => ((before, false), (before, false)),
+        };
+        let ((then, exact), (otherwise, exact_otherwise)) = if negate {
+            (fails, holds)
+        } else {
+            (holds, fails)
+        };
         self.written.push(Vec::new());
         self.undefined.open(code, pc);
         self.control.push(Control::Open {
-            threads,
+            threads: before,
             otherwise,
+            exact,
+            exact_otherwise,
+        });
+        self.facts.threads = then;
+    }
+
+    /// Opens a construct at `pc` other than an `if`, walked once.
+    fn open(&mut self, code: &[Inst], pc: usize) {
+        self.written.push(Vec::new());
+        self.undefined.open(code, pc);
+        let t = self.facts.threads;
+        self.control.push(Control::Open {
+            threads: t,
+            otherwise: t,
             exact: false,
             exact_otherwise: false,
         });
