@@ -811,7 +811,7 @@ impl Walk<'_> {
                 state.open(code, pc);
                 for r in loop_writes(code, pc) {
                     state.facts.set(r, None);
-                    state.conds[r as usize] = None;
+                    state.set_cond(r, None);
                 }
             }
             Inst::SwitchCase { .. } | Inst::LoopContinuing => {
@@ -968,6 +968,13 @@ impl Walk<'_> {
 }
 
 impl State {
+    /// Sets what register `r` says as a branch condition.
+    fn set_cond(&mut self, r: u32, cond: Option<Cond>) {
+        if let Some(c) = self.conds.get_mut(r as usize) {
+            *c = cond;
+        }
+    }
+
     /// Opens the `if` at `pc`, walked both ways, on `cond` (negated with
     /// `negate`): each branch runs on the threads it narrows to.
     fn open_if(&mut self, code: &[Inst], pc: usize, cond: Option<Cond>, negate: bool) {
@@ -1012,9 +1019,12 @@ impl State {
     fn meet(&mut self) {
         self.undefined.meet();
         let frame = self.written.len() - 1;
+        let (facts, conds) = (&mut self.facts, &mut self.conds);
         for &r in &self.written[frame] {
-            self.facts.set(r, None);
-            self.conds[r as usize] = None;
+            facts.set(r, None);
+            if let Some(c) = conds.get_mut(r as usize) {
+                *c = None;
+            }
         }
     }
 
@@ -1028,7 +1038,7 @@ impl State {
         let inner = self.written.pop()?;
         for &r in &inner {
             self.facts.set(r, None);
-            self.conds[r as usize] = None;
+            self.set_cond(r, None);
         }
         self.written.last_mut()?.extend(inner);
         Some(())
@@ -1123,7 +1133,7 @@ impl State {
             self.facts.set(dst.0, fact);
         }
         if let Some((dst, c)) = cond {
-            self.conds[dst.0 as usize] = Some(c);
+            self.set_cond(dst.0, Some(c));
         }
         Some(())
     }
