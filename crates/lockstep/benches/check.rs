@@ -23,12 +23,15 @@ use lockstep::pipeline::{Kind, Pipeline};
 use lockstep::{CompileOptions, MemoryLoader, RunOptions};
 use support::{binding, buffer, words};
 
-/// A scan and a reduction per wave, as user code writes them.
-const SCAN: &str = r#"
+/// The resources every shader below binds, put before each.
+const BINDINGS: &str = r#"
 StructuredBuffer<uint> In : register(t0);
 RWStructuredBuffer<uint> Out : register(u0);
 RWByteAddressBuffer Total : register(u1);
+"#;
 
+/// A scan and a reduction per wave, as user code writes them.
+const SCAN: &str = r#"
 [numthreads(64, 1, 1)]
 void main(uint3 dtid : SV_DispatchThreadID)
 {
@@ -42,11 +45,7 @@ void main(uint3 dtid : SV_DispatchThreadID)
 
 /// Neighbours summed through a groupshared tile: each thread stores one
 /// word, then reads two after the barrier.
-const TILE: &str = r#"
-StructuredBuffer<uint> In : register(t0);
-RWStructuredBuffer<uint> Out : register(u0);
-RWByteAddressBuffer Total : register(u1);
-groupshared uint Tile[64];
+const TILE: &str = r#"groupshared uint Tile[64];
 
 [numthreads(64, 1, 1)]
 void main(uint3 dtid : SV_DispatchThreadID, uint gi : SV_GroupIndex)
@@ -59,11 +58,7 @@ void main(uint3 dtid : SV_DispatchThreadID, uint gi : SV_GroupIndex)
 
 /// A tree reduction in groupshared memory, a barrier in each step of its
 /// loop: the proof walks the loop round by round.
-const REDUCE: &str = r#"
-StructuredBuffer<uint> In : register(t0);
-RWStructuredBuffer<uint> Out : register(u0);
-RWByteAddressBuffer Total : register(u1);
-groupshared uint Tile[64];
+const REDUCE: &str = r#"groupshared uint Tile[64];
 
 [numthreads(64, 1, 1)]
 void main(uint3 dtid : SV_DispatchThreadID, uint gi : SV_GroupIndex)
@@ -81,11 +76,7 @@ void main(uint3 dtid : SV_DispatchThreadID, uint gi : SV_GroupIndex)
 
 /// A group's sum from per-wave sums in groupshared memory, each stored by
 /// the wave's first lane: checked mode settles those stores.
-const PARTIALS: &str = r#"
-StructuredBuffer<uint> In : register(t0);
-RWStructuredBuffer<uint> Out : register(u0);
-RWByteAddressBuffer Total : register(u1);
-groupshared uint Partial[16];
+const PARTIALS: &str = r#"groupshared uint Partial[16];
 
 [numthreads(64, 1, 1)]
 void main(uint3 dtid : SV_DispatchThreadID, uint gi : SV_GroupIndex)
@@ -125,7 +116,7 @@ fn check_against_run(c: &mut Criterion) {
     };
     let shader = lockstep::compile(
         "scan.hlsl",
-        SCAN,
+        &format!("{BINDINGS}{SCAN}"),
         &CompileOptions::default(),
         &MemoryLoader::default(),
     )
@@ -154,7 +145,7 @@ fn check_against_run(c: &mut Criterion) {
     ] {
         let shader = lockstep::compile(
             &format!("{name}.hlsl"),
-            source,
+            &format!("{BINDINGS}{source}"),
             &CompileOptions::default(),
             &MemoryLoader::default(),
         )
