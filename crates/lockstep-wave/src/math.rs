@@ -5,12 +5,16 @@
 //! tests measure the error against `f64` references; an ignored test visits all 2^32 floats);
 //! NaN inputs give the input quieted, and invalid inputs the x86 default NaN.
 //!
-//! `exp`, `exp2` and the logarithms compute in `f32`, with the constants and the last sums split
-//! in two parts where one rounding would cost precision (the logarithms are FreeBSD msun's
-//! `logf`, `log2f` and `log10f`). `sin` and `cos` reduce their argument by pi/2 in `f64`: in two
-//! parts below 2^19, where the reduced argument splits into two `f32`s for polynomials in `f32`,
+//! Every function computes in `f32` with fused multiply-adds (`f32::mul_add`, one rounding: the
+//! FMA instruction where the CPU has one, an exact library routine where it has none), with the
+//! constants and the last sums split in two parts where one rounding would cost precision (the
+//! logarithms are FreeBSD msun's `logf`, `log2f` and `log10f`). `sin` and `cos` reduce their
+//! argument by pi/2 in three `f32` parts below 2^19, keeping the reduced argument as two `f32`s,
 //! and above, by integer arithmetic on a 192-bit table of 2/pi, as glibc's `sinf` does, with
 //! polynomials in `f64`, so large arguments keep their precision too.
+//!
+//! On x86-64 the public functions run a copy compiled for the FMA instruction when the CPU has
+//! it (the same operations, so the same bits).
 
 #[cfg(target_arch = "x86_64")]
 pub mod avx2;
@@ -23,39 +27,42 @@ fn quiet(x: f32) -> f32 {
     f32::from_bits(x.to_bits() | 0x0040_0000)
 }
 
-/// `1.5 * 2^52`: adding it rounds an `f64` below 2^51 in magnitude to an integer (ties to even),
-/// which the low bits of the sum then hold.
-const ROUND: f64 = 6_755_399_441_055_744.0;
-
-/// `x` rounded to an integer (ties to even), and that integer's low 32 bits, for `|x| < 2^31`.
-#[inline(always)]
-fn round_int(x: f64) -> (f64, u32) {
-    let shifted = x + ROUND;
-    (shifted - ROUND, shifted.to_bits() as u32)
-}
-
-/// `1.5 * 2^23`: [`ROUND`] for `f32`, below 2^22 in magnitude.
+/// `1.5 * 2^23`: adding it rounds an `f32` below 2^22 in magnitude to an integer (ties to
+/// even), which the low bits of the sum's significand then hold.
 const ROUND32: f32 = 12_582_912.0;
 
-/// `x` rounded to an integer (ties to even), as an `f32` and an `i32`, for `|x| < 2^22`.
+/// `x * m` rounded to an integer (ties to even), as an `f32` and an `i32`, for `|x m| < 2^22`.
 #[inline(always)]
-fn round_int32(x: f32) -> (f32, i32) {
-    let shifted = x + ROUND32;
+fn round_int32(x: f32, m: f32) -> (f32, i32) {
+    let shifted = fma(x, m, ROUND32);
     (
         shifted - ROUND32,
         (shifted.to_bits() as i32).wrapping_sub(ROUND32.to_bits() as i32),
     )
 }
 
-/// `p[0] + x * (p[1] + x * (p[2] + …))`, in `f64` or `f32`.
+/// `p[0] + x * (p[1] + x * (p[2] + …))` in `f64`, each step rounded twice.
 #[inline(always)]
-fn horner<T, const N: usize>(x: T, p: [T; N]) -> T
-where
-    T: Copy + core::ops::Mul<Output = T> + core::ops::Add<Output = T>,
-{
+fn horner<const N: usize>(x: f64, p: [f64; N]) -> f64 {
     let mut acc = p[N - 1];
     for &c in p[..N - 1].iter().rev() {
         acc = acc * x + c;
+    }
+    acc
+}
+
+/// `a * b + c`, rounded once.
+#[inline(always)]
+fn fma(a: f32, b: f32, c: f32) -> f32 {
+    a.mul_add(b, c)
+}
+
+/// `p[0] + x * (p[1] + x * (p[2] + …))` in `f32`, each step one [`fma`].
+#[inline(always)]
+fn horner32<const N: usize>(x: f32, p: [f32; N]) -> f32 {
+    let mut acc = p[N - 1];
+    for &c in p[..N - 1].iter().rev() {
+        acc = fma(acc, x, c);
     }
     acc
 }
@@ -81,14 +88,14 @@ const EXP2_POLY: [f32; 7] = [
     1.524_635_8e-5,
 ];
 
-/// HLSL `exp2(x)`: `2^x = 2^k 2^r` with `k` the integer nearest `x`.
+/// [`exp2`]'s body.
 #[inline(always)]
-pub fn exp2(x: f32) -> f32 {
+fn exp2_f(x: f32) -> f32 {
     // Past these, the result is infinite or rounds to zero either way.
     let t = x.clamp(-152.0, 130.0);
-    let (k, ki) = round_int32(t);
+    let (k, ki) = round_int32(t, 1.0);
     let r = t - k;
-    let v = scale(1.0 + r * horner(r, EXP2_POLY), ki);
+    let v = scale(fma(r, horner32(r, EXP2_POLY), 1.0), ki);
     if x.is_nan() { quiet(x) } else { v }
 }
 
@@ -108,18 +115,17 @@ const EXP_POLY: [f32; 6] = [
     0.000_198_495_2,
 ];
 
-/// HLSL `exp(x)`: `e^x = 2^k e^r` with `r = x - k ln 2` reduced in two parts, and its rounding
-/// error carried into the sum.
+/// [`exp`]'s body.
 #[inline(always)]
-pub fn exp(x: f32) -> f32 {
+fn exp_f(x: f32) -> f32 {
     let t = x.clamp(-104.0, 90.0);
-    let (k, ki) = round_int32(t * core::f32::consts::LOG2_E);
+    let (k, ki) = round_int32(t, core::f32::consts::LOG2_E);
     // Exact: `k LN2_HI` is, and it is close to `t`.
-    let hi = t - k * LN2_HI;
-    let lo = k * LN2_LO;
-    let r = hi - lo;
-    let carry = (hi - r) - lo;
-    let p = 1.0 + (r + (r * r * horner(r, EXP_POLY) + carry));
+    let hi = fma(-k, LN2_HI, t);
+    let r = fma(-k, LN2_LO, hi);
+    // `r`'s rounding error (`hi - r` is exact).
+    let carry = fma(-k, LN2_LO, hi - r);
+    let p = 1.0 + (r + fma(r * r, horner32(r, EXP_POLY), carry));
     let v = scale(p, ki);
     if x.is_nan() { quiet(x) } else { v }
 }
@@ -150,7 +156,7 @@ fn log_parts(x: f32) -> (f32, f32, f32, f32) {
     let s = f / (2.0 + f);
     let z = s * s;
     let w = z * z;
-    let r = z * (LG[0] + w * LG[2]) + w * (LG[1] + w * LG[3]);
+    let r = fma(z, fma(w, LG[2], LG[0]), w * fma(w, LG[3], LG[1]));
     let half_f2 = 0.5 * f * f;
     (k as f32, f, half_f2, s * (half_f2 + r))
 }
@@ -178,44 +184,47 @@ fn log_special(x: f32, v: f32) -> f32 {
     }
 }
 
-/// HLSL `log(x)`: the natural logarithm, `k ln 2 + log(1 + f)` with ln 2 in two parts.
+/// [`log`]'s body.
 #[inline(always)]
-pub fn log(x: f32) -> f32 {
+fn log_f(x: f32) -> f32 {
     const HI: f32 = f32::from_bits(0x3F31_7180);
     const LO: f32 = f32::from_bits(0x3717_F7D1);
     let (k, f, half_f2, r) = log_parts(x);
-    log_special(x, r + k * LO - half_f2 + f + k * HI)
+    // `k HI` is exact.
+    log_special(x, fma(k, HI, fma(k, LO, r) - half_f2 + f))
 }
 
-/// HLSL `log2(x)`: `k + log(1 + f) / ln 2`, with `log(1 + f)` and `1 / ln 2` in two parts each.
+/// [`log2`]'s body.
 #[inline(always)]
-pub fn log2(x: f32) -> f32 {
+fn log2_f(x: f32) -> f32 {
     const INV_HI: f32 = f32::from_bits(0x3FB8_B000);
     const INV_LO: f32 = f32::from_bits(0xB938_9AD4);
     let (k, f, half_f2, r) = log_parts(x);
     let (hi, lo) = log_hi_lo(f, half_f2, r);
-    log_special(x, (lo + hi) * INV_LO + lo * INV_HI + hi * INV_HI + k)
+    // `hi INV_HI` is exact.
+    log_special(x, fma(hi, INV_HI, fma(lo, INV_HI, (lo + hi) * INV_LO)) + k)
 }
 
-/// HLSL `log10(x)`: `k log10(2) + log(1 + f) / ln 10`, each constant in two parts.
+/// [`log10`]'s body.
 #[inline(always)]
-pub fn log10(x: f32) -> f32 {
+fn log10_f(x: f32) -> f32 {
     const INV_HI: f32 = f32::from_bits(0x3EDE_6000);
     const INV_LO: f32 = f32::from_bits(0xB804_EAD9);
     const LOG10_2_HI: f32 = f32::from_bits(0x3E9A_2080);
     const LOG10_2_LO: f32 = f32::from_bits(0x3554_27DB);
     let (k, f, half_f2, r) = log_parts(x);
     let (hi, lo) = log_hi_lo(f, half_f2, r);
-    log_special(
-        x,
-        k * LOG10_2_LO + (lo + hi) * INV_LO + lo * INV_HI + hi * INV_HI + k * LOG10_2_HI,
-    )
+    // `hi INV_HI` and `k LOG10_2_HI` are exact.
+    let v = fma(lo, INV_HI, fma(lo + hi, INV_LO, k * LOG10_2_LO));
+    log_special(x, fma(k, LOG10_2_HI, fma(hi, INV_HI, v)))
 }
 
-/// pi/2 in two parts: the first has 33 significant bits, so its product with a quadrant count
-/// below 2^20 is exact.
-const PIO2_HI: f64 = f64::from_bits(0x3FF9_21FB_5000_0000);
-const PIO2_LO: f64 = f64::from_bits(0x3E51_10B4_611A_6263);
+/// pi/2 in three `f32` parts, each the `f32` nearest what the ones before leave (72 bits).
+const PIO2: [f32; 3] = [
+    f32::from_bits(0x3FC9_0FDB),
+    f32::from_bits(0xB33B_BD2E),
+    f32::from_bits(0xA6F7_2CED),
+];
 
 /// Arguments from here on are reduced with the table.
 const LARGE: f32 = 524_288.0;
@@ -270,12 +279,21 @@ fn reduce_large(x: f32) -> (f64, u32) {
     (frac as f64 * pi63, n as u32)
 }
 
-/// `|x|` reduced by pi/2 for `|x| < LARGE`, as [`reduce_large`].
+/// `|x|` reduced by pi/2 for `|x| < LARGE`: `(hi, lo, n)` with `|x| = hi + lo + n pi/2 (mod 2
+/// pi)`, `|hi + lo| <= pi/4` (about). `|x| - n PIO2[0]` is exact; the product with `PIO2[1]` is
+/// carried as two `f32`s, its rounding error going into `lo` with the third part's product.
 #[inline(always)]
-fn reduce_near(x: f32) -> (f64, u32) {
-    let a = f64::from(x.abs());
-    let (k, low) = round_int(a * core::f64::consts::FRAC_2_PI);
-    ((a - k * PIO2_HI) - k * PIO2_LO, low)
+fn reduce_near(x: f32) -> (f32, f32, u32) {
+    let a = x.abs();
+    let shifted = fma(a, core::f32::consts::FRAC_2_PI, ROUND32);
+    let n = shifted - ROUND32;
+    let t = fma(-n, PIO2[0], a);
+    let p = n * PIO2[1];
+    let p_err = fma(n, PIO2[1], -p);
+    let hi = t - p;
+    let lo = fma(-n, PIO2[2], ((t - hi) - p) - p_err);
+    // The low bits of `shifted`'s significand are `n`'s.
+    (hi, lo, shifted.to_bits())
 }
 
 /// `sin(r)` and `cos(r)` for `|r| <= pi/4`: Taylor series to degrees 9 and 10 (relative errors
@@ -335,16 +353,14 @@ const COS_POLY32: [f32; 5] = [
     COS_POLY[4] as f32,
 ];
 
-/// [`from_quadrant`] with the polynomials in `f32`: `r` splits into `hi + lo`, two `f32`s, and
-/// `lo` enters each sum where it counts (`sin(r) = hi + lo + …`, `cos(r) = 1 - hi^2 / 2 - hi lo
-/// + …`), so the error stays below one unit in the last place plus the final rounding.
+/// [`from_quadrant`] with the polynomials in `f32` on `r = hi + lo`: `lo` enters each sum where
+/// it counts (`sin(r) = hi + lo + …`, `cos(r) = 1 - hi^2 / 2 - hi lo + …`), so the error stays
+/// below one unit in the last place plus the final rounding.
 #[inline(always)]
-fn from_quadrant32(x: f32, (r, n): (f64, u32), cos: bool) -> f32 {
-    let hi = r as f32;
-    let lo = (r - f64::from(hi)) as f32;
+fn from_quadrant32(x: f32, (hi, lo, n): (f32, f32, u32), cos: bool) -> f32 {
     let r2 = hi * hi;
-    let s = hi + (lo + hi * r2 * horner(r2, SIN_POLY32));
-    let c = 1.0 + (r2 * horner(r2, COS_POLY32) - hi * lo);
+    let s = hi + fma(hi * r2, horner32(r2, SIN_POLY32), lo);
+    let c = 1.0 + fma(r2, horner32(r2, COS_POLY32), -(hi * lo));
     pick_quadrant(x, n, cos, s, c)
 }
 
@@ -369,14 +385,56 @@ fn trig(x: f32, cos: bool) -> f32 {
     }
 }
 
-/// HLSL `sin(x)`.
-pub fn sin(x: f32) -> f32 {
+/// [`sin`]'s body.
+#[inline(always)]
+fn sin_f(x: f32) -> f32 {
     trig(x, false)
 }
 
-/// HLSL `cos(x)`.
-pub fn cos(x: f32) -> f32 {
+/// [`cos`]'s body.
+#[inline(always)]
+fn cos_f(x: f32) -> f32 {
     trig(x, true)
+}
+
+/// Declares the public functions: each runs its `_f` body, compiled for the FMA instruction on
+/// x86-64 CPUs that have it.
+macro_rules! public {
+    ($($(#[$doc:meta])* $name:ident = $body:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(x: f32) -> f32 {
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("fma") {
+                #[target_feature(enable = "fma")]
+                fn with_fma(x: f32) -> f32 {
+                    $body(x)
+                }
+                // SAFETY: the CPU has FMA.
+                #[allow(unsafe_code)]
+                return unsafe { with_fma(x) };
+            }
+            $body(x)
+        }
+    )*};
+}
+
+public! {
+    /// HLSL `sin(x)`.
+    sin = sin_f;
+    /// HLSL `cos(x)`.
+    cos = cos_f;
+    /// HLSL `exp(x)`: `e^x = 2^k e^r` with `r = x - k ln 2` reduced in two parts, and its
+    /// rounding error carried into the sum.
+    exp = exp_f;
+    /// HLSL `exp2(x)`: `2^x = 2^k 2^r` with `k` the integer nearest `x`.
+    exp2 = exp2_f;
+    /// HLSL `log(x)`: the natural logarithm, `k ln 2 + log(1 + f)` with ln 2 in two parts.
+    log = log_f;
+    /// HLSL `log2(x)`: `k + log(1 + f) / ln 2`, with `log(1 + f)` and `1 / ln 2` in two parts
+    /// each.
+    log2 = log2_f;
+    /// HLSL `log10(x)`: `k log10(2) + log(1 + f) / ln 10`, each constant in two parts.
+    log10 = log10_f;
 }
 
 /// [`trig`] out of line: the lanes that `avx2`'s `sin` and `cos` pass on are rare, and
@@ -554,7 +612,7 @@ mod tests {
     #[test]
     fn vectors_give_each_lanes_bits() {
         #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") {
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
             let (xs, ys) = vector_inputs();
             vectors_agree::<1>(&xs, &ys);
             vectors_agree::<4>(&xs, &ys);
@@ -567,7 +625,7 @@ mod tests {
     #[ignore = "visits all 2^32 floats: minutes in release"]
     fn every_float_same_bits_in_vectors() {
         #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") {
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
             let parts = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
             std::thread::scope(|s| {
                 for part in 0..parts {

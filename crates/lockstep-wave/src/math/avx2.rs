@@ -4,11 +4,11 @@
 //! runs on all `N` vectors before the next, so that their dependency chains interleave and the
 //! core overlaps them (one vector alone waits on its latency).
 //!
-//! `sin` and `cos` take their branch-free path (`reduce_near` in `f64`, four lanes at a time,
-//! then `from_quadrant32`) and hand large, infinite and NaN lanes to the scalar function.
+//! `sin` and `cos` take their branch-free path (`reduce_near`, then `from_quadrant32`) and hand
+//! large, infinite and NaN lanes to the scalar function.
 //!
 //! # Safety
-//! Every function here requires a CPU with AVX2.
+//! Every function here requires a CPU with AVX2 and FMA.
 
 // The one place in this crate with `unsafe`: the AVX2 functions and their loads and stores.
 #![allow(unsafe_code)]
@@ -33,6 +33,10 @@ each_vector! {
     add(a: __m256, b: __m256) -> __m256 = _mm256_add_ps;
     sub(a: __m256, b: __m256) -> __m256 = _mm256_sub_ps;
     mul(a: __m256, b: __m256) -> __m256 = _mm256_mul_ps;
+    // `a * b + c`, `c - a * b` and `a * b - c`, each rounded once.
+    fma(a: __m256, b: __m256, c: __m256) -> __m256 = _mm256_fmadd_ps;
+    fnma(a: __m256, b: __m256, c: __m256) -> __m256 = _mm256_fnmadd_ps;
+    fms(a: __m256, b: __m256, c: __m256) -> __m256 = _mm256_fmsub_ps;
     div(a: __m256, b: __m256) -> __m256 = _mm256_div_ps;
     and(a: __m256, b: __m256) -> __m256 = _mm256_and_ps;
     or(a: __m256, b: __m256) -> __m256 = _mm256_or_ps;
@@ -85,20 +89,20 @@ fn store<const N: usize>(v: [__m256; N]) -> Chunks<N> {
     out
 }
 
-/// [`super::horner`] on vectors.
+/// [`super::horner32`] on vectors.
 #[inline(always)]
 fn horner<const N: usize, const P: usize>(x: [__m256; N], p: [f32; P]) -> [__m256; N] {
     let mut acc = k(p[P - 1]);
     for &c in p[..P - 1].iter().rev() {
-        acc = add(mul(acc, x), k(c));
+        acc = fma(acc, x, k(c));
     }
     acc
 }
 
-/// [`super::round_int32`]: `x` rounded to an integer, as floats and as integers.
+/// [`super::round_int32`]: `x m` rounded to an integer, as floats and as integers.
 #[inline(always)]
-fn round_int32<const N: usize>(x: [__m256; N]) -> ([__m256; N], [__m256i; N]) {
-    let shifted = add(x, k(super::ROUND32));
+fn round_int32<const N: usize>(x: [__m256; N], m: f32) -> ([__m256; N], [__m256i; N]) {
+    let shifted = fma(x, k(m), k(super::ROUND32));
     (
         sub(shifted, k(super::ROUND32)),
         isub(bits(shifted), ik(super::ROUND32.to_bits() as i32)),
@@ -127,26 +131,72 @@ fn keep_nan<const N: usize>(x: [__m256; N], v: [__m256; N]) -> [__m256; N] {
     select(is_nan(x), v, quiet)
 }
 
+/// Whether every lane of `x` lies in `[lo, hi]` (none is NaN).
+#[inline(always)]
+fn all_within<const N: usize>(x: [__m256; N], lo: f32, hi: f32) -> bool {
+    // SAFETY: as `k`.
+    unsafe {
+        let mut inside = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+        for x in x {
+            let above = _mm256_cmp_ps::<_CMP_GE_OQ>(x, _mm256_set1_ps(lo));
+            let below = _mm256_cmp_ps::<_CMP_LE_OQ>(x, _mm256_set1_ps(hi));
+            inside = _mm256_and_ps(inside, _mm256_and_ps(above, below));
+        }
+        _mm256_movemask_ps(inside) == 0xFF
+    }
+}
+
+/// [`scale`] where every `k` lies in `[-125, 126]`: `2^k` is one normal factor, and both
+/// products are exact, so one gives the same bits.
+#[inline(always)]
+fn scale_normal<const N: usize>(p: [__m256; N], k: [__m256i; N]) -> [__m256; N] {
+    let biased = iadd(k, ik(127));
+    // SAFETY: as `k`.
+    mul(
+        p,
+        float(core::array::from_fn(|i| unsafe {
+            _mm256_slli_epi32::<23>(biased[i])
+        })),
+    )
+}
+
+/// `exp2` of each lane: where every lane's result is normal (`2^k` in [`scale_normal`]'s
+/// range), without clamping, NaN lanes or the second factor.
 #[inline(always)]
 fn exp2_v<const N: usize>(x: [__m256; N]) -> [__m256; N] {
+    if all_within(x, -125.0, 126.0) {
+        let (kf, ki) = round_int32(x, 1.0);
+        let r = sub(x, kf);
+        return scale_normal(fma(r, horner(r, super::EXP2_POLY), k(1.0)), ki);
+    }
     let t = min(max(x, k(-152.0)), k(130.0));
-    let (kf, ki) = round_int32(t);
+    let (kf, ki) = round_int32(t, 1.0);
     let r = sub(t, kf);
-    let v = scale(add(k(1.0), mul(r, horner(r, super::EXP2_POLY))), ki);
+    let v = scale(fma(r, horner(r, super::EXP2_POLY), k(1.0)), ki);
     keep_nan(x, v)
 }
 
+/// `exp` of each lane, as [`exp2_v`].
 #[inline(always)]
 fn exp_v<const N: usize>(x: [__m256; N]) -> [__m256; N] {
-    let t = min(max(x, k(-104.0)), k(90.0));
-    let (kf, ki) = round_int32(mul(t, k(core::f32::consts::LOG2_E)));
-    let hi = sub(t, mul(kf, k(super::LN2_HI)));
-    let lo = mul(kf, k(super::LN2_LO));
-    let r = sub(hi, lo);
-    let carry = sub(sub(hi, r), lo);
-    let poly = mul(mul(r, r), horner(r, super::EXP_POLY));
-    let p = add(k(1.0), add(r, add(poly, carry)));
-    keep_nan(x, scale(p, ki))
+    // `k` = `round(x log2(e))` lies in `[-125, 126]`.
+    let plain = all_within(x, -86.0, 87.0);
+    let t = if plain {
+        x
+    } else {
+        min(max(x, k(-104.0)), k(90.0))
+    };
+    let (kf, ki) = round_int32(t, core::f32::consts::LOG2_E);
+    let hi = fnma(kf, k(super::LN2_HI), t);
+    let r = fnma(kf, k(super::LN2_LO), hi);
+    let carry = fnma(kf, k(super::LN2_LO), sub(hi, r));
+    let poly = fma(mul(r, r), horner(r, super::EXP_POLY), carry);
+    let p = add(k(1.0), add(r, poly));
+    if plain {
+        scale_normal(p, ki)
+    } else {
+        keep_nan(x, scale(p, ki))
+    }
 }
 
 /// [`super::log_parts`]: `(k, f, f^2 / 2, r)`.
@@ -154,11 +204,16 @@ fn exp_v<const N: usize>(x: [__m256; N]) -> [__m256; N] {
 #[allow(clippy::type_complexity)]
 fn log_parts<const N: usize>(
     x: [__m256; N],
+    plain: bool,
 ) -> ([__m256; N], [__m256; N], [__m256; N], [__m256; N]) {
-    let sub_normal = lt(x, k(f32::MIN_POSITIVE));
-    let x = select(sub_normal, x, mul(x, k(33_554_432.0)));
-    let bias = float(ik(127));
-    let bias = bits(select(sub_normal, bias, float(ik(127 + 25))));
+    let (x, bias) = if plain {
+        (x, ik(127))
+    } else {
+        let sub_normal = lt(x, k(f32::MIN_POSITIVE));
+        let x = select(sub_normal, x, mul(x, k(33_554_432.0)));
+        let bias = float(ik(127));
+        (x, bits(select(sub_normal, bias, float(ik(127 + 25)))))
+    };
     const SQRT_HALF: i32 = 0x3F35_04F3;
     let ix = iadd(bits(x), ik(0x3F80_0000 - SQRT_HALF));
     // SAFETY: as `k`.
@@ -170,9 +225,10 @@ fn log_parts<const N: usize>(
     let z = mul(s, s);
     let w = mul(z, z);
     let lg = super::LG;
-    let r = add(
-        mul(z, add(k(lg[0]), mul(w, k(lg[2])))),
-        mul(w, add(k(lg[1]), mul(w, k(lg[3])))),
+    let r = fma(
+        z,
+        fma(w, k(lg[2]), k(lg[0])),
+        mul(w, fma(w, k(lg[3]), k(lg[1]))),
     );
     let half_f2 = mul(mul(k(0.5), f), f);
     (kf, f, half_f2, mul(s, add(half_f2, r)))
@@ -189,6 +245,13 @@ fn log_hi_lo<const N: usize>(
     (hi, add(sub(sub(f, hi), half_f2), r))
 }
 
+/// Whether every lane of `x` is positive, normal and finite, so that a logarithm needs neither
+/// the subnormal scaling nor [`log_special`].
+#[inline(always)]
+fn log_plain<const N: usize>(x: [__m256; N]) -> bool {
+    all_within(x, f32::MIN_POSITIVE, f32::MAX)
+}
+
 /// [`super::log_special`].
 #[inline(always)]
 fn log_special<const N: usize>(x: [__m256; N], v: [__m256; N]) -> [__m256; N] {
@@ -202,20 +265,22 @@ fn log_special<const N: usize>(x: [__m256; N], v: [__m256; N]) -> [__m256; N] {
 fn log_v<const N: usize>(x: [__m256; N]) -> [__m256; N] {
     const HI: f32 = f32::from_bits(0x3F31_7180);
     const LO: f32 = f32::from_bits(0x3717_F7D1);
-    let (kf, f, half_f2, r) = log_parts(x);
-    let v = add(add(sub(add(r, mul(kf, k(LO))), half_f2), f), mul(kf, k(HI)));
-    log_special(x, v)
+    let plain = log_plain(x);
+    let (kf, f, half_f2, r) = log_parts(x, plain);
+    let v = fma(kf, k(HI), add(sub(fma(kf, k(LO), r), half_f2), f));
+    if plain { v } else { log_special(x, v) }
 }
 
 #[inline(always)]
 fn log2_v<const N: usize>(x: [__m256; N]) -> [__m256; N] {
     const INV_HI: f32 = f32::from_bits(0x3FB8_B000);
     const INV_LO: f32 = f32::from_bits(0xB938_9AD4);
-    let (kf, f, half_f2, r) = log_parts(x);
+    let plain = log_plain(x);
+    let (kf, f, half_f2, r) = log_parts(x, plain);
     let (hi, lo) = log_hi_lo(f, half_f2, r);
-    let v = add(mul(add(lo, hi), k(INV_LO)), mul(lo, k(INV_HI)));
-    let v = add(add(v, mul(hi, k(INV_HI))), kf);
-    log_special(x, v)
+    let v = fma(lo, k(INV_HI), mul(add(lo, hi), k(INV_LO)));
+    let v = add(fma(hi, k(INV_HI), v), kf);
+    if plain { v } else { log_special(x, v) }
 }
 
 #[inline(always)]
@@ -224,11 +289,13 @@ fn log10_v<const N: usize>(x: [__m256; N]) -> [__m256; N] {
     const INV_LO: f32 = f32::from_bits(0xB804_EAD9);
     const LOG10_2_HI: f32 = f32::from_bits(0x3E9A_2080);
     const LOG10_2_LO: f32 = f32::from_bits(0x3554_27DB);
-    let (kf, f, half_f2, r) = log_parts(x);
+    let plain = log_plain(x);
+    let (kf, f, half_f2, r) = log_parts(x, plain);
     let (hi, lo) = log_hi_lo(f, half_f2, r);
-    let v = add(mul(kf, k(LOG10_2_LO)), mul(add(lo, hi), k(INV_LO)));
-    let v = add(add(v, mul(lo, k(INV_HI))), mul(hi, k(INV_HI)));
-    log_special(x, add(v, mul(kf, k(LOG10_2_HI))))
+    let v = fma(add(lo, hi), k(INV_LO), mul(kf, k(LOG10_2_LO)));
+    let v = fma(hi, k(INV_HI), fma(lo, k(INV_HI), v));
+    let v = fma(kf, k(LOG10_2_HI), v);
+    if plain { v } else { log_special(x, v) }
 }
 
 /// `Arith::mul` of floats: the product, or where it is NaN, the first NaN operand quieted, else
@@ -236,32 +303,13 @@ fn log10_v<const N: usize>(x: [__m256; N]) -> [__m256; N] {
 #[inline(always)]
 fn mul_nan<const N: usize>(a: [__m256; N], b: [__m256; N]) -> [__m256; N] {
     let r = mul(a, b);
+    if all_within(r, f32::NEG_INFINITY, f32::INFINITY) {
+        return r;
+    }
     let quiet = |x: [__m256; N]| or(x, float(ik(0x0040_0000)));
     let nan = select(is_nan(b), k(super::DEFAULT_NAN), quiet(b));
     let nan = select(is_nan(a), nan, quiet(a));
     select(is_nan(r), r, nan)
-}
-
-/// Four `f64` lanes of `a = |x|`, widened: `reduce_near`'s `r` as `hi + lo` (two `f32`s each)
-/// and the quadrant's low 32 bits.
-#[inline(always)]
-fn reduce_near(a: __m256d) -> (__m128, __m128, __m128i) {
-    // SAFETY: called only from the `avx2` functions below.
-    unsafe {
-        let k = _mm256_set1_pd;
-        let (mul, add, sub) = (_mm256_mul_pd, _mm256_add_pd, _mm256_sub_pd);
-        let shifted = add(mul(a, k(core::f64::consts::FRAC_2_PI)), k(super::ROUND));
-        let n = sub(shifted, k(super::ROUND));
-        let r = sub(sub(a, mul(n, k(super::PIO2_HI))), mul(n, k(super::PIO2_LO)));
-        let hi = _mm256_cvtpd_ps(r);
-        let lo = _mm256_cvtpd_ps(sub(r, _mm256_cvtps_pd(hi)));
-        // The low words of the four 64-bit lanes.
-        let low = _mm256_permutevar8x32_epi32(
-            _mm256_castpd_si256(shifted),
-            _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6),
-        );
-        (hi, lo, _mm256_castsi256_si128(low))
-    }
 }
 
 /// `sin` (or with `cos`, `cos`) of `x` on the branch-free path, and as bits per vector the
@@ -277,25 +325,19 @@ fn trig_near<const N: usize>(x: [__m256; N], cos: bool) -> ([__m256; N], [u32; N
             _mm256_set1_ps(super::LARGE),
         )) as u32
     });
-    let mut hi = abs;
-    let mut lo = abs;
-    let mut n = bits(abs);
-    for i in 0..N {
-        // SAFETY: as `k`.
-        unsafe {
-            let (hi0, lo0, n0) = reduce_near(_mm256_cvtps_pd(_mm256_castps256_ps128(abs[i])));
-            let (hi1, lo1, n1) = reduce_near(_mm256_cvtps_pd(_mm256_extractf128_ps::<1>(abs[i])));
-            hi[i] = _mm256_set_m128(hi1, hi0);
-            lo[i] = _mm256_set_m128(lo1, lo0);
-            n[i] = _mm256_set_m128i(n1, n0);
-        }
-    }
+    // `super::reduce_near`.
+    let shifted = fma(abs, k(core::f32::consts::FRAC_2_PI), k(super::ROUND32));
+    let n = sub(shifted, k(super::ROUND32));
+    let t = fnma(n, k(super::PIO2[0]), abs);
+    let p = mul(n, k(super::PIO2[1]));
+    let p_err = fms(n, k(super::PIO2[1]), p);
+    let hi = sub(t, p);
+    let lo = fnma(n, k(super::PIO2[2]), sub(sub(sub(t, hi), p), p_err));
+    let n = bits(shifted);
+    // `super::from_quadrant32`.
     let r2 = mul(hi, hi);
-    let s = add(hi, add(lo, mul(mul(hi, r2), horner(r2, super::SIN_POLY32))));
-    let c = add(
-        k(1.0),
-        sub(mul(r2, horner(r2, super::COS_POLY32)), mul(hi, lo)),
-    );
+    let s = add(hi, fma(mul(hi, r2), horner(r2, super::SIN_POLY32), lo));
+    let c = add(k(1.0), fms(r2, horner(r2, super::COS_POLY32), mul(hi, lo)));
     // The quadrant's two low bits pick `c` over `s` and flip the sign.
     let quadrant = iadd(n, ik(i32::from(cos)));
     // SAFETY: as `k`.
@@ -335,8 +377,8 @@ macro_rules! functions {
         $(#[$doc])*
         ///
         /// # Safety
-        /// The CPU has AVX2.
-        #[target_feature(enable = "avx2")]
+        /// The CPU has AVX2 and FMA.
+        #[target_feature(enable = "avx2,fma")]
         #[inline]
         pub unsafe fn $name<const N: usize>($($a: &Chunks<N>),*) -> Chunks<N> {
             $body
