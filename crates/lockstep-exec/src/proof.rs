@@ -24,7 +24,12 @@
 //!   thread, loads and atomics that touch either their own thread's stored
 //!   words or words no store of the phase touches, and loads only of words
 //!   that a phase before stored for every thread of the group (no race,
-//!   nothing uninitialized).
+//!   nothing uninitialized). Where it cannot show that but every group
+//!   touches groupshared memory alike (each address, and each condition of
+//!   the constructs around the accesses, computed from the group's own
+//!   thread coordinates, wave queries and constants: `State::alike`, drawn
+//!   in program order, loops walked once to a fixpoint), the proof leaves
+//!   it to a checked run of one group (`Proof::group_check`).
 //!
 //! The walk goes through the code in order. A branch whose condition every
 //! thread holds alike takes its one branch; a loop whose exits all threads
@@ -64,6 +69,11 @@ pub struct Proof {
     /// writes, or by a store and an atomic (`Writers::overwritten`);
     /// `false` only where proven.
     pub overwritten: bool,
+    /// Whether groupshared memory is left to one group's checked run: the
+    /// proof could not settle it, but every group touches it alike (see
+    /// `State::alike`), so that a checked run of one group that reports
+    /// nothing settles it for all.
+    pub group_check: bool,
 }
 
 /// An integer every thread of the dispatch holds in a register at some
@@ -595,6 +605,9 @@ impl Program {
             facts,
             conds: vec![None; self.reg_count as usize],
             written: vec![Vec::new()],
+            alike: alike_inputs(self),
+            varied: vec![Vec::new()],
+            shared_varies: false,
             control: Vec::new(),
             undefined: Undefined::new(self.reg_count as usize),
             stores: vec![Vec::new(); lengths.len()],
@@ -602,6 +615,7 @@ impl Program {
             writers: vec![Vec::new(); lengths.len()],
             shared: Shared::default(),
             left: false,
+            deferred: false,
         };
         let mut walk = Walk {
             program: self,
@@ -613,6 +627,9 @@ impl Program {
             budget: UNROLL_BUDGET,
         };
         let state = walk.run(state)?;
+        if state.deferred && state.shared_varies {
+            return None;
+        }
         let overwritten = state
             .stores
             .iter()
@@ -623,6 +640,7 @@ impl Program {
         Some(Proof {
             writers: state.writers,
             overwritten,
+            group_check: state.deferred,
         })
     }
 }
@@ -657,6 +675,9 @@ enum Control {
         otherwise: Threads,
         exact: bool,
         exact_otherwise: bool,
+        /// Whether the lanes that run its code are alike in every group
+        /// (see `State::alike`).
+        alike: bool,
     },
     /// An `if` that every thread takes alike: the one branch it takes.
     Taken,
@@ -686,6 +707,21 @@ struct State {
     shared: Shared,
     /// Whether some lanes may have left the entry point.
     left: bool,
+    /// Whether a groupshared access or phase was left to one group's
+    /// checked run.
+    deferred: bool,
+    /// Per register, whether every group computes it alike: from its own
+    /// thread coordinates, wave queries, wave operations on such values and
+    /// constants, with no memory read and no group or dispatch coordinate,
+    /// on lanes that every group runs alike (where every construct around
+    /// it branches, loops and leaves on such values).
+    alike: Vec<bool>,
+    /// Per frame of `written`, the registers it wrote a value that may
+    /// differ between groups: where its paths meet, they differ.
+    varied: Vec<Vec<u32>>,
+    /// Whether some groupshared access may differ between groups: its
+    /// address, or the lanes that run it.
+    shared_varies: bool,
 }
 
 /// The walk over a program's code.
@@ -756,6 +792,23 @@ impl Walk<'_> {
         let code = &self.program.code;
         let inst = &code[pc];
         let mut next = pc + 1;
+        // Lanes that leave a construct on a value that may differ between
+        // groups leave the rest of it to lanes that differ too.
+        let leaving = match *inst {
+            Inst::LeaveIf {
+                cond, test, frame, ..
+            } => Some((frame, state.test_alike(cond, test))),
+            Inst::Break { frame } | Inst::Continue { frame } | Inst::Return { frame } => {
+                Some((frame, true))
+            }
+            _ => None,
+        };
+        if let Some((frame, cond_alike)) = leaving
+            && !(cond_alike && state.alike_here())
+            && let Some(Control::Open { alike, .. }) = state.control.get_mut(frame as usize)
+        {
+            *alike = false;
+        }
         match *inst {
             Inst::IfBegin {
                 cond,
@@ -774,7 +827,10 @@ impl Walk<'_> {
                         next = else_pc + 1;
                     }
                 }
-                cond => state.open_if(code, pc, cond, negate),
+                known => {
+                    let alike = state.test_alike(cond, test);
+                    state.open_if(code, pc, known, negate, alike);
+                }
             },
             Inst::Else { end_pc } => match state.control.last_mut() {
                 Some(Control::Taken) => {
@@ -801,14 +857,18 @@ impl Walk<'_> {
                 _ => state.close()?,
             },
             Inst::SwitchBegin | Inst::CallBegin => {
-                state.open(code, pc);
+                state.open(code, pc, true);
             }
             Inst::LoopBegin if !self.open_loops.contains(&pc) => {
                 let before = Box::new(state.clone());
                 state.control.push(Control::Unrolled { begin: pc, before });
             }
             Inst::LoopBegin => {
-                state.open(code, pc);
+                let around = state.alike_here();
+                let (alike, flags) =
+                    loop_alike(code, pc, state.control.len(), around, &state.alike);
+                state.alike = flags;
+                state.open(code, pc, alike);
                 for r in loop_writes(code, pc) {
                     state.facts.set(r, None);
                     state.set_cond(r, None);
@@ -817,6 +877,12 @@ impl Walk<'_> {
             Inst::SwitchCase { .. } | Inst::LoopContinuing => {
                 if matches!(state.control.last(), Some(Control::Open { .. })) {
                     state.meet();
+                }
+                if let Inst::SwitchCase { selector, .. } = *inst
+                    && !state.is_alike(selector)
+                    && let Some(Control::Open { alike, .. }) = state.control.last_mut()
+                {
+                    *alike = false;
                 }
             }
             // The back edge: another round of an unrolled loop.
@@ -908,30 +974,40 @@ impl Walk<'_> {
             // Every lane of the group arrives, and the phase it ends has
             // no race.
             Inst::Barrier => {
-                (uniform && state.shared.end_phase(self.threads)).then_some(())?;
+                uniform.then_some(())?;
+                let settled = state.shared.end_phase(self.threads);
+                self.settle(state, settled)?;
             }
-            Inst::Exit => state.shared.end_phase(self.threads).then_some(())?,
-            Inst::Load { addr, ty, .. } | Inst::Store { addr, ty, .. }
+            Inst::Exit => {
+                let settled = state.shared.end_phase(self.threads);
+                self.settle(state, settled)?;
+            }
+            Inst::Load { addr, ty, .. }
+            | Inst::Store { addr, ty, .. }
+            | Inst::Atomic { addr, ty, .. }
                 if addr.space == Space::Groupshared =>
             {
                 let size = ty.size();
                 let bytes = u64::from(self.program.groupshared_bytes);
-                state.facts.in_bounds(addr, size, bytes).then_some(())?;
-                let at = state.facts.address(addr)?;
+                let alike = state.alike_here() && addr.dynamic.is_none_or(|r| state.is_alike(r));
+                state.shared_varies |= !alike;
+                let at = state
+                    .facts
+                    .address(addr)
+                    .filter(|_| state.facts.in_bounds(addr, size, bytes));
+                let Some(at) = at else {
+                    return self.settle(state, false);
+                };
                 let access = (at, size, t);
-                if matches!(inst, Inst::Load { .. }) {
-                    state.shared.initialized(at, size, t).then_some(())?;
-                    state.shared.reads.push(access);
-                } else {
-                    state.shared.writes.push((access, exact));
+                match inst {
+                    Inst::Load { .. } => {
+                        let initialized = state.shared.initialized(at, size, t);
+                        self.settle(state, initialized)?;
+                        state.shared.reads.push(access);
+                    }
+                    Inst::Store { .. } => state.shared.writes.push((access, exact)),
+                    _ => state.shared.atomics.push(access),
                 }
-            }
-            Inst::Atomic { addr, ty, .. } if addr.space == Space::Groupshared => {
-                let size = ty.size();
-                let bytes = u64::from(self.program.groupshared_bytes);
-                state.facts.in_bounds(addr, size, bytes).then_some(())?;
-                let at = state.facts.address(addr)?;
-                state.shared.atomics.push((at, size, t));
             }
             Inst::Load { addr, ty, .. }
             | Inst::Store { addr, ty, .. }
@@ -967,6 +1043,15 @@ impl Walk<'_> {
     }
 }
 
+impl Walk<'_> {
+    /// Goes on where groupshared memory is `settled`, or where it may be
+    /// left to one group's checked run; `None` otherwise.
+    fn settle(&self, state: &mut State, settled: bool) -> Option<()> {
+        state.deferred |= !settled;
+        Some(())
+    }
+}
+
 impl State {
     /// Sets what register `r` says as a branch condition.
     fn set_cond(&mut self, r: u32, cond: Option<Cond>) {
@@ -975,9 +1060,32 @@ impl State {
         }
     }
 
+    /// Whether `r` holds a value every group computes alike.
+    fn is_alike(&self, r: Reg) -> bool {
+        self.alike.get(r.0 as usize).copied().unwrap_or(false)
+    }
+
+    /// Whether a branch on `cond` with `test` goes alike in every group.
+    fn test_alike(&self, cond: Reg, test: Test) -> bool {
+        self.is_alike(cond)
+            && match test.lanes {
+                Lanes::Compare(_, r) => self.is_alike(r),
+                Lanes::Previous => false,
+                Lanes::Nonzero | Lanes::CompareImm(..) => true,
+            }
+    }
+
+    /// Whether the lanes here are alike in every group.
+    fn alike_here(&self) -> bool {
+        !self
+            .control
+            .iter()
+            .any(|c| matches!(c, Control::Open { alike: false, .. }))
+    }
+
     /// Opens the `if` at `pc`, walked both ways, on `cond` (negated with
     /// `negate`): each branch runs on the threads it narrows to.
-    fn open_if(&mut self, code: &[Inst], pc: usize, cond: Option<Cond>, negate: bool) {
+    fn open_if(&mut self, code: &[Inst], pc: usize, cond: Option<Cond>, negate: bool, alike: bool) {
         let before = self.facts.threads;
         // The threads where the condition holds and where it does not,
         // each with whether it is exactly those of a group's box.
@@ -991,19 +1099,23 @@ impl State {
             (holds, fails)
         };
         self.written.push(Vec::new());
+        self.varied.push(Vec::new());
         self.undefined.open(code, pc);
         self.control.push(Control::Open {
             threads: before,
             otherwise,
             exact,
             exact_otherwise,
+            alike,
         });
         self.facts.threads = then;
     }
 
-    /// Opens a construct at `pc` other than an `if`, walked once.
-    fn open(&mut self, code: &[Inst], pc: usize) {
+    /// Opens a construct at `pc` other than an `if`, walked once (`alike`
+    /// as for [`State::open_if`]).
+    fn open(&mut self, code: &[Inst], pc: usize, alike: bool) {
         self.written.push(Vec::new());
+        self.varied.push(Vec::new());
         self.undefined.open(code, pc);
         let t = self.facts.threads;
         self.control.push(Control::Open {
@@ -1011,6 +1123,7 @@ impl State {
             otherwise: t,
             exact: false,
             exact_otherwise: false,
+            alike,
         });
     }
 
@@ -1041,6 +1154,11 @@ impl State {
             self.set_cond(r, None);
         }
         self.written.last_mut()?.extend(inner);
+        let varied = self.varied.pop()?;
+        for &r in &varied {
+            self.alike[r as usize] = false;
+        }
+        self.varied.last_mut()?.extend(varied);
         Some(())
     }
 
@@ -1121,13 +1239,21 @@ impl State {
             Some((dst, compare(Cmp32::of(op)?, a?, b?, self.facts.threads)?))
         });
         let frame = self.written.len() - 1;
+        let alike = self.alike_here() && computes_alike(inst, &self.alike);
         let (facts, conds, written) = (&mut self.facts, &mut self.conds, &mut self.written);
+        let (flags, varied) = (&mut self.alike, &mut self.varied[frame]);
         inst.for_each_write(|r| {
             facts.set(r, None);
             if let Some(c) = conds.get_mut(r as usize) {
                 *c = None;
             }
             written[frame].push(r);
+            if let Some(flag) = flags.get_mut(r as usize) {
+                *flag = alike;
+            }
+            if !alike {
+                varied.push(r);
+            }
         });
         if let Some((dst, fact)) = given {
             self.facts.set(dst.0, fact);
@@ -1638,4 +1764,161 @@ fn inputs(p: &Program, extent: [u32; 3], groups: [u32; 3]) -> Vec<(u32, Fact)> {
         }
     }
     facts
+}
+
+/// Per register, whether it starts alike in every group: all but the
+/// inputs other than the group's own thread coordinates.
+fn alike_inputs(p: &Program) -> Vec<bool> {
+    let mut alike = vec![true; p.reg_count as usize];
+    for input in &p.inputs {
+        if !matches!(
+            input.sv,
+            SystemValue::GroupThreadId | SystemValue::GroupIndex
+        ) {
+            for &(_, r) in &input.regs {
+                alike[r.0 as usize] = false;
+            }
+        }
+    }
+    alike
+}
+
+/// Whether `inst` computes what it writes alike in every group where it
+/// reads registers `alike` says are: an operation on registers, a wave
+/// operation (the lanes of each group's waves fill alike) or a resource
+/// query, not a memory read.
+fn computes_alike(inst: &Inst, alike: &[bool]) -> bool {
+    let pure = matches!(
+        inst,
+        Inst::Const { .. }
+            | Inst::Unary { .. }
+            | Inst::Binary { .. }
+            | Inst::BinaryImm { .. }
+            | Inst::Block32(..)
+            | Inst::Ternary { .. }
+            | Inst::Copy { .. }
+            | Inst::CopyMasked { .. }
+            | Inst::Select { .. }
+            | Inst::IndexScale { .. }
+            | Inst::Wave { .. }
+            | Inst::Wave4 { .. }
+            | Inst::MultiPrefix { .. }
+            | Inst::Query { .. }
+    );
+    let mut reads = pure;
+    for_each_read(inst, |r| {
+        reads &= alike.get(r as usize).copied().unwrap_or(false);
+    });
+    reads
+}
+
+/// For a loop walked once from `begin`, at depth `depth` of the constructs,
+/// in code whose lanes are alike in every group where `around` holds:
+/// whether its lanes are too (every exit on a value computed alike), and
+/// the registers alike at its start, round after round, from `entry`'s
+/// before it (each register alike at the start only where it is at every
+/// round's end, walked until nothing changes).
+fn loop_alike(
+    code: &[Inst],
+    begin: usize,
+    depth: usize,
+    around: bool,
+    entry: &[bool],
+) -> (bool, Vec<bool>) {
+    let end = begin + loop_body(code, begin).len() - 1;
+    let mut head = entry.to_vec();
+    let mut alike_loop = around;
+    // Nested loops by their start: whether their exits are alike.
+    let mut nested: Vec<usize> = Vec::new();
+    loop {
+        let mut flags = head.clone();
+        let mut next_alike = alike_loop;
+        let mut next_nested = nested.clone();
+        // Nested constructs: their start, whether alike, what they varied.
+        let mut open: Vec<(usize, bool, Vec<u32>)> = Vec::new();
+        let mut varied: Vec<u32> = Vec::new();
+        for (pc, inst) in code.iter().enumerate().take(end).skip(begin + 1) {
+            if matches!(
+                inst,
+                Inst::IfEnd | Inst::LoopEnd | Inst::SwitchEnd | Inst::CallEnd
+            ) {
+                if let Some((_, _, inner)) = open.pop() {
+                    for &r in &inner {
+                        flags[r as usize] = false;
+                    }
+                    open.last_mut()
+                        .map_or(&mut varied, |o| &mut o.2)
+                        .extend(inner);
+                }
+                continue;
+            }
+            let here = alike_loop && open.iter().all(|o| o.1);
+            let is = |r: Reg| flags.get(r.0 as usize).copied().unwrap_or(false);
+            let test_alike = |cond: Reg, test: Test| {
+                is(cond)
+                    && match test.lanes {
+                        Lanes::Compare(_, r) => is(r),
+                        Lanes::Previous => false,
+                        Lanes::Nonzero | Lanes::CompareImm(..) => true,
+                    }
+            };
+            let leaving = match *inst {
+                Inst::LeaveIf {
+                    cond, test, frame, ..
+                } => Some((frame as usize, test_alike(cond, test))),
+                Inst::Break { frame } | Inst::Continue { frame } | Inst::Return { frame } => {
+                    Some((frame as usize, true))
+                }
+                _ => None,
+            };
+            let opened = match *inst {
+                Inst::IfBegin { cond, test, .. } => Some(test_alike(cond, test)),
+                Inst::LoopBegin => Some(!next_nested.contains(&pc)),
+                Inst::SwitchBegin | Inst::CallBegin => Some(true),
+                _ => None,
+            };
+            if let Inst::SwitchCase { selector, .. } = *inst
+                && !is(selector)
+                && let Some(o) = open.last_mut()
+            {
+                o.1 = false;
+            }
+            if let Some((frame, cond_alike)) = leaving
+                && !(cond_alike && here)
+            {
+                match frame.checked_sub(depth + 1) {
+                    // The loop itself, or a construct around it.
+                    None => next_alike = false,
+                    Some(i) => {
+                        if let Some(o) = open.get_mut(i) {
+                            o.1 = false;
+                            if matches!(code[o.0], Inst::LoopBegin) && !next_nested.contains(&o.0) {
+                                next_nested.push(o.0);
+                            }
+                        }
+                    }
+                }
+            }
+            let alike = here && computes_alike(inst, &flags);
+            inst.for_each_write(|r| {
+                if let Some(f) = flags.get_mut(r as usize) {
+                    *f = alike;
+                }
+                if !alike {
+                    open.last_mut().map_or(&mut varied, |o| &mut o.2).push(r);
+                }
+            });
+            if let Some(alike) = opened {
+                open.push((pc, alike, Vec::new()));
+            }
+        }
+        for &r in &varied {
+            flags[r as usize] = false;
+        }
+        let next_head: Vec<bool> = entry.iter().zip(&flags).map(|(&a, &b)| a && b).collect();
+        if next_head == head && next_alike == alike_loop && next_nested == nested {
+            return (alike_loop, head);
+        }
+        (head, alike_loop, nested) = (next_head, next_alike, next_nested);
+    }
 }

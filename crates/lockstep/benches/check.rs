@@ -3,14 +3,16 @@
 //! then each again with the other orders of reductions, waves and groups
 //! that could change its memory; its target is at most ten times one run.
 //!
-//! Four shaders: a wave scan, a groupshared tile and a tree reduction in
+//! Five shaders: a wave scan, a groupshared tile and a tree reduction in
 //! groupshared memory (a barrier in each round of its loop) that the check
 //! proves free of everything checked mode reports before they run
 //! (`check/run`, `check/check`, `check/tile_run`, `check/tile_check`,
 //! `check/reduce_run`, `check/reduce_check`: the sizes run as `run` runs
-//! them), and a group sum from per-wave sums that each wave's first lane
-//! stores in groupshared memory, which it runs in checked mode
-//! (`check/partials_run`, `check/partials_check`).
+//! them); a group sum from per-wave sums that each wave's first lane
+//! stores in groupshared memory, whose groupshared memory one group's
+//! checked run settles (`check/partials_run`, `check/partials_check`); and
+//! a compaction into groupshared memory at slots an atomic hands out,
+//! which runs in checked mode (`check/compact_run`, `check/compact_check`).
 //!
 //! ```sh
 //! cargo bench -p lockstep --bench check
@@ -75,7 +77,8 @@ void main(uint3 dtid : SV_DispatchThreadID, uint gi : SV_GroupIndex)
 "#;
 
 /// A group's sum from per-wave sums in groupshared memory, each stored by
-/// the wave's first lane: checked mode settles those stores.
+/// the wave's first lane: every group stores alike, so one group's checked
+/// run settles those stores.
 const PARTIALS: &str = r#"groupshared uint Partial[16];
 
 [numthreads(64, 1, 1)]
@@ -89,6 +92,32 @@ void main(uint3 dtid : SV_DispatchThreadID, uint gi : SV_GroupIndex)
     uint total = 0;
     for (uint w = 0; w < waves; w++)
         total += Partial[w];
+    Out[dtid.x] = total;
+}
+"#;
+
+/// The odd inputs of each group compacted into groupshared memory at
+/// slots an atomic hands out, then summed: the slots come from memory, so
+/// checked mode settles the dispatch.
+const COMPACT: &str = r#"groupshared uint Kept[64];
+groupshared uint Count;
+
+[numthreads(64, 1, 1)]
+void main(uint3 dtid : SV_DispatchThreadID, uint gi : SV_GroupIndex)
+{
+    if (gi == 0)
+        Count = 0;
+    GroupMemoryBarrierWithGroupSync();
+    uint v = In[dtid.x] & 255u;
+    if (v & 1u) {
+        uint at;
+        InterlockedAdd(Count, 1u, at);
+        Kept[at] = v;
+    }
+    GroupMemoryBarrierWithGroupSync();
+    uint total = 0;
+    for (uint i = 0; i < Count; i++)
+        total += Kept[i];
     Out[dtid.x] = total;
 }
 "#;
@@ -141,7 +170,8 @@ fn check_against_run(c: &mut Criterion) {
     for (name, source, proven) in [
         ("tile", TILE, true),
         ("reduce", REDUCE, true),
-        ("partials", PARTIALS, false),
+        ("partials", PARTIALS, true),
+        ("compact", COMPACT, false),
     ] {
         let shader = lockstep::compile(
             &format!("{name}.hlsl"),

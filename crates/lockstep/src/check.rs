@@ -397,10 +397,25 @@ fn check_with(
         })?;
         Ok((findings, writers, bindings.contents(memories)))
     };
+    // Where the proof leaves groupshared memory to one group's checked run
+    // (every group touches it alike), whether that run reports nothing; a
+    // run that fails leaves the size to checked mode, which reports it.
+    let one_group_clean = |w: u32| -> bool {
+        let memories = bindings.memories(shader, pipeline, &workers);
+        let config = DispatchConfig {
+            group_count: [1, 1, 1],
+            ..config_at(w)
+        };
+        lockstep_exec::dispatch_checked_writers(&checked, &bindings.bound(&memories), &config)
+            .is_ok_and(|(findings, _)| findings.is_empty())
+    };
     let one_size = |i: usize, dispatched: &dyn Fn()| -> Result<SizeRun, RunError> {
         let w = sizes[i];
         let config = config_at(w);
-        let (findings, mut written, contents) = match &proofs[i] {
+        let proof = proofs[i]
+            .as_ref()
+            .filter(|p| !p.group_check || one_group_clean(w));
+        let (findings, mut written, contents) = match proof {
             Some(proof) => {
                 let memories = bindings.memories_for_dispatch(shader, pipeline, &workers, w);
                 lockstep_exec::dispatch(&shader.program, &bindings.bound(&memories), &config)
@@ -416,8 +431,7 @@ fn check_with(
                 (findings, Written::Recorded(writers), contents)
             }
         };
-        let groupshared_settled =
-            (proofs[i].is_some() || findings.is_empty()) && !groupshared_atomics;
+        let groupshared_settled = (proof.is_some() || findings.is_empty()) && !groupshared_atomics;
         let mut findings: Vec<ReportedFinding> =
             findings.into_iter().map(|f| reported(shader, f)).collect();
         dispatched();
@@ -485,6 +499,7 @@ fn check_with(
             written,
             contents,
             order_dependence,
+            proven: proof.is_some(),
         })
     };
     let mut done = 0;
@@ -505,16 +520,14 @@ fn check_with(
     let mut report = CheckReport {
         wave_sizes: sizes.clone(),
         skipped,
-        proven: sizes
-            .iter()
-            .zip(&proofs)
-            .filter_map(|(&w, p)| p.as_ref().map(|_| w))
-            .collect(),
         ..CheckReport::default()
     };
     let mut baselines = Vec::new();
     let mut writers = Vec::new();
     for (&w, run) in sizes.iter().zip(runs) {
+        if run.proven {
+            report.proven.push(w);
+        }
         for f in run.findings {
             merge_finding(&mut report.findings, f, w);
         }
@@ -583,6 +596,8 @@ struct SizeRun<'p> {
     written: Written,
     contents: Vec<crate::BufferContents<'p>>,
     order_dependence: Vec<OrderIssue>,
+    /// Whether the dispatch ran as proven, not in checked mode.
+    proven: bool,
 }
 
 /// What a size's run says of the writes: which statement wrote each word

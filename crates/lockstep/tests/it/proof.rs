@@ -32,6 +32,7 @@ fn prove(decls: &str, threads: &str, groups: [u32; 3], body: &str) -> Option<boo
         .map(|w| {
             checked
                 .prove_clean(w, groups, &[1024, 1024])
+                .filter(|p| !p.group_check)
                 .map(|p| p.overwritten)
         })
         .collect();
@@ -164,6 +165,7 @@ fn proofs_hold_exactly_where_the_accesses_are_bounded() {
         let checked = Program::compile_checked(&shader.module).unwrap();
         checked
             .prove_clean(32, [4, 1, 1], &[1024, 1024])
+            .filter(|p| !p.group_check)
             .map(|p| p.overwritten)
     };
     assert_eq!(
@@ -633,23 +635,30 @@ fn proven_checks_report_what_checked_mode_reports() {
             .strip_prefix("unproven")
             .and_then(|n| n.split_once('-'))
         {
+            // Sizes where checked mode reports the finding are not proven
+            // (others may be, by one group's checked run).
+            let kind = kind.trim_end_matches(".hlsl");
+            let found: Vec<u32> = fast
+                .findings
+                .iter()
+                .filter(|f| f.kind == kind)
+                .flat_map(|f| f.wave_sizes.iter().copied())
+                .collect();
+            assert!(!found.is_empty(), "{name}: {}", fast.render(&shader, false));
             assert!(
-                fast.proven.is_empty(),
-                "{name}: proven at {:?}",
+                found.iter().all(|w| !fast.proven.contains(w)),
+                "{name}: proven at {:?}, found at {found:?}",
                 fast.proven
-            );
-            assert!(
-                fast.findings
-                    .iter()
-                    .any(|f| f.kind == kind.trim_end_matches(".hlsl")),
-                "{name}: {}",
-                fast.render(&shader, false)
             );
         }
         // The corpus of user-style shaders: its bugs are found, and only
         // those.
         if name.contains("tests/proof/") {
             corpus_proven += usize::from(fast.proven == fast.wave_sizes);
+            eprintln!(
+                "ZZ {name} proven {:?} of {:?}",
+                fast.proven, fast.wave_sizes
+            );
             assert_eq!(
                 fast.is_clean(),
                 !name.contains("/bug_"),
@@ -667,8 +676,83 @@ fn proven_checks_report_what_checked_mode_reports() {
         all.len()
     );
     assert!(
-        corpus_proven >= 13,
+        corpus_proven >= 17,
         "{corpus_proven} of the corpus' clean shaders proven at every size"
+    );
+}
+
+/// Where the proof cannot settle groupshared memory, it leaves it to one
+/// group's checked run only where every group touches it alike: each
+/// access's address, and every branch, loop exit and case around it,
+/// computed from the group's thread coordinates, wave queries and constants
+/// alone. Each case by hand, over a 64-thread group, 4 groups, at waves 8
+/// and 32: `Some(true)` where left to a group's run, `None` where the proof
+/// fails.
+#[test]
+fn groupshared_memory_is_left_to_one_group_only_where_every_group_touches_it_alike() {
+    let prove_with = |function: &str, body: &str| {
+        let source = format!(
+            "{BUFFERS}\ngroupshared uint Tile[64];\n{function}\n[numthreads(64, 1, 1)]\n\
+             void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex) {{\n{body}\n\
+             GroupMemoryBarrierWithGroupSync();\nOut[id.x] = Tile[gi];\n}}\n"
+        );
+        let shader = compile(&source);
+        let checked = Program::compile_checked(&shader.module).unwrap();
+        let proofs: Vec<Option<bool>> = [8, 32]
+            .into_iter()
+            .map(|w| {
+                checked
+                    .prove_clean(w, [4, 1, 1], &[1024, 1024])
+                    .map(|p| p.group_check)
+            })
+            .collect();
+        assert_eq!(proofs[0], proofs[1], "{body}");
+        proofs[0]
+    };
+    let prove = |body: &str| prove_with("", body);
+    // Alike in every group: each wave's slot, a race on gi % 32, a loop
+    // whose trip count follows the thread.
+    let fill = "Tile[gi] = 0; GroupMemoryBarrierWithGroupSync();";
+    assert_eq!(
+        prove(&format!(
+            "{fill} if (WaveIsFirstLane()) Tile[gi / WaveGetLaneCount()] = 1;"
+        )),
+        Some(true)
+    );
+    assert_eq!(prove("Tile[gi % 32] = gi;"), Some(true));
+    assert_eq!(
+        prove(&format!(
+            "{fill} for (uint w = 0; w < gi / 16; w++) Tile[(w * 7 + gi) % 64] += 1;"
+        )),
+        Some(true)
+    );
+    // Not alike: an address from the dispatch's coordinate or from memory,
+    // a branch, a loop's trip count, a break or a case on memory, a value
+    // from memory where the paths of a branch meet, or carried round a
+    // loop (unrolled, and walked once).
+    for body in [
+        "Tile[id.x % 64] = 1;",
+        "Tile[In[id.x] % 64] = 1;",
+        "if (In[id.x] > 5) Tile[gi % 32] = 1;",
+        "for (uint i = 0; i < In[0]; i++) Tile[(gi + i) % 64] = i;",
+        "for (uint w = 0; w < gi; w++) { if (In[w & 255] == 0) break; Tile[(gi + w) % 64] = 1; }",
+        "switch (In[id.x] & 1) { case 0: Tile[gi % 32] = 1; break; default: break; }",
+        "uint a = gi; if (gi < 32) a = In[gi]; else a = gi + 1; Tile[a % 64] = 1;",
+        "uint s = gi; for (uint k = 0; k < 2; k++) { Tile[s % 64] = 1; s = In[k]; }",
+        "uint s = gi; for (uint w = 0; w < gi; w++) { Tile[s % 64] = w; s = In[w & 255]; }",
+    ] {
+        assert_eq!(prove(&format!("{fill} {body}")), None, "{body}");
+    }
+    // Lanes that return from a function on memory leave the rest of it to
+    // lanes that differ between groups.
+    let returns = "void f(uint gi, uint v) { if (v == 0) return; Tile[gi % 32] = 1; }";
+    assert_eq!(
+        prove_with(returns, &format!("{fill} f(gi, In[id.x]);")),
+        None
+    );
+    assert_eq!(
+        prove_with(returns, &format!("{fill} f(gi, 1);")),
+        Some(true)
     );
 }
 
