@@ -606,7 +606,7 @@ impl Program {
             conds: vec![None; self.reg_count as usize],
             written: vec![Vec::new()],
             alike: alike_inputs(self),
-            varied: vec![Vec::new()],
+            varied: vec![Varied::default()],
             shared_varies: false,
             control: Vec::new(),
             undefined: Undefined::new(self.reg_count as usize),
@@ -716,9 +716,8 @@ struct State {
     /// on lanes that every group runs alike (where every construct around
     /// it branches, loops and leaves on such values).
     alike: Vec<bool>,
-    /// Per frame of `written`, the registers it wrote a value that may
-    /// differ between groups: where its paths meet, they differ.
-    varied: Vec<Vec<u32>>,
+    /// Per frame of `written`, what its construct's paths make of `alike`.
+    varied: Vec<Varied>,
     /// Whether some groupshared access may differ between groups: its
     /// address, or the lanes that run it.
     shared_varies: bool,
@@ -1099,7 +1098,7 @@ impl State {
             (holds, fails)
         };
         self.written.push(Vec::new());
-        self.varied.push(Vec::new());
+        self.varied.push(Varied::at(&self.alike));
         self.undefined.open(code, pc);
         self.control.push(Control::Open {
             threads: before,
@@ -1115,7 +1114,7 @@ impl State {
     /// as for [`State::open_if`]).
     fn open(&mut self, code: &[Inst], pc: usize, alike: bool) {
         self.written.push(Vec::new());
-        self.varied.push(Vec::new());
+        self.varied.push(Varied::at(&self.alike));
         self.undefined.open(code, pc);
         let t = self.facts.threads;
         self.control.push(Control::Open {
@@ -1139,6 +1138,7 @@ impl State {
                 *c = None;
             }
         }
+        self.varied[frame].meet(&self.written[frame], &mut self.alike);
     }
 
     /// The innermost construct, walked once, ends.
@@ -1153,12 +1153,10 @@ impl State {
             self.facts.set(r, None);
             self.set_cond(r, None);
         }
-        self.written.last_mut()?.extend(inner);
         let varied = self.varied.pop()?;
-        for &r in &varied {
-            self.alike[r as usize] = false;
-        }
-        self.varied.last_mut()?.extend(varied);
+        varied.close(&inner, &mut self.alike);
+        self.varied.last_mut()?.differ.extend(varied.differ);
+        self.written.last_mut()?.extend(inner);
         Some(())
     }
 
@@ -1252,7 +1250,7 @@ impl State {
                 *flag = alike;
             }
             if !alike {
-                varied.push(r);
+                varied.differ.push(r);
             }
         });
         if let Some((dst, fact)) = given {
@@ -1828,29 +1826,32 @@ fn loop_alike(
     let end = begin + loop_body(code, begin).len() - 1;
     let mut head = entry.to_vec();
     let mut alike_loop = around;
-    // Nested loops by their start: whether their exits are alike.
-    let mut nested: Vec<usize> = Vec::new();
     loop {
         let mut flags = head.clone();
         let mut next_alike = alike_loop;
-        let mut next_nested = nested.clone();
-        // Nested constructs: their start, whether alike, what they varied.
-        let mut open: Vec<(usize, bool, Vec<u32>)> = Vec::new();
-        let mut varied: Vec<u32> = Vec::new();
+        // Nested constructs: their start, whether alike, what their paths
+        // make of the flags, the registers they write; then the loop's own.
+        let mut open: Vec<(usize, bool, Varied, Vec<u32>)> = Vec::new();
+        let mut own = (Varied::at(&head), Vec::new());
         for (pc, inst) in code.iter().enumerate().take(end).skip(begin + 1) {
             if matches!(
                 inst,
                 Inst::IfEnd | Inst::LoopEnd | Inst::SwitchEnd | Inst::CallEnd
             ) {
-                if let Some((_, _, inner)) = open.pop() {
-                    for &r in &inner {
-                        flags[r as usize] = false;
-                    }
-                    open.last_mut()
-                        .map_or(&mut varied, |o| &mut o.2)
-                        .extend(inner);
+                if let Some((_, _, varied, written)) = open.pop() {
+                    varied.close(&written, &mut flags);
+                    let (outer, outer_written) = innermost(&mut open, &mut own);
+                    outer.differ.extend(varied.differ);
+                    outer_written.extend(written);
                 }
                 continue;
+            }
+            if matches!(
+                inst,
+                Inst::Else { .. } | Inst::SwitchCase { .. } | Inst::LoopContinuing
+            ) {
+                let (varied, written) = innermost(&mut open, &mut own);
+                varied.meet(written, &mut flags);
             }
             let here = alike_loop && open.iter().all(|o| o.1);
             let is = |r: Reg| flags.get(r.0 as usize).copied().unwrap_or(false);
@@ -1873,8 +1874,7 @@ fn loop_alike(
             };
             let opened = match *inst {
                 Inst::IfBegin { cond, test, .. } => Some(test_alike(cond, test)),
-                Inst::LoopBegin => Some(!next_nested.contains(&pc)),
-                Inst::SwitchBegin | Inst::CallBegin => Some(true),
+                Inst::LoopBegin | Inst::SwitchBegin | Inst::CallBegin => Some(true),
                 _ => None,
             };
             if let Inst::SwitchCase { selector, .. } = *inst
@@ -1892,33 +1892,89 @@ fn loop_alike(
                     Some(i) => {
                         if let Some(o) = open.get_mut(i) {
                             o.1 = false;
-                            if matches!(code[o.0], Inst::LoopBegin) && !next_nested.contains(&o.0) {
-                                next_nested.push(o.0);
-                            }
                         }
                     }
                 }
             }
             let alike = here && computes_alike(inst, &flags);
+            let (varied, written) = innermost(&mut open, &mut own);
             inst.for_each_write(|r| {
                 if let Some(f) = flags.get_mut(r as usize) {
                     *f = alike;
                 }
+                written.push(r);
                 if !alike {
-                    open.last_mut().map_or(&mut varied, |o| &mut o.2).push(r);
+                    varied.differ.push(r);
                 }
             });
-            if let Some(alike) = opened {
-                open.push((pc, alike, Vec::new()));
+            if let Some(mut alike) = opened {
+                // A nested loop as the walk takes it: its own fixpoint.
+                if matches!(inst, Inst::LoopBegin) {
+                    (alike, flags) = loop_alike(code, pc, depth + 1 + open.len(), here, &flags);
+                }
+                open.push((pc, alike, Varied::at(&flags), Vec::new()));
             }
         }
-        for &r in &varied {
-            flags[r as usize] = false;
-        }
+        let (varied, written) = own;
+        varied.close(&written, &mut flags);
         let next_head: Vec<bool> = entry.iter().zip(&flags).map(|(&a, &b)| a && b).collect();
-        if next_head == head && next_alike == alike_loop && next_nested == nested {
+        if next_head == head && next_alike == alike_loop {
             return (alike_loop, head);
         }
-        (head, alike_loop, nested) = (next_head, next_alike, next_nested);
+        (head, alike_loop) = (next_head, next_alike);
+    }
+}
+
+/// The innermost construct's [`Varied`] and written registers in
+/// [`loop_alike`]'s walk: a nested one's, or the loop's own.
+fn innermost<'a>(
+    open: &'a mut [(usize, bool, Varied, Vec<u32>)],
+    own: &'a mut (Varied, Vec<u32>),
+) -> (&'a mut Varied, &'a mut Vec<u32>) {
+    match open.last_mut() {
+        Some((_, _, varied, written)) => (varied, written),
+        None => (&mut own.0, &mut own.1),
+    }
+}
+
+/// What a construct's paths make of `State::alike`: a register it writes
+/// is alike where its paths meet, and after it, only where it was before
+/// the construct (for lanes that did not write it) and every value written
+/// was (`differ` lists those that were not).
+#[derive(Clone, Debug, Default)]
+struct Varied {
+    /// `alike` where the construct opened.
+    entry: Vec<bool>,
+    /// The registers written a value that may differ between groups.
+    differ: Vec<u32>,
+}
+
+impl Varied {
+    fn at(alike: &[bool]) -> Varied {
+        Varied {
+            entry: alike.to_vec(),
+            differ: Vec::new(),
+        }
+    }
+
+    /// Paths meet (an `else`, a `case`, a loop's continuing block): the
+    /// lanes arriving may hold what `written` held before the construct.
+    fn meet(&self, written: &[u32], alike: &mut [bool]) {
+        for &r in written {
+            let r = r as usize;
+            if let (Some(a), Some(&e)) = (alike.get_mut(r), self.entry.get(r)) {
+                *a &= e;
+            }
+        }
+    }
+
+    /// The construct ends.
+    fn close(&self, written: &[u32], alike: &mut [bool]) {
+        self.meet(written, alike);
+        for &r in &self.differ {
+            if let Some(a) = alike.get_mut(r as usize) {
+                *a = false;
+            }
+        }
     }
 }

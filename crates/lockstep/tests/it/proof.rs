@@ -738,6 +738,11 @@ fn groupshared_memory_is_left_to_one_group_only_where_every_group_touches_it_ali
         "for (uint w = 0; w < gi; w++) { if (In[w & 255] == 0) break; Tile[(gi + w) % 64] = 1; }",
         "switch (In[id.x] & 1) { case 0: Tile[gi % 32] = 1; break; default: break; }",
         "uint a = gi; if (gi < 32) a = In[gi]; else a = gi + 1; Tile[a % 64] = 1;",
+        "uint a = In[id.x]; if (gi < 4) a = 1; else Tile[a % 64] = 0;",
+        "uint a = In[id.x]; for (uint w = 0; w < gi; w++) { if (w == 2) continue; a = w; } Tile[a % 64] = 0;",
+        "for (uint i = 0; i < gi; i++) { uint r = gi; for (uint j = 0; j < gi; j++) { Tile[r % 64] = 0; r = In[j & 255]; } }",
+        "uint s = gi; for (uint i = 0; i < gi; i++) { Tile[s % 64] = 0; uint t = gi; for (uint j = 0; j < gi; j++) { s = t; t = In[j & 255]; } }",
+        "uint a = In[id.x]; if (gi < 4) a = 1; Tile[a % 64] = 0;",
         "uint s = gi; for (uint k = 0; k < 2; k++) { Tile[s % 64] = 1; s = In[k]; }",
         "uint s = gi; for (uint w = 0; w < gi; w++) { Tile[s % 64] = w; s = In[w & 255]; }",
     ] {
