@@ -25,22 +25,23 @@ fn prove(decls: &str, threads: &str, groups: [u32; 3], body: &str) -> Option<boo
     let source = format!(
         "{decls}\n[numthreads({threads})]\nvoid main(uint3 id : SV_DispatchThreadID) {{\n{body}\n}}\n"
     );
-    let shader = compile(&source);
+    proved(&source, groups, |p| {
+        p.filter(|p| !p.group_check).map(|p| p.overwritten)
+    })
+}
+
+/// `what` of the proofs of `source` at waves 8 and 32, over `groups`
+/// groups with `In` and `Out` (256 words each), which must agree.
+fn proved<T: PartialEq + std::fmt::Debug>(
+    source: &str,
+    groups: [u32; 3],
+    what: impl Fn(Option<lockstep::exec::Proof>) -> T,
+) -> T {
+    let shader = compile(source);
     let checked = Program::compile_checked(&shader.module).unwrap();
-    let proofs: Vec<Option<bool>> = [8, 32]
-        .into_iter()
-        .map(|w| {
-            checked
-                .prove_clean(w, groups, &[1024, 1024])
-                .filter(|p| !p.group_check)
-                .map(|p| p.overwritten)
-        })
-        .collect();
-    assert_eq!(
-        proofs[0], proofs[1],
-        "the wave size does not matter:\n{body}"
-    );
-    proofs[0]
+    let [at8, at32] = [8, 32].map(|w| what(checked.prove_clean(w, groups, &[1024, 1024])));
+    assert_eq!(at8, at32, "the wave size does not matter:\n{source}");
+    at8
 }
 
 const BUFFERS: &str =
@@ -696,18 +697,7 @@ fn groupshared_memory_is_left_to_one_group_only_where_every_group_touches_it_ali
              void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex) {{\n{body}\n\
              GroupMemoryBarrierWithGroupSync();\nOut[id.x] = Tile[gi];\n}}\n"
         );
-        let shader = compile(&source);
-        let checked = Program::compile_checked(&shader.module).unwrap();
-        let proofs: Vec<Option<bool>> = [8, 32]
-            .into_iter()
-            .map(|w| {
-                checked
-                    .prove_clean(w, [4, 1, 1], &[1024, 1024])
-                    .map(|p| p.group_check)
-            })
-            .collect();
-        assert_eq!(proofs[0], proofs[1], "{body}");
-        proofs[0]
+        proved(&source, [4, 1, 1], |p| p.map(|p| p.group_check))
     };
     let prove = |body: &str| prove_with("", body);
     // Alike in every group: each wave's slot, a race on gi % 32, a loop
