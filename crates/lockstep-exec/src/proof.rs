@@ -793,18 +793,9 @@ impl Walk<'_> {
         let mut next = pc + 1;
         // Lanes that leave a construct on a value that may differ between
         // groups leave the rest of it to lanes that differ too.
-        let leaving = match *inst {
-            Inst::LeaveIf {
-                cond, test, frame, ..
-            } => Some((frame, state.test_alike(cond, test))),
-            Inst::Break { frame } | Inst::Continue { frame } | Inst::Return { frame } => {
-                Some((frame, true))
-            }
-            _ => None,
-        };
-        if let Some((frame, cond_alike)) = leaving
+        if let Some((frame, cond_alike)) = leaves(inst, &state.alike)
             && !(cond_alike && state.alike_here())
-            && let Some(Control::Open { alike, .. }) = state.control.get_mut(frame as usize)
+            && let Some(Control::Open { alike, .. }) = state.control.get_mut(frame)
         {
             *alike = false;
         }
@@ -1061,17 +1052,12 @@ impl State {
 
     /// Whether `r` holds a value every group computes alike.
     fn is_alike(&self, r: Reg) -> bool {
-        self.alike.get(r.0 as usize).copied().unwrap_or(false)
+        is_alike(&self.alike, r)
     }
 
     /// Whether a branch on `cond` with `test` goes alike in every group.
     fn test_alike(&self, cond: Reg, test: Test) -> bool {
-        self.is_alike(cond)
-            && match test.lanes {
-                Lanes::Compare(_, r) => self.is_alike(r),
-                Lanes::Previous => false,
-                Lanes::Nonzero | Lanes::CompareImm(..) => true,
-            }
+        test_alike(&self.alike, cond, test)
     }
 
     /// Whether the lanes here are alike in every group.
@@ -1781,6 +1767,37 @@ fn alike_inputs(p: &Program) -> Vec<bool> {
     alike
 }
 
+/// Whether `alike` holds of `r`.
+fn is_alike(alike: &[bool], r: Reg) -> bool {
+    alike.get(r.0 as usize).copied().unwrap_or(false)
+}
+
+/// Whether a branch on `cond` with `test` goes alike in every group, where
+/// `alike` says which registers are.
+fn test_alike(alike: &[bool], cond: Reg, test: Test) -> bool {
+    is_alike(alike, cond)
+        && match test.lanes {
+            Lanes::Compare(_, r) => is_alike(alike, r),
+            Lanes::Previous => false,
+            Lanes::Nonzero | Lanes::CompareImm(..) => true,
+        }
+}
+
+/// The frame that lanes leave at `inst`, if it is a `break`, `continue`,
+/// `return` or a conditional leave, with whether they leave alike in every
+/// group where `alike` says which registers are.
+fn leaves(inst: &Inst, alike: &[bool]) -> Option<(usize, bool)> {
+    match *inst {
+        Inst::LeaveIf {
+            cond, test, frame, ..
+        } => Some((frame as usize, test_alike(alike, cond, test))),
+        Inst::Break { frame } | Inst::Continue { frame } | Inst::Return { frame } => {
+            Some((frame as usize, true))
+        }
+        _ => None,
+    }
+}
+
 /// Whether `inst` computes what it writes alike in every group where it
 /// reads registers `alike` says are: an operation on registers, a wave
 /// operation (the lanes of each group's waves fill alike) or a resource
@@ -1804,9 +1821,7 @@ fn computes_alike(inst: &Inst, alike: &[bool]) -> bool {
             | Inst::Query { .. }
     );
     let mut reads = pure;
-    for_each_read(inst, |r| {
-        reads &= alike.get(r as usize).copied().unwrap_or(false);
-    });
+    for_each_read(inst, |r| reads &= is_alike(alike, Reg(r)));
     reads
 }
 
@@ -1854,31 +1869,14 @@ fn loop_alike(
                 varied.meet(written, &mut flags);
             }
             let here = alike_loop && open.iter().all(|o| o.1);
-            let is = |r: Reg| flags.get(r.0 as usize).copied().unwrap_or(false);
-            let test_alike = |cond: Reg, test: Test| {
-                is(cond)
-                    && match test.lanes {
-                        Lanes::Compare(_, r) => is(r),
-                        Lanes::Previous => false,
-                        Lanes::Nonzero | Lanes::CompareImm(..) => true,
-                    }
-            };
-            let leaving = match *inst {
-                Inst::LeaveIf {
-                    cond, test, frame, ..
-                } => Some((frame as usize, test_alike(cond, test))),
-                Inst::Break { frame } | Inst::Continue { frame } | Inst::Return { frame } => {
-                    Some((frame as usize, true))
-                }
-                _ => None,
-            };
+            let leaving = leaves(inst, &flags);
             let opened = match *inst {
-                Inst::IfBegin { cond, test, .. } => Some(test_alike(cond, test)),
+                Inst::IfBegin { cond, test, .. } => Some(test_alike(&flags, cond, test)),
                 Inst::LoopBegin | Inst::SwitchBegin | Inst::CallBegin => Some(true),
                 _ => None,
             };
             if let Inst::SwitchCase { selector, .. } = *inst
-                && !is(selector)
+                && !is_alike(&flags, selector)
                 && let Some(o) = open.last_mut()
             {
                 o.1 = false;
