@@ -24,12 +24,14 @@
 //!   thread, loads and atomics that touch either their own thread's stored
 //!   words or words no store of the phase touches, and loads only of words
 //!   that a phase before stored for every thread of the group (no race,
-//!   nothing uninitialized). Where it cannot show that but every group
-//!   touches groupshared memory alike (each address, and each condition of
-//!   the constructs around the accesses, computed from the group's own
-//!   thread coordinates, wave queries and constants: `State::alike`, drawn
-//!   in program order, loops walked once to a fixpoint), the proof leaves
-//!   it to a checked run of one group (`Proof::group_check`).
+//!   nothing uninitialized).
+//!
+//! Where it cannot settle groupshared memory, a divisor, a lane read or a
+//! barrier, but every group meets it alike (each address or value, and each
+//! condition of the constructs around it, computed from the group's own
+//! thread coordinates, wave queries and constants: `State::alike`, drawn in
+//! program order, loops walked once to a fixpoint), the proof leaves it to a
+//! checked run of one group (`Proof::group_check`).
 //!
 //! The walk goes through the code in order. A branch whose condition every
 //! thread holds alike takes its one branch; a loop whose exits all threads
@@ -69,10 +71,11 @@ pub struct Proof {
     /// writes, or by a store and an atomic (`Writers::overwritten`);
     /// `false` only where proven.
     pub overwritten: bool,
-    /// Whether groupshared memory is left to one group's checked run: the
-    /// proof could not settle it, but every group touches it alike (see
-    /// `State::alike`), so that a checked run of one group that reports
-    /// nothing settles it for all.
+    /// Whether some of it is left to one group's checked run: groupshared
+    /// memory, a divisor, a lane read or a barrier the proof could not
+    /// settle, but that every group meets alike (see `State::alike`), so
+    /// that a checked run of one group that reports nothing settles it for
+    /// all.
     pub group_check: bool,
 }
 
@@ -707,8 +710,8 @@ struct State {
     shared: Shared,
     /// Whether some lanes may have left the entry point.
     left: bool,
-    /// Whether a groupshared access or phase was left to one group's
-    /// checked run.
+    /// Whether something was left to one group's checked run
+    /// (`Proof::group_check`).
     deferred: bool,
     /// Per register, whether every group computes it alike: from its own
     /// thread coordinates, wave queries, wave operations on such values and
@@ -948,23 +951,36 @@ impl Walk<'_> {
         match *inst {
             // A divisor that no thread makes 0.
             Inst::CheckDivisor { divisor } => {
-                let (lo, _) = state.facts.low32(divisor)?.bounds(t);
-                (lo > 0).then_some(())?;
+                let nonzero = state
+                    .facts
+                    .low32(divisor)
+                    .is_some_and(|v| v.bounds(t).0 > 0);
+                if !nonzero {
+                    Self::leave_to_group(state, state.is_alike(divisor))?;
+                }
             }
             // Lanes read from, and quads, that are active.
             Inst::Wave { op, b, .. } if reads_lanes(op) => {
-                uniform.then_some(())?;
-                if op == WaveOp::ReadLaneAt {
-                    let (lo, hi) = state.facts.low32(b)?.bounds(t);
-                    (lo >= 0 && hi < self.full).then_some(())?;
-                } else {
-                    (self.full % 4 == 0).then_some(())?;
+                let read = op == WaveOp::ReadLaneAt;
+                let active = uniform
+                    && if read {
+                        state.facts.low32(b).is_some_and(|v| {
+                            let (lo, hi) = v.bounds(t);
+                            lo >= 0 && hi < self.full
+                        })
+                    } else {
+                        self.full % 4 == 0
+                    };
+                if !active {
+                    Self::leave_to_group(state, !read || state.is_alike(b))?;
                 }
             }
             // Every lane of the group arrives, and the phase it ends has
             // no race.
             Inst::Barrier => {
-                uniform.then_some(())?;
+                if !uniform {
+                    Self::leave_to_group(state, true)?;
+                }
                 let settled = state.shared.end_phase(self.threads);
                 self.settle(state, settled)?;
             }
@@ -1038,6 +1054,15 @@ impl Walk<'_> {
     /// left to one group's checked run; `None` otherwise.
     fn settle(&self, state: &mut State, settled: bool) -> Option<()> {
         state.deferred |= !settled;
+        Some(())
+    }
+
+    /// Leaves a check the proof cannot settle to one group's checked run,
+    /// where every group runs it alike: on lanes alike in every group, and
+    /// on values that are (`alike`); `None` otherwise.
+    fn leave_to_group(state: &mut State, alike: bool) -> Option<()> {
+        (alike && state.alike_here()).then_some(())?;
+        state.deferred = true;
         Some(())
     }
 }

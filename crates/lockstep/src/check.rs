@@ -397,9 +397,9 @@ fn check_with(
         })?;
         Ok((findings, writers, bindings.contents(memories)))
     };
-    // Where the proof leaves groupshared memory to one group's checked run
-    // (every group touches it alike), whether that run reports nothing; a
-    // run that fails leaves the size to checked mode, which reports it.
+    // Where the proof leaves checks to one group's checked run (every group
+    // meets them alike), whether that run reports nothing; a run that fails
+    // leaves the size to checked mode, which reports it.
     let one_group_clean = |w: u32| -> bool {
         let memories = bindings.memories(shader, pipeline, &workers);
         let config = DispatchConfig {

@@ -682,15 +682,15 @@ fn proven_checks_report_what_checked_mode_reports() {
     );
 }
 
-/// Where the proof cannot settle groupshared memory, it leaves it to one
-/// group's checked run only where every group touches it alike: each
-/// access's address, and every branch, loop exit and case around it,
-/// computed from the group's thread coordinates, wave queries and constants
-/// alone. Each case by hand, over a 64-thread group, 4 groups, at waves 8
-/// and 32: `Some(true)` where left to a group's run, `None` where the proof
-/// fails.
+/// Where the proof cannot settle groupshared memory, a divisor, a lane
+/// read or a barrier, it leaves it to one group's checked run only where
+/// every group meets it alike: each address or value, and every branch,
+/// loop exit and case around it, computed from the group's thread
+/// coordinates, wave queries and constants alone. Each case by hand, over a
+/// 64-thread group, 4 groups, at waves 8 and 32: `Some(true)` where left to
+/// a group's run, `None` where the proof fails.
 #[test]
-fn groupshared_memory_is_left_to_one_group_only_where_every_group_touches_it_alike() {
+fn checks_are_left_to_one_group_only_where_every_group_meets_them_alike() {
     let prove_with = |function: &str, body: &str| {
         let source = format!(
             "{BUFFERS}\ngroupshared uint Tile[64];\n{function}\n[numthreads(64, 1, 1)]\n\
@@ -749,6 +749,36 @@ fn groupshared_memory_is_left_to_one_group_only_where_every_group_touches_it_ali
         prove_with(returns, &format!("{fill} f(gi, 1);")),
         Some(true)
     );
+    // Divisors, lane reads and barriers the proof cannot settle: left to a
+    // group's run on values and lanes alike in every group, not otherwise.
+    for (body, left) in [
+        ("Out[id.x] = In[id.x] / (gi % 4);", true),
+        ("Out[id.x] = In[id.x] / (In[gi] & 3);", false),
+        (
+            "if (gi < 32) Out[id.x] = WaveReadLaneAt(In[id.x], gi + 1);",
+            true,
+        ),
+        (
+            "if (gi < 32) Out[id.x] = WaveReadLaneAt(In[id.x], In[gi] & 7);",
+            false,
+        ),
+        (
+            "if (In[id.x] > 3) Out[id.x] = QuadReadAcrossX(In[id.x]);",
+            false,
+        ),
+        ("if (gi < 32) Out[id.x] = QuadReadAcrossX(In[id.x]);", true),
+        ("if (gi < 32) GroupMemoryBarrierWithGroupSync();", true),
+        (
+            "if (In[id.x] > 3) GroupMemoryBarrierWithGroupSync();",
+            false,
+        ),
+    ] {
+        assert_eq!(
+            prove(&format!("{fill} {body}")),
+            left.then_some(true),
+            "{body}"
+        );
+    }
 }
 
 /// A groupshared shader drawn from `seed` (splitmix64): a first phase of
