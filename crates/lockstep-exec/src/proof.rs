@@ -982,11 +982,11 @@ impl Walk<'_> {
                     Self::leave_to_group(state, true)?;
                 }
                 let settled = state.shared.end_phase(self.threads);
-                self.settle(state, settled)?;
+                state.settle_shared(settled);
             }
             Inst::Exit => {
                 let settled = state.shared.end_phase(self.threads);
-                self.settle(state, settled)?;
+                state.settle_shared(settled);
             }
             Inst::Load { addr, ty, .. }
             | Inst::Store { addr, ty, .. }
@@ -1002,13 +1002,14 @@ impl Walk<'_> {
                     .address(addr)
                     .filter(|_| state.facts.in_bounds(addr, size, bytes));
                 let Some(at) = at else {
-                    return self.settle(state, false);
+                    state.settle_shared(false);
+                    return Some(());
                 };
                 let access = (at, size, t);
                 match inst {
                     Inst::Load { .. } => {
                         let initialized = state.shared.initialized(at, size, t);
-                        self.settle(state, initialized)?;
+                        state.settle_shared(initialized);
                         state.shared.reads.push(access);
                     }
                     Inst::Store { .. } => state.shared.writes.push((access, exact)),
@@ -1050,13 +1051,6 @@ impl Walk<'_> {
 }
 
 impl Walk<'_> {
-    /// Goes on where groupshared memory is `settled`, or where it may be
-    /// left to one group's checked run; `None` otherwise.
-    fn settle(&self, state: &mut State, settled: bool) -> Option<()> {
-        state.deferred |= !settled;
-        Some(())
-    }
-
     /// Leaves a check the proof cannot settle to one group's checked run,
     /// where every group runs it alike: on lanes alike in every group, and
     /// on values that are (`alike`); `None` otherwise.
@@ -1073,6 +1067,13 @@ impl State {
         if let Some(c) = self.conds.get_mut(r as usize) {
             *c = cond;
         }
+    }
+
+    /// Groupshared memory the proof could not settle is left to one
+    /// group's checked run: the proof holds only where no groupshared
+    /// access differs between groups (`shared_varies`, checked at the end).
+    fn settle_shared(&mut self, settled: bool) {
+        self.deferred |= !settled;
     }
 
     /// Whether `r` holds a value every group computes alike.
