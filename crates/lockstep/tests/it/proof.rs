@@ -572,6 +572,32 @@ const UNPROVEN: &[(&str, &str)] = &[
     ),
 ];
 
+/// The check of `shader` and the check entirely in checked mode, which
+/// must fail alike or give the same JSON report; `None` where both fail.
+fn both_checks(
+    shader: &Shader,
+    pipeline: &lockstep::pipeline::Pipeline,
+    name: &str,
+) -> Option<(CheckReport, CheckReport)> {
+    let run = RunOptions::default();
+    let fast = lockstep::check(shader, pipeline, &run, &mut |_, _| {});
+    let reference = lockstep::check_in_checked_mode(shader, pipeline, &run, &mut |_, _| {});
+    let (fast, reference) = match (fast, reference) {
+        (Ok(f), Ok(r)) => (f, r),
+        (Err(f), Err(r)) => {
+            assert_eq!(f.to_string(), r.to_string(), "{name}");
+            return None;
+        }
+        (f, r) => panic!("{name}: {:?} against {:?}", f.err(), r.err()),
+    };
+    assert_eq!(
+        serde_json::to_string_pretty(&fast).unwrap(),
+        serde_json::to_string_pretty(&reference).unwrap(),
+        "{name}"
+    );
+    Some((fast, reference))
+}
+
 /// Over the examples, the corpus of tests/check and shaders the proof
 /// settles, a check that runs proven sizes as `run` runs them reports, as
 /// JSON and as text, what a check in checked mode at every size reports;
@@ -605,22 +631,9 @@ fn proven_checks_report_what_checked_mode_reports() {
         };
         let shader = lockstep::compile(name, source, &opts, &FsLoader)
             .unwrap_or_else(|e| panic!("{}", e.render(false)));
-        let run = RunOptions::default();
-        let fast = lockstep::check(&shader, &pipeline, &run, &mut |_, _| {});
-        let reference = lockstep::check_in_checked_mode(&shader, &pipeline, &run, &mut |_, _| {});
-        let (fast, reference): (CheckReport, CheckReport) = match (fast, reference) {
-            (Ok(f), Ok(r)) => (f, r),
-            (Err(f), Err(r)) => {
-                assert_eq!(f.to_string(), r.to_string(), "{name}");
-                continue;
-            }
-            (f, r) => panic!("{name}: {:?} against {:?}", f.err(), r.err()),
+        let Some((fast, reference)) = both_checks(&shader, &pipeline, name) else {
+            continue;
         };
-        assert_eq!(
-            serde_json::to_string_pretty(&fast).unwrap(),
-            serde_json::to_string_pretty(&reference).unwrap(),
-            "{name}"
-        );
         assert_eq!(
             fast.render(&shader, false),
             reference.render(&shader, false),
@@ -862,22 +875,9 @@ fn drawn_shaders_report_what_checked_mode_reports() {
     for seed in 0..400 {
         let source = drawn_shader(seed);
         let shader = compile(&source);
-        let run = RunOptions::default();
-        let fast = lockstep::check(&shader, &pipeline, &run, &mut |_, _| {});
-        let reference = lockstep::check_in_checked_mode(&shader, &pipeline, &run, &mut |_, _| {});
-        let (fast, reference) = match (fast, reference) {
-            (Ok(f), Ok(r)) => (f, r),
-            (Err(f), Err(r)) => {
-                assert_eq!(f.to_string(), r.to_string(), "{source}");
-                continue;
-            }
-            (f, r) => panic!("{source}: {:?} against {:?}", f.err(), r.err()),
+        let Some((fast, _)) = both_checks(&shader, &pipeline, &source) else {
+            continue;
         };
-        assert_eq!(
-            serde_json::to_string_pretty(&fast).unwrap(),
-            serde_json::to_string_pretty(&reference).unwrap(),
-            "{source}"
-        );
         proven += usize::from(!fast.proven.is_empty());
         clean += usize::from(fast.is_clean());
     }
