@@ -185,10 +185,21 @@ impl Worker {
         let w = ctx.wave_size;
         let [gx, gy, _] = ctx.group_count;
         self.group_ids.clear();
-        self.group_ids.extend((0..count as u32).map(|i| {
-            let g = first + i;
-            [g % gx, (g / gx) % gy, g / (gx * gy)]
-        }));
+        // Group `first`'s coordinates, then each next one's by counting
+        // (no division per group).
+        let mut id = [first % gx, (first / gx) % gy, first / (gx * gy)];
+        for _ in 0..count {
+            self.group_ids.push(id);
+            id[0] += 1;
+            if id[0] == gx {
+                id[0] = 0;
+                id[1] += 1;
+                if id[1] == gy {
+                    id[1] = 0;
+                    id[2] += 1;
+                }
+            }
+        }
         let threads = ctx
             .group_extent
             .iter()

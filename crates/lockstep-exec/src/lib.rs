@@ -321,11 +321,15 @@ impl Workers {
         }
     }
 
-    fn threads(&self) -> usize {
+    /// The number of worker threads.
+    pub fn threads(&self) -> usize {
         self.pool.as_ref().map_or(1, |p| p.current_num_threads())
     }
 
-    fn single(&self) -> bool {
+    /// Whether the caller's thread is the only worker: parallel
+    /// iterators would run on rayon's global pool, so the caller iterates
+    /// itself.
+    pub fn single(&self) -> bool {
         self.pool.is_none()
     }
 }

@@ -269,6 +269,7 @@ pub fn draw(
     let triangles = clip::triangles(draw, &vertices);
     let setup = raster::Setup::new(draw.vertex.io, draw.pixel.io)?;
     let planes = raster::planes(&triangles);
+    let image = Image::cleared(draw);
     let mut pass = PixelPass {
         workers,
         draw,
@@ -278,7 +279,16 @@ pub fn draw(
         triangles: &triangles,
         planes: &planes,
         pending: Vec::new(),
-        image: Image::cleared(draw),
+        limit: if packing == Packing::Dense && draw.pixel.checked.is_none() {
+            // Whole waves to a slice: the waves a batch would make.
+            let per_wave = (config.wave_size as usize / 4).max(1);
+            (SHADED_QUADS * workers.threads()).div_ceil(per_wave) * per_wave
+        } else {
+            BATCH_QUADS
+        },
+        records: Vec::new(),
+        outputs: Vec::new(),
+        image,
         findings,
         waves_shaded: 0,
     };
@@ -306,6 +316,13 @@ struct PixelPass<'a> {
     triangles: &'a [clip::Triangle],
     planes: &'a [raster::Plane],
     pending: Vec<Quad>,
+    /// Quads gathered before they are shaded: in an unchecked, densely
+    /// packed draw a slice of [`SHADED_QUADS`] per worker, so that the
+    /// records and the outputs stay in the caches; else a batch.
+    limit: usize,
+    /// The records and the outputs, reused from slice to slice.
+    records: Vec<u32>,
+    outputs: Vec<u32>,
     image: Image,
     findings: Vec<(lockstep_ir::Stage, lockstep_exec::Finding)>,
     /// Pixel waves shaded by earlier batches.
@@ -315,50 +332,33 @@ struct PixelPass<'a> {
 impl PixelPass<'_> {
     fn push(&mut self, q: Quad) -> Result<(), DrawError> {
         self.pending.push(q);
-        if self.pending.len() >= BATCH_QUADS {
+        if self.pending.len() >= self.limit {
             self.flush()?;
         }
         Ok(())
     }
 
-    /// Shades the pending quads and merges them: unchecked and densely
-    /// packed, a slice of [`SHADED_QUADS`] at a time, so that the records
-    /// and the outputs stay in the caches and their memory is reused.
+    /// Shades the pending quads and merges them.
     fn flush(&mut self) -> Result<(), DrawError> {
         if self.pending.is_empty() {
             return Ok(());
         }
-        let quads = std::mem::take(&mut self.pending);
-        let (mut records, mut outputs) = (Vec::new(), Vec::new());
-        if self.packing == Packing::Dense && self.draw.pixel.checked.is_none() {
-            // Whole waves to a slice: the same waves as the batch's.
-            let per_wave = (self.config.wave_size as usize / 4).max(1);
-            let slice = SHADED_QUADS.div_ceil(per_wave) * per_wave;
-            for part in quads.chunks(slice) {
-                let order: Vec<usize> = (0..part.len()).collect();
-                let slots = part.len().div_ceil(per_wave) * per_wave * 4;
-                self.shade(part, &order, slots, &mut records, &mut outputs)?;
-            }
-            return Ok(());
-        }
+        let mut quads = std::mem::take(&mut self.pending);
         let (order, slots) = pack(&quads, self.packing, self.config.wave_size);
-        self.shade(&quads, &order, slots, &mut records, &mut outputs)
+        let shaded = self.shade(&quads, &order, slots);
+        quads.clear();
+        self.pending = quads;
+        shaded
     }
 
     /// Writes the records of `quads` (quad `i` at slot `order[i]`, `slots`
-    /// lanes in all) into `records`, runs the pixel shader over them into
-    /// `outputs` and merges them (both buffers reused from slice to slice).
-    fn shade(
-        &mut self,
-        quads: &[Quad],
-        order: &[usize],
-        slots: usize,
-        records: &mut Vec<u32>,
-        outputs: &mut Vec<u32>,
-    ) -> Result<(), DrawError> {
+    /// lanes in all), runs the pixel shader over them and merges its
+    /// outputs.
+    fn shade(&mut self, quads: &[Quad], order: &[usize], slots: usize) -> Result<(), DrawError> {
+        let records = &mut self.records;
         let words = self.setup.words as usize;
-        // Slots without a quad read state 0: no lane.
-        records.clear();
+        // Every word of a slot is written: a quad's records, or zeros
+        // (state 0: no lane).
         records.resize(slots * words, 0);
         // Each slot's quad, and the records written by the workers.
         let mut quad_of = vec![usize::MAX; slots / 4];
@@ -366,18 +366,21 @@ impl PixelPass<'_> {
             quad_of[slot] = q;
         }
         let (setup, triangles, planes) = (self.setup, self.triangles, self.planes);
-        self.workers.install(|| {
-            use rayon::prelude::*;
-            records
-                .par_chunks_mut(4 * words)
-                .zip(quad_of.par_iter())
-                .filter(|(_, q)| **q != usize::MAX)
-                .for_each(|(chunk, &qi)| {
-                    let q = &quads[qi];
-                    let t = q.triangle;
-                    setup.write_quad(q, &triangles[t], &planes[t], chunk);
-                });
-        });
+        let write = |(chunk, &qi): (&mut [u32], &usize)| match quads.get(qi) {
+            Some(q) => setup.write_quad(q, &triangles[q.triangle], &planes[q.triangle], chunk),
+            None => chunk.fill(0),
+        };
+        if self.workers.single() {
+            records.chunks_mut(4 * words).zip(&quad_of).for_each(write);
+        } else {
+            self.workers.install(|| {
+                use rayon::prelude::*;
+                records
+                    .par_chunks_mut(4 * words)
+                    .zip(quad_of.par_iter())
+                    .for_each(write);
+            });
+        }
         if let Some(trace) = self.draw.pixel.trace {
             place_pixels(
                 trace,
@@ -395,18 +398,18 @@ impl PixelPass<'_> {
             records,
             slots as u64,
             self.config,
-            std::mem::take(outputs),
+            std::mem::take(&mut self.outputs),
         )?;
         merge(self, quads, order, &out);
-        *outputs = out;
+        self.outputs = out;
         let w = self.config.wave_size.max(1) as usize;
         self.waves_shaded = self.waves_shaded.saturating_add(slots.div_ceil(w) as u32);
         Ok(())
     }
 }
 
-/// Quads shaded at once in an unchecked, densely packed draw: their
-/// records and outputs fit in the caches.
+/// Quads shaded at once per worker thread in an unchecked, densely packed
+/// draw: their records and outputs fit in the caches.
 const SHADED_QUADS: usize = 1 << 13;
 
 /// Each quad's slot among the waves' quads (lanes `4·slot..4·slot + 4`),
@@ -564,6 +567,53 @@ fn merge(pass: &mut PixelPass<'_>, quads: &[Quad], order: &[usize], out: &[u32])
         .iter()
         .map(|q| u64::from(4 - q.covered.count_ones()))
         .sum::<u64>();
+    let comps = target.map_or(0, |v| v.components.min(4) as usize);
+    // Merges quads `list` (in primitive order) into the rows from `top`
+    // of the target, `color` and `depth`.
+    let merge_rows = |top: u32,
+                      color: &mut [[u32; 4]],
+                      mut depth: Option<&mut [f32]>,
+                      list: &mut dyn Iterator<Item = usize>| {
+        for i in list {
+            let (q, slot) = (&quads[i], order[i]);
+            let records = &out[slot * 4 * stride..(slot + 1) * 4 * stride];
+            for (p, rec) in records.chunks_exact(stride).enumerate() {
+                if q.covered & (1 << p) == 0 || rec[0] != 1 {
+                    continue;
+                }
+                let (x, y) = q.pixel(p);
+                let at = (y - top) as usize * width + x as usize;
+                if let Some(buf) = depth.as_deref_mut() {
+                    let z = match sv_depth {
+                        Some(v) => f32::from_bits(rec[v.word as usize]).clamp(0.0, 1.0),
+                        None => {
+                            raster::depth(&triangles[q.triangle], planes[q.triangle].weights(x, y))
+                        }
+                    };
+                    if z.partial_cmp(&buf[at]) != Some(std::cmp::Ordering::Less) {
+                        continue;
+                    }
+                    buf[at] = z;
+                }
+                if let Some(v) = target {
+                    let from = v.word as usize;
+                    match rec.get(from..from + 4) {
+                        Some(&[a, b, c, d]) if comps == 4 => color[at] = [a, b, c, d],
+                        _ => color[at][..comps].copy_from_slice(&rec[from..from + comps]),
+                    }
+                }
+            }
+        }
+    };
+    if workers.single() {
+        merge_rows(
+            0,
+            &mut image.color,
+            image.depth.as_deref_mut(),
+            &mut (0..quads.len()),
+        );
+        return;
+    }
     // Bands of rows, each merged by one worker from every quad in
     // primitive order: a pixel's writes keep their order.
     let band_rows = 16usize;
@@ -590,38 +640,12 @@ fn merge(pass: &mut PixelPass<'_>, quads: &[Quad], order: &[usize], out: &[u32])
             .enumerate()
             .for_each(|(b, ((color, depth), list))| {
                 let top = (b * band_rows) as u32;
-                for &i in list {
-                    let (q, slot) = (&quads[i as usize], order[i as usize]);
-                    for p in 0..4 {
-                        if q.covered & (1 << p) == 0 {
-                            continue;
-                        }
-                        let (x, y) = q.pixel(p);
-                        let rec = &out[(slot * 4 + p) * stride..(slot * 4 + p + 1) * stride];
-                        if rec[0] != 1 {
-                            continue;
-                        }
-                        let at = (y - top) as usize * width + x as usize;
-                        if let Some(buf) = depth {
-                            let z = match sv_depth {
-                                Some(v) => f32::from_bits(rec[v.word as usize]).clamp(0.0, 1.0),
-                                None => raster::depth(
-                                    &triangles[q.triangle],
-                                    planes[q.triangle].weights(x, y),
-                                ),
-                            };
-                            if z.partial_cmp(&buf[at]) != Some(std::cmp::Ordering::Less) {
-                                continue;
-                            }
-                            buf[at] = z;
-                        }
-                        if let Some(v) = target {
-                            for c in 0..v.components.min(4) as usize {
-                                color[at][c] = rec[v.word as usize + c];
-                            }
-                        }
-                    }
-                }
+                merge_rows(
+                    top,
+                    color,
+                    depth.as_deref_mut(),
+                    &mut list.iter().map(|&i| i as usize),
+                );
             });
     });
 }

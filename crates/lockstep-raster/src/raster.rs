@@ -123,44 +123,52 @@ impl Setup {
     /// Each value is computed as for one pixel, four pixels at a time.
     pub fn write_quad(&self, q: &Quad, tri: &Triangle, plane: &Plane, chunk: &mut [u32]) {
         let words = self.words as usize;
-        let xs: [f64; 4] = std::array::from_fn(|p| f64::from(q.pixel(p).0) + 0.5);
-        let ys: [f64; 4] = std::array::from_fn(|p| f64::from(q.pixel(p).1) + 0.5);
+        let chunk = &mut chunk[..4 * words];
+        let (x, y) = (f64::from(q.x) + 0.5, f64::from(q.y) + 0.5);
+        let xs = [x, x + 1.0, x, x + 1.0];
+        let ys = [y, y, y + 1.0, y + 1.0];
         // The weights of each vertex at each pixel, as `Plane::weights`.
-        let l: [[f64; 4]; 3] = std::array::from_fn(|k| {
+        let mut l = [[0.0f64; 4]; 3];
+        for (k, l) in l.iter_mut().enumerate() {
             let (a, b) = plane.edges[k];
-            std::array::from_fn(|p| fedge(a, b, (xs[p], ys[p])) * plane.inv_area)
-        });
-        let sum = |f: &dyn Fn(usize, usize) -> f64| -> [f64; 4] {
-            std::array::from_fn(|p| (0..3).map(|i| f(i, p)).sum::<f64>())
-        };
-        let inv_w = sum(&|i, p| l[i][p] * tri.v[i].inv_w);
-        let mut put = |p: usize, at: usize, value: u32| chunk[p * words + at] = value;
-        for p in 0..4 {
-            put(p, 0, if q.covered & (1 << p) != 0 { 1 } else { 2 });
+            let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+            for p in 0..4 {
+                l[p] = (dx * (ys[p] - a.1) - dy * (xs[p] - a.0)) * plane.inv_area;
+            }
         }
+        // `Σ l[i] · v[i]` per pixel, in vertex order.
+        let blend = |v: [f64; 3]| -> [f64; 4] {
+            std::array::from_fn(|p| l[0][p] * v[0] + l[1][p] * v[1] + l[2][p] * v[2])
+        };
+        // The weights over w, and their sum, 1/w.
+        let lw: [[f64; 4]; 3] = std::array::from_fn(|i| l[i].map(|l| l * tri.v[i].inv_w));
+        let inv_w: [f64; 4] = std::array::from_fn(|p| lw[0][p] + lw[1][p] + lw[2][p]);
+        let mut put = |at: usize, values: [u32; 4]| {
+            for (p, v) in values.into_iter().enumerate() {
+                chunk[p * words + at] = v;
+            }
+        };
+        put(
+            0,
+            std::array::from_fn(|p| if q.covered & (1 << p) != 0 { 1 } else { 2 }),
+        );
+        let bits = |v: [f64; 4]| v.map(|v| (v as f32).to_bits());
         for &(word, components, kind, interpolation, source) in &self.inputs {
             let word = word as usize;
             match source {
                 Source::Position => {
-                    let z: [f64; 4] =
-                        std::array::from_fn(|p| f64::from(depth(tri, [l[0][p], l[1][p], l[2][p]])));
-                    let w: [f64; 4] = std::array::from_fn(|p| 1.0 / inv_w[p]);
-                    for (c, v) in [xs, ys, z, w].iter().enumerate().take(components as usize) {
-                        for (p, &v) in v.iter().enumerate() {
-                            put(p, word + c, (v as f32).to_bits());
-                        }
+                    let z = blend(tri.v.each_ref().map(|v| v.z)).map(|z| f64::from(z as f32));
+                    let w = inv_w.map(|w| 1.0 / w);
+                    for (c, v) in [xs, ys, z, w]
+                        .into_iter()
+                        .enumerate()
+                        .take(components as usize)
+                    {
+                        put(word + c, bits(v));
                     }
                 }
-                Source::FrontFace => {
-                    for p in 0..4 {
-                        put(p, word, u32::from(tri.front));
-                    }
-                }
-                Source::Primitive => {
-                    for p in 0..4 {
-                        put(p, word, tri.primitive);
-                    }
-                }
+                Source::FrontFace => put(word, [u32::from(tri.front); 4]),
+                Source::Primitive => put(word, [tri.primitive; 4]),
                 Source::Attribute {
                     word: from,
                     components: have,
@@ -176,18 +184,16 @@ impl Setup {
                         } else if !smooth {
                             [crate::vertex::convert(tri.flat[at], from_kind, kind); 4]
                         } else {
-                            let a = |i: usize| tri.v[i].attrs[at];
-                            let v = if interpolation == Interpolation::NoPerspective {
-                                sum(&|i, p| l[i][p] * a(i))
+                            let a = tri.v.each_ref().map(|v| v.attrs[at]);
+                            if interpolation == Interpolation::NoPerspective {
+                                bits(blend(a))
                             } else {
-                                let s = sum(&|i, p| l[i][p] * tri.v[i].inv_w * a(i));
-                                std::array::from_fn(|p| s[p] / inv_w[p])
-                            };
-                            v.map(|v| (v as f32).to_bits())
+                                bits(std::array::from_fn(|p| {
+                                    (lw[0][p] * a[0] + lw[1][p] * a[1] + lw[2][p] * a[2]) / inv_w[p]
+                                }))
+                            }
                         };
-                        for (p, &v) in values.iter().enumerate() {
-                            put(p, word + c, v);
-                        }
+                        put(word + c, values);
                     }
                 }
             }
@@ -272,17 +278,28 @@ pub(crate) fn triangle_quads<E>(
     // Inside: every edge positive, or zero on an inclusive one.
     let bias = inclusive.map(|inclusive| if inclusive { 0 } else { -1 });
     let qx0 = x0 & !1;
+    // What each edge adds at its smallest over a quad's four pixels.
+    let least = steps.map(|(sx, sy)| sx.min(0) + sy.min(0));
+    let (width, height) = (i64::from(target.width), i64::from(target.height));
     for qy in (y0 & !1..=y1).step_by(2) {
         // The edges at the centre of the row's first pixel.
         let mut e = edges.map(|(a, b)| edge(a, b, (qx0 * 256 + HALF, qy * 256 + HALF)));
         for qx in (qx0..=x1).step_by(2) {
-            let mut covered = 0u8;
+            // A quad inside every edge and the target at each of its
+            // pixels needs no test per pixel: an edge is linear, so it is
+            // least at a corner.
+            let whole =
+                qx + 1 < width && qy + 1 < height && (0..3).all(|k| e[k] + least[k] + bias[k] >= 0);
+            let mut covered = if whole { 0b1111 } else { 0u8 };
             for p in 0..4 {
+                if whole {
+                    break;
+                }
                 let (dx, dy) = (p as i64 & 1, p as i64 >> 1);
                 let (px, py) = (qx + dx, qy + dy);
                 let inside =
                     (0..3).all(|k| e[k] + dx * steps[k].0 + dy * steps[k].1 + bias[k] >= 0);
-                if inside && px < i64::from(target.width) && py < i64::from(target.height) {
+                if inside && px < width && py < height {
                     covered |= 1 << p;
                 }
             }

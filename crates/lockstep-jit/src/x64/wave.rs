@@ -1470,6 +1470,21 @@ impl WaveBuilder {
                 ; and r10d, 0xFF
                 ; jz =>done
             );
+            let stride = at.stride / 4;
+            if at.stride.is_multiple_of(4) && (2..=8).contains(&stride) {
+                // An array of structures: one bounds check for the span,
+                // then each active lane's word, none of them shared.
+                if at.consecutive {
+                    self.first_in_bounds(a, c, slow, stride);
+                } else {
+                    self.strided(a, c, slow, stride);
+                }
+                self.store_strided(s + 32 * c, stride, done);
+                dynasm!(self.b.asm; .arch x64; =>slow);
+                self.store_lanes(a, c, s);
+                dynasm!(self.b.asm; .arch x64; =>done);
+                continue;
+            }
             let quads = self.b.asm.new_dynamic_label();
             if at.consecutive && at.stride == 4 {
                 self.first_in_bounds(a, c, slow, 1);
@@ -1509,60 +1524,99 @@ impl WaveBuilder {
                 self.store_quads(a, c, s, slow, done);
             }
             dynasm!(self.b.asm; .arch x64; =>slow);
-            // Lane by lane. Where one or two lanes are active (a wave's
-            // first lane, say), a branch skips each inactive one.
-            dynasm!(self.b.asm; .arch x64
-                ; popcnt eax, r10d
-                ; cmp eax, 2
-                ; ja >dense
-            );
-            for l in 0..8 {
-                let at = a + 64 * c + 8 * l;
-                dynasm!(self.b.asm; .arch x64
-                    ; test r10d, 1 << l
-                    ; jz >next
-                    ; mov rax, [r12 + at]
-                    ; add rax, r9
-                    ; test al, 3
-                    ; jnz >next
-                    ; shr rax, 2
-                    ; cmp rax, r8
-                    ; jae >next
-                    ; mov ecx, [r12 + s + 32 * c + 4 * l]
-                    ; mov [rdx + rax * 4], ecx
-                    ; next:
-                );
-            }
-            // Elsewhere without a branch (which lanes are active is often
-            // unpredictable, as in a compaction): an inactive lane, or one
-            // out of bounds or misaligned, writes to the state's scratch
-            // words instead.
-            let scratch = SCRATCH;
-            dynasm!(self.b.asm; .arch x64
-                ; jmp =>done
-                ; dense:
-                ; lea rdi, [rbx + scratch]
-            );
-            for l in 0..8 {
-                let at = a + 64 * c + 8 * l;
-                dynasm!(self.b.asm; .arch x64
-                    ; mov rax, [r12 + at]
-                    ; add rax, r9
-                    ; mov r11, rax
-                    ; shr r11, 2
-                    ; lea rcx, [rdx + r11 * 4]
-                    ; cmp r11, r8
-                    ; cmovae rcx, rdi
-                    ; test al, 3
-                    ; cmovnz rcx, rdi
-                    ; test r10d, 1 << l
-                    ; cmovz rcx, rdi
-                    ; mov eax, [r12 + s + 32 * c + 4 * l]
-                    ; mov [rcx], eax
-                );
-            }
+            self.store_lanes(a, c, s);
             dynasm!(self.b.asm; .arch x64; =>done);
         }
+    }
+
+    /// Stores the active lanes (`r10d`) of chunk `c` of narrow register
+    /// at `s` lane by lane, in lane order, at the byte addresses of the
+    /// wide register at `a`: nothing out of bounds or misaligned.
+    fn store_lanes(&mut self, a: i32, c: i32, s: i32) {
+        // Lane by lane. Where one or two lanes are active (a wave's
+        // first lane, say), a branch skips each inactive one.
+        dynasm!(self.b.asm; .arch x64
+            ; popcnt eax, r10d
+            ; cmp eax, 2
+            ; ja >dense
+        );
+        for l in 0..8 {
+            let at = a + 64 * c + 8 * l;
+            dynasm!(self.b.asm; .arch x64
+                ; test r10d, 1 << l
+                ; jz >next
+                ; mov rax, [r12 + at]
+                ; add rax, r9
+                ; test al, 3
+                ; jnz >next
+                ; shr rax, 2
+                ; cmp rax, r8
+                ; jae >next
+                ; mov ecx, [r12 + s + 32 * c + 4 * l]
+                ; mov [rdx + rax * 4], ecx
+                ; next:
+            );
+        }
+        // Elsewhere without a branch (which lanes are active is often
+        // unpredictable, as in a compaction): an inactive lane, or one
+        // out of bounds or misaligned, writes to the state's scratch
+        // words instead.
+        let scratch = SCRATCH;
+        dynasm!(self.b.asm; .arch x64
+            ; jmp >done
+            ; dense:
+            ; lea rdi, [rbx + scratch]
+        );
+        for l in 0..8 {
+            let at = a + 64 * c + 8 * l;
+            dynasm!(self.b.asm; .arch x64
+                ; mov rax, [r12 + at]
+                ; add rax, r9
+                ; mov r11, rax
+                ; shr r11, 2
+                ; lea rcx, [rdx + r11 * 4]
+                ; cmp r11, r8
+                ; cmovae rcx, rdi
+                ; test al, 3
+                ; cmovnz rcx, rdi
+                ; test r10d, 1 << l
+                ; cmovz rcx, rdi
+                ; mov eax, [r12 + s + 32 * c + 4 * l]
+                ; mov [rcx], eax
+            );
+        }
+        dynasm!(self.b.asm; .arch x64; done:);
+    }
+
+    /// Stores the active lanes (`r10d`) of the eight words at `s` to the
+    /// words `stride` apart from word `rax` of the memory at `rdx` (all in
+    /// bounds, none shared), then jumps to `done`.
+    fn store_strided(&mut self, s: i32, stride: u32, done: DynamicLabel) {
+        let step = 4 * stride as i32;
+        dynasm!(self.b.asm; .arch x64
+            ; cmp r10d, 0xFF
+            ; jne >some
+        );
+        for l in 0..8 {
+            dynasm!(self.b.asm; .arch x64
+                ; mov ecx, [r12 + s + 4 * l]
+                ; mov [rdx + rax * 4 + step * l], ecx
+            );
+        }
+        dynasm!(self.b.asm; .arch x64
+            ; jmp =>done
+            ; some:
+        );
+        for l in 0..8 {
+            dynasm!(self.b.asm; .arch x64
+                ; test r10d, 1 << l
+                ; jz >next
+                ; mov ecx, [r12 + s + 4 * l]
+                ; mov [rdx + rax * 4 + step * l], ecx
+                ; next:
+            );
+        }
+        dynasm!(self.b.asm; .arch x64; jmp =>done);
     }
 
     /// `rdx` = the lanes `lanes` picks (and `State::tested` too), then

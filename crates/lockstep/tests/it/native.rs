@@ -494,6 +494,72 @@ void main(uint3 id : SV_DispatchThreadID)
     }
 }
 
+/// Stores to arrays of structures: whole chunks, chunks with some lanes
+/// inactive, buffers that end before the last thread, and lanes going
+/// backwards (no stride), against the interpreter and words the test
+/// computes itself.
+#[test]
+fn strided_stores_agree() {
+    let source = r#"
+struct Three { uint a; uint b; uint c; };
+struct Five { uint a; uint b; uint c; uint d; uint e; };
+RWStructuredBuffer<uint2> Pairs : register(u0);
+RWStructuredBuffer<Three> Threes : register(u1);
+RWStructuredBuffer<Five> Fives : register(u2);
+RWStructuredBuffer<uint4> Back : register(u3);
+
+[numthreads(40, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint t = id.x;
+    Pairs[t] = uint2(t * 3u, t ^ 5u);
+    if ((t % 3u) != 1u) {
+        Three h = { t + 100u, t * 7u, 0u - t };
+        Threes[t] = h;
+    }
+    if (t < 70u) {
+        Five f = { t, t + 1u, t + 2u, t + 3u, t * t };
+        Fives[t + 2u] = f;
+    }
+    Back[79u - t] = uint4(t, t, t, 9u);
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    // 80 threads; Pairs and Threes end a few elements before the last.
+    let p = pipeline(
+        [2, 1, 1],
+        &[
+            buf("Pairs", Kind::RwStructuredBuffer, 0, vec![0xAAAA; 2 * 77]),
+            buf("Threes", Kind::RwStructuredBuffer, 1, vec![0xBBBB; 3 * 75]),
+            buf("Fives", Kind::RwStructuredBuffer, 2, vec![0xCCCC; 5 * 80]),
+            buf("Back", Kind::RwStructuredBuffer, 3, vec![0; 4 * 80]),
+        ],
+    );
+    let pairs: Vec<u32> = (0..77).flat_map(|t: u32| [t * 3, t ^ 5]).collect();
+    let threes: Vec<u32> = (0..75u32)
+        .flat_map(|t| match t % 3 {
+            1 => [0xBBBB; 3],
+            _ => [t + 100, t * 7, 0u32.wrapping_sub(t)],
+        })
+        .collect();
+    let fives: Vec<u32> = (0..80u32)
+        .flat_map(|e| match e.checked_sub(2) {
+            Some(t) if t < 70 => [t, t + 1, t + 2, t + 3, t * t],
+            _ => [0xCCCC; 5],
+        })
+        .collect();
+    let back: Vec<u32> = (0..80u32)
+        .flat_map(|e| [79 - e, 79 - e, 79 - e, 9])
+        .collect();
+    for w in [8, 16, 32, 64] {
+        let native = agreeing(&shader, &p, w);
+        assert_eq!(native[0], pairs, "wave size {w}: Pairs");
+        assert_eq!(native[1], threes, "wave size {w}: Threes");
+        assert_eq!(native[2], fives, "wave size {w}: Fives");
+        assert_eq!(native[3], back, "wave size {w}: Back");
+    }
+}
+
 /// Barriers in a group whose last wave is partial, with lanes that return
 /// before a barrier and shared memory read across waves after it: the
 /// machine code's turns against the interpreter, and a reduction the
