@@ -72,8 +72,9 @@ pub struct Program {
     /// Checked programs: each instruction's statement and the registers of
     /// the variables, for traces.
     pub(crate) debug: crate::trace::DebugInfo,
-    /// The machine code at wave sizes 8, 16, 32 and 64, made on first use.
-    pub(crate) native: [std::sync::OnceLock<Result<crate::native::Native, &'static str>>; 4],
+    /// The machine code at wave sizes 8, 16, 32 and 64, then 64 lanes for
+    /// wave size 128 (see [`Program::native_for`]), made on first use.
+    pub(crate) native: [std::sync::OnceLock<Result<crate::native::Native, &'static str>>; 5],
 }
 
 /// What a program does with memory that other waves and groups see
@@ -216,8 +217,45 @@ impl Program {
             _ => return Err("machine code takes waves of 8 to 64 lanes"),
         };
         self.native[i]
-            .get_or_init(|| crate::native::Native::build(self, w))
+            .get_or_init(|| crate::native::Native::build(self, w, w))
             .as_ref()
+            .map_err(|e| *e)
+    }
+
+    /// The machine code that runs this program at wave size `w`, and the
+    /// lanes of each wave it runs: `w`; or at wave size 128, 64 lanes where
+    /// a group has at most 64 threads. Such a group is one wave whose
+    /// lanes from 64 on never exist, so every wave operation sees what it
+    /// would see at 64 lanes: `WaveGetLaneCount` alone says 128, and a
+    /// `WaveReadLaneAt` whose index may be 64 or more (it wraps at the wave
+    /// size) keeps the interpreter.
+    pub(crate) fn native_for(
+        &self,
+        w: usize,
+    ) -> Result<(&crate::native::Native, usize), &'static str> {
+        const NARROW: usize = 64;
+        if w <= NARROW {
+            return self.native(w).map(|n| (n, w));
+        }
+        let (wide, narrow) = (
+            self.group.extent(w as u32),
+            self.group.extent(NARROW as u32),
+        );
+        let fits = self.group.threads(w as u32) <= NARROW as u64
+            && wide == narrow
+            && crate::engine::group_thread_ids(wide, w, self.quads)
+                .iter()
+                .zip(crate::engine::group_thread_ids(narrow, NARROW, self.quads))
+                .all(|(a, b)| a.get(..NARROW) == Some(&b[..]));
+        if w != 128 || !fits {
+            return Err(
+                "machine code takes waves of 8 to 64 lanes, and of 128 where a group has at most 64 threads",
+            );
+        }
+        self.native[4]
+            .get_or_init(|| crate::native::Native::build(self, NARROW, w))
+            .as_ref()
+            .map(|n| (n, NARROW))
             .map_err(|e| *e)
     }
 
@@ -234,9 +272,9 @@ impl Program {
             report.reason = Some("the interpreter was asked for".into());
             return report;
         }
-        match self.native(wave_size as usize) {
+        match self.native_for(wave_size as usize) {
             Err(why) => report.reason = Some(why.into()),
-            Ok(n) => {
+            Ok((n, _)) => {
                 report.callouts = n.callouts();
                 if n.costly() && engine == crate::Engine::Auto {
                     report.reason = Some(

@@ -483,11 +483,17 @@ fn run_dispatch(
         && ctx.resources.iter().all(|r| {
             r.dims.iter().map(|&d| u64::from(d)).product::<u64>() < 1 << 32
         })
-    {
-        ctx.native = program
-            .native(config.wave_size as usize)
+        && let Some((native, lanes)) = program
+            .native_for(config.wave_size as usize)
             .ok()
-            .filter(|n| config.engine == Engine::Native || !n.costly());
+            .filter(|(n, _)| config.engine == Engine::Native || !n.costly())
+    {
+        if lanes != ctx.wave_size {
+            // Each group is one wave of at most `lanes` threads.
+            ctx.wave_size = lanes;
+            ctx.thread_ids = engine::group_thread_ids(group_extent, lanes, program.quads);
+        }
+        ctx.native = Some(native);
     }
     // A normal run takes groups in batches, the same wave of each group
     // side by side (see `engine::Worker::run_batch`); checked runs and

@@ -610,9 +610,35 @@ impl Native {
         self.callouts.len()
     }
 
-    /// The machine code of `p` at wave size `width`, or `None` where it
-    /// gets none (see the module's doc).
-    pub(crate) fn build(p: &Program, wave: usize) -> Result<Native, &'static str> {
+    /// The machine code of `p` at wave size `wave`, whose
+    /// `WaveGetLaneCount` is `lanes` (see [`Program::native_for`]), or
+    /// why it gets none.
+    pub(crate) fn build(p: &Program, wave: usize, lanes: usize) -> Result<Native, &'static str> {
+        let narrowed = lanes != wave;
+        // A lane index that is a constant below `wave` reads the same lane
+        // of both; any other may name a lane from `wave` on, whose
+        // register the interpreter keeps (docs/semantics.md).
+        let below_wave = |r: Reg| {
+            p.constants
+                .iter()
+                .any(|&(c, bits)| c == r && bits < wave as u64)
+        };
+        if narrowed
+            && p.code.iter().any(|inst| {
+                matches!(
+                    *inst,
+                    Inst::Wave {
+                        op: WaveOp::ReadLaneAt,
+                        b,
+                        ..
+                    } if !below_wave(b)
+                )
+            })
+        {
+            return Err(
+                "WaveReadLaneAt wraps its lane index at the wave size: the interpreter runs waves of 128 lanes",
+            );
+        }
         // A barrier inside a branch or loop may find one group's wave with
         // no lane at it while another group's same wave stops there; the
         // waves of a pass share their control flow, so each pass then
@@ -732,6 +758,7 @@ impl Native {
         if crate::engine::in_blocks(p.group.extent(wave as u32), p.quads) {
             b.quad_rows();
         }
+        b.report_lane_count(lanes);
         let mut t = Translator {
             p,
             b,
@@ -758,6 +785,23 @@ impl Native {
             held,
             ..
         } = t;
+        // An instruction the machine code hands the interpreter runs on
+        // the wave's `wave` lanes too, where only the lane count differs.
+        if narrowed
+            && callouts.iter().any(|c| {
+                matches!(
+                    p.code.get(c.pc),
+                    Some(Inst::Wave {
+                        op: WaveOp::GetLaneCount,
+                        ..
+                    })
+                )
+            })
+        {
+            return Err(
+                "the interpreter runs waves of 128 lanes whose machine code would hand it WaveGetLaneCount",
+            );
+        }
         let code = b
             .finish()
             .ok_or("the machine code could not be made executable")?;

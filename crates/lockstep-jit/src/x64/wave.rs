@@ -444,6 +444,8 @@ pub struct WaveBuilder {
     width: usize,
     /// Lanes of one wave.
     wave: usize,
+    /// What `WaveGetLaneCount` returns (see [`WaveBuilder::report_lane_count`]).
+    lane_count: usize,
     /// Byte offset of each register in the frame, and whether it is wide.
     offsets: Vec<i32>,
     wide: Vec<bool>,
@@ -602,6 +604,7 @@ impl WaveBuilder {
             b,
             width,
             wave,
+            lane_count: wave,
             offsets,
             wide: wide.to_vec(),
             frame_bytes: at,
@@ -1045,6 +1048,13 @@ impl WaveBuilder {
     /// ([`WaveBuilder::quads`]) before lane by lane.
     pub fn quad_rows(&mut self) {
         self.quads = true;
+    }
+
+    /// Makes `WaveGetLaneCount` return `n` rather than the wave size: for
+    /// waves of `n` lanes of which only the first `wave` can exist (a
+    /// group of at most `wave` threads).
+    pub fn report_lane_count(&mut self, n: usize) {
+        self.lane_count = n;
     }
 
     /// For a grouped memory, `rdx` = the words of group `g`'s (the same
@@ -1974,7 +1984,7 @@ impl WaveBuilder {
                 }
             }
             WaveKind::LaneCount => {
-                dynasm!(self.b.asm; .arch x64; mov eax, self.wave as i32);
+                dynasm!(self.b.asm; .arch x64; mov eax, self.lane_count as i32);
                 for s in 0..self.waves() {
                     self.splat_eax(d, s);
                 }

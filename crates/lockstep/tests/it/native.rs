@@ -302,9 +302,11 @@ proptest! {
             ],
         );
         p.buffers[3].format = lockstep::pipeline::Format::Float16;
-        for w in [8, 16, 32, 64] {
+        // At wave size 128, groups of 64 threads run as waves of 64 lanes
+        // unless the program reads a lane by index.
+        for w in [8, 16, 32, 64, 128] {
             let report = shader.program.engine_report(w, lockstep::Engine::Native);
-            prop_assert!(report.native, "wave size {}: {:?}\n{}", w, report.reason, source);
+            prop_assert!(report.native || w == 128, "wave size {}: {:?}\n{}", w, report.reason, source);
             // What an inactive lane's register holds depends on which
             // groups' waves ran side by side (docs/semantics.md), so a
             // program that reads one (through a wave read or a quad
@@ -347,7 +349,7 @@ fn examples_and_kernels_agree() {
             };
             let shader = compile(&source, &opts);
             let range = shader.module.entry.as_ref().and_then(|e| e.wave_size);
-            for w in [8, 16, 32, 64] {
+            for w in [8, 16, 32, 64, 128] {
                 if range.is_some_and(|r| !(r.min..=r.max).contains(&w)) {
                     continue;
                 }
@@ -491,6 +493,90 @@ void main(uint3 id : SV_DispatchThreadID)
         assert_eq!(interpreted[5][0], v, "wave size {w}: thread 0");
         assert_eq!(native[5][0], v, "wave size {w}: thread 0, machine code");
         assert_eq!(native, interpreted, "wave size {w}");
+    }
+}
+
+/// At wave size 128 a group of at most 64 threads is one wave whose lanes
+/// from 64 on never exist: it runs as machine code of 64 lanes, with
+/// `WaveGetLaneCount` still 128, and agrees with the interpreter's waves of
+/// 128 lanes. A lane read at an index that may be 64 or more, or a group of
+/// more than 64 threads, keeps the interpreter.
+#[test]
+fn small_groups_at_wave_size_128_run_as_machine_code() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint t : SV_GroupIndex)
+{
+    uint4 votes = WaveActiveBallot(t % 3u == 0u);
+    uint o = id.x * 8u;
+    Out[o] = WaveGetLaneCount();
+    Out[o + 1u] = WavePrefixSum(t);
+    Out[o + 2u] = WaveActiveSum(t & 7u);
+    Out[o + 3u] = votes.x;
+    Out[o + 4u] = votes.y | votes.z | votes.w;
+    Out[o + 5u] = QuadReadAcrossX(t);
+    Out[o + 6u] = WaveGetLaneIndex() + WaveReadLaneAt(t, 5u);
+    if (t < 40u)
+        Out[o + 7u] = WaveActiveMax(t) + WaveActiveCountBits(true);
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let p = pipeline(
+        [3, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 3 * 64 * 8])],
+    );
+    let native = agreeing(&shader, &p, 128);
+    let mut third = 0u64;
+    for t in (0..64).step_by(3) {
+        third |= 1 << t;
+    }
+    for g in 0..3u32 {
+        for t in 0..64u32 {
+            let o = ((g * 64 + t) * 8) as usize;
+            let want = [
+                128,
+                t * t.saturating_sub(1) / 2,
+                8 * 28,
+                third as u32,
+                (third >> 32) as u32,
+                t ^ 1,
+                t + 5,
+                if t < 40 { 39 + 40 } else { 0 },
+            ];
+            assert_eq!(native[0][o..o + 8], want, "group {g}, thread {t}");
+        }
+    }
+    // Two dimensions: quads of the group's 8 x 8 threads.
+    let quads = compile(
+        r#"
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(8, 8, 1)]
+void main(uint3 gt : SV_GroupThreadID, uint t : SV_GroupIndex)
+{
+    Out[t] = QuadReadAcrossY(gt.x + 16u * gt.y) + 1000u * WaveGetLaneIndex();
+}
+"#,
+        &CompileOptions::default(),
+    );
+    let one = pipeline(
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 64])],
+    );
+    agreeing(&quads, &one, 128);
+    // What keeps the interpreter.
+    for body in [
+        "[numthreads(64, 1, 1)] void main(uint t : SV_GroupIndex) { Out[t] = WaveReadLaneAt(t, 100u); }",
+        "[numthreads(128, 1, 1)] void main(uint t : SV_GroupIndex) { Out[t] = WaveActiveSum(t); }",
+    ] {
+        let shader = compile(
+            &format!("RWStructuredBuffer<uint> Out : register(u0);\n{body}"),
+            &CompileOptions::default(),
+        );
+        let report = shader.program.engine_report(128, lockstep::Engine::Native);
+        assert!(!report.native, "{body}");
+        assert!(report.reason.is_some(), "{body}");
     }
 }
 
