@@ -1158,6 +1158,26 @@ impl WaveBuilder {
         );
     }
 
+    /// For an array of structures of 2 to 8 words read or written with the
+    /// thread index: jumps to `slow` unless the first lane of chunk `c` of
+    /// the wide address register at `a` is aligned with the span in bounds
+    /// and (where the address is not consecutive by construction) each
+    /// lane is a structure past the one before; then `rax` = the first
+    /// word's index, and the stride in words. `None`, and no code, for
+    /// other addresses.
+    fn structures(&mut self, at: Address, a: i32, c: i32, slow: DynamicLabel) -> Option<u32> {
+        let stride = at.stride / 4;
+        if !at.stride.is_multiple_of(4) || !(2..=8).contains(&stride) {
+            return None;
+        }
+        if at.consecutive {
+            self.first_in_bounds(a, c, slow, stride);
+        } else {
+            self.strided(a, c, slow, stride);
+        }
+        Some(stride)
+    }
+
     /// Jumps to `slow` unless the eight byte addresses of chunk `c` of the
     /// wide register at `a` are the rows of two 2×2 quads side by side, as
     /// SM 6.6 lays out a 2D group's lanes: lanes 0, 1, 4 and 5 four words
@@ -1340,13 +1360,7 @@ impl WaveBuilder {
                 ; test al, al
                 ; jz =>skip
             );
-            let stride = at.stride / 4;
-            if at.stride.is_multiple_of(4) && (2..=8).contains(&stride) {
-                if at.consecutive {
-                    self.first_in_bounds(a, c, slow, stride);
-                } else {
-                    self.strided(a, c, slow, stride);
-                }
+            if let Some(stride) = self.structures(at, a, c, slow) {
                 self.load_strided(stride);
             } else if at.consecutive && at.stride == 4 {
                 self.first_in_bounds(a, c, slow, 1);
@@ -1480,15 +1494,8 @@ impl WaveBuilder {
                 ; and r10d, 0xFF
                 ; jz =>done
             );
-            let stride = at.stride / 4;
-            if at.stride.is_multiple_of(4) && (2..=8).contains(&stride) {
-                // An array of structures: one bounds check for the span,
-                // then each active lane's word, none of them shared.
-                if at.consecutive {
-                    self.first_in_bounds(a, c, slow, stride);
-                } else {
-                    self.strided(a, c, slow, stride);
-                }
+            if let Some(stride) = self.structures(at, a, c, slow) {
+                // Each active lane's word, none of them shared.
                 self.store_strided(s + 32 * c, stride, done);
                 dynasm!(self.b.asm; .arch x64; =>slow);
                 self.store_lanes(a, c, s);
