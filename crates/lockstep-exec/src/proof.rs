@@ -142,6 +142,20 @@ fn zip_k(k: [i128; DIMS], j: [i128; DIMS], f: impl Fn(i128, i128) -> i128) -> [i
     std::array::from_fn(|d| f(k[d], j[d]))
 }
 
+impl Threads {
+    /// The least box that holds both `self`'s threads and `other`'s.
+    fn hull(self, other: Threads) -> Threads {
+        let mut t = self;
+        for d in 0..DIMS {
+            let lo = self.lo[d].min(other.lo[d]);
+            let hi = (self.lo[d] + self.ids[d]).max(other.lo[d] + other.ids[d]);
+            t.lo[d] = lo;
+            t.ids[d] = hi - lo;
+        }
+        t
+    }
+}
+
 impl Value {
     fn constant(c: i128) -> Value {
         Value::Affine { c, k: [0; DIMS] }
@@ -1615,9 +1629,10 @@ impl Shared {
 
 /// Whether each access of `xs` touches either the same word as an access
 /// of `ys` by the same thread (the same affine function of the thread, the
-/// same size) or bytes that none of `ys` touches: their ranges are apart,
-/// or both are affine and their bytes fall in different places modulo a
-/// step that divides every coefficient of either.
+/// same size, one-to-one over the threads of both) or bytes that none of
+/// `ys` touches: their ranges are apart, or both are affine and their
+/// bytes fall in different places modulo a step that divides every
+/// coefficient of either.
 fn apart(xs: &[Access], ys: &[Access]) -> bool {
     let bytes = |&(v, n, t): &Access| {
         let (lo, hi) = v.bounds(t);
@@ -1626,7 +1641,12 @@ fn apart(xs: &[Access], ys: &[Access]) -> bool {
     xs.iter().all(|x| {
         ys.iter().all(|y| {
             let (a, b) = (bytes(x), bytes(y));
-            let same = matches!(x.0, Value::Affine { .. }) && x.0 == y.0 && x.1 == y.1;
+            // A word one thread stores to and another updates atomically
+            // (a counter reset by one thread) is not the same thread's.
+            let same = matches!(x.0, Value::Affine { .. })
+                && x.0 == y.0
+                && x.1 == y.1
+                && one_to_one(&[(x.0, x.1)], x.2.hull(y.2), 3..DIMS);
             same || a.1 <= b.0 || b.1 <= a.0 || interleaved(x, y)
         })
     })

@@ -669,10 +669,6 @@ fn proven_checks_report_what_checked_mode_reports() {
         // those.
         if name.contains("tests/proof/") {
             corpus_proven += usize::from(fast.proven == fast.wave_sizes);
-            eprintln!(
-                "ZZ {name} proven {:?} of {:?}",
-                fast.proven, fast.wave_sizes
-            );
             assert_eq!(
                 fast.is_clean(),
                 !name.contains("/bug_"),
