@@ -1105,19 +1105,40 @@ impl CheckReport {
             }
             out.push_str(&more(p.differing_elements, p.elements.len()));
         }
-        // One block per buffer and variation, over the wave sizes it
-        // happened at; the elements are those of the first.
-        let mut blocks: Vec<(&OrderIssue, Vec<u32>)> = Vec::new();
+        // One block per buffer and kind of variation (the shuffled orders'
+        // seeds together), over the wave sizes it happened at; the
+        // elements are those of the first.
+        let kind = |v: &str| v.split(" (seed ").next().unwrap_or_default().to_string();
+        let mut blocks: Vec<(&OrderIssue, Vec<u32>, Vec<&str>)> = Vec::new();
         for o in &self.order_dependence {
+            let seed = o
+                .variation
+                .split_once(" (seed ")
+                .map(|(_, s)| s.trim_end_matches(')'));
             match blocks
                 .iter_mut()
-                .find(|(b, _)| b.buffer == o.buffer && b.variation == o.variation)
+                .find(|(b, ..)| b.buffer == o.buffer && kind(&b.variation) == kind(&o.variation))
             {
-                Some((_, sizes)) => sizes.push(o.wave_size),
-                None => blocks.push((o, vec![o.wave_size])),
+                Some((_, sizes, seeds)) => {
+                    if !sizes.contains(&o.wave_size) {
+                        sizes.push(o.wave_size);
+                    }
+                    seeds.extend(seed.filter(|s| !seeds.contains(s)));
+                }
+                None => blocks.push((o, vec![o.wave_size], seed.into_iter().collect())),
             }
         }
-        for (o, sizes) in blocks {
+        let order_blocks = blocks.len();
+        for (o, mut sizes, seeds) in blocks {
+            sizes.sort_unstable();
+            let variation = match seeds.len() {
+                0 | 1 => o.variation.clone(),
+                _ => format!(
+                    "{} (seeds {})",
+                    kind(&o.variation).replace("a shuffled order", "shuffled orders"),
+                    seeds.join(", ")
+                ),
+            };
             let (at, first) = match sizes.len() {
                 1 => (format!("at wave size {}", o.wave_size), String::new()),
                 _ => (
@@ -1126,8 +1147,8 @@ impl CheckReport {
                 ),
             };
             out.push_str(&format!(
-                "order dependence: buffer '{}' changes {at} with {}: {} elements{first}\n",
-                o.buffer, o.variation, o.differing_elements
+                "order dependence: buffer '{}' changes {at} with {variation}: {} elements{first}\n",
+                o.buffer, o.differing_elements
             ));
             let verb = if o.variation.starts_with("float") {
                 "folded at"
@@ -1192,11 +1213,7 @@ impl CheckReport {
                     "portability issue",
                     "portability issues"
                 ),
-                count(
-                    self.order_dependence.len(),
-                    "order dependence",
-                    "order dependences"
-                ),
+                count(order_blocks, "order dependence", "order dependences"),
                 count(
                     self.results.len(),
                     "failed result rule",
