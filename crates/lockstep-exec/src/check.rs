@@ -31,6 +31,9 @@ pub enum FindingKind {
     /// An access whose byte offset is not a multiple of its alignment
     /// (4 bytes, or the value's size when smaller).
     Misaligned,
+    /// Lanes of one wave store different values at one address in one
+    /// store: which value lands is not specified.
+    ConflictingStores,
     /// An integer division or remainder by zero.
     DivisionByZero,
     /// An undefined value (from an inactive lane or an uninitialized
@@ -60,6 +63,7 @@ impl FindingKind {
             FindingKind::UninitializedGroupshared => "uninitialized-groupshared",
             FindingKind::OutOfBounds => "out-of-bounds",
             FindingKind::Misaligned => "misaligned-access",
+            FindingKind::ConflictingStores => "conflicting-stores",
             FindingKind::DivisionByZero => "division-by-zero",
             FindingKind::UndefinedValue => "undefined-value",
             FindingKind::DiscardedLaneRead => "discarded-lane-read",

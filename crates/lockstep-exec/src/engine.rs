@@ -1034,6 +1034,7 @@ impl Wave {
                 Inst::Store { addr, ty, src } => {
                     if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
                         self.check_access(ctx, findings, tracker, &gs[0], addr, ty, Access::Write);
+                        self.check_conflicting_stores(ctx, findings, &gs[0], addr, ty, src);
                     }
                     if let Space::Resource(id) = addr.space {
                         deferred.before_access(ctx.resources, id.index());

@@ -1048,8 +1048,24 @@ impl Walk<'_> {
                     // A store in a loop walked once writes the same bytes
                     // each round: its address's fact holds nothing the loop
                     // changes.
-                    Inst::Store { .. } => {
+                    Inst::Store { src, .. } => {
                         let at = state.facts.address(addr)?;
+                        // No two lanes of a wave store different values at
+                        // one address (`conflicting-stores`): one thread
+                        // of a group runs it, it stores one value, or its
+                        // addresses are apart, as a function of
+                        // `SV_DispatchThreadID` or of `SV_GroupThreadID`.
+                        let one_thread = t.ids[3..].iter().all(|&n| n == 1);
+                        let one_value = matches!(
+                            state.facts.get(src).map(|f| f.value),
+                            Some(Value::Affine { k, .. }) if k == [0; DIMS]
+                        );
+                        let apart = [0..3, 3..DIMS]
+                            .into_iter()
+                            .any(|dims| one_to_one(&[(at, ty.size())], t, dims));
+                        if !one_thread && !one_value && !apart {
+                            return None;
+                        }
                         state.stores[r].push((at, ty.size()));
                     }
                     Inst::Atomic { .. } => state.atomics[r] = true,

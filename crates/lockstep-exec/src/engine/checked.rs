@@ -123,6 +123,59 @@ impl Wave {
         }
     }
 
+    /// Lanes that store different values at one address in one store:
+    /// the lanes of a wave store at once, so which value lands is not
+    /// specified (lanes storing one value agree).
+    pub(super) fn check_conflicting_stores(
+        &self,
+        ctx: &Context,
+        findings: &Findings,
+        gs: &Memory,
+        addr: Address,
+        ty: ScalarType,
+        src: Reg,
+    ) {
+        let w = ctx.wave_size;
+        let mem = memory(ctx, std::slice::from_ref(gs), addr.space, 0);
+        let size = ty.size();
+        let bits = u64::MAX >> (64 - 8 * size.clamp(1, 8));
+        let values = self.reg(src);
+        let mut stores: Vec<(u64, usize)> = self
+            .lanes(w)
+            .map(|l| (address(&self.regs, addr, l, w), l))
+            .filter(|&(at, _)| mem.in_bounds(at, size))
+            .collect();
+        // Addresses that rise lane after lane (the usual store) are apart.
+        if stores.windows(2).all(|p| p[0].0 < p[1].0) {
+            return;
+        }
+        stores.sort_unstable();
+        let mut lanes: Mask = 0;
+        let mut first = None;
+        for p in stores.windows(2) {
+            let ((at, a), (next, b)) = (p[0], p[1]);
+            if at == next && values[a] & bits != values[b] & bits {
+                lanes |= 1 << a | 1 << b;
+                first.get_or_insert((a, b, at));
+            }
+        }
+        if let Some((a, b, at)) = first {
+            let what = match addr.space {
+                Space::Groupshared => "groupshared memory".to_string(),
+                Space::Resource(r) => ctx
+                    .program
+                    .resource_names
+                    .get(r.index())
+                    .map_or_else(|| "a resource".to_string(), |n| format!("'{n}'")),
+            };
+            findings.record(FindingKind::ConflictingStores, self.site(ctx), lanes, || {
+                format!(
+                    "lanes {a} and {b} store different values at byte {at} of {what} in one store: the lanes of a wave store at once, so which value lands is not specified"
+                )
+            });
+        }
+    }
+
     /// A barrier must be reached by every lane of the wave that has not
     /// returned from the entry point.
     pub(super) fn check_barrier(&self, ctx: &Context, findings: &Findings) {

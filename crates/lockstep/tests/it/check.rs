@@ -707,6 +707,51 @@ fn compaction_without_read_lane_first_is_reported_at_the_store() {
     assert!(at_store.is_some(), "{text}");
 }
 
+/// Lanes of one wave that store different values at one word in one store:
+/// which value lands is not specified. Reported at the store, with the two
+/// lanes, in groupshared memory as in a buffer; lanes that store one value
+/// at one word are not reported.
+#[test]
+fn lanes_storing_different_values_at_one_word_are_reported_at_the_store() {
+    let source = "StructuredBuffer<uint> In : register(t0);\n\
+                  RWStructuredBuffer<uint> Out : register(u0);\n\
+                  groupshared uint Pairs[4];\n\
+                  [numthreads(8, 1, 1)]\n\
+                  void main(uint gi : SV_GroupIndex)\n\
+                  {\n\
+                  \x20   Out[gi / 2u] = In[gi];\n\
+                  \x20   Out[8u + gi / 2u] = 7u;\n\
+                  \x20   Pairs[gi / 2u] = gi;\n\
+                  \x20   GroupMemoryBarrierWithGroupSync();\n\
+                  \x20   Out[16u + gi] = Pairs[gi / 2u];\n\
+                  }\n";
+    let (report, text) = check_source(&repo().join("tests/check/ub.yaml"), "pairs.hlsl", source);
+    let at_line = |line: &str| {
+        report.findings.iter().find(|f| {
+            f.kind == "conflicting-stores"
+                && f.location.as_deref().is_some_and(|l| l.contains(line))
+        })
+    };
+    let buffer = at_line(":7:").unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(buffer.wave_sizes, report.wave_sizes, "{text}");
+    assert!(
+        buffer.message.contains("lanes 0 and 1") && buffer.message.contains("'Out'"),
+        "{text}"
+    );
+    assert!(at_line(":8:").is_none(), "one value: {text}");
+    let shared = at_line(":9:").unwrap_or_else(|| panic!("{text}"));
+    assert!(shared.message.contains("groupshared memory"), "{text}");
+    assert_eq!(
+        report
+            .findings
+            .iter()
+            .filter(|f| f.kind == "conflicting-stores")
+            .count(),
+        2,
+        "{text}"
+    );
+}
+
 /// An append buffer whose order changes with the shuffled schedules at
 /// several wave sizes gives one block for both schedules, over those
 /// sizes, which the summary counts once; long lists of elements end with

@@ -61,12 +61,16 @@ fn proofs_hold_exactly_where_the_accesses_are_bounded() {
         None,
         "thread 0 wraps past the end"
     );
-    assert_eq!(one_d("Out[id.x / 2] = In[id.x % 7];"), Some(true));
+    // Two lanes of a wave that may store different values at one word
+    // (`conflicting-stores`) are left to checked mode; one value is not.
+    assert_eq!(one_d("Out[id.x / 2] = In[id.x % 7];"), None);
+    assert_eq!(one_d("Out[id.x / 2] = 5;"), Some(true));
     // The last thread's element is past the end.
     assert_eq!(one_d("Out[id.x + 1] = 1;"), None);
     assert_eq!(one_d("Out[id.x] = In[id.x + 1];"), None);
     // Words written by two threads; a thread's own words written again.
-    assert_eq!(one_d("Out[id.x & 7] = id.x;"), Some(true));
+    assert_eq!(one_d("Out[id.x & 7] = id.x;"), None);
+    assert_eq!(one_d("Out[(id.x & 7) + 8 * (id.x >> 6)] = 3;"), Some(true));
     assert_eq!(one_d("Out[id.x] = 1; Out[id.x] = 2;"), Some(false));
     assert_eq!(
         one_d("for (uint k = 0; k < 4; k++) Out[id.x] += k;"),
@@ -493,9 +497,10 @@ const CLEAN: &[&str] = &[
     // A float sum: its order shows.
     "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<float> Out : register(u0);\n\
      [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID) { Out[id.x] = WaveActiveSum(0.1f * In[id.x & 7]); }",
-    // Threads that share words: the last store wins, in the schedule's order.
+    // Threads of different groups that share words: the last store wins,
+    // in the schedule's order.
     "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
-     [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID) { Out[id.x & 3] = id.x; }",
+     [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex) { Out[gi] = id.x; }",
     // Two statements write one buffer: the report names the one that wrote
     // the differing words.
     "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
@@ -541,7 +546,7 @@ const CLEAN: &[&str] = &[
     // Clean: a counter per thread, and a total by atomics.
     "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
      [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID) {\n\
-       Out[id.x % 32 + 32] = In[id.x & 7] + 1; InterlockedAdd(Out[0], 1); }",
+       if (id.x < 32) Out[id.x + 32] = In[id.x & 7] + 1; InterlockedAdd(Out[0], 1); }",
 ];
 
 /// Shaders with a finding that only a rule of the proof rules out: the
@@ -685,8 +690,11 @@ fn proven_checks_report_what_checked_mode_reports() {
         "the proof settled some size of {proven} of {} shaders",
         all.len()
     );
+    // `tile_transpose` and `wave_broadcast` store at a group's base plus
+    // the thread's index: the group's index is a range to the proof, so it
+    // cannot show two lanes of a wave apart there.
     assert!(
-        corpus_proven >= 17,
+        corpus_proven >= 16,
         "{corpus_proven} of the corpus' clean shaders proven at every size"
     );
 }
