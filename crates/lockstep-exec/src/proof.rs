@@ -123,8 +123,11 @@ fn low_bit(v: i128) -> i128 {
 }
 
 /// The coordinates an affine value counts: `SV_DispatchThreadID`'s three,
-/// then `SV_GroupThreadID`'s.
-const DIMS: usize = 6;
+/// then `SV_GroupThreadID`'s ([`GROUP_THREAD`]), then `SV_GroupID`'s.
+const DIMS: usize = 9;
+
+/// The coordinates of `SV_GroupThreadID`: a thread's within its group.
+const GROUP_THREAD: std::ops::Range<usize> = 3..6;
 
 /// The threads the proof is for: per coordinate, `lo..lo + ids` (the
 /// whole dispatch, or those that a branch on a coordinate narrows it to).
@@ -389,12 +392,16 @@ impl Facts {
                 a,
                 ..
             } => {
-                let v = self.low32(a).map(|v| {
-                    let (lo, hi) = v.bounds(t);
-                    Value::Range {
-                        lo,
-                        hi,
-                        align: v.align(t),
+                let v = self.low32(a).map(|v| match v {
+                    // A function of the group alone is every lane's value.
+                    Value::Affine { k, .. } if k[..GROUP_THREAD.end].iter().all(|&k| k == 0) => v,
+                    _ => {
+                        let (lo, hi) = v.bounds(t);
+                        Value::Range {
+                            lo,
+                            hi,
+                            align: v.align(t),
+                        }
                     }
                 });
                 (dst, self.result32(v))
@@ -596,7 +603,8 @@ impl Program {
         let threads = Threads {
             ids: std::array::from_fn(|d| match d {
                 0..3 => i128::from(groups[d]) * i128::from(extent[d]),
-                _ => i128::from(extent[d - 3]),
+                3..6 => i128::from(extent[d - 3]),
+                _ => i128::from(groups[d - 6]),
             }),
             lo: [0; DIMS],
         };
@@ -619,7 +627,7 @@ impl Program {
             let fact = facts.result64(Some(Value::constant(bits.into())));
             facts.set(r.0, fact);
         }
-        for (r, fact) in inputs(self, extent, groups) {
+        for (r, fact) in inputs(self, extent) {
             facts.set(r, Some(fact));
         }
         let state = State {
@@ -656,7 +664,12 @@ impl Program {
             .iter()
             .zip(&state.atomics)
             .any(|(stores, &atomic)| {
-                !stores.is_empty() && (atomic || !one_to_one(stores, threads, 0..3))
+                // One-to-one in `SV_DispatchThreadID`, or in the group and
+                // the thread within it.
+                !stores.is_empty()
+                    && (atomic
+                        || !(one_to_one(stores, threads, 0..3)
+                            || one_to_one(stores, threads, 3..DIMS)))
             });
         Some(Proof {
             writers: state.writers,
@@ -1055,14 +1068,17 @@ impl Walk<'_> {
                         // of a group runs it, it stores one value, or its
                         // addresses are apart, as a function of
                         // `SV_DispatchThreadID` or of `SV_GroupThreadID`.
-                        let one_thread = t.ids[3..].iter().all(|&n| n == 1);
+                        let one_thread = t.ids[GROUP_THREAD].iter().all(|&n| n == 1);
                         let one_value = matches!(
                             state.facts.get(src).map(|f| f.value),
                             Some(Value::Affine { k, .. }) if k == [0; DIMS]
                         );
-                        let apart = [0..3, 3..DIMS]
+                        // Within one group, whose own coordinates are fixed.
+                        let mut in_group = t;
+                        in_group.ids[6..].fill(1);
+                        let apart = [0..3, GROUP_THREAD]
                             .into_iter()
-                            .any(|dims| one_to_one(&[(at, ty.size())], t, dims));
+                            .any(|dims| one_to_one(&[(at, ty.size())], in_group, dims));
                         if !one_thread && !one_value && !apart {
                             return None;
                         }
@@ -1619,7 +1635,7 @@ impl Shared {
             Some(b) if writes.iter().all(|&((_, _, o), _)| o == b) => b,
             _ => t,
         };
-        if !one_to_one(&stores, runs, 3..DIMS) {
+        if !one_to_one(&stores, runs, GROUP_THREAD) {
             return false;
         }
         let stored: Vec<Access> = writes.iter().map(|&(access, _)| access).collect();
@@ -1662,7 +1678,7 @@ fn apart(xs: &[Access], ys: &[Access]) -> bool {
             let same = matches!(x.0, Value::Affine { .. })
                 && x.0 == y.0
                 && x.1 == y.1
-                && one_to_one(&[(x.0, x.1)], x.2.hull(y.2), 3..DIMS);
+                && one_to_one(&[(x.0, x.1)], x.2.hull(y.2), GROUP_THREAD);
             same || a.1 <= b.0 || b.1 <= a.0 || interleaved(x, y)
         })
     })
@@ -1713,7 +1729,7 @@ fn dense(writes: &[(Value, u32)], t: Threads) -> Option<(i128, i128)> {
         return None;
     }
     let (mut start, mut span) = (pieces.first()?.0, pieces.last()?.1 - pieces.first()?.0);
-    let mut steps: Vec<(i128, i128)> = (3..DIMS)
+    let mut steps: Vec<(i128, i128)> = GROUP_THREAD
         .map(|d| (k[d], t.ids[d]))
         .filter(|&(_, n)| n > 1)
         .collect();
@@ -1772,14 +1788,10 @@ fn one_to_one(stores: &[(Value, u32)], t: Threads, dims: std::ops::Range<usize>)
     true
 }
 
-/// The system values' facts: `SV_DispatchThreadID` itself, the others
-/// their ranges over a group of `extent` threads and `groups` groups.
-fn inputs(p: &Program, extent: [u32; 3], groups: [u32; 3]) -> Vec<(u32, Fact)> {
-    let range = |n: u32| Value::Range {
-        lo: 0,
-        hi: i128::from(n.max(1)) - 1,
-        align: 1,
-    };
+/// The system values' facts: `SV_DispatchThreadID`, `SV_GroupThreadID`
+/// and `SV_GroupID` are coordinates, `SV_GroupIndex` a function of the
+/// thread's in a group of `extent` threads.
+fn inputs(p: &Program, extent: [u32; 3]) -> Vec<(u32, Fact)> {
     let mut facts = Vec::new();
     for input in &p.inputs {
         if !matches!(input.ty, ScalarType::UInt32 | ScalarType::Int32) {
@@ -1794,12 +1806,12 @@ fn inputs(p: &Program, extent: [u32; 3], groups: [u32; 3]) -> Vec<(u32, Fact)> {
             let value = match (input.sv, k) {
                 (SystemValue::DispatchThreadId, 0..=2) => unit(k),
                 (SystemValue::GroupThreadId, 0..=2) => unit(3 + k),
-                (SystemValue::GroupId, 0..=2) => range(groups[k]),
+                (SystemValue::GroupId, 0..=2) => unit(6 + k),
                 // x + y·width + z·width·height.
                 (SystemValue::GroupIndex, 0) => {
                     let [x, y, _] = extent.map(|e| i128::from(e.max(1)));
                     let mut k = [0; DIMS];
-                    k[3..].copy_from_slice(&[1, x, x * y]);
+                    k[GROUP_THREAD].copy_from_slice(&[1, x, x * y]);
                     Value::Affine { c: 0, k }
                 }
                 _ => continue,
