@@ -98,14 +98,7 @@ impl Wave {
             });
         }
         if misaligned != 0 {
-            let what = match addr.space {
-                Space::Groupshared => "groupshared memory".to_string(),
-                Space::Resource(r) => ctx
-                    .program
-                    .resource_names
-                    .get(r.index())
-                    .map_or_else(|| "a resource".to_string(), |n| format!("'{n}'")),
-            };
+            let what = memory_name(ctx, addr.space);
             let align = ty.size().min(4);
             let verb = if access == Access::Read {
                 "reads"
@@ -140,15 +133,17 @@ impl Wave {
         let size = ty.size();
         let bits = u64::MAX >> (64 - 8 * size.clamp(1, 8));
         let values = self.reg(src);
-        let mut stores: Vec<(u64, usize)> = self
-            .lanes(w)
-            .map(|l| (address(&self.regs, addr, l, w), l))
-            .filter(|&(at, _)| mem.in_bounds(at, size))
-            .collect();
+        let stored = || {
+            self.lanes(w)
+                .map(|l| (address(&self.regs, addr, l, w), l))
+                .filter(|&(at, _)| mem.in_bounds(at, size))
+        };
         // Addresses that rise lane after lane (the usual store) are apart.
-        if stores.windows(2).all(|p| p[0].0 < p[1].0) {
+        let mut last = None;
+        if stored().all(|(at, _)| last.replace(at).is_none_or(|before| before < at)) {
             return;
         }
+        let mut stores: Vec<(u64, usize)> = stored().collect();
         stores.sort_unstable();
         let mut lanes: Mask = 0;
         let mut first = None;
@@ -160,14 +155,7 @@ impl Wave {
             }
         }
         if let Some((a, b, at)) = first {
-            let what = match addr.space {
-                Space::Groupshared => "groupshared memory".to_string(),
-                Space::Resource(r) => ctx
-                    .program
-                    .resource_names
-                    .get(r.index())
-                    .map_or_else(|| "a resource".to_string(), |n| format!("'{n}'")),
-            };
+            let what = memory_name(ctx, addr.space);
             findings.record(FindingKind::ConflictingStores, self.site(ctx), lanes, || {
                 format!(
                     "lanes {a} and {b} store different values at byte {at} of {what} in one store: the lanes of a wave store at once, so which value lands is not specified"
@@ -578,5 +566,18 @@ impl Wave {
                 "an undefined value (from an inactive lane, a lane past the wave, or an uninitialized variable) is written to memory".to_string()
             });
         }
+    }
+}
+
+/// How a report names the memory of `space`: groupshared memory, or the
+/// resource by its name.
+fn memory_name(ctx: &Context, space: Space) -> String {
+    match space {
+        Space::Groupshared => "groupshared memory".to_string(),
+        Space::Resource(r) => ctx
+            .program
+            .resource_names
+            .get(r.index())
+            .map_or_else(|| "a resource".to_string(), |n| format!("'{n}'")),
     }
 }
