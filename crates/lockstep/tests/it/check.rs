@@ -69,7 +69,7 @@ pub(crate) fn jobs(dir: &Path, yaml: Option<&str>) -> Vec<(PathBuf, PathBuf)> {
 fn reports_do_not_depend_on_the_threads() {
     let mut all = jobs(&repo().join("tests/check"), Some("ub.yaml"));
     all.extend(jobs(&repo().join("examples"), None));
-    assert_eq!(all.len(), 25);
+    assert_eq!(all.len(), 26);
     for (yaml, hlsl) in &all {
         let (pipeline, shader) = load(yaml, hlsl);
         let runs: Vec<(String, Vec<(usize, usize)>)> = [1, 2, 5]
@@ -247,6 +247,7 @@ fn each_kind_of_finding_is_reported_at_its_line() {
         kinds,
         [
             "bad-partition",
+            "conflicting-stores",
             "divergent-barrier",
             "division-by-zero",
             "groupshared-race",
