@@ -36,7 +36,8 @@
 //! the pass's lanes, and other arithmetic without machine code is a
 //! callout that runs once for the whole pass.
 //!
-//! A program runs here when the CPU has AVX2, the wave size is 8 to 64,
+//! A program runs here when the CPU has AVX2, the wave size is 8 to 64
+//! (4 and 128 in the cases [`Program::native_for`] gives),
 //! no atomic, index, `switch` selector, local array or wave operation
 //! (but `WaveReadLaneFirst` and the quad reads) takes a 64-bit value, and
 //! the dispatch is a normal one (no findings, lanes in order, groups in
@@ -78,6 +79,9 @@ pub(crate) struct Native {
     code: WaveCode,
     /// Lanes of a wave.
     wave: usize,
+    /// The lanes of a wave that may exist: `wave`, or 4 for wave size 4,
+    /// whose waves run as waves of 8 lanes with the last four missing.
+    live: usize,
     /// Lanes of a pass: `width / wave` waves side by side.
     width: usize,
     /// Per callout id: the instruction and the registers it touches, each
@@ -615,13 +619,14 @@ impl Native {
     /// why it gets none.
     pub(crate) fn build(p: &Program, wave: usize, lanes: usize) -> Result<Native, &'static str> {
         let narrowed = lanes != wave;
-        // A lane index that is a constant below `wave` reads the same lane
-        // of both; any other may name a lane from `wave` on, whose
-        // register the interpreter keeps (docs/semantics.md).
+        let live = wave.min(lanes);
+        // A lane index that is a constant below both lane counts reads the
+        // same lane of both; any other may wrap differently, or name a lane
+        // whose register the interpreter keeps (docs/semantics.md).
         let below_wave = |r: Reg| {
             p.constants
                 .iter()
-                .any(|&(c, bits)| c == r && bits < wave as u64)
+                .any(|&(c, bits)| c == r && bits < live as u64)
         };
         if narrowed
             && p.code.iter().any(|inst| {
@@ -636,7 +641,7 @@ impl Native {
             })
         {
             return Err(
-                "WaveReadLaneAt wraps its lane index at the wave size: the interpreter runs waves of 128 lanes",
+                "WaveReadLaneAt wraps its lane index at the wave size: the interpreter runs waves of 4 and 128 lanes",
             );
         }
         // A barrier inside a branch or loop may find one group's wave with
@@ -799,7 +804,7 @@ impl Native {
             })
         {
             return Err(
-                "the interpreter runs waves of 128 lanes whose machine code would hand it WaveGetLaneCount",
+                "the interpreter runs waves of 4 and 128 lanes whose machine code would hand it WaveGetLaneCount",
             );
         }
         let code = b
@@ -827,6 +832,7 @@ impl Native {
         Ok(Native {
             code,
             wave,
+            live,
             width,
             callouts,
             inputs,
@@ -1868,11 +1874,11 @@ impl NativeWorker {
         tracker: &mut SharedTracker,
         deferred: &mut Deferred,
     ) -> Result<(), ExecError> {
-        let (w, width) = (native.wave, native.width);
+        let (w, width, live) = (native.wave, native.width, native.live);
         let _fence = StreamFence;
         let p = ctx.program;
         let threads: usize = ctx.group_extent.iter().map(|&n| n as usize).product();
-        let waves = threads.div_ceil(w);
+        let waves = threads.div_ceil(live);
         let per_pass = native.code.groups();
         // One frame, or one per wave where the waves take turns.
         let copies = if native.code.turns() { waves } else { 1 };
@@ -1933,7 +1939,8 @@ impl NativeWorker {
         state.regs = self.frame.as_mut_ptr().cast();
         state.frames = self.frames.as_mut_ptr();
         state.waves = waves as u64;
-        state.budget = ctx.step_budget;
+        // The counts compare as signed 64-bit integers.
+        state.budget = ctx.step_budget.min(i64::MAX as u64);
         let mut launch_groups = 0;
         for (pass, ids) in group_ids.chunks(per_pass).enumerate() {
             let first = pass * per_pass;
@@ -1949,7 +1956,7 @@ impl NativeWorker {
                 launch_groups = ids.len();
                 self.launch.clear();
                 for i in 0..waves {
-                    let n = threads.saturating_sub(i * w).min(w);
+                    let n = threads.saturating_sub(i * live).min(live);
                     let mask = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
                     self.launch
                         .extend((0..per_pass).map(|g| if g < ids.len() { mask } else { 0 }));

@@ -90,13 +90,17 @@ pub struct State {
     pub site: u64,
     /// The lanes the last branch found, before its vote.
     pub tested: u64,
-    /// Loop iterations the wave has run.
+    /// Loop iterations the wave has run (one wave to a pass).
     pub iterations: u64,
     /// The running wave's register frame (within `regs`).
     pub frame: *mut u8,
     /// Waves of the pass that have not finished (programs with barriers).
     pub running: u64,
     _pad: [u64; 3],
+    /// Loop iterations each wave of the pass has run, where a pass holds
+    /// several ([`WaveCode::groups`]): an iteration counts for the waves
+    /// with an active lane in it, as the interpreter counts each wave's.
+    pub slot_iterations: [u64; 4],
     /// The active lanes as words, all ones or zero.
     pub lanes: [u32; 64],
     /// Eight lanes gathered one by one.
@@ -163,6 +167,7 @@ impl State {
             frame: std::ptr::null_mut(),
             running: 0,
             _pad: [0; 3],
+            slot_iterations: [0; 4],
             lanes: [0; 64],
             scratch: [0; 8],
             held: [0; HELD_SITES],
@@ -388,6 +393,7 @@ const WAVE: i32 = offset_of!(State, wave) as i32;
 const SITE: i32 = offset_of!(State, site) as i32;
 const TESTED: i32 = offset_of!(State, tested) as i32;
 const ITERATIONS: i32 = offset_of!(State, iterations) as i32;
+const SLOT_ITERATIONS: i32 = offset_of!(State, slot_iterations) as i32;
 const FRAME: i32 = offset_of!(State, frame) as i32;
 const RUNNING: i32 = offset_of!(State, running) as i32;
 const LANES: i32 = offset_of!(State, lanes) as i32;
@@ -428,7 +434,8 @@ struct Turns {
     /// Where a finished wave "resumes": straight on to the next.
     finished: DynamicLabel,
     /// The saved state in a wave's frame: where it resumes, its active and
-    /// parked lanes and its loop iterations.
+    /// parked lanes and its loop iterations (with its waves' counts at
+    /// `SAVE_SLOT_ITERATIONS`).
     save: i32,
 }
 
@@ -436,6 +443,7 @@ const SAVE_PC: i32 = 0;
 const SAVE_CUR: i32 = 8;
 const SAVE_PARKED: i32 = 16;
 const SAVE_ITERATIONS: i32 = 24;
+const SAVE_SLOT_ITERATIONS: i32 = 32;
 
 /// Builds the code of one program at one wave size.
 pub struct WaveBuilder {
@@ -574,7 +582,9 @@ impl WaveBuilder {
             && std::is_x86_feature_detected!("bmi1")
             && matches!(wave, 8 | 16 | 32 | 64)
             && width <= 64
-            && width.is_multiple_of(wave);
+            && width.is_multiple_of(wave)
+            // Each wave's loop iterations are a lane of a 256-bit vector.
+            && width / wave <= 4;
         if !supported {
             return None;
         }
@@ -587,7 +597,7 @@ impl WaveBuilder {
         let mut b = Builder::new()?;
         let turns = turns.then(|| {
             let save = at.next_multiple_of(32);
-            at = save + 32;
+            at = save + 64;
             Turns {
                 switch_out: b.asm.new_dynamic_label(),
                 switch_in: b.asm.new_dynamic_label(),
@@ -676,6 +686,12 @@ impl WaveBuilder {
             ; mov QWORD [rbx + ITERATIONS], 0
             ; mov QWORD [rbx + TESTED], 0
         );
+        if this.waves() > 1 {
+            dynasm!(this.b.asm; .arch x64
+                ; vpxor xmm15, xmm15, xmm15
+                ; vmovdqa [rbx + SLOT_ITERATIONS], ymm15
+            );
+        }
         for (i, &dst) in inputs.iter().enumerate() {
             let at = std::mem::size_of::<Input>() as i32 * i as i32;
             let d = this.offset(dst)?;
@@ -1782,7 +1798,8 @@ impl WaveBuilder {
     }
 
     /// The top of an iteration of the loop at `depth`: no lane left jumps
-    /// to `exit`; one iteration past the budget stops with `site`.
+    /// to `exit`; one iteration past the budget stops with `site`. The
+    /// iteration counts for each wave of the pass with an active lane.
     pub fn loop_iter(&mut self, depth: usize, exit: Label, site: u64) {
         let f = self.frame(depth);
         let stub = self.b.asm.new_dynamic_label();
@@ -1790,13 +1807,42 @@ impl WaveBuilder {
         dynasm!(self.b.asm; .arch x64
             ; test r13, r13
             ; jz =>exit.0
-            ; mov rax, [rbx + ITERATIONS]
-            ; inc rax
-            ; mov [rbx + ITERATIONS], rax
-            ; cmp rax, [rbx + BUDGET]
-            ; ja =>stub
-            ; mov [r15 + f + AUX], r13
         );
+        if self.waves() > 1 {
+            // Per wave: its lanes of the mask, compared with 0 (all ones
+            // where none is active), plus one; added to its count.
+            let masks = self.qwords(std::array::from_fn(|s| {
+                if s < self.waves() {
+                    self.wave_mask(s)
+                } else {
+                    0
+                }
+            }));
+            dynasm!(self.b.asm; .arch x64
+                ; vmovq xmm15, r13
+                ; vpbroadcastq ymm15, xmm15
+                ; vpand ymm15, ymm15, [=>masks]
+                ; vpxor xmm14, xmm14, xmm14
+                ; vpcmpeqq ymm15, ymm15, ymm14
+                ; vpcmpeqq ymm14, ymm14, ymm14
+                ; vpsubq ymm15, ymm15, ymm14
+                ; vpaddq ymm15, ymm15, [rbx + SLOT_ITERATIONS]
+                ; vmovdqa [rbx + SLOT_ITERATIONS], ymm15
+                ; vpbroadcastq ymm14, [rbx + BUDGET]
+                ; vpcmpgtq ymm15, ymm15, ymm14
+                ; vptest ymm15, ymm15
+                ; jnz =>stub
+            );
+        } else {
+            dynasm!(self.b.asm; .arch x64
+                ; mov rax, [rbx + ITERATIONS]
+                ; inc rax
+                ; mov [rbx + ITERATIONS], rax
+                ; cmp rax, [rbx + BUDGET]
+                ; ja =>stub
+            );
+        }
+        dynasm!(self.b.asm; .arch x64; mov [r15 + f + AUX], r13);
     }
 
     /// Brings back the lanes that took `continue` in the loop at `depth`.
@@ -2741,6 +2787,8 @@ impl WaveBuilder {
                 ; mov [r12 + t.save + SAVE_PARKED], r14
                 ; mov rax, [rbx + ITERATIONS]
                 ; mov [r12 + t.save + SAVE_ITERATIONS], rax
+                ; vmovdqa ymm15, [rbx + SLOT_ITERATIONS]
+                ; vmovdqu [r12 + t.save + SAVE_SLOT_ITERATIONS], ymm15
                 ; =>t.switch_in
                 ; mov rax, [rbx + WAVE]
                 ; inc rax
@@ -2758,6 +2806,8 @@ impl WaveBuilder {
                 ; mov r14, [r12 + t.save + SAVE_PARKED]
                 ; mov rax, [r12 + t.save + SAVE_ITERATIONS]
                 ; mov [rbx + ITERATIONS], rax
+                ; vmovdqu ymm15, [r12 + t.save + SAVE_SLOT_ITERATIONS]
+                ; vmovdqa [rbx + SLOT_ITERATIONS], ymm15
                 ; jmp QWORD [r12 + t.save + SAVE_PC]
                 ; =>t.finished
                 ; jmp =>t.switch_in

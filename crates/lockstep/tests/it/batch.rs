@@ -190,45 +190,73 @@ fn a_barrier_that_differs_between_groups_keeps_each_groups_order() {
     }
 }
 
-/// The step budget counts each wave's own iterations, not its batch's:
-/// groups with an even id loop in the first loop, the others in the
-/// second, 60 times each, under a budget of 100.
+/// The step budget counts each wave's own iterations, not its batch's nor
+/// those of the waves run beside it: groups with an even id loop in the
+/// first loop, the others in the second, 60 times each, under a budget of
+/// 100. One wave to a group at waves of 4, 8 and 16 lanes (the machine
+/// code runs several groups' waves side by side), and two waves taking
+/// turns at a barrier between the loops.
 #[test]
 fn the_step_budget_counts_each_waves_iterations() {
-    let source = r#"
+    for (w, threads, barrier) in [(4, 4, false), (8, 8, false), (16, 16, false), (8, 16, true)] {
+        let sync = if barrier {
+            "GroupMemoryBarrierWithGroupSync();"
+        } else {
+            ""
+        };
+        let source = format!(
+            r#"
 RWStructuredBuffer<uint> Out : register(u0);
-[numthreads(4, 1, 1)]
+[numthreads({threads}, 1, 1)]
 void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex)
-{
+{{
     uint n = 0;
     for (uint i = 0; i < ((gid.x & 1) == 0 ? 60u : 0u); ++i)
         n += 1;
+    {sync}
     for (uint j = 0; j < ((gid.x & 1) == 1 ? 60u : 0u); ++j)
         n += 2;
-    Out[gid.x * 4 + gi] = n;
-}
-"#;
-    let shader = compile(source, &CompileOptions::default());
-    let p = pipeline(
-        [8, 1, 1],
-        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 32])],
-    );
-    let opts = RunOptions {
-        wave_size: 4,
-        threads: 1,
-        step_budget: 100,
-        ..RunOptions::default()
-    };
-    let out = lockstep::run(&shader, &p, &opts).unwrap_or_else(|e| panic!("run: {e}"));
-    let expected: Vec<u32> = (0..32)
-        .map(|t| if (t / 4) % 2 == 0 { 60 } else { 120 })
-        .collect();
-    assert_eq!(words(&out.contents[0]), expected);
-    // One group looping past the budget still stops the run.
-    let endless = source.replace("60u : 0u", "1000u : 0u");
-    let shader = compile(&endless, &CompileOptions::default());
-    let err = lockstep::run(&shader, &p, &opts).expect_err("past the budget");
-    assert!(err.to_string().contains("step budget"), "{err}");
+    Out[gid.x * {threads} + gi] = n;
+}}
+"#
+        );
+        let shader = compile(&source, &CompileOptions::default());
+        let p = pipeline(
+            [8, 1, 1],
+            &[buf(
+                "Out",
+                Kind::RwStructuredBuffer,
+                0,
+                vec![0; 8 * threads],
+            )],
+        );
+        for engine in [lockstep::Engine::Native, lockstep::Engine::Interpreter] {
+            let opts = RunOptions {
+                wave_size: w,
+                threads: 1,
+                step_budget: 100,
+                engine,
+                ..RunOptions::default()
+            };
+            let out = lockstep::run(&shader, &p, &opts)
+                .unwrap_or_else(|e| panic!("wave size {w}, {engine:?}: {e}"));
+            let expected: Vec<u32> = (0..8 * threads)
+                .map(|t| if (t / threads) % 2 == 0 { 60 } else { 120 })
+                .collect();
+            assert_eq!(
+                words(&out.contents[0]),
+                expected,
+                "wave size {w}, {engine:?}"
+            );
+            // One group looping past the budget still stops the run.
+            let endless = source.replace("60u : 0u", "1000u : 0u");
+            let shader = compile(&endless, &CompileOptions::default());
+            let err = lockstep::run(&shader, &p, &opts).expect_err("past the budget");
+            assert!(err.to_string().contains("step budget"), "{err}");
+        }
+        let report = shader.program.engine_report(w, lockstep::Engine::Native);
+        assert!(report.native, "wave size {w}: {:?}", report.reason);
+    }
 }
 
 /// Normal programs fuse an operation with the assignment of its result
