@@ -73,8 +73,9 @@ pub struct Program {
     /// the variables, for traces.
     pub(crate) debug: crate::trace::DebugInfo,
     /// The machine code at wave sizes 8, 16, 32 and 64, then 64 lanes for
-    /// wave size 128 (see [`Program::native_for`]), made on first use.
-    pub(crate) native: [std::sync::OnceLock<Result<crate::native::Native, &'static str>>; 5],
+    /// wave size 128 and 8 lanes for wave size 4 (see
+    /// [`Program::native_for`]), made on first use.
+    pub(crate) native: [std::sync::OnceLock<Result<crate::native::Native, &'static str>>; 6],
 }
 
 /// What a program does with memory that other waves and groups see
@@ -223,39 +224,49 @@ impl Program {
     }
 
     /// The machine code that runs this program at wave size `w`, and the
-    /// lanes of each wave it runs: `w`; or at wave size 128, 64 lanes where
-    /// a group has at most 64 threads. Such a group is one wave whose
-    /// lanes from 64 on never exist, so every wave operation sees what it
-    /// would see at 64 lanes: `WaveGetLaneCount` alone says 128, and a
-    /// `WaveReadLaneAt` whose index may be 64 or more (it wraps at the wave
-    /// size) keeps the interpreter.
+    /// lanes of each wave it runs: `w`; at wave size 128, 64 lanes where a
+    /// group has at most 64 threads; at wave size 4, 8 lanes of which the
+    /// last four never exist. Such a wave's lanes that never exist are
+    /// never active, so every wave operation sees what it would see at the
+    /// wave size: `WaveGetLaneCount` alone differs (the code reports the
+    /// wave size), and a `WaveReadLaneAt` whose index may reach past the
+    /// lanes both have (it wraps at the wave size) keeps the interpreter.
+    /// A group whose extent depends on the wave size (`[numWaves(n)]`)
+    /// keeps it too.
     pub(crate) fn native_for(
         &self,
         w: usize,
     ) -> Result<(&crate::native::Native, usize), &'static str> {
         const NARROW: usize = 64;
-        if w <= NARROW {
+        const SPREAD: usize = 8;
+        if (SPREAD..=NARROW).contains(&w) {
             return self.native(w).map(|n| (n, w));
         }
-        let (wide, narrow) = (
-            self.group.extent(w as u32),
-            self.group.extent(NARROW as u32),
-        );
-        let fits = self.group.threads(w as u32) <= NARROW as u64
-            && wide == narrow
-            && crate::engine::group_thread_ids(wide, w, self.quads)
-                .iter()
-                .zip(crate::engine::group_thread_ids(narrow, NARROW, self.quads))
-                .all(|(a, b)| a.get(..NARROW) == Some(&b[..]));
-        if w != 128 || !fits {
-            return Err(
-                "machine code takes waves of 8 to 64 lanes, and of 128 where a group has at most 64 threads",
-            );
+        let (slot, lanes) = match w {
+            4 => (5, SPREAD),
+            128 => (4, NARROW),
+            _ => return Err("machine code takes waves of 4 to 128 lanes"),
+        };
+        let (ours, theirs) = (self.group.extent(w as u32), self.group.extent(lanes as u32));
+        let fits = ours == theirs
+            && (w < lanes
+                || self.group.threads(w as u32) <= NARROW as u64
+                    && crate::engine::group_thread_ids(ours, w, self.quads)
+                        .iter()
+                        .zip(crate::engine::group_thread_ids(theirs, NARROW, self.quads))
+                        .all(|(a, b)| a.get(..NARROW) == Some(&b[..])));
+        if !fits {
+            return Err(match w {
+                4 => {
+                    "the group's extent depends on the wave size: the interpreter runs waves of 4 lanes"
+                }
+                _ => "machine code takes waves of 128 lanes where a group has at most 64 threads",
+            });
         }
-        self.native[4]
-            .get_or_init(|| crate::native::Native::build(self, NARROW, w))
+        self.native[slot]
+            .get_or_init(|| crate::native::Native::build(self, lanes, w))
             .as_ref()
-            .map(|n| (n, NARROW))
+            .map(|n| (n, lanes))
             .map_err(|e| *e)
     }
 

@@ -433,6 +433,38 @@ pub(crate) fn group_thread_ids(
     out
 }
 
+/// [`group_thread_ids`] for machine code whose waves have `lanes` lanes
+/// at wave size `wave` ([`crate::Program::native_for`]): at 128, the
+/// group's first `lanes` threads, one wave; at a smaller size, each wave's
+/// threads followed by lanes that never exist. Those hold the wave's
+/// first lane's ids with x and the index counting on, so that every chunk
+/// of lanes rises as the wave's own lanes do (`native::consecutive`).
+pub(crate) fn spread_thread_ids(
+    extent: [u32; 3],
+    wave: usize,
+    lanes: usize,
+    quads: QuadLayout,
+) -> [Vec<u32>; 4] {
+    if wave >= lanes {
+        return group_thread_ids(extent, lanes, quads);
+    }
+    let threads = extent
+        .iter()
+        .map(|&d| Ord::max(d, 1) as usize)
+        .product::<usize>();
+    let waves = threads.div_ceil(wave);
+    let ids = group_thread_ids(extent, waves * wave, quads);
+    std::array::from_fn(|k| {
+        let mut out = Vec::with_capacity(waves * lanes);
+        for own in ids[k].chunks_exact(wave) {
+            out.extend_from_slice(own);
+            let step = u32::from(k == 0 || k == 3);
+            out.extend((wave..lanes).map(|l| own[0].wrapping_add(step * l as u32)));
+        }
+        out
+    })
+}
+
 fn full_mask(n: usize) -> Mask {
     if n >= 128 {
         Mask::MAX

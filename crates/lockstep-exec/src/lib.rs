@@ -489,9 +489,11 @@ fn run_dispatch(
             .filter(|(n, _)| config.engine == Engine::Native || !n.costly())
     {
         if lanes != ctx.wave_size {
-            // Each group is one wave of at most `lanes` threads.
+            // Each group is one wave of at most `lanes` threads, or each
+            // wave of 4 threads has 8 lanes, the last four missing.
+            ctx.thread_ids =
+                engine::spread_thread_ids(group_extent, ctx.wave_size, lanes, program.quads);
             ctx.wave_size = lanes;
-            ctx.thread_ids = engine::group_thread_ids(group_extent, lanes, program.quads);
         }
         ctx.native = Some(native);
     }

@@ -302,11 +302,12 @@ proptest! {
             ],
         );
         p.buffers[3].format = lockstep::pipeline::Format::Float16;
-        // At wave size 128, groups of 64 threads run as waves of 64 lanes
-        // unless the program reads a lane by index.
-        for w in [8, 16, 32, 64, 128] {
+        // At wave size 128, groups of 64 threads run as waves of 64 lanes,
+        // and at 4 as waves of 8 lanes, unless the program reads a lane by
+        // index.
+        for w in [4, 8, 16, 32, 64, 128] {
             let report = shader.program.engine_report(w, lockstep::Engine::Native);
-            prop_assert!(report.native || w == 128, "wave size {}: {:?}\n{}", w, report.reason, source);
+            prop_assert!(report.native || w == 128 || w == 4, "wave size {}: {:?}\n{}", w, report.reason, source);
             // What an inactive lane's register holds depends on which
             // groups' waves ran side by side (docs/semantics.md), so a
             // program that reads one (through a wave read or a quad
@@ -349,7 +350,7 @@ fn examples_and_kernels_agree() {
             };
             let shader = compile(&source, &opts);
             let range = shader.module.entry.as_ref().and_then(|e| e.wave_size);
-            for w in [8, 16, 32, 64, 128] {
+            for w in [4, 8, 16, 32, 64, 128] {
                 if range.is_some_and(|r| !(r.min..=r.max).contains(&w)) {
                     continue;
                 }
@@ -575,6 +576,98 @@ void main(uint3 gt : SV_GroupThreadID, uint t : SV_GroupIndex)
             &CompileOptions::default(),
         );
         let report = shader.program.engine_report(128, lockstep::Engine::Native);
+        assert!(!report.native, "{body}");
+        assert!(report.reason.is_some(), "{body}");
+    }
+}
+
+/// At wave size 4 each wave runs as machine code of 8 lanes whose last
+/// four never exist: `WaveGetLaneCount` still 4, and every wave operation,
+/// groupshared memory across the 16 waves of a group, quads and
+/// consecutive stores agree with the interpreter and with values derived
+/// by hand. A lane read at an index that may be 4 or more, or a group
+/// whose extent follows the wave size, keeps the interpreter.
+#[test]
+fn waves_of_four_run_as_machine_code() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+groupshared uint Sums[16];
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint t : SV_GroupIndex)
+{
+    uint4 votes = WaveActiveBallot(t % 3u == 0u);
+    uint s = WaveActiveSum(t);
+    if (WaveIsFirstLane())
+        Sums[t / WaveGetLaneCount()] = s;
+    GroupMemoryBarrierWithGroupSync();
+    uint o = id.x * 8u;
+    Out[o] = WaveGetLaneCount();
+    Out[o + 1u] = WavePrefixSum(t);
+    Out[o + 2u] = Sums[(t / 4u + 1u) % 16u];
+    Out[o + 3u] = votes.x;
+    Out[o + 4u] = votes.y | votes.z | votes.w;
+    Out[o + 5u] = QuadReadAcrossX(t) + 100u * QuadReadAcrossDiagonal(t);
+    Out[o + 6u] = WaveGetLaneIndex() + WaveReadLaneAt(t, 2u);
+    if (t % 4u != 1u)
+        Out[o + 7u] = WaveActiveMax(t) + WaveActiveCountBits(true);
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let p = pipeline(
+        [3, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 3 * 64 * 8])],
+    );
+    let native = agreeing(&shader, &p, 4);
+    for g in 0..3u32 {
+        for t in 0..64u32 {
+            let (k, l) = (t / 4, t % 4);
+            let o = ((g * 64 + t) * 8) as usize;
+            let next = (k + 1) % 16;
+            let votes = (0..4)
+                .filter(|&m| (4 * k + m) % 3 == 0)
+                .map(|m| 1 << m)
+                .sum::<u32>();
+            let want = [
+                4,
+                l * 4 * k + l * l.saturating_sub(1) / 2,
+                16 * next + 6,
+                votes,
+                0,
+                (t ^ 1) + 100 * (t ^ 3),
+                l + 4 * k + 2,
+                if l != 1 { 4 * k + 3 + 3 } else { 0 },
+            ];
+            assert_eq!(native[0][o..o + 8], want, "group {g}, thread {t}");
+        }
+    }
+    // Two dimensions: each wave one 2 x 2 quad of the group's 8 x 8
+    // threads; and rows of a 16 x 4 group stored consecutively.
+    for body in [
+        "[numthreads(8, 8, 1)] void main(uint3 gt : SV_GroupThreadID, uint t : SV_GroupIndex) { Out[t] = QuadReadAcrossY(gt.x + 16u * gt.y) + 1000u * WaveGetLaneIndex() + WavePrefixCountBits(gt.x > 2u); }",
+        "[numthreads(16, 4, 1)] void main(uint3 id : SV_DispatchThreadID) { Out[id.y * 16u + id.x] = id.x * 3u + WaveActiveMin(id.y + id.x); }",
+    ] {
+        let shader = compile(
+            &format!("RWStructuredBuffer<uint> Out : register(u0);\n{body}"),
+            &CompileOptions::default(),
+        );
+        let one = pipeline(
+            [1, 1, 1],
+            &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 64])],
+        );
+        agreeing(&shader, &one, 4);
+    }
+    // What keeps the interpreter.
+    for body in [
+        "[numthreads(64, 1, 1)] void main(uint t : SV_GroupIndex) { Out[t] = WaveReadLaneAt(t, 5u); }",
+        "[numthreads(64, 1, 1)] void main(uint t : SV_GroupIndex) { Out[t] = WaveReadLaneAt(t, t); }",
+        "[numWaves(2)] void main(uint3 g : SV_GroupID) { Out[g.x * 8u + GetGroupWaveIndex() * 4u + WaveGetLaneIndex()] = WaveActiveSum(g.x); }",
+    ] {
+        let shader = compile(
+            &format!("RWStructuredBuffer<uint> Out : register(u0);\n{body}"),
+            &CompileOptions::default(),
+        );
+        let report = shader.program.engine_report(4, lockstep::Engine::Native);
         assert!(!report.native, "{body}");
         assert!(report.reason.is_some(), "{body}");
     }
