@@ -164,11 +164,6 @@ impl Worker {
         }
     }
 
-    /// Runs one thread group to completion.
-    pub fn run_group(&mut self, ctx: &Context, group: u32) -> Result<(), ExecError> {
-        self.run_batch(ctx, group, 1)
-    }
-
     /// Runs `count` consecutive groups from `first` to completion as one
     /// batch: wave `i` of every group is one `Wave` of `count · W` lanes.
     ///
@@ -181,8 +176,6 @@ impl Worker {
     /// barrier in control flow that differs between groups): then the
     /// batch splits into its groups, each going on alone from where it is.
     pub fn run_batch(&mut self, ctx: &Context, first: u32, count: usize) -> Result<(), ExecError> {
-        let p = ctx.program;
-        let w = ctx.wave_size;
         let [gx, gy, _] = ctx.group_count;
         self.group_ids.clear();
         // Group `first`'s coordinates, then each next one's by counting
@@ -200,6 +193,35 @@ impl Worker {
                 }
             }
         }
+        self.run_ids(ctx, first)
+    }
+
+    /// Runs the groups of linear indices `groups` as one batch of machine
+    /// code, in that order (a shuffled schedule's).
+    pub(crate) fn run_listed(&mut self, ctx: &Context, groups: &[u32]) -> Result<(), ExecError> {
+        let [gx, gy, _] = ctx.group_count;
+        self.group_ids.clear();
+        self.group_ids.extend(
+            groups
+                .iter()
+                .map(|&g| [g % gx, (g / gx) % gy, g / (gx * gy)]),
+        );
+        self.run_ids(ctx, groups.first().copied().unwrap_or(0))
+    }
+
+    /// Runs the groups of `self.group_ids`, the first of linear index
+    /// `first` (which seeds a shuffled schedule's order of waves).
+    fn run_ids(&mut self, ctx: &Context, first: u32) -> Result<(), ExecError> {
+        let p = ctx.program;
+        let w = ctx.wave_size;
+        let count = self.group_ids.len();
+        // The order the waves take turns in, under a shuffled schedule.
+        let seed = match ctx.schedule {
+            Schedule::Shuffled(seed) => {
+                Some(seed ^ u64::from(first).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            }
+            Schedule::InOrder => None,
+        };
         let threads = ctx
             .group_extent
             .iter()
@@ -222,6 +244,7 @@ impl Worker {
             let ran = worker.run_groups(
                 ctx,
                 native,
+                seed,
                 &self.group_ids,
                 &self.groupshared[..count],
                 &mut self.scratch,
@@ -234,11 +257,8 @@ impl Worker {
         // The order the waves take turns in: by index, or shuffled.
         self.turns.clear();
         self.turns.extend(0..wave_count);
-        if let Schedule::Shuffled(seed) = ctx.schedule {
-            shuffle(
-                &mut self.turns,
-                seed ^ u64::from(first).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-            );
+        if let Some(seed) = seed {
+            shuffle(&mut self.turns, seed);
         }
         let ended = if p.barriers || ctx.findings.is_some() {
             if self.waves.len() < wave_count {

@@ -55,6 +55,7 @@ mod native {
             &mut self,
             _: &crate::engine::Context,
             native: &Native,
+            _: Option<u64>,
             _: &[[u32; 3]],
             _: &[crate::Memory<'static>],
             _: &mut [u64],
@@ -477,7 +478,6 @@ fn run_dispatch(
     let mut ctx = ctx;
     if config.engine != Engine::Interpreter
         && findings.is_none()
-        && config.schedule == Schedule::InOrder
         && config.order == ReductionOrder::Ascending
         // The machine code's texel addresses take fewer than 2^32 texels.
         && ctx.resources.iter().all(|r| {
@@ -498,10 +498,12 @@ fn run_dispatch(
         ctx.native = Some(native);
     }
     // A normal run takes groups in batches, the same wave of each group
-    // side by side (see `engine::Worker::run_batch`); checked runs and
-    // varied orders take one group at a time.
+    // side by side (see `engine::Worker::run_batch`), as does the machine
+    // code under a shuffled schedule (its groups in the shuffled order,
+    // the waves of each taking turns in an order of the batch's); checked
+    // runs and the interpreter's varied orders take one group at a time.
     let batch = if findings.is_none()
-        && config.schedule == Schedule::InOrder
+        && (config.schedule == Schedule::InOrder || ctx.native.is_some())
         && config.order == ReductionOrder::Ascending
     {
         let groups = groups.min(u64::from(u32::MAX)) as u32;
@@ -532,8 +534,8 @@ fn run_dispatch(
         engine::shuffle(&mut order, seed);
         let mut worker = engine::Worker::new();
         return order
-            .into_iter()
-            .try_for_each(|g| worker.run_group(&ctx, g));
+            .chunks(batch as usize)
+            .try_for_each(|groups| worker.run_listed(&ctx, groups));
     }
     if workers.single() {
         let mut worker = engine::Worker::new();

@@ -1817,6 +1817,12 @@ pub(crate) struct NativeWorker {
     inputs: Vec<Input>,
     launch: Vec<u64>,
     zeros: Vec<u32>,
+    /// Each wave's index in its group, by the turn it runs in: `0..` in
+    /// order, or a shuffled schedule's order.
+    wave_ids: Vec<u32>,
+    /// The thread-id tables in `wave_ids`' order, under a shuffled
+    /// schedule.
+    shuffled_ids: [Vec<u32>; 4],
     shadow: Wave,
     /// The interpreter's wave for lanewise callouts: a pass's lanes.
     pass_shadow: Wave,
@@ -1855,6 +1861,8 @@ impl NativeWorker {
             inputs: Vec::new(),
             launch: Vec::new(),
             zeros: Vec::new(),
+            wave_ids: Vec::new(),
+            shuffled_ids: Default::default(),
             shadow: Wave::empty(),
             pass_shadow: Wave::empty(),
             for_code: std::ptr::null(),
@@ -1862,12 +1870,15 @@ impl NativeWorker {
     }
 
     /// Runs the groups `group_ids` (each with its own shared memory in
-    /// `gs`) with `native`'s code.
+    /// `gs`) with `native`'s code; their waves take turns in index order,
+    /// or in the order `shuffled` seeds (the same for every group of the
+    /// batch).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn run_groups(
         &mut self,
         ctx: &Context,
         native: &Native,
+        shuffled: Option<u64>,
         group_ids: &[[u32; 3]],
         gs: &[Memory<'static>],
         scratch: &mut [u64],
@@ -1905,6 +1916,24 @@ impl NativeWorker {
         if self.zeros.len() < waves * w {
             self.zeros.resize(waves * w, 0);
         }
+        // Wave `i`'s turn runs the wave `wave_ids[i]`: its launch masks,
+        // thread ids and `GetGroupWaveIndex`.
+        self.wave_ids.clear();
+        self.wave_ids.extend(0..waves as u32);
+        let tables = match shuffled {
+            Some(seed) => {
+                crate::engine::shuffle(&mut self.wave_ids, seed);
+                for (to, from) in self.shuffled_ids.iter_mut().zip(&ctx.thread_ids) {
+                    to.clear();
+                    for &i in &self.wave_ids {
+                        to.extend_from_slice(&from[i as usize * w..][..w]);
+                    }
+                }
+                &self.shuffled_ids
+            }
+            None => &ctx.thread_ids,
+        };
+
         self.resources.clear();
         self.resources
             .extend(ctx.resources.iter().map(|r| resource(r.memory, r.dims)));
@@ -1939,6 +1968,7 @@ impl NativeWorker {
         state.regs = self.frame.as_mut_ptr().cast();
         state.frames = self.frames.as_mut_ptr();
         state.waves = waves as u64;
+        state.wave_ids = self.wave_ids.as_ptr();
         // The counts compare as signed 64-bit integers.
         state.budget = ctx.step_budget.min(i64::MAX as u64);
         let mut launch_groups = 0;
@@ -1955,7 +1985,8 @@ impl NativeWorker {
             if launch_groups != ids.len() {
                 launch_groups = ids.len();
                 self.launch.clear();
-                for i in 0..waves {
+                for &i in &self.wave_ids {
+                    let i = i as usize;
                     let n = threads.saturating_sub(i * live).min(live);
                     let mask = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
                     self.launch
@@ -1964,7 +1995,6 @@ impl NativeWorker {
             }
             self.inputs.clear();
             for &(sv, k) in &native.inputs {
-                let tables = &ctx.thread_ids;
                 let mut add = [0u32; 8];
                 let table = match sv {
                     SystemValue::GroupIndex => tables[3].as_ptr(),
@@ -2071,7 +2101,8 @@ unsafe extern "sysv64" fn callout(state: *mut State, id: u32) -> u32 {
             std::slice::from_raw_parts_mut(s.frame, bytes),
             s.cur,
             s.parked,
-            s.wave,
+            // The turn's wave, by its index in the group.
+            u64::from(*s.wave_ids.add(s.wave as usize)),
         )
     };
     let w = env.native.wave;

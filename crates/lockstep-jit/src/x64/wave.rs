@@ -96,7 +96,10 @@ pub struct State {
     pub frame: *mut u8,
     /// Waves of the pass that have not finished (programs with barriers).
     pub running: u64,
-    _pad: [u64; 3],
+    /// Per turn, the index in its group of the wave that runs it
+    /// ([`State::waves`] of them): `0..` in order, or a shuffled order.
+    pub wave_ids: *const u32,
+    _pad: [u64; 2],
     /// Loop iterations each wave of the pass has run, where a pass holds
     /// several ([`WaveCode::groups`]): an iteration counts for the waves
     /// with an active lane in it, as the interpreter counts each wave's.
@@ -166,7 +169,8 @@ impl State {
             iterations: 0,
             frame: std::ptr::null_mut(),
             running: 0,
-            _pad: [0; 3],
+            wave_ids: std::ptr::null(),
+            _pad: [0; 2],
             slot_iterations: [0; 4],
             lanes: [0; 64],
             scratch: [0; 8],
@@ -393,6 +397,7 @@ const WAVE: i32 = offset_of!(State, wave) as i32;
 const SITE: i32 = offset_of!(State, site) as i32;
 const TESTED: i32 = offset_of!(State, tested) as i32;
 const ITERATIONS: i32 = offset_of!(State, iterations) as i32;
+const WAVE_IDS: i32 = offset_of!(State, wave_ids) as i32;
 const SLOT_ITERATIONS: i32 = offset_of!(State, slot_iterations) as i32;
 const FRAME: i32 = offset_of!(State, frame) as i32;
 const RUNNING: i32 = offset_of!(State, running) as i32;
@@ -2043,7 +2048,11 @@ impl WaveBuilder {
                 }
             }
             WaveKind::GroupWaveIndex => {
-                dynasm!(self.b.asm; .arch x64; mov eax, [rbx + WAVE]);
+                dynasm!(self.b.asm; .arch x64
+                    ; mov rax, [rbx + WAVE]
+                    ; mov rcx, [rbx + WAVE_IDS]
+                    ; mov eax, [rcx + rax * 4]
+                );
                 for s in 0..self.waves() {
                     self.splat_eax(d, s);
                 }

@@ -915,3 +915,73 @@ fn races_between_stores_that_nothing_reads_are_order_dependent() {
         }
     }
 }
+
+/// The shuffled schedules run as machine code where the wave size has it:
+/// waves that take slots from a groupshared counter store them in an order
+/// the shuffles change, at every size with more than one wave to a group
+/// (4 to 32 for 64 threads), and only there; stores of each wave's own
+/// `GetGroupWaveIndex`, `SV_GroupIndex` and group id, beside the same
+/// counter, stay the same in every order (each turn runs its own wave).
+#[test]
+fn shuffled_orders_run_as_machine_code() {
+    let yaml = "---
+Shaders:
+  - Stage: Compute
+    Entry: main
+    DispatchSize: [ 24, 1, 1 ]
+Buffers:
+  - Name: Out
+    Format: UInt32
+    FillSize: 6144
+DescriptorSets:
+  - Resources:
+    - Name: Out
+      Kind: RWStructuredBuffer
+      DirectXBinding: { Register: 0, Space: 0 }
+";
+    let dir = std::env::temp_dir().join(format!("lockstep-shuffled-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pipeline = dir.join("shuffled.yaml");
+    std::fs::write(&pipeline, yaml).unwrap();
+    let shader = |store: &str| {
+        format!(
+            "RWStructuredBuffer<uint> Out : register(u0);
+groupshared uint Count;
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint3 gid : SV_GroupID, uint gi : SV_GroupIndex)
+{{
+    if (gi == 0)
+        Count = 0;
+    GroupMemoryBarrierWithGroupSync();
+    uint at;
+    InterlockedAdd(Count, 1u, at);
+    {store}
+}}
+"
+        )
+    };
+    let slots = shader("Out[id.x] = at;");
+    let (report, text) = check_source(&pipeline, "slots.hlsl", &slots);
+    std::fs::write(dir.join("slots.hlsl"), &slots).unwrap();
+    let (_, compiled) = load(&pipeline, &dir.join("slots.hlsl"));
+    for w in [4, 8, 16, 32, 64, 128] {
+        let engine = compiled.program.engine_report(w, lockstep::Engine::Auto);
+        assert!(engine.native, "wave size {w}: {:?}", engine.reason);
+        let shuffled = report
+            .order_dependence
+            .iter()
+            .filter(|o| o.wave_size == w && o.variation.contains("shuffled"))
+            .count();
+        assert_eq!(shuffled > 0, w < 64, "wave size {w}:\n{text}");
+    }
+    let own = shader(
+        "Out[id.x] = GetGroupWaveIndex() * 100000u + gid.x * 1000u + gi + (at < 64u ? 0u : 7u);",
+    );
+    let (report, text) = check_source(&pipeline, "own.hlsl", &own);
+    // The wave index moves with the wave size: a portability issue.
+    assert!(
+        report.order_dependence.is_empty() && report.findings.is_empty(),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
