@@ -504,14 +504,24 @@ fn check_with(
     };
     let mut done = 0;
     // The slowest dispatches start first, so that the workers end together:
-    // those in checked mode or the interpreter, the widest waves first.
-    let mut order: Vec<usize> = (0..sizes.len()).rev().collect();
+    // those in checked mode or the interpreter, the widest waves first; then
+    // those in machine code, the narrowest first (more waves to a group,
+    // and at wave size 4 half of each wave's lanes idle).
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
     order.sort_by_key(|&i| {
-        proofs[i].is_some()
+        let native = proofs[i].is_some()
             && shader
                 .program
                 .engine_report(sizes[i], lockstep_exec::Engine::Auto)
-                .native
+                .native;
+        (
+            native,
+            if native {
+                sizes[i]
+            } else {
+                u32::MAX - sizes[i]
+            },
+        )
     });
     let runs = side_by_side(&order, at_once, one_size, || {
         done += 1;
