@@ -89,7 +89,26 @@ macro_rules! unary_float_fns {
     )*};
 }
 
-unary_float_fns! {
+/// Generates the float builtins that round to an integer: a NaN comes out quieted, as the
+/// machine's rounding instructions give it (a library's `floor` may return a signalling NaN as
+/// it is).
+macro_rules! rounding_fns {
+    ($($(#[$doc:meta])* $name:ident => $native:ident;)*) => {$(
+        $(#[$doc])*
+        #[inline]
+        pub fn $name<T: Float>(x: T) -> T {
+            unary(x, |v| {
+                if v.is_nan() {
+                    v.quieted()
+                } else {
+                    <T::Native as NativeFloat>::$native(v)
+                }
+            })
+        }
+    )*};
+}
+
+rounding_fns! {
     /// HLSL `floor(x)`: rounds toward negative infinity.
     floor => floor;
     /// HLSL `ceil(x)`: rounds toward positive infinity.
@@ -99,6 +118,9 @@ unary_float_fns! {
     round => round_ties_even;
     /// HLSL `trunc(x)`: rounds toward zero.
     trunc => trunc;
+}
+
+unary_float_fns! {
     /// HLSL `sqrt(x)`.
     sqrt => sqrt;
     /// HLSL `exp(x)`: e raised to `x`.

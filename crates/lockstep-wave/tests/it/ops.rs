@@ -190,6 +190,22 @@ fn rounding() {
     assert_eq!(frac(-1e-8f32), 1.0);
 }
 
+/// A signalling NaN comes out of each rounding quieted, its payload and
+/// sign kept, as the machine's rounding instructions give it.
+#[test]
+fn rounding_quiets_nans() {
+    let rounders: [fn(f32) -> f32; 4] = [floor, ceil, trunc, round];
+    for f in rounders {
+        assert_eq!(f(f32::from_bits(0x7F80_0001)).to_bits(), 0x7FC0_0001);
+        assert_eq!(f(f32::from_bits(0xFF80_1234)).to_bits(), 0xFFC0_1234);
+        assert_eq!(f(f32::from_bits(0x7FC0_0005)).to_bits(), 0x7FC0_0005);
+    }
+    assert_eq!(
+        floor(f64::from_bits(0x7FF0_0000_0000_0001)).to_bits(),
+        0x7FF8_0000_0000_0001
+    );
+}
+
 #[test]
 fn fmod_takes_the_sign_of_x() {
     assert_eq!(fmod(-7.5f32, 2.0), -1.5);
