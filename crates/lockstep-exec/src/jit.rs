@@ -12,12 +12,12 @@
 pub use machine::Kernel;
 pub(crate) use machine::Kernels;
 #[cfg(feature = "jit")]
-pub(crate) use machine::{op, parts};
+pub(crate) use machine::parts;
 
 #[cfg(feature = "jit")]
 mod machine {
-    use crate::bytecode::{Block32, Op32, Slot32Kind};
-    use lockstep_jit::{Builder, Op, Operand, Output, Run, Step};
+    use crate::bytecode::{Block32, Slot32Kind};
+    use lockstep_jit::{Builder, Operand, Output, Run, Step};
 
     /// A block's machine code.
     pub use lockstep_jit::Kernel;
@@ -71,7 +71,7 @@ mod machine {
                     Slot32Kind::Select { b, c, .. } => (Operand::Value(b), Some(c)),
                 };
                 Step {
-                    op: op(o.op),
+                    op: o.op,
                     a: o.a,
                     b,
                     c,
@@ -89,73 +89,6 @@ mod machine {
             })
             .collect();
         (inputs, steps, outputs)
-    }
-
-    /// The machine-code form of an operation.
-    pub(crate) fn op(op: Op32) -> Op {
-        match op {
-            Op32::Add => Op::Add,
-            Op32::Sub => Op::Sub,
-            Op32::Mul => Op::Mul,
-            Op32::UDiv => Op::UDiv,
-            Op32::URem => Op::URem,
-            Op32::SDiv => Op::SDiv,
-            Op32::SRem => Op::SRem,
-            Op32::Shl => Op::Shl,
-            Op32::ShrU => Op::ShrU,
-            Op32::ShrS => Op::ShrS,
-            Op32::And => Op::And,
-            Op32::Or => Op::Or,
-            Op32::Xor => Op::Xor,
-            Op32::Eq => Op::Eq,
-            Op32::Ne => Op::Ne,
-            Op32::LtU => Op::LtU,
-            Op32::LeU => Op::LeU,
-            Op32::GtU => Op::GtU,
-            Op32::GeU => Op::GeU,
-            Op32::LtS => Op::LtS,
-            Op32::LeS => Op::LeS,
-            Op32::GtS => Op::GtS,
-            Op32::GeS => Op::GeS,
-            Op32::FAdd => Op::FAdd,
-            Op32::FSub => Op::FSub,
-            Op32::FMul => Op::FMul,
-            Op32::FDiv => Op::FDiv,
-            Op32::FEq => Op::FEq,
-            Op32::FNe => Op::FNe,
-            Op32::FLt => Op::FLt,
-            Op32::FLe => Op::FLe,
-            Op32::FGt => Op::FGt,
-            Op32::FGe => Op::FGe,
-            Op32::UMin => Op::UMin,
-            Op32::UMax => Op::UMax,
-            Op32::SMin => Op::SMin,
-            Op32::SMax => Op::SMax,
-            Op32::FMin => Op::FMin,
-            Op32::FMax => Op::FMax,
-            Op32::Not => Op::Not,
-            Op32::INeg => Op::INeg,
-            Op32::IAbs => Op::IAbs,
-            Op32::FNeg => Op::FNeg,
-            Op32::FAbs => Op::FAbs,
-            Op32::IToF => Op::IToF,
-            Op32::UToF => Op::UToF,
-            Op32::FToI => Op::FToI,
-            Op32::FToU => Op::FToU,
-            Op32::FSqrt => Op::FSqrt,
-            Op32::FFloor => Op::FFloor,
-            Op32::FCeil => Op::FCeil,
-            Op32::FTrunc => Op::FTrunc,
-            Op32::FRound => Op::FRound,
-            Op32::CountBits => Op::CountBits,
-            Op32::ReverseBits => Op::ReverseBits,
-            Op32::FirstBitLow => Op::FirstBitLow,
-            Op32::FirstBitHighU => Op::FirstBitHighU,
-            Op32::FirstBitHighS => Op::FirstBitHighS,
-            Op32::F32ToF16 => Op::F32ToF16,
-            Op32::F16ToF32 => Op::F16ToF32,
-            Op32::Select => Op::Select,
-        }
     }
 }
 

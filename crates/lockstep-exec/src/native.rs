@@ -52,14 +52,13 @@ pub(crate) use consecutive::address_strides as consecutive_strides;
 use std::ffi::c_void;
 
 use lockstep_ir::{ResourceQuery, ScalarType, SystemValue, WaveOp};
-use lockstep_jit::Op;
 use lockstep_jit::wave::{
     Address, Arg, Arg64, Atomic, Callout, Chain, HELD_SITES, Input, Label, Lanes, Op64, Resource,
     ResourceField, State, Vote as NVote, WaveBuilder, WaveCode, WaveKind,
 };
 
 use crate::ExecError;
-use crate::bytecode::{Cmp32, Inst, Lanes as BLanes, OpForm, Reg, Space, Test, Vote};
+use crate::bytecode::{Cmp32, Inst, Lanes as BLanes, Op32, OpForm, Reg, Space, Test, Vote};
 use crate::check::SharedTracker;
 use crate::compile::Program;
 use crate::engine::{Context, Deferred, Wave};
@@ -366,9 +365,9 @@ fn copy_widths(code: &[Inst], regs: usize) -> Vec<Option<bool>> {
 /// `float`), the operation, and the result narrowed (`float` to `half`,
 /// or the low 16 bits kept).
 struct Sixteen {
-    widen: Option<Op>,
-    op: Op,
-    narrow: Option<(Op, u32)>,
+    widen: Option<Op32>,
+    op: Op32,
+    narrow: Option<(Op32, u32)>,
 }
 
 /// The 32-bit form of a 16-bit operation, where it has one. `half`
@@ -377,22 +376,22 @@ struct Sixteen {
 fn sixteen(form: OpForm) -> Option<Sixteen> {
     use ScalarType as S;
     use lockstep_ir::BinaryOp as B;
-    let f16 = Some(Op::F16ToF32);
-    let to_f16 = Some((Op::F32ToF16, 0));
-    let low = Some((Op::And, 0xFFFF));
+    let f16 = Some(Op32::F16ToF32);
+    let to_f16 = Some((Op32::F32ToF16, 0));
+    let low = Some((Op32::And, 0xFFFF));
     let (widen, op, narrow) = match form {
         OpForm::Binary(op, S::Float16) => {
             let (op, narrow) = match op {
-                B::Add => (Op::FAdd, to_f16),
-                B::Sub => (Op::FSub, to_f16),
-                B::Mul => (Op::FMul, to_f16),
-                B::Div => (Op::FDiv, to_f16),
-                B::Eq => (Op::FEq, None),
-                B::Ne => (Op::FNe, None),
-                B::Lt => (Op::FLt, None),
-                B::Le => (Op::FLe, None),
-                B::Gt => (Op::FGt, None),
-                B::Ge => (Op::FGe, None),
+                B::Add => (Op32::FAdd, to_f16),
+                B::Sub => (Op32::FSub, to_f16),
+                B::Mul => (Op32::FMul, to_f16),
+                B::Div => (Op32::FDiv, to_f16),
+                B::Eq => (Op32::FEq, None),
+                B::Ne => (Op32::FNe, None),
+                B::Lt => (Op32::FLt, None),
+                B::Le => (Op32::FLe, None),
+                B::Gt => (Op32::FGt, None),
+                B::Ge => (Op32::FGe, None),
                 _ => return None,
             };
             (f16, op, narrow)
@@ -400,24 +399,24 @@ fn sixteen(form: OpForm) -> Option<Sixteen> {
         OpForm::Binary(op, S::Int16 | S::UInt16) => {
             let unsigned = matches!(form, OpForm::Binary(_, S::UInt16));
             let (op, narrow) = match op {
-                B::Add => (Op::Add, low),
-                B::Sub => (Op::Sub, low),
-                B::Mul => (Op::Mul, low),
-                B::BitAnd => (Op::And, None),
-                B::BitOr => (Op::Or, None),
-                B::BitXor => (Op::Xor, None),
-                B::Eq => (Op::Eq, None),
-                B::Ne => (Op::Ne, None),
-                B::Lt if unsigned => (Op::LtU, None),
-                B::Le if unsigned => (Op::LeU, None),
-                B::Gt if unsigned => (Op::GtU, None),
-                B::Ge if unsigned => (Op::GeU, None),
+                B::Add => (Op32::Add, low),
+                B::Sub => (Op32::Sub, low),
+                B::Mul => (Op32::Mul, low),
+                B::BitAnd => (Op32::And, None),
+                B::BitOr => (Op32::Or, None),
+                B::BitXor => (Op32::Xor, None),
+                B::Eq => (Op32::Eq, None),
+                B::Ne => (Op32::Ne, None),
+                B::Lt if unsigned => (Op32::LtU, None),
+                B::Le if unsigned => (Op32::LeU, None),
+                B::Gt if unsigned => (Op32::GtU, None),
+                B::Ge if unsigned => (Op32::GeU, None),
                 _ => return None,
             };
             (None, op, narrow)
         }
-        OpForm::Convert(S::Float16, S::Float32) => (None, Op::F16ToF32, None),
-        OpForm::Convert(S::Float32, S::Float16) => (None, Op::F32ToF16, None),
+        OpForm::Convert(S::Float16, S::Float32) => (None, Op32::F16ToF32, None),
+        OpForm::Convert(S::Float32, S::Float16) => (None, Op32::F32ToF16, None),
         _ => return None,
     };
     Some(Sixteen { widen, op, narrow })
@@ -497,24 +496,24 @@ fn op64(form: OpForm) -> Option<Op64> {
     })
 }
 
-fn cmp_op(c: Cmp32) -> Op {
+fn cmp_op(c: Cmp32) -> Op32 {
     match c {
-        Cmp32::Eq => Op::Eq,
-        Cmp32::Ne => Op::Ne,
-        Cmp32::LtU => Op::LtU,
-        Cmp32::LeU => Op::LeU,
-        Cmp32::GtU => Op::GtU,
-        Cmp32::GeU => Op::GeU,
-        Cmp32::LtS => Op::LtS,
-        Cmp32::LeS => Op::LeS,
-        Cmp32::GtS => Op::GtS,
-        Cmp32::GeS => Op::GeS,
-        Cmp32::FEq => Op::FEq,
-        Cmp32::FNe => Op::FNe,
-        Cmp32::FLt => Op::FLt,
-        Cmp32::FLe => Op::FLe,
-        Cmp32::FGt => Op::FGt,
-        Cmp32::FGe => Op::FGe,
+        Cmp32::Eq => Op32::Eq,
+        Cmp32::Ne => Op32::Ne,
+        Cmp32::LtU => Op32::LtU,
+        Cmp32::LeU => Op32::LeU,
+        Cmp32::GtU => Op32::GtU,
+        Cmp32::GeU => Op32::GeU,
+        Cmp32::LtS => Op32::LtS,
+        Cmp32::LeS => Op32::LeS,
+        Cmp32::GtS => Op32::GtS,
+        Cmp32::GeS => Op32::GeS,
+        Cmp32::FEq => Op32::FEq,
+        Cmp32::FNe => Op32::FNe,
+        Cmp32::FLt => Op32::FLt,
+        Cmp32::FLe => Op32::FLe,
+        Cmp32::FGt => Op32::FGt,
+        Cmp32::FGe => Op32::FGe,
     }
 }
 
@@ -536,23 +535,23 @@ fn wave_kind(op: WaveOp, ty: ScalarType) -> Option<WaveKind> {
         WaveOp::AllTrue if ty == S::Bool => WaveKind::AllTrue,
         WaveOp::CountBits if ty == S::Bool => WaveKind::CountBits,
         WaveOp::ReadLaneFirst if word => WaveKind::ReadFirst,
-        WaveOp::Sum if int => WaveKind::Reduce(Op::Add),
-        WaveOp::Product if int => WaveKind::Reduce(Op::Mul),
-        WaveOp::BitAnd if int || short => WaveKind::Reduce(Op::And),
-        WaveOp::BitOr if int || short => WaveKind::Reduce(Op::Or),
-        WaveOp::BitXor if int || short => WaveKind::Reduce(Op::Xor),
-        WaveOp::Min if matches!(ty, S::UInt32 | S::UInt16) => WaveKind::Reduce(Op::UMin),
-        WaveOp::Max if matches!(ty, S::UInt32 | S::UInt16) => WaveKind::Reduce(Op::UMax),
-        WaveOp::Min if ty == S::Int32 => WaveKind::Reduce(Op::SMin),
-        WaveOp::Max if ty == S::Int32 => WaveKind::Reduce(Op::SMax),
-        WaveOp::Sum if ty == S::Float32 => WaveKind::Fold(Op::FAdd),
-        WaveOp::Product if ty == S::Float32 => WaveKind::Fold(Op::FMul),
-        WaveOp::Min if ty == S::Float32 => WaveKind::Fold(Op::FMin),
-        WaveOp::Max if ty == S::Float32 => WaveKind::Fold(Op::FMax),
-        WaveOp::PrefixSum if int => WaveKind::Prefix(Op::Add, 0),
-        WaveOp::PrefixProduct if int => WaveKind::Prefix(Op::Mul, 1),
-        WaveOp::PrefixSum if ty == S::Float32 => WaveKind::Prefix(Op::FAdd, 0),
-        WaveOp::PrefixProduct if ty == S::Float32 => WaveKind::Prefix(Op::FMul, 1f32.to_bits()),
+        WaveOp::Sum if int => WaveKind::Reduce(Op32::Add),
+        WaveOp::Product if int => WaveKind::Reduce(Op32::Mul),
+        WaveOp::BitAnd if int || short => WaveKind::Reduce(Op32::And),
+        WaveOp::BitOr if int || short => WaveKind::Reduce(Op32::Or),
+        WaveOp::BitXor if int || short => WaveKind::Reduce(Op32::Xor),
+        WaveOp::Min if matches!(ty, S::UInt32 | S::UInt16) => WaveKind::Reduce(Op32::UMin),
+        WaveOp::Max if matches!(ty, S::UInt32 | S::UInt16) => WaveKind::Reduce(Op32::UMax),
+        WaveOp::Min if ty == S::Int32 => WaveKind::Reduce(Op32::SMin),
+        WaveOp::Max if ty == S::Int32 => WaveKind::Reduce(Op32::SMax),
+        WaveOp::Sum if ty == S::Float32 => WaveKind::Fold(Op32::FAdd),
+        WaveOp::Product if ty == S::Float32 => WaveKind::Fold(Op32::FMul),
+        WaveOp::Min if ty == S::Float32 => WaveKind::Fold(Op32::FMin),
+        WaveOp::Max if ty == S::Float32 => WaveKind::Fold(Op32::FMax),
+        WaveOp::PrefixSum if int => WaveKind::Prefix(Op32::Add, 0),
+        WaveOp::PrefixProduct if int => WaveKind::Prefix(Op32::Mul, 1),
+        WaveOp::PrefixSum if ty == S::Float32 => WaveKind::Prefix(Op32::FAdd, 0),
+        WaveOp::PrefixProduct if ty == S::Float32 => WaveKind::Prefix(Op32::FMul, 1f32.to_bits()),
         WaveOp::ReadLaneAt if word => WaveKind::ReadAt,
         WaveOp::AllEqual if int || short || ty == S::Bool => WaveKind::AllEqual { float: false },
         WaveOp::AllEqual if ty == S::Float32 => WaveKind::AllEqual { float: true },
@@ -1224,9 +1223,7 @@ impl Translator<'_> {
                     masked,
                     op32: Some(op),
                     ..
-                } => self
-                    .b
-                    .op(crate::jit::op(op), dst.0, a.0, Arg::Imm(0), None, masked),
+                } => self.b.op(op, dst.0, a.0, Arg::Imm(0), None, masked),
                 Inst::Binary {
                     dst,
                     a,
@@ -1234,9 +1231,7 @@ impl Translator<'_> {
                     masked,
                     op32: Some(op),
                     ..
-                } => self
-                    .b
-                    .op(crate::jit::op(op), dst.0, a.0, Arg::Reg(b.0), None, masked),
+                } => self.b.op(op, dst.0, a.0, Arg::Reg(b.0), None, masked),
                 Inst::BinaryImm {
                     dst,
                     a,
@@ -1244,14 +1239,10 @@ impl Translator<'_> {
                     masked,
                     op32: Some(op),
                     ..
-                } if imm <= u64::from(u32::MAX) => self.b.op(
-                    crate::jit::op(op),
-                    dst.0,
-                    a.0,
-                    Arg::Imm(imm as u32),
-                    None,
-                    masked,
-                ),
+                } if imm <= u64::from(u32::MAX) => {
+                    self.b
+                        .op(op, dst.0, a.0, Arg::Imm(imm as u32), None, masked)
+                }
                 Inst::Block32(ref block) if self.block(block) => {}
                 Inst::Block32(ref block) => {
                     let slot = |s: u16| {
@@ -1276,8 +1267,7 @@ impl Translator<'_> {
                         if let Some(old) = keep {
                             self.b.copy(dst, slot(old), false);
                         }
-                        self.b
-                            .op(crate::jit::op(o.op), dst, slot(o.a), b, c, keep.is_some());
+                        self.b.op(o.op, dst, slot(o.a), b, c, keep.is_some());
                     }
                     for o in &block.outputs {
                         self.b.copy(o.reg.0, slot(o.slot), o.masked);
@@ -1304,7 +1294,7 @@ impl Translator<'_> {
                     let [narrow, wide] = self.copied_slots(pc, dst);
                     if narrow {
                         let (a, b) = (Arg::Reg(a.0), Some(b.0));
-                        self.b.op(Op::Select, dst.0, cond.0, a, b, masked);
+                        self.b.op(Op32::Select, dst.0, cond.0, a, b, masked);
                     }
                     if wide {
                         let (d, a, b) = (self.wide(dst), self.wide(a), self.wide(b));
@@ -1318,9 +1308,14 @@ impl Translator<'_> {
                     b,
                     word: true,
                     masked,
-                } => self
-                    .b
-                    .op(Op::Select, dst.0, cond.0, Arg::Reg(a.0), Some(b.0), masked),
+                } => self.b.op(
+                    Op32::Select,
+                    dst.0,
+                    cond.0,
+                    Arg::Reg(a.0),
+                    Some(b.0),
+                    masked,
+                ),
                 Inst::IndexScale {
                     dst,
                     index,

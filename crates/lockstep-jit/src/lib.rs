@@ -24,192 +24,10 @@ mod x64;
 #[cfg(target_arch = "x86_64")]
 pub use x64::wave;
 
-/// An operation on two 32-bit lanes, with the engine's results: wrapping
-/// arithmetic, shift counts taken modulo 32, and comparisons giving 1 or 0.
-/// The `U` forms take the words as unsigned numbers, the `S` forms as
-/// two's-complement signed ones (`ShrS` shifts the sign bit in), the `F`
-/// forms as IEEE single-precision numbers: arithmetic rounded to nearest
-/// with subnormals kept, a NaN result being the first operand's NaN,
-/// quieted, else the second's, else `0xFFC0_0000`; comparisons false
-/// where a NaN is involved, except `FNe`. `FMin` and `FMax` are IEEE
-/// minNum and maxNum: a NaN loses to a number (of two NaNs, the second
-/// is the result), and -0 is below +0.
-///
-/// `Not`, `INeg`, `IAbs`, `FNeg`, `FAbs`, the conversions and `FSqrt`
-/// take one operand and ignore the second: `~`, wrapping negation and
-/// `abs`, the sign bit flipped or cleared, `int`/`uint` to `float` rounded
-/// to nearest, `float` to `int`/`uint` truncated and saturated (NaN gives
-/// 0), the square root rounded to nearest (a NaN quieted, the default
-/// NaN below -0), and `FFloor`, `FCeil`, `FTrunc`, `FRound` (to an
-/// integer, ties to even; a NaN quieted, the sign of a zero kept).
-/// `CountBits`, `ReverseBits`, `FirstBitLow` and `FirstBitHighU` are
-/// HLSL's `countbits`, `reversebits`, `firstbitlow` and `firstbithigh` on
-/// the word, `FirstBitHighS` is `firstbithigh` on a signed word (the
-/// highest bit that differs from the sign bit); a `firstbit` with no such
-/// bit gives `0xFFFF_FFFF`.
-///
-/// `Select` takes three: `a != 0 ? b : c` (`b` a value, not a constant).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Op {
-    /// `a + b`, wrapping.
-    Add,
-    /// `a - b`, wrapping.
-    Sub,
-    /// `a * b`, wrapping (the low 32 bits).
-    Mul,
-    /// `a / b`, unsigned; all ones where `b` is 0.
-    UDiv,
-    /// `a % b`, unsigned; all ones where `b` is 0.
-    URem,
-    /// `a / b`, signed, rounded toward zero (the minimum over -1 wraps to
-    /// itself); all ones where `b` is 0.
-    SDiv,
-    /// `a % b`, signed, with the sign of `a` (0 for the minimum over -1);
-    /// all ones where `b` is 0.
-    SRem,
-    /// `a << b`, the count taken modulo 32.
-    Shl,
-    /// `a >> b` with zeros shifted in.
-    ShrU,
-    /// `a >> b` with the sign bit shifted in.
-    ShrS,
-    /// `a & b`.
-    And,
-    /// `a | b`.
-    Or,
-    /// `a ^ b`.
-    Xor,
-    /// `a == b`.
-    Eq,
-    /// `a != b`.
-    Ne,
-    /// `a < b`, unsigned.
-    LtU,
-    /// `a <= b`, unsigned.
-    LeU,
-    /// `a > b`, unsigned.
-    GtU,
-    /// `a >= b`, unsigned.
-    GeU,
-    /// `a < b`, signed.
-    LtS,
-    /// `a <= b`, signed.
-    LeS,
-    /// `a > b`, signed.
-    GtS,
-    /// `a >= b`, signed.
-    GeS,
-    /// `a + b` as floats.
-    FAdd,
-    /// `a - b` as floats.
-    FSub,
-    /// `a * b` as floats.
-    FMul,
-    /// `a / b` as floats.
-    FDiv,
-    /// `a == b` as floats (false where a NaN is involved).
-    FEq,
-    /// `a != b` as floats (true where a NaN is involved).
-    FNe,
-    /// `a < b` as floats.
-    FLt,
-    /// `a <= b` as floats.
-    FLe,
-    /// `a > b` as floats.
-    FGt,
-    /// `a >= b` as floats.
-    FGe,
-    /// The smaller of `a` and `b`, unsigned.
-    UMin,
-    /// The larger of `a` and `b`, unsigned.
-    UMax,
-    /// The smaller of `a` and `b`, signed.
-    SMin,
-    /// The larger of `a` and `b`, signed.
-    SMax,
-    /// IEEE minNum of `a` and `b` as floats.
-    FMin,
-    /// IEEE maxNum of `a` and `b` as floats.
-    FMax,
-    /// `~a`.
-    Not,
-    /// `-a`, wrapping.
-    INeg,
-    /// `abs(a)` of a signed word, wrapping.
-    IAbs,
-    /// `-a` as a float: the sign bit flipped.
-    FNeg,
-    /// `abs(a)` as a float: the sign bit cleared.
-    FAbs,
-    /// `int` to `float`, rounded to nearest.
-    IToF,
-    /// `uint` to `float`, rounded to nearest.
-    UToF,
-    /// `float` to `int`, truncated and saturated (NaN gives 0).
-    FToI,
-    /// `float` to `uint`, truncated and saturated (NaN gives 0).
-    FToU,
-    /// `sqrt(a)` as a float, rounded to nearest.
-    FSqrt,
-    /// `floor(a)` as a float.
-    FFloor,
-    /// `ceil(a)` as a float.
-    FCeil,
-    /// `trunc(a)` as a float.
-    FTrunc,
-    /// `a` as a float rounded to an integer, ties to even.
-    FRound,
-    /// `countbits(a)`.
-    CountBits,
-    /// `reversebits(a)`.
-    ReverseBits,
-    /// `firstbitlow(a)`.
-    FirstBitLow,
-    /// `firstbithigh(a)` of an unsigned word.
-    FirstBitHighU,
-    /// `firstbithigh(a)` of a signed word: the highest bit that differs from the sign bit.
-    FirstBitHighS,
-    /// `f32tof16(a)`: the binary16 bits of float `a`, rounded to nearest
-    /// even, in the low 16 bits; a NaN quieted, with the top 10 bits of its
-    /// payload.
-    F32ToF16,
-    /// `f16tof32(a)`: the binary16 value in the low 16 bits of `a`, exactly
-    /// (a NaN quieted).
-    F16ToF32,
-    /// `a != 0 ? b : c`.
-    Select,
-}
-
-impl Op {
-    /// Whether the operation takes one operand (and ignores the second).
-    pub fn is_unary(self) -> bool {
-        use Op as O;
-        matches!(
-            self,
-            O::Not
-                | O::INeg
-                | O::IAbs
-                | O::FNeg
-                | O::FAbs
-                | O::IToF
-                | O::UToF
-                | O::FToI
-                | O::FToU
-                | O::FSqrt
-                | O::FFloor
-                | O::FCeil
-                | O::FTrunc
-                | O::FRound
-                | O::CountBits
-                | O::ReverseBits
-                | O::FirstBitLow
-                | O::FirstBitHighU
-                | O::FirstBitHighS
-                | O::F32ToF16
-                | O::F16ToF32
-        )
-    }
-}
+/// An operation on two 32-bit lanes (three for `Select`), with the
+/// engine's results: `lockstep-wave`'s [`Op32`], whose `eval` gives each
+/// lane's bits.
+pub use lockstep_wave::Op32;
 
 /// A run's values are numbered: its inputs first, then one per step.
 pub type Value = u16;
@@ -228,7 +46,7 @@ pub enum Operand {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Step {
     /// The operation.
-    pub op: Op,
+    pub op: Op32,
     /// The first operand.
     pub a: Value,
     /// The second operand; ignored by the unary operations.
@@ -281,7 +99,7 @@ fn allocate(run: &Run) -> Option<Vec<Option<u8>>> {
         *needed.get_mut(usize::from(o.value))? = true;
     }
     for (i, step) in run.steps.iter().enumerate().rev() {
-        let select = step.op == Op::Select;
+        let select = step.op == Op32::Select;
         if select != step.c.is_some() || (select && !matches!(step.b, Operand::Value(_))) {
             return None;
         }

@@ -14,7 +14,7 @@
 
 pub mod wave;
 
-use super::{Op, Operand, Run, Value};
+use super::{Op32, Operand, Run, Value};
 use dynasmrt::x64::Assembler;
 use dynasmrt::{AssemblyOffset, DynamicLabel, DynasmApi, DynasmLabelApi, ExecutableBuffer, dynasm};
 use std::collections::HashMap;
@@ -343,19 +343,19 @@ impl Builder {
 
     /// `out = op(a, b)` on eight lanes. `out` is written by the last
     /// instruction only, so it may be `a`'s or `b`'s register.
-    pub(crate) fn step(&mut self, op: Op, out: u8, a: u8, second: Second) {
+    pub(crate) fn step(&mut self, op: Op32, out: u8, a: u8, second: Second) {
         // Shifts take a constant count as an immediate, and mask a
         // register count to its low five bits.
         match (op, second) {
-            (Op::Shl, Second::Imm(k)) => {
+            (Op32::Shl, Second::Imm(k)) => {
                 dynasm!(self.asm; .arch x64; vpslld Ry(out), Ry(a), (k & 31) as i8);
                 return;
             }
-            (Op::ShrU, Second::Imm(k)) => {
+            (Op32::ShrU, Second::Imm(k)) => {
                 dynasm!(self.asm; .arch x64; vpsrld Ry(out), Ry(a), (k & 31) as i8);
                 return;
             }
-            (Op::ShrS, Second::Imm(k)) => {
+            (Op32::ShrS, Second::Imm(k)) => {
                 dynasm!(self.asm; .arch x64; vpsrad Ry(out), Ry(a), (k & 31) as i8);
                 return;
             }
@@ -363,25 +363,25 @@ impl Builder {
                 self.unary(op, out, a);
                 return;
             }
-            (Op::FMin | Op::FMax, _) => {
-                self.min_max(op == Op::FMin, out, a, second);
+            (Op32::FMin | Op32::FMax, _) => {
+                self.min_max(op == Op32::FMin, out, a, second);
                 return;
             }
-            (Op::UDiv | Op::URem, Second::Imm(d)) => {
-                self.divide_by_constant(op == Op::URem, out, a, d);
+            (Op32::UDiv | Op32::URem, Second::Imm(d)) => {
+                self.divide_by_constant(op == Op32::URem, out, a, d);
                 return;
             }
-            (Op::UDiv | Op::URem | Op::SDiv | Op::SRem, _) => {
+            (Op32::UDiv | Op32::URem | Op32::SDiv | Op32::SRem, _) => {
                 self.divide(op, out, a, second);
                 return;
             }
-            (Op::Shl | Op::ShrU | Op::ShrS, Second::Reg(b)) => {
+            (Op32::Shl | Op32::ShrU | Op32::ShrS, Second::Reg(b)) => {
                 let c31 = self.constant(Constant::Splat(31));
                 let asm = &mut self.asm;
                 dynasm!(asm; .arch x64; vpand Ry(TEMP), Ry(b), [=>c31]);
                 match op {
-                    Op::Shl => dynasm!(asm; .arch x64; vpsllvd Ry(out), Ry(a), Ry(TEMP)),
-                    Op::ShrU => dynasm!(asm; .arch x64; vpsrlvd Ry(out), Ry(a), Ry(TEMP)),
+                    Op32::Shl => dynasm!(asm; .arch x64; vpsllvd Ry(out), Ry(a), Ry(TEMP)),
+                    Op32::ShrU => dynasm!(asm; .arch x64; vpsrlvd Ry(out), Ry(a), Ry(TEMP)),
                     _ => dynasm!(asm; .arch x64; vpsravd Ry(out), Ry(a), Ry(TEMP)),
                 }
                 return;
@@ -395,62 +395,62 @@ impl Builder {
         };
         let asm = &mut self.asm;
         match op {
-            Op::Shl
-            | Op::ShrU
-            | Op::ShrS
-            | Op::FMin
-            | Op::FMax
-            | Op::UDiv
-            | Op::URem
-            | Op::SDiv
-            | Op::SRem
-            | Op::Not
-            | Op::INeg
-            | Op::IAbs
-            | Op::FNeg
-            | Op::FAbs
-            | Op::IToF
-            | Op::UToF
-            | Op::FToI
-            | Op::FToU
-            | Op::FSqrt
-            | Op::FFloor
-            | Op::FCeil
-            | Op::FTrunc
-            | Op::FRound
-            | Op::CountBits
-            | Op::ReverseBits
-            | Op::FirstBitLow
-            | Op::FirstBitHighU
-            | Op::FirstBitHighS
-            | Op::F32ToF16
-            | Op::F16ToF32
-            | Op::Select => unreachable!("emitted above"),
-            Op::Add => three!(asm, vpaddd, out, a, b),
-            Op::Sub => three!(asm, vpsubd, out, a, b),
-            Op::Mul => three!(asm, vpmulld, out, a, b),
-            Op::And => three!(asm, vpand, out, a, b),
-            Op::Or => three!(asm, vpor, out, a, b),
-            Op::Xor => three!(asm, vpxor, out, a, b),
+            Op32::Shl
+            | Op32::ShrU
+            | Op32::ShrS
+            | Op32::FMin
+            | Op32::FMax
+            | Op32::UDiv
+            | Op32::URem
+            | Op32::SDiv
+            | Op32::SRem
+            | Op32::Not
+            | Op32::INeg
+            | Op32::IAbs
+            | Op32::FNeg
+            | Op32::FAbs
+            | Op32::IToF
+            | Op32::UToF
+            | Op32::FToI
+            | Op32::FToU
+            | Op32::FSqrt
+            | Op32::FFloor
+            | Op32::FCeil
+            | Op32::FTrunc
+            | Op32::FRound
+            | Op32::CountBits
+            | Op32::ReverseBits
+            | Op32::FirstBitLow
+            | Op32::FirstBitHighU
+            | Op32::FirstBitHighS
+            | Op32::F32ToF16
+            | Op32::F16ToF32
+            | Op32::Select => unreachable!("emitted above"),
+            Op32::Add => three!(asm, vpaddd, out, a, b),
+            Op32::Sub => three!(asm, vpsubd, out, a, b),
+            Op32::Mul => three!(asm, vpmulld, out, a, b),
+            Op32::And => three!(asm, vpand, out, a, b),
+            Op32::Or => three!(asm, vpor, out, a, b),
+            Op32::Xor => three!(asm, vpxor, out, a, b),
             // `a` is the first source: where both operands are NaNs, the
             // result is `a`'s (SSE's rule, the engine's).
-            Op::FAdd => three!(asm, vaddps, out, a, b),
-            Op::FSub => three!(asm, vsubps, out, a, b),
-            Op::FMul => three!(asm, vmulps, out, a, b),
-            Op::FDiv => three!(asm, vdivps, out, a, b),
-            Op::UMin => three!(asm, vpminud, out, a, b),
-            Op::UMax => three!(asm, vpmaxud, out, a, b),
-            Op::SMin => three!(asm, vpminsd, out, a, b),
-            Op::SMax => three!(asm, vpmaxsd, out, a, b),
-            Op::FEq | Op::FNe | Op::FLt | Op::FLe | Op::FGt | Op::FGe => {
+            Op32::FAdd => three!(asm, vaddps, out, a, b),
+            Op32::FSub => three!(asm, vsubps, out, a, b),
+            Op32::FMul => three!(asm, vmulps, out, a, b),
+            Op32::FDiv => three!(asm, vdivps, out, a, b),
+            Op32::UMin => three!(asm, vpminud, out, a, b),
+            Op32::UMax => three!(asm, vpmaxud, out, a, b),
+            Op32::SMin => three!(asm, vpminsd, out, a, b),
+            Op32::SMax => three!(asm, vpmaxsd, out, a, b),
+            Op32::FEq | Op32::FNe | Op32::FLt | Op32::FLe | Op32::FGt | Op32::FGe => {
                 // The quiet predicates: ordered ones, false on a NaN, and
                 // "not equal or unordered" for `!=`.
                 let predicate: u8 = match op {
-                    Op::FEq => 0x00,
-                    Op::FNe => 0x04,
-                    Op::FLt => 0x11,
-                    Op::FLe => 0x12,
-                    Op::FGt => 0x1E,
+                    Op32::FEq => 0x00,
+                    Op32::FNe => 0x04,
+                    Op32::FLt => 0x11,
+                    Op32::FLe => 0x12,
+                    Op32::FGt => 0x1E,
                     _ => 0x1D,
                 };
                 let b = match b {
@@ -463,39 +463,39 @@ impl Builder {
                 vcmpps(asm, TEMP, a, b, predicate);
                 dynasm!(asm; .arch x64; vpsrld Ry(out), Ry(TEMP), 31);
             }
-            Op::Eq => {
+            Op32::Eq => {
                 three!(asm, vpcmpeqd, out, a, b);
                 dynasm!(asm; .arch x64; vpsrld Ry(out), Ry(out), 31);
             }
-            Op::Ne
-            | Op::LtU
-            | Op::LeU
-            | Op::GtU
-            | Op::GeU
-            | Op::LtS
-            | Op::LeS
-            | Op::GtS
-            | Op::GeS => {
+            Op32::Ne
+            | Op32::LtU
+            | Op32::LeU
+            | Op32::GtU
+            | Op32::GeU
+            | Op32::LtS
+            | Op32::LeS
+            | Op32::GtS
+            | Op32::GeS => {
                 // TEMP = all ones where (a == b), (a >= b), (a <= b) or
                 // (a > b): max(a, b) == a is a >= b, min(a, b) == a is
                 // a <= b; signed a > b is one instruction.
                 match op {
-                    Op::Ne => three!(asm, vpcmpeqd, TEMP, a, b),
-                    Op::LtU | Op::GeU => {
+                    Op32::Ne => three!(asm, vpcmpeqd, TEMP, a, b),
+                    Op32::LtU | Op32::GeU => {
                         three!(asm, vpmaxud, TEMP, a, b);
                         dynasm!(asm; .arch x64; vpcmpeqd Ry(TEMP), Ry(TEMP), Ry(a));
                     }
-                    Op::LeU | Op::GtU => {
+                    Op32::LeU | Op32::GtU => {
                         three!(asm, vpminud, TEMP, a, b);
                         dynasm!(asm; .arch x64; vpcmpeqd Ry(TEMP), Ry(TEMP), Ry(a));
                     }
-                    Op::LtS | Op::GeS => {
+                    Op32::LtS | Op32::GeS => {
                         three!(asm, vpmaxsd, TEMP, a, b);
                         dynasm!(asm; .arch x64; vpcmpeqd Ry(TEMP), Ry(TEMP), Ry(a));
                     }
                     _ => three!(asm, vpcmpgtd, TEMP, a, b),
                 }
-                if matches!(op, Op::LeU | Op::GeU | Op::GeS | Op::GtS) {
+                if matches!(op, Op32::LeU | Op32::GeU | Op32::GeS | Op32::GtS) {
                     // The test itself: its sign bit.
                     dynasm!(asm; .arch x64; vpsrld Ry(out), Ry(TEMP), 31);
                 } else {
@@ -582,8 +582,8 @@ impl Builder {
     /// b`, wrapping; a zero divisor gives all ones. The operands and the
     /// quotient pass through the 96 bytes below the stack pointer (the
     /// red zone: nothing is called meanwhile).
-    fn divide(&mut self, op: Op, out: u8, a: u8, b: Second) {
-        let unsigned = matches!(op, Op::UDiv | Op::URem);
+    fn divide(&mut self, op: Op32, out: u8, a: u8, b: Second) {
+        let unsigned = matches!(op, Op32::UDiv | Op32::URem);
         let sign = self.constant(Constant::Splat(0x8000_0000));
         let two31: u64 = 2_147_483_648f64.to_bits();
         let two31 = self.constant(Constant::Words(std::array::from_fn(|i| {
@@ -630,7 +630,7 @@ impl Builder {
             dynasm!(asm; .arch x64; vmovdqu [rsp - 96 + 16 * h], Rx(TEMP));
         }
         dynasm!(asm; .arch x64; vmovdqu Ry(TEMP), [rsp - 96]);
-        if matches!(op, Op::URem | Op::SRem) {
+        if matches!(op, Op32::URem | Op32::SRem) {
             dynasm!(asm; .arch x64
                 ; vpmulld Ry(TEMP), Ry(TEMP), [rsp - 32]
                 ; vmovdqu Ry(TEMP2), [rsp - 64]
@@ -709,39 +709,39 @@ impl Builder {
 
     /// `out = op(a)` on eight lanes for a one-operand `op`, with `TEMP` and
     /// `TEMP2` as scratch. `out` is written only once `a` is not read again.
-    fn unary(&mut self, op: Op, out: u8, a: u8) {
+    fn unary(&mut self, op: Op32, out: u8, a: u8) {
         const GE: u8 = 0x1D;
         const ORDERED: u8 = 0x07;
         let mut splat = |k: u32| self.constant(Constant::Splat(k));
         match op {
-            Op::Not => {
+            Op32::Not => {
                 let ones = splat(!0);
                 dynasm!(self.asm; .arch x64; vpxor Ry(out), Ry(a), [=>ones]);
             }
-            Op::INeg => dynasm!(self.asm; .arch x64
+            Op32::INeg => dynasm!(self.asm; .arch x64
                 ; vpxor Ry(TEMP), Ry(TEMP), Ry(TEMP)
                 ; vpsubd Ry(out), Ry(TEMP), Ry(a)
             ),
-            Op::IAbs => dynasm!(self.asm; .arch x64; vpabsd Ry(out), Ry(a)),
-            Op::FNeg => {
+            Op32::IAbs => dynasm!(self.asm; .arch x64; vpabsd Ry(out), Ry(a)),
+            Op32::FNeg => {
                 let sign = splat(0x8000_0000);
                 dynasm!(self.asm; .arch x64; vpxor Ry(out), Ry(a), [=>sign]);
             }
-            Op::FAbs => {
+            Op32::FAbs => {
                 let magnitude = splat(0x7FFF_FFFF);
                 dynasm!(self.asm; .arch x64; vpand Ry(out), Ry(a), [=>magnitude]);
             }
-            Op::IToF => dynasm!(self.asm; .arch x64; vcvtdq2ps Ry(out), Ry(a)),
-            Op::FSqrt => dynasm!(self.asm; .arch x64; vsqrtps Ry(out), Ry(a)),
+            Op32::IToF => dynasm!(self.asm; .arch x64; vcvtdq2ps Ry(out), Ry(a)),
+            Op32::FSqrt => dynasm!(self.asm; .arch x64; vsqrtps Ry(out), Ry(a)),
             // F16C, rounding to nearest even (immediate 0); its NaNs and
             // subnormals are `lockstep_wave::ops`' bit for bit.
-            Op::F32ToF16 => dynasm!(self.asm; .arch x64
+            Op32::F32ToF16 => dynasm!(self.asm; .arch x64
                 ; vcvtps2ph Rx(out), Ry(a), 0
                 ; vpmovzxwd Ry(out), Rx(out)
             ),
             // The low halves of the words packed into eight halfs (exact:
             // they fit 16 bits), then widened.
-            Op::F16ToF32 => {
+            Op32::F16ToF32 => {
                 let low16 = splat(0xFFFF);
                 dynasm!(self.asm; .arch x64
                     ; vpand Ry(TEMP), Ry(a), [=>low16]
@@ -752,13 +752,13 @@ impl Builder {
             }
             // Rounding modes 1, 2, 3 and 0, with the inexact exception
             // suppressed (bit 3).
-            Op::FFloor => dynasm!(self.asm; .arch x64; vroundps Ry(out), Ry(a), 0x09),
-            Op::FCeil => dynasm!(self.asm; .arch x64; vroundps Ry(out), Ry(a), 0x0A),
-            Op::FTrunc => dynasm!(self.asm; .arch x64; vroundps Ry(out), Ry(a), 0x0B),
-            Op::FRound => dynasm!(self.asm; .arch x64; vroundps Ry(out), Ry(a), 0x08),
+            Op32::FFloor => dynasm!(self.asm; .arch x64; vroundps Ry(out), Ry(a), 0x09),
+            Op32::FCeil => dynasm!(self.asm; .arch x64; vroundps Ry(out), Ry(a), 0x0A),
+            Op32::FTrunc => dynasm!(self.asm; .arch x64; vroundps Ry(out), Ry(a), 0x0B),
+            Op32::FRound => dynasm!(self.asm; .arch x64; vroundps Ry(out), Ry(a), 0x08),
             // The high and low 16 bits converted exactly, the high half
             // scaled exactly; the one rounding is the sum's.
-            Op::UToF => {
+            Op32::UToF => {
                 let (two16, low16) = (splat(65_536f32.to_bits()), splat(0xFFFF));
                 dynasm!(self.asm; .arch x64
                     ; vpsrld Ry(TEMP), Ry(a), 16
@@ -771,7 +771,7 @@ impl Builder {
             }
             // `vcvttps2dq` gives 0x8000_0000 for a NaN and out of range:
             // flipped to 0x7FFF_FFFF from 2^31 up, and 0 for a NaN.
-            Op::FToI => {
+            Op32::FToI => {
                 let two31 = splat(2_147_483_648f32.to_bits());
                 let asm = &mut self.asm;
                 dynasm!(asm; .arch x64
@@ -786,7 +786,7 @@ impl Builder {
             // `c = max(a, 0)` (0 for a NaN, `vmaxps`' second operand);
             // from 2^31 up, 2^31 taken off before truncating and its bit
             // put back; from 2^32 up, all ones.
-            Op::FToU => {
+            Op32::FToU => {
                 let zero = splat(0);
                 let two31 = splat(2_147_483_648f32.to_bits());
                 let two32 = splat(4_294_967_296f32.to_bits());
@@ -807,7 +807,7 @@ impl Builder {
                 vcmpps(asm, TEMP2, TEMP, TEMP2, GE);
                 dynasm!(asm; .arch x64; vpor Ry(out), Ry(out), Ry(TEMP2));
             }
-            Op::CountBits => {
+            Op32::CountBits => {
                 // Each byte's two nibbles counted by table, the four
                 // bytes' counts summed into the top byte by a multiply.
                 let (low4, count) = (splat(0x0F0F_0F0F), self.nibbles(NibbleTable::Count));
@@ -824,7 +824,7 @@ impl Builder {
                     ; vpsrld Ry(out), Ry(TEMP), 24
                 );
             }
-            Op::ReverseBits => {
+            Op32::ReverseBits => {
                 // Each byte's nibbles reversed and swapped by table, then
                 // the word's bytes reversed.
                 let low4 = splat(0x0F0F_0F0F);
@@ -843,7 +843,7 @@ impl Builder {
                     ; vpshufb Ry(out), Ry(TEMP), [=>order]
                 );
             }
-            Op::FirstBitLow => {
+            Op32::FirstBitLow => {
                 // `a & -a` is the lowest set bit alone, a power of two
                 // that converts exactly (2^31 as -2^31): its exponent is
                 // the index. For 0, all ones.
@@ -860,7 +860,7 @@ impl Builder {
                     ; vpor Ry(out), Ry(TEMP), Ry(TEMP2)
                 );
             }
-            Op::FirstBitHighU | Op::FirstBitHighS => {
+            Op32::FirstBitHighU | Op32::FirstBitHighS => {
                 // The signed form looks at `a ^ (a >> 31)`, arithmetic:
                 // the bits that differ from the sign bit. Then `x & !(x >>
                 // 1)` keeps the highest set bit and no two adjacent ones,
@@ -870,7 +870,7 @@ impl Builder {
                 // negative number); for 0, all ones.
                 let (exponent, bias) = (splat(0xFF), splat(127));
                 let c31 = splat(31);
-                let signed = op == Op::FirstBitHighS;
+                let signed = op == Op32::FirstBitHighS;
                 let x = if signed {
                     dynasm!(self.asm; .arch x64
                         ; vpsrad Ry(TEMP), Ry(a), 31

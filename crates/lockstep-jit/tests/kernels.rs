@@ -2,72 +2,10 @@
 //! of every register (inactive lanes, registers not written, the high
 //! halves of the 64-bit lanes).
 
-use lockstep_jit::{Builder, Kernel, Op, Operand, Output, Run, Step};
+use lockstep_jit::{Builder, Kernel, Op32, Operand, Output, Run, Step};
 use proptest::prelude::*;
 
-const OPS: [Op; 61] = [
-    Op::Add,
-    Op::Sub,
-    Op::Mul,
-    Op::UDiv,
-    Op::URem,
-    Op::SDiv,
-    Op::SRem,
-    Op::Shl,
-    Op::ShrU,
-    Op::ShrS,
-    Op::And,
-    Op::Or,
-    Op::Xor,
-    Op::Eq,
-    Op::Ne,
-    Op::LtU,
-    Op::LeU,
-    Op::GtU,
-    Op::GeU,
-    Op::LtS,
-    Op::LeS,
-    Op::GtS,
-    Op::GeS,
-    Op::FAdd,
-    Op::FSub,
-    Op::FMul,
-    Op::FDiv,
-    Op::FEq,
-    Op::FNe,
-    Op::FLt,
-    Op::FLe,
-    Op::FGt,
-    Op::FGe,
-    Op::UMin,
-    Op::UMax,
-    Op::SMin,
-    Op::SMax,
-    Op::FMin,
-    Op::FMax,
-    Op::Not,
-    Op::INeg,
-    Op::IAbs,
-    Op::FNeg,
-    Op::FAbs,
-    Op::IToF,
-    Op::UToF,
-    Op::FToI,
-    Op::FToU,
-    Op::FSqrt,
-    Op::FFloor,
-    Op::FCeil,
-    Op::FTrunc,
-    Op::FRound,
-    Op::CountBits,
-    Op::ReverseBits,
-    Op::FirstBitLow,
-    Op::FirstBitHighU,
-    Op::FirstBitHighS,
-    Op::Select,
-    Op::F32ToF16,
-    Op::F16ToF32,
-];
+const OPS: [Op32; 61] = Op32::ALL;
 
 /// IEEE minNum (`min`) or maxNum of the words' numbers: a NaN loses to a
 /// number and is the result only where both are NaNs (the second then);
@@ -121,57 +59,57 @@ fn float_test(x: u32, y: u32, f: fn(&f32, &f32) -> bool) -> u32 {
 }
 
 /// HLSL's `uint`, `int` and `float` operators, written out.
-fn apply(op: Op, x: u32, y: u32) -> u32 {
+fn apply(op: Op32, x: u32, y: u32) -> u32 {
     match op {
-        Op::FAdd => float_arith(x, y, |a, b| a + b),
-        Op::FSub => float_arith(x, y, |a, b| a - b),
-        Op::FMul => float_arith(x, y, |a, b| a * b),
-        Op::FDiv => float_arith(x, y, |a, b| a / b),
-        Op::FEq => float_test(x, y, f32::eq),
-        Op::FNe => float_test(x, y, f32::ne),
-        Op::FLt => float_test(x, y, f32::lt),
-        Op::FLe => float_test(x, y, f32::le),
-        Op::FGt => float_test(x, y, f32::gt),
-        Op::FGe => float_test(x, y, f32::ge),
-        Op::UDiv | Op::URem | Op::SDiv | Op::SRem if y == 0 => u32::MAX,
-        Op::UDiv => x / y,
-        Op::URem => x % y,
-        Op::SDiv => (x as i32).wrapping_div(y as i32) as u32,
-        Op::SRem => (x as i32).wrapping_rem(y as i32) as u32,
-        Op::UMin => x.min(y),
-        Op::UMax => x.max(y),
-        Op::SMin => (x as i32).min(y as i32) as u32,
-        Op::SMax => (x as i32).max(y as i32) as u32,
-        Op::FMin => float_min_max(x, y, true),
-        Op::FMax => float_min_max(x, y, false),
+        Op32::FAdd => float_arith(x, y, |a, b| a + b),
+        Op32::FSub => float_arith(x, y, |a, b| a - b),
+        Op32::FMul => float_arith(x, y, |a, b| a * b),
+        Op32::FDiv => float_arith(x, y, |a, b| a / b),
+        Op32::FEq => float_test(x, y, f32::eq),
+        Op32::FNe => float_test(x, y, f32::ne),
+        Op32::FLt => float_test(x, y, f32::lt),
+        Op32::FLe => float_test(x, y, f32::le),
+        Op32::FGt => float_test(x, y, f32::gt),
+        Op32::FGe => float_test(x, y, f32::ge),
+        Op32::UDiv | Op32::URem | Op32::SDiv | Op32::SRem if y == 0 => u32::MAX,
+        Op32::UDiv => x / y,
+        Op32::URem => x % y,
+        Op32::SDiv => (x as i32).wrapping_div(y as i32) as u32,
+        Op32::SRem => (x as i32).wrapping_rem(y as i32) as u32,
+        Op32::UMin => x.min(y),
+        Op32::UMax => x.max(y),
+        Op32::SMin => (x as i32).min(y as i32) as u32,
+        Op32::SMax => (x as i32).max(y as i32) as u32,
+        Op32::FMin => float_min_max(x, y, true),
+        Op32::FMax => float_min_max(x, y, false),
         // One operand; Rust's `as` rounds to nearest, and truncates and
         // saturates (NaN to 0).
-        Op::Not => !x,
-        Op::INeg => x.wrapping_neg(),
-        Op::IAbs => (x as i32).wrapping_abs() as u32,
-        Op::FNeg => x ^ 0x8000_0000,
-        Op::FAbs => x & 0x7FFF_FFFF,
-        Op::IToF => (x as i32 as f32).to_bits(),
-        Op::UToF => (x as f32).to_bits(),
-        Op::FToI => f32::from_bits(x) as i32 as u32,
-        Op::FToU => f32::from_bits(x) as u32,
-        Op::FFloor => rounded(x, f32::floor),
-        Op::FCeil => rounded(x, f32::ceil),
-        Op::FTrunc => rounded(x, f32::trunc),
-        Op::FRound => rounded(x, f32::round_ties_even),
+        Op32::Not => !x,
+        Op32::INeg => x.wrapping_neg(),
+        Op32::IAbs => (x as i32).wrapping_abs() as u32,
+        Op32::FNeg => x ^ 0x8000_0000,
+        Op32::FAbs => x & 0x7FFF_FFFF,
+        Op32::IToF => (x as i32 as f32).to_bits(),
+        Op32::UToF => (x as f32).to_bits(),
+        Op32::FToI => f32::from_bits(x) as i32 as u32,
+        Op32::FToU => f32::from_bits(x) as u32,
+        Op32::FFloor => rounded(x, f32::floor),
+        Op32::FCeil => rounded(x, f32::ceil),
+        Op32::FTrunc => rounded(x, f32::trunc),
+        Op32::FRound => rounded(x, f32::round_ties_even),
         // The `half` crate's conversions: to nearest even, NaNs quieted.
-        Op::F32ToF16 => u32::from(half::f16::from_f32(f32::from_bits(x)).to_bits()),
-        Op::F16ToF32 => half::f16::from_bits(x as u16).to_f32().to_bits(),
-        Op::CountBits => x.count_ones(),
-        Op::ReverseBits => x.reverse_bits(),
-        Op::FirstBitLow => match x {
+        Op32::F32ToF16 => u32::from(half::f16::from_f32(f32::from_bits(x)).to_bits()),
+        Op32::F16ToF32 => half::f16::from_bits(x as u16).to_f32().to_bits(),
+        Op32::CountBits => x.count_ones(),
+        Op32::ReverseBits => x.reverse_bits(),
+        Op32::FirstBitLow => match x {
             0 => u32::MAX,
             x => x.trailing_zeros(),
         },
         // The highest bit set; for a signed word, the highest that differs
         // from the sign bit.
-        Op::FirstBitHighU | Op::FirstBitHighS => {
-            let x = if op == Op::FirstBitHighS && (x as i32) < 0 {
+        Op32::FirstBitHighU | Op32::FirstBitHighS => {
+            let x = if op == Op32::FirstBitHighS && (x as i32) < 0 {
                 !x
             } else {
                 x
@@ -182,7 +120,7 @@ fn apply(op: Op, x: u32, y: u32) -> u32 {
             }
         }
         // A NaN quieted, the default NaN below -0.
-        Op::FSqrt => {
+        Op32::FSqrt => {
             let a = f32::from_bits(x);
             if a.is_nan() {
                 x | 0x0040_0000
@@ -192,26 +130,26 @@ fn apply(op: Op, x: u32, y: u32) -> u32 {
                 a.sqrt().to_bits()
             }
         }
-        Op::Add => x.wrapping_add(y),
-        Op::Sub => x.wrapping_sub(y),
-        Op::Mul => x.wrapping_mul(y),
-        Op::Shl => x.wrapping_shl(y % 32),
-        Op::ShrU => x.wrapping_shr(y % 32),
-        Op::And => x & y,
-        Op::Or => x | y,
-        Op::Xor => x ^ y,
-        Op::Eq => (x == y) as u32,
-        Op::Ne => (x != y) as u32,
-        Op::LtU => (x < y) as u32,
-        Op::LeU => (x <= y) as u32,
-        Op::GtU => (x > y) as u32,
-        Op::GeU => (x >= y) as u32,
-        Op::ShrS => (x as i32).wrapping_shr(y % 32) as u32,
-        Op::LtS => ((x as i32) < (y as i32)) as u32,
-        Op::LeS => ((x as i32) <= (y as i32)) as u32,
-        Op::GtS => ((x as i32) > (y as i32)) as u32,
-        Op::GeS => ((x as i32) >= (y as i32)) as u32,
-        Op::Select => panic!("three operands: `model` picks"),
+        Op32::Add => x.wrapping_add(y),
+        Op32::Sub => x.wrapping_sub(y),
+        Op32::Mul => x.wrapping_mul(y),
+        Op32::Shl => x.wrapping_shl(y % 32),
+        Op32::ShrU => x.wrapping_shr(y % 32),
+        Op32::And => x & y,
+        Op32::Or => x | y,
+        Op32::Xor => x ^ y,
+        Op32::Eq => (x == y) as u32,
+        Op32::Ne => (x != y) as u32,
+        Op32::LtU => (x < y) as u32,
+        Op32::LeU => (x <= y) as u32,
+        Op32::GtU => (x > y) as u32,
+        Op32::GeU => (x >= y) as u32,
+        Op32::ShrS => (x as i32).wrapping_shr(y % 32) as u32,
+        Op32::LtS => ((x as i32) < (y as i32)) as u32,
+        Op32::LeS => ((x as i32) <= (y as i32)) as u32,
+        Op32::GtS => ((x as i32) > (y as i32)) as u32,
+        Op32::GeS => ((x as i32) >= (y as i32)) as u32,
+        Op32::Select => panic!("three operands: `model` picks"),
     }
 }
 
@@ -272,8 +210,8 @@ fn runs() -> impl Strategy<Value = (Vec<u32>, Vec<Step>, Vec<Output>)> {
                             let op = OPS[op];
                             // A select picks between two values.
                             let (b, c) = match (op, b) {
-                                (Op::Select, Operand::Imm(_)) => (Operand::Value(c), Some(c)),
-                                (Op::Select, b) => (b, Some(c)),
+                                (Op32::Select, Operand::Imm(_)) => (Operand::Value(c), Some(c)),
+                                (Op32::Select, b) => (b, Some(c)),
                                 (_, b) => (b, None),
                             };
                             Step { op, a, b, c, keep }
@@ -300,7 +238,7 @@ fn kernel(run: &Run) -> Option<Kernel> {
 
 /// The kernel of one step, `op` of register 0 and `b` (register 1's value
 /// or a constant), into register 2.
-fn one_step(op: Op, b: Operand) -> Option<Kernel> {
+fn one_step(op: Op32, b: Operand) -> Option<Kernel> {
     let steps = [Step {
         op,
         a: 0,
@@ -391,6 +329,53 @@ fn every_operation_on_edge_values() {
     }
 }
 
+/// `Op32::eval`, the semantics the interpreter's lane loops and the
+/// constant folding of blocks take, against the hand-written model, on
+/// the same edge pairs and pseudo-random words.
+#[test]
+fn the_semantics_agree_with_the_model() {
+    let edges = [
+        0u32,
+        1,
+        31,
+        32,
+        33,
+        0x7FFF_FFFF,
+        0x8000_0000,
+        0xFFFF_FFFF,
+        0x1234_5678,
+        0xFFFF_FFFE,
+        0x3F80_0000,
+        0xBF80_0000,
+        0x7F80_0000,
+        0xFF80_0000,
+        0x7F80_0001,
+        0x7FC0_1234,
+        0x0000_0001,
+        0x8000_0001,
+        0x4F00_0000,
+        0xCF00_0001,
+    ];
+    let mut x = 0x9E37_79B9u32;
+    let mut words: Vec<u32> = edges.to_vec();
+    for _ in 0..64 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        words.push(x);
+    }
+    for op in OPS.into_iter().filter(|&op| op != Op32::Select) {
+        for &a in &words {
+            for &b in &words {
+                assert_eq!(op.eval(a, b, 0), apply(op, a, b), "{op:?} {a:#x} {b:#x}");
+            }
+        }
+    }
+    for (c, want) in [(0, 3), (1, 2), (0x8000_0000, 2)] {
+        assert_eq!(Op32::Select.eval(c, 2, 3), want);
+    }
+}
+
 fn edge_pairs(pairs: &[(u32, u32)]) {
     let width = pairs.len().div_ceil(8) * 8;
     let mut regs = vec![0u64; 3 * width];
@@ -398,7 +383,7 @@ fn edge_pairs(pairs: &[(u32, u32)]) {
         regs[l] = u64::from(x) | 0xDEAD_0000_0000_0000;
         regs[width + l] = u64::from(y);
     }
-    for op in OPS.into_iter().filter(|&op| op != Op::Select) {
+    for op in OPS.into_iter().filter(|&op| op != Op32::Select) {
         for imm in [None, Some(0u32), Some(31), Some(33), Some(0x8000_0000)] {
             let Some(kernel) = one_step(op, imm.map_or(Operand::Value(1), Operand::Imm)) else {
                 return;
@@ -408,50 +393,50 @@ fn edge_pairs(pairs: &[(u32, u32)]) {
             for (l, &(x, y)) in pairs.iter().enumerate() {
                 let y = imm.unwrap_or(y);
                 let want = match op {
-                    Op::Add => x.wrapping_add(y),
-                    Op::Sub => x.wrapping_sub(y),
-                    Op::Mul => ((u64::from(x) * u64::from(y)) & 0xFFFF_FFFF) as u32,
-                    Op::Shl => ((u64::from(x) << (y & 31)) & 0xFFFF_FFFF) as u32,
-                    Op::ShrU => x >> (y & 31),
-                    Op::And => x & y,
-                    Op::Or => x | y,
-                    Op::Xor => x ^ y,
-                    Op::Eq => u32::from(x == y),
-                    Op::Ne => u32::from(x != y),
-                    Op::LtU => u32::from(x < y),
-                    Op::LeU => u32::from(x <= y),
-                    Op::GtU => u32::from(x > y),
-                    Op::GeU => u32::from(x >= y),
+                    Op32::Add => x.wrapping_add(y),
+                    Op32::Sub => x.wrapping_sub(y),
+                    Op32::Mul => ((u64::from(x) * u64::from(y)) & 0xFFFF_FFFF) as u32,
+                    Op32::Shl => ((u64::from(x) << (y & 31)) & 0xFFFF_FFFF) as u32,
+                    Op32::ShrU => x >> (y & 31),
+                    Op32::And => x & y,
+                    Op32::Or => x | y,
+                    Op32::Xor => x ^ y,
+                    Op32::Eq => u32::from(x == y),
+                    Op32::Ne => u32::from(x != y),
+                    Op32::LtU => u32::from(x < y),
+                    Op32::LeU => u32::from(x <= y),
+                    Op32::GtU => u32::from(x > y),
+                    Op32::GeU => u32::from(x >= y),
                     // Signed: ones shifted in below a set sign bit, and
                     // the orders of the words with the sign bit flipped.
-                    Op::ShrS if x >> 31 == 1 => !(!x >> (y & 31)),
-                    Op::ShrS => x >> (y & 31),
-                    Op::LtS => u32::from(x ^ 0x8000_0000 < y ^ 0x8000_0000),
-                    Op::LeS => u32::from(x ^ 0x8000_0000 <= y ^ 0x8000_0000),
-                    Op::GtS => u32::from(x ^ 0x8000_0000 > y ^ 0x8000_0000),
-                    Op::GeS => u32::from(x ^ 0x8000_0000 >= y ^ 0x8000_0000),
-                    Op::UMin => {
+                    Op32::ShrS if x >> 31 == 1 => !(!x >> (y & 31)),
+                    Op32::ShrS => x >> (y & 31),
+                    Op32::LtS => u32::from(x ^ 0x8000_0000 < y ^ 0x8000_0000),
+                    Op32::LeS => u32::from(x ^ 0x8000_0000 <= y ^ 0x8000_0000),
+                    Op32::GtS => u32::from(x ^ 0x8000_0000 > y ^ 0x8000_0000),
+                    Op32::GeS => u32::from(x ^ 0x8000_0000 >= y ^ 0x8000_0000),
+                    Op32::UMin => {
                         if x < y {
                             x
                         } else {
                             y
                         }
                     }
-                    Op::UMax => {
+                    Op32::UMax => {
                         if x > y {
                             x
                         } else {
                             y
                         }
                     }
-                    Op::SMin => {
+                    Op32::SMin => {
                         if (x ^ 0x8000_0000) < (y ^ 0x8000_0000) {
                             x
                         } else {
                             y
                         }
                     }
-                    Op::SMax => {
+                    Op32::SMax => {
                         if (x ^ 0x8000_0000) > (y ^ 0x8000_0000) {
                             x
                         } else {
@@ -486,135 +471,135 @@ fn float_operations_by_hand() {
     const NEG_ZERO: u32 = 0x8000_0000;
     const DEFAULT_NAN: u32 = 0xFFC0_0000;
     #[rustfmt::skip]
-    let cases: &[(Op, u32, u32, u32)] = &[
-        (Op::FAdd, ONE, 0x4000_0000, 0x4040_0000),       // 1 + 2 = 3
-        (Op::FAdd, INF, NEG_INF, DEFAULT_NAN),           // invalid
-        (Op::FAdd, 0x7FC0_0001, 0xFFC0_0002, 0x7FC0_0001), // the first NaN
-        (Op::FAdd, ONE, 0xFFC0_0002, 0xFFC0_0002),       // the only NaN
-        (Op::FAdd, 1, 1, 2),                             // subnormals kept
-        (Op::FAdd, NEG_ZERO, NEG_ZERO, NEG_ZERO),
-        (Op::FAdd, NEG_ZERO, 0, 0),
-        (Op::FSub, 0x0080_0000, 1, 0x007F_FFFF),         // below the smallest normal
-        (Op::FSub, ONE, ONE, 0),
-        (Op::FSub, INF, INF, DEFAULT_NAN),
-        (Op::FMul, 0x7F80_0001, ONE, 0x7FC0_0001),       // a signalling NaN, quieted
-        (Op::FMul, ONE, 0xFF80_0005, 0xFFC0_0005),
-        (Op::FMul, 0xFF80_0005, 0x7F80_0001, 0xFFC0_0005),
-        (Op::FMul, 0, NEG_INF, DEFAULT_NAN),
-        (Op::FMul, 0, 0xBF80_0000, NEG_ZERO),            // 0 · -1 = -0
-        (Op::FMul, 0x7F7F_FFFF, 0x4000_0000, INF),       // overflow
-        (Op::FDiv, ONE, 0x4040_0000, 0x3EAA_AAAB),       // 1/3, rounded up
-        (Op::FDiv, 0, 0, DEFAULT_NAN),
-        (Op::FDiv, ONE, 0, INF),
-        (Op::FDiv, 0xBF80_0000, 0, NEG_INF),
-        (Op::FDiv, ONE, NEG_ZERO, NEG_INF),
-        (Op::FEq, 0x7FC0_0000, 0x7FC0_0000, 0),
-        (Op::FEq, NEG_ZERO, 0, 1),
-        (Op::FNe, 0x7FC0_0000, 0x7FC0_0000, 1),
-        (Op::FNe, NEG_ZERO, 0, 0),
-        (Op::FLt, NEG_ZERO, 0, 0),
-        (Op::FLt, ONE, 0x7FC0_0000, 0),
-        (Op::FLt, NEG_INF, 0xFF7F_FFFF, 1),
-        (Op::FLe, NEG_ZERO, 0, 1),
-        (Op::FLe, 0x7FC0_0000, ONE, 0),
-        (Op::FGt, INF, 0x7F7F_FFFF, 1),
-        (Op::FGt, 0xBF80_0000, 0xC000_0000, 1),          // -1 > -2
-        (Op::FGt, 0x7FC0_0000, ONE, 0),
-        (Op::FGe, 1, 0, 1),
-        (Op::FGe, ONE, 0x7FC0_0000, 0),
-        (Op::FGe, NEG_ZERO, 0, 1),
-        (Op::FMin, 0x7FC0_0000, ONE, ONE),                // a NaN loses
-        (Op::FMin, ONE, 0x7F80_0001, ONE),
-        (Op::FMin, 0x7F80_0001, 0xFFC0_0002, 0xFFC0_0002), // two NaNs: the second, as it is
-        (Op::FMin, 0, NEG_ZERO, NEG_ZERO),
-        (Op::FMin, NEG_ZERO, 0, NEG_ZERO),
-        (Op::FMin, NEG_INF, 0x40A0_0000, NEG_INF),
-        (Op::FMin, 1, 0, 0),                               // a subnormal above zero
-        (Op::FMin, 0xBF80_0000, 0xC000_0000, 0xC000_0000), // min(-1, -2) = -2
-        (Op::FMax, 0, NEG_ZERO, 0),
-        (Op::FMax, NEG_ZERO, 0, 0),
-        (Op::FMax, 0x7F80_0001, ONE, ONE),
-        (Op::FMax, ONE, 0xFFC0_0002, ONE),
-        (Op::FMax, 0xFFC0_0002, 0x7FC0_0003, 0x7FC0_0003),
-        (Op::FMax, ONE, 0x4000_0000, 0x4000_0000),
-        (Op::FMax, NEG_INF, 0xFF7F_FFFF, 0xFF7F_FFFF),
-        (Op::SMin, 0xFFFF_FFFF, 1, 0xFFFF_FFFF),          // -1 < 1
-        (Op::UMin, 0xFFFF_FFFF, 1, 1),
-        (Op::SMax, 0x8000_0000, 0x7FFF_FFFF, 0x7FFF_FFFF),
-        (Op::UMax, 0x8000_0000, 0x7FFF_FFFF, 0x8000_0000),
+    let cases: &[(Op32, u32, u32, u32)] = &[
+        (Op32::FAdd, ONE, 0x4000_0000, 0x4040_0000),       // 1 + 2 = 3
+        (Op32::FAdd, INF, NEG_INF, DEFAULT_NAN),           // invalid
+        (Op32::FAdd, 0x7FC0_0001, 0xFFC0_0002, 0x7FC0_0001), // the first NaN
+        (Op32::FAdd, ONE, 0xFFC0_0002, 0xFFC0_0002),       // the only NaN
+        (Op32::FAdd, 1, 1, 2),                             // subnormals kept
+        (Op32::FAdd, NEG_ZERO, NEG_ZERO, NEG_ZERO),
+        (Op32::FAdd, NEG_ZERO, 0, 0),
+        (Op32::FSub, 0x0080_0000, 1, 0x007F_FFFF),         // below the smallest normal
+        (Op32::FSub, ONE, ONE, 0),
+        (Op32::FSub, INF, INF, DEFAULT_NAN),
+        (Op32::FMul, 0x7F80_0001, ONE, 0x7FC0_0001),       // a signalling NaN, quieted
+        (Op32::FMul, ONE, 0xFF80_0005, 0xFFC0_0005),
+        (Op32::FMul, 0xFF80_0005, 0x7F80_0001, 0xFFC0_0005),
+        (Op32::FMul, 0, NEG_INF, DEFAULT_NAN),
+        (Op32::FMul, 0, 0xBF80_0000, NEG_ZERO),            // 0 · -1 = -0
+        (Op32::FMul, 0x7F7F_FFFF, 0x4000_0000, INF),       // overflow
+        (Op32::FDiv, ONE, 0x4040_0000, 0x3EAA_AAAB),       // 1/3, rounded up
+        (Op32::FDiv, 0, 0, DEFAULT_NAN),
+        (Op32::FDiv, ONE, 0, INF),
+        (Op32::FDiv, 0xBF80_0000, 0, NEG_INF),
+        (Op32::FDiv, ONE, NEG_ZERO, NEG_INF),
+        (Op32::FEq, 0x7FC0_0000, 0x7FC0_0000, 0),
+        (Op32::FEq, NEG_ZERO, 0, 1),
+        (Op32::FNe, 0x7FC0_0000, 0x7FC0_0000, 1),
+        (Op32::FNe, NEG_ZERO, 0, 0),
+        (Op32::FLt, NEG_ZERO, 0, 0),
+        (Op32::FLt, ONE, 0x7FC0_0000, 0),
+        (Op32::FLt, NEG_INF, 0xFF7F_FFFF, 1),
+        (Op32::FLe, NEG_ZERO, 0, 1),
+        (Op32::FLe, 0x7FC0_0000, ONE, 0),
+        (Op32::FGt, INF, 0x7F7F_FFFF, 1),
+        (Op32::FGt, 0xBF80_0000, 0xC000_0000, 1),          // -1 > -2
+        (Op32::FGt, 0x7FC0_0000, ONE, 0),
+        (Op32::FGe, 1, 0, 1),
+        (Op32::FGe, ONE, 0x7FC0_0000, 0),
+        (Op32::FGe, NEG_ZERO, 0, 1),
+        (Op32::FMin, 0x7FC0_0000, ONE, ONE),                // a NaN loses
+        (Op32::FMin, ONE, 0x7F80_0001, ONE),
+        (Op32::FMin, 0x7F80_0001, 0xFFC0_0002, 0xFFC0_0002), // two NaNs: the second, as it is
+        (Op32::FMin, 0, NEG_ZERO, NEG_ZERO),
+        (Op32::FMin, NEG_ZERO, 0, NEG_ZERO),
+        (Op32::FMin, NEG_INF, 0x40A0_0000, NEG_INF),
+        (Op32::FMin, 1, 0, 0),                               // a subnormal above zero
+        (Op32::FMin, 0xBF80_0000, 0xC000_0000, 0xC000_0000), // min(-1, -2) = -2
+        (Op32::FMax, 0, NEG_ZERO, 0),
+        (Op32::FMax, NEG_ZERO, 0, 0),
+        (Op32::FMax, 0x7F80_0001, ONE, ONE),
+        (Op32::FMax, ONE, 0xFFC0_0002, ONE),
+        (Op32::FMax, 0xFFC0_0002, 0x7FC0_0003, 0x7FC0_0003),
+        (Op32::FMax, ONE, 0x4000_0000, 0x4000_0000),
+        (Op32::FMax, NEG_INF, 0xFF7F_FFFF, 0xFF7F_FFFF),
+        (Op32::SMin, 0xFFFF_FFFF, 1, 0xFFFF_FFFF),          // -1 < 1
+        (Op32::UMin, 0xFFFF_FFFF, 1, 1),
+        (Op32::SMax, 0x8000_0000, 0x7FFF_FFFF, 0x7FFF_FFFF),
+        (Op32::UMax, 0x8000_0000, 0x7FFF_FFFF, 0x8000_0000),
         // One operand (the second is ignored).
-        (Op::UToF, 0xFFFF_FFFF, 0, 0x4F80_0000),           // rounds up to 2^32
-        (Op::UToF, 0x8000_0001, 0, 0x4F00_0000),           // down to 2^31
-        (Op::UToF, 16_777_217, 0, 0x4B80_0000),            // a tie, to even
-        (Op::UToF, 16_777_219, 0, 0x4B80_0002),            // a tie, to even
-        (Op::UToF, 0, 0, 0),
-        (Op::IToF, 0xFFFF_FFFF, 0, 0xBF80_0000),           // -1
-        (Op::IToF, 0x8000_0000, 0, 0xCF00_0000),           // -2^31
-        (Op::IToF, 16_777_217, 0, 0x4B80_0000),
-        (Op::FToI, 0x4F00_0000, 0, 0x7FFF_FFFF),           // 2^31 saturates
-        (Op::FToI, 0x4EFF_FFFF, 0, 0x7FFF_FF80),           // the largest below
-        (Op::FToI, 0xCF00_0000, 0, 0x8000_0000),           // -2^31
-        (Op::FToI, NEG_INF, 0, 0x8000_0000),
-        (Op::FToI, 0x7FC0_0000, 0, 0),                     // NaN
-        (Op::FToI, 0xBFC0_0000, 0, 0xFFFF_FFFF),           // -1.5 truncates to -1
-        (Op::FToU, 0xBFC0_0000, 0, 0),                     // negative
-        (Op::FToU, 0xFF80_0001, 0, 0),                     // NaN
-        (Op::FToU, NEG_ZERO, 0, 0),
-        (Op::FToU, 0x4079_999A, 0, 3),                     // 3.9
-        (Op::FToU, 0x4F00_0000, 0, 0x8000_0000),           // 2^31
-        (Op::FToU, 0x4F7F_FFFF, 0, 0xFFFF_FF00),           // the largest below 2^32
-        (Op::FToU, 0x4F80_0000, 0, 0xFFFF_FFFF),           // 2^32 saturates
-        (Op::FToU, INF, 0, 0xFFFF_FFFF),
-        (Op::FNeg, 0x7FC0_0000, 0, DEFAULT_NAN),           // the sign of a NaN too
-        (Op::FNeg, 0, 0, NEG_ZERO),
-        (Op::FAbs, 0xFFC0_0001, 0, 0x7FC0_0001),
-        (Op::FAbs, NEG_INF, 0, INF),
-        (Op::IAbs, 0x8000_0000, 0, 0x8000_0000),           // wraps
-        (Op::IAbs, 0xFFFF_FFFB, 0, 5),
-        (Op::INeg, 1, 0, 0xFFFF_FFFF),
-        (Op::INeg, 0x8000_0000, 0, 0x8000_0000),
-        (Op::Not, 0x0F0F_0F0F, 0, 0xF0F0_F0F0),
-        (Op::FSqrt, 0x4080_0000, 0, 0x4000_0000),          // √4 = 2
-        (Op::FSqrt, 0x4000_0000, 0, 0x3FB5_04F3),          // √2, rounded
-        (Op::FSqrt, 0x0000_0010, 0, 0x1B35_04F3),          // √(2^-145), a subnormal
-        (Op::FSqrt, NEG_ZERO, 0, NEG_ZERO),
-        (Op::FSqrt, 0xBF80_0000, 0, DEFAULT_NAN),          // √-1
-        (Op::FSqrt, INF, 0, INF),
-        (Op::FSqrt, 0x7F80_0001, 0, 0x7FC0_0001),
-        (Op::FFloor, 0xC020_0000, 0, 0xC040_0000),         // floor(-2.5) = -3
-        (Op::FFloor, 0x3F7F_FFFF, 0, 0),                   // floor(0.99…) = 0
-        (Op::FFloor, NEG_ZERO, 0, NEG_ZERO),
-        (Op::FFloor, 0x7F80_0001, 0, 0x7FC0_0001),
-        (Op::FCeil, 0xBF00_0000, 0, NEG_ZERO),             // ceil(-0.5) = -0
-        (Op::FCeil, 0x3F80_0001, 0, 0x4000_0000),          // ceil(1 + ulp) = 2
-        (Op::FCeil, 1, 0, ONE),                            // a subnormal
-        (Op::FTrunc, 0xC020_0000, 0, 0xC000_0000),         // trunc(-2.5) = -2
-        (Op::FTrunc, 0x4B80_0001, 0, 0x4B80_0001),         // already an integer
-        (Op::FRound, 0x4020_0000, 0, 0x4000_0000),         // round(2.5) = 2
-        (Op::FRound, 0x4060_0000, 0, 0x4080_0000),         // round(3.5) = 4
-        (Op::FRound, 0xC020_0000, 0, 0xC000_0000),         // round(-2.5) = -2
-        (Op::FRound, 0x3F00_0000, 0, 0),                   // round(0.5) = 0
-        (Op::FRound, NEG_INF, 0, NEG_INF),
-        (Op::CountBits, 0xFFFF_FFFF, 0, 32),
-        (Op::CountBits, 0x8000_0001, 0, 2),
-        (Op::CountBits, 0, 0, 0),
-        (Op::ReverseBits, 1, 0, 0x8000_0000),
-        (Op::ReverseBits, 0x1234_5678, 0, 0x1E6A_2C48),
-        (Op::FirstBitLow, 0, 0, 0xFFFF_FFFF),
-        (Op::FirstBitLow, 0x8000_0000, 0, 31),
-        (Op::FirstBitLow, 0x0000_0C00, 0, 10),
-        (Op::FirstBitHighU, 0, 0, 0xFFFF_FFFF),
-        (Op::FirstBitHighU, 1, 0, 0),
-        (Op::FirstBitHighU, 0xFFFF_FFFF, 0, 31),
-        (Op::FirstBitHighU, 0xAAAA_AAAA, 0, 31),           // negative as an `int`
-        (Op::FirstBitHighU, 0x01FF_FFFF, 0, 24),           // 2^25 - 1 as a float is 2^25
-        (Op::FirstBitHighU, 0x7FFF_FFFF, 0, 30),
-        (Op::FirstBitHighS, 0xFFFF_FFFF, 0, 0xFFFF_FFFF), // -1: no bit differs
-        (Op::FirstBitHighS, 0, 0, 0xFFFF_FFFF),
-        (Op::FirstBitHighS, 0xFFFF_FFFE, 0, 0),            // -2
-        (Op::FirstBitHighS, 0x8000_0000, 0, 30),
-        (Op::FirstBitHighS, 0x7FFF_FFFF, 0, 30),
-        (Op::FirstBitHighS, 0x0000_0100, 0, 8),
+        (Op32::UToF, 0xFFFF_FFFF, 0, 0x4F80_0000),           // rounds up to 2^32
+        (Op32::UToF, 0x8000_0001, 0, 0x4F00_0000),           // down to 2^31
+        (Op32::UToF, 16_777_217, 0, 0x4B80_0000),            // a tie, to even
+        (Op32::UToF, 16_777_219, 0, 0x4B80_0002),            // a tie, to even
+        (Op32::UToF, 0, 0, 0),
+        (Op32::IToF, 0xFFFF_FFFF, 0, 0xBF80_0000),           // -1
+        (Op32::IToF, 0x8000_0000, 0, 0xCF00_0000),           // -2^31
+        (Op32::IToF, 16_777_217, 0, 0x4B80_0000),
+        (Op32::FToI, 0x4F00_0000, 0, 0x7FFF_FFFF),           // 2^31 saturates
+        (Op32::FToI, 0x4EFF_FFFF, 0, 0x7FFF_FF80),           // the largest below
+        (Op32::FToI, 0xCF00_0000, 0, 0x8000_0000),           // -2^31
+        (Op32::FToI, NEG_INF, 0, 0x8000_0000),
+        (Op32::FToI, 0x7FC0_0000, 0, 0),                     // NaN
+        (Op32::FToI, 0xBFC0_0000, 0, 0xFFFF_FFFF),           // -1.5 truncates to -1
+        (Op32::FToU, 0xBFC0_0000, 0, 0),                     // negative
+        (Op32::FToU, 0xFF80_0001, 0, 0),                     // NaN
+        (Op32::FToU, NEG_ZERO, 0, 0),
+        (Op32::FToU, 0x4079_999A, 0, 3),                     // 3.9
+        (Op32::FToU, 0x4F00_0000, 0, 0x8000_0000),           // 2^31
+        (Op32::FToU, 0x4F7F_FFFF, 0, 0xFFFF_FF00),           // the largest below 2^32
+        (Op32::FToU, 0x4F80_0000, 0, 0xFFFF_FFFF),           // 2^32 saturates
+        (Op32::FToU, INF, 0, 0xFFFF_FFFF),
+        (Op32::FNeg, 0x7FC0_0000, 0, DEFAULT_NAN),           // the sign of a NaN too
+        (Op32::FNeg, 0, 0, NEG_ZERO),
+        (Op32::FAbs, 0xFFC0_0001, 0, 0x7FC0_0001),
+        (Op32::FAbs, NEG_INF, 0, INF),
+        (Op32::IAbs, 0x8000_0000, 0, 0x8000_0000),           // wraps
+        (Op32::IAbs, 0xFFFF_FFFB, 0, 5),
+        (Op32::INeg, 1, 0, 0xFFFF_FFFF),
+        (Op32::INeg, 0x8000_0000, 0, 0x8000_0000),
+        (Op32::Not, 0x0F0F_0F0F, 0, 0xF0F0_F0F0),
+        (Op32::FSqrt, 0x4080_0000, 0, 0x4000_0000),          // √4 = 2
+        (Op32::FSqrt, 0x4000_0000, 0, 0x3FB5_04F3),          // √2, rounded
+        (Op32::FSqrt, 0x0000_0010, 0, 0x1B35_04F3),          // √(2^-145), a subnormal
+        (Op32::FSqrt, NEG_ZERO, 0, NEG_ZERO),
+        (Op32::FSqrt, 0xBF80_0000, 0, DEFAULT_NAN),          // √-1
+        (Op32::FSqrt, INF, 0, INF),
+        (Op32::FSqrt, 0x7F80_0001, 0, 0x7FC0_0001),
+        (Op32::FFloor, 0xC020_0000, 0, 0xC040_0000),         // floor(-2.5) = -3
+        (Op32::FFloor, 0x3F7F_FFFF, 0, 0),                   // floor(0.99…) = 0
+        (Op32::FFloor, NEG_ZERO, 0, NEG_ZERO),
+        (Op32::FFloor, 0x7F80_0001, 0, 0x7FC0_0001),
+        (Op32::FCeil, 0xBF00_0000, 0, NEG_ZERO),             // ceil(-0.5) = -0
+        (Op32::FCeil, 0x3F80_0001, 0, 0x4000_0000),          // ceil(1 + ulp) = 2
+        (Op32::FCeil, 1, 0, ONE),                            // a subnormal
+        (Op32::FTrunc, 0xC020_0000, 0, 0xC000_0000),         // trunc(-2.5) = -2
+        (Op32::FTrunc, 0x4B80_0001, 0, 0x4B80_0001),         // already an integer
+        (Op32::FRound, 0x4020_0000, 0, 0x4000_0000),         // round(2.5) = 2
+        (Op32::FRound, 0x4060_0000, 0, 0x4080_0000),         // round(3.5) = 4
+        (Op32::FRound, 0xC020_0000, 0, 0xC000_0000),         // round(-2.5) = -2
+        (Op32::FRound, 0x3F00_0000, 0, 0),                   // round(0.5) = 0
+        (Op32::FRound, NEG_INF, 0, NEG_INF),
+        (Op32::CountBits, 0xFFFF_FFFF, 0, 32),
+        (Op32::CountBits, 0x8000_0001, 0, 2),
+        (Op32::CountBits, 0, 0, 0),
+        (Op32::ReverseBits, 1, 0, 0x8000_0000),
+        (Op32::ReverseBits, 0x1234_5678, 0, 0x1E6A_2C48),
+        (Op32::FirstBitLow, 0, 0, 0xFFFF_FFFF),
+        (Op32::FirstBitLow, 0x8000_0000, 0, 31),
+        (Op32::FirstBitLow, 0x0000_0C00, 0, 10),
+        (Op32::FirstBitHighU, 0, 0, 0xFFFF_FFFF),
+        (Op32::FirstBitHighU, 1, 0, 0),
+        (Op32::FirstBitHighU, 0xFFFF_FFFF, 0, 31),
+        (Op32::FirstBitHighU, 0xAAAA_AAAA, 0, 31),           // negative as an `int`
+        (Op32::FirstBitHighU, 0x01FF_FFFF, 0, 24),           // 2^25 - 1 as a float is 2^25
+        (Op32::FirstBitHighU, 0x7FFF_FFFF, 0, 30),
+        (Op32::FirstBitHighS, 0xFFFF_FFFF, 0, 0xFFFF_FFFF), // -1: no bit differs
+        (Op32::FirstBitHighS, 0, 0, 0xFFFF_FFFF),
+        (Op32::FirstBitHighS, 0xFFFF_FFFE, 0, 0),            // -2
+        (Op32::FirstBitHighS, 0x8000_0000, 0, 30),
+        (Op32::FirstBitHighS, 0x7FFF_FFFF, 0, 30),
+        (Op32::FirstBitHighS, 0x0000_0100, 0, 8),
     ];
     let width = cases.len().div_ceil(8) * 8;
     for constant in [false, true] {
@@ -668,7 +653,7 @@ fn runs_too_wide_for_the_registers_are_refused() {
     assert_eq!(b.add(&named), None);
     // A step reading a value not yet made.
     let early = [Step {
-        op: Op::Add,
+        op: Op32::Add,
         a: 0,
         b: Operand::Value(1),
         c: None,
@@ -683,9 +668,9 @@ fn runs_too_wide_for_the_registers_are_refused() {
     // Operands that do not fit the operation: a select without its third
     // value or with a constant second, a third value on an addition.
     let misfits = [
-        (Op::Select, Operand::Value(1), None),
-        (Op::Select, Operand::Imm(7), Some(1)),
-        (Op::Add, Operand::Value(1), Some(1)),
+        (Op32::Select, Operand::Value(1), None),
+        (Op32::Select, Operand::Imm(7), Some(1)),
+        (Op32::Add, Operand::Value(1), Some(1)),
     ];
     for (op, second, c) in misfits {
         let step = [Step {
@@ -752,7 +737,7 @@ fn select_by_hand() {
     }
     let steps = [
         Step {
-            op: Op::Select,
+            op: Op32::Select,
             a: 0,
             b: Operand::Value(1),
             c: Some(2),
@@ -760,7 +745,7 @@ fn select_by_hand() {
         },
         // The other order, kept where the lane is inactive.
         Step {
-            op: Op::Select,
+            op: Op32::Select,
             a: 0,
             b: Operand::Value(2),
             c: Some(1),

@@ -7,6 +7,7 @@
 //! - [`Lane`], [`Arith`], [`Bits`] and [`Float`] are the element types and their operators.
 //! - [`Cast`] converts between element types.
 //! - [`ops`] holds the scalar builtins (`firstbithigh`, `round`, `lerp`, …).
+//! - [`Op32`] is the 32-bit lane operations of the bytecode and the machine code.
 //! - [`wave`] holds the wave intrinsics, re-exported here.
 //!
 //! ```
@@ -26,10 +27,12 @@ mod cast;
 mod float;
 mod lane;
 pub mod math;
+mod op32;
 pub mod ops;
 pub mod wave;
 
 pub use cast::{Cast, convert};
 pub use float::{Float, NativeFloat};
 pub use lane::{Arith, Bits, Lane, Mask};
+pub use op32::Op32;
 pub use wave::*;

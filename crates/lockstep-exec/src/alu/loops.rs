@@ -349,33 +349,32 @@ fn whole_lane(op: BinaryOp, ty: ScalarType) -> Option<(BinaryFn, BinaryImmFn)> {
     })
 }
 
-// The same operations on the 32-bit lanes of a `Block32`'s slots, where
-// they are plain `u32` arithmetic: eight lanes per AVX2 vector.
+// The same operations on the 32-bit lanes of a `Block32`'s slots, each
+// lane `Op32::eval` (inlined, so each loop is the operation's own and
+// vectorises): eight lanes per AVX2 vector.
 macro_rules! slot32_ops {
-    ($($op:ident: |$x:ident, $y:ident| $body:expr;)*) => {
+    ($($op:ident),* $(,)?) => {
         /// The slot loops of `op`: over two slots, and with a constant
         /// (`None` for [`Op32::Select`], which has [`select32`]).
         pub(crate) fn slot32(op: Op32) -> Option<(Slot32Fn, Slot32ImmFn)> {
             Some(match op {$(
                 Op32::$op => {
                     fn slots(dst: &mut [u32], a: &[u32], b: &[u32]) {
-                        let f = |$x: u32, $y: u32| -> u32 { $body };
                         isa(
                             #[inline(always)]
                             || {
                                 for ((d, &x), &y) in dst.iter_mut().zip(a).zip(b) {
-                                    *d = f(x, y);
+                                    *d = Op32::$op.eval(x, y, 0);
                                 }
                             },
                         )
                     }
                     fn imm(dst: &mut [u32], a: &[u32], y: u32) {
-                        let f = |$x: u32, $y: u32| -> u32 { $body };
                         isa(
                             #[inline(always)]
                             || {
                                 for (d, &x) in dst.iter_mut().zip(a) {
-                                    *d = f(x, y);
+                                    *d = Op32::$op.eval(x, y, 0);
                                 }
                             },
                         )
@@ -410,67 +409,66 @@ pub(crate) fn select32_fn() -> Slot32SelectFn {
 }
 
 slot32_ops! {
-    Add: |x, y| x.wrapping_add(y);
-    Sub: |x, y| x.wrapping_sub(y);
-    Mul: |x, y| x.wrapping_mul(y);
-    UDiv: |x, y| Arith::div(x, y);
-    URem: |x, y| Arith::rem(x, y);
-    SDiv: |x, y| Arith::div(x as i32, y as i32) as u32;
-    SRem: |x, y| Arith::rem(x as i32, y as i32) as u32;
-    Shl: |x, y| x << (y & 31);
-    ShrU: |x, y| x >> (y & 31);
-    ShrS: |x, y| ((x as i32) >> (y & 31)) as u32;
-    And: |x, y| x & y;
-    Or: |x, y| x | y;
-    Xor: |x, y| x ^ y;
-    Eq: |x, y| u32::from(x == y);
-    Ne: |x, y| u32::from(x != y);
-    LtU: |x, y| u32::from(x < y);
-    LeU: |x, y| u32::from(x <= y);
-    GtU: |x, y| u32::from(x > y);
-    GeU: |x, y| u32::from(x >= y);
-    LtS: |x, y| u32::from((x as i32) < (y as i32));
-    LeS: |x, y| u32::from((x as i32) <= (y as i32));
-    GtS: |x, y| u32::from((x as i32) > (y as i32));
-    GeS: |x, y| u32::from((x as i32) >= (y as i32));
-    FAdd: |x, y| Arith::add(f32::from_bits(x), f32::from_bits(y)).to_bits();
-    FSub: |x, y| Arith::sub(f32::from_bits(x), f32::from_bits(y)).to_bits();
-    FMul: |x, y| Arith::mul(f32::from_bits(x), f32::from_bits(y)).to_bits();
-    FDiv: |x, y| Arith::div(f32::from_bits(x), f32::from_bits(y)).to_bits();
-    FEq: |x, y| u32::from(f32::from_bits(x) == f32::from_bits(y));
-    FNe: |x, y| u32::from(f32::from_bits(x) != f32::from_bits(y));
-    FLt: |x, y| u32::from(f32::from_bits(x) < f32::from_bits(y));
-    FLe: |x, y| u32::from(f32::from_bits(x) <= f32::from_bits(y));
-    FGt: |x, y| u32::from(f32::from_bits(x) > f32::from_bits(y));
-    FGe: |x, y| u32::from(f32::from_bits(x) >= f32::from_bits(y));
-    UMin: |x, y| Ord::min(x, y);
-    UMax: |x, y| Ord::max(x, y);
-    SMin: |x, y| Ord::min(x as i32, y as i32) as u32;
-    SMax: |x, y| Ord::max(x as i32, y as i32) as u32;
-    FMin: |x, y| Arith::min(f32::from_bits(x), f32::from_bits(y)).to_bits();
-    FMax: |x, y| Arith::max(f32::from_bits(x), f32::from_bits(y)).to_bits();
-    // One operand: the constant is ignored.
-    Not: |x, _y| !x;
-    INeg: |x, _y| x.wrapping_neg();
-    IAbs: |x, _y| Arith::abs(x as i32) as u32;
-    FNeg: |x, _y| Arith::neg(f32::from_bits(x)).to_bits();
-    FAbs: |x, _y| Arith::abs(f32::from_bits(x)).to_bits();
-    IToF: |x, _y| convert_bits(u64::from(x), ScalarType::Int32, ScalarType::Float32) as u32;
-    UToF: |x, _y| convert_bits(u64::from(x), ScalarType::UInt32, ScalarType::Float32) as u32;
-    FToI: |x, _y| convert_bits(u64::from(x), ScalarType::Float32, ScalarType::Int32) as u32;
-    FToU: |x, _y| convert_bits(u64::from(x), ScalarType::Float32, ScalarType::UInt32) as u32;
-    FSqrt: |x, _y| ops::sqrt(f32::from_bits(x)).to_bits();
-    FFloor: |x, _y| ops::floor(f32::from_bits(x)).to_bits();
-    FCeil: |x, _y| ops::ceil(f32::from_bits(x)).to_bits();
-    FTrunc: |x, _y| ops::trunc(f32::from_bits(x)).to_bits();
-    FRound: |x, _y| ops::round(f32::from_bits(x)).to_bits();
-    CountBits: |x, _y| ops::countbits(x);
-    ReverseBits: |x, _y| ops::reversebits(x);
-    FirstBitLow: |x, _y| ops::firstbitlow(x);
-    FirstBitHighU: |x, _y| ops::firstbithigh(x);
-    FirstBitHighS: |x, _y| ops::firstbithigh(x as i32);
-    F32ToF16: |x, _y| ops::f32tof16(f32::from_bits(x));
-    F16ToF32: |x, _y| ops::f16tof32(x).to_bits();
+    Add,
+    Sub,
+    Mul,
+    UDiv,
+    URem,
+    SDiv,
+    SRem,
+    Shl,
+    ShrU,
+    ShrS,
+    And,
+    Or,
+    Xor,
+    Eq,
+    Ne,
+    LtU,
+    LeU,
+    GtU,
+    GeU,
+    LtS,
+    LeS,
+    GtS,
+    GeS,
+    FAdd,
+    FSub,
+    FMul,
+    FDiv,
+    FEq,
+    FNe,
+    FLt,
+    FLe,
+    FGt,
+    FGe,
+    UMin,
+    UMax,
+    SMin,
+    SMax,
+    FMin,
+    FMax,
+    Not,
+    INeg,
+    IAbs,
+    FNeg,
+    FAbs,
+    IToF,
+    UToF,
+    FToI,
+    FToU,
+    FSqrt,
+    FFloor,
+    FCeil,
+    FTrunc,
+    FRound,
+    CountBits,
+    ReverseBits,
+    FirstBitLow,
+    FirstBitHighU,
+    FirstBitHighS,
+    F32ToF16,
+    F16ToF32,
 }
 
 /// The lane loop of `op` with a constant second operand, where there is

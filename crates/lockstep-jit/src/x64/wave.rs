@@ -47,7 +47,7 @@ mod half;
 mod vectors;
 mod wide;
 
-use crate::{Op, Run};
+use crate::{Op32, Run};
 pub use chains::Chain;
 use dynasmrt::{AssemblyOffset, DynamicLabel, DynasmApi, DynasmLabelApi, dynasm};
 use std::mem::offset_of;
@@ -239,9 +239,9 @@ pub enum Arg {
 pub enum Lanes {
     /// Where the narrow register is nonzero.
     Nonzero(u32),
-    /// Where the comparison (an [`Op`] from `Eq` to `FGe`) of a narrow
+    /// Where the comparison (an [`Op32`] from `Eq` to `FGe`) of a narrow
     /// register with the operand holds.
-    Compare(Op, u32, Arg),
+    Compare(Op32, u32, Arg),
     /// Those the previous branch found.
     Previous,
 }
@@ -279,13 +279,13 @@ pub enum WaveKind {
     ReadFirst,
     /// The active lanes folded by an integer operation: `Add`, `Mul`,
     /// `And`, `Or`, `Xor`, `UMin`, `UMax`, `SMin`, `SMax`.
-    Reduce(Op),
+    Reduce(Op32),
     /// The active lanes folded by any two-operand operation in lane order,
     /// from the first active lane's value (`FAdd` for a float sum).
-    Fold(Op),
+    Fold(Op32),
     /// For each lane, the fold (as `Fold`) of the active lanes below it,
     /// or the identity word where there is none.
-    Prefix(Op, u32),
+    Prefix(Op32, u32),
     /// `WaveReadLaneAt`: the lane the second operand names, modulo the
     /// wave size.
     ReadAt,
@@ -874,7 +874,7 @@ impl WaveBuilder {
 
     /// `dst = op(a, b)` (`Select`: `a != 0 ? b : c`) on narrow registers,
     /// on the active lanes only when `masked`.
-    pub fn op(&mut self, op: Op, dst: u32, a: u32, b: Arg, c: Option<u32>, masked: bool) {
+    pub fn op(&mut self, op: Op32, dst: u32, a: u32, b: Arg, c: Option<u32>, masked: bool) {
         let (d, a) = (self.narrow(dst), self.narrow(a));
         let b = match b {
             Arg::Reg(r) => Ok(self.narrow(r)),
@@ -894,7 +894,7 @@ impl WaveBuilder {
                 Err(imm) => Second::Imm(imm),
             };
             match (op, c) {
-                (Op::Select, Some(c)) => dynasm!(self.b.asm; .arch x64
+                (Op32::Select, Some(c)) => dynasm!(self.b.asm; .arch x64
                     ; vmovdqu ymm2, [r12 + c + 32 * k]
                     ; vpxor Ry(TEMP), Ry(TEMP), Ry(TEMP)
                     ; vpcmpeqd Ry(TEMP), Ry(TEMP), ymm0
@@ -912,9 +912,9 @@ impl WaveBuilder {
     /// `masked`: 16-bit operations as 32-bit ones.
     pub fn op_chain(
         &mut self,
-        widen: Option<Op>,
-        op: Op,
-        narrow: Option<(Op, u32)>,
+        widen: Option<Op32>,
+        op: Op32,
+        narrow: Option<(Op32, u32)>,
         [dst, a]: [u32; 2],
         b: Arg,
         masked: bool,
@@ -2226,13 +2226,13 @@ impl WaveBuilder {
 
     /// The active lanes of `a` folded by `op`, in every lane of the
     /// register at `d`, for each wave.
-    fn reduce(&mut self, op: Op, d: i32, a: u32) -> bool {
+    fn reduce(&mut self, op: Op32, d: i32, a: u32) -> bool {
         let identity: u32 = match op {
-            Op::Add | Op::Or | Op::Xor | Op::UMax => 0,
-            Op::Mul => 1,
-            Op::And | Op::UMin => u32::MAX,
-            Op::SMin => i32::MAX as u32,
-            Op::SMax => i32::MIN as u32,
+            Op32::Add | Op32::Or | Op32::Xor | Op32::UMax => 0,
+            Op32::Mul => 1,
+            Op32::And | Op32::UMin => u32::MAX,
+            Op32::SMin => i32::MAX as u32,
+            Op32::SMax => i32::MIN as u32,
             _ => return false,
         };
         let a = self.narrow(a);
@@ -2277,7 +2277,7 @@ impl WaveBuilder {
     /// none gets zeros), in every lane of the register at `d`, for each
     /// wave: each lane's value broadcast and combined with `step`, so the
     /// operation is the one the other code computes.
-    fn fold_lanes(&mut self, op: Op, d: i32, a: u32) {
+    fn fold_lanes(&mut self, op: Op32, d: i32, a: u32) {
         let a = self.narrow(a);
         for s in 0..self.waves() {
             let (top, done) = (
@@ -2314,7 +2314,7 @@ impl WaveBuilder {
     /// For each lane, the active lanes of `a` below it in its wave folded
     /// by `op` in lane order, or `identity` where there is none (a wave
     /// with no active lane gets zeros), into the register at `d`.
-    fn prefix(&mut self, op: Op, identity: u32, d: i32, a: u32) {
+    fn prefix(&mut self, op: Op32, identity: u32, d: i32, a: u32) {
         let a = self.narrow(a);
         let id = self.words([identity; 8]);
         for s in 0..self.waves() {
@@ -2362,17 +2362,17 @@ impl WaveBuilder {
     }
 
     /// `x = op(x, y)` on vector registers.
-    fn fold(&mut self, op: Op, x: u8, y: u8) {
+    fn fold(&mut self, op: Op32, x: u8, y: u8) {
         let asm = &mut self.b.asm;
         match op {
-            Op::Add => dynasm!(asm; .arch x64; vpaddd Ry(x), Ry(x), Ry(y)),
-            Op::Mul => dynasm!(asm; .arch x64; vpmulld Ry(x), Ry(x), Ry(y)),
-            Op::And => dynasm!(asm; .arch x64; vpand Ry(x), Ry(x), Ry(y)),
-            Op::Or => dynasm!(asm; .arch x64; vpor Ry(x), Ry(x), Ry(y)),
-            Op::Xor => dynasm!(asm; .arch x64; vpxor Ry(x), Ry(x), Ry(y)),
-            Op::UMin => dynasm!(asm; .arch x64; vpminud Ry(x), Ry(x), Ry(y)),
-            Op::UMax => dynasm!(asm; .arch x64; vpmaxud Ry(x), Ry(x), Ry(y)),
-            Op::SMin => dynasm!(asm; .arch x64; vpminsd Ry(x), Ry(x), Ry(y)),
+            Op32::Add => dynasm!(asm; .arch x64; vpaddd Ry(x), Ry(x), Ry(y)),
+            Op32::Mul => dynasm!(asm; .arch x64; vpmulld Ry(x), Ry(x), Ry(y)),
+            Op32::And => dynasm!(asm; .arch x64; vpand Ry(x), Ry(x), Ry(y)),
+            Op32::Or => dynasm!(asm; .arch x64; vpor Ry(x), Ry(x), Ry(y)),
+            Op32::Xor => dynasm!(asm; .arch x64; vpxor Ry(x), Ry(x), Ry(y)),
+            Op32::UMin => dynasm!(asm; .arch x64; vpminud Ry(x), Ry(x), Ry(y)),
+            Op32::UMax => dynasm!(asm; .arch x64; vpmaxud Ry(x), Ry(x), Ry(y)),
+            Op32::SMin => dynasm!(asm; .arch x64; vpminsd Ry(x), Ry(x), Ry(y)),
             _ => dynasm!(asm; .arch x64; vpmaxsd Ry(x), Ry(x), Ry(y)),
         }
     }
@@ -2675,7 +2675,7 @@ impl WaveBuilder {
                 ((1u32 << lane) - 1) & !((1u32 << first) - 1)
             }));
             dynasm!(self.b.asm; .arch x64; vpand ymm1, ymm0, [=>below]);
-            self.b.step(Op::CountBits, 3, 1, Second::Imm(0));
+            self.b.step(Op32::CountBits, 3, 1, Second::Imm(0));
             dynasm!(self.b.asm; .arch x64; vmovdqu [r12 + d + 32 * c], ymm3);
         }
         true

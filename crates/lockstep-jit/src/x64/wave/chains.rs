@@ -5,7 +5,7 @@
 //! as the `float` it already holds, without a load or a conversion.
 
 use super::{Arg, WaveBuilder};
-use crate::Op;
+use crate::Op32;
 use crate::x64::{Second, TEMP};
 use dynasmrt::{DynasmApi, dynasm};
 
@@ -13,11 +13,11 @@ use dynasmrt::{DynasmApi, dynasm};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Chain {
     /// Applied to each operand first.
-    pub widen: Option<Op>,
+    pub widen: Option<Op32>,
     /// The operation.
-    pub op: Op,
+    pub op: Op32,
     /// Applied to the result, with its constant second operand.
-    pub narrow: Option<(Op, u32)>,
+    pub narrow: Option<(Op32, u32)>,
     /// The register written.
     pub dst: u32,
     /// The first operand's register.
@@ -91,7 +91,7 @@ impl WaveBuilder {
         };
         self.b.step(chain.op, 3, a, second);
         cache.forget(chain.dst);
-        let rounded = chain.narrow == Some((Op::F32ToF16, 0));
+        let rounded = chain.narrow == Some((Op32::F32ToF16, 0));
         if rounded {
             // The halves, packed: stored widened to words, and read by
             // the chains after as the floats they are.
@@ -116,7 +116,7 @@ impl WaveBuilder {
     }
 
     /// The vector register holding chunk `k` of register `r`, widened.
-    fn operand(&mut self, r: u32, widen: Option<Op>, k: i32, cache: &mut Cache) -> u8 {
+    fn operand(&mut self, r: u32, widen: Option<Op32>, k: i32, cache: &mut Cache) -> u8 {
         let widened = widen.is_some();
         if let Some(s) = cache.find((r, widened)) {
             return s;
