@@ -40,6 +40,10 @@ impl Wave {
         let mut first_misaligned = 0;
         let mut shared: Option<(FindingKind, &'static str, Mask)> = None;
         let mut written: Vec<(u64, u64)> = Vec::new();
+        // A read of the word the lane before read (a uniform load) meets
+        // the tracker as that lane did: one wave's reads of a word leave
+        // it as one read does, so the tracker is asked once.
+        let mut last_read: Option<(u64, bool)> = None;
         for l in self.lanes(w) {
             let at = address(&self.regs, addr, l, w);
             if access != Access::Read
@@ -66,12 +70,24 @@ impl Wave {
                 continue;
             }
             if addr.space == Space::Groupshared {
+                if access == Access::Read
+                    && let Some((before, found)) = last_read
+                    && before == at
+                {
+                    if found && let Some(s) = shared.as_mut() {
+                        s.2 |= 1 << l;
+                    }
+                    continue;
+                }
+                let mut found = false;
                 for word in (at / 4)..(at + u64::from(ty.size())).div_ceil(4) {
                     if let Some((kind, message)) = tracker.access(word * 4, self.index, access) {
                         let lanes = shared.map_or(0, |s| s.2) | 1 << l;
                         shared = Some((kind, message, lanes));
+                        found = true;
                     }
                 }
+                last_read = (access == Access::Read).then_some((at, found));
             }
         }
         if let Space::Resource(id) = addr.space

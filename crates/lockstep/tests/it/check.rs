@@ -283,6 +283,36 @@ fn findings_name_the_lanes() {
         (f.wave_size, f.wave, f.lanes.as_slice()),
         (4, 0, &[3u32][..])
     );
+    // The lanes of the second wave read the word the first wave's lane 0
+    // stores, with no barrier between: each reading lane is named (the
+    // load one word for all of them), at wave size 4.
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+                  groupshared uint g;\n\
+                  [numthreads(8, 1, 1)]\n\
+                  void main(uint gi : SV_GroupIndex)\n\
+                  {\n\
+                      if (gi == 0)\n\
+                          g = 1;\n\
+                      GroupMemoryBarrierWithGroupSync();\n\
+                      if (gi == 0)\n\
+                          g = 2;\n\
+                      if (gi != 6)\n\
+                          Out[gi] = g;\n\
+                  }\n";
+    let (report, text) = check_source(&dir.join("ub.yaml"), "uniform_race.hlsl", source);
+    let f = report
+        .findings
+        .iter()
+        .find(|f| {
+            f.kind == "groupshared-race"
+                && f.location.as_deref().is_some_and(|l| l.contains(":12:"))
+        })
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(
+        (f.wave_size, f.wave, f.lanes.as_slice()),
+        (4, 1, &[0u32, 1, 3][..]),
+        "{text}"
+    );
 }
 
 /// Every example is a correct shader: no finding at any wave size it
