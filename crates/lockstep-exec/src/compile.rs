@@ -231,8 +231,6 @@ impl Program {
     /// wave size: `WaveGetLaneCount` alone differs (the code reports the
     /// wave size), and a `WaveReadLaneAt` whose index may reach past the
     /// lanes both have (it wraps at the wave size) keeps the interpreter.
-    /// A group whose extent depends on the wave size (`[numWaves(n)]`)
-    /// keeps it too.
     pub(crate) fn native_for(
         &self,
         w: usize,
@@ -247,21 +245,21 @@ impl Program {
             128 => (4, NARROW),
             _ => return Err("machine code takes waves of 4 to 128 lanes"),
         };
+        // At 128 the code's one wave is the group: its extent and thread ids
+        // must be those of 64 lanes. At 4 the code lays out the group at
+        // wave size 4 itself (`Native::build`).
         let (ours, theirs) = (self.group.extent(w as u32), self.group.extent(lanes as u32));
-        let fits = ours == theirs
-            && (w < lanes
-                || self.group.threads(w as u32) <= NARROW as u64
-                    && crate::engine::group_thread_ids(ours, w, self.quads)
-                        .iter()
-                        .zip(crate::engine::group_thread_ids(theirs, NARROW, self.quads))
-                        .all(|(a, b)| a.get(..NARROW) == Some(&b[..])));
+        let fits = w < lanes
+            || ours == theirs
+                && self.group.threads(w as u32) <= NARROW as u64
+                && crate::engine::group_thread_ids(ours, w, self.quads)
+                    .iter()
+                    .zip(crate::engine::group_thread_ids(theirs, NARROW, self.quads))
+                    .all(|(a, b)| a.get(..NARROW) == Some(&b[..]));
         if !fits {
-            return Err(match w {
-                4 => {
-                    "the group's extent depends on the wave size: the interpreter runs waves of 4 lanes"
-                }
-                _ => "machine code takes waves of 128 lanes where a group has at most 64 threads",
-            });
+            return Err(
+                "machine code takes waves of 128 lanes where a group has at most 64 threads",
+            );
         }
         self.native[slot]
             .get_or_init(|| crate::native::Native::build(self, lanes, w))

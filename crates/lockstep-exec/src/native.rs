@@ -759,7 +759,10 @@ impl Native {
         let mut b = WaveBuilder::new(width, wave, &classes, &input_regs, p.barriers).ok_or(
             "machine code takes waves of 8 to 64 lanes on CPUs with AVX2, POPCNT and BMI1",
         )?;
-        if crate::engine::in_blocks(p.group.extent(wave as u32), p.quads) {
+        // The group's shape at the dispatch's wave size: at wave size 4,
+        // each 4 threads of it fill the first lanes of a wave of 8.
+        let shape = lanes.min(wave) as u32;
+        if crate::engine::in_blocks(p.group.extent(shape), p.quads) {
             b.quad_rows();
         }
         b.report_lane_count(lanes);
@@ -772,9 +775,9 @@ impl Native {
             labels: vec![None; p.code.len() + 1],
             callouts: Vec::new(),
             strides: std::collections::HashMap::new(),
-            consecutive: consecutive::address_strides(p, wave),
+            consecutive: consecutive::address_strides(p, shape as usize),
             costly: false,
-            pass_threads: (width / wave) as u64 * p.group.threads(wave as u32),
+            pass_threads: (width / wave) as u64 * p.group.threads(shape),
             copy_wide: widths,
             constants: p.constants.iter().map(|&(r, bits)| (r.0, bits)).collect(),
             holds: held_resources(p),

@@ -585,8 +585,8 @@ void main(uint3 gt : SV_GroupThreadID, uint t : SV_GroupIndex)
 /// four never exist: `WaveGetLaneCount` still 4, and every wave operation,
 /// groupshared memory across the 16 waves of a group, quads and
 /// consecutive stores agree with the interpreter and with values derived
-/// by hand. A lane read at an index that may be 4 or more, or a group
-/// whose extent follows the wave size, keeps the interpreter.
+/// by hand, in groups fixed in threads or in waves. A lane read at an
+/// index that may be 4 or more keeps the interpreter.
 #[test]
 fn waves_of_four_run_as_machine_code() {
     let source = r#"
@@ -642,10 +642,12 @@ void main(uint3 id : SV_DispatchThreadID, uint t : SV_GroupIndex)
         }
     }
     // Two dimensions: each wave one 2 x 2 quad of the group's 8 x 8
-    // threads; and rows of a 16 x 4 group stored consecutively.
+    // threads; rows of a 16 x 4 group stored consecutively; and a group of
+    // two waves whatever their size (`[numWaves(2)]`: 8 threads here).
     for body in [
         "[numthreads(8, 8, 1)] void main(uint3 gt : SV_GroupThreadID, uint t : SV_GroupIndex) { Out[t] = QuadReadAcrossY(gt.x + 16u * gt.y) + 1000u * WaveGetLaneIndex() + WavePrefixCountBits(gt.x > 2u); }",
         "[numthreads(16, 4, 1)] void main(uint3 id : SV_DispatchThreadID) { Out[id.y * 16u + id.x] = id.x * 3u + WaveActiveMin(id.y + id.x); }",
+        "[numWaves(2)] void main(uint3 g : SV_GroupID) { Out[g.x * 8u + GetGroupWaveIndex() * 4u + WaveGetLaneIndex()] = WaveActiveSum(g.x + WaveGetLaneIndex()) + 100u * GetGroupWaveCount(); }",
     ] {
         let shader = compile(
             &format!("RWStructuredBuffer<uint> Out : register(u0);\n{body}"),
@@ -661,7 +663,6 @@ void main(uint3 id : SV_DispatchThreadID, uint t : SV_GroupIndex)
     for body in [
         "[numthreads(64, 1, 1)] void main(uint t : SV_GroupIndex) { Out[t] = WaveReadLaneAt(t, 5u); }",
         "[numthreads(64, 1, 1)] void main(uint t : SV_GroupIndex) { Out[t] = WaveReadLaneAt(t, t); }",
-        "[numWaves(2)] void main(uint3 g : SV_GroupID) { Out[g.x * 8u + GetGroupWaveIndex() * 4u + WaveGetLaneIndex()] = WaveActiveSum(g.x); }",
     ] {
         let shader = compile(
             &format!("RWStructuredBuffer<uint> Out : register(u0);\n{body}"),
