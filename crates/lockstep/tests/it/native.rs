@@ -567,15 +567,24 @@ void main(uint3 gt : SV_GroupThreadID, uint t : SV_GroupIndex)
     );
     agreeing(&quads, &one, 128);
     // What keeps the interpreter.
-    for body in [
-        "[numthreads(64, 1, 1)] void main(uint t : SV_GroupIndex) { Out[t] = WaveReadLaneAt(t, 100u); }",
-        "[numthreads(128, 1, 1)] void main(uint t : SV_GroupIndex) { Out[t] = WaveActiveSum(t); }",
-    ] {
+    interpreted_at(
+        128,
+        &[
+            "[numthreads(64, 1, 1)] void main(uint t : SV_GroupIndex) { Out[t] = WaveReadLaneAt(t, 100u); }",
+            "[numthreads(128, 1, 1)] void main(uint t : SV_GroupIndex) { Out[t] = WaveActiveSum(t); }",
+        ],
+    );
+}
+
+/// Each of `bodies` (after a `RWStructuredBuffer<uint> Out`) keeps the
+/// interpreter at wave size `w`, with a reason.
+fn interpreted_at(w: u32, bodies: &[&str]) {
+    for body in bodies {
         let shader = compile(
             &format!("RWStructuredBuffer<uint> Out : register(u0);\n{body}"),
             &CompileOptions::default(),
         );
-        let report = shader.program.engine_report(128, lockstep::Engine::Native);
+        let report = shader.program.engine_report(w, lockstep::Engine::Native);
         assert!(!report.native, "{body}");
         assert!(report.reason.is_some(), "{body}");
     }
@@ -660,18 +669,13 @@ void main(uint3 id : SV_DispatchThreadID, uint t : SV_GroupIndex)
         agreeing(&shader, &one, 4);
     }
     // What keeps the interpreter.
-    for body in [
-        "[numthreads(64, 1, 1)] void main(uint t : SV_GroupIndex) { Out[t] = WaveReadLaneAt(t, 5u); }",
-        "[numthreads(64, 1, 1)] void main(uint t : SV_GroupIndex) { Out[t] = WaveReadLaneAt(t, t); }",
-    ] {
-        let shader = compile(
-            &format!("RWStructuredBuffer<uint> Out : register(u0);\n{body}"),
-            &CompileOptions::default(),
-        );
-        let report = shader.program.engine_report(4, lockstep::Engine::Native);
-        assert!(!report.native, "{body}");
-        assert!(report.reason.is_some(), "{body}");
-    }
+    interpreted_at(
+        4,
+        &[
+            "[numthreads(64, 1, 1)] void main(uint t : SV_GroupIndex) { Out[t] = WaveReadLaneAt(t, 5u); }",
+            "[numthreads(64, 1, 1)] void main(uint t : SV_GroupIndex) { Out[t] = WaveReadLaneAt(t, t); }",
+        ],
+    );
 }
 
 /// Stores to arrays of structures: whole chunks, chunks with some lanes
