@@ -48,7 +48,7 @@ fn value(s: Scalar) -> Value {
         ScalarType::UInt16 | ScalarType::UInt32 | ScalarType::UInt64 => {
             Value::Int(i128::from(bits))
         }
-        ScalarType::Float16 => Value::Float(f64::from(f16_to_f32(bits as u16))),
+        ScalarType::Float16 => Value::Float(f64::from(lockstep_wave::ops::f16tof32(bits as u32))),
         ScalarType::Float32 => Value::Float(f64::from(f32::from_bits(bits as u32))),
         ScalarType::Float64 => Value::Float(f64::from_bits(bits)),
     }
@@ -61,6 +61,9 @@ fn scalar(v: Value, ty: ScalarType) -> Scalar {
         (Value::Float(f), ScalarType::Bool) => u64::from(f != 0.0),
         (Value::Int(i), t) if t.is_integer() => (i as u64) & mask(t.bits()),
         (Value::Float(f), t) if t.is_integer() => float_to_int_bits(f, t),
+        // Rounded once, as the engine converts (`i as f64` first would
+        // round a 64-bit integer twice).
+        (Value::Int(i), ScalarType::Float32) => u64::from((i as f32).to_bits()),
         (Value::Int(i), t) => float_bits(i as f64, t),
         (Value::Float(f), t) => float_bits(f, t),
     };
@@ -79,9 +82,11 @@ fn float_to_int_bits(f: f64, t: ScalarType) -> u64 {
     (v as u64) & mask(t.bits())
 }
 
+/// `f`'s bits in float type `t`, rounded once to nearest even, with
+/// `lockstep-wave`'s conversions (a NaN keeps what of its payload fits).
 fn float_bits(f: f64, t: ScalarType) -> u64 {
     match t {
-        ScalarType::Float16 => u64::from(f32_to_f16(f as f32)),
+        ScalarType::Float16 => u64::from(lockstep_wave::convert::<half::f16, f64>(f).to_bits()),
         ScalarType::Float32 => u64::from((f as f32).to_bits()),
         _ => f.to_bits(),
     }
@@ -90,60 +95,6 @@ fn float_bits(f: f64, t: ScalarType) -> u64 {
 /// Converts a constant to another scalar type (`!= 0` for bool).
 pub(crate) fn convert_scalar(s: Scalar, ty: ScalarType) -> Scalar {
     scalar(value(s), ty)
-}
-
-/// binary16 bits to f32 (exact).
-pub(crate) fn f16_to_f32(h: u16) -> f32 {
-    let sign = u32::from(h >> 15) << 31;
-    let exp = u32::from((h >> 10) & 0x1f);
-    let frac = u32::from(h & 0x3ff);
-    let bits = match (exp, frac) {
-        (0, 0) => sign,
-        (0, _) => {
-            // Subnormal: normalize into an f32.
-            let value = frac as f32 / 1024.0 / 16384.0;
-            return if sign != 0 { -value } else { value };
-        }
-        (0x1f, 0) => sign | 0x7f80_0000,
-        (0x1f, _) => sign | 0x7fc0_0000 | (frac << 13),
-        _ => sign | ((exp + 112) << 23) | (frac << 13),
-    };
-    f32::from_bits(bits)
-}
-
-/// f32 to binary16 bits, rounding to nearest even.
-pub(crate) fn f32_to_f16(f: f32) -> u16 {
-    let bits = f.to_bits();
-    let sign = ((bits >> 16) & 0x8000) as u16;
-    let exp = ((bits >> 23) & 0xff) as i32;
-    let frac = bits & 0x7f_ffff;
-    if exp == 0xff {
-        return sign | 0x7c00 | if frac != 0 { 0x200 } else { 0 };
-    }
-    let e = exp - 127 + 15;
-    if e >= 0x1f {
-        return sign | 0x7c00;
-    }
-    if e <= 0 {
-        if e < -10 {
-            return sign;
-        }
-        let m = frac | 0x80_0000;
-        let shift = (14 - e) as u32;
-        let half = 1u32 << (shift - 1);
-        let rest = m & ((1u32 << shift) - 1);
-        let mut out = m >> shift;
-        if rest > half || (rest == half && out & 1 == 1) {
-            out += 1;
-        }
-        return sign | out as u16;
-    }
-    let mut out = ((e as u32) << 10) | (frac >> 13);
-    let rest = frac & 0x1fff;
-    if rest > 0x1000 || (rest == 0x1000 && out & 1 == 1) {
-        out += 1;
-    }
-    sign | out as u16
 }
 
 /// Folds `e` to its flattened constant components, if it is constant.

@@ -846,3 +846,46 @@ fn unnamed_enums_and_template_and_qualifier_errors() {
         "{text}"
     );
 }
+
+/// Conversions the compiler folds round as the engine's run-time ones do,
+/// once: a `double` literal to `half` (via `float` it would round twice,
+/// to a tie, and then to even) and a 64-bit integer to `float` (via
+/// `double`, the same).
+#[test]
+fn folded_conversions_round_once() {
+    let source = r#"
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main()
+{
+    // 1 + 2^-11 + 2^-40: just past half of half's step above 1.
+    Out[0] = asuint((float)(half)1.00048828125000090949);
+    Out[1] = asuint((float)(half)asdouble(In[0], In[1]));
+    // 2^53 + 2^29 + 1: just past half of float's step above 2^53.
+    Out[2] = asuint((float)(uint64_t)9007199791611905);
+    Out[3] = asuint((float)((uint64_t(In[3]) << 32) | In[2]));
+}
+"#;
+    let opts = CompileOptions {
+        enable_16bit_types: true,
+        ..CompileOptions::default()
+    };
+    let shader = crate::harness::compile(source, &opts);
+    let x = (1.0f64 + 2f64.powi(-11) + 2f64.powi(-40)).to_bits();
+    let n: u64 = (1 << 53) + (1 << 29) + 1;
+    let input = vec![x as u32, (x >> 32) as u32, n as u32, (n >> 32) as u32];
+    let out = crate::harness::run_compiled(
+        &shader,
+        [1, 1, 1],
+        &[
+            buf("In", Kind::StructuredBuffer, 0, input),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 4]),
+        ],
+        8,
+    );
+    // Rounded up: 1 + 2^-10, and 2^53 + 2^30.
+    let up = (1.0f32 + 2f32.powi(-10)).to_bits();
+    let big = (2f32.powi(53) + 2f32.powi(30)).to_bits();
+    assert_eq!(out[1], [up, up, big, big]);
+}
