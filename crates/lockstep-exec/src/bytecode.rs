@@ -528,6 +528,10 @@ pub enum Inst {
     },
     /// Group barrier: the wave waits until every wave of the group arrives.
     Barrier,
+    /// A memory fence with no group sync (`DeviceMemoryBarrier()` and the
+    /// like): the wave goes on; the updates its worker holds become
+    /// visible to other workers.
+    Fence,
     /// Checked mode only: reports active lanes whose integer divisor is 0.
     CheckDivisor {
         divisor: Reg,
@@ -729,6 +733,7 @@ macro_rules! each_reg {
             | Inst::Continue { .. }
             | Inst::Return { .. }
             | Inst::Barrier
+            | Inst::Fence
             | Inst::Exit => {}
         }
     }};

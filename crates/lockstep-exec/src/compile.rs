@@ -1006,7 +1006,13 @@ impl<'m> Compiler<'m> {
             }
             Stmt::Barrier(flags) => {
                 self.span = self.call_span.unwrap_or(flags.span);
-                self.emit(Inst::Barrier);
+                // A fence alone orders memory, which every access here sees
+                // at once; only a group sync makes the waves wait.
+                self.emit(if flags.group_sync {
+                    Inst::Barrier
+                } else {
+                    Inst::Fence
+                });
             }
         }
         Ok(false)

@@ -1360,6 +1360,11 @@ impl Wave {
                         return Ok(());
                     }
                 }
+                Inst::Fence => {
+                    if self.cur != 0 {
+                        deferred.apply(ctx.resources, None);
+                    }
+                }
                 Inst::Exit => {
                     self.status = Status::Done;
                     return Ok(());

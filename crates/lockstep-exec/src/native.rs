@@ -1566,6 +1566,10 @@ impl Translator<'_> {
                 // no lane reaches is passed, as in the interpreter).
                 Inst::Barrier if self.b.barrier() => {}
                 Inst::Barrier => return Some(Err("a barrier outside a program with turns")),
+                // The updates the code holds are on memory nothing else in
+                // the program reads (`HeldSite`): there is nothing to
+                // publish.
+                Inst::Fence => {}
                 Inst::CheckDivisor { .. }
                 | Inst::CheckDiscardedRead { .. }
                 | Inst::Uninitialized { .. } => return None,

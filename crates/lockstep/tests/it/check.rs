@@ -1015,3 +1015,55 @@ void main(uint3 id : SV_DispatchThreadID, uint3 gid : SV_GroupID, uint gi : SV_G
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A memory fence with no group sync (`DeviceMemoryBarrier`,
+/// `GroupMemoryBarrier`, `AllMemoryBarrier`), legal in a branch, holds no
+/// wave back: the other waves stay at the group barrier they wait at until
+/// every wave reaches it. Every thread then reads the flag thread 63 set,
+/// at every wave size, and the check finds nothing.
+#[test]
+fn fences_in_branches_are_not_group_barriers() {
+    for fence in [
+        "DeviceMemoryBarrier",
+        "GroupMemoryBarrier",
+        "AllMemoryBarrier",
+    ] {
+        let source = format!(
+            "RWStructuredBuffer<uint> Out : register(u0);\n\
+             groupshared uint flag;\n\
+             [numthreads(64, 1, 1)]\n\
+             void main(uint gi : SV_GroupIndex)\n\
+             {{\n\
+                 if (gi == 0)\n\
+                     flag = 0;\n\
+                 GroupMemoryBarrierWithGroupSync();\n\
+                 if (gi == 63) {{\n\
+                     Out[0] = 5;\n\
+                     {fence}();\n\
+                     flag = 1;\n\
+                 }}\n\
+                 GroupMemoryBarrierWithGroupSync();\n\
+                 Out[gi] = flag + (gi == 0 ? Out[0] : 0);\n\
+             }}\n"
+        );
+        for w in [4, 8, 32, 64] {
+            let out = crate::harness::run_words(
+                &source,
+                [1, 1, 1],
+                &[crate::harness::buf(
+                    "Out",
+                    lockstep::pipeline::Kind::RwStructuredBuffer,
+                    0,
+                    vec![0; 64],
+                )],
+                w,
+            );
+            let mut want = vec![1u32; 64];
+            want[0] = 6;
+            assert_eq!(out[0], want, "{fence} at wave size {w}");
+        }
+        let dir = repo().join("tests/check");
+        let (report, text) = check_source(&dir.join("ub.yaml"), "fence.hlsl", &source);
+        assert!(report.is_clean(), "{fence}:\n{text}");
+    }
+}
