@@ -73,7 +73,7 @@ impl Sema<'_> {
         };
         let inputs = inputs.into_iter().map(|(input, _)| input).collect();
         let function = self.function_id(idx);
-        self.check_derivative_group(group, decl.name.span);
+        self.check_derivative_group(function, group, decl.name.span);
         // SM 6.6 defines compute quads in group-thread space.
         let quads = match group {
             ir::GroupShape::Threads([x, y, _])
@@ -95,9 +95,16 @@ impl Sema<'_> {
         });
     }
 
-    /// Derivatives in a compute shader (SM 6.6) need quads: numthreads X
-    /// and Y even, or X a multiple of 4 with Y = Z = 1.
-    fn check_derivative_group(&mut self, group: ir::GroupShape, at: lockstep_syntax::Span) {
+    /// Derivatives that the entry point reaches, in a compute shader (SM
+    /// 6.6), need quads: numthreads X and Y even, or X a multiple of 4 with
+    /// Y = Z = 1. (Functions it never calls do not count, nor the library's
+    /// explicit-LOD samples beside an implicit one.)
+    fn check_derivative_group(
+        &mut self,
+        entry: ir::FunctionId,
+        group: ir::GroupShape,
+        at: lockstep_syntax::Span,
+    ) {
         let ir::GroupShape::Threads([x, y, z]) = group else {
             return;
         };
@@ -105,8 +112,8 @@ impl Sema<'_> {
             return;
         }
         let uses = self
-            .called
-            .keys()
+            .reachable(entry)
+            .into_iter()
             .filter_map(|id| self.module.functions.get(id.index()))
             .any(|f| takes_derivatives(&f.name) && self.opts.shader_model >= (6, 6));
         if uses {

@@ -82,7 +82,10 @@ impl Sema<'_> {
     }
 
     /// The functions `root` calls, directly or not, itself included.
-    fn reachable(&self, root: ir::FunctionId) -> std::collections::HashSet<ir::FunctionId> {
+    pub(crate) fn reachable(
+        &self,
+        root: ir::FunctionId,
+    ) -> std::collections::HashSet<ir::FunctionId> {
         let mut seen = std::collections::HashSet::from([root]);
         let mut stack = vec![root];
         while let Some(f) = stack.pop() {

@@ -252,6 +252,31 @@ fn sm66_sample_takes_the_level_from_the_quad() {
         text.contains("numthreads(3, 1, 1) makes none (X and Y must be even, or X a multiple of 4 with Y = Z = 1)"),
         "{text}"
     );
+    // Derivatives the entry point reaches through a function of its own
+    // count; explicit-LOD sampling, gathers and functions it never calls
+    // do not.
+    let derivatives = |body: &str| {
+        diagnostics(
+            &format!(
+                "Texture2D<float> T;\nSamplerState S;\nRWStructuredBuffer<float4> Out;\n\
+                 float Edge(float x) {{ return fwidth(x); }}\n\
+                 float Unused(float2 uv) {{ return T.Sample(S, uv) + ddx(uv.x); }}\n\
+                 [numthreads(1, 64, 1)]\nvoid main(uint3 id : SV_DispatchThreadID) {{ {body} }}\n"
+            ),
+            &CompileOptions::default(),
+        )
+        .contains("makes none")
+    };
+    assert!(derivatives("Out[id.y] = Edge(id.y);"));
+    assert!(derivatives("Out[id.y] = T.Sample(S, float2(0, id.y));"));
+    for body in [
+        "Out[id.y] = T.SampleLevel(S, float2(0.5, id.y / 64.0), 0);",
+        "Out[id.y] = T.GatherRed(S, float2(0.5, id.y / 64.0));",
+        "Out[id.y] = T.SampleGrad(S, float2(0.5, id.y / 64.0), float2(1, 0), float2(0, 1));",
+        "Out[id.y] = T.Load(int3(0, id.y, 0));",
+    ] {
+        assert!(!derivatives(body), "{body}");
+    }
 }
 
 /// `Gather` returns the four texels linear filtering would weigh, from
