@@ -138,17 +138,30 @@ impl Sema<'_> {
     }
 
     fn lower_local_decl(&mut self, v: &ast::VarDecl, out: &mut Vec<ir::Stmt>) {
-        for storage in &v.storage {
-            if matches!(storage.name.as_str(), "static" | "groupshared") {
-                self.error(
-                    storage.span,
-                    format!("'{}' local variables are not supported", storage.name),
-                );
-                return;
-            }
-        }
         let is_const = v.storage.iter().any(|s| s.name == "const")
             || crate::types::has_modifier(&v.ty, "const");
+        for storage in &v.storage {
+            // A `static const` local holds the same value at every call:
+            // a `const` local initialized where it is declared.
+            match storage.name.as_str() {
+                "static" if is_const => {}
+                "static" => {
+                    self.error(
+                        storage.span,
+                        "not supported: 'static' local variables that are not 'const' (their value would outlive the call); declare it 'static' at file scope",
+                    );
+                    return;
+                }
+                "groupshared" => {
+                    self.error(
+                        storage.span,
+                        "'groupshared' variables must be declared at file scope",
+                    );
+                    return;
+                }
+                _ => {}
+            }
+        }
         // A declaration that fails leaves its names quiet: their uses
         // would only repeat the error.
         let quiet = |this: &mut Self, names: &mut dyn Iterator<Item = &ast::Declarator>| {

@@ -889,3 +889,29 @@ void main()
     let big = (2f32.powi(53) + 2f32.powi(30)).to_bits();
     assert_eq!(out[1], [up, up, big, big]);
 }
+
+/// A `static const` table inside a function, as filter weights are often
+/// written, holds its values at every call.
+#[test]
+fn static_const_locals_are_tables() {
+    let source = r#"
+RWStructuredBuffer<float> Out : register(u0);
+float Gauss(uint i) {
+    static const float kWeights[3] = { 0.25, 0.5, 0.25 };
+    return kWeights[i];
+}
+[numthreads(3, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    static const uint kScale = 4;
+    Out[id.x] = Gauss(id.x) * kScale + Gauss(2 - id.x);
+}
+"#;
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 3])],
+        8,
+    );
+    let want: Vec<u32> = [1.25f32, 2.5, 1.25].iter().map(|f| f.to_bits()).collect();
+    assert_eq!(out[0], want);
+}
