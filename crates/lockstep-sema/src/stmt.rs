@@ -261,6 +261,27 @@ impl Sema<'_> {
             );
             return None;
         };
+        let heap = match &init.kind {
+            ast::ExprKind::Index { base, .. } => match &base.kind {
+                ast::ExprKind::Ident(id)
+                    if matches!(
+                        id.name.as_str(),
+                        "ResourceDescriptorHeap" | "SamplerDescriptorHeap"
+                    ) =>
+                {
+                    Some(id.name.clone())
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(heap) = heap {
+            self.error(
+                init.span,
+                format!("not supported: '{heap}' (SM 6.6 dynamic resources); bind the resource with a register instead"),
+            );
+            return None;
+        }
         let Some(info) = self.resource_of(init) else {
             self.error(
                 init.span,

@@ -39,6 +39,26 @@ fn unknown_intrinsic() {
     );
 }
 
+/// Constructs Lockstep does not implement are errors that name them.
+#[test]
+fn unsupported_constructs_are_named() {
+    check(
+        "RWStructuredBuffer<uint> Out;\n[numthreads(1,1,1)]\nvoid main() {\n    RWStructuredBuffer<uint> b = ResourceDescriptorHeap[0];\n    static uint calls = 0;\n}\n",
+        expect![[r#"
+            test.hlsl:4:34: error: not supported: 'ResourceDescriptorHeap' (SM 6.6 dynamic resources); bind the resource with a register instead
+              |
+            4 |     RWStructuredBuffer<uint> b = ResourceDescriptorHeap[0];
+              |                                  ^^^^^^^^^^^^^^^^^^^^^^^^^
+
+            test.hlsl:5:5: error: not supported: 'static' local variables that are not 'const' (their value would outlive the call); declare it 'static' at file scope
+              |
+            5 |     static uint calls = 0;
+              |     ^^^^^^
+
+        "#]],
+    );
+}
+
 #[test]
 fn wrong_argument_type() {
     check(
