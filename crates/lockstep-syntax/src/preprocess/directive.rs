@@ -590,6 +590,17 @@ impl Preprocessor<'_> {
             });
             return;
         }
+        // Column-major packing is the default; row-major by default would
+        // change every matrix's layout, silently, if ignored.
+        if args.first().is_some_and(|t| t.is_ident("pack_matrix")) {
+            if args.iter().any(|t| t.is_ident("row_major")) {
+                self.error(
+                    span,
+                    "not supported: #pragma pack_matrix(row_major) (row-major matrix packing by default); write 'row_major' on the matrix declarations",
+                );
+            }
+            return;
+        }
         self.diags.push(Diagnostic::note(span, "pragma ignored"));
     }
 }
