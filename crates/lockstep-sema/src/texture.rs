@@ -76,9 +76,11 @@ impl Sema<'_> {
         Some(self.load(root, Vec::new(), info.element, span))
     }
 
-    /// `tex.Load(location)`: for read-only textures the location's last
-    /// component is the mip level (`Texture2D.Load(int3(x, y, mip))`); RW
-    /// textures have no level (`RWTexture2D.Load(int2(x, y))`).
+    /// `tex.Load(location[, offset])`: for read-only textures the
+    /// location's last component is the mip level
+    /// (`Texture2D.Load(int3(x, y, mip))`), and an integer offset may move
+    /// the texel (not the array slice); RW textures have no level
+    /// (`RWTexture2D.Load(int2(x, y))`).
     pub fn texture_load(
         &mut self,
         info: ResourceInfo,
@@ -86,12 +88,17 @@ impl Sema<'_> {
         span: Span,
     ) -> Option<TExpr> {
         let n = info.kind.texture_coords()?;
-        let [location] = args else {
-            self.wrong_arg_count("Load", &[1], args.len(), span);
-            return None;
+        let with_level = !info.kind.is_writable();
+        let (location, offset) = match args {
+            [location] => (location, None),
+            [location, offset] if with_level => (location, Some(offset)),
+            _ => {
+                let counts: &[usize] = if with_level { &[1, 2] } else { &[1] };
+                self.wrong_arg_count("Load", counts, args.len(), span);
+                return None;
+            }
         };
         let l = self.lower_value(location)?;
-        let with_level = !info.kind.is_writable();
         let m = n + u8::from(with_level);
         let extra = if with_level { ", mip level" } else { "" };
         self.expect_components(info, &l, m, "location", extra, location.span)?;
@@ -115,7 +122,10 @@ impl Sema<'_> {
         self.hoist(&mut boxed, &mut setup, location.span);
         let l = *boxed;
         let level_zero = self.component_is_zero(&l, u32::from(n));
-        let coord = self.components(l.clone(), 0..n);
+        let mut coord = self.components(l.clone(), 0..n);
+        if let Some(offset) = offset {
+            coord = self.offset_texel(info.kind, l.clone(), coord, offset)?;
+        }
         let coord = self.reinterpret_unsigned(coord);
         let level = if level_zero {
             None
@@ -300,6 +310,49 @@ impl Sema<'_> {
         } else {
             self.intern(Type::Vector(s, n))
         }
+    }
+
+    /// `coord` (the first components of `location`) moved by the integer
+    /// `offset`, which has one component per dimension of the texel (the
+    /// slice of an array does not move).
+    fn offset_texel(
+        &mut self,
+        kind: ir::ResourceKind,
+        location: ir::Expr,
+        coord: ir::Expr,
+        offset: &ast::Expr,
+    ) -> Option<ir::Expr> {
+        let n = kind.texture_coords()?;
+        let spatial = if kind == ir::ResourceKind::Texture2DArray {
+            2
+        } else {
+            n
+        };
+        let o = self.lower_value(offset)?;
+        let int_ty = self.int_vector(ScalarType::Int32, spatial);
+        let o = self.coerce(o, int_ty, offset.span)?;
+        let moved_part = if spatial == n {
+            coord
+        } else {
+            self.components(location.clone(), 0..spatial)
+        };
+        let moved = self.binary_values(
+            ast::BinaryOp::Add,
+            TExpr::of(moved_part),
+            TExpr::of(o),
+            offset.span,
+        )?;
+        if spatial == n {
+            return Some(moved.e);
+        }
+        let slice = self.components(location, spatial..n);
+        let ty = self.int_vector(ScalarType::Int32, n);
+        let span = moved.e.span;
+        Some(ir::Expr {
+            kind: ExprKind::Construct(vec![moved.e, slice]),
+            ty,
+            span,
+        })
     }
 
     /// Components `range` of a signed vector (a scalar when one).

@@ -596,3 +596,56 @@ fn textures_as_png() {
         "buffer 'I' holds Int32 values: a PNG is written from float texels"
     );
 }
+
+/// `Load(location, offset)` moves the texel by the offset, not the array
+/// slice; a texel moved out of the texture reads 0.
+#[test]
+fn load_takes_an_offset() {
+    // 4×3 texels in 2 slices; texel (x, y, s) holds 100s + 10y + x + 1.
+    let source = r#"
+Texture2D<float> Tex : register(t0);
+Texture2DArray<float> Layers : register(t1);
+RWStructuredBuffer<float> Out : register(u0);
+[numthreads(4, 3, 2)]
+void main(uint3 id : SV_GroupThreadID, uint gi : SV_GroupIndex)
+{
+    Out[gi * 2] = Tex.Load(int3(id.xy, 0), int2(1, -1));
+    Out[gi * 2 + 1] = Layers.Load(int4(id, 0), int2(-1, 0));
+}
+"#;
+    let texel = |x: i32, y: i32, s: i32| -> f32 {
+        if (0..4).contains(&x) && (0..3).contains(&y) {
+            (100 * s + 10 * y + x + 1) as f32
+        } else {
+            0.0
+        }
+    };
+    let flat: Vec<f32> = (0..2)
+        .flat_map(|s| (0..3).flat_map(move |y| (0..4).map(move |x| texel(x, y, s))))
+        .collect();
+    let buffers = format!(
+        "  - Name: Tex\n    Format: Float32\n    OutputProps: {{ Width: 4, Height: 3 }}\n    Data: {}\n  - Name: Layers\n    Format: Float32\n    OutputProps: {{ Width: 4, Height: 3, Depth: 2 }}\n    Data: {}\n  - Name: Out\n    Format: Float32\n    FillSize: 192\n    FillValue: -1\n",
+        list(&flat[..12]),
+        list(&flat)
+    );
+    let yaml = pipeline_yaml(
+        [1, 1, 1],
+        &buffers,
+        &[
+            ("Tex", "Texture2D", 0),
+            ("Layers", "Texture2DArray", 1),
+            ("Out", "RWStructuredBuffer", 0),
+        ],
+    );
+    let mut want = Vec::new();
+    for s in 0..2 {
+        for y in 0..3 {
+            for x in 0..4 {
+                want.extend([texel(x + 1, y - 1, 0), texel(x - 1, y, s)]);
+            }
+        }
+    }
+    for w in [4, 8, 32] {
+        assert_eq!(floats(&run(source, &yaml, w)[2]), want, "wave size {w}");
+    }
+}
