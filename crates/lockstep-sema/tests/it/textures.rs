@@ -132,7 +132,7 @@ fn texture_diagnostics() {
             float c = ta[id.xy];
             float d = t.Load(int2(id.xy));
             uint e = rw.Load(int2(1, 0));
-            float f = t.Load(int3(0, 0, 0), int2(1, 1));
+            float f = t.Load(int3(0, 0, 0), int2(1, 1), w);
             t[id.xy] = 1;
             uint w, h, levels;
             t.GetDimensions(w);
@@ -148,7 +148,7 @@ fn texture_diagnostics() {
             11:30: error: the location of 'Texture2D<float>' must have 3 components (x, y, mip level), but has type 'int2'
             12:30: error: the location of 'RWTexture1D<uint>' must have 1 component (x), but has type 'int2'
             13:23: error: no matching function for call to 'Load'
-              note: candidate function not viable: requires 1 argument, but 2 were provided
+              note: candidate function not viable: requires 1 or 2 arguments, but 3 were provided
             14:13: error: cannot assign to a read-only resource
             16:13: error: no matching function for call to 'GetDimensions'
               note: candidate function not viable: requires 2 or 4 arguments, but 1 was provided
