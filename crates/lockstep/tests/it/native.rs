@@ -561,11 +561,7 @@ void main(uint3 gt : SV_GroupThreadID, uint t : SV_GroupIndex)
 "#,
         &CompileOptions::default(),
     );
-    let one = pipeline(
-        [1, 1, 1],
-        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 64])],
-    );
-    agreeing(&quads, &one, 128);
+    agreeing_in_one_group(&quads, 128);
     // What keeps the interpreter.
     interpreted_at(
         128,
@@ -574,6 +570,15 @@ void main(uint3 gt : SV_GroupThreadID, uint t : SV_GroupIndex)
             "[numthreads(128, 1, 1)] void main(uint t : SV_GroupIndex) { Out[t] = WaveActiveSum(t); }",
         ],
     );
+}
+
+/// [`agreeing`] for one group writing a 64-word `Out`.
+fn agreeing_in_one_group(shader: &lockstep::Shader, w: u32) {
+    let one = pipeline(
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 64])],
+    );
+    agreeing(shader, &one, w);
 }
 
 /// Each of `bodies` (after a `RWStructuredBuffer<uint> Out`) keeps the
@@ -662,11 +667,7 @@ void main(uint3 id : SV_DispatchThreadID, uint t : SV_GroupIndex)
             &format!("RWStructuredBuffer<uint> Out : register(u0);\n{body}"),
             &CompileOptions::default(),
         );
-        let one = pipeline(
-            [1, 1, 1],
-            &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 64])],
-        );
-        agreeing(&shader, &one, 4);
+        agreeing_in_one_group(&shader, 4);
     }
     // What keeps the interpreter.
     interpreted_at(
