@@ -813,6 +813,45 @@ impl Inst {
         }
     }
 
+    /// Calls `f` on each register the instruction reads.
+    pub(crate) fn for_each_read(&self, mut f: impl FnMut(u32)) {
+        match *self {
+            Inst::Uninitialized { .. } | Inst::Const { .. } | Inst::Query { .. } => {}
+            Inst::Wave { op, a, b, .. } => {
+                let [reads_a, reads_b] = wave_operands(op);
+                if reads_a {
+                    f(a.0);
+                }
+                if reads_b {
+                    f(b.0);
+                }
+            }
+            Inst::Wave4 { a, .. } => f(a.0),
+            Inst::Atomic { addr, a, b, .. } => {
+                if let Some(r) = addr.dynamic {
+                    f(r.0);
+                }
+                f(a.0);
+                f(b.0);
+            }
+            Inst::Gather {
+                base, delta, limit, ..
+            } => {
+                f(delta.0);
+                (base.0..base.0.saturating_add(limit)).for_each(f);
+            }
+            _ => {
+                // The destination comes first, where there is one.
+                let mut skip = self.single_dst().is_some();
+                self.for_each_reg_ref(|r| {
+                    if !std::mem::take(&mut skip) {
+                        f(r.0);
+                    }
+                });
+            }
+        }
+    }
+
     /// Whether the instruction may write a register in `regs`.
     pub(crate) fn writes_in(&self, regs: std::ops::Range<u32>) -> bool {
         let r = |reg: Reg| regs.contains(&reg.0);

@@ -24,6 +24,7 @@ mod place;
 #[cfg(test)]
 mod test_code;
 mod top_level;
+mod waits;
 
 use crate::alu::{self, BuiltinFn};
 use crate::bytecode::{FrameDepth, Inst, Lanes, OpForm, Reg, Space, Test};
@@ -69,6 +70,9 @@ pub struct Program {
     /// Whether the code has a group barrier. Without one every wave runs
     /// from start to end in one turn.
     pub(crate) barriers: bool,
+    /// Whether a loop may wait for another group's writes (see
+    /// `compile::waits`): such a program runs one group at a time.
+    pub(crate) waits: bool,
     /// Checked programs: each instruction's statement and the registers of
     /// the variables, for traces.
     pub(crate) debug: crate::trace::DebugInfo,
@@ -445,8 +449,10 @@ impl Program {
             ));
         }
         let barriers = c.code.iter().any(|inst| matches!(inst, Inst::Barrier));
+        let waits = waits::waits_on_groups(&c.code, c.max_reg);
         Ok(Program {
             barriers,
+            waits,
             native: Default::default(),
             code: c.code,
             reg_count: c.max_reg,
@@ -467,6 +473,12 @@ impl Program {
     /// The number of bytecode instructions (for tests and `--stats`).
     pub fn code_len(&self) -> usize {
         self.code.len()
+    }
+
+    /// Whether a loop of the program may wait for another group's writes,
+    /// so that it runs one group at a time (see `compile::waits`).
+    pub fn waits_on_groups(&self) -> bool {
+        self.waits
     }
 
     /// How many branches (`if`s, and `?:`, `&&` and `||` that branch) the

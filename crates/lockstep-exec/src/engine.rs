@@ -3272,6 +3272,7 @@ mod tests {
             checked: false,
             constants: Vec::new(),
             barriers: false,
+            waits: false,
             native: Default::default(),
         };
         let ctx = Context {

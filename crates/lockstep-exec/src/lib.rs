@@ -501,7 +501,9 @@ fn run_dispatch(
     // side by side (see `engine::Worker::run_batch`), as does the machine
     // code under a shuffled schedule (its groups in the shuffled order,
     // the waves of each taking turns in an order of the batch's); checked
-    // runs and the interpreter's varied orders take one group at a time.
+    // runs and the interpreter's varied orders take one group at a time,
+    // as do programs with a loop that may wait for another group
+    // (`compile::waits`).
     let batch = if findings.is_none()
         && (config.schedule == Schedule::InOrder || ctx.native.is_some())
         && config.order == ReductionOrder::Ascending
@@ -513,10 +515,15 @@ fn run_dispatch(
             // a small part of its time.
             Some(native) => {
                 let threads = program.group.threads(config.wave_size).max(1);
-                let passes = (NATIVE_BATCH_THREADS / threads).max(1) as usize;
+                let passes = if program.waits {
+                    1
+                } else {
+                    (NATIVE_BATCH_THREADS / threads).max(1) as usize
+                };
                 let count = passes.next_multiple_of(native.pass_groups().max(1));
                 u32::try_from(count).unwrap_or(u32::MAX).clamp(1, groups)
             }
+            None if program.waits => 1,
             None => (BATCH_LANES / config.wave_size).clamp(1, groups),
         }
     } else {
@@ -551,7 +558,9 @@ fn run_dispatch(
     let threads = workers.threads() as u64;
     workers.each(|| {
         let mut worker = engine::Worker::new();
-        while let Some(run) = claim(&next, batches, threads) {
+        // A group that may wait for an earlier one finds it run or
+        // running: the workers take one batch at a time, in order.
+        while let Some(run) = claim(&next, batches, threads, program.waits) {
             for b in run {
                 if let Err(e) = run_batch(&mut worker, b) {
                     next.fetch_max(batches, Relaxed);
@@ -571,15 +580,18 @@ fn run_dispatch(
 }
 
 /// Claims the next run of batches of `total` for one of `threads` workers:
-/// a `4 · threads`-th of those left (at least one), or `None` when none is
-/// left (guided scheduling).
-fn claim(next: &AtomicU64, total: u64, threads: u64) -> Option<Range<u64>> {
+/// a `4 · threads`-th of those left (at least one; exactly one when
+/// `single`), or `None` when none is left (guided scheduling).
+fn claim(next: &AtomicU64, total: u64, threads: u64, single: bool) -> Option<Range<u64>> {
     let mut start = next.load(Relaxed);
     loop {
         if start >= total {
             return None;
         }
-        let end = start + ((total - start) / (4 * threads)).max(1);
+        let end = match single {
+            true => start + 1,
+            false => start + ((total - start) / (4 * threads)).max(1),
+        };
         match next.compare_exchange_weak(start, end, Relaxed, Relaxed) {
             Ok(_) => return Some(start..end),
             Err(now) => start = now,
@@ -642,7 +654,7 @@ mod tests {
     #[test]
     fn claims_shrink_and_cover_every_batch() {
         let next = AtomicU64::new(0);
-        let runs: Vec<Range<u64>> = std::iter::from_fn(|| claim(&next, 100, 2)).collect();
+        let runs: Vec<Range<u64>> = std::iter::from_fn(|| claim(&next, 100, 2, false)).collect();
         // 100/8 = 12 → 88/8 = 11 → 77/8 = 9 → 68/8 = 8 → 60/8 = 7 → …
         let lens: Vec<u64> = runs.iter().map(|r| r.end - r.start).collect();
         assert_eq!(lens[..5], [12, 11, 9, 8, 7]);
@@ -650,7 +662,7 @@ mod tests {
         assert_eq!(lens[lens.len() - 7..], [1; 7]);
         assert!(runs.windows(2).all(|w| w[0].end == w[1].start));
         assert_eq!((runs[0].start, runs[runs.len() - 1].end), (0, 100));
-        assert_eq!(claim(&next, 100, 2), None);
+        assert_eq!(claim(&next, 100, 2, false), None);
     }
 
     /// Workers claiming at once take every batch exactly once.
@@ -661,7 +673,7 @@ mod tests {
         std::thread::scope(|s| {
             for _ in 0..4 {
                 s.spawn(|| {
-                    while let Some(run) = claim(&next, 10_000, 4) {
+                    while let Some(run) = claim(&next, 10_000, 4, false) {
                         for b in run {
                             taken[b as usize].fetch_add(1, Relaxed);
                         }

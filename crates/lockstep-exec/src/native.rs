@@ -646,8 +646,10 @@ impl Native {
         // A barrier inside a branch or loop may find one group's wave with
         // no lane at it while another group's same wave stops there; the
         // waves of a pass share their control flow, so each pass then
-        // holds one group's wave alone.
-        let width = if nested_barrier(&p.code) {
+        // holds one group's wave alone. So does a pass of a program that
+        // may wait for another group (`compile::waits`): a group that has
+        // left the loop must go on while the other spins.
+        let width = if nested_barrier(&p.code) || p.waits {
             wave
         } else {
             wave.max(PASS_LANES)

@@ -57,7 +57,6 @@ use lockstep_ir::{ScalarType, Span, SystemValue, WaveOp};
 
 use crate::bytecode::{
     Address, Cmp32, Inst, Lanes, Op32, OpForm, Reg, Space, Test, loop_body, loop_writes,
-    wave_operands,
 };
 use crate::compile::Program;
 
@@ -1523,9 +1522,7 @@ impl Undefined {
     /// `inst` runs: `false` where it may read an undefined register.
     fn step(&mut self, inst: &Inst) -> bool {
         let mut clean = true;
-        for_each_read(inst, |r| {
-            clean &= !self.now.get(r as usize).copied().unwrap_or(true)
-        });
+        inst.for_each_read(|r| clean &= !self.now.get(r as usize).copied().unwrap_or(true));
         if let Inst::Uninitialized { dst } = *inst {
             set(&mut self.now, dst.0);
             for frame in &mut self.frames {
@@ -1553,45 +1550,6 @@ impl Undefined {
 fn set(bits: &mut [bool], r: u32) {
     if let Some(b) = bits.get_mut(r as usize) {
         *b = true;
-    }
-}
-
-/// Calls `f` on each register `inst` reads.
-fn for_each_read(inst: &Inst, mut f: impl FnMut(u32)) {
-    match *inst {
-        Inst::Uninitialized { .. } | Inst::Const { .. } | Inst::Query { .. } => {}
-        Inst::Wave { op, a, b, .. } => {
-            let [reads_a, reads_b] = wave_operands(op);
-            if reads_a {
-                f(a.0);
-            }
-            if reads_b {
-                f(b.0);
-            }
-        }
-        Inst::Wave4 { a, .. } => f(a.0),
-        Inst::Atomic { addr, a, b, .. } => {
-            if let Some(r) = addr.dynamic {
-                f(r.0);
-            }
-            f(a.0);
-            f(b.0);
-        }
-        Inst::Gather {
-            base, delta, limit, ..
-        } => {
-            f(delta.0);
-            (base.0..base.0.saturating_add(limit)).for_each(f);
-        }
-        _ => {
-            // The destination comes first, where there is one.
-            let mut skip = inst.single_dst().is_some();
-            inst.for_each_reg_ref(|r| {
-                if !std::mem::take(&mut skip) {
-                    f(r.0);
-                }
-            });
-        }
     }
 }
 

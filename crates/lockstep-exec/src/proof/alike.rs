@@ -3,7 +3,6 @@
 
 use lockstep_ir::SystemValue;
 
-use super::for_each_read;
 use crate::bytecode::{Inst, Lanes, Reg, Test, loop_body};
 use crate::compile::Program;
 
@@ -78,7 +77,7 @@ pub(super) fn computes_alike(inst: &Inst, alike: &[bool]) -> bool {
             | Inst::Query { .. }
     );
     let mut reads = pure;
-    for_each_read(inst, |r| reads &= is_alike(alike, Reg(r)));
+    inst.for_each_read(|r| reads &= is_alike(alike, Reg(r)));
     reads
 }
 

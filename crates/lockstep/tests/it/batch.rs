@@ -774,3 +774,103 @@ void main(uint gi : SV_GroupIndex)
         assert_eq!(out, want, "wave size {w}");
     }
 }
+
+/// A group that waits for the one before it, by a ticket or by a flag it
+/// sets, goes on at every wave size and thread count, in both engines:
+/// groups of one batch would otherwise wait for each other at the loop's
+/// end. A loop over memory that the shader only reads does not wait.
+#[test]
+fn groups_that_wait_for_earlier_groups_go_on() {
+    const GROUPS: u32 = 48;
+    let ticket = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(8, 1, 1)]
+void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex)
+{
+    if (gi == 0) {
+        uint seen = 0;
+        [allow_uav_condition] while (true) {
+            InterlockedAdd(Out[0], 0, seen);
+            if (seen == gid.x) break;
+        }
+        Out[1 + gid.x] = seen * 10;
+        InterlockedAdd(Out[0], 1);
+    }
+}
+"#;
+    let flags = r#"
+globallycoherent RWStructuredBuffer<uint> Out : register(u0);
+groupshared uint Before;
+[numthreads(16, 1, 1)]
+void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex)
+{
+    if (gi == 0) {
+        uint before = 0;
+        if (gid.x > 0) {
+            uint f;
+            do { f = Out[1 + gid.x - 1]; } while (f == 0);
+            before = f;
+        }
+        Before = before;
+    }
+    GroupMemoryBarrierWithGroupSync();
+    if (gi == 0) Out[1 + gid.x] = Before + 10;
+}
+"#;
+    // Ticket: group g writes 10·g and word 0 counts the groups; flags:
+    // group g writes 10·(g + 1) once the group before has written.
+    for (source, first, step) in [(ticket, 0, 10), (flags, 10, 10)] {
+        let shader = compile(source, &CompileOptions::default());
+        assert!(shader.program.waits_on_groups());
+        let p = pipeline(
+            [GROUPS, 1, 1],
+            &[buf(
+                "Out",
+                Kind::RwStructuredBuffer,
+                0,
+                vec![0; 1 + GROUPS as usize],
+            )],
+        );
+        for w in WAVE_SIZES {
+            for (engine, threads) in [
+                (lockstep::Engine::Native, 1),
+                (lockstep::Engine::Native, 2),
+                (lockstep::Engine::Interpreter, 1),
+                (lockstep::Engine::Interpreter, 2),
+            ] {
+                let opts = RunOptions {
+                    wave_size: w,
+                    threads,
+                    step_budget: 1 << 20,
+                    engine,
+                    ..RunOptions::default()
+                };
+                let out = lockstep::run(&shader, &p, &opts)
+                    .unwrap_or_else(|e| panic!("wave size {w}, {engine:?}, {threads}: {e}"));
+                let got = words(&out.contents[0]);
+                let written: Vec<u32> = (0..GROUPS).map(|g| first + step * g).collect();
+                assert_eq!(
+                    got[1..],
+                    written[..],
+                    "wave size {w}, {engine:?}, {threads}"
+                );
+                let last = if source == ticket { GROUPS } else { 0 };
+                assert_eq!(got[0], last, "wave size {w}, {engine:?}, {threads}");
+            }
+        }
+    }
+    // Chasing links in a buffer the shader only reads waits for nobody.
+    let chase = r#"
+StructuredBuffer<uint> Next : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(8, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID)
+{
+    uint at = tid.x, n = 0;
+    while (at != 0xFFFFFFFF) { at = Next[at]; n++; }
+    Out[tid.x] = n;
+}
+"#;
+    let shader = compile(chase, &CompileOptions::default());
+    assert!(!shader.program.waits_on_groups());
+}
