@@ -310,6 +310,24 @@ impl Sema<'_> {
             let i = self.lower_value(index)?;
             return self.buffer_element(info, i, index.span, span);
         }
+        // `tex.mips[level][coord]`.
+        if let ast::ExprKind::Index {
+            base: mips,
+            index: level,
+        } = &base.kind
+            && let ast::ExprKind::Member {
+                base: texture,
+                member,
+            } = &mips.kind
+            && member.name == "mips"
+            && let Some(info) = self.resource_of(texture)
+            && info.kind.is_texture()
+            && !info.kind.is_writable()
+        {
+            let coord = self.lower_value(index)?;
+            let level = self.lower_value(level)?;
+            return self.texel_at_level(info, coord, index.span, level, span);
+        }
         if self.indexed_resource_array(base).is_some() {
             // An element of a resource array that could not be resolved:
             // already reported.

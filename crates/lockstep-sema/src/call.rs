@@ -43,6 +43,11 @@ impl Sema<'_> {
         span: Span,
     ) -> Option<TExpr> {
         let name = id.name.as_str();
+        if let Some(sm) = crate::prelude::shader_model(name)
+            && !self.check_shader_model(name, sm, span)
+        {
+            return None;
+        }
         if name == "IsHelperLane"
             && args.is_empty()
             && let Some(t) = self.is_helper_lane(span)

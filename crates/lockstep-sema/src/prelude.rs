@@ -8,6 +8,16 @@
 
 use std::fmt::Write as _;
 
+/// The shader model that introduced the library intrinsic `name`, where
+/// it is later than 6.0: DXC rejects a call of it under an earlier target.
+pub(crate) fn shader_model(name: &str) -> Option<(u32, u32)> {
+    match name {
+        "dot2add" | "dot4add_u8packed" | "dot4add_i8packed" => Some((6, 4)),
+        "pack_u8" | "pack_s8" | "pack_clamp_u8" | "pack_clamp_s8" | "unpack_u8u32"
+        | "unpack_s8s32" | "unpack_u8u16" | "unpack_s8s16" | "IsHelperLane" => Some((6, 6)),
+        _ => None,
+    }
+}
 /// The float types the float-like intrinsics take: `float`, and `half`
 /// where it is a type of its own (with 16-bit types).
 fn float_types(sixteen_bit: bool) -> &'static [&'static str] {

@@ -533,6 +533,10 @@ impl Sema<'_> {
         if name == "GetDimensions" {
             return self.get_dimensions(info, args, span);
         }
+        if let Some((status, rest)) = self.status_argument(info, name, args) {
+            let load = self.lower_method_call(receiver, method, template_args, rest, span)?;
+            return self.with_status(load, status);
+        }
         if info.kind.is_texture() && name == "Load" {
             return self.texture_load(info, args, span);
         }
@@ -626,6 +630,49 @@ impl Sema<'_> {
                 None
             }
         }
+    }
+
+    /// The `out uint status` a load takes after its other arguments
+    /// (`buf.Load(i, status)`, `tex.Load(location, offset, status)`), and
+    /// those arguments.
+    fn status_argument<'e>(
+        &self,
+        info: ResourceInfo,
+        name: &str,
+        args: &'e [ast::Expr],
+    ) -> Option<(&'e ast::Expr, &'e [ast::Expr])> {
+        let loads = match name {
+            "Load" => info.kind != ResourceKind::ConstantBuffer,
+            "Load2" | "Load3" | "Load4" => is_byte_address(info.kind),
+            _ => false,
+        };
+        // Read-only textures take an offset after the location.
+        let most = if info.kind.is_texture() && !info.kind.is_writable() {
+            2
+        } else {
+            1
+        };
+        let (status, rest) = args.split_last()?;
+        (loads && args.len() == most + 1).then_some((status, rest))
+    }
+
+    /// `load` after writing its status: every texel and element a shader
+    /// reads is resident (no resource is tiled), so `status` is 1 and
+    /// `CheckAccessFullyMapped` holds for it.
+    fn with_status(&mut self, load: TExpr, status: &ast::Expr) -> Option<TExpr> {
+        let out = self.lower_expr(status)?;
+        let place = self.out_place(&out, status.span)?;
+        let one = TExpr::of(self.u32_const(1, status.span));
+        let one = self.coerce(one, place.ty, status.span)?;
+        let ty = place.ty;
+        let assign = ExprKind::Assign {
+            place,
+            value: Box::new(one),
+            yield_old: false,
+            init: false,
+        };
+        let assign = self.wrap(assign, ty, status.span);
+        Some(TExpr::of(self.sequence(vec![assign], load.e)))
     }
 
     /// Checks the argument count of a method with exactly `N` arguments.
@@ -855,6 +902,16 @@ impl Sema<'_> {
                 ""
             };
             self.error(span, format!("atomic operations require an int or uint destination, but it has type '{shown}'{hint}"));
+            return None;
+        }
+        let wide = matches!(
+            self.get(place.ty),
+            Type::Scalar(ScalarType::Int64 | ScalarType::UInt64)
+        );
+        if wide && !self.check_shader_model("an atomic on a 64-bit value", (6, 6), span) {
+            return None;
+        }
+        if float_dest && !self.check_shader_model("an atomic on a float", (6, 6), span) {
             return None;
         }
         let bits = floats || float_dest;

@@ -115,6 +115,15 @@ impl Sema<'_> {
                 return None;
             }
         };
+        let derivatives =
+            self.opts.stage != lockstep_ir::Stage::Compute || self.opts.shader_model >= (6, 6);
+        if matches!(name, "Sample" | "SampleBias") && !derivatives {
+            self.error(
+                span,
+                format!("'{name}' takes derivatives: it needs a pixel shader, or a compute shader of shader model 6.6 or later (SampleLevel and SampleGrad do not)"),
+            );
+            return None;
+        }
         // The sampler, the location, then the method's own arguments.
         let (method, fixed) = match name {
             "Sample" => ("sample", 2),
@@ -122,8 +131,6 @@ impl Sema<'_> {
             "SampleBias" => ("sample_bias", 3),
             "SampleGrad" => ("sample_grad", 4),
             "CalculateLevelOfDetail" | "CalculateLevelOfDetailUnclamped" => {
-                let derivatives = self.opts.stage != lockstep_ir::Stage::Compute
-                    || self.opts.shader_model >= (6, 6);
                 if !derivatives {
                     self.error(
                         span,

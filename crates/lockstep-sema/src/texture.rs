@@ -76,6 +76,31 @@ impl Sema<'_> {
         Some(self.load(root, Vec::new(), info.element, span))
     }
 
+    /// `tex.mips[level][coord]`: the texel at `coord` of mip level `level`
+    /// (only level 0 has texels).
+    pub fn texel_at_level(
+        &mut self,
+        info: ResourceInfo,
+        coord: TExpr,
+        coord_span: Span,
+        level: TExpr,
+        span: Span,
+    ) -> Option<TExpr> {
+        let n = info.kind.texture_coords()?;
+        self.expect_components(info, &coord, n, "coordinate", "", coord_span)?;
+        let coord_ty = self.uint_vector(n);
+        let coord = self.coerce(coord, coord_ty, coord_span)?;
+        let uint = self.scalar(ScalarType::UInt32);
+        let level = self.coerce(level, uint, span)?;
+        let level_zero = matches!(self.fold(&level).as_deref(), Some([Scalar { bits: 0, .. }]));
+        let root = PlaceRoot::Texel {
+            resource: info.id,
+            coord: Box::new(coord),
+            level: (!level_zero).then(|| Box::new(level)),
+        };
+        Some(self.load(root, Vec::new(), info.element, span))
+    }
+
     /// `tex.Load(location[, offset])`: for read-only textures the
     /// location's last component is the mip level
     /// (`Texture2D.Load(int3(x, y, mip))`), and an integer offset may move

@@ -109,6 +109,16 @@ struct Parser<'d> {
     no_gt: bool,
     /// The span of the last consumed token.
     prev_span: Span,
+    /// The function whose body is being read.
+    function: Option<String>,
+    /// The scopes local types were declared in, per function: each block
+    /// that declares one is a namespace of its own (`f::S`, `f#2::S`).
+    local_scopes: u32,
+    /// The length `namespace` has outside the innermost block.
+    block_namespace: usize,
+    /// Types declared inside function bodies, as items of the file: they
+    /// go before the item that declared them.
+    hoisted: Vec<crate::ast::Item>,
 }
 
 impl<'d> Parser<'d> {
@@ -140,6 +150,10 @@ impl<'d> Parser<'d> {
             expr_level: 0,
             no_gt: false,
             prev_span: Span::default(),
+            function: None,
+            local_scopes: 0,
+            block_namespace: 0,
+            hoisted: Vec::new(),
         }
     }
 
@@ -418,14 +432,19 @@ impl<'d> Parser<'d> {
 }
 
 /// Joins each `A::B::C` (names and `::` with no space between them
-/// required) into one name token `A::B::C`: qualified names are names.
+/// required) into one name token `A::B::C`: qualified names are names. A
+/// `::` before a name that follows no name (`::x`, the global scope's `x`)
+/// is dropped: the name is looked up as written.
 fn qualified_names(tokens: Vec<Token>) -> Vec<Token> {
     let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
     let mut tokens = tokens.into_iter().peekable();
     while let Some(tok) = tokens.next() {
-        let joins = tok.is_punct("::")
-            && out.last().is_some_and(|t| t.kind == TokenKind::Ident)
-            && tokens.peek().is_some_and(|t| t.kind == TokenKind::Ident);
+        let after_name = out.last().is_some_and(|t| t.kind == TokenKind::Ident);
+        let before_name = tokens.peek().is_some_and(|t| t.kind == TokenKind::Ident);
+        if tok.is_punct("::") && before_name && !after_name {
+            continue;
+        }
+        let joins = tok.is_punct("::") && after_name && before_name;
         if joins && let (Some(prev), Some(next)) = (out.last_mut(), tokens.next()) {
             prev.text = format!("{}::{}", prev.text, next.text);
             prev.span = prev.span.to(next.span);

@@ -41,7 +41,13 @@ pub fn render_diagnostics(map: &SourceMap, diags: &[Diagnostic], color: bool) ->
             .with_message(d.message.clone())
             .with_labels(labels)
             .with_notes(d.notes.clone());
-        out.push_str(&emit(&files, &cs, DisplayStyle::Short, color));
+        // The first line names the place as `#line` directives give it; the
+        // excerpt below shows the real file's lines.
+        let short = emit(&files, &cs, DisplayStyle::Short, color);
+        let source = map.file(d.span.file);
+        let (line, col) = source.line_col(d.span.start);
+        let actual = format!("{}:{line}:{col}", source.name);
+        out.push_str(&short.replacen(&actual, &map.location(d.span), 1));
         // The rich form adds the source excerpt; its first two lines repeat
         // the message and location that the short form already gave.
         let rich = emit(&files, &cs, DisplayStyle::Rich, color);

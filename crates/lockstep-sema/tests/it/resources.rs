@@ -280,8 +280,7 @@ fn resource_misuse() {
             3:9: error: resources cannot be 'static' or 'groupshared'
             6:32: error: resource 'buf' cannot be used as a value
             6:41: error: no member named 'Foo' in 'RWStructuredBuffer<uint>'
-            6:48: error: no matching function for call to 'Load'
-              note: candidate function not viable: requires 1 argument, but 2 were provided
+            6:60: error: cannot bind a non-lvalue argument to an out parameter
             6:75: error: member function call on a value of type 'float'
         "#]],
     );

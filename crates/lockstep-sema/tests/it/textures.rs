@@ -147,8 +147,7 @@ fn texture_diagnostics() {
             10:26: error: the coordinate of 'Texture2DArray<float>' must have 3 components (x, y, slice), but has type 'uint2'
             11:30: error: the location of 'Texture2D<float>' must have 3 components (x, y, mip level), but has type 'int2'
             12:30: error: the location of 'RWTexture1D<uint>' must have 1 component (x), but has type 'int2'
-            13:23: error: no matching function for call to 'Load'
-              note: candidate function not viable: requires 1 or 2 arguments, but 3 were provided
+            13:57: error: use of undeclared identifier 'w'
             14:13: error: cannot assign to a read-only resource
             16:13: error: no matching function for call to 'GetDimensions'
               note: candidate function not viable: requires 2 or 4 arguments, but 1 was provided

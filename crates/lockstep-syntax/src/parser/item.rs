@@ -25,9 +25,11 @@ impl Parser<'_> {
         let mut items = Vec::new();
         while !self.at_eof() {
             let before = self.pos;
+            let first = items.len();
             if self.item(&mut items).is_err() {
                 self.recover_item();
             }
+            items.splice(first..first, std::mem::take(&mut self.hoisted));
             if self.pos == before && !self.at_eof() {
                 self.bump();
             }
@@ -234,6 +236,8 @@ impl Parser<'_> {
             None
         };
         let body = if self.at("{") {
+            self.function = Some(name.name.clone());
+            self.local_scopes = 0;
             Some(self.block()?)
         } else if self.eat(";") {
             None
@@ -430,7 +434,7 @@ impl Parser<'_> {
     }
 
     /// `struct S { … };`, `struct S { … } s;`, `struct S;` or `struct S s;`.
-    fn struct_item(
+    pub(super) fn struct_item(
         &mut self,
         start: Span,
         attributes: Vec<Attribute>,
@@ -606,7 +610,7 @@ impl Parser<'_> {
     }
 
     /// `typedef type name [dims], …;`: one item per name.
-    fn typedef(&mut self, items: &mut Vec<Item>) -> PResult<()> {
+    pub(super) fn typedef(&mut self, items: &mut Vec<Item>) -> PResult<()> {
         let start = self.bump().span;
         self.check_type_start(&[])?;
         let ty = self.parse_type(Vec::new())?;
@@ -788,7 +792,7 @@ impl Parser<'_> {
 
     /// Gives `item`'s names the namespace `prefix` (unless a nested
     /// namespace already did) and records them.
-    fn qualify(&mut self, item: &mut Item, prefix: &str) {
+    pub(super) fn qualify(&mut self, item: &mut Item, prefix: &str) {
         let mut qualify = |name: &mut Ident| {
             if !name.name.starts_with(&format!("{prefix}::")) {
                 name.name = format!("{prefix}::{}", name.name);

@@ -2,7 +2,7 @@
 
 use super::types::{is_interpolation, is_keyword, is_storage, is_type_modifier};
 use super::{PResult, Parser, Reported};
-use crate::ast::{Attribute, Block, CaseLabel, Stmt, StmtKind, SwitchCase, VarDecl};
+use crate::ast::{Attribute, Block, CaseLabel, Item, Stmt, StmtKind, SwitchCase, VarDecl};
 use crate::diag::Diagnostic;
 use crate::lexer::TokenKind;
 use crate::span::Span;
@@ -29,12 +29,16 @@ impl Parser<'_> {
         self.nested(|p| {
             let open = p.expect("{", "expected '{'")?;
             let mut stmts = Vec::new();
+            // Types the block declares are in a scope of the block's.
+            let outer = std::mem::replace(&mut p.block_namespace, p.namespace.len());
             while !p.at("}") && !p.at_eof() {
                 match p.stmt() {
                     Ok(stmt) => stmts.push(*stmt),
                     Err(Reported) => p.recover_stmt(),
                 }
             }
+            p.namespace.truncate(p.block_namespace);
+            p.block_namespace = outer;
             // A missing `}` is reported; the block still counts.
             let _ = p.expect_closing("}", open.span);
             Ok(Block {
@@ -87,6 +91,9 @@ impl Parser<'_> {
                     self.error_here(format!("'{word}' statement not in switch statement"));
                     return Err(Reported);
                 }
+                Some("struct" | "class" | "typedef") => {
+                    self.local_type(start, attributes.clone())?
+                }
                 Some(word) => {
                     self.error_here(format!("local '{word}' declarations are not supported"));
                     return Err(Reported);
@@ -97,6 +104,42 @@ impl Parser<'_> {
             self.expr_stmt()?
         };
         Ok(stmt_node(attributes, kind, start.to(self.prev_span)))
+    }
+
+    /// A struct or typedef declared in a function body: an item of the
+    /// file in a scope of the block's (named after the function), found
+    /// by its name until the block ends. `struct S { … } s;` also declares
+    /// the local `s`.
+    fn local_type(&mut self, start: Span, attributes: Vec<Attribute>) -> PResult<StmtKind> {
+        if self.namespace.len() == self.block_namespace {
+            self.local_scopes += 1;
+            let function = self.function.clone().unwrap_or_default();
+            self.namespace.push(match self.local_scopes {
+                1 => function,
+                n => format!("{function}#{n}"),
+            });
+        }
+        let prefix = self.namespace.join("::");
+        let mut items = Vec::new();
+        if self.at_kw("typedef") {
+            self.typedef(&mut items)?;
+        } else {
+            self.struct_item(start, attributes, &mut items)?;
+        }
+        let mut decl = StmtKind::Empty;
+        for mut item in items {
+            match item {
+                Item::Variable(mut v) => {
+                    v.ty.name.name = self.resolve_name(&v.ty.name.name).into_owned();
+                    decl = StmtKind::Decl(v);
+                }
+                _ => {
+                    self.qualify(&mut item, &prefix);
+                    self.hoisted.push(item);
+                }
+            }
+        }
+        Ok(decl)
     }
 
     /// Whether a statement starting here is a declaration: it starts with a

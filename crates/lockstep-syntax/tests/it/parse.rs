@@ -505,6 +505,9 @@ fn statement_errors() {
     check(
         "void f() {\n    if a) {}\n    if (a {}\n    while (a) \n    for (int i = 0 i < 1; i++) {}\n    do a++; (a);\n    return 1\n    x = 2;\n    break\n    default: ;\n    case 1: ;\n    struct L { int a; };\n    typedef int T;\n    int g() { }\n    a = b ? c;\n    a = (1;\n    a = [1];\n    else a = 1;\n    float float = 1;\n}\n",
         expect![[r#"
+            (struct f::L
+              (field int a))
+            (typedef int f::T)
             (fn void f ()
               (while a
                 (for (var int (i = 0)) (< i 1) (post++ i)
@@ -512,6 +515,7 @@ fn statement_errors() {
               (return 1)
               (= x 2)
               (break)
+              (empty)
               (empty))
             ---
             2:8: error: expected '(' after 'if'
@@ -523,8 +527,6 @@ fn statement_errors() {
             9:10: error: expected ';' after break statement
             10:5: error: 'default' statement not in switch statement
             11:5: error: 'case' statement not in switch statement
-            12:5: error: local 'struct' declarations are not supported
-            13:5: error: local 'typedef' declarations are not supported
             14:10: error: function declarations are not allowed inside a function
             15:14: error: expected ':'
               15:11: note: to match this '?'

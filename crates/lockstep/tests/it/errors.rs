@@ -368,3 +368,33 @@ fn graphics_pipelines_are_drawn_not_dispatched() {
         "the first shader of a draw is its vertex shader, but 'main' is a compute shader (compile it with -T vs_6_x)"
     );
 }
+
+/// Intrinsics newer than the target shader model are errors that name the
+/// model, as DXC's are, and `info` reports the model they need.
+#[test]
+fn newer_intrinsics_name_their_shader_model() {
+    let source = "RWStructuredBuffer<uint64_t> W : register(u0);\n\
+        RWStructuredBuffer<uint> Out : register(u1);\n\
+        [numthreads(4, 1, 1)]\n\
+        void main(uint3 tid : SV_DispatchThreadID) {\n\
+            InterlockedMax(W[0], (uint64_t)tid.x);\n\
+            Out[0] = pack_u8(uint4(1, 2, 3, 4));\n\
+            Out[1] = dot4add_u8packed(1u, 2u, 3u);\n\
+        }\n";
+    let at = |minor| CompileOptions {
+        shader_model: (6, minor),
+        ..CompileOptions::default()
+    };
+    let text = diagnostics(source, &at(3));
+    for wanted in [
+        "5:1: error: 'an atomic on a 64-bit value' requires shader model 6.6 or later",
+        "6:10: error: 'pack_u8' requires shader model 6.6 or later",
+        "7:10: error: 'dot4add_u8packed' requires shader model 6.4 or later",
+    ] {
+        assert!(text.contains(wanted), "missing {wanted:?} in:\n{text}");
+    }
+    let text = diagnostics(source, &at(4));
+    assert!(!text.contains("dot4add_u8packed"), "{text}");
+    let shader = compile(source, &at(6));
+    assert_eq!(shader.module.required_shader_model, (6, 6));
+}

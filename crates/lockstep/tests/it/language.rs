@@ -915,3 +915,79 @@ void main(uint3 id : SV_DispatchThreadID) {
     let want: Vec<u32> = [1.25f32, 2.5, 1.25].iter().map(|f| f.to_bits()).collect();
     assert_eq!(out[0], want);
 }
+
+/// Structs and typedefs declared inside a function body are found by name
+/// until their block ends, so two functions (or two blocks) may each
+/// declare their own `Pair`; `::x` names the global `x`.
+#[test]
+fn local_types_and_the_global_scope() {
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+        static const uint K = 3;\n\
+        struct Pair { uint x; };\n\
+        uint g(uint v) {\n\
+            struct Pair { uint a; uint b; uint c; };\n\
+            Pair p = { v, 1, 2 };\n\
+            return p.a + p.b + p.c + ::K;\n\
+        }\n\
+        uint h(uint v) {\n\
+            typedef uint2 U;\n\
+            U u = U(v, 10);\n\
+            {\n\
+                struct Pair { float f; };\n\
+                Pair q;\n\
+                q.f = 1.5;\n\
+                u.x += (uint)(q.f * 2);\n\
+            }\n\
+            Pair outer;\n\
+            outer.x = 100;\n\
+            struct Local { uint k; } l;\n\
+            l.k = 1000;\n\
+            return u.x + u.y + outer.x + l.k;\n\
+        }\n\
+        [numthreads(4, 1, 1)]\n\
+        void main(uint3 tid : SV_DispatchThreadID) {\n\
+            Out[tid.x] = g(tid.x);\n\
+            Out[tid.x + 4] = h(tid.x);\n\
+        }\n";
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 8])],
+        4,
+    );
+    // g: v + 1 + 2 + 3; h: (v + 3) + 10 + 100 + 1000.
+    assert_eq!(out[0], [6, 7, 8, 9, 1113, 1114, 1115, 1116]);
+    // Out of its block, a local struct's name is unknown again.
+    let text = crate::harness::diagnostics(
+        "RWStructuredBuffer<uint> Out;\n\
+         [numthreads(1, 1, 1)]\n\
+         void main() {\n\
+             { struct P { uint a; }; }\n\
+             P p;\n\
+             Out[0] = 0;\n\
+         }\n",
+        &CompileOptions::default(),
+    );
+    assert!(text.contains("5:1: error: unknown type name 'P'"), "{text}");
+}
+
+/// A diagnostic's first line names the place as `#line` gives it, in text
+/// as in JSON; the excerpt shows the real lines.
+#[test]
+fn diagnostics_follow_line_directives() {
+    let source = "RWStructuredBuffer<uint> Out;\n#line 100 \"orig.hlsl\"\n[numthreads(1, 1, 1)]\nvoid main() { Out[0] = nowhere; }\n";
+    let err = lockstep::compile(
+        "main.hlsl",
+        source,
+        &CompileOptions::default(),
+        &MemoryLoader::default(),
+    )
+    .err()
+    .unwrap();
+    let text = err.render(false);
+    assert!(
+        text.starts_with("orig.hlsl:101:24: error: use of undeclared identifier 'nowhere'"),
+        "{text}"
+    );
+    assert!(text.contains("4 | void main()"), "{text}");
+}

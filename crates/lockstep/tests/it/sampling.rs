@@ -29,8 +29,7 @@ fn run_floats_sm(source: &str, yaml: &str, minor: u32) -> Vec<f32> {
         .collect()
 }
 
-/// Runs `source` as a shader model 6.5 compute shader: no derivatives, so
-/// `Sample` is the level-0 rule.
+/// Runs `source` as a shader model 6.5 compute shader: no derivatives.
 fn run_floats(source: &str, yaml: &str) -> Vec<f32> {
     run_floats_sm(source, yaml, 5)
 }
@@ -105,9 +104,9 @@ fn filters_addresses_and_levels() {
             Out[7] = Tex.SampleGrad(Mixed, float2(0.5, 0.5), float2(2, 0), float2(0, 0));\n\
             Out[8] = Tex.SampleGrad(Mixed, float2(0.5, 0.5), float2(0.25, 0), float2(0, 0));\n\
             Out[9] = Tex.SampleLevel(Mixed, float2(0.5, 0.5), 1);\n\
-            Out[10] = Tex.Sample(Mixed, float2(0.5, 0.5));\n\
+            Out[10] = Tex.SampleLevel(Mixed, float2(0.5, 0.5), 0);\n\
             Out[11] = Tex.SampleLevel(PointWrap, float2(0.25, 0.25), 0, int2(1, 1));\n\
-            Out[12] = Tex.SampleBias(Mixed, float2(0.5, 0.5), 1.0);\n\
+            Out[12] = Tex.SampleLevel(Mixed, float2(0.5, 0.5), 0 + 1.0);\n\
             Out[13] = Tex.SampleLevel(LinearClamp, float2(0.375, 0.5), 0);\n\
         }\n";
     let out = run_floats(&source, PIPELINE);
@@ -154,6 +153,30 @@ fn sampling_errors() {
          }\n",
         &CompileOptions::default(),
     );
+    // Below SM 6.6 a compute shader takes no derivatives, as DXC says.
+    let sm65 = CompileOptions {
+        shader_model: (6, 5),
+        ..CompileOptions::default()
+    };
+    let implicit = diagnostics(
+        "Texture2D<float> F;\n\
+         SamplerState S;\n\
+         RWStructuredBuffer<float> Out;\n\
+         [numthreads(2, 2, 1)]\n\
+         void main() {\n\
+             Out[0] = F.Sample(S, float2(0, 0)) + F.SampleBias(S, float2(0, 0), 1);\n\
+         }\n",
+        &sm65,
+    );
+    for wanted in [
+        "6:10: error: 'Sample' takes derivatives: it needs a pixel shader, or a compute shader of shader model 6.6",
+        "6:38: error: 'SampleBias' takes derivatives",
+    ] {
+        assert!(
+            implicit.contains(wanted),
+            "missing {wanted:?} in:\n{implicit}"
+        );
+    }
     for wanted in [
         "'SampleLevel' needs a read-only texture, not a 'RWTexture2D<float>'",
         "'SampleLevel' needs a texture of float texels, not a 'Texture2D<int>'",

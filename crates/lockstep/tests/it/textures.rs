@@ -649,3 +649,66 @@ void main(uint3 id : SV_GroupThreadID, uint gi : SV_GroupIndex)
         assert_eq!(floats(&run(source, &yaml, w)[2]), want, "wave size {w}");
     }
 }
+
+/// A load's `out uint status` is written (every resource is resident, so
+/// `CheckAccessFullyMapped` holds), and `tex.mips[level][coord]` reads
+/// level `level`, which past level 0 has no texels.
+#[test]
+fn loads_report_status_and_mips_name_levels() {
+    let source = r#"
+Texture2D<float> Tex : register(t0);
+ByteAddressBuffer Raw : register(t1);
+StructuredBuffer<uint> Elems : register(t2);
+RWStructuredBuffer<float> Out : register(u0);
+[numthreads(4, 3, 1)]
+void main(uint3 id : SV_GroupThreadID, uint gi : SV_GroupIndex)
+{
+    uint s0 = 7, s1 = 7, s2 = 7;
+    float t = Tex.Load(int3(id.xy, 0), int2(0, 0), s0);
+    uint r = Raw.Load(gi * 4, s1) + Elems.Load(gi, s2);
+    bool mapped = CheckAccessFullyMapped(s0) && CheckAccessFullyMapped(s1)
+        && CheckAccessFullyMapped(s2);
+    Out[gi * 4] = t + (mapped ? 1000 : 0) + (float)(s0 + s1 + s2);
+    Out[gi * 4 + 1] = (float)r;
+    Out[gi * 4 + 2] = Tex.mips[0][id.xy];
+    Out[gi * 4 + 3] = Tex.mips[gi % 2][uint2(3, 2)];
+}
+"#;
+    let texel = |x: u32, y: u32| (10 * y + x + 1) as f32;
+    let flat: Vec<f32> = (0..3)
+        .flat_map(|y| (0..4).map(move |x| texel(x, y)))
+        .collect();
+    let words: Vec<String> = (0..12).map(|i| (i * 3).to_string()).collect();
+    let buffers = format!(
+        "  - Name: Tex\n    Format: Float32\n    OutputProps: {{ Width: 4, Height: 3 }}\n    Data: {}\n  - Name: Raw\n    Format: UInt32\n    Data: [ {} ]\n  - Name: Elems\n    Format: UInt32\n    Data: [ {} ]\n  - Name: Out\n    Format: Float32\n    FillSize: 192\n",
+        list(&flat),
+        words.join(", "),
+        words.join(", "),
+    );
+    let yaml = pipeline_yaml(
+        [1, 1, 1],
+        &buffers,
+        &[
+            ("Tex", "Texture2D", 0),
+            ("Raw", "ByteAddressBuffer", 1),
+            ("Elems", "StructuredBuffer", 2),
+            ("Out", "RWStructuredBuffer", 0),
+        ],
+    );
+    let mut want = Vec::new();
+    for y in 0..3 {
+        for x in 0..4 {
+            let gi = y * 4 + x;
+            let corner = if gi % 2 == 0 { texel(3, 2) } else { 0.0 };
+            want.extend([
+                texel(x, y) + 1000.0 + 3.0,
+                (6 * gi) as f32,
+                texel(x, y),
+                corner,
+            ]);
+        }
+    }
+    for w in [4, 8, 32] {
+        assert_eq!(floats(&run(source, &yaml, w)[3]), want, "wave size {w}");
+    }
+}
