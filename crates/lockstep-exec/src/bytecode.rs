@@ -110,8 +110,6 @@ pub struct Block32 {
     pub outputs: Vec<Output32>,
     /// Masked operations blend (`Slot32Op::old` is set on them).
     pub exact: bool,
-    /// The block's machine code, where it has some.
-    pub kernel: Option<crate::jit::Kernel>,
 }
 
 impl Block32 {

@@ -885,7 +885,7 @@ impl Wave {
                 } => self.alu_op(masked, dst, [a, b, c], scratch, |d, [a, b, c], keep| {
                     f(d, a, b, c, keep)
                 }),
-                Inst::Block32(ref block) => self.block32(ctx, block),
+                Inst::Block32(ref block) => self.block32(block),
                 Inst::Copy { dst, src } => {
                     self.with_operands(dst, [src], scratch, |d, [s]| d.copy_from_slice(s))
                 }
@@ -1395,14 +1395,8 @@ impl Wave {
     /// Runs a [`Block32`]: narrows its inputs into slots, runs its
     /// operations on them and widens its outputs back.
     #[inline(always)]
-    fn block32(&mut self, ctx: &Context, block: &Block32) {
+    fn block32(&mut self, block: &Block32) {
         let w = self.width;
-        if ctx.avx2
-            && let Some(kernel) = &block.kernel
-            && kernel.run(&mut self.regs, w, self.cur)
-        {
-            return;
-        }
         let (cur, partial) = (self.cur, self.cur != full_mask(w));
         let exact_keep = block.exact && partial;
         if exact_keep {
@@ -3429,11 +3423,9 @@ mod tests {
             let mut blocked = code.clone();
             let mut spans = vec![lockstep_ir::Span::default(); blocked.len()];
             crate::compile::block32::form_blocks(&mut blocked, &mut spans, true, &[]);
-            let Inst::Block32(block) = &blocked[0] else {
+            let Inst::Block32(_) = &blocked[0] else {
                 return Err(TestCaseError::fail(format!("{:?}", blocked[0])));
             };
-            // With AVX2 the block runs as machine code where there is any.
-            prop_assert_eq!(block.kernel.is_some(), crate::jit::Kernels::new().is_some());
             prop_assert_eq!(spans.len(), blocked.len());
             let regs: Vec<u64> = lanes.iter().map(|&v| u64::from(v)).collect();
             let want = run_code(code, &regs, cur, avx2);

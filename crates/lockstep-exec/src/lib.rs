@@ -12,7 +12,6 @@ pub mod check;
 mod compile;
 mod coverage;
 mod engine;
-mod jit;
 mod lanes;
 #[cfg(all(feature = "jit", target_arch = "x86_64"))]
 mod native;
@@ -29,8 +28,16 @@ mod native {
     pub(crate) enum Native {}
 
     impl Native {
-        pub(crate) fn build(_: &crate::Program, _: usize) -> Result<Native, &'static str> {
+        pub(crate) fn build(
+            _: &crate::Program,
+            _: usize,
+            _: usize,
+        ) -> Result<Native, &'static str> {
             Err("this build has no machine code")
+        }
+
+        pub(crate) fn pass_groups(&self) -> usize {
+            match *self {}
         }
 
         pub(crate) fn callouts(&self) -> usize {
@@ -40,6 +47,18 @@ mod native {
         pub(crate) fn costly(&self) -> bool {
             match *self {}
         }
+    }
+
+    /// The stride of each instruction's consecutive addresses: none are
+    /// looked for on this build.
+    pub(crate) fn consecutive_strides(p: &crate::Program, _: usize) -> Vec<u32> {
+        vec![0; p.code_len()]
+    }
+
+    /// Whether the machine code keeps a block's values in vector
+    /// registers: never on this build.
+    pub(crate) fn block_fits(_: &crate::bytecode::Block32) -> bool {
+        false
     }
 
     /// Never made either.
@@ -213,9 +232,9 @@ impl Default for DispatchConfig {
 /// eight contiguous lanes of a memory past the caches (three quarters of
 /// the last-level cache): writing such a memory does not first read it.
 pub fn streaming_store_bytes() -> u64 {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(feature = "jit", target_arch = "x86_64"))]
     return 4 * lockstep_jit::wave::streaming_words() as u64;
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(all(feature = "jit", target_arch = "x86_64")))]
     u64::MAX
 }
 

@@ -1588,14 +1588,7 @@ impl Translator<'_> {
     /// A block as one pass over the lanes with its values in vector
     /// registers; `false` when they do not fit.
     fn block(&mut self, block: &crate::bytecode::Block32) -> bool {
-        let (inputs, steps, outputs) = crate::jit::parts(block);
-        let steps: Vec<_> = steps
-            .into_iter()
-            .map(|s| lockstep_jit::Step {
-                keep: s.keep.filter(|_| block.exact),
-                ..s
-            })
-            .collect();
+        let (inputs, steps, outputs) = parts(block);
         self.b.block(&lockstep_jit::Run {
             inputs: &inputs,
             steps: &steps,
@@ -2076,6 +2069,57 @@ fn nested_barrier(code: &[Inst]) -> bool {
         }
     }
     false
+}
+
+/// Whether the machine code keeps `block`'s values in vector registers
+/// (on this CPU).
+pub(crate) fn block_fits(block: &crate::bytecode::Block32) -> bool {
+    let (inputs, steps, outputs) = parts(block);
+    crate::simd::avx2_available()
+        && lockstep_jit::fits(&lockstep_jit::Run {
+            inputs: &inputs,
+            steps: &steps,
+            outputs: &outputs,
+        })
+}
+
+/// A block as lockstep-jit's run: its input registers, steps and outputs.
+/// A step keeps the earlier value on inactive lanes only in an exact
+/// block (see `compile::block32`).
+fn parts(
+    block: &crate::bytecode::Block32,
+) -> (Vec<u32>, Vec<lockstep_jit::Step>, Vec<lockstep_jit::Output>) {
+    use crate::bytecode::Slot32Kind;
+    use lockstep_jit::Operand;
+    let inputs: Vec<u32> = block.inputs.iter().map(|r| r.0).collect();
+    let steps = block
+        .ops
+        .iter()
+        .map(|o| {
+            let (b, c) = match o.kind {
+                Slot32Kind::Slots { b, .. } => (Operand::Value(b), None),
+                Slot32Kind::Imm { imm, .. } => (Operand::Imm(imm), None),
+                Slot32Kind::Select { b, c, .. } => (Operand::Value(b), Some(c)),
+            };
+            lockstep_jit::Step {
+                op: o.op,
+                a: o.a,
+                b,
+                c,
+                keep: o.old.filter(|_| block.exact),
+            }
+        })
+        .collect();
+    let outputs = block
+        .outputs
+        .iter()
+        .map(|o| lockstep_jit::Output {
+            reg: o.reg.0,
+            value: o.slot,
+            masked: o.masked,
+        })
+        .collect();
+    (inputs, steps, outputs)
 }
 
 /// The table entry of a memory, with a texture's dimensions.

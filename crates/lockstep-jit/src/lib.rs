@@ -1,19 +1,14 @@
-//! Machine code for Lockstep's straight runs of 32-bit lane operations.
+//! Machine code for Lockstep's wave programs: [`wave`] builds one function
+//! that runs every wave of a group, with control flow as native branches.
 //!
-//! A [`Run`] is what the engine calls a `Block32`: registers narrowed to
-//! 32 bits, operations that each make a new value, and registers written
-//! back. The interpreter does one lane loop per operation, through memory.
-//! The code made here keeps every value in an AVX2 register and does the
-//! whole run in one pass, eight lanes at a time: load and narrow the
-//! inputs, compute, widen and store the outputs.
+//! A [`Run`] is what the engine calls a `Block32`: registers read as 32-bit
+//! values, operations that each make a new value, and registers written
+//! back. [`wave::WaveBuilder::block`] keeps every value of a run in an
+//! AVX2 register, eight lanes at a time; [`fits`] says whether a run can.
 //!
-//! Only x86-64 CPUs with AVX2 (and F16C) get code. Elsewhere [`Builder::new`] is
-//! `None` and the interpreter runs every block.
-//!
-//! The crate knows nothing of HLSL or the bytecode: a run names registers
-//! by number, and [`Kernel::run`] is given the register file as the engine
-//! lays it out (register `r`'s lanes at `r * width ..`, one `u64` each,
-//! holding the value's bits zero-extended).
+//! Only x86-64 CPUs with AVX2, F16C, POPCNT and BMI1 get code; elsewhere
+//! the engine interprets. The crate knows nothing of HLSL or the
+//! bytecode: a run names registers by number.
 
 #![warn(missing_docs)]
 
@@ -81,10 +76,7 @@ pub struct Run<'a> {
     pub outputs: &'a [Output],
 }
 
-/// Registers one kernel may name (inputs and outputs together).
-pub const MAX_REGS: usize = 16;
-
-/// Values a kernel may hold at once: the vector registers left after the
+/// Values a run may hold at once: the vector registers left after the
 /// masks and the temporaries.
 const VALUE_REGS: u8 = 10;
 
@@ -160,180 +152,10 @@ fn reads(step: &Step) -> impl Iterator<Item = Value> {
     [Some(step.a), b, step.c, step.keep].into_iter().flatten()
 }
 
-/// The registers a run names, each once: the kernel's pointer table.
-fn registers(run: &Run) -> Vec<u32> {
-    let mut regs: Vec<u32> = Vec::new();
-    for &r in run.inputs.iter().chain(run.outputs.iter().map(|o| &o.reg)) {
-        if !regs.contains(&r) {
-            regs.push(r);
-        }
-    }
-    regs
-}
-
-/// Collects the kernels of one program into one piece of executable
-/// memory.
-pub struct Builder {
-    #[cfg(target_arch = "x86_64")]
-    inner: x64::Builder,
-    /// Each added run's entries (for any mask, and for every lane active)
-    /// and register table.
-    entries: Vec<([usize; 2], Box<[u32]>)>,
-}
-
-impl Builder {
-    /// `None` where this CPU gets no machine code.
-    pub fn new() -> Option<Builder> {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if !(std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("f16c")) {
-                return None;
-            }
-            Some(Builder {
-                inner: x64::Builder::new()?,
-                entries: Vec::new(),
-            })
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        None
-    }
-
-    /// Adds the code of `run`; its index among the kernels [`finish`]
-    /// returns, or `None` when the run does not fit (more values live at
-    /// once than there are vector registers, more than [`MAX_REGS`]
-    /// registers), reads a value before it is made, or has a step whose
-    /// operands do not fit its operation (a `Select` without a third
-    /// value or with a constant second, a third operand on another).
-    ///
-    /// [`finish`]: Builder::finish
-    pub fn add(&mut self, run: &Run) -> Option<usize> {
-        let place = allocate(run)?;
-        let regs = registers(run);
-        if regs.len() > MAX_REGS {
-            return None;
-        }
-        // Code for every lane active, when the mask changes anything.
-        let masks = run.outputs.iter().any(|o| o.masked)
-            || run
-                .steps
-                .iter()
-                .enumerate()
-                .any(|(i, s)| s.keep.is_some() && place[run.inputs.len() + i].is_some());
-        #[cfg(target_arch = "x86_64")]
-        let entry = {
-            let any = self.inner.add(run, &place, &regs, false);
-            let full = if masks {
-                self.inner.add(run, &place, &regs, true)
-            } else {
-                any
-            };
-            [any, full]
-        };
-        #[cfg(not(target_arch = "x86_64"))]
-        let entry = {
-            // No `Builder` exists on other architectures.
-            let _ = (place, masks);
-            [0, 0]
-        };
-        self.entries.push((entry, regs.into_boxed_slice()));
-        Some(self.entries.len() - 1)
-    }
-
-    /// The kernels, in the order they were added; `None` if the memory
-    /// could not be made executable.
-    pub fn finish(self) -> Option<Vec<Kernel>> {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let code = std::sync::Arc::new(self.inner.finish()?);
-            Some(
-                self.entries
-                    .into_iter()
-                    .map(|([any, full], regs)| Kernel {
-                        entry: code.entry(any),
-                        full: code.entry(full),
-                        code: code.clone(),
-                        registers_needed: regs.iter().max().map_or(0, |&r| r as usize + 1),
-                        regs,
-                    })
-                    .collect(),
-            )
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = self.entries;
-            None
-        }
-    }
-}
-
-/// The machine code of one run.
-#[derive(Clone)]
-pub struct Kernel {
-    #[cfg(target_arch = "x86_64")]
-    code: std::sync::Arc<x64::Code>,
-    #[cfg(target_arch = "x86_64")]
-    entry: x64::Entry,
-    /// The entry for calls with every lane active.
-    #[cfg(target_arch = "x86_64")]
-    full: x64::Entry,
-    regs: Box<[u32]>,
-    /// One more than the highest register named: the register file must
-    /// hold this many registers.
-    #[cfg(target_arch = "x86_64")]
-    registers_needed: usize,
-}
-
-impl std::fmt::Debug for Kernel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Kernel")
-            .field("regs", &self.regs)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Kernel {
-    /// Runs the code on `regs`, the register file of a wave `width` lanes
-    /// wide, with the active lanes `mask`. `false`, having done nothing,
-    /// when the kernel cannot: `width` is not a multiple of 8 up to 128,
-    /// or `regs` is too short for a register the run names.
-    pub fn run(&self, regs: &mut [u64], width: usize, mask: u128) -> bool {
-        if width == 0 || !width.is_multiple_of(8) || width > 128 {
-            return false;
-        }
-        #[cfg(target_arch = "x86_64")]
-        {
-            if self.registers_needed * width > regs.len() {
-                return false;
-            }
-            let base = regs.as_mut_ptr();
-            let mut table = [std::ptr::null_mut(); MAX_REGS];
-            for (p, &r) in table.iter_mut().zip(&self.regs) {
-                // SAFETY: in bounds, checked above.
-                *p = unsafe { base.add(r as usize * width) };
-            }
-            let all = if width == 128 {
-                u128::MAX
-            } else {
-                (1 << width) - 1
-            };
-            let entry = if mask & all == all {
-                self.full
-            } else {
-                self.entry
-            };
-            let mask = mask.to_le_bytes();
-            // SAFETY: the code was made for this CPU (`Builder::new`
-            // checked AVX2); it reads and writes lanes `0..width` of the
-            // registers in `table` and `width / 8` bytes of `mask`, and
-            // `code` keeps it mapped.
-            unsafe { self.code.call(entry, &table, &mask, width / 8) };
-            true
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            // No kernel exists on other architectures.
-            let _ = (regs, mask);
-            false
-        }
-    }
+/// Whether [`wave::WaveBuilder::block`] takes `run`: its values fit the
+/// vector registers, each step reads only values made before it, and each
+/// step's operands fit its operation (a `Select` has a third value and a
+/// second that is a value; no other step has a third).
+pub fn fits(run: &Run) -> bool {
+    allocate(run).is_some()
 }

@@ -1,12 +1,6 @@
-//! The x86-64 AVX2 code of a run.
-//!
-//! One kernel is `fn(table, mask, chunks)`: `table` holds a pointer to the
-//! first lane of each register the run names, `mask` the active lanes, one
-//! byte per chunk of eight lanes. For each chunk it loads each input's
-//! eight 64-bit lanes and packs their low halves into one vector (lanes
-//! stay in order), runs the steps on vector registers, and widens each
-//! output back into the register's lanes, blending with the lanes there
-//! where the output is masked.
+//! The x86-64 AVX2 code: the assembler with its constants, and each
+//! 32-bit lane operation on eight lanes in vector registers
+//! ([`Builder::step`]), which the wave programs of [`wave`] are made of.
 
 // dynasm's `Ry(..)` and `Rx(..)` convert their register numbers with
 // `.into()`, also when they already are `u8`.
@@ -14,17 +8,15 @@
 
 pub mod wave;
 
-use super::{Op32, Operand, Run, Value};
+use super::{Op32, Operand, Value};
 use dynasmrt::x64::Assembler;
-use dynasmrt::{AssemblyOffset, DynamicLabel, DynasmApi, DynasmLabelApi, ExecutableBuffer, dynasm};
+use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, ExecutableBuffer, dynasm};
 use std::collections::HashMap;
 
 /// Temporaries and masks, above the value registers `0..VALUE_REGS`.
 pub(crate) const TEMP2: u8 = 10;
 pub(crate) const RESULT: u8 = 11;
 pub(crate) const TEMP: u8 = 12;
-const MASK64_HIGH: u8 = 13;
-const MASK64_LOW: u8 = 14;
 /// The active lanes of the chunk as 32-bit words, all ones or zero.
 pub(crate) const MASK32: u8 = 15;
 
@@ -76,44 +68,8 @@ pub(crate) struct Builder {
     constants: HashMap<Constant, DynamicLabel>,
 }
 
-/// The executable memory of a program's kernels.
+/// The executable memory of a wave program.
 pub(crate) struct Code(pub(crate) ExecutableBuffer);
-
-/// A kernel's first instruction, as a function of this code.
-#[derive(Clone, Copy)]
-pub(crate) struct Entry(KernelFn);
-
-type KernelFn = unsafe extern "sysv64" fn(*const *mut u64, *const u8, usize);
-
-impl Code {
-    /// The kernel that starts at `offset` (an offset `Builder::add`
-    /// returned for this code).
-    pub(crate) fn entry(&self, offset: usize) -> Entry {
-        // SAFETY: the offset is the start of a kernel, which follows
-        // `KernelFn`'s convention; calling it goes through `call`, which
-        // borrows this code.
-        Entry(unsafe {
-            std::mem::transmute::<*const u8, KernelFn>(self.0.ptr(AssemblyOffset(offset)))
-        })
-    }
-
-    /// # Safety
-    /// `entry` is a kernel of this code; `table` points at `chunks * 8`
-    /// lanes for each register the kernel names, `mask` has `chunks`
-    /// bytes; the CPU has AVX2.
-    pub(crate) unsafe fn call(
-        &self,
-        entry: Entry,
-        table: &[*mut u64; super::MAX_REGS],
-        mask: &[u8; 16],
-        chunks: usize,
-    ) {
-        debug_assert!((1..=16).contains(&chunks));
-        // SAFETY: `entry` is a kernel of this code (the caller's promise),
-        // mapped while `self` is.
-        unsafe { (entry.0)(table.as_ptr(), mask.as_ptr(), chunks) }
-    }
-}
 
 /// A step's second operand: a value's register or a constant.
 #[derive(Clone, Copy)]
@@ -211,112 +167,6 @@ impl Builder {
             .constants
             .entry(c)
             .or_insert_with(|| asm.new_dynamic_label())
-    }
-
-    /// Emits the kernel of `run` (`place`: each value's vector register,
-    /// from `allocate`; `regs`: the pointer table) and returns its entry.
-    ///
-    /// With `full`, the code is for calls where every lane is active: it
-    /// ignores `mask`, and masked outputs and kept steps write every lane.
-    pub(crate) fn add(
-        &mut self,
-        run: &Run,
-        place: &[Option<u8>],
-        regs: &[u32],
-        full: bool,
-    ) -> usize {
-        let at = |v: Value| place[usize::from(v)].expect("a value read is placed");
-        let table = |r: u32| 8 * regs.iter().position(|&x| x == r).expect("named") as i32;
-        let inputs = run.inputs.len();
-        let live = |i: usize| place[inputs + i].is_some();
-        let masked_out = !full && run.outputs.iter().any(|o| o.masked);
-        let keeps = !full
-            && run
-                .steps
-                .iter()
-                .enumerate()
-                .any(|(i, s)| live(i) && s.keep.is_some());
-        let bits = self.constant(Constant::Bits);
-        let low_halves = self.constant(Constant::LowHalves);
-        let entry = self.asm.offset().0;
-        let top = self.asm.new_dynamic_label();
-        dynasm!(self.asm; .arch x64
-            ; xor ecx, ecx
-            ; =>top
-        );
-        if masked_out || keeps {
-            dynasm!(self.asm; .arch x64
-                ; movzx eax, BYTE [rsi]
-                ; vmovd Rx(MASK32), eax
-                ; vpbroadcastd Ry(MASK32), Rx(MASK32)
-                ; vpand Ry(MASK32), Ry(MASK32), [=>bits]
-                ; vpcmpeqd Ry(MASK32), Ry(MASK32), [=>bits]
-            );
-        }
-        if masked_out {
-            dynasm!(self.asm; .arch x64
-                ; vpmovsxdq Ry(MASK64_LOW), Rx(MASK32)
-                ; vextracti128 Rx(MASK64_HIGH), Ry(MASK32), 1
-                ; vpmovsxdq Ry(MASK64_HIGH), Rx(MASK64_HIGH)
-            );
-        }
-        for (v, &r) in run.inputs.iter().enumerate() {
-            let Some(d) = place[v] else { continue };
-            // The low halves of lanes 0-3 and of lanes 4-7 (64-bit
-            // words), each gathered into the low half of a vector, then
-            // joined: lanes stay in order. (dynasm 5.1 swaps the sources
-            // of `vpblendd` and `vshufps`; `vinserti128` is right.)
-            dynasm!(self.asm; .arch x64
-                ; mov rax, QWORD [rdi + table(r)]
-                ; vmovdqu Ry(TEMP), [=>low_halves]
-                ; vpermd Ry(d), Ry(TEMP), [rax + rcx]
-                ; vpermd Ry(TEMP), Ry(TEMP), [rax + rcx + 32]
-                ; vinserti128 Ry(d), Ry(d), Rx(TEMP), 1
-            );
-        }
-        for (i, step) in run.steps.iter().enumerate() {
-            let Some(d) = place[inputs + i] else { continue };
-            let keep = step.keep.filter(|_| !full);
-            let out = if keep.is_some() { RESULT } else { d };
-            self.run_step(step, place, out);
-            if let Some(keep) = keep {
-                dynasm!(self.asm; .arch x64
-                    ; vpblendvb Ry(d), Ry(at(keep)), Ry(RESULT), Ry(MASK32)
-                );
-            }
-        }
-        for o in run.outputs {
-            let v = at(o.value);
-            dynasm!(self.asm; .arch x64
-                ; mov rax, QWORD [rdi + table(o.reg)]
-            );
-            for (half, mask, disp) in [(0, MASK64_LOW, 0), (1, MASK64_HIGH, 32)] {
-                if half == 0 {
-                    dynasm!(self.asm; .arch x64; vpmovzxdq Ry(TEMP), Rx(v));
-                } else {
-                    dynasm!(self.asm; .arch x64
-                        ; vextracti128 Rx(TEMP), Ry(v), 1
-                        ; vpmovzxdq Ry(TEMP), Rx(TEMP)
-                    );
-                }
-                if o.masked && !full {
-                    dynasm!(self.asm; .arch x64
-                        ; vmovdqu Ry(RESULT), [rax + rcx + disp]
-                        ; vpblendvb Ry(TEMP), Ry(RESULT), Ry(TEMP), Ry(mask)
-                    );
-                }
-                dynasm!(self.asm; .arch x64; vmovdqu [rax + rcx + disp], Ry(TEMP));
-            }
-        }
-        dynasm!(self.asm; .arch x64
-            ; add rcx, 64
-            ; inc rsi
-            ; dec rdx
-            ; jnz =>top
-            ; vzeroupper
-            ; ret
-        );
-        entry
     }
 
     /// One step of a run on eight lanes into `out`, its operands in the
@@ -912,7 +762,7 @@ impl Builder {
         self.constant(Constant::Nibbles(table))
     }
 
-    /// Places the constants the kernels read and makes the code
+    /// Places the constants the code reads and makes it
     /// executable.
     pub(crate) fn finish(mut self) -> Option<Code> {
         let mut constants: Vec<_> = self.constants.into_iter().collect();

@@ -19,10 +19,11 @@
 //! blocks instead, where each masked operation blends its slot with the
 //! register's earlier value.
 //!
-//! Where blocks get machine code (`crate::jit`), every run becomes a block
-//! with a kernel. Otherwise a block only replaces its run when it costs
-//! less (`block_cost`): a run of two operations on four inputs is cheaper
-//! as it is.
+//! Where the machine code keeps a block's values in vector registers
+//! (`native::block_fits`), every run becomes a block: one pass over the
+//! lanes there. Otherwise a block only replaces its run when the
+//! interpreter's slot loops cost less (`block_cost`): a run of two
+//! operations on four inputs is cheaper as it is.
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
@@ -32,7 +33,6 @@ use lockstep_ir::Span;
 use super::fuse;
 use crate::alu;
 use crate::bytecode::{Block32, Inst, Op32, Output32, Reg, Slot32Kind, Slot32Op};
-use crate::jit::Kernels;
 
 /// The most operations in one block (longer runs are cut).
 const MAX_OPS: usize = 64;
@@ -161,9 +161,6 @@ pub(crate) fn form_blocks(
         .flat_map(|run| code[run.clone()].iter().filter_map(run_op).map(|op| op.dst));
     let live_out = fuse::LiveOut::of(code, written);
     let mut removed = vec![false; code.len()];
-    let mut kernels = Kernels::new();
-    // Each block's kernel, in order.
-    let mut kernel_of = Vec::new();
     for run in runs {
         let last = run.end - 1;
         let live = |r: Reg| live_out.at(last, r);
@@ -175,29 +172,18 @@ pub(crate) fn form_blocks(
         let block = build(&ops, &live, false).unwrap_or_else(|| {
             build(&ops, &live, true).expect("an exact block can always be built")
         });
-        // A block with machine code always costs less than its operations.
-        let kernel = kernels.as_mut().and_then(|k| k.add(&block));
-        if kernel.is_none()
-            && !every_run
+        // A block whose values stay in vector registers always costs less
+        // than its operations.
+        if !every_run
+            && !crate::native::block_fits(&block)
             && block_cost(&block) >= ops.iter().map(|op| op_cost(op.masked)).sum()
         {
             continue;
         }
-        kernel_of.push(kernel);
         code[run.start] = Inst::Block32(Box::new(block));
         removed[run.start + 1..run.end].fill(true);
     }
     fuse::drop_removed(code, spans, &removed);
-    if let Some(made) = kernels.and_then(Kernels::finish) {
-        // The blocks in `code` are the ones formed above, in order.
-        let blocks = code.iter_mut().filter_map(|inst| match inst {
-            Inst::Block32(block) => Some(block),
-            _ => None,
-        });
-        for (block, k) in blocks.zip(kernel_of) {
-            block.kernel = k.map(|k| made[k].clone());
-        }
-    }
 }
 
 // What a block saves depends on how many operations share its narrowing
@@ -311,7 +297,6 @@ fn build(ops: &[RunOp], live: &dyn Fn(Reg) -> bool, exact: bool) -> Option<Block
         ops: block_ops,
         outputs,
         exact,
-        kernel: None,
     })
 }
 

@@ -1,8 +1,9 @@
-//! Kernels against a lane-by-lane model of the same runs, on every lane
-//! of every register (inactive lanes, registers not written, the high
-//! halves of the 64-bit lanes).
+//! Runs as wave code (`WaveBuilder::block`) against a lane-by-lane model
+//! of the same runs, on every lane of every register (inactive lanes,
+//! registers not written).
 
-use lockstep_jit::{Builder, Kernel, Op32, Operand, Output, Run, Step};
+use lockstep_jit::wave::{State, WaveBuilder};
+use lockstep_jit::{Op32, Operand, Output, Run, Step};
 use proptest::prelude::*;
 
 const OPS: [Op32; 61] = Op32::ALL;
@@ -154,13 +155,13 @@ fn apply(op: Op32, x: u32, y: u32) -> u32 {
 }
 
 /// What the run does to `regs`, one lane at a time.
-fn model(run: &Run, regs: &mut [u64], width: usize, mask: u128) {
+fn model(run: &Run, regs: &mut [u32], width: usize, mask: u64) {
     for l in 0..width {
         let active = mask >> l & 1 == 1;
         let mut values: Vec<u32> = run
             .inputs
             .iter()
-            .map(|&r| regs[r as usize * width + l] as u32)
+            .map(|&r| regs[r as usize * width + l])
             .collect();
         for s in run.steps {
             let b = match s.b {
@@ -179,7 +180,7 @@ fn model(run: &Run, regs: &mut [u64], width: usize, mask: u128) {
         }
         for o in run.outputs {
             if active || !o.masked {
-                regs[o.reg as usize * width + l] = u64::from(values[o.value as usize]);
+                regs[o.reg as usize * width + l] = values[o.value as usize];
             }
         }
     }
@@ -230,13 +231,71 @@ fn runs() -> impl Strategy<Value = (Vec<u32>, Vec<Step>, Vec<Output>)> {
     })
 }
 
-fn kernel(run: &Run) -> Option<Kernel> {
-    let mut b = Builder::new()?;
-    let k = b.add(run).expect("the run fits");
-    Some(b.finish().expect("executable").swap_remove(k))
+/// A run as the one block of a wave program, made for each width it runs
+/// at.
+struct Kernel {
+    inputs: Vec<u32>,
+    steps: Vec<Step>,
+    outputs: Vec<Output>,
 }
 
-/// The kernel of one step, `op` of register 0 and `b` (register 1's value
+/// The code's callout: none is made for a block.
+unsafe extern "sysv64" fn no_callout(_: *mut State, _: u32) -> u32 {
+    2
+}
+
+impl Kernel {
+    /// Runs the block on `regs`, the registers of one wave of `width`
+    /// lanes (8, 16, 32 or 64; register `r`'s lanes at `r * width ..`),
+    /// with the lanes `mask` launched. `false` where the code cannot be
+    /// made.
+    fn run(&self, regs: &mut [u32], width: usize, mask: u64) -> bool {
+        let count = regs.len() / width;
+        let Some(mut b) = WaveBuilder::new(width, width, &vec![false; count], &[], false) else {
+            return false;
+        };
+        let run = Run {
+            inputs: &self.inputs,
+            steps: &self.steps,
+            outputs: &self.outputs,
+        };
+        if !b.block(&run) {
+            return false;
+        }
+        b.exit();
+        let Some(code) = b.finish() else { return false };
+        let mut frame = vec![0u32; code.frame_bytes().div_ceil(4)];
+        frame[..regs.len()].copy_from_slice(regs);
+        let mut frames = vec![0u64; 4 * code.frames()];
+        let launch = [mask];
+        let mut state = Box::new(State::new(no_callout));
+        state.regs = frame.as_mut_ptr().cast();
+        state.frames = frames.as_mut_ptr();
+        state.launch = launch.as_ptr();
+        state.waves = 1;
+        state.budget = 1 << 20;
+        // SAFETY: the frame holds every register of the wave, `frames`
+        // the construct masks, `launch` one mask; a block touches no
+        // memory, input or callout.
+        let result = unsafe { code.run(&mut *state) };
+        assert_eq!(result, 0, "the code stopped");
+        regs.copy_from_slice(&frame[..regs.len()]);
+        true
+    }
+}
+
+/// The run as code, or `None` where this CPU gets none.
+fn kernel(run: &Run) -> Option<Kernel> {
+    WaveBuilder::new(8, 8, &[false], &[], false)?;
+    assert!(lockstep_jit::fits(run), "the run fits");
+    Some(Kernel {
+        inputs: run.inputs.to_vec(),
+        steps: run.steps.to_vec(),
+        outputs: run.outputs.to_vec(),
+    })
+}
+
+/// The code of one step, `op` of register 0 and `b` (register 1's value
 /// or a constant), into register 2.
 fn one_step(op: Op32, b: Operand) -> Option<Kernel> {
     let steps = [Step {
@@ -260,34 +319,35 @@ fn one_step(op: Op32, b: Operand) -> Option<Kernel> {
 
 proptest! {
     #[test]
-    fn kernels_do_what_their_steps_say(
+    fn blocks_do_what_their_steps_say(
         (inputs, steps, outputs) in runs(),
-        chunks in 1usize..=16,
-        // Every lane active takes the kernel's other entry; one lane off
-        // must not.
+        width in prop::sample::select(vec![8usize, 16, 32, 64]),
         mask in prop_oneof![
-            any::<u128>(),
-            Just(u128::MAX),
-            Just(0u128),
-            (0u32..128).prop_map(|l| !(1u128 << l)),
+            any::<u64>(),
+            Just(u64::MAX),
+            (0u32..64).prop_map(|l| !(1u64 << l)),
         ],
         lanes in prop::collection::vec(
             prop_oneof![
-                4 => any::<u64>(),
+                4 => any::<u32>(),
                 // Words the `float` operations treat apart: zeros, one,
                 // infinities, quiet and signalling NaNs.
                 1 => prop::sample::select(vec![
-                    0u64, 0x8000_0000, 0x3F80_0000, 0x7F80_0000, 0xFF80_0000,
+                    0u32, 0x8000_0000, 0x3F80_0000, 0x7F80_0000, 0xFF80_0000,
                     0x7FC0_0000, 0xFFC1_2345, 0x7F80_0001,
                 ]),
             ],
-            6 * 128,
+            6 * 64,
         ),
     ) {
         let run = Run { inputs: &inputs, steps: &steps, outputs: &outputs };
+        if !lockstep_jit::fits(&run) {
+            return Ok(());
+        }
         let Some(kernel) = kernel(&run) else { return Ok(()) };
-        let width = chunks * 8;
-        let mask = if width == 128 { mask } else { mask & ((1 << width) - 1) };
+        let mask = if width == 64 { mask } else { mask & ((1 << width) - 1) };
+        // A wave with no lane launched does not run.
+        prop_assume!(mask != 0);
         let mut want = lanes[..6 * width].to_vec();
         model(&run, &mut want, width, mask);
         let mut got = lanes[..6 * width].to_vec();
@@ -325,8 +385,8 @@ const EDGES: [u32; 15] = [
 #[test]
 fn every_operation_on_edge_values() {
     let pairs: Vec<(u32, u32)> = EDGES.iter().flat_map(|&x| EDGES.map(|y| (x, y))).collect();
-    // At most 128 lanes a run.
-    for pairs in pairs.chunks(128) {
+    // At most 64 lanes a run.
+    for pairs in pairs.chunks(64) {
         edge_pairs(pairs);
     }
 }
@@ -360,11 +420,11 @@ fn the_semantics_agree_with_the_model() {
 }
 
 fn edge_pairs(pairs: &[(u32, u32)]) {
-    let width = pairs.len().div_ceil(8) * 8;
-    let mut regs = vec![0u64; 3 * width];
+    let width = pairs.len().next_power_of_two().max(8);
+    let mut regs = vec![0u32; 3 * width];
     for (l, &(x, y)) in pairs.iter().enumerate() {
-        regs[l] = u64::from(x) | 0xDEAD_0000_0000_0000;
-        regs[width + l] = u64::from(y);
+        regs[l] = x;
+        regs[width + l] = y;
     }
     for op in OPS.into_iter().filter(|&op| op != Op32::Select) {
         for imm in [None, Some(0u32), Some(31), Some(33), Some(0x8000_0000)] {
@@ -372,7 +432,7 @@ fn edge_pairs(pairs: &[(u32, u32)]) {
                 return;
             };
             let mut got = regs.clone();
-            assert!(kernel.run(&mut got, width, u128::MAX));
+            assert!(kernel.run(&mut got, width, u64::MAX));
             for (l, &(x, y)) in pairs.iter().enumerate() {
                 let y = imm.unwrap_or(y);
                 let want = match op {
@@ -430,11 +490,7 @@ fn edge_pairs(pairs: &[(u32, u32)]) {
                     // (see `float_operations_by_hand` too).
                     _ => apply(op, x, y),
                 };
-                assert_eq!(
-                    got[2 * width + l],
-                    u64::from(want),
-                    "{op:?} {x:#x} {y:#x} {imm:?}"
-                );
+                assert_eq!(got[2 * width + l], want, "{op:?} {x:#x} {y:#x} {imm:?}");
             }
             assert_eq!(got[..2 * width], regs[..2 * width], "inputs untouched");
         }
@@ -584,7 +640,7 @@ fn float_operations_by_hand() {
         (Op32::FirstBitHighS, 0x7FFF_FFFF, 0, 30),
         (Op32::FirstBitHighS, 0x0000_0100, 0, 8),
     ];
-    let width = cases.len().div_ceil(8) * 8;
+    let width = 64;
     for constant in [false, true] {
         for (i, &(op, x, y, want)) in cases.iter().enumerate() {
             let b = if constant {
@@ -595,23 +651,22 @@ fn float_operations_by_hand() {
             let Some(kernel) = one_step(op, b) else {
                 return;
             };
-            let mut regs = vec![0u64; 3 * width];
-            regs[..width].fill(u64::from(x));
-            regs[width..2 * width].fill(u64::from(y));
-            assert!(kernel.run(&mut regs, width, u128::MAX));
+            let mut regs = vec![0u32; 3 * width];
+            regs[..width].fill(x);
+            regs[width..2 * width].fill(y);
+            assert!(kernel.run(&mut regs, width, u64::MAX));
             assert_eq!(
                 regs[2 * width + i % width],
-                u64::from(want),
+                want,
                 "{op:?} {x:#x} {y:#x} (constant {constant})"
             );
         }
     }
 }
 
-/// Runs that do not fit are refused, and the builder goes on.
+/// Runs that do not fit are refused.
 #[test]
 fn runs_too_wide_for_the_registers_are_refused() {
-    let Some(mut b) = Builder::new() else { return };
     // Twelve inputs all written back: twelve values live at the end.
     let inputs: Vec<u32> = (0..12).collect();
     let outputs: Vec<Output> = (0..12)
@@ -626,14 +681,7 @@ fn runs_too_wide_for_the_registers_are_refused() {
         steps: &[],
         outputs: &outputs,
     };
-    assert_eq!(b.add(&wide), None);
-    // Ten fit, but name 20 registers.
-    let named = Run {
-        inputs: &inputs[..10],
-        steps: &[],
-        outputs: &outputs[..10],
-    };
-    assert_eq!(b.add(&named), None);
+    assert!(!lockstep_jit::fits(&wide));
     // A step reading a value not yet made.
     let early = [Step {
         op: Op32::Add,
@@ -647,7 +695,7 @@ fn runs_too_wide_for_the_registers_are_refused() {
         steps: &early,
         outputs: &[],
     };
-    assert_eq!(b.add(&bad), None);
+    assert!(!lockstep_jit::fits(&bad));
     // Operands that do not fit the operation: a select without its third
     // value or with a constant second, a third value on an addition.
     let misfits = [
@@ -672,27 +720,29 @@ fn runs_too_wide_for_the_registers_are_refused() {
                 masked: false,
             }],
         };
-        assert_eq!(b.add(&run), None, "{op:?} {second:?} {c:?}");
+        assert!(!lockstep_jit::fits(&run), "{op:?} {second:?} {c:?}");
+        if let Some(mut b) = WaveBuilder::new(8, 8, &[false; 3], &[], false) {
+            assert!(!b.block(&run), "{op:?} {second:?} {c:?}");
+        }
     }
+    // A copy, with four lanes launched: every lane is written.
     let copy = [Output {
         reg: 1,
         value: 0,
         masked: false,
     }];
-    let k = b
-        .add(&Run {
-            inputs: &[0],
-            steps: &[],
-            outputs: &copy,
-        })
-        .expect("fits");
-    let kernel = b.finish().expect("executable").swap_remove(k);
-    let mut regs: Vec<u64> = (0..16).collect();
+    let Some(kernel) = kernel(&Run {
+        inputs: &[0],
+        steps: &[],
+        outputs: &copy,
+    }) else {
+        return;
+    };
+    let mut regs: Vec<u32> = (0..16).collect();
     assert!(kernel.run(&mut regs, 8, 0xF0));
     assert_eq!(regs[8..], [0, 1, 2, 3, 4, 5, 6, 7]);
-    // Widths the kernel cannot take, and a register file too short.
-    assert!(!kernel.run(&mut regs, 4, 0xF));
-    assert!(!kernel.run(&mut regs[..12], 8, 0xFF));
+    // Widths the code cannot take.
+    assert!(!kernel.run(&mut regs[..8], 4, 0xF));
 }
 
 /// `Select` picks by the whole word of its condition: words that are zero
@@ -711,12 +761,12 @@ fn select_by_hand() {
         0,
     ];
     let width = 16;
-    let mut regs = vec![0u64; 6 * width];
+    let mut regs = vec![0u32; 6 * width];
     for l in 0..width {
-        regs[l] = u64::from(conditions[l % 8]) | 0xDEAD_0000_0000_0000;
-        regs[width + l] = 100 + l as u64;
-        regs[2 * width + l] = 200 + l as u64;
-        regs[5 * width + l] = 500 + l as u64;
+        regs[l] = conditions[l % 8];
+        regs[width + l] = 100 + l as u32;
+        regs[2 * width + l] = 200 + l as u32;
+        regs[5 * width + l] = 500 + l as u32;
     }
     let steps = [
         Step {
@@ -759,11 +809,11 @@ fn select_by_hand() {
     }) else {
         return;
     };
-    let mask: u128 = 0b1010_0110_1100_0011;
+    let mask: u64 = 0b1010_0110_1100_0011;
     let mut got = regs.clone();
     assert!(kernel.run(&mut got, width, mask));
     for l in 0..width {
-        let (yes, no) = (100 + l as u64, 200 + l as u64);
+        let (yes, no) = (100 + l as u32, 200 + l as u32);
         let picked = if conditions[l % 8] != 0 { yes } else { no };
         let other = if conditions[l % 8] != 0 { no } else { yes };
         let active = mask >> l & 1 == 1;
@@ -775,7 +825,7 @@ fn select_by_hand() {
         );
         assert_eq!(
             got[5 * width + l],
-            if active { picked } else { 500 + l as u64 },
+            if active { picked } else { 500 + l as u32 },
             "lane {l}"
         );
     }
