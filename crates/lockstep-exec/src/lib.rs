@@ -55,12 +55,6 @@ mod native {
         vec![0; p.code_len()]
     }
 
-    /// Whether the machine code keeps a block's values in vector
-    /// registers: never on this build.
-    pub(crate) fn block_fits(_: &crate::bytecode::Block32) -> bool {
-        false
-    }
-
     /// Never made either.
     pub(crate) enum NativeWorker {}
 

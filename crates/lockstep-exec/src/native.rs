@@ -2071,18 +2071,6 @@ fn nested_barrier(code: &[Inst]) -> bool {
     false
 }
 
-/// Whether the machine code keeps `block`'s values in vector registers
-/// (on this CPU).
-pub(crate) fn block_fits(block: &crate::bytecode::Block32) -> bool {
-    let (inputs, steps, outputs) = parts(block);
-    crate::simd::avx2_available()
-        && lockstep_jit::fits(&lockstep_jit::Run {
-            inputs: &inputs,
-            steps: &steps,
-            outputs: &outputs,
-        })
-}
-
 /// A block as lockstep-jit's run: its input registers, steps and outputs.
 /// A step keeps the earlier value on inactive lanes only in an exact
 /// block (see `compile::block32`).
