@@ -64,6 +64,18 @@ impl Sema<'_> {
         coord_span: Span,
         span: Span,
     ) -> Option<TExpr> {
+        self.texel_of_level(info, coord, coord_span, None, span)
+    }
+
+    /// The texel at `coord` of level `level` (level 0 where `None`).
+    fn texel_of_level(
+        &mut self,
+        info: ResourceInfo,
+        coord: TExpr,
+        coord_span: Span,
+        level: Option<ir::Expr>,
+        span: Span,
+    ) -> Option<TExpr> {
         let n = info.kind.texture_coords()?;
         self.expect_components(info, &coord, n, "coordinate", "", coord_span)?;
         let coord_ty = self.uint_vector(n);
@@ -71,7 +83,7 @@ impl Sema<'_> {
         let root = PlaceRoot::Texel {
             resource: info.id,
             coord: Box::new(coord),
-            level: None,
+            level: level.map(Box::new),
         };
         Some(self.load(root, Vec::new(), info.element, span))
     }
@@ -86,19 +98,11 @@ impl Sema<'_> {
         level: TExpr,
         span: Span,
     ) -> Option<TExpr> {
-        let n = info.kind.texture_coords()?;
-        self.expect_components(info, &coord, n, "coordinate", "", coord_span)?;
-        let coord_ty = self.uint_vector(n);
-        let coord = self.coerce(coord, coord_ty, coord_span)?;
         let uint = self.scalar(ScalarType::UInt32);
         let level = self.coerce(level, uint, span)?;
         let level_zero = matches!(self.fold(&level).as_deref(), Some([Scalar { bits: 0, .. }]));
-        let root = PlaceRoot::Texel {
-            resource: info.id,
-            coord: Box::new(coord),
-            level: (!level_zero).then(|| Box::new(level)),
-        };
-        Some(self.load(root, Vec::new(), info.element, span))
+        let level = (!level_zero).then_some(level);
+        self.texel_of_level(info, coord, coord_span, level, span)
     }
 
     /// `tex.Load(location[, offset])`: for read-only textures the

@@ -16,7 +16,7 @@
 //! Loops over memory only read (a linked list in a read-only buffer) are
 //! not such loops.
 
-use crate::bytecode::{FrameDepth, Inst, Space};
+use crate::bytecode::{FrameDepth, Inst, Space, loop_body};
 
 /// Whether some loop of `code` may wait for another group's writes.
 pub(super) fn waits_on_groups(code: &[Inst], reg_count: u32) -> bool {
@@ -48,8 +48,9 @@ pub(super) fn waits_on_groups(code: &[Inst], reg_count: u32) -> bool {
     for (pc, inst) in code.iter().enumerate() {
         match inst {
             Inst::LoopBegin => {
-                let end = loop_end(code, pc);
-                let body = &code[pc + 1..end];
+                // Between the `LoopBegin` and its `LoopEnd`.
+                let whole = loop_body(code, pc);
+                let body = &whole[1..whole.len().saturating_sub(1)];
                 if body.iter().any(reads_written)
                     && exit_depends(body, depth, reg_count, &reads_written)
                 {
@@ -65,24 +66,6 @@ pub(super) fn waits_on_groups(code: &[Inst], reg_count: u32) -> bool {
         }
     }
     false
-}
-
-/// The `LoopEnd` that closes the loop opened at `begin`.
-fn loop_end(code: &[Inst], begin: usize) -> usize {
-    let mut open = 0usize;
-    for (pc, inst) in code.iter().enumerate().skip(begin) {
-        match inst {
-            Inst::LoopBegin => open += 1,
-            Inst::LoopEnd => {
-                open -= 1;
-                if open == 0 {
-                    return pc;
-                }
-            }
-            _ => {}
-        }
-    }
-    code.len()
 }
 
 /// Whether an exit of the loop whose frame is at `depth`, with `body`
