@@ -80,6 +80,9 @@ impl Sema<'_> {
         // member function of `S` or of a struct derived from it, the object
         // is `this` (or its base part).
         if let Some((scope, member)) = name.rsplit_once("::") {
+            if let Some(t) = self.static_member_of_type(scope, member, args, span) {
+                return t;
+            }
             let full = format!("{scope}.{member}");
             if self.functions.contains_key(&full) {
                 let mut all = args.to_vec();

@@ -228,7 +228,9 @@ impl<'a> Sema<'a> {
         for (v, p) in values.iter().zip(&sym.params) {
             cost += match p.dir {
                 ir::ParamDirection::In => self.conversion_cost(v, p.ty)?,
-                _ if v.place().is_some() && v.ty() != p.ty => return None,
+                // Copied in and out through a temporary of the
+                // parameter's type, converted both ways.
+                _ if v.place().is_some() && v.ty() != p.ty => self.conversion_cost(v, p.ty)? + 1,
                 _ => 0,
             };
         }
@@ -285,13 +287,23 @@ impl<'a> Sema<'a> {
     ) -> Option<TExpr> {
         let sym = self.fn_syms[idx].clone();
         let mut call_args = Vec::new();
+        // Arguments of another type than their `out`/`inout` parameter:
+        // copied in before the call, and back after it.
+        let (mut before, mut after) = (Vec::new(), Vec::new());
         for (i, p) in sym.params.iter().enumerate() {
             let arg = match (values.get(i), p.dir) {
                 (Some(v), ir::ParamDirection::In) => {
                     CallArg::In(self.coerce(v.clone(), p.ty, args[i].span)?)
                 }
                 (Some(v), dir) => {
-                    let place = self.out_place(v, args[i].span)?;
+                    let mut place = self.out_place(v, args[i].span)?;
+                    if place.ty != p.ty {
+                        let (copy_in, temp, copy_back) =
+                            self.converted_out(place, p.ty, dir, args[i].span)?;
+                        before.extend(copy_in);
+                        after.push(copy_back);
+                        place = temp;
+                    }
                     if dir == ir::ParamDirection::Out {
                         CallArg::Out(place)
                     } else {
@@ -316,7 +328,84 @@ impl<'a> Sema<'a> {
             function: id,
             args: call_args,
         };
-        Some(TExpr::new(kind, sym.result, span))
+        let call = TExpr::new(kind, sym.result, span);
+        if after.is_empty() {
+            return Some(call);
+        }
+        // The call, its result kept while the arguments are copied back.
+        if matches!(self.module.types.get(sym.result), ir::Type::Void) {
+            before.push(call.e);
+            let last = after.pop()?;
+            before.extend(after);
+            let mut e = TExpr::of(self.sequence(before, last));
+            e.void = true;
+            return Some(e);
+        }
+        let result = self.temp_place(sym.result, span)?;
+        before.push(self.wrap(
+            ExprKind::Assign {
+                place: result.clone(),
+                value: Box::new(call.e),
+                yield_old: false,
+                init: false,
+            },
+            sym.result,
+            span,
+        ));
+        before.extend(after);
+        let last = self.wrap(ExprKind::Load(result), sym.result, span);
+        Some(TExpr::of(self.sequence(before, last)))
+    }
+
+    /// A temporary local of type `ty`.
+    fn temp_place(&mut self, ty: ir::TypeId, span: Span) -> Option<ir::Place> {
+        let fcx = self.fcx.as_mut()?;
+        let id = ir::LocalId(fcx.locals.len() as u32);
+        fcx.locals.push(ir::Variable {
+            name: format!("arg.{}", id.0),
+            ty,
+            span: crate::context::ir_span(span),
+        });
+        Some(ir::Place {
+            root: ir::PlaceRoot::Local(id),
+            path: Vec::new(),
+            ty,
+        })
+    }
+
+    /// An `out` or `inout` argument `place` of another type than its
+    /// parameter's `ty`: the assignment that copies it in (for `inout`),
+    /// the temporary the call writes, and the assignment that copies the
+    /// temporary back, each converted.
+    fn converted_out(
+        &mut self,
+        place: ir::Place,
+        ty: ir::TypeId,
+        dir: ir::ParamDirection,
+        span: Span,
+    ) -> Option<(Option<ir::Expr>, ir::Place, ir::Expr)> {
+        let temp = self.temp_place(ty, span)?;
+        let assign = |this: &mut Self, to: ir::Place, from: ir::Place| -> Option<ir::Expr> {
+            let value = this.wrap(ExprKind::Load(from.clone()), from.ty, span);
+            let value = this.coerce(TExpr::of(value), to.ty, span)?;
+            let ty = to.ty;
+            Some(this.wrap(
+                ExprKind::Assign {
+                    place: to,
+                    value: Box::new(value),
+                    yield_old: false,
+                    init: false,
+                },
+                ty,
+                span,
+            ))
+        };
+        let copy_in = match dir {
+            ir::ParamDirection::InOut => Some(assign(self, temp.clone(), place.clone())?),
+            _ => None,
+        };
+        let copy_back = assign(self, place, temp.clone())?;
+        Some((copy_in, temp, copy_back))
     }
 
     /// Reports functions that are called but never defined.

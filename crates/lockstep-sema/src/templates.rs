@@ -77,6 +77,55 @@ impl<'a> Sema<'a> {
         self.build_call(idx, values, args, span)
     }
 
+    /// `T::f(…)` where type name `scope` (a typedef) stands for a struct
+    /// or a struct template's instance with a `static` member function
+    /// `member`: the call, or `None` where it does not.
+    pub(crate) fn static_member_of_type(
+        &mut self,
+        scope: &str,
+        member: &str,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<Option<TExpr>> {
+        if !self.is_type_name(scope) || self.functions.contains_key(&format!("{scope}.{member}")) {
+            return None;
+        }
+        let te = ast::TypeExpr {
+            name: ast::Ident {
+                name: scope.to_string(),
+                span,
+            },
+            args: Vec::new(),
+            modifiers: Vec::new(),
+            span,
+        };
+        let ty = self.resolve_value_type(&te)?;
+        if let Type::Struct { name, .. } = self.get(ty) {
+            let full = format!("{name}.{member}");
+            if self.functions.contains_key(&full) && !self.takes_object(&full) {
+                return Some(self.call_user(&full, args, span));
+            }
+        }
+        let (template, bindings) = self.struct_instances.get(&ty)?.clone();
+        let full = format!("{template}.{member}");
+        if self.takes_object(&full) {
+            return None;
+        }
+        let decls = self.templates.get(&full)?.clone();
+        let f = decls
+            .into_iter()
+            .find(|f| f.body.is_some() && f.params.len() == args.len())?;
+        let values: Vec<Option<TExpr>> = args.iter().map(|a| self.lower_expr(a)).collect();
+        let Some(values) = values.into_iter().collect::<Option<Vec<TExpr>>>() else {
+            return Some(None);
+        };
+        let values: Vec<TExpr> = values.into_iter().map(|v| self.default_lit(v)).collect();
+        let Some(idx) = self.instantiate_function(f, bindings) else {
+            return Some(None);
+        };
+        Some(self.build_call(idx, values, args, span))
+    }
+
     /// The template arguments of `f` for a call with `values`.
     fn deduce(
         &mut self,
@@ -103,12 +152,21 @@ impl<'a> Sema<'a> {
             })?);
         }
         // Arguments written are not deduced: the call's arguments convert.
-        let fixed: Vec<bool> = (0..params.len()).map(|i| i < explicit.len()).collect();
-        for (p, v) in f.params.iter().zip(values) {
+        let mut fixed: Vec<bool> = (0..params.len()).map(|i| i < explicit.len()).collect();
+        // A member function of a struct template takes the struct's
+        // parameters from its object (`this`, first), and the other
+        // arguments convert to them.
+        let object = f.params.first().is_some_and(|p| p.name.name == "this");
+        for (i, (p, v)) in f.params.iter().zip(values).enumerate() {
             if let Some(name) = self.deduce_from(&p.ty, v.ty(), params, &fixed, &mut bound) {
                 return Err(format!(
                     "template parameter '{name}' is deduced as two different types or values"
                 ));
+            }
+            if i == 0 && object {
+                for (fixed, bound) in fixed.iter_mut().zip(&bound) {
+                    *fixed |= bound.is_some();
+                }
             }
         }
         bound

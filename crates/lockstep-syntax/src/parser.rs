@@ -441,7 +441,9 @@ fn qualified_names(tokens: Vec<Token>) -> Vec<Token> {
     while let Some(tok) = tokens.next() {
         let after_name = out.last().is_some_and(|t| t.kind == TokenKind::Ident);
         let before_name = tokens.peek().is_some_and(|t| t.kind == TokenKind::Ident);
-        if tok.is_punct("::") && before_name && !after_name {
+        // `S<T>::f` keeps its `::`.
+        let after_template = out.last().is_some_and(|t| t.is_punct(">"));
+        if tok.is_punct("::") && before_name && !after_name && !after_template {
             continue;
         }
         let joins = tok.is_punct("::") && after_name && before_name;

@@ -583,12 +583,10 @@ fn bind_resource(
             && (b.register..b.register.saturating_add(array_size(b))).contains(&resource.register)
     };
     let Some(binding) = pipeline.bindings.iter().find(at_register) else {
-        // A binding of the resource's name (or at its register number) in
-        // another register class is a mis-typed binding.
-        if let Some(b) = pipeline.bindings.iter().find(|b| {
-            b.name == resource.name
-                || (b.register == resource.register && b.space == resource.space)
-        }) {
+        // A binding of the resource's name in another register class is a
+        // mis-typed binding. (Each class numbers its registers apart:
+        // `s0` beside `t0` is no clash.)
+        if let Some(b) = pipeline.bindings.iter().find(|b| b.name == resource.name) {
             return Err(RunError::new(format!(
                 "resource '{}' is a {expected} at {register} in the shader, but the pipeline binds buffer '{}' at {} as a {}",
                 resource.name,

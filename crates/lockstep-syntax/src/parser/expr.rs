@@ -571,6 +571,33 @@ impl Parser<'_> {
             let first = self.peek();
             let (span, expansion) = (first.span, first.expansion.clone());
             let ty = self.parse_type(Vec::new())?;
+            // `S<T>::f(…)`: a static member function of a struct template's
+            // instance, the member function template `S.f` with the
+            // struct's arguments.
+            if !ty.args.is_empty() && self.at("::") && self.nth(1).kind == TokenKind::Ident {
+                self.bump();
+                let member = self.bump();
+                if !self.at("(") {
+                    self.error_here("expected '(' after the member function's name");
+                    return Err(Reported);
+                }
+                let args = self.call_args()?;
+                let span = ty.span.to(self.prev_span);
+                let name = Ident {
+                    name: format!("{}.{}", ty.name.name, member.text),
+                    span: ty.name.span.to(member.span),
+                };
+                return Ok(node(
+                    ExprKind::Call {
+                        callee: Callee::Template {
+                            name,
+                            args: ty.args,
+                        },
+                        args,
+                    },
+                    span,
+                ));
+            }
             if !self.at("(") {
                 let message = format!(
                     "unexpected type name '{}': expected expression",

@@ -185,6 +185,16 @@ impl Parser<'_> {
             ));
         }
         let declarators = self.declarators(name)?;
+        // `SamplerState s { Filter = …; };`: an effect state block, which
+        // DXC ignores with a warning.
+        if self.at("{") {
+            let at = self.peek().span;
+            self.skip_balanced();
+            self.diags.push(Diagnostic::warning(
+                at.to(self.prev_span),
+                "effect state block ignored: effect syntax is deprecated (samplers take their state from the pipeline)",
+            ));
+        }
         self.expect_semi("expected ';' after top level declarator");
         Ok(Item::Variable(VarDecl {
             storage,

@@ -129,6 +129,22 @@ fn missing_binding() {
     .assert_eq(&got);
 }
 
+/// Each register class numbers its registers apart: a sampler at `s0`
+/// with none in the pipeline has no binding, whatever the pipeline has
+/// at `u0`.
+#[test]
+fn registers_of_other_classes_do_not_clash() {
+    let got = run_error(
+        &format!("SamplerState S : register(s0);\n{STORE}"),
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 16])],
+        &RunOptions::default(),
+    );
+    assert!(
+        got.contains("error: resource 'S' (s0, space0) has no binding in the pipeline"),
+        "{got}"
+    );
+}
+
 #[test]
 fn mistyped_binding() {
     let got = run_error(
