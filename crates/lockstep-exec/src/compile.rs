@@ -475,6 +475,19 @@ impl Program {
         self.code.len()
     }
 
+    /// Whether the program reads, writes or asks about resource `id`: one
+    /// that it never touches needs no memory bound to it.
+    pub fn uses_resource(&self, id: lockstep_ir::ResourceId) -> bool {
+        let space = crate::bytecode::Space::Resource(id);
+        self.code.iter().any(|inst| match inst {
+            Inst::Load { addr, .. } | Inst::Store { addr, .. } | Inst::Atomic { addr, .. } => {
+                addr.space == space
+            }
+            Inst::TexelAddress { resource, .. } | Inst::Query { resource, .. } => *resource == id,
+            _ => false,
+        })
+    }
+
     /// Whether a loop of the program may wait for another group's writes,
     /// so that it runs one group at a time (see `compile::waits`).
     pub fn waits_on_groups(&self) -> bool {

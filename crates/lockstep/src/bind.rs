@@ -233,7 +233,21 @@ impl Bindings {
                 bindings.counters.push(start);
                 continue;
             }
-            let (index, element) = match bind_resource(shader, pipeline, resource)? {
+            // A resource the program never touches needs no binding (DXC
+            // drops it); any memory stands in.
+            let unused = !shader
+                .program
+                .uses_resource(lockstep_ir::ResourceId(id as u32));
+            let bound = match bind_resource(shader, pipeline, resource) {
+                Err(_) if unused && memories > 0 => {
+                    bindings.buffer_of.push(usize::MAX);
+                    bindings.memory_of.push(0);
+                    bindings.dims.push([0; 3]);
+                    continue;
+                }
+                bound => bound?,
+            };
+            let (index, element) = match bound {
                 Bound::Buffer(index, element) => (index, element),
                 Bound::Sampler(k) => {
                     bindings.buffer_of.push(usize::MAX);

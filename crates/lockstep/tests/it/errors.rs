@@ -129,13 +129,49 @@ fn missing_binding() {
     .assert_eq(&got);
 }
 
+/// A resource the shader declares but never touches needs no binding, as
+/// DXC drops it; one it reads still does.
+#[test]
+fn unused_resources_need_no_binding() {
+    let source = format!(
+        "StructuredBuffer<float4> Unused : register(t3);\nTexture2D<float> Tex : register(t4);\ncbuffer Params : register(b2) {{ float4 k; }};\n{STORE}"
+    );
+    let shader = compile(&source, &CompileOptions::default());
+    let p = pipeline(
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 16])],
+    );
+    let out = lockstep::run(&shader, &p, &RunOptions::default()).expect("runs");
+    let words: Vec<u32> = out.contents[0]
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert_eq!(words, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]);
+    let reads = source.replace("Out[gi] = gi;", "Out[gi] = gi + (uint)k.x;");
+    let got = run_error(
+        &reads,
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 16])],
+        &RunOptions::default(),
+    );
+    assert!(
+        got.contains("error: resource 'Params' (b2, space0) has no binding in the pipeline"),
+        "{got}"
+    );
+}
+
 /// Each register class numbers its registers apart: a sampler at `s0`
 /// with none in the pipeline has no binding, whatever the pipeline has
 /// at `u0`.
 #[test]
 fn registers_of_other_classes_do_not_clash() {
     let got = run_error(
-        &format!("SamplerState S : register(s0);\n{STORE}"),
+        &format!(
+            "SamplerState S : register(s0);\nTexture2D<float> T : register(t1);\n{}",
+            STORE.replace(
+                "Out[gi] = gi;",
+                "Out[gi] = gi + (uint)T.SampleLevel(S, float2(0, 0), 0);"
+            )
+        ),
         &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 16])],
         &RunOptions::default(),
     );
