@@ -577,6 +577,9 @@ fn print_stats(
         return;
     }
     eprintln!("engine:  {}", engine_line(shader, w, opts.engine));
+    if shader.program.waits_on_groups() {
+        eprintln!("groups:  one at a time, in order: a loop may wait for another group's write");
+    }
 }
 
 /// Which engine runs `shader` at wave size `w`, and why.

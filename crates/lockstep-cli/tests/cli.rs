@@ -898,3 +898,46 @@ fn engine_native_says_when_the_interpreter_runs() {
         );
     }
 }
+
+/// `--stats` says when groups run one at a time because a loop may wait
+/// for another group's write, and not otherwise.
+#[test]
+fn stats_name_groups_that_run_one_at_a_time() {
+    let dir = scratch("waits");
+    let shader = dir.join("ticket.hlsl");
+    std::fs::write(
+        &shader,
+        "RWStructuredBuffer<uint> Ticket : register(u0);\n\
+         [numthreads(8, 1, 1)]\n\
+         void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex) {\n\
+           if (gi == 0) {\n\
+             uint seen = 0;\n\
+             [allow_uav_condition] while (true) {\n\
+               InterlockedAdd(Ticket[0], 0, seen);\n\
+               if (seen == gid.x) break;\n\
+             }\n\
+             InterlockedAdd(Ticket[0], 1);\n\
+           }\n\
+         }\n",
+    )
+    .unwrap();
+    let pipeline = dir.join("ticket.yaml");
+    std::fs::write(
+        &pipeline,
+        "---\nShaders:\n  - Stage: Compute\n    Entry: main\n    DispatchSize: [16, 1, 1]\n\
+         Buffers:\n  - Name: Ticket\n    Format: UInt32\n    Data: [ 0 ]\n\
+         DescriptorSets:\n  - Resources:\n    - Name: Ticket\n      Kind: RWStructuredBuffer\n      DirectXBinding:\n        Register: 0\n        Space: 0\n...\n",
+    )
+    .unwrap();
+    let (p, s) = (pipeline.to_str().unwrap(), shader.to_str().unwrap());
+    let o = lockstep(&["run", p, s, "--stats", "--wave-size", "8"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("groups:  one at a time, in order"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("[ 16 ]"));
+    let o = lockstep(&[EXAMPLE[0], EXAMPLE[1], EXAMPLE[2], "--stats"]);
+    assert!(!stderr(&o).contains("groups:"), "{}", stderr(&o));
+}
