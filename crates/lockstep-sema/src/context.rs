@@ -206,6 +206,9 @@ pub(crate) struct Sema<'a> {
     /// Function templates by name (member functions of struct templates
     /// as `S.f`).
     pub templates: HashMap<String, Vec<&'a ast::FunctionDecl>>,
+    /// The explicit specializations of each function template: the
+    /// arguments each is for, and the name it is declared under.
+    pub explicit_specializations: HashMap<String, Vec<(&'a [ast::TemplateArg], String)>>,
     /// Struct templates by name.
     pub struct_templates: HashMap<String, &'a ast::StructDecl>,
     /// What the parameters of the template instance being compiled stand
@@ -275,6 +278,7 @@ impl<'a> Sema<'a> {
             resource_arrays: Vec::new(),
             dynamic_resources: Vec::new(),
             templates: HashMap::new(),
+            explicit_specializations: HashMap::new(),
             struct_templates: HashMap::new(),
             template_scopes: Vec::new(),
             function_instances: HashMap::new(),

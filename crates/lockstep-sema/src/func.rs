@@ -26,6 +26,12 @@ impl<'a> Sema<'a> {
                 .push(f);
             return;
         }
+        if let Some((base, args)) = &f.specializes {
+            self.explicit_specializations
+                .entry(base.clone())
+                .or_default()
+                .push((args, f.name.name.clone()));
+        }
         if self.has_resource_params(f) {
             self.resource_functions
                 .entry(f.name.name.clone())

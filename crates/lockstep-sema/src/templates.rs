@@ -73,6 +73,24 @@ impl<'a> Sema<'a> {
             self.push(d);
             return None;
         };
+        // An explicit specialization for these arguments replaces the
+        // template's own body.
+        let specializations = self
+            .explicit_specializations
+            .get(name)
+            .cloned()
+            .unwrap_or_default();
+        for (written, special) in specializations {
+            let matches = written.len() == bindings.len()
+                && written
+                    .iter()
+                    .zip(&f.template_params)
+                    .zip(&bindings)
+                    .all(|((arg, param), bound)| self.template_arg(arg, param) == Some(*bound));
+            if matches {
+                return self.call_user(&special, args, span);
+            }
+        }
         let idx = self.instantiate_function(f, bindings)?;
         self.build_call(idx, values, args, span)
     }

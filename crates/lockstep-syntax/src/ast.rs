@@ -117,6 +117,10 @@ pub struct FunctionDecl {
     /// The parameters of `template <…>` before it (or before its struct);
     /// empty for an ordinary function.
     pub template_params: Vec<TemplateParam>,
+    /// `template <> float f<float>(…)`: an explicit specialization of
+    /// function template `f`, its name, and the arguments it is for; the
+    /// function's own name is then `f<…>`, as written.
+    pub specializes: Option<(String, Vec<TemplateArg>)>,
     /// The whole declaration, from its attributes to its body or `;`.
     pub span: Span,
 }

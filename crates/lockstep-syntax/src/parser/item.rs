@@ -146,9 +146,19 @@ impl Parser<'_> {
         storage: Vec<Ident>,
         ty: TypeExpr,
     ) -> PResult<Item> {
-        let name = self.ident("expected identifier")?;
+        let mut name = self.ident("expected identifier")?;
+        // `template <> T f<T>(…)`: the arguments of an explicit
+        // specialization.
+        let mut specializes = None;
+        if self.at("<") && self.template_names.contains(&name.name) {
+            let args = self.nested(|p| p.template_args())?;
+            let base = name.name.clone();
+            name.name = format!("{base}<#{}>", self.pos);
+            specializes = Some((base, args));
+        }
         if self.at("(") {
             let mut f = self.function(start, attributes, storage, ty, name)?;
+            f.specializes = specializes;
             // `float S::f() { … }`: a member function of `S` defined
             // outside it.
             if let Some((owner, _)) = f.name.name.rsplit_once("::")
@@ -264,6 +274,7 @@ impl Parser<'_> {
             semantic,
             body,
             template_params: Vec::new(),
+            specializes: None,
             span: start.to(self.prev_span),
         })
     }
@@ -730,6 +741,10 @@ impl Parser<'_> {
 
     /// `typename T, uint N` (also `class T`).
     fn template_params(&mut self, params: &mut Vec<TemplateParam>) -> PResult<()> {
+        // `template <>`: an explicit specialization.
+        if self.at(">") {
+            return Ok(());
+        }
         loop {
             let value_type = if self.eat_kw("typename") || self.eat_kw("class") {
                 None

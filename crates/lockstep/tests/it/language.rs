@@ -1060,3 +1060,29 @@ fn effect_state_blocks_are_ignored() {
     );
     assert!(!text.contains("error"), "{text}");
 }
+
+/// `template <>` specializations of a function template replace its body
+/// for their arguments, written or deduced.
+#[test]
+fn explicit_specializations() {
+    let source = "RWStructuredBuffer<float> Out : register(u0);\n\
+        template<typename T> T Zero() { return (T)1; }\n\
+        template<> float Zero<float>() { return 2; }\n\
+        template<typename T> T Scale(T x) { return x * 3; }\n\
+        template<> uint Scale<uint>(uint x) { return x + 100; }\n\
+        [numthreads(1, 1, 1)]\n\
+        void main() {\n\
+            Out[0] = Zero<float>();\n\
+            Out[1] = Zero<int>();\n\
+            Out[2] = Scale(2.0f);\n\
+            Out[3] = Scale(5u);\n\
+        }\n";
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 4])],
+        4,
+    );
+    let floats: Vec<f32> = out[0].iter().map(|&w| f32::from_bits(w)).collect();
+    assert_eq!(floats, [2.0, 1.0, 6.0, 105.0]);
+}
