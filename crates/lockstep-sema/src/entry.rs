@@ -53,10 +53,19 @@ impl Sema<'_> {
             return;
         }
         if !self.is_void(self.fn_syms[idx].result) {
-            self.error(
+            let d = lockstep_syntax::Diagnostic::error(
                 decl.return_type.span,
                 "compute entry point must return void",
             );
+            // A vertex or pixel shader compiled as the default compute one.
+            let d =
+                match decl.semantic.is_some() || decl.params.iter().any(|p| p.semantic.is_some()) {
+                    true => d.with_note(
+                        "for a vertex or pixel shader, give its profile: -T vs_6_0 or -T ps_6_0",
+                    ),
+                    false => d,
+                };
+            self.push(d);
         }
         self.check_shader_attribute(decl);
         let wave_size = self.wave_size_attribute(decl);
@@ -132,8 +141,13 @@ impl Sema<'_> {
     fn missing_entry_point(&mut self, name: &str) {
         let mut marked = Vec::new();
         let mut others = Vec::new();
+        // The functions of the file, not the library's.
+        let library = self.library_file;
         for sym in self.fn_syms.iter().filter(|s| s.defined) {
             let decl = sym.decl;
+            if library == Some(decl.span.file.0) {
+                continue;
+            }
             let launches = decl.attributes.iter().any(|a| {
                 a.name.name.eq_ignore_ascii_case("numthreads")
                     || a.name.name.eq_ignore_ascii_case("numWaves")
@@ -153,7 +167,7 @@ impl Sema<'_> {
             )),
             ([], []) => d.with_note("the file defines no function"),
             ([], _) => d.with_note(format!(
-                "no function has [numthreads]; the file defines {}",
+                "no function has [numthreads]; the file defines {} (a vertex or pixel shader needs its profile, -T vs_6_0 or -T ps_6_0)",
                 others.join(", ")
             )),
             _ => d.with_note(format!(

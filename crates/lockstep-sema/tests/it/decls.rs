@@ -664,7 +664,7 @@ fn a_missing_entry_point_names_the_candidates() {
         "void helper() {}",
         expect![[r#"
             1:1: error: missing entry point 'main'
-              note: no function has [numthreads]; the file defines helper
+              note: no function has [numthreads]; the file defines helper (a vertex or pixel shader needs its profile, -T vs_6_0 or -T ps_6_0)
         "#]],
     );
 }

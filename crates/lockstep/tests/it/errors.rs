@@ -450,3 +450,25 @@ fn newer_intrinsics_name_their_shader_model() {
     let shader = compile(source, &at(6));
     assert_eq!(shader.module.required_shader_model, (6, 6));
 }
+
+/// A pixel shader compiled as the default compute shader: the notes name
+/// the file's own functions (not the library's `ddx`) and the profile to
+/// give.
+#[test]
+fn a_pixel_shader_without_its_profile_is_told_so() {
+    let source = "float4 PSMain(float4 pos : SV_Position) : SV_Target { return ddx(pos.x); }\n";
+    let text = diagnostics(source, &CompileOptions::default());
+    assert!(
+        text.contains("no function has [numthreads]; the file defines PSMain (a vertex or pixel shader needs its profile, -T vs_6_0 or -T ps_6_0)"),
+        "{text}"
+    );
+    let opts = CompileOptions {
+        entry: "PSMain".into(),
+        ..CompileOptions::default()
+    };
+    let text = diagnostics(source, &opts);
+    assert!(
+        text.contains("= for a vertex or pixel shader, give its profile: -T vs_6_0 or -T ps_6_0"),
+        "{text}"
+    );
+}
