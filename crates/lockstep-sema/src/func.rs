@@ -380,16 +380,18 @@ impl<'a> Sema<'a> {
     }
 
     /// An `out` or `inout` argument `place` of another type than its
-    /// parameter's `ty`: the assignment that copies it in (for `inout`),
-    /// the temporary the call writes, and the assignment that copies the
-    /// temporary back, each converted.
+    /// parameter's `ty`: what runs before the call (the place's indices
+    /// evaluated once, and for `inout` the copy in), the temporary the call
+    /// writes, and the assignment that copies the temporary back, each
+    /// converted.
     fn converted_out(
         &mut self,
         place: ir::Place,
         ty: ir::TypeId,
         dir: ir::ParamDirection,
         span: Span,
-    ) -> Option<(Option<ir::Expr>, ir::Place, ir::Expr)> {
+    ) -> Option<(Vec<ir::Expr>, ir::Place, ir::Expr)> {
+        let (mut before, place) = self.stabilize_place(place, span);
         let temp = self.temp_place(ty, span)?;
         let assign = |this: &mut Self, to: ir::Place, from: ir::Place| -> Option<ir::Expr> {
             let value = this.wrap(ExprKind::Load(from.clone()), from.ty, span);
@@ -406,12 +408,11 @@ impl<'a> Sema<'a> {
                 span,
             ))
         };
-        let copy_in = match dir {
-            ir::ParamDirection::InOut => Some(assign(self, temp.clone(), place.clone())?),
-            _ => None,
-        };
+        if dir == ir::ParamDirection::InOut {
+            before.push(assign(self, temp.clone(), place.clone())?);
+        }
         let copy_back = assign(self, place, temp.clone())?;
-        Some((copy_in, temp, copy_back))
+        Some((before, temp, copy_back))
     }
 
     /// Reports functions that are called but never defined.

@@ -462,7 +462,11 @@ impl Sema<'_> {
     /// Moves every index of `place` that has side effects (`a[i++]`) into a
     /// fresh local, so that a place read and then written evaluates each
     /// index once. Returns the assignments to run first.
-    fn stabilize_place(&mut self, mut place: Place, span: Span) -> (Vec<ir::Expr>, Place) {
+    pub(crate) fn stabilize_place(
+        &mut self,
+        mut place: Place,
+        span: Span,
+    ) -> (Vec<ir::Expr>, Place) {
         let mut setup = Vec::new();
         match &mut place.root {
             ir::PlaceRoot::BufferElement { index: e, .. }

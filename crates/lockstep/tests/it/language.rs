@@ -1031,17 +1031,26 @@ fn template_members_and_converted_out_arguments() {
             Out[5] = v.z;\n\
             Out[6] = c;\n\
             Out[7] = r;\n\
+            float3 arr[2] = { float3(4.5, 0, 0), float3(9, 9, 9) };\n\
+            uint k = 0;\n\
+            Grow(arr[k++]);\n\
+            Out[8] = k;\n\
+            Out[9] = arr[0].x + arr[1].x * 100;\n\
         }\n";
     let out = run_words(
         source,
         [1, 1, 1],
-        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 8])],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 10])],
         4,
     );
     let floats: Vec<f32> = out[0].iter().map(|&w| f32::from_bits(w)).collect();
     // (1,1,1) + (1,2,3); 1 + 6·10 + 10·100 + 7·1000; int(1.7)·2 + 1 and so
-    // on, truncated on the way in; uint(5.9) + uint(2.5) = 7, returned ·10.
-    assert_eq!(floats, [42.0, 8061.0, 7.0, 3.0, -3.0, 7.0, 7.0, 70.0]);
+    // on, truncated on the way in; uint(5.9) + uint(2.5) = 7, returned ·10;
+    // `arr[k++]` evaluated once: k = 1, arr[0].x = 4·2 + 1, arr[1] kept.
+    assert_eq!(
+        floats,
+        [42.0, 8061.0, 7.0, 3.0, -3.0, 7.0, 7.0, 70.0, 1.0, 909.0]
+    );
 }
 
 /// A sampler's effect state block is ignored with a warning, as DXC does.
