@@ -13,7 +13,7 @@ mod stmt;
 mod types;
 
 use std::cell::Cell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::ast::{Ident, TranslationUnit};
 use crate::diag::{Diagnostic, Diagnostics};
@@ -111,9 +111,10 @@ struct Parser<'d> {
     prev_span: Span,
     /// The function whose body is being read.
     function: Option<String>,
-    /// The scopes local types were declared in, per function: each block
-    /// that declares one is a namespace of its own (`f::S`, `f#2::S`).
-    local_scopes: u32,
+    /// How many blocks of functions of each name have declared local
+    /// types: each such block is a namespace of its own (`f::S`, then
+    /// `f#2::S`).
+    local_scopes: HashMap<String, u32>,
     /// The length `namespace` has outside the innermost block.
     block_namespace: usize,
     /// Types declared inside function bodies, as items of the file: they
@@ -151,7 +152,7 @@ impl<'d> Parser<'d> {
             no_gt: false,
             prev_span: Span::default(),
             function: None,
-            local_scopes: 0,
+            local_scopes: HashMap::new(),
             block_namespace: 0,
             hoisted: Vec::new(),
         }

@@ -256,9 +256,12 @@ impl Parser<'_> {
             None
         };
         let body = if self.at("{") {
-            self.function = Some(name.name.clone());
-            self.local_scopes = 0;
-            Some(self.block()?)
+            // A member function's body inside a local struct returns to
+            // the enclosing function's.
+            let outer = self.function.replace(name.name.clone());
+            let body = self.block();
+            self.function = outer;
+            Some(body?)
         } else if self.eat(";") {
             None
         } else {

@@ -112,9 +112,10 @@ impl Parser<'_> {
     /// the local `s`.
     fn local_type(&mut self, start: Span, attributes: Vec<Attribute>) -> PResult<StmtKind> {
         if self.namespace.len() == self.block_namespace {
-            self.local_scopes += 1;
             let function = self.function.clone().unwrap_or_default();
-            self.namespace.push(match self.local_scopes {
+            let n = self.local_scopes.entry(function.clone()).or_default();
+            *n += 1;
+            self.namespace.push(match *n {
                 1 => function,
                 n => format!("{function}#{n}"),
             });

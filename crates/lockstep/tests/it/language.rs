@@ -957,6 +957,26 @@ fn local_types_and_the_global_scope() {
     );
     // g: v + 1 + 2 + 3; h: (v + 3) + 10 + 100 + 1000.
     assert_eq!(out[0], [6, 7, 8, 9, 1113, 1114, 1115, 1116]);
+    // A member function of a local struct declares its own `X`; the
+    // function around it and another function keep theirs.
+    let nested = "RWStructuredBuffer<uint> Out : register(u0);\n\
+        uint f() { struct X { uint v; }; X x; x.v = 3; return x.v; }\n\
+        [numthreads(1, 1, 1)]\n\
+        void main() {\n\
+            struct L { uint f() { struct X { uint w; uint z; }; X x; x.w = 10; x.z = 20; return x.w + x.z; } };\n\
+            L l;\n\
+            struct X { uint q; };\n\
+            X x;\n\
+            x.q = 100;\n\
+            Out[0] = l.f() + f() + x.q;\n\
+        }\n";
+    let out = run_words(
+        nested,
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 1])],
+        4,
+    );
+    assert_eq!(out[0], [133]);
     // Out of its block, a local struct's name is unknown again.
     let text = crate::harness::diagnostics(
         "RWStructuredBuffer<uint> Out;\n\
