@@ -37,6 +37,8 @@ pub enum Format {
     Float64,
     /// Booleans stored as 32-bit 0 or 1.
     Bool,
+    /// Bytes, spelled in hex on output.
+    Hex8,
     /// 16-bit integers, spelled in hex on output.
     Hex16,
     /// 32-bit integers, spelled in hex on output.
@@ -59,7 +61,7 @@ enum Class {
 
 impl Format {
     /// Every format, in declaration order.
-    pub const ALL: [Format; 13] = [
+    pub const ALL: [Format; 14] = [
         Format::Int16,
         Format::Int32,
         Format::Int64,
@@ -70,6 +72,7 @@ impl Format {
         Format::Float32,
         Format::Float64,
         Format::Bool,
+        Format::Hex8,
         Format::Hex16,
         Format::Hex32,
         Format::Hex64,
@@ -88,6 +91,7 @@ impl Format {
             Format::Float32 => ("Float32", 4, Class::Float),
             Format::Float64 => ("Float64", 8, Class::Float),
             Format::Bool => ("Bool", 4, Class::Bool),
+            Format::Hex8 => ("Hex8", 1, Class::Hex),
             Format::Hex16 => ("Hex16", 2, Class::Hex),
             Format::Hex32 => ("Hex32", 4, Class::Hex),
             Format::Hex64 => ("Hex64", 8, Class::Hex),
@@ -212,7 +216,7 @@ impl Format {
             Class::Float => match parse_float::<f64>(text) {
                 Some(v) => format!(
                     "Float16 data are bit patterns: write {} for {text}",
-                    hex(u64::from(f16::from_f64(v).to_bits()), 2)
+                    hex(u64::from(f16::from_f64(v).to_bits()))
                 ),
                 None => format!("expected a Float16 bit pattern, found `{text}`"),
             },
@@ -226,7 +230,7 @@ impl Format {
         match (self.class(), self.size()) {
             (Class::Signed, _) => sign_extend(bits, self.bits()).to_string(),
             (Class::Unsigned | Class::Bool, _) => bits.to_string(),
-            (Class::Hex, size) | (Class::Float, size @ 2) => hex(bits, size),
+            (Class::Hex, _) | (Class::Float, 2) => hex(bits),
             (Class::Float, 4) => float_text(f32::from_bits(bits as u32)),
             (Class::Float, _) => float_text(f64::from_bits(bits)),
         }
@@ -300,9 +304,10 @@ fn sign_extend(bits: u64, width: u32) -> i64 {
     ((bits << shift) as i64) >> shift
 }
 
-/// `0x` and uppercase digits, two per byte.
-fn hex(bits: u64, size: usize) -> String {
-    format!("0x{bits:0width$X}", width = 2 * size)
+/// `0x` and uppercase digits with no leading zeros, as LLVM's YAML writer
+/// spells `Hex8` … `Hex64` (`0x5`, `0x3C00`).
+fn hex(bits: u64) -> String {
+    format!("0x{bits:X}")
 }
 
 /// Shortest round-tripping decimal (Rust's `Debug`), or the YAML spellings
@@ -458,7 +463,11 @@ mod tests {
             "1.5"
         );
         assert_eq!(Format::Float16.render_offloader(0x3C00), "0x3C00");
-        assert_eq!(Format::Hex32.render_offloader(255), "0x000000FF");
+        // As LLVM's `yaml::Hex32` writes it: no leading zeros.
+        assert_eq!(Format::Hex32.render_offloader(255), "0xFF");
+        assert_eq!(Format::Float16.render_offloader(0x5), "0x5");
+        assert_eq!(Format::Hex8.render_offloader(0xAB), "0xAB");
+        assert_eq!(Format::Hex64.render_offloader(0), "0x0");
         assert_eq!(Format::Int16.render_offloader(0xFFFF), "-1");
     }
 

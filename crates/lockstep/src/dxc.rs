@@ -101,7 +101,27 @@ fn ignored_flag(flag: &str) -> bool {
     IGNORED.contains(&flag)
         || flag.starts_with("-fspv-")
         || flag.starts_with("-fvk-")
-        || flag.starts_with("-Wno-")
+        // Warning options (`-Wconversion`, `-Wno-…`) change no result;
+        // `-WX` and `-Werror` are read apart.
+        || (flag.starts_with("-W") && flag.len() > 2 && !matches!(flag, "-WX" | "-Werror"))
+}
+
+/// The words an ignored flag takes after it: the Vulkan binding flags
+/// take theirs separately (`-fvk-u-shift 10 0`, `-fvk-bind-register u0 0
+/// 1 0`).
+fn ignored_arguments(flag: &str) -> usize {
+    match flag {
+        "-fvk-b-shift"
+        | "-fvk-t-shift"
+        | "-fvk-s-shift"
+        | "-fvk-u-shift"
+        | "-fvk-bind-globals"
+        | "-fvk-bind-counter-heap"
+        | "-fvk-bind-resource-heap"
+        | "-fvk-bind-sampler-heap" => 2,
+        "-fvk-bind-register" => 4,
+        _ => 0,
+    }
 }
 
 /// Output-file flags: their argument (joined or separate) names a file
@@ -115,7 +135,9 @@ const PREFIX_FLAGS: [&str; 4] = ["-T", "-E", "-D", "-I"];
 /// (which the caller's own parser may take).
 fn arity(arg: &str) -> Option<Arity> {
     match arg {
-        "-enable-16bit-types" | "-fnative-half-type" | "-WX" | "-Zpr" => Some(Arity::None),
+        "-enable-16bit-types" | "-fnative-half-type" | "-WX" | "-Werror" | "-Zpr" => {
+            Some(Arity::None)
+        }
         "-HV" | "-denorm" => Some(Arity::Value),
         _ if ignored_flag(arg) => Some(Arity::None),
         _ if OUTPUT_FLAGS
@@ -149,6 +171,9 @@ pub fn split_dxc_flags(args: &[String]) -> (Vec<String>, Vec<String>) {
                     .chain(&["-HV", "-denorm"])
                     .any(|f| arg == f);
                 if arity == Arity::Value && separate {
+                    dxc.extend(iter.next().cloned());
+                }
+                for _ in 0..ignored_arguments(arg) {
                     dxc.extend(iter.next().cloned());
                 }
             }
@@ -260,7 +285,7 @@ pub fn parse_dxc_flags(args: &[String]) -> Result<DxcFlags, DxcError> {
             "-enable-16bit-types" | "-fnative-half-type" => {
                 flags.options.enable_16bit_types = true;
             }
-            "-WX" => flags.warnings_as_errors = true,
+            "-WX" | "-Werror" => flags.warnings_as_errors = true,
             "-HV" => {
                 flags.hlsl_version = match value(arg, "-HV", &mut iter)?.as_str() {
                     "2021" => HlslVersion::V2021,
@@ -312,7 +337,16 @@ pub fn parse_dxc_flags(args: &[String]) -> Result<DxcFlags, DxcError> {
                 let dir = value(arg, "-I", &mut iter)?;
                 flags.options.include_dirs.push(dir);
             }
-            _ if ignored_flag(arg) => flags.ignored.push(arg.to_string()),
+            _ if ignored_flag(arg) => {
+                let mut words = vec![arg.to_string()];
+                for _ in 0..ignored_arguments(arg) {
+                    let word = iter.next().ok_or_else(|| {
+                        fail(format!("{arg} needs {} arguments", ignored_arguments(arg)))
+                    })?;
+                    words.push(word.clone());
+                }
+                flags.ignored.push(words.join(" "));
+            }
             _ => {
                 return Err(fail(format!(
                     "unsupported flag '{arg}': Lockstep cannot tell whether it changes what the shader computes"
@@ -408,6 +442,41 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .starts_with("unsupported flag '-Gfa'")
+        );
+    }
+
+    /// The Vulkan binding flags take their words with them, and warning
+    /// options change nothing (`-Werror` is `-WX`).
+    #[test]
+    fn vulkan_binding_and_warning_flags() {
+        let line = "-T cs_6_5 -fvk-u-shift 10 0 -fvk-bind-register u0 0 1 0 -fvk-bind-globals 3 1 -fvk-use-dx-layout -Wconversion -Wno-unused-value s.hlsl";
+        let flags = parse_dxc_flags(&words(line)).unwrap();
+        assert_eq!(flags.sources, ["s.hlsl"]);
+        assert_eq!(
+            flags.ignored,
+            [
+                "-fvk-u-shift 10 0",
+                "-fvk-bind-register u0 0 1 0",
+                "-fvk-bind-globals 3 1",
+                "-fvk-use-dx-layout",
+                "-Wconversion",
+                "-Wno-unused-value"
+            ]
+        );
+        assert!(!flags.warnings_as_errors);
+        assert!(
+            parse_dxc_flags(&words("-Werror"))
+                .unwrap()
+                .warnings_as_errors
+        );
+        let (dxc, rest) = split_dxc_flags(&words("p.yaml s.hlsl -fvk-t-shift 5 0 --wave-size 8"));
+        assert_eq!(dxc, words("-fvk-t-shift 5 0"));
+        assert_eq!(rest, words("p.yaml s.hlsl --wave-size 8"));
+        assert_eq!(
+            parse_dxc_flags(&words("-fvk-s-shift 1"))
+                .unwrap_err()
+                .to_string(),
+            "-fvk-s-shift needs 2 arguments"
         );
     }
 }

@@ -47,7 +47,7 @@ fn unknown_names_point_at_the_value() {
             Data: [1]
         "#,
         expect![
-            "8:13: Buffers[0].Format: unknown format `Int8` (expected one of Int16, Int32, Int64, UInt16, UInt32, UInt64, Float16, Float32, Float64, Bool, Hex16, Hex32, Hex64)"
+            "8:13: Buffers[0].Format: unknown format `Int8` (expected one of Int16, Int32, Int64, UInt16, UInt32, UInt64, Float16, Float32, Float64, Bool, Hex8, Hex16, Hex32, Hex64)"
         ],
     );
     check(

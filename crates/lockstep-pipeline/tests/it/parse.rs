@@ -513,6 +513,7 @@ fn format_names_sizes_and_classes() {
             "Float32 4 float",
             "Float64 8 float",
             "Bool 4 -",
+            "Hex8 1 -",
             "Hex16 2 -",
             "Hex32 4 -",
             "Hex64 8 -",
@@ -525,7 +526,7 @@ fn format_names_sizes_and_classes() {
     assert_eq!(
         error.message,
         "unknown format `Int8` (expected one of Int16, Int32, Int64, UInt16, UInt32, UInt64, \
-         Float16, Float32, Float64, Bool, Hex16, Hex32, Hex64)"
+         Float16, Float32, Float64, Bool, Hex8, Hex16, Hex32, Hex64)"
     );
 }
 

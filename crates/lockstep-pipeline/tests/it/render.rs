@@ -59,7 +59,7 @@ fn rendered_text() {
             Data:            [ 1, 0 ]
           - Name:            Bits
             Format:          Hex64
-            Data:            [ 0xFFFFFFFFFFFFFFFF, 0x0000000000000010 ]
+            Data:            [ 0xFFFFFFFFFFFFFFFF, 0x10 ]
         ...
     "#]]
     .assert_eq(&rendered);
@@ -80,13 +80,14 @@ fn element_strings_per_format() {
         UInt16: 513 1027 1541 2055
         UInt32: 67305985 134678021
         UInt64: 578437695752307201
-        Float16: 0x0201 0x0403 0x0605 0x0807
+        Float16: 0x201 0x403 0x605 0x807
         Float32: 1.5399896e-36 4.063216e-34
         Float64: 5.447603722011605e-270
         Bool: 67305985 134678021
-        Hex16: 0x0201 0x0403 0x0605 0x0807
-        Hex32: 0x04030201 0x08070605
-        Hex64: 0x0807060504030201
+        Hex8: 0x1 0x2 0x3 0x4 0x5 0x6 0x7 0x8
+        Hex16: 0x201 0x403 0x605 0x807
+        Hex32: 0x4030201 0x8070605
+        Hex64: 0x807060504030201
     "#]]
     .assert_eq(&(table.join("\n") + "\n"));
     assert_eq!(
