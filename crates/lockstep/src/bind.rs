@@ -220,7 +220,11 @@ impl Bindings {
                             element,
                             lockstep_ir::LayoutRule::Packed,
                         );
-                        let bytes = pipeline.buffers[bindings.buffer_of[base]].data.len();
+                        // The base is bound: `Consume` reads it.
+                        let bytes = pipeline
+                            .buffers
+                            .get(bindings.buffer_of[base])
+                            .map_or(0, |b| b.data.len());
                         u32::try_from(bytes / stride.max(1) as usize).unwrap_or(u32::MAX)
                     }
                     _ => 0,
