@@ -142,14 +142,25 @@ pub enum ResourceKind {
     /// one texel. Texels are stored row-major, x fastest, then y, then the
     /// slice (arrays) or z (3D); there is one mip level.
     Texture1D,
+    /// `Texture1DArray<T>`, read-only: slices of 1D texels, addressed as a
+    /// 2D texture whose rows are the slices.
+    Texture1DArray,
     /// `Texture2D<T>`, read-only.
     Texture2D,
     /// `Texture2DArray<T>`, read-only: slices of 2D texels.
     Texture2DArray,
     /// `Texture3D<T>`, read-only.
     Texture3D,
+    /// `TextureCube<T>`: six square faces (+X, -X, +Y, -Y, +Z, -Z) stored
+    /// as the slices of a 2D array; only sampled (and measured).
+    TextureCube,
+    /// `TextureCubeArray<T>`: cubes of six faces each, stored as the
+    /// slices of a 2D array, cube after cube.
+    TextureCubeArray,
     /// `RWTexture1D<T>`, read-write.
     RWTexture1D,
+    /// `RWTexture1DArray<T>`, read-write.
+    RWTexture1DArray,
     /// `RWTexture2D<T>`, read-write.
     RWTexture2D,
     /// `RWTexture2DArray<T>`, read-write.
@@ -174,6 +185,7 @@ impl ResourceKind {
                 | ResourceKind::RWBuffer
                 | ResourceKind::RWByteAddressBuffer
                 | ResourceKind::RWTexture1D
+                | ResourceKind::RWTexture1DArray
                 | ResourceKind::RWTexture2D
                 | ResourceKind::RWTexture2DArray
                 | ResourceKind::RWTexture3D
@@ -181,18 +193,44 @@ impl ResourceKind {
     }
 
     /// The number of coordinate components that address a texel of a
-    /// texture (1D: 1; 2D: 2; 2D array: 3, the slice last; 3D: 3), or
-    /// `None` for buffers.
+    /// texture (1D: 1; 2D and 1D array: 2, the slice last; 2D array: 3,
+    /// the slice last; 3D: 3; cubes: 3, x, y and the face among all
+    /// slices), or `None` for buffers.
     pub fn texture_coords(self) -> Option<u8> {
         match self {
             ResourceKind::Texture1D | ResourceKind::RWTexture1D => Some(1),
-            ResourceKind::Texture2D | ResourceKind::RWTexture2D => Some(2),
+            ResourceKind::Texture2D
+            | ResourceKind::RWTexture2D
+            | ResourceKind::Texture1DArray
+            | ResourceKind::RWTexture1DArray => Some(2),
             ResourceKind::Texture2DArray
             | ResourceKind::RWTexture2DArray
             | ResourceKind::Texture3D
-            | ResourceKind::RWTexture3D => Some(3),
+            | ResourceKind::RWTexture3D
+            | ResourceKind::TextureCube
+            | ResourceKind::TextureCubeArray => Some(3),
             _ => None,
         }
+    }
+
+    /// Whether the texture is an array of slices (1D, 2D and cube arrays).
+    pub fn is_texture_array(self) -> bool {
+        matches!(
+            self,
+            ResourceKind::Texture1DArray
+                | ResourceKind::RWTexture1DArray
+                | ResourceKind::Texture2DArray
+                | ResourceKind::RWTexture2DArray
+                | ResourceKind::TextureCubeArray
+        )
+    }
+
+    /// Whether the texture is a cube or an array of cubes.
+    pub fn is_cube(self) -> bool {
+        matches!(
+            self,
+            ResourceKind::TextureCube | ResourceKind::TextureCubeArray
+        )
     }
 
     /// Whether the resource is a texture, of any dimension.

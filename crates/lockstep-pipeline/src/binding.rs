@@ -26,14 +26,23 @@ pub enum Kind {
     ConstantBuffer,
     /// Textures: the buffer's `OutputProps` give their size in texels.
     Texture1D,
+    /// `Texture1DArray<T>`: read-only slices of 1D texels (`Depth` slices).
+    Texture1DArray,
     /// `Texture2D<T>`: a read-only 2D texture.
     Texture2D,
     /// `Texture2DArray<T>`: read-only slices of 2D texels.
     Texture2DArray,
     /// `Texture3D<T>`: a read-only 3D texture.
     Texture3D,
+    /// `TextureCube<T>`: six square faces, `Depth` 6 (+X, -X, +Y, -Y,
+    /// +Z, -Z).
+    TextureCube,
+    /// `TextureCubeArray<T>`: cubes of six faces, `Depth` a multiple of 6.
+    TextureCubeArray,
     /// `RWTexture1D<T>`: a read-write 1D texture.
     RwTexture1D,
+    /// `RWTexture1DArray<T>`: read-write slices of 1D texels.
+    RwTexture1DArray,
     /// `RWTexture2D<T>`: a read-write 2D texture.
     RwTexture2D,
     /// `RWTexture2DArray<T>`: read-write slices of 2D texels.
@@ -46,7 +55,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in declaration order.
-    pub const ALL: [Kind; 16] = [
+    pub const ALL: [Kind; 20] = [
         Kind::StructuredBuffer,
         Kind::RwStructuredBuffer,
         Kind::Buffer,
@@ -55,10 +64,14 @@ impl Kind {
         Kind::RwByteAddressBuffer,
         Kind::ConstantBuffer,
         Kind::Texture1D,
+        Kind::Texture1DArray,
         Kind::Texture2D,
         Kind::Texture2DArray,
         Kind::Texture3D,
+        Kind::TextureCube,
+        Kind::TextureCubeArray,
         Kind::RwTexture1D,
+        Kind::RwTexture1DArray,
         Kind::RwTexture2D,
         Kind::RwTexture2DArray,
         Kind::RwTexture3D,
@@ -76,10 +89,14 @@ impl Kind {
             Kind::RwByteAddressBuffer => "RWByteAddressBuffer",
             Kind::ConstantBuffer => "ConstantBuffer",
             Kind::Texture1D => "Texture1D",
+            Kind::Texture1DArray => "Texture1DArray",
             Kind::Texture2D => "Texture2D",
             Kind::Texture2DArray => "Texture2DArray",
             Kind::Texture3D => "Texture3D",
+            Kind::TextureCube => "TextureCube",
+            Kind::TextureCubeArray => "TextureCubeArray",
             Kind::RwTexture1D => "RWTexture1D",
+            Kind::RwTexture1DArray => "RWTexture1DArray",
             Kind::RwTexture2D => "RWTexture2D",
             Kind::RwTexture2DArray => "RWTexture2DArray",
             Kind::RwTexture3D => "RWTexture3D",
@@ -95,6 +112,7 @@ impl Kind {
                 | Kind::RwBuffer
                 | Kind::RwByteAddressBuffer
                 | Kind::RwTexture1D
+                | Kind::RwTexture1DArray
                 | Kind::RwTexture2D
                 | Kind::RwTexture2DArray
                 | Kind::RwTexture3D
@@ -106,10 +124,14 @@ impl Kind {
         matches!(
             self,
             Kind::Texture1D
+                | Kind::Texture1DArray
                 | Kind::Texture2D
                 | Kind::Texture2DArray
                 | Kind::Texture3D
+                | Kind::TextureCube
+                | Kind::TextureCubeArray
                 | Kind::RwTexture1D
+                | Kind::RwTexture1DArray
                 | Kind::RwTexture2D
                 | Kind::RwTexture2DArray
                 | Kind::RwTexture3D

@@ -239,7 +239,7 @@ pub fn source(
         }
     }
     if samples {
-        sampling(&mut out, derivatives);
+        sampling(&mut out, derivatives, &wanted);
     }
     if wanted(&["determinant"]) {
         determinant(&mut out, floats);
@@ -292,22 +292,92 @@ fn derivative_functions(out: &mut String, t: &str) {
     );
 }
 
-/// Texture sampling (see `crate::sample`), for `Texture2D` and
-/// `Texture2DArray` of every float texel shape. The level of detail picks
+/// One kind of texture the prelude samples.
+struct SampledShape {
+    /// The suffix of its functions' names.
+    name: &'static str,
+    /// The HLSL type.
+    texture: &'static str,
+    /// Spatial dimensions: 1, 2 or 3 (a cube's direction has 3).
+    dims: u8,
+    /// An array: the location's last component picks the slice.
+    array: bool,
+    /// A cube: the direction picks a face, read seamlessly.
+    cube: bool,
+}
+
+const SAMPLED_SHAPES: &[SampledShape] = &[
+    SampledShape {
+        name: "1d",
+        texture: "Texture1D",
+        dims: 1,
+        array: false,
+        cube: false,
+    },
+    SampledShape {
+        name: "1darray",
+        texture: "Texture1DArray",
+        dims: 1,
+        array: true,
+        cube: false,
+    },
+    SampledShape {
+        name: "2d",
+        texture: "Texture2D",
+        dims: 2,
+        array: false,
+        cube: false,
+    },
+    SampledShape {
+        name: "2darray",
+        texture: "Texture2DArray",
+        dims: 2,
+        array: true,
+        cube: false,
+    },
+    SampledShape {
+        name: "3d",
+        texture: "Texture3D",
+        dims: 3,
+        array: false,
+        cube: false,
+    },
+    SampledShape {
+        name: "cube",
+        texture: "TextureCube",
+        dims: 3,
+        array: false,
+        cube: true,
+    },
+    SampledShape {
+        name: "cubearray",
+        texture: "TextureCubeArray",
+        dims: 3,
+        array: true,
+        cube: true,
+    },
+];
+
+/// `float`, `float2`, `float3` (and `int`…) for `n` components.
+fn vector(scalar: &str, n: u8) -> String {
+    if n == 1 {
+        scalar.to_string()
+    } else {
+        format!("{scalar}{n}")
+    }
+}
+
+/// Texture sampling (see `crate::sample`) for every texture kind a shader
+/// names (`wanted`), of every float texel shape. The level of detail picks
 /// the filter (magnification at 0 and below, else minification); texels
 /// come from mip level 0, the only one textures have. Linear filtering
-/// weighs the four texels around `uv * size - 0.5` by their distance in
-/// exact float arithmetic.
-fn sampling(out: &mut String, derivatives: bool) {
-    // `Sample` and `SampleBias` take their level of detail from the
-    // derivatives where there are any; else they sample level 0.
-    let implicit = |shape: &str, t: &str| {
-        if derivatives {
-            format!("__lockstep_grad_lod_{shape}_{t}(t, ddx(uv.xy), ddy(uv.xy)) + ")
-        } else {
-            String::new()
-        }
-    };
+/// weighs the texels around `uv * size - 0.5` by their distance in exact
+/// float arithmetic. A cube's direction picks the face whose axis is
+/// largest in magnitude (x before y before z on ties), with the face
+/// coordinates of Direct3D and Vulkan; texels past a face's edge are read
+/// from the face beside it (seamless filtering), and a texel past a
+/// corner is the mean of the three texels at the corner.
+fn sampling(out: &mut String, derivatives: bool, wanted: &dyn Fn(&[&str]) -> bool) {
     out.push_str(
         "int __lockstep_address(int i, int n, uint mode) {\n\
          \x20   if (mode == 1) return ((i % n) + n) % n;\n\
@@ -317,137 +387,342 @@ fn sampling(out: &mut String, derivatives: bool) {
          \x20   return clamp(i, 0, n - 1);\n\
          }\n",
     );
+    let shapes_wanted: Vec<&SampledShape> = SAMPLED_SHAPES
+        .iter()
+        .filter(|sh| wanted(&[sh.texture]))
+        .collect();
+    if shapes_wanted.iter().any(|sh| sh.cube) {
+        cube_faces(out);
+    }
     for t in shapes("float") {
-        for (shape, texture, location, extra, size, slice) in [
-            (
-                "2d",
-                "Texture2D",
-                "float2",
-                "",
-                "uint w, h; t.GetDimensions(w, h);",
-                "",
-            ),
-            (
-                "2darray",
-                "Texture2DArray",
-                "float3",
-                ", int slice",
-                "uint w, h, slices; t.GetDimensions(w, h, slices);",
-                "int slice = clamp((int)round(uv.z), 0, (int)slices - 1);",
-            ),
-        ] {
-            let (load, slice_arg) = if extra.is_empty() {
-                ("int3(u, v, 0)", "")
-            } else {
-                ("int4(u, v, slice, 0)", ", slice")
-            };
-            let _ = write!(
-                out,
-                "{t} __lockstep_texel_{shape}_{t}({texture}<{t}> t, SamplerState s, int x, int y, int w, int h{extra}) {{\n\
-                 \x20   int u = __lockstep_address(x, w, s.__lockstep_address.x);\n\
-                 \x20   int v = __lockstep_address(y, h, s.__lockstep_address.y);\n\
-                 \x20   if (u < 0 || v < 0) return ({t})s.__lockstep_border;\n\
-                 \x20   return t.Load({load});\n\
-                 }}\n\
-                 {t} __lockstep_filter_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv, float lod, int2 offset) {{\n\
-                 \x20   {size}\n\
-                 \x20   {slice}\n\
-                 \x20   lod = clamp(lod, s.__lockstep_min_lod, s.__lockstep_max_lod);\n\
-                 \x20   uint filter = lod > 0.0f ? s.__lockstep_min_filter : s.__lockstep_mag_filter;\n\
-                 \x20   float2 p = uv.xy * float2(w, h);\n\
-                 \x20   if (filter == 0) {{\n\
-                 \x20       int2 i = int2(floor(p)) + offset;\n\
-                 \x20       return __lockstep_texel_{shape}_{t}(t, s, i.x, i.y, w, h{slice_arg});\n\
-                 \x20   }}\n\
-                 \x20   p -= 0.5f;\n\
-                 \x20   float2 f = p - floor(p);\n\
-                 \x20   int2 i = int2(floor(p)) + offset;\n\
-                 \x20   {t} c00 = __lockstep_texel_{shape}_{t}(t, s, i.x, i.y, w, h{slice_arg});\n\
-                 \x20   {t} c10 = __lockstep_texel_{shape}_{t}(t, s, i.x + 1, i.y, w, h{slice_arg});\n\
-                 \x20   {t} c01 = __lockstep_texel_{shape}_{t}(t, s, i.x, i.y + 1, w, h{slice_arg});\n\
-                 \x20   {t} c11 = __lockstep_texel_{shape}_{t}(t, s, i.x + 1, i.y + 1, w, h{slice_arg});\n\
-                 \x20   return lerp(lerp(c00, c10, ({t})f.x), lerp(c01, c11, ({t})f.x), ({t})f.y);\n\
-                 }}\n"
-            );
-            // The methods, with and without their offset.
-            let implicit = implicit(shape, &t);
-            for (method, params, lod) in [
-                (
-                    "sample",
-                    "",
-                    format!("{implicit}s.__lockstep_lod_bias").as_str(),
-                ),
-                ("sample_level", ", float lod", "lod"),
-                (
-                    "sample_bias",
-                    ", float bias",
-                    format!("{implicit}bias + s.__lockstep_lod_bias").as_str(),
-                ),
-                (
-                    "sample_grad",
-                    &format!(", {location} ddx, {location} ddy"),
-                    &format!(
-                        "__lockstep_grad_lod_{shape}_{t}(t, ddx.xy, ddy.xy) + s.__lockstep_lod_bias"
-                    ),
-                ),
-            ] {
-                let _ = write!(
-                    out,
-                    "{t} __lockstep_{method}_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv{params}, int2 offset) {{\n\
-                     \x20   return __lockstep_filter_{shape}_{t}(t, s, uv, {lod}, offset);\n\
-                     }}\n\
-                     {t} __lockstep_{method}_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv{params}) {{\n\
-                     \x20   return __lockstep_filter_{shape}_{t}(t, s, uv, {lod}, int2(0, 0));\n\
-                     }}\n"
-                );
-            }
-            // Gather: one component of the four texels linear filtering
-            // would weigh, counterclockwise from (i0, j1): (i0, j1),
-            // (i1, j1), (i1, j0), (i0, j0).
-            for c in ["x", "y", "z", "w"] {
-                let _ = write!(
-                    out,
-                    "float4 __lockstep_gather_{c}_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv, int2 offset) {{\n\
-                     \x20   {size}\n\
-                     \x20   {slice}\n\
-                     \x20   float2 p = uv.xy * float2(w, h) - 0.5f;\n\
-                     \x20   int2 i = int2(floor(p)) + offset;\n\
-                     \x20   return float4(__lockstep_texel_{shape}_{t}(t, s, i.x, i.y + 1, w, h{slice_arg}).{c},\n\
-                     \x20       __lockstep_texel_{shape}_{t}(t, s, i.x + 1, i.y + 1, w, h{slice_arg}).{c},\n\
-                     \x20       __lockstep_texel_{shape}_{t}(t, s, i.x + 1, i.y, w, h{slice_arg}).{c},\n\
-                     \x20       __lockstep_texel_{shape}_{t}(t, s, i.x, i.y, w, h{slice_arg}).{c});\n\
-                     }}\n\
-                     float4 __lockstep_gather_{c}_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv) {{\n\
-                     \x20   return __lockstep_gather_{c}_{shape}_{t}(t, s, uv, int2(0, 0));\n\
-                     }}\n"
-                );
-            }
-            // The level of detail of a gradient: log2 of its longest side
-            // in texels.
-            let _ = write!(
-                out,
-                "float __lockstep_grad_lod_{shape}_{t}({texture}<{t}> t, float2 ddx, float2 ddy) {{\n\
-                 \x20   {size}\n\
-                 \x20   float2 texels = float2(w, h);\n\
-                 \x20   return log2(max(length(ddx * texels), length(ddy * texels)));\n\
-                 }}\n"
-            );
-            // CalculateLevelOfDetail(Unclamped): the level `Sample` would
-            // take, without the sampler's bias; the clamped one within the
-            // sampler's range and the texture's one level (so 0).
-            if derivatives {
-                let _ = write!(
-                    out,
-                    "float __lockstep_calculate_lod_unclamped_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv) {{\n\
-                     \x20   return __lockstep_grad_lod_{shape}_{t}(t, ddx(uv.xy), ddy(uv.xy));\n\
-                     }}\n\
-                     float __lockstep_calculate_lod_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv) {{\n\
-                     \x20   float lod = __lockstep_grad_lod_{shape}_{t}(t, ddx(uv.xy), ddy(uv.xy));\n\
-                     \x20   return min(max(lod, max(s.__lockstep_min_lod, 0.0f)), min(s.__lockstep_max_lod, 0.0f));\n\
-                     }}\n"
-                );
-            }
+        for sh in &shapes_wanted {
+            sampled_shape(out, sh, &t, derivatives);
         }
+    }
+}
+
+/// A cube's faces: the face a direction points at and the coordinates on
+/// it (`s`, `t` in 0..1, the face), the direction through a point of a
+/// face (`u`, `v` in -1..1), and the derivative of a face's coordinates.
+fn cube_faces(out: &mut String) {
+    out.push_str(
+        "float3 __lockstep_cube_face(float3 r) {\n\
+         \x20   float ax = abs(r.x), ay = abs(r.y), az = abs(r.z);\n\
+         \x20   float sc, tc, ma, face;\n\
+         \x20   if (ax >= ay && ax >= az) { ma = ax; face = r.x >= 0.0f ? 0.0f : 1.0f; sc = r.x >= 0.0f ? -r.z : r.z; tc = -r.y; }\n\
+         \x20   else if (ay >= az) { ma = ay; face = r.y >= 0.0f ? 2.0f : 3.0f; sc = r.x; tc = r.y >= 0.0f ? r.z : -r.z; }\n\
+         \x20   else { ma = az; face = r.z >= 0.0f ? 4.0f : 5.0f; sc = r.z >= 0.0f ? r.x : -r.x; tc = -r.y; }\n\
+         \x20   return float3(0.5f * (sc / ma + 1.0f), 0.5f * (tc / ma + 1.0f), face);\n\
+         }\n\
+         float3 __lockstep_cube_direction(int face, float u, float v) {\n\
+         \x20   if (face == 0) return float3(1.0f, -v, -u);\n\
+         \x20   if (face == 1) return float3(-1.0f, -v, u);\n\
+         \x20   if (face == 2) return float3(u, 1.0f, v);\n\
+         \x20   if (face == 3) return float3(u, -1.0f, -v);\n\
+         \x20   if (face == 4) return float3(u, -v, 1.0f);\n\
+         \x20   return float3(-u, -v, -1.0f);\n\
+         }\n\
+         float2 __lockstep_cube_derivative(float3 r, float3 d) {\n\
+         \x20   float ax = abs(r.x), ay = abs(r.y), az = abs(r.z);\n\
+         \x20   float sc, tc, ma, dsc, dtc, dma;\n\
+         \x20   if (ax >= ay && ax >= az) { float g = r.x >= 0.0f ? 1.0f : -1.0f; ma = ax; dma = g * d.x; sc = -g * r.z; dsc = -g * d.z; tc = -r.y; dtc = -d.y; }\n\
+         \x20   else if (ay >= az) { float g = r.y >= 0.0f ? 1.0f : -1.0f; ma = ay; dma = g * d.y; sc = r.x; dsc = d.x; tc = g * r.z; dtc = g * d.z; }\n\
+         \x20   else { float g = r.z >= 0.0f ? 1.0f : -1.0f; ma = az; dma = g * d.z; sc = g * r.x; dsc = g * d.x; tc = -r.y; dtc = -d.y; }\n\
+         \x20   return 0.5f * float2(dsc * ma - sc * dma, dtc * ma - tc * dma) / (ma * ma);\n\
+         }\n",
+    );
+}
+
+/// The sampling functions of one texture kind and texel type `t`.
+fn sampled_shape(out: &mut String, sh: &SampledShape, t: &str, derivatives: bool) {
+    let (shape, texture) = (sh.name, sh.texture);
+    let d = sh.dims;
+    let spatial = vector("float", d);
+    let location = vector("float", d + u8::from(sh.array));
+    // The spatial part of the location, and the slice's component.
+    let xyz = ["x", "xy", "xyz"][d as usize - 1];
+    let slice_c = ["x", "y", "z", "w"][d as usize];
+    // Offsets move texels in the spatial dimensions; a cube takes none
+    // (an `int2` is accepted and ignored, as the methods' signatures
+    // share it).
+    let offset_ty = if sh.cube {
+        "int2".to_string()
+    } else {
+        vector("int", d)
+    };
+    let zero_offset = if sh.cube || d == 2 {
+        "int2(0, 0)".to_string()
+    } else if d == 1 {
+        "0".to_string()
+    } else {
+        "int3(0, 0, 0)".to_string()
+    };
+    let (size_names, size) = match (d, sh.array, sh.cube) {
+        (1, false, _) => ("float(w)", "uint w; t.GetDimensions(w);"),
+        (1, true, _) => ("float(w)", "uint w, slices; t.GetDimensions(w, slices);"),
+        (2, false, _) => ("float2(w, h)", "uint w, h; t.GetDimensions(w, h);"),
+        (2, true, _) => (
+            "float2(w, h)",
+            "uint w, h, slices; t.GetDimensions(w, h, slices);",
+        ),
+        (_, false, false) => (
+            "float3(w, h, dd)",
+            "uint w, h, dd; t.GetDimensions(w, h, dd);",
+        ),
+        (_, false, true) => ("float(w)", "uint w, h; t.GetDimensions(w, h);"),
+        (_, true, _) => (
+            "float(w)",
+            "uint w, h, slices; t.GetDimensions(w, h, slices);",
+        ),
+    };
+    let slice = if sh.array {
+        format!("int slice = clamp((int)round(uv.{slice_c}), 0, (int)slices - 1);")
+    } else {
+        "int slice = 0;".to_string()
+    };
+    // The texel at integer coordinates `i` (of the face, for a cube).
+    let ivec = vector("int", if sh.cube { 2 } else { d });
+    if sh.cube {
+        let _ = write!(
+            out,
+            "{t} __lockstep_cube_across_{shape}_{t}({texture}<{t}> t, int x, int y, int n, int face, int base) {{\n\
+             \x20   float u = (x + 0.5f) / n * 2.0f - 1.0f, v = (y + 0.5f) / n * 2.0f - 1.0f;\n\
+             \x20   float3 st = __lockstep_cube_face(__lockstep_cube_direction(face, u, v));\n\
+             \x20   int i = clamp((int)floor(st.x * n), 0, n - 1), j = clamp((int)floor(st.y * n), 0, n - 1);\n\
+             \x20   return t.Load(int4(i, j, base + (int)st.z, 0));\n\
+             }}\n\
+             {t} __lockstep_texel_{shape}_{t}({texture}<{t}> t, SamplerState s, int2 i, int n, int face, int base) {{\n\
+             \x20   bool outx = i.x < 0 || i.x >= n, outy = i.y < 0 || i.y >= n;\n\
+             \x20   if (!outx && !outy) return t.Load(int4(i, base + face, 0));\n\
+             \x20   int cx = clamp(i.x, 0, n - 1), cy = clamp(i.y, 0, n - 1);\n\
+             \x20   if (outx && outy) return (t.Load(int4(cx, cy, base + face, 0)) + __lockstep_cube_across_{shape}_{t}(t, i.x, cy, n, face, base) + __lockstep_cube_across_{shape}_{t}(t, cx, i.y, n, face, base)) / 3.0f;\n\
+             \x20   return __lockstep_cube_across_{shape}_{t}(t, i.x, i.y, n, face, base);\n\
+             }}\n"
+        );
+    } else {
+        let axes = ["x", "y", "z"];
+        let sizes = ["w", "h", "dd"];
+        let mut body = String::new();
+        for k in 0..d as usize {
+            let c = if d == 1 {
+                String::new()
+            } else {
+                format!(".{}", axes[k])
+            };
+            let n = sizes[k];
+            let _ = writeln!(
+                body,
+                "\x20   int a{k} = __lockstep_address(i{c}, {n}, s.__lockstep_address.{});\n",
+                axes[k]
+            );
+        }
+        let outside: Vec<String> = (0..d).map(|k| format!("a{k} < 0")).collect();
+        let coords: Vec<String> = (0..d).map(|k| format!("a{k}")).collect();
+        let load = match (d, sh.array) {
+            (1, false) => format!("int2({}, 0)", coords[0]),
+            (1, true) | (2, false) => format!(
+                "int3({}, {}0)",
+                coords.join(", "),
+                if sh.array { "slice, " } else { "" }
+            ),
+            (2, true) => format!("int4({}, slice, 0)", coords.join(", ")),
+            _ => format!("int4({}, 0)", coords.join(", ")),
+        };
+        let params = match d {
+            1 => "int w",
+            2 => "int w, int h",
+            _ => "int w, int h, int dd",
+        };
+        let _ = write!(
+            out,
+            "{t} __lockstep_texel_{shape}_{t}({texture}<{t}> t, SamplerState s, {ivec} i, {params}, int slice) {{\n\
+             {body}\
+             \x20   if ({}) return ({t})s.__lockstep_border;\n\
+             \x20   return t.Load({load});\n\
+             }}\n",
+            outside.join(" || ")
+        );
+    }
+    // The texel fetch at integer coordinates `i` plus `k`.
+    let (dims_args, setup) = if sh.cube {
+        (
+            "(int)w, face, base".to_string(),
+            format!(
+                "float3 st = __lockstep_cube_face(uv.xyz);\n\
+                 \x20   int face = (int)st.z;\n\
+                 \x20   int base = {};\n\
+                 \x20   float2 p = st.xy * float(w);",
+                if sh.array {
+                    "6 * clamp((int)round(uv.w), 0, (int)slices - 1)"
+                } else {
+                    "0"
+                }
+            ),
+        )
+    } else {
+        let args = match d {
+            1 => "(int)w, slice",
+            2 => "(int)w, (int)h, slice",
+            _ => "(int)w, (int)h, (int)dd, slice",
+        };
+        (
+            args.to_string(),
+            format!("{slice}\n\x20   {spatial} p = uv.{xyz} * {size_names};"),
+        )
+    };
+    let face_dims = if sh.cube { 2 } else { d };
+    let pvec = vector("float", face_dims);
+    let at = |k: [u8; 3]| -> String {
+        let add: Vec<String> = (0..face_dims as usize)
+            .map(|a| {
+                if k[a] == 1 {
+                    "1".to_string()
+                } else {
+                    "0".to_string()
+                }
+            })
+            .collect();
+        let shift = if face_dims == 1 {
+            format!("i + {}", add[0])
+        } else {
+            format!("i + int{face_dims}({})", add.join(", "))
+        };
+        format!("__lockstep_texel_{shape}_{t}(t, s, {shift}, {dims_args})")
+    };
+    let offset_use = if sh.cube { "" } else { " + offset" };
+    let linear = match face_dims {
+        1 => format!("lerp({}, {}, ({t})f)", at([0, 0, 0]), at([1, 0, 0])),
+        2 => format!(
+            "lerp(lerp({}, {}, ({t})f.x), lerp({}, {}, ({t})f.x), ({t})f.y)",
+            at([0, 0, 0]),
+            at([1, 0, 0]),
+            at([0, 1, 0]),
+            at([1, 1, 0])
+        ),
+        _ => format!(
+            "lerp(lerp(lerp({}, {}, ({t})f.x), lerp({}, {}, ({t})f.x), ({t})f.y), lerp(lerp({}, {}, ({t})f.x), lerp({}, {}, ({t})f.x), ({t})f.y), ({t})f.z)",
+            at([0, 0, 0]),
+            at([1, 0, 0]),
+            at([0, 1, 0]),
+            at([1, 1, 0]),
+            at([0, 0, 1]),
+            at([1, 0, 1]),
+            at([0, 1, 1]),
+            at([1, 1, 1])
+        ),
+    };
+    let _ = write!(
+        out,
+        "{t} __lockstep_filter_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv, float lod, {offset_ty} offset) {{\n\
+         \x20   {size}\n\
+         \x20   {setup}\n\
+         \x20   lod = clamp(lod, s.__lockstep_min_lod, s.__lockstep_max_lod);\n\
+         \x20   uint filter = lod > 0.0f ? s.__lockstep_min_filter : s.__lockstep_mag_filter;\n\
+         \x20   if (filter == 0) {{\n\
+         \x20       {ivec} i = {ivec}(floor(p)){offset_use};\n\
+         \x20       return {};\n\
+         \x20   }}\n\
+         \x20   p -= 0.5f;\n\
+         \x20   {pvec} f = p - floor(p);\n\
+         \x20   {ivec} i = {ivec}(floor(p)){offset_use};\n\
+         \x20   return {linear};\n\
+         }}\n",
+        at([0, 0, 0])
+    );
+    // The level of detail of a gradient: log2 of its longest side in
+    // texels (for a cube, of the face coordinates' gradient).
+    let grad_lod = if sh.cube {
+        format!(
+            "float __lockstep_grad_lod_{shape}_{t}({texture}<{t}> t, {location} r, float3 ddx, float3 ddy) {{\n\
+             \x20   {size}\n\
+             \x20   float2 a = __lockstep_cube_derivative(r.xyz, ddx) * float(w), b = __lockstep_cube_derivative(r.xyz, ddy) * float(w);\n\
+             \x20   return log2(max(length(a), length(b)));\n\
+             }}\n"
+        )
+    } else {
+        format!(
+            "float __lockstep_grad_lod_{shape}_{t}({texture}<{t}> t, {location} r, {spatial} ddx, {spatial} ddy) {{\n\
+             \x20   {size}\n\
+             \x20   {spatial} texels = {size_names};\n\
+             \x20   return log2(max(length(ddx * texels), length(ddy * texels)));\n\
+             }}\n"
+        )
+    };
+    out.push_str(&grad_lod);
+    // `Sample` and `SampleBias` take their level of detail from the
+    // derivatives where there are any; else they sample level 0.
+    let implicit = if derivatives {
+        format!("__lockstep_grad_lod_{shape}_{t}(t, uv, ddx(uv.{xyz}), ddy(uv.{xyz})) + ")
+    } else {
+        String::new()
+    };
+    let grad = format!("__lockstep_grad_lod_{shape}_{t}(t, uv, ddx, ddy) + s.__lockstep_lod_bias");
+    for (method, params, lod) in [
+        (
+            "sample",
+            String::new(),
+            format!("{implicit}s.__lockstep_lod_bias"),
+        ),
+        ("sample_level", ", float lod".to_string(), "lod".to_string()),
+        (
+            "sample_bias",
+            ", float bias".to_string(),
+            format!("{implicit}bias + s.__lockstep_lod_bias"),
+        ),
+        (
+            "sample_grad",
+            format!(", {spatial} ddx, {spatial} ddy"),
+            grad,
+        ),
+    ] {
+        let _ = write!(
+            out,
+            "{t} __lockstep_{method}_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv{params}, {offset_ty} offset) {{\n\
+             \x20   return __lockstep_filter_{shape}_{t}(t, s, uv, {lod}, offset);\n\
+             }}\n\
+             {t} __lockstep_{method}_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv{params}) {{\n\
+             \x20   return __lockstep_filter_{shape}_{t}(t, s, uv, {lod}, {zero_offset});\n\
+             }}\n"
+        );
+    }
+    // Gather (2D, 2D arrays and cubes): one component of the four texels
+    // linear filtering would weigh, counterclockwise from (i0, j1): (i0,
+    // j1), (i1, j1), (i1, j0), (i0, j0).
+    if face_dims == 2 {
+        for c in ["x", "y", "z", "w"] {
+            let _ = write!(
+                out,
+                "float4 __lockstep_gather_{c}_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv, int2 offset) {{\n\
+                 \x20   {size}\n\
+                 \x20   {setup}\n\
+                 \x20   p -= 0.5f;\n\
+                 \x20   int2 i = int2(floor(p)){offset_use};\n\
+                 \x20   return float4({}.{c}, {}.{c}, {}.{c}, {}.{c});\n\
+                 }}\n\
+                 float4 __lockstep_gather_{c}_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv) {{\n\
+                 \x20   return __lockstep_gather_{c}_{shape}_{t}(t, s, uv, int2(0, 0));\n\
+                 }}\n",
+                at([0, 1, 0]),
+                at([1, 1, 0]),
+                at([1, 0, 0]),
+                at([0, 0, 0])
+            );
+        }
+    }
+    // CalculateLevelOfDetail(Unclamped): the level `Sample` would take,
+    // without the sampler's bias; the clamped one within the sampler's
+    // range and the texture's one level (so 0).
+    if derivatives {
+        let _ = write!(
+            out,
+            "float __lockstep_calculate_lod_unclamped_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv) {{\n\
+             \x20   return __lockstep_grad_lod_{shape}_{t}(t, uv, ddx(uv.{xyz}), ddy(uv.{xyz}));\n\
+             }}\n\
+             float __lockstep_calculate_lod_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv) {{\n\
+             \x20   float lod = __lockstep_calculate_lod_unclamped_{shape}_{t}(t, s, uv);\n\
+             \x20   return min(max(lod, max(s.__lockstep_min_lod, 0.0f)), min(s.__lockstep_max_lod, 0.0f));\n\
+             }}\n"
+        );
     }
 }
 

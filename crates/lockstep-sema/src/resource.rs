@@ -48,10 +48,14 @@ pub(crate) fn resource_type_name(kind: ResourceKind) -> &'static str {
         ResourceKind::RWByteAddressBuffer => "RWByteAddressBuffer",
         ResourceKind::ConstantBuffer => "ConstantBuffer",
         ResourceKind::Texture1D => "Texture1D",
+        ResourceKind::Texture1DArray => "Texture1DArray",
         ResourceKind::Texture2D => "Texture2D",
         ResourceKind::Texture2DArray => "Texture2DArray",
         ResourceKind::Texture3D => "Texture3D",
+        ResourceKind::TextureCube => "TextureCube",
+        ResourceKind::TextureCubeArray => "TextureCubeArray",
         ResourceKind::RWTexture1D => "RWTexture1D",
+        ResourceKind::RWTexture1DArray => "RWTexture1DArray",
         ResourceKind::RWTexture2D => "RWTexture2D",
         ResourceKind::RWTexture2DArray => "RWTexture2DArray",
         ResourceKind::RWTexture3D => "RWTexture3D",
@@ -997,15 +1001,8 @@ impl Sema<'_> {
             ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer => {
                 &[ResourceQuery::ByteSize]
             }
-            ResourceKind::Texture1D
-            | ResourceKind::Texture2D
-            | ResourceKind::Texture2DArray
-            | ResourceKind::Texture3D
-            | ResourceKind::RWTexture1D
-            | ResourceKind::RWTexture2D
-            | ResourceKind::RWTexture2DArray
-            | ResourceKind::RWTexture3D => return self.texture_dimensions(info, args, span),
-            ResourceKind::ConstantBuffer | ResourceKind::SamplerState => {
+            k if k.is_texture() => return self.texture_dimensions(info, args, span),
+            _ => {
                 let shown = self.resource_display(info);
                 self.error(
                     span,

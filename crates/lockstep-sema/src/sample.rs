@@ -1,5 +1,6 @@
 //! Texture sampling through a `SamplerState`: `Sample`, `SampleLevel`,
-//! `SampleBias` and `SampleGrad` on `Texture2D` and `Texture2DArray` become
+//! `SampleBias` and `SampleGrad` on every texture that is not written (1D,
+//! 2D, 3D, cubes, and arrays of them), and `Gather` on 2D ones and cubes, become
 //! calls of the sampling functions the prelude writes in HLSL
 //! ([`crate::prelude`]), which read the sampler's state from the sampler
 //! resource itself (a struct the runtime fills from the pipeline).
@@ -92,17 +93,28 @@ impl Sema<'_> {
         span: Span,
     ) -> Option<TExpr> {
         let shape = match info.kind {
+            ResourceKind::Texture1D => "1d",
+            ResourceKind::Texture1DArray => "1darray",
             ResourceKind::Texture2D => "2d",
             ResourceKind::Texture2DArray => "2darray",
+            ResourceKind::Texture3D => "3d",
+            ResourceKind::TextureCube => "cube",
+            ResourceKind::TextureCubeArray => "cubearray",
             _ => {
                 let shown = self.resource_display(info);
-                self.error(
-                    span,
-                    format!("not supported: sampling a '{shown}' (Texture2D and Texture2DArray can be sampled)"),
-                );
+                self.error(span, format!("no member named '{name}' in '{shown}'"));
                 return None;
             }
         };
+        let gathers = matches!(shape, "2d" | "2darray" | "cube" | "cubearray");
+        if name.starts_with("Gather") && !gathers {
+            let shown = self.resource_display(info);
+            self.error(
+                span,
+                format!("no member named '{name}' in '{shown}' (2D textures, 2D arrays and cubes are gathered)"),
+            );
+            return None;
+        }
         let (texel, components) = match self.get(info.element) {
             Type::Scalar(ScalarType::Float32) => ("float".to_string(), 1),
             Type::Vector(ScalarType::Float32, n) => (format!("float{n}"), *n),
@@ -174,9 +186,16 @@ impl Sema<'_> {
             );
             return None;
         }
-        if args.len() != fixed && args.len() != fixed + 1 {
+        // Cubes take no offset.
+        let offsets = usize::from(!info.kind.is_cube());
+        if args.len() != fixed && args.len() != fixed + offsets {
             let message = if args.len() > fixed + 1 {
                 format!("not supported: the clamp and status arguments of '{name}'")
+            } else if offsets == 0 {
+                format!(
+                    "'{name}' on a cube takes {fixed} arguments (cubes take no offset), not {}",
+                    args.len()
+                )
             } else {
                 format!(
                     "'{name}' takes {fixed} arguments, or {} with an offset, not {}",

@@ -16,42 +16,41 @@ use crate::context::{ResourceInfo, Sema, TExpr};
 use crate::types::{Shape, numeric};
 
 /// The outputs of `GetDimensions` (without the mip level and level count).
+/// A 1D array's slices are the rows of a 2D texture; a cube array's
+/// elements are its slices over six (see `texture_dimensions`).
 fn dimension_queries(kind: ResourceKind) -> &'static [ResourceQuery] {
-    match kind.texture_coords() {
-        Some(1) => &[ResourceQuery::Width],
-        Some(2) => &[ResourceQuery::Width, ResourceQuery::Height],
-        _ if matches!(
-            kind,
-            ResourceKind::Texture2DArray | ResourceKind::RWTexture2DArray
-        ) =>
-        {
-            &[
-                ResourceQuery::Width,
-                ResourceQuery::Height,
-                ResourceQuery::Elements,
-            ]
-        }
-        _ => &[
+    match kind {
+        ResourceKind::TextureCube => &[ResourceQuery::Width, ResourceQuery::Height],
+        ResourceKind::Texture2DArray
+        | ResourceKind::RWTexture2DArray
+        | ResourceKind::TextureCubeArray => &[
             ResourceQuery::Width,
             ResourceQuery::Height,
-            ResourceQuery::Depth,
+            ResourceQuery::Elements,
         ],
+        _ => match kind.texture_coords() {
+            Some(1) => &[ResourceQuery::Width],
+            Some(2) => &[ResourceQuery::Width, ResourceQuery::Height],
+            _ => &[
+                ResourceQuery::Width,
+                ResourceQuery::Height,
+                ResourceQuery::Depth,
+            ],
+        },
     }
 }
 
 /// How the coordinate components of a texture are spelled in messages.
 fn coordinate_names(kind: ResourceKind) -> &'static str {
-    match kind.texture_coords() {
-        Some(1) => "x",
-        Some(2) => "x, y",
-        _ if matches!(
-            kind,
-            ResourceKind::Texture2DArray | ResourceKind::RWTexture2DArray
-        ) =>
-        {
-            "x, y, slice"
-        }
-        _ => "x, y, z",
+    match kind {
+        ResourceKind::Texture1DArray | ResourceKind::RWTexture1DArray => "x, slice",
+        ResourceKind::Texture2DArray | ResourceKind::RWTexture2DArray => "x, y, slice",
+        ResourceKind::TextureCube | ResourceKind::TextureCubeArray => "x, y, face",
+        _ => match kind.texture_coords() {
+            Some(1) => "x",
+            Some(2) => "x, y",
+            _ => "x, y, z",
+        },
     }
 }
 
@@ -77,6 +76,7 @@ impl Sema<'_> {
         span: Span,
     ) -> Option<TExpr> {
         let n = info.kind.texture_coords()?;
+        self.texels_visible(info, "[]", span)?;
         self.expect_components(info, &coord, n, "coordinate", "", coord_span)?;
         let coord_ty = self.uint_vector(n);
         let coord = self.coerce(coord, coord_ty, coord_span)?;
@@ -117,6 +117,7 @@ impl Sema<'_> {
         span: Span,
     ) -> Option<TExpr> {
         let n = info.kind.texture_coords()?;
+        self.texels_visible(info, "Load", span)?;
         let with_level = !info.kind.is_writable();
         let (location, offset) = match args {
             [location] => (location, None),
@@ -226,6 +227,19 @@ impl Sema<'_> {
                 uint,
                 arg.span,
             );
+            // A cube array's slices are six faces an element.
+            let q = if query == ResourceQuery::Elements
+                && info.kind == ResourceKind::TextureCubeArray
+            {
+                let six = self.u32_const(6, arg.span);
+                self.wrap(
+                    ExprKind::Binary(BinaryOp::Div, Box::new(q), Box::new(six)),
+                    uint,
+                    arg.span,
+                )
+            } else {
+                q
+            };
             let q = match &level {
                 Some(level) if query != ResourceQuery::Levels => {
                     self.zero_unless_level_zero(q, level.clone(), arg.span)
@@ -247,6 +261,20 @@ impl Sema<'_> {
         let mut t = TExpr::of(self.sequence(setup, last));
         t.void = true;
         Some(t)
+    }
+
+    /// Cubes are only sampled: their texels are read by the prelude's
+    /// sampling functions alone, as a 2D array of faces.
+    fn texels_visible(&mut self, info: ResourceInfo, what: &str, span: Span) -> Option<()> {
+        if !info.kind.is_cube() || self.library_file == Some(span.file.0) {
+            return Some(());
+        }
+        let texture = self.texture_display(info);
+        self.error(
+            span,
+            format!("'{texture}' has no '{what}': a cube texture is read by sampling it (Sample, SampleLevel, Gather, ...)"),
+        );
+        None
     }
 
     /// Whether component `i` of `e` is the constant 0, looking into
@@ -352,11 +380,7 @@ impl Sema<'_> {
         offset: &ast::Expr,
     ) -> Option<ir::Expr> {
         let n = kind.texture_coords()?;
-        let spatial = if kind == ir::ResourceKind::Texture2DArray {
-            2
-        } else {
-            n
-        };
+        let spatial = if kind.is_texture_array() { n - 1 } else { n };
         let o = self.lower_value(offset)?;
         let int_ty = self.int_vector(ScalarType::Int32, spatial);
         let o = self.coerce(o, int_ty, offset.span)?;

@@ -113,12 +113,8 @@ const SCALAR_NAMES: &[(&str, ScalarName)] = &[
 ];
 
 const UNSUPPORTED_OBJECTS: &[&str] = &[
-    "Texture1DArray",
     "Texture2DMS",
     "Texture2DMSArray",
-    "TextureCube",
-    "TextureCubeArray",
-    "RWTexture1DArray",
     "RasterizerOrderedBuffer",
     "RasterizerOrderedStructuredBuffer",
     "RasterizerOrderedByteAddressBuffer",
@@ -582,10 +578,14 @@ fn resource_kind(name: &str) -> Option<ResourceKind> {
         "RWByteAddressBuffer" => ResourceKind::RWByteAddressBuffer,
         "ConstantBuffer" => ResourceKind::ConstantBuffer,
         "Texture1D" => ResourceKind::Texture1D,
+        "Texture1DArray" => ResourceKind::Texture1DArray,
         "Texture2D" => ResourceKind::Texture2D,
         "Texture2DArray" => ResourceKind::Texture2DArray,
         "Texture3D" => ResourceKind::Texture3D,
+        "TextureCube" => ResourceKind::TextureCube,
+        "TextureCubeArray" => ResourceKind::TextureCubeArray,
         "RWTexture1D" => ResourceKind::RWTexture1D,
+        "RWTexture1DArray" => ResourceKind::RWTexture1DArray,
         "RWTexture2D" => ResourceKind::RWTexture2D,
         "RWTexture2DArray" => ResourceKind::RWTexture2DArray,
         "RWTexture3D" => ResourceKind::RWTexture3D,

@@ -127,10 +127,14 @@ fn pipeline_kind(kind: ResourceKind) -> Kind {
         ResourceKind::RWByteAddressBuffer => Kind::RwByteAddressBuffer,
         ResourceKind::ConstantBuffer => Kind::ConstantBuffer,
         ResourceKind::Texture1D => Kind::Texture1D,
+        ResourceKind::Texture1DArray => Kind::Texture1DArray,
         ResourceKind::Texture2D => Kind::Texture2D,
         ResourceKind::Texture2DArray => Kind::Texture2DArray,
         ResourceKind::Texture3D => Kind::Texture3D,
+        ResourceKind::TextureCube => Kind::TextureCube,
+        ResourceKind::TextureCubeArray => Kind::TextureCubeArray,
         ResourceKind::RWTexture1D => Kind::RwTexture1D,
+        ResourceKind::RWTexture1DArray => Kind::RwTexture1DArray,
         ResourceKind::RWTexture2D => Kind::RwTexture2D,
         ResourceKind::RWTexture2DArray => Kind::RwTexture2DArray,
         ResourceKind::RWTexture3D => Kind::RwTexture3D,
@@ -265,9 +269,18 @@ impl Bindings {
             bindings.memory_of.push(bindings.chunks[index].0 + element);
             // Textures take their size from the buffer's OutputProps (checked
             // when binding); buffers ignore it.
-            let dims = pipeline.buffers[index]
-                .output_props
-                .map_or([0; 3], |p| [p.width, p.height, p.depth]);
+            // A 1D array's slices (its Depth) are a 2D texture's rows.
+            let one_d_array = matches!(
+                resource.kind,
+                ResourceKind::Texture1DArray | ResourceKind::RWTexture1DArray
+            );
+            let dims = pipeline.buffers[index].output_props.map_or([0; 3], |p| {
+                if one_d_array {
+                    [p.width, p.height * p.depth, 1]
+                } else {
+                    [p.width, p.height, p.depth]
+                }
+            });
             bindings.buffer_of.push(index);
             bindings.dims.push(dims);
         }
@@ -842,15 +855,28 @@ fn check_texture(
             resource.name
         )));
     }
-    let unused = match resource.kind.texture_coords() {
-        Some(1) if props.height != 1 || props.depth != 1 => Some("Height and Depth"),
-        Some(2) if props.depth != 1 => Some("Depth"),
-        _ => None,
+    let (w, h, d) = (props.width, props.height, props.depth);
+    let unused = match resource.kind {
+        ResourceKind::Texture1DArray | ResourceKind::RWTexture1DArray if h != 1 => {
+            Some("a Height of 1 (its slices are the Depth)")
+        }
+        ResourceKind::TextureCube if w != h || d != 6 => {
+            Some("square faces (Width = Height) and a Depth of 6 (+X, -X, +Y, -Y, +Z, -Z)")
+        }
+        ResourceKind::TextureCubeArray if w != h || d % 6 != 0 => {
+            Some("square faces (Width = Height) and a Depth of 6 per cube (+X, -X, +Y, -Y, +Z, -Z)")
+        }
+        k if k.is_texture_array() || k.is_cube() => None,
+        k => match k.texture_coords() {
+            Some(1) if h != 1 || d != 1 => Some("a Height and Depth of 1"),
+            Some(2) if d != 1 => Some("a Depth of 1"),
+            _ => None,
+        },
     };
-    if let Some(keys) = unused {
+    if let Some(needs) = unused {
         return Err(fail(format!(
-            "buffer '{}' has OutputProps Width {}, Height {}, Depth {}, but {kind} '{}' needs a {keys} of 1",
-            buffer.name, props.width, props.height, props.depth, resource.name
+            "buffer '{}' has OutputProps Width {w}, Height {h}, Depth {d}, but {kind} '{}' needs {needs}",
+            buffer.name, resource.name
         )));
     }
     if props.mip_levels > 1 {

@@ -75,11 +75,11 @@ fn unknown_names_point_at_the_value() {
         DescriptorSets:
           - Resources:
             - Name: A
-              Kind: TextureCube
+              Kind: AccelerationStructure
               DirectXBinding: { Register: 0, Space: 0 }
         "#,
         expect![
-            "13:13: DescriptorSets[0].Resources[0].Kind: unknown resource kind `TextureCube` (expected one of StructuredBuffer, RWStructuredBuffer, Buffer, RWBuffer, ByteAddressBuffer, RWByteAddressBuffer, ConstantBuffer, Texture1D, Texture2D, Texture2DArray, Texture3D, RWTexture1D, RWTexture2D, RWTexture2DArray, RWTexture3D, Sampler)"
+            "13:13: DescriptorSets[0].Resources[0].Kind: unknown resource kind `AccelerationStructure` (expected one of StructuredBuffer, RWStructuredBuffer, Buffer, RWBuffer, ByteAddressBuffer, RWByteAddressBuffer, ConstantBuffer, Texture1D, Texture1DArray, Texture2D, Texture2DArray, Texture3D, TextureCube, TextureCubeArray, RWTexture1D, RWTexture1DArray, RWTexture2D, RWTexture2DArray, RWTexture3D, Sampler)"
         ],
     );
 }

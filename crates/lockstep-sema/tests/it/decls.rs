@@ -105,11 +105,11 @@ fn bad_types() {
     "#]],
     );
     check(
-        &body("TextureCube t; vector<float3, 2> d;"),
+        &body("Texture2DMS<float4> t; vector<float3, 2> d;"),
         expect![[r#"
-        3:1: error: type 'TextureCube' is not supported
-        3:16: error: 'float3' is not a scalar type
-    "#]],
+            3:1: error: type 'Texture2DMS' is not supported
+            3:24: error: 'float3' is not a scalar type
+        "#]],
     );
 }
 

@@ -338,3 +338,142 @@ fn gather_returns_the_four_texels() {
         "{text}"
     );
 }
+
+/// Cubes, 3D, 1D and 1D-array textures, each value derived by hand from
+/// the face table of Direct3D and Vulkan (face, s = (sc / |ma| + 1) / 2,
+/// t = (tc / |ma| + 1) / 2) and the texels around `uv * size - 0.5`.
+#[test]
+fn cubes_volumes_and_one_dimensional_textures() {
+    let source = "TextureCube<float> C : register(t0);\n\
+        Texture3D<float> V : register(t1);\n\
+        Texture1D<float> L : register(t2);\n\
+        Texture1DArray<float> LA : register(t3);\n\
+        TextureCube<float> K : register(t4);\n\
+        SamplerState P : register(s0);\n\
+        SamplerState Lin : register(s1);\n\
+        SamplerState Wrap : register(s2);\n\
+        RWStructuredBuffer<float> Out : register(u0);\n\
+        [numthreads(1, 1, 1)]\n\
+        void main() {\n\
+            float3 d[8] = { float3(1, 0, 0), float3(1, 0.5, -0.5), float3(-1, 0.2, 0.3),\n\
+                float3(0.1, 1, 0.9), float3(0.3, -0.8, 0.1), float3(0.5, 0.5, 0.5),\n\
+                float3(-0.2, 0.1, -1), float3(0.1, 0.1, 1) };\n\
+            for (int i = 0; i < 8; i++) Out[i] = C.SampleLevel(P, d[i], 0);\n\
+            Out[8] = K.SampleLevel(Lin, float3(1, 0, 1), 0);\n\
+            Out[9] = K.SampleLevel(Lin, float3(1, 1, 1), 0);\n\
+            Out[10] = C.SampleLevel(Lin, float3(1, 0, 0.8), 0);\n\
+            Out[11] = V.SampleLevel(Lin, float3(0.5, 0.5, 0.5), 0);\n\
+            Out[12] = V.SampleLevel(Lin, float3(0.6, 0.3, 0.7), 0);\n\
+            Out[13] = L.SampleLevel(Lin, 0.3, 0);\n\
+            Out[14] = L.SampleLevel(Wrap, 0.05, 0);\n\
+            Out[15] = LA.SampleLevel(Lin, float2(0.3, 1), 0);\n\
+            uint w, h; C.GetDimensions(w, h);\n\
+            Out[16] = w * 10 + h;\n\
+            Out[17] = L.SampleLevel(P, 0.6, 0, 1);\n\
+            Out[18] = C.GatherRed(Lin, float3(1, 0, 0.8)).x;\n\
+            Out[19] = LA.Load(int3(2, 2, 0)) + LA[uint2(1, 1)] * 100;\n\
+        }\n";
+    // C: face f's texel (i, j) holds 10f + 2j + i (2×2 faces); K: face f
+    // is f everywhere; V: texel (x, y, z) holds x + 2y + 4z; L: 0, 10,
+    // 20, 30; LA: slice k holds k + 10x.
+    let cube: Vec<String> = (0..24).map(|n| (n / 4 * 10 + n % 4).to_string()).collect();
+    let konst: Vec<String> = (0..24).map(|n| (n / 4).to_string()).collect();
+    let volume: Vec<String> = (0..8).map(|n| n.to_string()).collect();
+    let rows: Vec<String> = (0..12)
+        .map(|n| (n / 4 + 10 * (n % 4)).to_string())
+        .collect();
+    let texture = |name: &str, data: &[String], props: &str| {
+        format!(
+            "  - Name: {name}\n    Format: Float32\n    Data: [ {} ]\n    OutputProps: {{ {props} }}\n",
+            data.join(", ")
+        )
+    };
+    let mut yaml = "Shaders:\n  - Stage: Compute\n    Entry: main\nBuffers:\n".to_string();
+    yaml += &texture("C", &cube, "Width: 2, Height: 2, Depth: 6");
+    yaml += &texture("V", &volume, "Width: 2, Height: 2, Depth: 2");
+    yaml += &texture(
+        "L",
+        &["0", "10", "20", "30"].map(String::from),
+        "Width: 4, Height: 1, Depth: 1",
+    );
+    yaml += &texture("LA", &rows, "Width: 4, Height: 1, Depth: 3");
+    yaml += &texture("K", &konst, "Width: 2, Height: 2, Depth: 6");
+    yaml += "  - Name: Out\n    Format: Float32\n    FillSize: 80\nSamplers:\n\
+        \x20 - Name: P\n    Filter: Nearest\n  - Name: Lin\n  - Name: Wrap\n    Address: Wrap\n\
+        DescriptorSets:\n  - Resources:\n";
+    for (i, (name, kind)) in [
+        ("C", "TextureCube"),
+        ("V", "Texture3D"),
+        ("L", "Texture1D"),
+        ("LA", "Texture1DArray"),
+        ("K", "TextureCube"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        yaml += &format!(
+            "    - Name: {name}\n      Kind: {kind}\n      DirectXBinding: {{ Register: {i}, Space: 0 }}\n"
+        );
+    }
+    for (i, name) in ["P", "Lin", "Wrap"].into_iter().enumerate() {
+        yaml += &format!(
+            "    - Name: {name}\n      Kind: Sampler\n      DirectXBinding: {{ Register: {i}, Space: 0 }}\n"
+        );
+    }
+    yaml += "    - Name: Out\n      Kind: RWStructuredBuffer\n      DirectXBinding: { Register: 0, Space: 0 }\n";
+    let out = run_floats(source, &yaml);
+    let expected = [
+        3.0,    // +X at its centre: face 0, (s, t) = (0.5, 0.5), texel (1, 1).
+        1.0,    // (1, 0.5, -0.5): face 0, sc = 0.5, tc = -0.5: texel (1, 0).
+        11.0,   // (-1, 0.2, 0.3): face 1, sc = 0.3, tc = -0.2: texel (1, 0).
+        23.0,   // (0.1, 1, 0.9): face 2 (|y| >= |z|), sc = 0.1, tc = 0.9: (1, 1).
+        31.0,   // (0.3, -0.8, 0.1): face 3, sc = 0.3, tc = -0.1: texel (1, 0).
+        0.0,    // (0.5, 0.5, 0.5): a tie goes to x: face 0, texel (0, 0).
+        51.0,   // (-0.2, 0.1, -1): face 5, sc = 0.2, tc = -0.1: texel (1, 0).
+        41.0,   // (0.1, 0.1, 1): face 4, sc = 0.1, tc = -0.1: texel (1, 0).
+        2.0,    // On the +X/+Z edge: half face 0, half face 4.
+        2.0,    // At the +X/+Y/+Z corner: the corner texel is (0 + 4 + 2) / 3.
+        13.3,   // Near +X's left edge: column -1 is +Z's right column (41, 43).
+        3.5,    // The centre of the volume: 0.5 + 2·0.5 + 4·0.5.
+        4.5,    // x + 2y + 4z at (0.7, 0.1, 0.9).
+        7.0,    // 1D at 0.3: 0.7 of the way from 0 to 10.
+        9.0,    // 1D at 0.05, wrapped: 0.7 of the way from 30 to 0.
+        8.0,    // Slice 1 at 0.3: 1 + 7.
+        22.0,   // GetDimensions: 2 × 2 faces.
+        30.0,   // Nearest at 0.6 (texel 2), offset by 1: texel 3.
+        43.0,   // Gather's first texel (i0, j1) = (-1, 1): +Z's texel (1, 1).
+        1122.0, // LA.Load(x 2, slice 2) = 22; LA[(1, 1)] = 11.
+    ];
+    for (i, (&got, &want)) in out.iter().zip(&expected).enumerate() {
+        assert!(
+            (got - want).abs() < 1e-4,
+            "Out[{i}]: {got}, expected {want}"
+        );
+    }
+}
+
+#[test]
+fn cube_errors() {
+    let text = diagnostics(
+        "TextureCube<float4> C;\n\
+         Texture3D<float4> V;\n\
+         SamplerState S;\n\
+         RWStructuredBuffer<float4> Out;\n\
+         [numthreads(1, 1, 1)]\n\
+         void main() {\n\
+             Out[0] = C.Load(int4(0, 0, 0, 0));\n\
+             Out[1] = C[uint3(0, 0, 0)];\n\
+             Out[2] = C.SampleLevel(S, float3(1, 0, 0), 0, int2(1, 1));\n\
+             Out[3] = V.Gather(S, float3(0, 0, 0));\n\
+         }\n",
+        &CompileOptions::default(),
+    );
+    for wanted in [
+        "7:10: error: 'TextureCube<float4>' has no 'Load': a cube texture is read by sampling it",
+        "8:10: error: 'TextureCube<float4>' has no '[]'",
+        "9:10: error: 'SampleLevel' on a cube takes 3 arguments (cubes take no offset), not 4",
+        "10:10: error: no member named 'Gather' in 'Texture3D<float4>'",
+    ] {
+        assert!(text.contains(wanted), "missing {wanted:?} in:\n{text}");
+    }
+}
