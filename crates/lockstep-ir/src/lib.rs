@@ -11,6 +11,7 @@ pub mod layout;
 pub mod print;
 pub mod types;
 pub mod verify;
+pub mod walk;
 
 pub use layout::{LayoutRule, ScalarSlot};
 pub use types::{Member, ScalarType, Type, TypeArena, TypeId};

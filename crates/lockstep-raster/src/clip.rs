@@ -105,6 +105,11 @@ pub(crate) fn triangles(draw: &Draw<'_>, vertices: &[Vertex]) -> Vec<Triangle> {
                     .collect(),
             })
             .collect();
+        // A position with a NaN or an infinity draws nothing (the
+        // triangle is dropped, as GPUs cull it).
+        if clip.iter().any(|v| v.pos.iter().any(|c| !c.is_finite())) {
+            continue;
+        }
         let flat = std::sync::Arc::new(vertices[idx[0]].words.clone());
         let polygon = clip_polygon(clip);
         if polygon.len() < 3 {

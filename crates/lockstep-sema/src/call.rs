@@ -506,7 +506,7 @@ impl Sema<'_> {
     fn call_special(&mut self, name: &str, args: &[ast::Expr], span: Span) -> Option<TExpr> {
         let counts: &[usize] = match name {
             "mul" | "and" | "or" | "asdouble" => &[2],
-            "select" => &[3],
+            "select" | "splitdouble" => &[3],
             "asuint" => &[1, 3],
             _ => &[1],
         };
@@ -519,7 +519,9 @@ impl Sema<'_> {
             "select" => self.lower_select(args, span),
             "and" | "or" => self.lower_and_or(name, args, span),
             "asdouble" => self.lower_asdouble(args, span),
-            "asuint" if args.len() == 3 => self.lower_split_double(args, span),
+            "asuint" | "splitdouble" if args.len() == 3 => {
+                self.lower_split_double(name, args, span)
+            }
             _ => self.lower_bitcast(name, args, span),
         }
     }
@@ -691,11 +693,13 @@ impl Sema<'_> {
 
     /// `asuint(double d, out uint lo, out uint hi)`: the bits of `d` as a
     /// `uint64_t`, split into its low and high words.
-    fn lower_split_double(&mut self, args: &[ast::Expr], span: Span) -> Option<TExpr> {
+    /// `asuint(double, out uint lo, out uint hi)` and its other name,
+    /// `splitdouble`.
+    fn lower_split_double(&mut self, name: &str, args: &[ast::Expr], span: Span) -> Option<TExpr> {
         let v = self.lower_value(&args[0])?;
         let v = self.default_lit(v);
         let Some((ScalarType::Float64, shape)) = numeric(&self.module.types, v.ty()) else {
-            self.no_matching("asuint", &[v], span);
+            self.no_matching(name, &[v], span);
             return None;
         };
         let lo = self.lower_expr(&args[1])?;

@@ -138,7 +138,9 @@ impl Sema<'_> {
             {
                 let name = &self.module.functions[callee.index()].name;
                 let derivative = stage == Stage::Vertex && crate::entry::takes_derivatives(name);
-                if derivative || name == "clip" {
+                let pixels_only = name.starts_with("EvaluateAttribute")
+                    || name.starts_with("GetRenderTargetSample");
+                if derivative || name == "clip" || pixels_only {
                     calls.push((span, name.clone()));
                 }
             }
@@ -148,6 +150,10 @@ impl Sema<'_> {
             let message = match name.as_str() {
                 "clip" => format!(
                     "'clip' discards the pixel, and only pixel shaders have pixels; this is a {} shader",
+                    stage.name()
+                ),
+                n if n.starts_with("EvaluateAttribute") || n.starts_with("GetRenderTargetSample") => format!(
+                    "'{n}' reads the samples of a pixel, and only pixel shaders have pixels; this is a {} shader",
                     stage.name()
                 ),
                 n if n.starts_with("__lockstep_sample") => "an implicit-LOD Sample takes derivatives, which vertex shaders do not have (use SampleLevel, or move it to the pixel shader)".to_string(),

@@ -165,7 +165,6 @@ pub(crate) const INTRINSICS: &[Intrinsic] = &[
     float_fn("round", B::Round, T1),
     float_fn("trunc", B::Trunc, T1),
     float_fn("frac", B::Frac, T1),
-    float_fn("fmod", B::Fmod, T2),
     float_fn("sqrt", B::Sqrt, T1),
     float_fn("rsqrt", B::Rsqrt, T1),
     float_fn("rcp", B::Rcp, T1),
@@ -540,6 +539,7 @@ pub(crate) const SPECIAL_NAMES: &[&str] = &[
     "and",
     "or",
     "asuint",
+    "splitdouble",
     "asint",
     "asfloat",
     "asdouble",
@@ -614,7 +614,7 @@ pub(crate) fn unsupported(name: &str) -> Option<&'static str> {
         "ddx" | "ddy" | "ddx_coarse" | "ddy_coarse" | "ddx_fine" | "ddy_fine" | "fwidth" => {
             "derivatives need a compute shader of shader model 6.6 or later (-T cs_6_6), where they are taken over quads"
         }
-        "EvaluateAttributeAtCentroid"
+        "EvaluateAttributeCentroid"
         | "EvaluateAttributeAtSample"
         | "EvaluateAttributeSnapped"
         | "GetAttributeAtVertex"

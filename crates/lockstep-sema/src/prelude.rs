@@ -60,6 +60,12 @@ const PER_SHAPE: &[(&str, &str)] = &[
         "faceforward",
         "{t} faceforward({t} n, {t} i, {t} ng) { return dot(ng, i) < ({s})0 ? n : -n; }",
     ),
+    // As DXC expands it: the fraction of |x / y| with the quotient's sign,
+    // times y (not C's fmod: fmod(1, 0.1) is 0).
+    (
+        "fmod",
+        "{t} fmod({t} x, {t} y) { {t} d = x / y; {t} f = frac(abs(d)); return select(d >= -d, f, -f) * y; }",
+    ),
     // The whole part towards zero; the fraction keeps x's sign.
     (
         "modf",
@@ -231,12 +237,53 @@ pub fn source(
         "GatherBlue",
         "GatherAlpha",
     ]);
-    if derivatives && (wanted(&derivative_names) || samples) {
+    if derivatives
+        && (wanted(&derivative_names)
+            || samples
+            || wanted(&[
+                "EvaluateAttributeCentroid",
+                "EvaluateAttributeAtSample",
+                "EvaluateAttributeSnapped",
+            ]))
+    {
         for &s in floats {
             for t in shapes(s) {
                 derivative_functions(&mut out, &t);
             }
+            matrix_derivatives(&mut out, s);
         }
+    }
+    // One sample per pixel, at its centre: the centroid and sample 0 are
+    // the centre; a snapped offset (1/16 pixel steps) follows the
+    // attribute's slope across the quad. Written for every stage, as DXC
+    // checks them only where a pixel shader's entry point does not reach
+    // them (`graphics.rs`).
+    let snapped = derivatives && wanted(&["EvaluateAttributeSnapped"]);
+    if wanted(&["EvaluateAttributeCentroid", "EvaluateAttributeAtSample"]) || snapped {
+        for &s in floats {
+            for t in shapes(s) {
+                let _ = writeln!(
+                    out,
+                    "{t} EvaluateAttributeCentroid({t} v) {{ return v; }}\n\
+                     {t} EvaluateAttributeAtSample({t} v, uint index) {{ return v; }}"
+                );
+                if snapped {
+                    let _ = writeln!(
+                        out,
+                        "{t} EvaluateAttributeSnapped({t} v, int2 offset) {{ return v + ddx_fine(v) * ({s})(offset.x / 16.0f) + ddy_fine(v) * ({s})(offset.y / 16.0f); }}"
+                    );
+                }
+            }
+        }
+    }
+    if wanted(&[
+        "GetRenderTargetSampleCount",
+        "GetRenderTargetSamplePosition",
+    ]) {
+        out.push_str(
+            "uint GetRenderTargetSampleCount() { return 1; }\n\
+             float2 GetRenderTargetSamplePosition(int index) { return float2(0.0f, 0.0f); }\n",
+        );
     }
     if samples {
         sampling(&mut out, derivatives, &wanted);
@@ -290,6 +337,39 @@ fn derivative_functions(out: &mut String, t: &str) {
          }}\n\
          {t} fwidth({t} v) {{ return abs(ddx(v)) + abs(ddy(v)); }}\n"
     );
+}
+
+/// The derivatives of a matrix of `s`, row by row.
+fn matrix_derivatives(out: &mut String, s: &str) {
+    for name in [
+        "ddx_coarse",
+        "ddy_coarse",
+        "ddx",
+        "ddy",
+        "ddx_fine",
+        "ddy_fine",
+        "fwidth",
+    ] {
+        for rows in 1..=4 {
+            for cols in 1..=4 {
+                let m = format!("{s}{rows}x{cols}");
+                let each: Vec<String> = (0..rows)
+                    .map(|r| {
+                        if cols == 1 {
+                            format!("{name}(m[{r}].x)")
+                        } else {
+                            format!("{name}(m[{r}])")
+                        }
+                    })
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "{m} {name}({m} m) {{ return {m}({}); }}",
+                    each.join(", ")
+                );
+            }
+        }
+    }
 }
 
 /// One kind of texture the prelude samples.

@@ -177,8 +177,9 @@ pub fn pow<T: Float>(x: T, y: T) -> T {
     exp2(y.mul(log2(x)))
 }
 
-/// HLSL `fmod(x, y)`: `x - y * trunc(x / y)` computed exactly, so the result has the sign of `x`
-/// (`fmod(-7.5, 2) = -1.5`); the same as `Arith::rem` on floats.
+/// The operator `%` on floats (C's `fmod`, LLVM's `frem`): `x - y * trunc(x / y)` computed
+/// exactly, so the result has the sign of `x` (`-7.5 % 2 = -1.5`); the same as `Arith::rem` on
+/// floats. The intrinsic `fmod` is DXC's expansion over `frac` (the prelude's).
 pub fn fmod<T: Float>(x: T, y: T) -> T {
     x.rem(y)
 }

@@ -280,10 +280,12 @@ fn attributes(pipeline: &Pipeline, g: &GraphicsDesc) -> Result<Vec<Attribute>, R
 fn decode(b: &[u8], format: Format) -> u32 {
     let le = |n: usize| {
         let mut x = [0u8; 8];
+        let n = n.min(b.len());
         x[..n].copy_from_slice(&b[..n]);
         u64::from_le_bytes(x)
     };
     match format {
+        Format::Hex8 => le(1) as u32,
         Format::Float16 => half::f16::from_bits(le(2) as u16).to_f32().to_bits(),
         Format::Float64 => (f64::from_bits(le(8)) as f32).to_bits(),
         Format::Int16 => le(2) as u16 as i16 as i32 as u32,
@@ -334,6 +336,11 @@ pub(crate) fn encode(
                 Format::Float32 => out.extend((as_f64 as f32).to_le_bytes()),
                 Format::Float16 => out.extend(half::f16::from_f64(as_f64).to_bits().to_le_bytes()),
                 Format::Float64 => out.extend(as_f64.to_le_bytes()),
+                Format::Hex8 => out.push(if kind == VaryingKind::Float {
+                    as_f64 as i64 as u8
+                } else {
+                    word as u8
+                }),
                 Format::Int16 | Format::UInt16 | Format::Hex16 => {
                     let v = if kind == VaryingKind::Float {
                         as_f64 as i64 as u16

@@ -5,6 +5,36 @@ use expect_test::expect;
 
 use crate::check;
 
+/// DXC removes the resources the entry point does not use before it gives
+/// registers to those without one: `In` takes t0 although `A` comes first
+/// and `B` names t0; the unused ones still get registers no other unused
+/// one has.
+#[test]
+fn implicit_registers_count_only_used_resources() {
+    check(
+        "StructuredBuffer<int> A;
+        StructuredBuffer<int> B : register(t0);
+        StructuredBuffer<int> In;
+        RWStructuredBuffer<int> Out;
+        int helper() { return In[1]; }
+        [numthreads(1, 1, 1)]
+        void main() { Out[0] = helper(); }",
+        expect![[r#"
+            resource A: StructuredBuffer<int>, register(t1, space0) (implicit)
+            resource B: StructuredBuffer<int>, register(t0, space0)
+            resource In: StructuredBuffer<int>, register(t0, space0) (implicit)
+            resource Out: RWStructuredBuffer<int>, register(u0, space0) (implicit)
+            fn helper() -> int {
+              return In[1u];
+            }
+            fn main() -> void {
+              Out[0u] = helper<int>();
+            }
+            entry main: fn main, numthreads(1, 1, 1), inputs()
+        "#]],
+    );
+}
+
 #[test]
 fn bindings_explicit_and_implicit() {
     check(

@@ -69,6 +69,11 @@ fn float_builtins() {
         ("trunc(-1.75)", -1.0),
         ("frac(-0.25)", 0.75),
         ("fmod(-7.5, 2.0)", -1.5),
+        // DXC's expansion, frac(|x / y|) · y with x / y's sign, where C's
+        // fmod gives 0.09999999 and -0.09999999.
+        ("fmod(1.0, 0.1)", 0.0),
+        ("fmod(-7.0, 0.1)", -0.0),
+        ("fmod(5.5, -2.0)", 1.5),
         ("sqrt(16.0)", 4.0),
         ("rsqrt(4.0)", 0.5),
         ("rcp(4.0)", 0.25),

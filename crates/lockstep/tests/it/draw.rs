@@ -941,6 +941,22 @@ fn extreme_positions_are_clipped_not_fatal() {
     );
     let (image, _) = render(&nan, &src, 8, Packing::Dense);
     assert!(image.iter().all(|px| *px == [0.0; 4]));
+    // A NaN in a vertex that would otherwise make a large triangle: the
+    // triangle is dropped, not drawn with the NaN read as 0.
+    for bad in [
+        p(f32::NAN, -1.0, 0.0, 1.0),
+        p(-1.0, -1.0, f32::NAN, 1.0),
+        p(-1.0, -1.0, 0.0, f32::NAN),
+        p(f32::INFINITY, -1.0, 0.0, 1.0),
+    ] {
+        let scene = Scene::new(
+            4,
+            4,
+            vec![bad, p(1.0, 1.0, 0.0, 1.0), p(-1.0, 1.0, 0.0, 1.0)],
+        );
+        let (image, _) = render(&scene, &src, 8, Packing::Dense);
+        assert!(image.iter().all(|px| *px == [0.0; 4]), "{bad:?}: {image:?}");
+    }
     let flat = Scene::new(
         4,
         4,
@@ -965,4 +981,55 @@ fn extreme_positions_are_clipped_not_fatal() {
     assert!(image.iter().all(|px| *px == [1.0; 4]), "{image:?}");
     // Past what double precision can clip exactly, a draw still finishes.
     render(&big(1e30), &src, 8, Packing::Dense);
+}
+
+#[test]
+fn derivatives_of_matrices_and_evaluated_attributes() {
+    // Rows (x, y) and (2x, 2y) at pixel centres: ddx steps (1, 0) and
+    // (2, 0), ddy (0, 1) and (0, 2). One sample per pixel: the centroid is
+    // the centre, and a snapped offset of 8/16 pixel in x adds half of
+    // x's slope.
+    let scene = Scene::new(4, 4, two_triangles());
+    let src = source(
+        "float2x2 m = float2x2(i.pos.xy, i.pos.xy * 2);\n\
+         float2x2 dx = ddx(m), dy = ddy_fine(m);\n\
+         float c = EvaluateAttributeCentroid(i.pos.x) - i.pos.x;\n\
+         return float4(dx[1].x + dx[0].y, dy[1].y + dy[1].x, c, EvaluateAttributeSnapped(i.pos.x, int2(8, 0)) - i.pos.x);",
+        ATTR,
+    );
+    let (image, _) = render(&scene, &src, 8, Packing::Dense);
+    assert!(
+        image.iter().all(|px| *px == [2.0, 2.0, 0.0, 0.5]),
+        "{image:?}"
+    );
+}
+
+#[test]
+fn byte_attributes_and_byte_targets() {
+    // A float2 position and four bytes of colour per vertex (Hex8), read as
+    // a uint4; the target holds a byte per channel.
+    let yaml = "Shaders:\n  - Stage: Vertex\n    Entry: VSMain\n  - Stage: Pixel\n    Entry: PSMain\n\
+        Buffers:\n  - Name: Vertices\n    Format: Hex8\n    Data: [ \
+        0x00, 0x00, 0x80, 0xBF, 0x00, 0x00, 0x80, 0x3F, 0x01, 0x02, 0x03, 0x04, \
+        0x00, 0x00, 0x80, 0x3F, 0x00, 0x00, 0x80, 0x3F, 0x01, 0x02, 0x03, 0x04, \
+        0x00, 0x00, 0x80, 0xBF, 0x00, 0x00, 0x80, 0xBF, 0x01, 0x02, 0x03, 0x04 ]\n\
+        \x20 - Name: Target\n    Format: Hex8\n    Channels: 4\n    FillSize: 16\n    \
+        OutputProps: { Width: 2, Height: 2, Depth: 1 }\n\
+        Bindings:\n  VertexBuffer: Vertices\n  VertexAttributes:\n    \
+        - { Format: Float32, Channels: 2, Offset: 0, Name: POSITION }\n    \
+        - { Format: Hex8, Channels: 4, Offset: 8, Name: COLOR }\n  RenderTarget: Target\n";
+    let src = "struct V { float4 pos : SV_Position; nointerpolation uint4 c : COLOR; };\n\
+        V VSMain(float2 pos : POSITION, uint4 c : COLOR) { V o; o.pos = float4(pos, 0, 1); o.c = c * 10; return o; }\n\
+        uint4 PSMain(V i) : SV_Target { return i.c + 1; }\n";
+    let pipeline = lockstep::pipeline::parse(yaml).unwrap_or_else(|e| panic!("{e}"));
+    let (vs, ps) = stages(src);
+    let out = lockstep::draw(&vs, &ps, &pipeline, &RunOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    // The top-left triangle covers pixel (0, 0) only (the diagonal passes
+    // through the centres of (1, 0) and (0, 1), which its bottom-right edge
+    // leaves out).
+    assert_eq!(
+        out.contents[1].as_ref(),
+        &[11, 21, 31, 41, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+    );
 }
