@@ -334,6 +334,12 @@ impl Sema<'_> {
             return None;
         }
         let t = self.lower_value(base);
+        if let Some(t) = &t
+            && let Some(call) =
+                self.overloaded_operator("[]", t.ty(), base, std::slice::from_ref(index), span)
+        {
+            return call;
+        }
         let i = self.lower_value(index);
         let (t, i) = (t?, i?);
         let (len, element) = match self.get(t.ty()).clone() {

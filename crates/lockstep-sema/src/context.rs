@@ -174,6 +174,9 @@ pub(crate) struct FnCtx {
     /// the global resource they were initialized from, resolved at compile
     /// time as DXC resolves them.
     pub resource_scopes: Vec<HashMap<String, ResourceInfo>>,
+    /// `static` locals, scope by scope (with `scopes`): thread-private
+    /// globals under the function's name, initialized once.
+    pub static_scopes: Vec<HashMap<String, (ir::StaticId, TypeId)>>,
     pub breakables: Vec<Breakable>,
 }
 
@@ -418,10 +421,20 @@ impl<'a> Sema<'a> {
         fcx.scopes.iter().rev().find_map(|s| s.get(name).copied())
     }
 
+    /// A `static` local in scope.
+    pub fn lookup_static_local(&self, name: &str) -> Option<(ir::StaticId, TypeId)> {
+        let fcx = self.fcx.as_ref()?;
+        fcx.static_scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.get(name).copied())
+    }
+
     pub fn push_scope(&mut self) {
         if let Some(f) = self.fcx.as_mut() {
             f.scopes.push(HashMap::new());
             f.resource_scopes.push(HashMap::new());
+            f.static_scopes.push(HashMap::new());
         }
     }
 
@@ -429,6 +442,7 @@ impl<'a> Sema<'a> {
         if let Some(f) = self.fcx.as_mut() {
             f.scopes.pop();
             f.resource_scopes.pop();
+            f.static_scopes.pop();
         }
     }
 

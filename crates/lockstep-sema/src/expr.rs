@@ -146,6 +146,9 @@ impl Sema<'_> {
             let ty = self.fcx.as_ref()?.locals[local.index()].ty;
             return Some(self.load(PlaceRoot::Local(local), Vec::new(), ty, id.span));
         }
+        if let Some((s, ty)) = self.lookup_static_local(&id.name) {
+            return Some(self.load(PlaceRoot::Static(s), Vec::new(), ty, id.span));
+        }
         // A constant parameter of the template instance being compiled.
         if let Some(crate::templates::TemplateValue::Value(value)) = self.template_binding(&id.name)
         {

@@ -178,6 +178,7 @@ impl<'a> Sema<'a> {
             const_locals: HashSet::new(),
             scopes: vec![HashMap::new()],
             resource_scopes: vec![resources.clone()],
+            static_scopes: vec![HashMap::new()],
             breakables: Vec::new(),
         });
         let values = f
@@ -301,6 +302,31 @@ impl<'a> Sema<'a> {
                 (Some(v), ir::ParamDirection::In) => {
                     CallArg::In(self.coerce(v.clone(), p.ty, args[i].span)?)
                 }
+                // A member function called on a value (`make().get()`,
+                // `a.twice().get()`): its object is a temporary.
+                (Some(v), _)
+                    if i == 0
+                        && (v.place().is_none() || v.lit != crate::context::Lit::None)
+                        && sym
+                            .decl
+                            .params
+                            .first()
+                            .is_some_and(|p| p.name.name == "this") =>
+                {
+                    let temp = self.temp_place(p.ty, args[i].span)?;
+                    let value = self.coerce(v.clone(), p.ty, args[i].span)?;
+                    before.push(self.wrap(
+                        ExprKind::Assign {
+                            place: temp.clone(),
+                            value: Box::new(value),
+                            yield_old: false,
+                            init: false,
+                        },
+                        p.ty,
+                        args[i].span,
+                    ));
+                    CallArg::InOut(temp)
+                }
                 (Some(v), dir) => {
                     let mut place = self.out_place(v, args[i].span)?;
                     if place.ty != p.ty {
@@ -336,7 +362,14 @@ impl<'a> Sema<'a> {
         };
         let call = TExpr::new(kind, sym.result, span);
         if after.is_empty() {
-            return Some(call);
+            if before.is_empty() {
+                return Some(call);
+            }
+            // Temporaries set before the call, and nothing to copy back.
+            let void = matches!(self.module.types.get(sym.result), ir::Type::Void);
+            let mut e = TExpr::of(self.sequence(before, call.e));
+            e.void = void;
+            return Some(e);
         }
         // The call, its result kept while the arguments are copied back.
         if matches!(self.module.types.get(sym.result), ir::Type::Void) {

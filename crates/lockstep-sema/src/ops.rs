@@ -113,8 +113,47 @@ impl Sema<'_> {
             return self.lower_logical(op, lhs, rhs, span);
         }
         let a = self.lower_value(lhs);
+        if let Some(a) = &a
+            && let Some(call) = self.overloaded_operator(
+                lockstep_syntax::ast_print::binary_symbol(op),
+                a.ty(),
+                lhs,
+                std::slice::from_ref(rhs),
+                span,
+            )
+        {
+            return call;
+        }
         let b = self.lower_value(rhs);
         self.binary_values(op, a?, b?, span)
+    }
+
+    /// `a op b` (or `op a`, `a[i]`) where `a` is a struct whose type has a
+    /// member function `operator op` (HLSL 2021): that function's call on
+    /// `a`. `None` where `a` has no such operator.
+    pub(crate) fn overloaded_operator(
+        &mut self,
+        symbol: &str,
+        ty: lockstep_ir::TypeId,
+        receiver: &ast::Expr,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<Option<TExpr>> {
+        if !matches!(self.get(ty), Type::Struct { .. }) {
+            return None;
+        }
+        let method = format!("operator{symbol}");
+        self.member_function(ty, &method)?;
+        let call = ast::Expr {
+            kind: ast::ExprKind::MethodCall {
+                receiver: Box::new(receiver.clone()),
+                method: ast::Ident { name: method, span },
+                template_args: Vec::new(),
+                args: args.to_vec(),
+            },
+            span,
+        };
+        Some(self.lower_expr(&call))
     }
 
     /// Applies a binary operator to checked operands.
@@ -320,6 +359,22 @@ impl Sema<'_> {
             _ => {}
         }
         let t = self.lower_value(operand)?;
+        if matches!(op, U::Neg | U::Plus | U::Not | U::BitNot)
+            && let Some(call) = self.overloaded_operator(
+                match op {
+                    U::Neg => "-",
+                    U::Plus => "+",
+                    U::Not => "!",
+                    _ => "~",
+                },
+                t.ty(),
+                operand,
+                &[],
+                span,
+            )
+        {
+            return call;
+        }
         let Some((s, shape)) = numeric(&self.module.types, t.ty()) else {
             let shown = self.show(t.ty());
             self.error(

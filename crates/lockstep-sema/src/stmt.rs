@@ -137,6 +137,72 @@ impl Sema<'_> {
         })
     }
 
+    /// A `static` local that is not `const`: a thread-private global
+    /// named after its function, set to its (constant) initializer, or to
+    /// zero, once before the entry point runs, as DXC initializes it.
+    fn lower_static_local(&mut self, v: &ast::VarDecl) {
+        let Some(crate::types::Resolved::Value(base)) = self.resolve_type(&v.ty) else {
+            if matches!(
+                self.resolve_type(&v.ty),
+                Some(crate::types::Resolved::Resource(..))
+            ) {
+                self.error(
+                    v.ty.span,
+                    "not supported: 'static' local resource variables",
+                );
+            }
+            return;
+        };
+        let function = self.fcx.as_ref().map_or(String::new(), |f| f.name.clone());
+        for d in &v.declarators {
+            let Some((ty, value)) = self.declarator_value(base, d) else {
+                continue;
+            };
+            let value = match value {
+                Err(()) => continue,
+                Ok(None) => self.zero_value(ty, d.span),
+                Ok(Some(value)) => match self.fold(&value) {
+                    Some(values) => self.wrap(ExprKind::Const(values.to_vec()), ty, d.span),
+                    None => {
+                        self.error(
+                            d.span,
+                            format!(
+                                "not supported: a 'static' local initialized with a value that is not a constant ('{}'); initialize it with a constant and assign it where it is first needed",
+                                d.name.name
+                            ),
+                        );
+                        continue;
+                    }
+                },
+            };
+            let id = ir::StaticId(self.module.statics.len() as u32);
+            self.module.statics.push(ir::Variable {
+                name: format!("{function}::{}", d.name.name),
+                ty,
+                span: crate::context::ir_span(d.span),
+            });
+            let place = ir::Place {
+                root: PlaceRoot::Static(id),
+                path: Vec::new(),
+                ty,
+            };
+            let init = self.wrap(
+                ExprKind::Assign {
+                    place,
+                    value: Box::new(value),
+                    yield_old: false,
+                    init: true,
+                },
+                ty,
+                d.span,
+            );
+            self.module.static_init.stmts.push(ir::Stmt::Expr(init));
+            if let Some(scope) = self.fcx.as_mut().and_then(|f| f.static_scopes.last_mut()) {
+                scope.insert(d.name.name.clone(), (id, ty));
+            }
+        }
+    }
+
     fn lower_local_decl(&mut self, v: &ast::VarDecl, out: &mut Vec<ir::Stmt>) {
         let is_const = v.storage.iter().any(|s| s.name == "const")
             || crate::types::has_modifier(&v.ty, "const");
@@ -146,10 +212,7 @@ impl Sema<'_> {
             match storage.name.as_str() {
                 "static" if is_const => {}
                 "static" => {
-                    self.error(
-                        storage.span,
-                        "not supported: 'static' local variables that are not 'const' (their value would outlive the call); declare it 'static' at file scope",
-                    );
+                    self.lower_static_local(v);
                     return;
                 }
                 "groupshared" => {

@@ -91,6 +91,9 @@ struct Parser<'d> {
     namespace: Vec<String>,
     /// The qualified names (`N::f`) declared in namespaces so far.
     namespaced: HashSet<String>,
+    /// The structs whose body is being read, innermost last, by qualified
+    /// name: their `static` data members are found by name inside.
+    member_scopes: Vec<String>,
     /// The function and struct templates declared so far: their names take
     /// `<arguments>`.
     template_names: HashSet<String>,
@@ -141,6 +144,7 @@ impl<'d> Parser<'d> {
             type_names: HashSet::new(),
             namespace: Vec::new(),
             namespaced: HashSet::new(),
+            member_scopes: Vec::new(),
             template_names: HashSet::new(),
             static_members: HashSet::new(),
             in_template: false,

@@ -294,7 +294,6 @@ fn local_declarations() {
             "int a = 1, b, c[2] = { a, b }; const float k = 2; { int a = 5; b = a; } b = a; static int s; int a;",
         ),
         expect![[r#"
-            3:80: error: not supported: 'static' local variables that are not 'const' (their value would outlive the call); declare it 'static' at file scope
             3:98: error: redefinition of 'a'
         "#]],
     );

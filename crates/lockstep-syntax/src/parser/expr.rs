@@ -305,7 +305,7 @@ impl Parser<'_> {
         if name.kind != TokenKind::Ident || !self.is_type_name(&name.text) {
             return false;
         }
-        let template = is_template(&name.text);
+        let template = is_template(&name.text) || self.template_names.contains(&name.text);
         i += 1;
         if template && self.nth(i).is_punct("<") {
             let Some(after) = self.skip_angle_brackets(i) else {

@@ -505,7 +505,10 @@ impl Parser<'_> {
             items.push(item);
             return Ok(());
         }
-        let (fields, methods) = self.struct_body()?;
+        self.member_scopes.push(self.qualified(&name.name));
+        let body = self.struct_body();
+        self.member_scopes.pop();
+        let (fields, methods) = body?;
         items.push(Item::Struct(StructDecl {
             name: name.clone(),
             base,
@@ -592,8 +595,14 @@ impl Parser<'_> {
         let specifiers = self.specifiers();
         self.check_type_start(&specifiers.type_modifiers)?;
         let ty = self.parse_type(specifiers.type_modifiers)?;
+        if specifiers.storage.iter().any(|s| s.name == "static") && !self.nth(1).is_punct("(") {
+            return self.static_data_member(start, specifiers.storage, ty);
+        }
         loop {
-            let name = self.ident("expected member name")?;
+            let mut name = self.ident("expected member name")?;
+            if name.name == "operator" {
+                name = self.operator_name(name)?;
+            }
             if self.at("(") {
                 // A member function's name is no template name of its own.
                 let outer = std::mem::replace(&mut self.in_template, false);
@@ -630,6 +639,63 @@ impl Parser<'_> {
             }
         }
         self.expect_semi("expected ';' at end of declaration list");
+        Ok(())
+    }
+
+    /// After `operator` in a struct: the operator a member function
+    /// overloads, as its name (`operator+`, `operator[]`, `operator()`).
+    fn operator_name(&mut self, keyword: Ident) -> PResult<Ident> {
+        const OPERATORS: &[&str] = &[
+            "+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "==", "!=", "<", "<=", ">", ">=",
+            "!", "~",
+        ];
+        let tok = self.peek().clone();
+        let symbol = if tok.is_punct("[") && self.nth(1).is_punct("]") {
+            self.bump();
+            self.bump();
+            "[]".to_string()
+        } else if tok.is_punct("(") && self.nth(1).is_punct(")") && self.nth(2).is_punct("(") {
+            self.bump();
+            self.bump();
+            "()".to_string()
+        } else if tok.kind == TokenKind::Punct && OPERATORS.contains(&tok.text.as_str()) {
+            self.bump();
+            tok.text.clone()
+        } else {
+            self.error_here(
+                "not supported: overloading this operator (arithmetic, bitwise, comparison, '!', '~', '[]' and '()' can be)",
+            );
+            return Err(Reported);
+        };
+        Ok(Ident {
+            name: format!("operator{symbol}"),
+            span: keyword.span.to(self.prev_span),
+        })
+    }
+
+    /// `static [const] type name = value;` in a struct: a global of the
+    /// file named `S::name`, found as `name` inside the struct's body and as
+    /// `S::name` outside it.
+    fn static_data_member(
+        &mut self,
+        start: Span,
+        storage: Vec<Ident>,
+        ty: TypeExpr,
+    ) -> PResult<()> {
+        let scope = self.member_scopes.last().cloned().unwrap_or_default();
+        let first = self.ident("expected member name")?;
+        let mut declarators = self.declarators(first)?;
+        self.expect_semi("expected ';' at end of declaration list");
+        for d in &mut declarators {
+            d.name.name = format!("{scope}::{}", d.name.name);
+            self.namespaced.insert(d.name.name.clone());
+        }
+        self.hoisted.push(Item::Variable(VarDecl {
+            storage,
+            ty,
+            declarators,
+            span: start.to(self.prev_span),
+        }));
         Ok(())
     }
 

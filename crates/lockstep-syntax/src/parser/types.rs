@@ -213,6 +213,12 @@ impl Parser<'_> {
     /// A name as written inside the current namespaces: the innermost
     /// `N::name` declared so far, else the name itself.
     pub(super) fn resolve_name<'w>(&self, word: &'w str) -> std::borrow::Cow<'w, str> {
+        for scope in self.member_scopes.iter().rev() {
+            let qualified = format!("{scope}::{word}");
+            if self.namespaced.contains(&qualified) {
+                return qualified.into();
+            }
+        }
         for depth in (1..=self.namespace.len()).rev() {
             let qualified = format!("{}::{word}", self.namespace[..depth].join("::"));
             if self.namespaced.contains(&qualified) {

@@ -43,17 +43,17 @@ fn unknown_intrinsic() {
 #[test]
 fn unsupported_constructs_are_named() {
     check(
-        "RWStructuredBuffer<uint> Out;\n[numthreads(1,1,1)]\nvoid main() {\n    RWStructuredBuffer<uint> b = ResourceDescriptorHeap[0];\n    static uint calls = 0;\n}\n",
+        "RWStructuredBuffer<uint> Out;\n[numthreads(1,1,1)]\nvoid main() {\n    RWStructuredBuffer<uint> b = ResourceDescriptorHeap[0];\n    static uint calls = WaveGetLaneIndex();\n}\n",
         expect![[r#"
             test.hlsl:4:34: error: not supported: 'ResourceDescriptorHeap' (SM 6.6 dynamic resources); bind the resource with a register instead
               |
             4 |     RWStructuredBuffer<uint> b = ResourceDescriptorHeap[0];
               |                                  ^^^^^^^^^^^^^^^^^^^^^^^^^
 
-            test.hlsl:5:5: error: not supported: 'static' local variables that are not 'const' (their value would outlive the call); declare it 'static' at file scope
+            test.hlsl:5:17: error: not supported: a 'static' local initialized with a value that is not a constant ('calls'); initialize it with a constant and assign it where it is first needed
               |
-            5 |     static uint calls = 0;
-              |     ^^^^^^
+            5 |     static uint calls = WaveGetLaneIndex();
+              |                 ^^^^^^^^^^^^^^^^^^^^^^^^^^
 
         "#]],
     );

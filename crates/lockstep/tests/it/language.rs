@@ -1115,3 +1115,47 @@ fn explicit_specializations() {
     let floats: Vec<f32> = out[0].iter().map(|&w| f32::from_bits(w)).collect();
     assert_eq!(floats, [2.0, 1.0, 6.0, 105.0]);
 }
+
+/// HLSL 2021 as engines write it: member operators (binary, unary, `==`,
+/// `[]`), a method called on a value, `static` locals (one per function,
+/// set once per thread), `static const` members found inside and outside
+/// their struct, and a cast of 0 to a struct template's instance.
+#[test]
+fn operators_methods_on_values_and_static_members() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+struct V2 {
+    int x, y;
+    static const int Scale = 3;
+    V2 operator+(V2 b) { V2 r; r.x = x + b.x; r.y = y + b.y; return r; }
+    V2 operator*(int k) { V2 r; r.x = x * k; r.y = y * k; return r; }
+    V2 operator-() { V2 r; r.x = -x; r.y = -y; return r; }
+    bool operator==(V2 b) { return x == b.x && y == b.y; }
+    int operator[](uint i) { return i == 0 ? x : y; }
+    V2 Scaled() { return this * Scale; }
+    int Sum() { return x + y; }
+};
+V2 Make(int x, int y) { V2 v; v.x = x; v.y = y; return v; }
+template <typename T> struct Acc { T sum; uint n; };
+uint Next() { static uint calls; static uint table[3] = { 5, 6, 7 }; return table[calls++ % 3]; }
+
+[numthreads(1, 1, 1)]
+void main()
+{
+    V2 a = Make(1, 2);
+    V2 c = a + a * 4;          // (5, 10)
+    V2 n = -c;                 // (-5, -10)
+    Out[0] = c.x * 100 + c.y;
+    Out[1] = (uint)(n[1] + 100);
+    Out[2] = (a == a) + (a == c) * 10;
+    Out[3] = Make(4, 5).Sum() * 100 + a.Scaled().Sum();   // 9, (3 + 6)
+    Out[4] = V2::Scale;
+    Acc<uint> acc = (Acc<uint>)0;
+    acc.n += 2;
+    Out[5] = acc.sum * 10 + acc.n;
+    uint x = Next(), y = Next(), z = Next(), w = Next();
+    Out[6] = x * 1000 + y * 100 + z * 10 + w;
+}
+"#;
+    assert_eq!(single(source, 7), vec![510, 90, 1, 909, 3, 2, 5675]);
+}
