@@ -428,6 +428,10 @@ pub struct StageIo {
     /// lanes from then on): checked runs report quad operations that read
     /// them.
     pub discarded: Option<StaticId>,
+    /// `[earlydepthstencil]` on a pixel shader: the depth test (and the
+    /// depth write) happens before the shader runs, so pixels that fail it
+    /// never run but as helper lanes, and `discard` keeps the depth written.
+    pub early_depth: bool,
 }
 
 /// One value a vertex or pixel shader reads or writes, by semantic.

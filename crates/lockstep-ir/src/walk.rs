@@ -100,6 +100,25 @@ fn expr<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
     }
 }
 
+/// Calls `f` on every expression of place `p` (its indices, address or
+/// coordinates), outer ones first.
+pub fn place_exprs<'a>(p: &'a Place, f: &mut impl FnMut(&'a Expr)) {
+    place(p, f);
+}
+
+/// Whether evaluating place `p` may change a variable or memory: an
+/// assignment, an atomic or a call among its expressions.
+pub fn place_has_effects(p: &Place) -> bool {
+    let mut effects = false;
+    place(p, &mut |e| {
+        effects |= matches!(
+            e.kind,
+            ExprKind::Assign { .. } | ExprKind::Atomic { .. } | ExprKind::Call { .. }
+        );
+    });
+    effects
+}
+
 fn place<'a>(p: &'a Place, f: &mut impl FnMut(&'a Expr)) {
     match &p.root {
         PlaceRoot::BufferElement { index, .. } => expr(index, f),

@@ -19,6 +19,7 @@ const BUFFER_KEYS: &[&str] = &[
     "Data",
     "FillSize",
     "FillValue",
+    "ZeroInitSize",
     "OutputProps",
     "ArraySize",
     "Counter",
@@ -74,10 +75,20 @@ pub(crate) fn buffer(
         buffer: &name,
     };
     let mut deferred = None;
-    let data = match (
-        fields.get_with_path("Data"),
-        fields.read("FillSize", read::uint64)?,
-    ) {
+    // `ZeroInitSize: n`, the older spelling of `FillSize: n` with zeros.
+    let zero_init = fields.read("ZeroInitSize", read::uint64)?;
+    let fill_size = match (fields.read("FillSize", read::uint64)?, zero_init) {
+        (Some(_), Some(_)) => {
+            return Err(fail("both FillSize and ZeroInitSize given".into()));
+        }
+        (fill, zero) => fill.or(zero),
+    };
+    if zero_init.is_some() && fields.get("FillValue").is_some() {
+        return Err(fail(
+            "ZeroInitSize fills with zeros: use FillSize with FillValue".into(),
+        ));
+    }
+    let data = match (fields.get_with_path("Data"), fill_size) {
         (Some(_), Some(_)) => return Err(fail("both Data and FillSize given".into())),
         (None, None) => return Err(fail("neither Data nor FillSize given".into())),
         (Some(_), None) if fields.get("FillValue").is_some() => {

@@ -292,8 +292,15 @@ pub fn draw(
         findings,
         waves_shaded: 0,
     };
+    let early = draw.pixel.io.early_depth && pass.image.depth.is_some();
     for (t, tri) in triangles.iter().enumerate() {
-        raster::triangle_quads(t, tri, draw.target, |q| pass.push(q))?;
+        raster::triangle_quads(t, tri, draw.target, |q| {
+            let q = if early { pass.early_depth(q) } else { q };
+            if q.covered == 0 {
+                return Ok(());
+            }
+            pass.push(q)
+        })?;
     }
     pass.flush()?;
     let mut image = pass.image;
@@ -330,6 +337,31 @@ struct PixelPass<'a> {
 }
 
 impl PixelPass<'_> {
+    /// `[earlydepthstencil]`: the depth test and write of `q`'s covered
+    /// pixels, in primitive order before any is shaded; the pixels that
+    /// fail it are left uncovered (helper lanes, where the quad runs).
+    fn early_depth(&mut self, mut q: Quad) -> Quad {
+        let (tri, plane) = (&self.triangles[q.triangle], &self.planes[q.triangle]);
+        let width = self.draw.target.width as usize;
+        let Some(depth) = self.image.depth.as_mut() else {
+            return q;
+        };
+        for p in 0..4 {
+            if q.covered & (1 << p) == 0 {
+                continue;
+            }
+            let (x, y) = q.pixel(p);
+            let at = y as usize * width + x as usize;
+            let z = raster::depth(tri, plane.weights(x, y));
+            if z.partial_cmp(&depth[at]) == Some(std::cmp::Ordering::Less) {
+                depth[at] = z;
+            } else {
+                q.covered &= !(1 << p);
+            }
+        }
+        q
+    }
+
     fn push(&mut self, q: Quad) -> Result<(), DrawError> {
         self.pending.push(q);
         if self.pending.len() >= self.limit {
@@ -583,7 +615,8 @@ fn merge(pass: &mut PixelPass<'_>, quads: &[Quad], order: &[usize], out: &[u32])
                 }
                 let (x, y) = q.pixel(p);
                 let at = (y - top) as usize * width + x as usize;
-                if let Some(buf) = depth.as_deref_mut() {
+                // With early depth, the test and the write came first.
+                if let Some(buf) = depth.as_deref_mut().filter(|_| !io.early_depth) {
                     let z = match sv_depth {
                         Some(v) => f32::from_bits(rec[v.word as usize]).clamp(0.0, 1.0),
                         None => {

@@ -190,6 +190,17 @@ impl Sema<'_> {
         let decl = self.fn_syms[idx].decl;
         for attr in &decl.attributes {
             let name = attr.name.name.to_ascii_lowercase();
+            if name == "earlydepthstencil" && stage != Stage::Pixel {
+                self.error(
+                    attr.span,
+                    format!(
+                        "'{}' applies to pixel shaders, and this is a {} shader",
+                        attr.name.name,
+                        stage.name()
+                    ),
+                );
+                return;
+            }
             if matches!(name.as_str(), "numthreads" | "numwaves" | "wavesize") {
                 self.error(
                     attr.span,
@@ -297,6 +308,11 @@ impl Sema<'_> {
             outputs: out_vars,
             helper: self.helper,
             discarded: self.discarded,
+            early_depth: stage == Stage::Pixel
+                && decl
+                    .attributes
+                    .iter()
+                    .any(|a| a.name.name.eq_ignore_ascii_case("earlydepthstencil")),
         };
         let function = self.entry_function(user, &params, result, &inputs, &outputs, &io, decl);
         self.module.entry = Some(ir::EntryPoint {
@@ -460,6 +476,15 @@ impl Sema<'_> {
                     self.error(leaf.semantic.span, "SV_Target indices run from 0 to 7");
                     ok = false;
                     continue;
+                }
+                if *name == "SV_TARGET" && index > 0 {
+                    self.warning(
+                        leaf.semantic.span,
+                        format!(
+                            "'{}' goes nowhere: a draw binds one render target, SV_Target0 (writes to a render target that is not bound are dropped)",
+                            leaf.semantic.name
+                        ),
+                    );
                 }
             }
             if vars

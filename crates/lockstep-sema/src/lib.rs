@@ -47,6 +47,9 @@ pub struct CompileOptions {
     pub enable_16bit_types: bool,
     /// The profile's stage (`cs_`, `vs_`, `ps_`).
     pub stage: lockstep_ir::Stage,
+    /// `-Zpr`: matrices declared without `row_major`/`column_major` are
+    /// row-major.
+    pub row_major_default: bool,
 }
 
 impl Default for CompileOptions {
@@ -56,6 +59,7 @@ impl Default for CompileOptions {
             shader_model: (6, 10),
             enable_16bit_types: false,
             stage: lockstep_ir::Stage::Compute,
+            row_major_default: false,
         }
     }
 }

@@ -240,6 +240,10 @@ impl Sema<'_> {
         let row_major = has_modifier(te, "row_major");
         let column_major = has_modifier(te, "column_major");
         if !row_major && !column_major {
+            // `-Zpr` makes row-major the default.
+            if self.opts.row_major_default {
+                return self.set_orientation(ty, true);
+            }
             return ty;
         }
         self.set_orientation(ty, row_major)

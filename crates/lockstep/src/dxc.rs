@@ -56,6 +56,11 @@ pub const HONOURED: &[FlagHelp] = &[
         help: "HLSL version: 2021 (the default) or 202x",
     },
     FlagHelp {
+        flag: "-Zpr",
+        value: None,
+        help: "matrices without row_major/column_major are row-major (-Zpc: column-major, the default)",
+    },
+    FlagHelp {
         flag: "-WX",
         value: None,
         help: "treat warnings as errors",
@@ -70,8 +75,8 @@ pub const HONOURED: &[FlagHelp] = &[
 /// Flags without effect on what a shader computes under Lockstep's
 /// semantics: debug information, stripping, validation, optimization
 /// levels, warning options, IEEE strictness (Lockstep is always strict),
-/// column-major packing (the default), and SPIR-V code generation.
-const IGNORED: [&str; 23] = [
+/// and SPIR-V code generation.
+const IGNORED: [&str; 22] = [
     "-Zi",
     "-Zs",
     "-Zss",
@@ -88,7 +93,6 @@ const IGNORED: [&str; 23] = [
     "-O3",
     "-Vd",
     "-Gis",
-    "-Zpc",
     "-spirv",
     "-no-warnings",
     "-Wall",
@@ -135,7 +139,7 @@ const PREFIX_FLAGS: [&str; 4] = ["-T", "-E", "-D", "-I"];
 /// (which the caller's own parser may take).
 fn arity(arg: &str) -> Option<Arity> {
     match arg {
-        "-enable-16bit-types" | "-fnative-half-type" | "-WX" | "-Werror" | "-Zpr" => {
+        "-enable-16bit-types" | "-fnative-half-type" | "-WX" | "-Werror" | "-Zpr" | "-Zpc" => {
             Some(Arity::None)
         }
         "-HV" | "-denorm" => Some(Arity::Value),
@@ -249,7 +253,7 @@ impl std::error::Error for DxcError {}
 ///   effect on what a shader computes here (`-Zi`, `-Qembed_debug`, `-O3`,
 ///   `-spirv`, `-fspv-*`, `-fvk-*`, …);
 /// - errors: any other flag (Lockstep cannot tell whether it changes what
-///   the shader computes), `-HV` other than 2021 and 202x, `-Zpr`,
+///   the shader computes), `-HV` other than 2021 and 202x,
 ///   `-denorm ftz`, a profile Lockstep does not know, and
 ///   `-enable-16bit-types` below shader model 6.2, as in DXC.
 pub fn parse_dxc_flags(args: &[String]) -> Result<DxcFlags, DxcError> {
@@ -305,11 +309,8 @@ pub fn parse_dxc_flags(args: &[String]) -> Result<DxcFlags, DxcError> {
                     )));
                 }
             },
-            "-Zpr" => {
-                return Err(fail(
-                    "-Zpr (row-major matrix packing by default) is not supported".to_string(),
-                ));
-            }
+            "-Zpr" => flags.options.row_major_default = true,
+            "-Zpc" => flags.options.row_major_default = false,
             _ if arg.starts_with("-T") => {
                 let profile = value(arg, "-T", &mut iter)?;
                 let stage = profile.split('_').next().unwrap_or("");

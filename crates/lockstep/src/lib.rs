@@ -97,6 +97,9 @@ pub struct CompileOptions {
     pub defines: Vec<(String, String)>,
     /// `-I DIR`, searched after the including file's directory.
     pub include_dirs: Vec<String>,
+    /// `-Zpr`: matrices declared without `row_major`/`column_major` are
+    /// row-major (`-Zpc`, column-major, is the default).
+    pub row_major_default: bool,
 }
 
 impl Default for CompileOptions {
@@ -108,6 +111,7 @@ impl Default for CompileOptions {
             enable_16bit_types: false,
             defines: Vec::new(),
             include_dirs: Vec::new(),
+            row_major_default: false,
         }
     }
 }
@@ -352,6 +356,7 @@ pub fn compile(
         shader_model: opts.shader_model,
         enable_16bit_types: opts.enable_16bit_types,
         stage: opts.stage,
+        row_major_default: opts.row_major_default,
     };
     // Lowering and code generation recurse once per level of expression
     // nesting: they run on a thread whose stack holds the deepest nesting

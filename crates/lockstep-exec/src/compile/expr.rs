@@ -102,7 +102,15 @@ impl Compiler<'_> {
                 yield_old,
                 init,
             } => {
+                // The value first, then the place, as DXC evaluates them;
+                // the value is kept apart from a variable the place's
+                // indices change (`o[k++] = k` stores the old `k`).
                 let v = self.expr(value)?;
+                let v = if lockstep_ir::walk::place_has_effects(place) {
+                    self.copy_to_temps(&v)
+                } else {
+                    v
+                };
                 let loc = self.place(place)?;
                 let old = if *yield_old {
                     let old = self.load(&loc);

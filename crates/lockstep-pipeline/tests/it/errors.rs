@@ -188,6 +188,10 @@ fn data_and_fill_conflicts() {
         expect!["7:5: Buffers[0]: buffer `A`: neither Data nor FillSize given"],
     );
     check(
+        "Buffers:\n  - { Name: A, Format: Int32, FillSize: 4, ZeroInitSize: 4 }\n",
+        expect!["7:5: Buffers[0]: buffer `A`: both FillSize and ZeroInitSize given"],
+    );
+    check(
         "Buffers:\n  - { Name: A, Format: Int32, Data: [1], FillValue: 2 }\n",
         expect!["7:5: Buffers[0]: buffer `A`: FillValue without FillSize"],
     );

@@ -284,16 +284,21 @@ fn fill_size_and_fill_value() {
           - Name: Empty
             Format: Float64
             FillSize: 0
+          - Name: Older
+            Format: UInt32
+            ZeroInitSize: 8
         "#,
     );
     let data: Vec<&[u8]> = p.buffers.iter().map(|b| b.data.as_slice()).collect();
     assert_eq!(data[0], [0; 8]);
+    // `ZeroInitSize`, the older spelling, fills with zeros.
+    assert_eq!(data[5], [0; 8]);
     assert_eq!(data[1], [0, 0, 0, 0x3F].repeat(3));
     assert_eq!(data[2], [0x00, 0x3C, 0x00, 0x3C]);
     assert_eq!(data[3], [0xFE, 0xFF, 0xFE, 0xFF]);
     assert_eq!(data[4], []);
     let counts: Vec<usize> = p.buffers.iter().map(BufferDesc::element_count).collect();
-    assert_eq!(counts, [2, 3, 2, 2, 0]);
+    assert_eq!(counts, [2, 3, 2, 2, 0, 2]);
 }
 
 #[test]

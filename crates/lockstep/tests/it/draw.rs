@@ -1033,3 +1033,50 @@ fn byte_attributes_and_byte_targets() {
         &[11, 21, 31, 41, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
     );
 }
+
+#[test]
+fn early_depth_runs_only_the_pixels_that_pass() {
+    // A near full-target pass (z 0.2), then a far one (z 0.8) over the
+    // same pixels, each lane adding 1 << (8 · primitive pair) to its
+    // pixel's counter. Late (the default) the far pixels run and count;
+    // with [earlydepthstencil] they fail the test before the shader and
+    // never write, and a quad of the near pass that discards keeps its
+    // depth (the far pass still fails there).
+    let quad = |z: f32| {
+        [
+            (-1.0, 1.0),
+            (1.0, 1.0),
+            (-1.0, -1.0),
+            (1.0, 1.0),
+            (1.0, -1.0),
+            (-1.0, -1.0),
+        ]
+        .map(|(x, y)| ([x, y, z, 1.0], [0.0; 4]))
+    };
+    let mut scene = Scene::new(4, 4, [quad(0.2), quad(0.8)].concat());
+    scene.depth = true;
+    scene.uavs = &["Count"];
+    let shader = |attribute: &str| {
+        format!(
+            "struct V {{ float4 pos : SV_Position; float4 attr : ATTR; }};\n\
+             RWStructuredBuffer<uint> Count : register(u0);\n\
+             V VSMain(float4 pos : POSITION, float4 attr : ATTR) {{ V o; o.pos = pos; o.attr = attr; return o; }}\n\
+             {attribute} float4 PSMain(V i, uint prim : SV_PrimitiveID) : SV_Target {{\n\
+                 uint at = (uint)i.pos.y * 4 + (uint)i.pos.x;\n\
+                 InterlockedAdd(Count[at], 1u << (prim / 2 * 8));\n\
+                 if (prim < 2 && i.pos.x < 1) discard;\n\
+                 return float4(prim, 0, 0, 1);\n\
+             }}\n"
+        )
+    };
+    let (_, late) = render(&scene, &shader(""), 8, Packing::Dense);
+    assert!(late[1].iter().all(|&c| c == 0x101), "{late:?}");
+    let (image, early) = render(&scene, &shader("[earlydepthstencil]"), 8, Packing::Dense);
+    assert!(early[1].iter().all(|&c| c == 1), "{early:?}");
+    for (at, (px, d)) in image.iter().zip(&early[0]).enumerate() {
+        assert_eq!(f32::from_bits(*d), 0.2, "depth at {at}");
+        // Column 0 discarded: nothing written there.
+        let red = if at % 4 == 0 { 0.0 } else { 1.0 };
+        assert_eq!(px[3], red, "pixel {at}: {px:?}");
+    }
+}

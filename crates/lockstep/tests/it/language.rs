@@ -1159,3 +1159,21 @@ void main()
 "#;
     assert_eq!(single(source, 7), vec![510, 90, 1, 909, 3, 2, 5675]);
 }
+
+/// An assignment evaluates its value, then its place, as DXC does: the
+/// index's side effect comes after the value is read.
+#[test]
+fn assignment_reads_the_value_before_the_place() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main()
+{
+    uint k = 1;
+    Out[k++] = k;          // Out[1] = 1, then k = 2
+    Out[k--] = k * 10;     // Out[2] = 20, then k = 1
+    Out[3] = k;
+}
+"#;
+    assert_eq!(single(source, 4), vec![0, 1, 20, 1]);
+}

@@ -150,6 +150,19 @@ fn compile_flags_are_extracted() {
     let c = compile_step("%dxc_target -ECSMain -fnative-half-type %t/s.hlsl");
     assert_eq!(c.options.entry, "CSMain");
     assert!(c.options.enable_16bit_types);
+    assert!(!c.options.row_major_default);
+    // -Zpr makes matrices row-major unless they say otherwise; -Zpc after
+    // it takes that back.
+    assert!(
+        compile_step("%dxc_target -Zpr -T cs_6_0 %t/s.hlsl")
+            .options
+            .row_major_default
+    );
+    assert!(
+        !compile_step("%dxc_target -Zpr -Zpc -T cs_6_0 %t/s.hlsl")
+            .options
+            .row_major_default
+    );
 }
 
 #[test]
@@ -204,10 +217,6 @@ fn flags_that_change_the_meaning_are_failures() {
     assert_fail(
         run_command_error("%dxc_target -T cs_6_0 -enable-16bit-types %t/s.hlsl"),
         "-enable-16bit-types needs shader model 6.2 or later, but the profile is cs_6_0",
-    );
-    assert_fail(
-        run_command_error("%dxc_target -Zpr -T cs_6_0 %t/s.hlsl"),
-        "-Zpr",
     );
     assert_fail(
         run_command_error("%dxc_target -denorm ftz -T cs_6_0 %t/s.hlsl"),
