@@ -18,6 +18,8 @@ const EXIT_FAIL: u8 = 1;
 /// Exit status: bad input (files, flags, pipeline, shader) or a run error.
 const EXIT_ERROR: u8 = 2;
 
+/// `check`'s default `--max-steps`.
+const CHECK_STEP_BUDGET: u64 = 1 << 20;
 #[derive(Parser, Debug)]
 #[command(
     name = "lockstep",
@@ -222,8 +224,12 @@ struct CheckArgs {
     /// time). The report is the same for any number.
     #[arg(long, value_name = "N", default_value_t = 0)]
     threads: usize,
-    /// Loop iterations one wave may run before the run stops with an error.
-    #[arg(long, value_name = "N", default_value_t = RunOptions::default().step_budget)]
+    /// Loop iterations one wave may run at a wave size before the check
+    /// reports the loop as one that may never end (a progress-dependence
+    /// finding) and leaves that size out of the comparisons. Lower than
+    /// run's default: checked mode is slower, and a loop that waits on
+    /// another lane of its wave never ends.
+    #[arg(long, value_name = "N", default_value_t = CHECK_STEP_BUDGET)]
     max_steps: u64,
     /// Output format: text or json.
     #[arg(long, value_name = "FORMAT", default_value = "text")]

@@ -5,9 +5,9 @@ use std::ops::Range;
 
 use lockstep_ir::layout::{array_stride, scalar_slots};
 use lockstep_ir::{
-    Access, Block, Builtin, CallArg, Expr, ExprKind, Function, FunctionId, LayoutRule, LocalId,
-    Module, Place, PlaceRoot, ResourceId, ResourceKind, ScalarType, Span, Stmt, SystemValue, Type,
-    TypeId, UnaryOp, WaveOp,
+    Access, AtomicOp, Block, Builtin, CallArg, Expr, ExprKind, Function, FunctionId, LayoutRule,
+    LocalId, Module, Place, PlaceRoot, ResourceId, ResourceKind, ScalarType, Span, Stmt,
+    SystemValue, Type, TypeId, UnaryOp, WaveOp,
 };
 
 use crate::ExecError;
@@ -138,20 +138,32 @@ impl Program {
     /// commute (exchanges), so that another schedule of the groups can
     /// change what lands where.
     pub fn ordered_atomics(&self) -> Vec<Span> {
+        // Each atomic's result, and whether its updates commute.
+        let atomic = |inst: &Inst| match *inst {
+            Inst::Atomic { op, dst, .. } => Some((
+                matches!(
+                    op,
+                    AtomicOp::Add
+                        | AtomicOp::Min
+                        | AtomicOp::Max
+                        | AtomicOp::And
+                        | AtomicOp::Or
+                        | AtomicOp::Xor
+                ),
+                dst,
+            )),
+            _ => None,
+        };
+        let live = fuse::LiveOut::of(&self.code, self.code.iter().filter_map(atomic).map(|a| a.1));
         let mut spans: Vec<Span> = self
             .code
             .iter()
             .zip(&self.spans)
-            .filter(|(inst, _)| {
-                matches!(
-                    inst,
-                    Inst::Atomic {
-                        deferrable: false,
-                        ..
-                    }
-                )
+            .enumerate()
+            .filter(|&(pc, (inst, _))| {
+                atomic(inst).is_some_and(|(commutes, dst)| !commutes || live.at(pc, dst))
             })
-            .map(|(_, &span)| span)
+            .map(|(_, (_, &span))| span)
             .collect();
         spans.sort_by_key(|s| (s.file, s.start));
         spans.dedup();

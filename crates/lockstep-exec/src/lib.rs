@@ -426,6 +426,29 @@ pub fn dispatch_checked_writers(
     Ok((findings.into_vec(), writers))
 }
 
+/// A checked run that ended (its findings and writers), or one whose loop
+/// ran past the step budget (the error and the findings made until then).
+pub type CheckedOrStuck = Result<(Vec<Finding>, Writers), (ExecError, Vec<Finding>)>;
+
+/// [`dispatch_checked_writers`] that keeps what it found when a loop runs
+/// past the step budget: the findings made until then, and the error.
+pub fn dispatch_checked_until_stuck(
+    program: &Program,
+    resources: &[BoundResource],
+    config: &DispatchConfig,
+) -> Result<CheckedOrStuck, ExecError> {
+    let workers = Workers::new(config.threads)?;
+    let findings = Findings::default();
+    match run_dispatch(program, resources, config, Some(&findings), &workers, None) {
+        Ok(()) => {
+            let writers = findings.take_writers(&program.spans);
+            Ok(Ok((findings.into_vec(), writers)))
+        }
+        Err(e) if e.is_step_budget() => Ok(Err((e, findings.into_vec()))),
+        Err(e) => Err(e),
+    }
+}
+
 fn run_dispatch(
     program: &Program,
     resources: &[BoundResource],

@@ -385,17 +385,25 @@ fn check_with(
     };
     // The checked run at size `w`: its findings, its writers and the
     // pipeline's buffers after it.
-    let checked_run = |w: u32| -> Result<_, RunError> {
+    // The checked run at size `w`, or where a loop ran past the step
+    // budget, the error and what the run found before it.
+    let checked_run_raw = |w: u32| {
         let memories = bindings.memories(shader, pipeline, &workers);
-        let (findings, writers) = lockstep_exec::dispatch_checked_writers(
+        let run = lockstep_exec::dispatch_checked_until_stuck(
             &checked,
             &bindings.bound(&memories),
             &config_at(w),
-        )
-        .map_err(|e| {
-            RunError::from(e).with_note(format!("at wave size {w}, in the checked run"))
-        })?;
-        Ok((findings, writers, bindings.contents(memories)))
+        );
+        run.map(|run| {
+            run.map(|(findings, writers)| (findings, writers, bindings.contents(memories)))
+        })
+    };
+    let checked_run = |w: u32| -> Result<_, RunError> {
+        let note = format!("at wave size {w}, in the checked run");
+        match checked_run_raw(w) {
+            Ok(Ok(run)) => Ok(run),
+            Ok(Err((e, _))) | Err(e) => Err(RunError::from(e).with_note(note)),
+        }
     };
     // Where the proof leaves checks to one group's checked run (every group
     // meets them alike), whether that run reports nothing; a run that fails
@@ -426,10 +434,33 @@ fn check_with(
                     bindings.contents(memories),
                 )
             }
-            None => {
-                let (findings, writers, contents) = checked_run(w)?;
-                (findings, Written::Recorded(writers), contents)
-            }
+            None => match checked_run_raw(w) {
+                Ok(Ok((findings, writers, contents))) => {
+                    (findings, Written::Recorded(writers), contents)
+                }
+                // A loop that never ends in order: the size is reported,
+                // with what the run found before, and left out of the
+                // comparisons.
+                Ok(Err((e, mut findings))) => {
+                    dispatched();
+                    for _ in variations() {
+                        dispatched();
+                    }
+                    findings.push(stuck_finding(&e, w, config.step_budget));
+                    return Ok(SizeRun {
+                        findings: findings.into_iter().map(|f| reported(shader, f)).collect(),
+                        written: Written::Recorded(lockstep_exec::Writers::default()),
+                        contents: Vec::new(),
+                        order_dependence: Vec::new(),
+                        proven: false,
+                        stuck: true,
+                    });
+                }
+                Err(e) => {
+                    return Err(RunError::from(e)
+                        .with_note(format!("at wave size {w}, in the checked run")));
+                }
+            },
         };
         let groupshared_settled = (proof.is_some() || findings.is_empty()) && !groupshared_atomics;
         let mut findings: Vec<ReportedFinding> =
@@ -500,6 +531,7 @@ fn check_with(
             contents,
             order_dependence,
             proven: proof.is_some(),
+            stuck: false,
         })
     };
     let mut done = 0;
@@ -534,6 +566,8 @@ fn check_with(
     };
     let mut baselines = Vec::new();
     let mut writers = Vec::new();
+    // The sizes whose runs ended, which the comparisons take.
+    let mut ended = Vec::new();
     for (&w, run) in sizes.iter().zip(runs) {
         if run.proven {
             report.proven.push(w);
@@ -542,9 +576,14 @@ fn check_with(
             merge_finding(&mut report.findings, f, w);
         }
         report.order_dependence.extend(run.order_dependence);
+        if run.stuck {
+            continue;
+        }
+        ended.push(w);
         baselines.push(run.contents);
         writers.push(run.written);
     }
+    let sizes = ended;
     for &b in &outputs {
         if let Some(mut issue) = portability(pipeline, b, &sizes, &baselines, &same) {
             let slots = bindings.slots_of_buffer(pipeline, b);
@@ -608,6 +647,9 @@ struct SizeRun<'p> {
     order_dependence: Vec<OrderIssue>,
     /// Whether the dispatch ran as proven, not in checked mode.
     proven: bool,
+    /// Whether a loop ran past the step budget in order: the size has no
+    /// buffers to compare.
+    stuck: bool,
 }
 
 /// What a size's run says of the writes: which statement wrote each word
@@ -730,6 +772,27 @@ pub(crate) fn merge_finding(all: &mut Vec<ReportedFinding>, f: ReportedFinding, 
             r.count += f.count;
         }
         None => all.push(f),
+    }
+}
+
+/// The finding of a loop that ran past the step budget with the groups
+/// and waves in order, at wave size `w`.
+fn stuck_finding(e: &lockstep_exec::ExecError, w: u32, budget: u64) -> Finding {
+    Finding {
+        kind: lockstep_exec::FindingKind::ProgressDependence,
+        span: e.span,
+        wave_size: w,
+        group: [0; 3],
+        wave: 0,
+        lanes: Vec::new(),
+        message: format!(
+            "this loop ran past the step budget of {budget} iterations in one wave, with the \
+             groups and waves in order: it may never end. Lanes that wait for another lane of \
+             their own wave (a lock taken lane by lane), or for a side of a branch the wave has \
+             not run, never go on where a wave's lanes run in lockstep; raise --max-steps if the \
+             loop is meant to run this long"
+        ),
+        count: 1,
     }
 }
 

@@ -946,6 +946,79 @@ fn races_between_stores_that_nothing_reads_are_order_dependent() {
     }
 }
 
+/// A lock taken lane by lane never ends where a wave's lanes run in
+/// lockstep: the check reports the loop as a progress dependence at every
+/// size, keeps what it found before it, and goes on.
+#[test]
+fn a_loop_that_never_ends_is_a_finding_not_an_error() {
+    let dir = repo().join("tests/check");
+    let source = "StructuredBuffer<uint> In : register(t0);\n\
+        RWStructuredBuffer<uint> Out : register(u0);\n\
+        [numthreads(8, 1, 1)]\n\
+        void main(uint gi : SV_GroupIndex) {\n\
+        \x20   Out[8 + gi] = WaveReadLaneAt(In[gi], 5);\n\
+        \x20   uint prev = 1;\n\
+        \x20   [loop] while (prev != 0)\n\
+        \x20       InterlockedCompareExchange(Out[0], 0u, 1u, prev);\n\
+        \x20   Out[1] += 1;\n\
+        \x20   InterlockedExchange(Out[0], 0u, prev);\n\
+        }\n";
+    let path = std::env::temp_dir().join(format!("lockstep-stuck-{}.hlsl", std::process::id()));
+    std::fs::write(&path, source).unwrap();
+    let (pipeline, shader) = load(&dir.join("ub.yaml"), &path);
+    std::fs::remove_file(&path).unwrap();
+    let opts = RunOptions {
+        step_budget: 1 << 12,
+        ..RunOptions::default()
+    };
+    let report = lockstep::check(&shader, &pipeline, &opts, &mut |_, _| {}).unwrap();
+    let text = report.render(&shader, false);
+    let at = |kind: &str, line: &str| {
+        report
+            .findings
+            .iter()
+            .find(|f| f.kind == kind && f.location.as_deref().is_some_and(|l| l.contains(line)))
+    };
+    let stuck = at("progress-dependence", ":7:").expect(&text);
+    assert_eq!(stuck.wave_sizes, [4, 8, 16, 32, 64, 128], "{text}");
+    assert!(stuck.message.contains("may never end"), "{text}");
+    // Lane 5 is past a wave of 4: found before the loop.
+    assert_eq!(
+        at("lane-out-of-range", ":5:").expect(&text).wave_sizes,
+        [4],
+        "{text}"
+    );
+}
+
+/// An order dependence names the atomics whose order can show: one whose
+/// returned value is read (the slot), not one whose result nothing reads
+/// and whose updates commute (the maximum), in groupshared memory as in
+/// buffers.
+#[test]
+fn order_dependence_names_only_atomics_whose_order_shows() {
+    let dir = repo().join("tests/check");
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+        groupshared uint Count, Max, List[64];\n\
+        [numthreads(64, 1, 1)]\n\
+        void main(uint gi : SV_GroupIndex) {\n\
+        \x20   if (gi == 0) { Count = 0; Max = 0; }\n\
+        \x20   GroupMemoryBarrierWithGroupSync();\n\
+        \x20   InterlockedMax(Max, gi * 7 % 13);\n\
+        \x20   InterlockedOr(Out[64], 1u << (gi % 8));\n\
+        \x20   uint slot; InterlockedAdd(Count, 1, slot);\n\
+        \x20   List[slot] = gi;\n\
+        \x20   GroupMemoryBarrierWithGroupSync();\n\
+        \x20   Out[gi] = List[gi];\n\
+        \x20   if (gi == 0) Out[65] = Max;\n\
+        }\n";
+    let (report, text) = check_source(&dir.join("ub.yaml"), "slots.hlsl", source);
+    assert!(!report.order_dependence.is_empty(), "{text}");
+    for o in &report.order_dependence {
+        assert_eq!(o.atomics.len(), 1, "{text}");
+        assert!(o.atomics[0].contains("slots.hlsl:9:"), "{text}");
+    }
+}
+
 /// The shuffled schedules run as machine code where the wave size has it:
 /// waves that take slots from a groupshared counter store them in an order
 /// the shuffles change, at every size with more than one wave to a group
