@@ -152,10 +152,17 @@ impl Sema<'_> {
             return None;
         }
         if is_variable {
-            let t = self.lower_expr(&ast::Expr {
+            let object = ast::Expr {
                 kind: ast::ExprKind::Ident(id.clone()),
                 span: id.span,
-            });
+            };
+            let t = self.lower_expr(&object);
+            // `f(x)` on a struct with a member `operator()`.
+            if let Some(t) = &t
+                && let Some(call) = self.overloaded_operator("()", t.ty(), &object, args, span)
+            {
+                return call;
+            }
             let shown = t.map_or_else(|| "resource".to_string(), |t| self.show(t.ty()));
             self.error(
                 span,

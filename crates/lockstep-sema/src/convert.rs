@@ -144,7 +144,13 @@ impl Sema<'_> {
         let to = numeric(&self.module.types, target);
         let converted = match (from, to) {
             (Some(f), Some(to)) => self.reshape(t.e, f, to, target, explicit, span),
-            (Some((_, Shape::Scalar)), None) if explicit => self.splat_aggregate(&t.e, target),
+            (Some((_, Shape::Scalar)), None) if explicit => {
+                match self.splat_aggregate(&t.e, target) {
+                    Some(e) => Some(e),
+                    None => self.flat_cast(t, target, span),
+                }
+            }
+            (_, None) | (None, _) if explicit => self.flat_cast(t, target, span),
             _ => None,
         };
         let Some(e) = converted else {

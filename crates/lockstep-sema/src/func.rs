@@ -270,6 +270,20 @@ impl<'a> Sema<'a> {
             self.push(d);
             return None;
         };
+        // A function template of the name whose deduction matches the
+        // arguments exactly beats a function that needs a conversion (the
+        // function wins only a tie, as in C++).
+        if best > 0 && self.templates.contains_key(name) {
+            let decls = self.templates.get(name).cloned().unwrap_or_default();
+            let exact: Vec<TExpr> = values.iter().map(|v| self.default_lit(v.clone())).collect();
+            let deduced = decls
+                .into_iter()
+                .filter(|f| f.body.is_some() && f.params.len() == args.len())
+                .any(|f| self.deduce(f, None, &exact).is_ok());
+            if deduced {
+                return self.call_template(name, None, args, span);
+            }
+        }
         let winners: Vec<usize> = costs.iter().filter(|c| c.1 == best).map(|c| c.0).collect();
         if winners.len() > 1 {
             let mut d = Diagnostic::error(span, format!("call to '{name}' is ambiguous"));

@@ -232,6 +232,41 @@ impl Sema<'_> {
         }
     }
 
+    /// An explicit cast that goes component by component, as DXC casts
+    /// aggregates: a scalar to every component of a struct or array
+    /// (`(S)x`), or a value's components, in order, to the target's
+    /// (`(float4)s`, `(S)v`, `(T)s`), where the value has at least as many.
+    /// `None` where the cast is not one of those.
+    pub(crate) fn flat_cast(&mut self, t: TExpr, target: TypeId, span: Span) -> Option<ir::Expr> {
+        let from = self.module.types.component_count(t.ty());
+        let to = self.module.types.component_count(target);
+        let numeric_slots = |this: &Self, ty: TypeId| {
+            let mut slots = Vec::new();
+            this.module.types.flatten(ty, &mut slots);
+            !slots.is_empty()
+        };
+        if from == 0 || to == 0 || (from != 1 && from < to) || !numeric_slots(self, t.ty()) {
+            return None;
+        }
+        let mut setup = Vec::new();
+        let mut value = Box::new(t.e);
+        self.hoist(&mut value, &mut setup, span);
+        let leaf = TExpr { e: *value, ..t };
+        let copies = if from == 1 { to as usize } else { 1 };
+        let mut queue: VecDeque<Leaf> = (0..copies)
+            .map(|_| Leaf {
+                t: leaf.clone(),
+                offset: 0,
+            })
+            .collect();
+        let built = self.build_value(&mut queue, target, span, 0)?;
+        Some(if setup.is_empty() {
+            built
+        } else {
+            self.sequence(setup, built)
+        })
+    }
+
     /// The zero value of a type.
     pub fn zero_value(&mut self, ty: TypeId, span: Span) -> ir::Expr {
         let mut slots = Vec::new();

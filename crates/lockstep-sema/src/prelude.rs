@@ -86,6 +86,69 @@ const PER_SHAPE: &[(&str, &str)] = &[
     ),
 ];
 
+/// The functions of [`PER_SHAPE`] (and `frexp`) that DXC also declares on
+/// matrices, with their parameters: `i` a matrix in, `o` a matrix out.
+/// A matrix is done row by row, each row by the vector function.
+const MATRIX_ROWWISE: &[(&str, &str)] = &[
+    ("degrees", "i"),
+    ("radians", "i"),
+    ("ldexp", "ii"),
+    ("fmod", "ii"),
+    ("modf", "io"),
+    ("sincos", "ioo"),
+    ("frexp", "io"),
+];
+
+/// `name` on every matrix shape of `s`, row by row (`params`: see
+/// [`MATRIX_ROWWISE`]; `sincos` returns nothing).
+fn matrix_rowwise(out: &mut String, s: &str, name: &str, params: &str) {
+    let returns = name != "sincos";
+    for rows in 1..=4 {
+        for cols in 1..=4 {
+            let m = format!("{s}{rows}x{cols}");
+            let names: Vec<String> = (0..params.len()).map(|k| format!("a{k}")).collect();
+            let decl: Vec<String> = params
+                .chars()
+                .zip(&names)
+                .map(|(p, n)| {
+                    if p == 'o' {
+                        format!("out {m} {n}")
+                    } else {
+                        format!("{m} {n}")
+                    }
+                })
+                .collect();
+            let mut body = String::new();
+            for r in 0..rows {
+                // A row of one column is its scalar.
+                let row = |n: &str| {
+                    if cols == 1 {
+                        format!("{n}[{r}].x")
+                    } else {
+                        format!("{n}[{r}]")
+                    }
+                };
+                let args: Vec<String> = names.iter().map(|n| row(n)).collect();
+                let call = format!("{name}({})", args.join(", "));
+                if returns {
+                    let _ = write!(body, " {} = {call};", row("r"));
+                } else {
+                    let _ = write!(body, " {call};");
+                }
+            }
+            if returns {
+                let _ = writeln!(
+                    out,
+                    "{m} {name}({}) {{ {m} r;{body} return r; }}",
+                    decl.join(", ")
+                );
+            } else {
+                let _ = writeln!(out, "void {name}({}) {{{body} }}", decl.join(", "));
+            }
+        }
+    }
+}
+
 /// The name the prelude's text goes by in the source map.
 pub const FILE_NAME: &str = "<lockstep intrinsics>";
 
@@ -112,6 +175,11 @@ pub fn source(
                     out.push_str(&template.replace("{t}", &t).replace("{s}", s));
                     out.push('\n');
                 }
+            }
+        }
+        for &(name, params) in MATRIX_ROWWISE {
+            if wanted(&[name]) && name != "frexp" {
+                matrix_rowwise(&mut out, s, name, params);
             }
         }
     }
@@ -151,6 +219,9 @@ pub fn source(
     }
     if wanted(&["frexp"]) {
         frexp(&mut out, sixteen_bit);
+        for &s in floats {
+            matrix_rowwise(&mut out, s, "frexp", "io");
+        }
     }
     if wanted(&["dot2add"]) {
         let _ = writeln!(

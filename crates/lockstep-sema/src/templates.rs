@@ -145,7 +145,7 @@ impl<'a> Sema<'a> {
     }
 
     /// The template arguments of `f` for a call with `values`.
-    fn deduce(
+    pub(crate) fn deduce(
         &mut self,
         f: &ast::FunctionDecl,
         explicit: Option<&[ast::TemplateArg]>,

@@ -143,13 +143,11 @@ impl Emitter<'_> {
                 let p = e.exact(Op::FMul, t, arg(2, i), d);
                 e.exact(Op::FAdd, t, arg(0, i), p)
             }),
+            // `!(x < y)`: 1 for a NaN, as DXC selects it.
             Builtin::Step => each(self, &mut |e, i| {
                 let bool_ty = e.scalar(ScalarType::Bool);
-                let ge = e.op(
-                    Op::FOrdGreaterThanEqual,
-                    bool_ty,
-                    ids(&[arg(1, i), arg(0, i)]),
-                );
+                let lt = e.op(Op::FOrdLessThan, bool_ty, ids(&[arg(1, i), arg(0, i)]));
+                let ge = e.op(Op::LogicalNot, bool_ty, ids(&[lt]));
                 e.convert_scalar(ge, ScalarType::Bool, s)
             }),
             Builtin::SmoothStep => each(self, &mut |e, i| {

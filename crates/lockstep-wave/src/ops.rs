@@ -199,17 +199,16 @@ pub fn lerp<T: Float>(a: T, b: T, t: T) -> T {
     a.add(t.mul(b.sub(a)))
 }
 
-/// HLSL `step(y, x)`: 1 when `x >= y`, else 0 (also 0 when either is NaN).
+/// HLSL `step(y, x)`: 0 when `x < y`, else 1 (so 1 when either is NaN), as DXC selects it.
 pub fn step<T: Float>(y: T, x: T) -> T {
-    if x >= y { T::ONE } else { T::ZERO }
+    if x < y { T::ZERO } else { T::ONE }
 }
 
 /// HLSL `smoothstep(lo, hi, x)`: with `t = saturate((x - lo) / (hi - lo))`, the Hermite curve
-/// `t * t * (3 - 2 * t)`.
+/// `t * (t * (3 - 2 * t))`, multiplied in DXC's order.
 pub fn smoothstep<T: Float>(lo: T, hi: T, x: T) -> T {
     let t = saturate(x.sub(lo).div(hi.sub(lo)));
-    t.mul(t)
-        .mul(constant::<T>(3.0).sub(constant::<T>(2.0).mul(t)))
+    t.mul(t.mul(constant::<T>(3.0).sub(t.mul(constant::<T>(2.0)))))
 }
 
 /// HLSL `degrees(x)`: `x * (180 / pi)`.

@@ -138,12 +138,15 @@ impl Compiler<'_> {
                 let one = vec![self.constant(one_bits); n];
                 self.binary_regs(B::Div, &one, &vals[0], &tys, span)?
             }
-            // `x >= y` (`step(y, x)`) as 1.0 or 0.0: the comparison's 1 or
-            // 0 times the bits of 1.0.
+            // `!(x < y)` (`step(y, x)`, 1 for a NaN) as 1.0 or 0.0: the
+            // comparison's 0 or 1, flipped, times the bits of 1.0.
             Builtin::Step if float => {
-                let ge = self.binary_regs(B::Ge, &vals[1], &vals[0], &tys, span)?;
+                let words = vec![ScalarType::UInt32; n];
+                let lt = self.binary_regs(B::Lt, &vals[1], &vals[0], &tys, span)?;
+                let bit = vec![self.constant(1); n];
+                let ge = self.binary_regs(B::BitXor, &lt, &bit, &words, span)?;
                 let one = vec![self.constant(one_bits); n];
-                self.binary_regs(B::Mul, &ge, &one, &vec![ScalarType::UInt32; n], span)?
+                self.binary_regs(B::Mul, &ge, &one, &words, span)?
             }
             // `(x > 0) - (x < 0)`, an `int` (0 for a NaN).
             Builtin::Sign => {
@@ -152,19 +155,20 @@ impl Compiler<'_> {
                 let below = self.binary_regs(B::Lt, &vals[0], &zero, &tys, span)?;
                 self.binary_regs(B::Sub, &above, &below, &vec![ScalarType::Int32; n], span)?
             }
-            // `t * t * (3 - 2 * t)` with `t = saturate((x - lo) / (hi - lo))`.
+            // `t * (t * (3 - 2 * t))` with `t = saturate((x - lo) / (hi -
+            // lo))`, in DXC's order.
             Builtin::SmoothStep if float => {
                 let from_lo = self.binary_regs(B::Sub, &vals[2], &vals[0], &tys, span)?;
                 let range = self.binary_regs(B::Sub, &vals[1], &vals[0], &tys, span)?;
                 let q = self.binary_regs(B::Div, &from_lo, &range, &tys, span)?;
                 let t = self.composed(Builtin::Saturate, &[q], ty, span)?;
                 let t = t.expect("saturate on float");
-                let square = self.binary_regs(B::Mul, &t, &t, &tys, span)?;
                 let two = vec![self.constant(u64::from(2f32.to_bits())); n];
                 let three = vec![self.constant(u64::from(3f32.to_bits())); n];
-                let twice = self.binary_regs(B::Mul, &two, &t, &tys, span)?;
+                let twice = self.binary_regs(B::Mul, &t, &two, &tys, span)?;
                 let rest = self.binary_regs(B::Sub, &three, &twice, &tys, span)?;
-                self.binary_regs(B::Mul, &square, &rest, &tys, span)?
+                let inner = self.binary_regs(B::Mul, &t, &rest, &tys, span)?;
+                self.binary_regs(B::Mul, &t, &inner, &tys, span)?
             }
             // `x != x`; `abs(x) == inf`; `abs(x) < inf` (false for a NaN).
             Builtin::IsNan if float => self.binary_regs(B::Ne, &vals[0], &vals[0], &tys, span)?,

@@ -284,7 +284,12 @@ fn interpolation() {
     assert_eq!(lerp(h(2.0), h(6.0), h(0.75)), h(5.0));
     assert_eq!(step(0.5f32, 0.5), 1.0);
     assert_eq!(step(1.0f32, 0.5), 0.0);
-    assert_eq!(step(f32::NAN, 1.0), 0.0);
+    // DXC selects 0 where `x < y`: a NaN on either side gives 1.
+    assert_eq!(step(f32::NAN, 1.0), 1.0);
+    assert_eq!(step(1.0f32, f32::NAN), 1.0);
+    // `t * (t * (3 - 2t))` at t = 0.123 rounds to 0x3D2AA934 (DXC's order);
+    // `(t * t) * (3 - 2t)` gives 0x3D2AA933.
+    assert_eq!(smoothstep(0.0f32, 1.0, 0.123).to_bits(), 0x3D2A_A934);
     assert_eq!(smoothstep(0.0f32, 1.0, 0.5), 0.5);
     assert_eq!(smoothstep(0.0f32, 1.0, -1.0), 0.0);
     assert_eq!(smoothstep(0.0f32, 1.0, 2.0), 1.0);

@@ -372,7 +372,7 @@ void main(uint3 id : SV_DispatchThreadID)
         }
     }
     fn step(y: f32, x: f32) -> f32 {
-        if x >= y { 1.0 } else { 0.0 }
+        if x < y { 0.0 } else { 1.0 }
     }
     fn sign(x: f32) -> i32 {
         i32::from(x > 0.0) - i32::from(x < 0.0)
@@ -459,13 +459,15 @@ void main(uint3 id : SV_DispatchThreadID)
                 )
                 .to_bits(),
                 arith(a, rounded(a, f32::floor), sub).to_bits(),
-                // `step(y, x)`: 1 where `x >= y`; `smoothstep` rounds each
-                // operation of `t * t * (3 - 2t)`, `t` saturated (NaN to 0).
+                // `step(y, x)`: 0 where `x < y`, else 1 (NaN too), as DXC
+                // selects it; `smoothstep` rounds each operation of
+                // `t * (t * (3 - t * 2))`, `t` saturated (NaN to 0).
                 arith(step(a, b), step(b, 1.0), add).to_bits(),
                 {
                     let q = arith(arith(0.5, a, sub), arith(b, a, sub), div);
                     let t = min_num(max_num(q, 0.0), 1.0);
-                    arith(arith(t, t, mul), arith(3.0, arith(2.0, t, mul), sub), mul).to_bits()
+                    let rest = arith(3.0, arith(t, 2.0, mul), sub);
+                    arith(t, arith(t, rest, mul), mul).to_bits()
                 },
                 (sign(a) * 4 + sign(b as i32 as f32)) as u32,
             ]

@@ -1134,7 +1134,10 @@ struct V2 {
     int operator[](uint i) { return i == 0 ? x : y; }
     V2 Scaled() { return this * Scale; }
     int Sum() { return x + y; }
+    int operator()(int k) { return x * k + y; }
 };
+template <typename T> uint Pick(T v) { return 10; }
+uint Pick(int v) { return 20; }
 V2 Make(int x, int y) { V2 v; v.x = x; v.y = y; return v; }
 template <typename T> struct Acc { T sum; uint n; };
 uint Next() { static uint calls; static uint table[3] = { 5, 6, 7 }; return table[calls++ % 3]; }
@@ -1155,9 +1158,16 @@ void main()
     Out[5] = acc.sum * 10 + acc.n;
     uint x = Next(), y = Next(), z = Next(), w = Next();
     Out[6] = x * 1000 + y * 100 + z * 10 + w;
+    // The template matches float and uint exactly; the function wins the
+    // tie on int, as in C++.
+    Out[7] = Pick(1.5f) * 10000 + Pick(2u) * 100 + Pick(-3);
+    Out[8] = a(7);             // 1 * 7 + 2
 }
 "#;
-    assert_eq!(single(source, 7), vec![510, 90, 1, 909, 3, 2, 5675]);
+    assert_eq!(
+        single(source, 9),
+        vec![510, 90, 1, 909, 3, 2, 5675, 101020, 9]
+    );
 }
 
 /// An assignment evaluates its value, then its place, as DXC does: the
@@ -1176,4 +1186,74 @@ void main()
 }
 "#;
     assert_eq!(single(source, 4), vec![0, 1, 20, 1]);
+}
+
+/// The library functions DXC declares on any shape take matrices too,
+/// element by element (the prelude writes them for scalars and vectors).
+#[test]
+fn library_functions_on_matrices() {
+    let source = r#"
+RWStructuredBuffer<float> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main()
+{
+    float2x2 m = float2x2(1.5, 2.5, -3.5, 4.5);
+    float2x2 r = fmod(m, 2.0);                     // 1.5, 0.5, -1.5, 0.5
+    float2x2 whole;
+    float2x2 f = modf(m, whole);                   // 0.5, 0.5, -0.5, 0.5 / 1, 2, -3, 4
+    float2x2 e;
+    float2x2 mant = frexp(float2x2(8, 1, 0.75, 3), e);  // 0.5, 0.5, 0.75, 0.75 / 4, 1, 0, 2
+    float3x1 d = degrees(float3x1(0, 3.14159265, -1.57079633));
+    float2x2 l = ldexp(m, float2x2(1, 2, 0, -1));  // 3, 10, -3.5, 2.25
+    float2x2 s, c;
+    sincos(float2x2(0, 0, 0, 0), s, c);
+    Out[0] = r[0][0]; Out[1] = r[0][1]; Out[2] = r[1][0]; Out[3] = r[1][1];
+    Out[4] = f[1][0]; Out[5] = whole[1][0]; Out[6] = whole[1][1];
+    Out[7] = mant[1][1]; Out[8] = e[0][0]; Out[9] = e[1][1];
+    Out[10] = round(d[1][0]); Out[11] = round(d[2][0]);
+    Out[12] = l[0][1]; Out[13] = l[1][1];
+    Out[14] = s[1][1] + c[1][0] * 10;
+}
+"#;
+    let out: Vec<f32> = single(source, 15).into_iter().map(f32::from_bits).collect();
+    assert_eq!(
+        out,
+        [
+            1.5, 0.5, -1.5, 0.5, -0.5, -3.0, 4.0, 0.75, 4.0, 2.0, 180.0, -90.0, 10.0, 2.25, 10.0
+        ]
+    );
+}
+
+/// Explicit casts go component by component between aggregates, as DXC
+/// casts them: a scalar to every component, a vector to a struct, a struct
+/// to a vector or to another struct of as many components.
+#[test]
+fn casts_between_aggregates_go_component_by_component() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+struct P { uint a; uint b; };
+struct Q { uint c; uint d; };
+struct R { uint2 v; float f; };
+[numthreads(1, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    uint x = gi + 3;
+    P p = (P)x;
+    uint arr[3] = (uint[3])x;
+    P p2 = (P)uint2(x, 4);
+    uint2 v = (uint2)p2;
+    Q q = (Q)p2;
+    R r = (R)uint3(7, 8, 9);
+    float4 f = (float4)uint4(1, 2, 3, 4);
+    uint2 first = (uint2)r;        // the first two of three components
+    Out[0] = p.a * 10 + p.b;
+    Out[1] = arr[0] + arr[2];
+    Out[2] = v.x * 10 + v.y;
+    Out[3] = q.c * 10 + q.d;
+    Out[4] = r.v.y * 10 + (uint)r.f;
+    Out[5] = (uint)(f.w * 2);
+    Out[6] = first.x * 10 + first.y;
+}
+"#;
+    assert_eq!(single(source, 7), vec![33, 6, 34, 34, 89, 8, 78]);
 }
