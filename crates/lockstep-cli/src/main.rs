@@ -247,7 +247,8 @@ struct DeviceArgs {
     /// supported size nearest to it).
     #[arg(long, value_name = "N")]
     wave_size: Option<u32>,
-    /// The wave sizes the device supports: the powers of two in MIN..MAX.
+    /// The wave sizes the device supports: MIN, MAX and the powers of two
+    /// between them (MIN and MAX are powers of two from 4 to 128).
     #[arg(long, value_name = "MIN..MAX", default_value = "4..128")]
     wave_sizes: String,
     /// Which supported size to take when a [WaveSize] range excludes the

@@ -39,8 +39,23 @@ impl Sema<'_> {
             }
             ast::ExprKind::SizeOf(ty) => {
                 // The bytes of the type as buffers lay it out (no padding
-                // to 16-byte rows).
-                let ty = self.resolve_value_type(ty)?;
+                // to 16-byte rows). `sizeof(v)` of a variable is its
+                // type's size.
+                let variable = ty.args.is_empty()
+                    && ty.modifiers.is_empty()
+                    && !self.is_type_name(&ty.name.name)
+                    && (self.lookup_local(&ty.name.name).is_some()
+                        || self.lookup_static_local(&ty.name.name).is_some()
+                        || self.globals.contains_key(&ty.name.name));
+                let ty = if variable {
+                    let value = ast::Expr {
+                        kind: ast::ExprKind::Ident(ty.name.clone()),
+                        span: ty.span,
+                    };
+                    self.lower_expr(&value)?.ty()
+                } else {
+                    self.resolve_value_type(ty)?
+                };
                 let size = lockstep_ir::layout::size_align(
                     &self.module.types,
                     ty,

@@ -48,8 +48,19 @@ pub struct SkippedSize {
 impl CheckReport {
     /// Orders the findings by place, then kind.
     pub(crate) fn sort_findings(&mut self) {
+        // `file:line:column`, the line and column as numbers (line 9
+        // before line 14).
+        fn key(location: &Option<String>) -> (Option<(&str, u64, u64)>, &str) {
+            let parsed = location.as_deref().and_then(|l| {
+                let mut parts = l.rsplitn(3, ':');
+                let column = parts.next()?.parse().ok()?;
+                let line = parts.next()?.parse().ok()?;
+                Some((parts.next()?, line, column))
+            });
+            (parsed, location.as_deref().unwrap_or(""))
+        }
         self.findings
-            .sort_by(|a, b| (&a.location, a.kind).cmp(&(&b.location, b.kind)));
+            .sort_by(|a, b| (key(&a.location), a.kind).cmp(&(key(&b.location), b.kind)));
     }
 
     /// Whether the check found nothing: no findings, no dependence on wave

@@ -38,6 +38,7 @@ impl Wave {
         let mut outside: Mask = 0;
         let mut misaligned: Mask = 0;
         let mut first_misaligned = 0;
+        let mut first_outside = 0;
         let mut shared: Option<(FindingKind, &'static str, Mask)> = None;
         let mut written: Vec<(u64, u64)> = Vec::new();
         // A read of the word the lane before read (a uniform load) meets
@@ -65,6 +66,9 @@ impl Wave {
                     }
                     misaligned |= 1 << l;
                 } else {
+                    if outside == 0 {
+                        first_outside = at;
+                    }
                     outside |= 1 << l;
                 }
                 continue;
@@ -98,17 +102,20 @@ impl Wave {
             findings.wrote(id.index(), len, self.pc.wrapping_sub(1), &written, atomic);
         }
         if outside != 0 {
-            let what = match addr.space {
-                Space::Groupshared => "groupshared memory",
-                Space::Resource(_) => "a resource",
+            let what = memory_name(ctx, addr.space);
+            let verb = if access == Access::Read {
+                "reads"
+            } else {
+                "writes"
             };
+            let size = ty.size();
             findings.record(FindingKind::OutOfBounds, self.site(ctx), outside, || {
                 format!(
-                    "{} out of bounds of {what}",
-                    if access == Access::Read {
-                        "reads"
-                    } else {
-                        "writes"
+                    "{verb} out of bounds of {what}: {size} bytes at byte offset {} of its {} (first lane)",
+                    first_outside as i64,
+                    match mem.len() {
+                        1 => "1 byte".to_string(),
+                        n => format!("{n} bytes"),
                     }
                 )
             });

@@ -75,6 +75,21 @@ impl Parser<'_> {
             }
             _ => {
                 let specifiers = self.specifiers();
+                // `static struct S { … } s;`: the struct, then its
+                // variables with the storage classes read before it.
+                if (self.at_kw("struct") || self.at_kw("class"))
+                    && self.nth(2).is_punct("{")
+                    && specifiers.type_modifiers.is_empty()
+                {
+                    let first = items.len();
+                    self.struct_item(start, attributes, items)?;
+                    for item in &mut items[first..] {
+                        if let Item::Variable(v) = item {
+                            v.storage = specifiers.storage.clone();
+                        }
+                    }
+                    return Ok(());
+                }
                 self.check_type_start(&specifiers.type_modifiers)?;
                 let ty = self.parse_type(specifiers.type_modifiers)?;
                 let item = self.declaration_rest(start, attributes, specifiers.storage, ty)?;

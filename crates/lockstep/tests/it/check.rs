@@ -587,7 +587,7 @@ void main(uint gi : SV_GroupIndex)
             (
                 "out-of-bounds",
                 &[2u32][..],
-                "writes out of bounds of a resource"
+                "writes out of bounds of 'Out': 4 bytes at byte offset 64 of its 64 bytes (first lane)"
             ),
         ]
     );

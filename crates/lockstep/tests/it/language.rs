@@ -1257,3 +1257,23 @@ void main(uint gi : SV_GroupIndex)
 "#;
     assert_eq!(single(source, 7), vec![33, 6, 34, 34, 89, 8, 78]);
 }
+
+/// `sizeof` of a variable, and a struct defined in a declaration with a
+/// storage class (`static struct G { … } g;`).
+#[test]
+fn sizeof_of_variables_and_struct_definitions_with_storage() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+static struct G { uint x; float2 y; } g;
+[numthreads(1, 1, 1)]
+void main()
+{
+    float3 v = 0;
+    uint a[5];
+    g.x = 7;
+    Out[0] = sizeof(v) + sizeof(a);    // 12 + 20
+    Out[1] = sizeof(g) * 10 + g.x;     // 12
+}
+"#;
+    assert_eq!(single(source, 2), vec![32, 127]);
+}
