@@ -79,6 +79,9 @@ pub struct Finding {
     pub kind: FindingKind,
     /// The source construct where it happened, when known.
     pub span: Option<Span>,
+    /// Inside a function the entry point calls: that call (a finding in a
+    /// helper is kept apart for each call of it).
+    pub called_from: Option<Span>,
     /// The wave size of the run that found it.
     pub wave_size: u32,
     /// The group's id in the dispatch, in x, y and z.
@@ -180,6 +183,8 @@ impl Writers {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Site {
     pub span: Option<Span>,
+    /// The entry point's call of the function the finding is in.
+    pub call: Option<Span>,
     pub wave_size: u32,
     pub group: [u32; 3],
     pub wave: u32,
@@ -200,7 +205,7 @@ impl Findings {
         let mut items = self.items.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(f) = items
             .iter_mut()
-            .find(|f| f.kind == kind && f.span == site.span)
+            .find(|f| f.kind == kind && f.span == site.span && f.called_from == site.call)
         {
             f.count += 1;
             return;
@@ -209,6 +214,7 @@ impl Findings {
             items.push(Finding {
                 kind,
                 span: site.span,
+                called_from: site.call,
                 wave_size: site.wave_size,
                 group: site.group,
                 wave: site.wave,

@@ -388,6 +388,7 @@ impl Program {
             c.fold_constant_atomic_addresses();
         }
         debug_assert!(!checked || c.debug.start.len() == c.code.len());
+        debug_assert!(!checked || c.debug.call.len() == c.code.len());
         let mut constants = c.place_constants()?;
         if !checked {
             // Checked mode keeps every assignment as it is written (its
@@ -636,6 +637,10 @@ struct Compiler<'m> {
     /// Inside the inlined body of a library function: the call's span,
     /// which every instruction of the body carries.
     call_span: Option<Span>,
+    /// Checked mode, inside the inlined body of a function the shader's
+    /// entry point calls: that call's span (the outermost call), which
+    /// findings in the body name.
+    user_call: Option<Span>,
     /// Checked mode: instrument what the engine cannot see at run time
     /// (integer divisors).
     checked: bool,
@@ -673,6 +678,7 @@ impl<'m> Compiler<'m> {
             spans: Vec::new(),
             span: Span::default(),
             call_span: None,
+            user_call: None,
             checked: false,
             next_reg: 0,
             max_reg: 0,
@@ -775,6 +781,7 @@ impl<'m> Compiler<'m> {
             self.debug
                 .start
                 .push(std::mem::take(&mut self.step_pending));
+            self.debug.call.push(self.user_call);
         }
         self.code.len() - 1
     }
@@ -1126,6 +1133,7 @@ impl<'m> Compiler<'m> {
             if self.checked {
                 self.debug.stmt.pop();
                 self.debug.start.pop();
+                self.debug.call.pop();
             }
         }
         let end = self.emit(Inst::IfEnd);

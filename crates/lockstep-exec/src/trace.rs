@@ -223,6 +223,9 @@ pub(crate) struct DebugInfo {
     pub stmt: Vec<u32>,
     /// Per instruction: whether a step begins there.
     pub start: Vec<bool>,
+    /// Per instruction: inside a function the entry point calls, that
+    /// call's span.
+    pub call: Vec<Option<Span>>,
     pub statements: Vec<Span>,
     pub variables: Vec<Variable>,
     /// The helper-lane flag's register (pixel shaders).

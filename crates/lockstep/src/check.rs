@@ -59,8 +59,13 @@ impl CheckReport {
             });
             (parsed, location.as_deref().unwrap_or(""))
         }
-        self.findings
-            .sort_by(|a, b| (key(&a.location), a.kind).cmp(&(key(&b.location), b.kind)));
+        self.findings.sort_by(|a, b| {
+            (key(&a.location), a.kind, key(&a.called_from)).cmp(&(
+                key(&b.location),
+                b.kind,
+                key(&b.called_from),
+            ))
+        });
     }
 
     /// Whether the check found nothing: no findings, no dependence on wave
@@ -82,6 +87,9 @@ pub struct ReportedFinding {
     pub message: String,
     /// `file:line:col`, when known.
     pub location: Option<String>,
+    /// Inside a function the entry point calls: that call's
+    /// `file:line:col`.
+    pub called_from: Option<String>,
     /// The wave sizes it happened at; the details below are of the first.
     pub wave_sizes: Vec<u32>,
     /// The wave size of the first occurrence.
@@ -774,7 +782,7 @@ fn side_by_side<T: Send>(
 pub(crate) fn merge_finding(all: &mut Vec<ReportedFinding>, f: ReportedFinding, w: u32) {
     match all
         .iter_mut()
-        .find(|r| r.kind == f.kind && r.location == f.location)
+        .find(|r| r.kind == f.kind && r.location == f.location && r.called_from == f.called_from)
     {
         Some(r) => {
             if !r.wave_sizes.contains(&w) {
@@ -792,6 +800,7 @@ fn stuck_finding(e: &lockstep_exec::ExecError, w: u32, budget: u64) -> Finding {
     Finding {
         kind: lockstep_exec::FindingKind::ProgressDependence,
         span: e.span,
+        called_from: None,
         wave_size: w,
         group: [0; 3],
         wave: 0,
@@ -813,6 +822,7 @@ fn progress_finding(e: &lockstep_exec::ExecError, w: u32, name: &str, budget: u6
     Finding {
         kind: lockstep_exec::FindingKind::ProgressDependence,
         span: e.span,
+        called_from: None,
         wave_size: w,
         group: [0; 3],
         wave: 0,
@@ -827,20 +837,21 @@ fn progress_finding(e: &lockstep_exec::ExecError, w: u32, name: &str, budget: u6
 }
 
 pub(crate) fn reported(shader: &Shader, f: Finding) -> ReportedFinding {
-    let location = f
-        .span
-        .filter(|s| (s.file as usize) < shader.source_map.files().len())
-        .map(|s| {
-            shader.source_map.location(lockstep_syntax::Span::new(
-                lockstep_syntax::FileId(s.file),
-                s.start,
-                s.end,
-            ))
-        });
+    let at = |span: Option<lockstep_ir::Span>| {
+        span.filter(|s| (s.file as usize) < shader.source_map.files().len())
+            .map(|s| {
+                shader.source_map.location(lockstep_syntax::Span::new(
+                    lockstep_syntax::FileId(s.file),
+                    s.start,
+                    s.end,
+                ))
+            })
+    };
     ReportedFinding {
         kind: f.kind.name(),
         message: f.message.clone(),
-        location,
+        location: at(f.span),
+        called_from: at(f.called_from),
         wave_sizes: vec![f.wave_size],
         wave_size: f.wave_size,
         group: f.group,
@@ -1126,8 +1137,12 @@ fn render_at(shader: &Shader, f: &ReportedFinding, context: &str, color: bool) -
                 span.start,
                 span.end,
             );
-            let d = lockstep_syntax::Diagnostic::error(span, format!("{}: {}", f.kind, f.message))
-                .with_note(context.to_string());
+            let mut d =
+                lockstep_syntax::Diagnostic::error(span, format!("{}: {}", f.kind, f.message));
+            if let Some(call) = &f.called_from {
+                d = d.with_note(format!("in the call at {call}"));
+            }
+            let d = d.with_note(context.to_string());
             crate::render_diagnostics(&shader.source_map, &[d], color)
         }
         None => format!("error: {}: {}\n  = {context}\n\n", f.kind, f.message),

@@ -707,8 +707,16 @@ impl Compiler<'_> {
         if f.library && outer_call.is_none() {
             self.call_span = Some(self.span);
         }
+        // A function the entry point calls (past the wrapper of a vertex
+        // or pixel shader): its findings name the call.
+        let outer_user = self.user_call;
+        let entry_depth = usize::from(self.module.entry.as_ref().is_some_and(|e| e.io.is_some()));
+        if self.checked && !f.library && outer_user.is_none() && self.calls.len() > entry_depth {
+            self.user_call = Some(self.span);
+        }
         let body = self.block(&f.body);
         self.call_span = outer_call;
+        self.user_call = outer_user;
         body?;
         if !flat {
             self.emit(Inst::CallEnd);

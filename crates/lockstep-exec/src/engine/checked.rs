@@ -14,6 +14,13 @@ impl Wave {
     pub(super) fn site(&self, ctx: &Context) -> Site {
         Site {
             span: ctx.program.spans.get(self.pc.wrapping_sub(1)).copied(),
+            call: ctx
+                .program
+                .debug
+                .call
+                .get(self.pc.wrapping_sub(1))
+                .copied()
+                .flatten(),
             wave_size: ctx.wave_size as u32,
             group: self.group_id,
             wave: self.index,

@@ -270,6 +270,7 @@ fn error_finding(shader: &Shader, e: &RunError) -> crate::ReportedFinding {
         kind: "error",
         message: e.message.clone(),
         location,
+        called_from: None,
         wave_sizes: Vec::new(),
         wave_size: 0,
         group: [0; 3],

@@ -946,6 +946,40 @@ fn races_between_stores_that_nothing_reads_are_order_dependent() {
     }
 }
 
+/// A finding inside a helper function names the entry point's call of it,
+/// and each call is a finding of its own.
+#[test]
+fn findings_in_helpers_name_their_call() {
+    let dir = repo().join("tests/check");
+    let source = "StructuredBuffer<uint> In : register(t0);\n\
+        RWStructuredBuffer<uint> Out : register(u0);\n\
+        uint ReadNext(uint v) {\n\
+        \x20   return WaveReadLaneAt(v, WaveGetLaneIndex() + 1);\n\
+        }\n\
+        [numthreads(8, 1, 1)]\n\
+        void main(uint gi : SV_GroupIndex) {\n\
+        \x20   uint a = 0;\n\
+        \x20   if (In[gi] > 4)\n\
+        \x20       a = ReadNext(In[gi]);\n\
+        \x20   Out[gi] = a;\n\
+        }\n";
+    let (report, text) = check_source(&dir.join("ub.yaml"), "helper.hlsl", source);
+    let calls: Vec<(&str, Option<&str>)> = report
+        .findings
+        .iter()
+        .filter(|f| f.location.as_deref().is_some_and(|l| l.contains(":4:")))
+        .map(|f| (f.kind, f.called_from.as_deref()))
+        .collect();
+    assert!(!calls.is_empty(), "{text}");
+    for (kind, call) in calls {
+        assert!(
+            call.is_some_and(|c| c.contains("helper.hlsl:10:")),
+            "{kind}: {call:?}\n{text}"
+        );
+    }
+    assert!(text.contains("in the call at "), "{text}");
+}
+
 /// A lock taken lane by lane never ends where a wave's lanes run in
 /// lockstep: the check reports the loop as a progress dependence at every
 /// size, keeps what it found before it, and goes on.
