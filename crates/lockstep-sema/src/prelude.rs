@@ -307,6 +307,8 @@ pub fn source(
         "GatherGreen",
         "GatherBlue",
         "GatherAlpha",
+        "CalculateLevelOfDetail",
+        "CalculateLevelOfDetailUnclamped",
     ]);
     if derivatives
         && (wanted(&derivative_names)
@@ -741,6 +743,13 @@ fn sampled_shape(out: &mut String, sh: &SampledShape, t: &str, derivatives: bool
         format!("__lockstep_texel_{shape}_{t}(t, s, {shift}, {dims_args})")
     };
     let offset_use = if sh.cube { "" } else { " + offset" };
+    // Nearest filtering on a cube reads the chosen face only (a direction
+    // exactly on an edge gives s or t of 1).
+    let point_clamp = if sh.cube {
+        "i = clamp(i, 0, (int)w - 1);"
+    } else {
+        ""
+    };
     let linear = match face_dims {
         1 => format!("lerp({}, {}, ({t})f)", at([0, 0, 0]), at([1, 0, 0])),
         2 => format!(
@@ -771,6 +780,7 @@ fn sampled_shape(out: &mut String, sh: &SampledShape, t: &str, derivatives: bool
          \x20   uint filter = lod > 0.0f ? s.__lockstep_min_filter : s.__lockstep_mag_filter;\n\
          \x20   if (filter == 0) {{\n\
          \x20       {ivec} i = {ivec}(floor(p)){offset_use};\n\
+         \x20       {point_clamp}\n\
          \x20       return {};\n\
          \x20   }}\n\
          \x20   p -= 0.5f;\n\

@@ -825,14 +825,31 @@ impl Sema<'_> {
         if wide && !self.check_shader_model(name, (6, 6), span) {
             return None;
         }
-        let scalar = if !wide {
-            ScalarType::UInt32
-        } else if matches!(op, AtomicOp::Min | AtomicOp::Max)
-            && self.lower_value(&args[1])?.e.ty == self.scalar(ScalarType::Int64)
-        {
-            ScalarType::Int64
-        } else {
-            ScalarType::UInt64
+        // Min and max take their signedness from the value, as DXC picks
+        // the `int` or the `uint` overload; a literal value, from the
+        // original's variable where there is one (else unsigned).
+        let signed = matches!(op, AtomicOp::Min | AtomicOp::Max) && {
+            let value = self.lower_value(&args[1])?;
+            let typed = if value.lit == crate::context::Lit::None {
+                Some(value.ty())
+            } else {
+                match args.get(2) {
+                    Some(original) => Some(self.lower_expr(original)?.ty()),
+                    None => None,
+                }
+            };
+            typed.is_some_and(|ty| {
+                matches!(
+                    self.get(ty),
+                    lockstep_ir::Type::Scalar(ScalarType::Int32 | ScalarType::Int64)
+                )
+            })
+        };
+        let scalar = match (wide, signed) {
+            (false, false) => ScalarType::UInt32,
+            (false, true) => ScalarType::Int32,
+            (true, false) => ScalarType::UInt64,
+            (true, true) => ScalarType::Int64,
         };
         let ty = self.scalar(scalar);
         let place = self.address_place(info, &args[0], ty)?;

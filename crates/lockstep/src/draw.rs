@@ -98,7 +98,22 @@ pub(crate) fn draw_with<'p>(
         .zip(pb.buffers_where(pixel, n, |r| r.kind.is_writable()))
         .map(|(a, b)| a || b)
         .collect();
-    let memories = pb.memories_written(pipeline, &workers, written);
+    // The samplers' memories hold their state in the layout of a stage
+    // that has samplers (both lay it out alike): the vertex shader's where
+    // only it samples.
+    let uses_samplers = |shader: &Shader| {
+        shader
+            .module
+            .resources
+            .iter()
+            .any(|r| r.kind == lockstep_ir::ResourceKind::SamplerState)
+    };
+    let owner = if !uses_samplers(pixel) && uses_samplers(vertex) {
+        &vb
+    } else {
+        &pb
+    };
+    let memories = owner.memories_written(pipeline, &workers, written);
     let attributes = attributes(pipeline, g)?;
     let rt = pipeline.buffer_index(&g.render_target).ok_or_else(|| {
         RunError::new(format!(

@@ -1080,3 +1080,45 @@ fn early_depth_runs_only_the_pixels_that_pass() {
         assert_eq!(px[3], red, "pixel {at}: {px:?}");
     }
 }
+
+/// A vertex shader's sampler has its state whether or not the pixel
+/// shader samples: linear filtering at (0.5, 0.5) of a 2×2 texture weighs
+/// its four texels alike; and `CalculateLevelOfDetail` alone compiles.
+#[test]
+fn vertex_shaders_sample_with_their_samplers_state() {
+    let yaml = "Shaders:\n  - Stage: Vertex\n    Entry: VSMain\n  - Stage: Pixel\n    Entry: PSMain\n\
+        Buffers:\n  - Name: Vertices\n    Format: Float32\n    Data: [ -1, 1, 3, 1, -1, -3 ]\n\
+        \x20 - Name: Target\n    Format: Float32\n    Channels: 4\n    FillSize: 256\n    \
+        OutputProps: { Width: 4, Height: 4, Depth: 1 }\n\
+        \x20 - Name: Tex\n    Format: Float32\n    Data: [ 0, 1, 2, 3 ]\n    \
+        OutputProps: { Width: 2, Height: 2, Depth: 1 }\n\
+        Samplers:\n  - Name: Linear\n    Filter: Linear\n\
+        DescriptorSets:\n  - Resources:\n\
+        \x20   - { Name: Tex, Kind: Texture2D, DirectXBinding: { Register: 0, Space: 0 } }\n\
+        \x20   - { Name: Linear, Kind: Sampler, DirectXBinding: { Register: 0, Space: 0 } }\n\
+        Bindings:\n  VertexBuffer: Vertices\n  VertexAttributes:\n    \
+        - { Format: Float32, Channels: 2, Offset: 0, Name: POSITION }\n  RenderTarget: Target\n";
+    let src = "Texture2D<float> Tex : register(t0);\n\
+        SamplerState Linear : register(s0);\n\
+        struct V { float4 pos : SV_Position; float a : A; };\n\
+        V VSMain(float2 p : POSITION) { V o; o.pos = float4(p, 0.5, 1); o.a = Tex.SampleLevel(Linear, float2(0.5, 0.5), 0); return o; }\n\
+        float4 PSMain(V i) : SV_Target { return float4(i.a, 0, 0, 1); }\n";
+    let pipeline = lockstep::pipeline::parse(yaml).unwrap_or_else(|e| panic!("{e}"));
+    let (vs, ps) = stages(src);
+    let out = lockstep::draw(&vs, &ps, &pipeline, &RunOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let first = f32::from_le_bytes(out.contents[1][..4].try_into().unwrap());
+    assert_eq!(first, 1.5);
+    // The level of detail alone, with no sampling call beside it.
+    let lod = "Texture2D<float> Tex : register(t0);\n\
+        SamplerState Linear : register(s0);\n\
+        struct V { float4 pos : SV_Position; };\n\
+        V VSMain(float2 p : POSITION) { V o; o.pos = float4(p, 0.5, 1); return o; }\n\
+        float4 PSMain(V i) : SV_Target { return Tex.CalculateLevelOfDetail(Linear, i.pos.xy / 4); }\n";
+    let (vs, ps) = stages(lod);
+    let out = lockstep::draw(&vs, &ps, &pipeline, &RunOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    // uv steps 1/4 a pixel over 2 texels: log2(0.5) = -1, clamped to 0.
+    let first = f32::from_le_bytes(out.contents[1][..4].try_into().unwrap());
+    assert_eq!(first, 0.0);
+}
