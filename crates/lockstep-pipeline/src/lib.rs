@@ -31,7 +31,7 @@ pub use format::Format;
 pub use graphics::{GraphicsDesc, Topology, VertexAttribute};
 pub use parse::{MAX_GROUP_COUNT, parse, parse_file};
 pub use render::{Style, element_strings, render_buffer, render_buffers};
-pub use sampler::{Address, Filter, SamplerDesc};
+pub use sampler::{Address, Comparison, Filter, SamplerDesc};
 
 /// A parsed and checked pipeline file.
 #[derive(Clone, Debug, PartialEq)]

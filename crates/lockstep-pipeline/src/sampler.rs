@@ -20,10 +20,12 @@ const SAMPLER_KEYS: &[&str] = &[
     "MipLODBias",
     "MinLOD",
     "MaxLOD",
+    "ComparisonFunc",
 ];
 
 /// A sampler's state. Unless given: linear filters, clamped addresses, a
-/// transparent black border, no LOD bias and the LOD range 0 to 1000.
+/// transparent black border, no LOD bias, the LOD range 0 to 1000 and the
+/// comparison `LessEqual`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SamplerDesc {
     /// The name descriptor sets bind it by.
@@ -46,6 +48,69 @@ pub struct SamplerDesc {
     pub min_lod: f32,
     /// `MaxLOD`: the highest level of detail.
     pub max_lod: f32,
+    /// `ComparisonFunc`: how `SampleCmp` and `GatherCmp` compare their
+    /// reference value with each texel (reference OP texel).
+    pub comparison: Comparison,
+}
+
+/// How a comparison sampler compares the reference value with a texel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Comparison {
+    /// Never passes.
+    Never,
+    /// reference < texel.
+    Less,
+    /// reference == texel.
+    Equal,
+    /// reference <= texel (the default).
+    LessEqual,
+    /// reference > texel.
+    Greater,
+    /// reference != texel.
+    NotEqual,
+    /// reference >= texel.
+    GreaterEqual,
+    /// Always passes.
+    Always,
+}
+
+impl Comparison {
+    /// The code the engine's sampling reads: D3D's `D3D12_COMPARISON_FUNC`
+    /// less one (0 never … 7 always).
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+}
+
+impl Named for Comparison {
+    const WHAT: &'static str = "comparison function";
+    const ALL: &'static [Self] = &[
+        Comparison::Never,
+        Comparison::Less,
+        Comparison::Equal,
+        Comparison::LessEqual,
+        Comparison::Greater,
+        Comparison::NotEqual,
+        Comparison::GreaterEqual,
+        Comparison::Always,
+    ];
+    const ALIASES: &'static [(&'static str, Self)] = &[
+        ("LessOrEqual", Comparison::LessEqual),
+        ("GreaterOrEqual", Comparison::GreaterEqual),
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Comparison::Never => "Never",
+            Comparison::Less => "Less",
+            Comparison::Equal => "Equal",
+            Comparison::LessEqual => "LessEqual",
+            Comparison::Greater => "Greater",
+            Comparison::NotEqual => "NotEqual",
+            Comparison::GreaterEqual => "GreaterEqual",
+            Comparison::Always => "Always",
+        }
+    }
 }
 
 /// How texels are combined.
@@ -187,6 +252,9 @@ pub(crate) fn sampler(
         mip_lod_bias: float("MipLODBias", 0.0)?,
         min_lod: float("MinLOD", 0.0)?,
         max_lod: float("MaxLOD", 1000.0)?,
+        comparison: fields
+            .read("ComparisonFunc", read::name::<Comparison>)?
+            .unwrap_or(Comparison::LessEqual),
         name,
     };
     if desc.min_lod > desc.max_lod {

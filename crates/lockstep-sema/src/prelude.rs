@@ -309,6 +309,11 @@ pub fn source(
         "GatherAlpha",
         "CalculateLevelOfDetail",
         "CalculateLevelOfDetailUnclamped",
+        "SampleCmp",
+        "SampleCmpLevelZero",
+        "SampleCmpLevel",
+        "GatherCmp",
+        "GatherCmpRed",
     ]);
     if derivatives
         && (wanted(&derivative_names)
@@ -547,9 +552,26 @@ fn sampling(out: &mut String, derivatives: bool, wanted: &dyn Fn(&[&str]) -> boo
     if shapes_wanted.iter().any(|sh| sh.cube) {
         cube_faces(out);
     }
+    let compares = wanted(&[
+        "SampleCmp",
+        "SampleCmpLevelZero",
+        "SampleCmpLevel",
+        "GatherCmp",
+        "GatherCmpRed",
+    ]);
+    if compares {
+        out.push_str(
+            "float __lockstep_compare(float reference, float texel, uint op) {\n\
+             \x20   bool pass = op == 1 ? reference < texel : op == 2 ? reference == texel\n\
+             \x20       : op == 3 ? reference <= texel : op == 4 ? reference > texel\n\
+             \x20       : op == 5 ? reference != texel : op == 6 ? reference >= texel : op == 7;\n\
+             \x20   return pass ? 1.0f : 0.0f;\n\
+             }\n",
+        );
+    }
     for t in shapes("float") {
         for sh in &shapes_wanted {
-            sampled_shape(out, sh, &t, derivatives);
+            sampled_shape(out, sh, &t, derivatives, compares);
         }
     }
 }
@@ -587,7 +609,7 @@ fn cube_faces(out: &mut String) {
 }
 
 /// The sampling functions of one texture kind and texel type `t`.
-fn sampled_shape(out: &mut String, sh: &SampledShape, t: &str, derivatives: bool) {
+fn sampled_shape(out: &mut String, sh: &SampledShape, t: &str, derivatives: bool, compares: bool) {
     let (shape, texture) = (sh.name, sh.texture);
     let d = sh.dims;
     let spatial = vector("float", d);
@@ -867,6 +889,86 @@ fn sampled_shape(out: &mut String, sh: &SampledShape, t: &str, derivatives: bool
                 at([1, 1, 0]),
                 at([1, 0, 0]),
                 at([0, 0, 0])
+            );
+        }
+    }
+    // Comparison sampling (`SampleCmp*`, `GatherCmp`): each texel's first
+    // component compared with the reference by the sampler's comparison
+    // (1 or 0), then filtered as the texels would be. 3D textures have
+    // none.
+    if compares && (d != 3 || sh.cube) {
+        let cmp = |texel: String| {
+            format!("__lockstep_compare(reference, {texel}.x, s.__lockstep_compare)")
+        };
+        let cat = |k: [u8; 3]| cmp(at(k));
+        let linear = match face_dims {
+            1 => format!("lerp({}, {}, f)", cat([0, 0, 0]), cat([1, 0, 0])),
+            _ => format!(
+                "lerp(lerp({}, {}, f.x), lerp({}, {}, f.x), f.y)",
+                cat([0, 0, 0]),
+                cat([1, 0, 0]),
+                cat([0, 1, 0]),
+                cat([1, 1, 0])
+            ),
+        };
+        let _ = write!(
+            out,
+            "float __lockstep_cmpfilter_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv, float reference, float lod, {offset_ty} offset) {{\n\
+             \x20   {size}\n\
+             \x20   {setup}\n\
+             \x20   lod = clamp(lod, s.__lockstep_min_lod, s.__lockstep_max_lod);\n\
+             \x20   uint filter = lod > 0.0f ? s.__lockstep_min_filter : s.__lockstep_mag_filter;\n\
+             \x20   if (filter == 0) {{\n\
+             \x20       {ivec} i = {ivec}(floor(p)){offset_use};\n\
+             \x20       {point_clamp}\n\
+             \x20       return {};\n\
+             \x20   }}\n\
+             \x20   p -= 0.5f;\n\
+             \x20   {pvec} f = p - floor(p);\n\
+             \x20   {ivec} i = {ivec}(floor(p)){offset_use};\n\
+             \x20   return {linear};\n\
+             }}\n",
+            cat([0, 0, 0])
+        );
+        let implicit_lod = if derivatives {
+            format!(
+                "__lockstep_grad_lod_{shape}_{t}(t, uv, ddx(uv.{xyz}), ddy(uv.{xyz})) + s.__lockstep_lod_bias"
+            )
+        } else {
+            "s.__lockstep_lod_bias".to_string()
+        };
+        for (method, params, lod) in [
+            ("sample_cmp", "", implicit_lod.as_str()),
+            ("sample_cmp_level_zero", "", "0.0f"),
+            ("sample_cmp_level", ", float lod", "lod"),
+        ] {
+            let _ = write!(
+                out,
+                "float __lockstep_{method}_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv, float reference{params}, {offset_ty} offset) {{\n\
+                 \x20   return __lockstep_cmpfilter_{shape}_{t}(t, s, uv, reference, {lod}, offset);\n\
+                 }}\n\
+                 float __lockstep_{method}_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv, float reference{params}) {{\n\
+                 \x20   return __lockstep_cmpfilter_{shape}_{t}(t, s, uv, reference, {lod}, {zero_offset});\n\
+                 }}\n"
+            );
+        }
+        if face_dims == 2 {
+            let _ = write!(
+                out,
+                "float4 __lockstep_gather_cmp_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv, float reference, int2 offset) {{\n\
+                 \x20   {size}\n\
+                 \x20   {setup}\n\
+                 \x20   p -= 0.5f;\n\
+                 \x20   int2 i = int2(floor(p)){offset_use};\n\
+                 \x20   return float4({}, {}, {}, {});\n\
+                 }}\n\
+                 float4 __lockstep_gather_cmp_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv, float reference) {{\n\
+                 \x20   return __lockstep_gather_cmp_{shape}_{t}(t, s, uv, reference, int2(0, 0));\n\
+                 }}\n",
+                cat([0, 1, 0]),
+                cat([1, 1, 0]),
+                cat([1, 0, 0]),
+                cat([0, 0, 0])
             );
         }
     }

@@ -624,9 +624,9 @@ impl Sema<'_> {
                     _ if crate::sample::is_sample_method(name) => {
                         format!("'{name}' needs a read-only texture, not a '{shown}'")
                     }
-                    "SampleCmp" | "SampleCmpLevelZero" | "SampleCmpLevel" | "GatherCmp"
-                    | "GatherCmpRed" => format!(
-                        "'{name}' is not supported by Lockstep yet (Sample, SampleLevel, SampleBias, SampleGrad, Gather and CalculateLevelOfDetail are)"
+                    "GatherCmpGreen" | "GatherCmpBlue" | "GatherCmpAlpha" | "SampleCmpGrad"
+                    | "SampleCmpBias" => format!(
+                        "'{name}' is not supported by Lockstep yet (SampleCmp, SampleCmpLevelZero, SampleCmpLevel and GatherCmp are)"
                     ),
                     _ => format!("no member named '{name}' in '{shown}'"),
                 };

@@ -16,7 +16,9 @@ pub(crate) const STATE_PREFIX: &str = "__lockstep_";
 /// The members of a sampler's state, in order: the border color, the
 /// address mode of u, v and w (1 wrap, 2 mirror, 3 clamp, 4 border, 5
 /// mirror once), the minification and magnification filters (0 point, 1
-/// linear), the LOD bias and the LOD range.
+/// linear), the LOD bias, the LOD range and the comparison (0 never, 1
+/// less, 2 equal, 3 less-equal, 4 greater, 5 not-equal, 6 greater-equal, 7
+/// always).
 pub const SAMPLER_STATE: &[(&str, SamplerField)] = &[
     ("__lockstep_border", SamplerField::Float4),
     ("__lockstep_address", SamplerField::UInt3),
@@ -25,6 +27,7 @@ pub const SAMPLER_STATE: &[(&str, SamplerField)] = &[
     ("__lockstep_lod_bias", SamplerField::Float),
     ("__lockstep_min_lod", SamplerField::Float),
     ("__lockstep_max_lod", SamplerField::Float),
+    ("__lockstep_compare", SamplerField::UInt),
 ];
 
 /// The type of one member of the sampler state.
@@ -55,6 +58,11 @@ pub(crate) fn is_sample_method(name: &str) -> bool {
             | "GatherAlpha"
             | "CalculateLevelOfDetail"
             | "CalculateLevelOfDetailUnclamped"
+            | "SampleCmp"
+            | "SampleCmpLevelZero"
+            | "SampleCmpLevel"
+            | "GatherCmp"
+            | "GatherCmpRed"
     )
 }
 
@@ -106,6 +114,11 @@ impl Sema<'_> {
                 return None;
             }
         };
+        if name.starts_with("SampleCmp") && shape == "3d" {
+            let shown = self.resource_display(info);
+            self.error(span, format!("no member named '{name}' in '{shown}'"));
+            return None;
+        }
         let gathers = matches!(shape, "2d" | "2darray" | "cube" | "cubearray");
         if name.starts_with("Gather") && !gathers {
             let shown = self.resource_display(info);
@@ -129,7 +142,7 @@ impl Sema<'_> {
         };
         let derivatives =
             self.opts.stage != lockstep_ir::Stage::Compute || self.opts.shader_model >= (6, 6);
-        if matches!(name, "Sample" | "SampleBias") && !derivatives {
+        if matches!(name, "Sample" | "SampleBias" | "SampleCmp") && !derivatives {
             self.error(
                 span,
                 format!("'{name}' takes derivatives: it needs a pixel shader, or a compute shader of shader model 6.6 or later (SampleLevel and SampleGrad do not)"),
@@ -167,6 +180,10 @@ impl Sema<'_> {
                 };
                 (method, 2)
             }
+            "SampleCmp" => ("sample_cmp", 3),
+            "SampleCmpLevelZero" => ("sample_cmp_level_zero", 3),
+            "SampleCmpLevel" => ("sample_cmp_level", 4),
+            "GatherCmp" | "GatherCmpRed" => ("gather_cmp", 3),
             "Gather" | "GatherRed" => ("gather_x", 2),
             "GatherGreen" => ("gather_y", 2),
             "GatherBlue" => ("gather_z", 2),

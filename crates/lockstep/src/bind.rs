@@ -701,6 +701,7 @@ fn sampler_bytes(shader: &Shader, element: lockstep_ir::TypeId, desc: &SamplerDe
             ("__lockstep_lod_bias", _) => vec![desc.mip_lod_bias.to_bits()],
             ("__lockstep_min_lod", _) => vec![desc.min_lod.to_bits()],
             ("__lockstep_max_lod", _) => vec![desc.max_lod.to_bits()],
+            ("__lockstep_compare", _) => vec![desc.comparison.code()],
             _ => Vec::new(),
         };
         for (i, word) in words.into_iter().enumerate() {

@@ -149,7 +149,7 @@ fn sampling_errors() {
              Out[0] = T.SampleLevel(S, float2(0, 0), 0);\n\
              Out[1] = I.SampleLevel(S, float2(0, 0), 0);\n\
              Out[2] = F.SampleLevel(Out, float2(0, 0), 0);\n\
-             Out[3] = F.SampleCmp(S, float2(0, 0), 0);\n\
+             Out[3] = F.SampleCmpGrad(S, float2(0, 0), 0, 0, 0);\n\
          }\n",
         &CompileOptions::default(),
     );
@@ -181,7 +181,7 @@ fn sampling_errors() {
         "'SampleLevel' needs a read-only texture, not a 'RWTexture2D<float>'",
         "'SampleLevel' needs a texture of float texels, not a 'Texture2D<int>'",
         "the first argument of 'SampleLevel' must be a SamplerState",
-        "'SampleCmp' is not supported by Lockstep yet",
+        "'SampleCmpGrad' is not supported by Lockstep yet",
     ] {
         assert!(text.contains(wanted), "missing {wanted:?} in:\n{text}");
     }
@@ -476,4 +476,50 @@ fn cube_errors() {
     ] {
         assert!(text.contains(wanted), "missing {wanted:?} in:\n{text}");
     }
+}
+
+/// Comparison sampling: each texel (0.2, 0.4, 0.6, 0.8) compared with the
+/// reference by the sampler's `ComparisonFunc` (reference OP texel) gives
+/// 1 or 0, then filters as the texels would.
+#[test]
+fn comparison_sampling_filters_the_comparisons() {
+    let source = "Texture2D<float> Depth : register(t0);\n\
+        SamplerComparisonState Le : register(s0);\n\
+        SamplerComparisonState Gt : register(s1);\n\
+        SamplerComparisonState PointLe : register(s2);\n\
+        RWStructuredBuffer<float> Out : register(u0);\n\
+        [numthreads(1, 1, 1)]\n\
+        void main() {\n\
+            Out[0] = Depth.SampleCmpLevelZero(Le, float2(0.5, 0.5), 0.5);\n\
+            Out[1] = Depth.SampleCmpLevelZero(PointLe, float2(0.25, 0.25), 0.5);\n\
+            Out[2] = Depth.SampleCmpLevelZero(Gt, float2(0.25, 0.25), 0.5);\n\
+            float4 g = Depth.GatherCmp(Le, float2(0.5, 0.5), 0.5);\n\
+            Out[3] = g.x * 1000 + g.y * 100 + g.z * 10 + g.w;\n\
+            Out[4] = Depth.SampleCmpLevel(Le, float2(0.5, 0.5), 0.7, 0);\n\
+            Out[5] = Depth.SampleCmpLevelZero(PointLe, float2(0.25, 0.25), 0.1, int2(1, 1));\n\
+        }\n";
+    let yaml = "Shaders:\n  - Stage: Compute\n    Entry: main\n\
+        Buffers:\n  - Name: Depth\n    Format: Float32\n    Data: [ 0.2, 0.4, 0.6, 0.8 ]\n    \
+        OutputProps: { Width: 2, Height: 2, Depth: 1 }\n\
+        \x20 - Name: Out\n    Format: Float32\n    FillSize: 24\n\
+        Samplers:\n  - Name: Le\n  - Name: Gt\n    ComparisonFunc: Greater\n\
+        \x20 - Name: PointLe\n    Filter: Point\n    ComparisonFunc: LessEqual\n\
+        DescriptorSets:\n  - Resources:\n\
+        \x20   - { Name: Depth, Kind: Texture2D, DirectXBinding: { Register: 0, Space: 0 } }\n\
+        \x20   - { Name: Le, Kind: Sampler, DirectXBinding: { Register: 0, Space: 0 } }\n\
+        \x20   - { Name: Gt, Kind: Sampler, DirectXBinding: { Register: 1, Space: 0 } }\n\
+        \x20   - { Name: PointLe, Kind: Sampler, DirectXBinding: { Register: 2, Space: 0 } }\n\
+        \x20   - { Name: Out, Kind: RWStructuredBuffer, DirectXBinding: { Register: 0, Space: 0 } }\n";
+    let out = run_floats(source, yaml);
+    assert_eq!(
+        out,
+        [
+            0.5,    // LessEqual at the centre: 0.6 and 0.8 pass, weighed 1/4 each.
+            0.0,    // Point at texel (0, 0): 0.5 <= 0.2 fails.
+            1.0,    // Greater at texel (0, 0)'s centre: 0.5 > 0.2.
+            1100.0, // Gather (i0, j1), (i1, j1), (i1, j0), (i0, j0): 0.6, 0.8 pass.
+            0.25,   // 0.7 <= 0.8 only.
+            1.0,    // Offset to texel (1, 1): 0.1 <= 0.8.
+        ]
+    );
 }
