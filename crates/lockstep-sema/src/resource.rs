@@ -827,7 +827,7 @@ impl Sema<'_> {
         }
         // Min and max take their signedness from the value, as DXC picks
         // the `int` or the `uint` overload; a literal value, from the
-        // original's variable where there is one (else unsigned).
+        // original's variable where there is one (else it is an `int`).
         let signed = matches!(op, AtomicOp::Min | AtomicOp::Max) && {
             let value = self.lower_value(&args[1])?;
             let typed = if value.lit == crate::context::Lit::None {
@@ -835,7 +835,7 @@ impl Sema<'_> {
             } else {
                 match args.get(2) {
                     Some(original) => Some(self.lower_expr(original)?.ty()),
-                    None => None,
+                    None => Some(self.default_lit(value).ty()),
                 }
             };
             typed.is_some_and(|ty| {
