@@ -793,24 +793,35 @@ fn sampled_shape(out: &mut String, sh: &SampledShape, t: &str, derivatives: bool
             at([1, 1, 1])
         ),
     };
-    let _ = write!(
+    // A filtering function: `head` (its signature), the texel the nearest
+    // filter reads and the weighing of those linear filtering reads.
+    let filter_fn = |out: &mut String, head: &str, point: &str, linear: &str| {
+        let _ = write!(
+            out,
+            "{head} {{\n\
+             \x20   {size}\n\
+             \x20   {setup}\n\
+             \x20   lod = clamp(lod, s.__lockstep_min_lod, s.__lockstep_max_lod);\n\
+             \x20   uint filter = lod > 0.0f ? s.__lockstep_min_filter : s.__lockstep_mag_filter;\n\
+             \x20   if (filter == 0) {{\n\
+             \x20       {ivec} i = {ivec}(floor(p)){offset_use};\n\
+             \x20       {point_clamp}\n\
+             \x20       return {point};\n\
+             \x20   }}\n\
+             \x20   p -= 0.5f;\n\
+             \x20   {pvec} f = p - floor(p);\n\
+             \x20   {ivec} i = {ivec}(floor(p)){offset_use};\n\
+             \x20   return {linear};\n\
+             }}\n"
+        );
+    };
+    filter_fn(
         out,
-        "{t} __lockstep_filter_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv, float lod, {offset_ty} offset) {{\n\
-         \x20   {size}\n\
-         \x20   {setup}\n\
-         \x20   lod = clamp(lod, s.__lockstep_min_lod, s.__lockstep_max_lod);\n\
-         \x20   uint filter = lod > 0.0f ? s.__lockstep_min_filter : s.__lockstep_mag_filter;\n\
-         \x20   if (filter == 0) {{\n\
-         \x20       {ivec} i = {ivec}(floor(p)){offset_use};\n\
-         \x20       {point_clamp}\n\
-         \x20       return {};\n\
-         \x20   }}\n\
-         \x20   p -= 0.5f;\n\
-         \x20   {pvec} f = p - floor(p);\n\
-         \x20   {ivec} i = {ivec}(floor(p)){offset_use};\n\
-         \x20   return {linear};\n\
-         }}\n",
-        at([0, 0, 0])
+        &format!(
+            "{t} __lockstep_filter_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv, float lod, {offset_ty} offset)"
+        ),
+        &at([0, 0, 0]),
+        &linear,
     );
     // The level of detail of a gradient: log2 of its longest side in
     // texels (for a cube, of the face coordinates' gradient).
@@ -911,24 +922,13 @@ fn sampled_shape(out: &mut String, sh: &SampledShape, t: &str, derivatives: bool
                 cat([1, 1, 0])
             ),
         };
-        let _ = write!(
+        filter_fn(
             out,
-            "float __lockstep_cmpfilter_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv, float reference, float lod, {offset_ty} offset) {{\n\
-             \x20   {size}\n\
-             \x20   {setup}\n\
-             \x20   lod = clamp(lod, s.__lockstep_min_lod, s.__lockstep_max_lod);\n\
-             \x20   uint filter = lod > 0.0f ? s.__lockstep_min_filter : s.__lockstep_mag_filter;\n\
-             \x20   if (filter == 0) {{\n\
-             \x20       {ivec} i = {ivec}(floor(p)){offset_use};\n\
-             \x20       {point_clamp}\n\
-             \x20       return {};\n\
-             \x20   }}\n\
-             \x20   p -= 0.5f;\n\
-             \x20   {pvec} f = p - floor(p);\n\
-             \x20   {ivec} i = {ivec}(floor(p)){offset_use};\n\
-             \x20   return {linear};\n\
-             }}\n",
-            cat([0, 0, 0])
+            &format!(
+                "float __lockstep_cmpfilter_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv, float reference, float lod, {offset_ty} offset)"
+            ),
+            &cat([0, 0, 0]),
+            &linear,
         );
         let implicit_lod = if derivatives {
             format!(

@@ -797,28 +797,35 @@ pub(crate) fn merge_finding(all: &mut Vec<ReportedFinding>, f: ReportedFinding, 
 /// The finding of a loop that ran past the step budget with the groups
 /// and waves in order, at wave size `w`.
 fn stuck_finding(e: &lockstep_exec::ExecError, w: u32, budget: u64) -> Finding {
-    Finding {
-        kind: lockstep_exec::FindingKind::ProgressDependence,
-        span: e.span,
-        called_from: None,
-        wave_size: w,
-        group: [0; 3],
-        wave: 0,
-        lanes: Vec::new(),
-        message: format!(
+    loop_finding(
+        e,
+        w,
+        format!(
             "this loop ran past the step budget of {budget} iterations in one wave, with the \
              groups and waves in order: it may never end. Lanes that wait for another lane of \
              their own wave (a lock taken lane by lane), or for a side of a branch the wave has \
              not run, never go on where a wave's lanes run in lockstep; raise --max-steps if the \
              loop is meant to run this long"
         ),
-        count: 1,
-    }
+    )
 }
 
 /// The finding of a loop that ran past the step budget under the
 /// schedule `name`, at wave size `w`.
 fn progress_finding(e: &lockstep_exec::ExecError, w: u32, name: &str, budget: u64) -> Finding {
+    loop_finding(
+        e,
+        w,
+        format!(
+            "this loop ran past the step budget of {budget} iterations with {name}, \
+             where it ends with the groups and waves in order: they wait on each other's \
+             progress, which no GPU schedule promises"
+        ),
+    )
+}
+
+/// A progress dependence at the loop of `e`, at wave size `w`.
+fn loop_finding(e: &lockstep_exec::ExecError, w: u32, message: String) -> Finding {
     Finding {
         kind: lockstep_exec::FindingKind::ProgressDependence,
         span: e.span,
@@ -827,11 +834,7 @@ fn progress_finding(e: &lockstep_exec::ExecError, w: u32, name: &str, budget: u6
         group: [0; 3],
         wave: 0,
         lanes: Vec::new(),
-        message: format!(
-            "this loop ran past the step budget of {budget} iterations with {name}, \
-             where it ends with the groups and waves in order: they wait on each other's \
-             progress, which no GPU schedule promises"
-        ),
+        message,
         count: 1,
     }
 }
