@@ -840,7 +840,9 @@ fn load_job(
     if let Some(g) = &pipeline.graphics {
         let message = format!(
             "this pipeline draws {} vertices from '{}' into '{}': give it a vertex and a pixel shader (lockstep run PIPELINE VS.hlsl PS.hlsl)",
-            g.vertex_count, g.vertex_buffer, g.render_target
+            g.vertex_count,
+            g.vertex_buffer.as_deref().unwrap_or("no vertex buffer"),
+            g.render_target
         );
         json_error(compile, &message);
         return Err(error(message));

@@ -25,8 +25,10 @@ pub struct GraphicsDesc {
     pub vertex_entry: Option<String>,
     /// The pixel shader's entry point, when given.
     pub pixel_entry: Option<String>,
-    /// The buffer holding the vertices (`Bindings: VertexBuffer`).
-    pub vertex_buffer: String,
+    /// The buffer holding the vertices (`Bindings: VertexBuffer`); none
+    /// where the vertex shader takes only system values (`SV_VertexID`),
+    /// and `DispatchParameters: VertexCount` says how many.
+    pub vertex_buffer: Option<String>,
     /// Each vertex's attributes, in file order.
     pub attributes: Vec<VertexAttribute>,
     /// The buffer the pixel shader writes (`Bindings: RenderTarget`); its
@@ -120,7 +122,10 @@ pub(crate) fn graphics(
                 .error(node.at, format!("no buffer named `{name}`{hint}"))
         })
     };
-    let vertices = buffer("VertexBuffer")?;
+    let vertices = match fields.get("VertexBuffer") {
+        Some(_) => Some(buffer("VertexBuffer")?),
+        None => None,
+    };
     let target = buffer("RenderTarget")?;
     if target.output_props.is_none() {
         let at = fields.require("RenderTarget")?.at;
@@ -179,8 +184,39 @@ pub(crate) fn graphics(
             });
         }
     }
+    let Some(vertices) = vertices else {
+        // No vertex buffer: the vertex shader makes its vertices from
+        // `SV_VertexID`, as many as `VertexCount` says.
+        if !attributes.is_empty() {
+            return Err(path.error(
+                fields.at,
+                "VertexAttributes without a VertexBuffer to read them from",
+            ));
+        }
+        let Some((count, _)) = vertex_count else {
+            return Err(path.error(
+                fields.at,
+                "a graphics pipeline without a VertexBuffer needs DispatchParameters: { VertexCount: N }",
+            ));
+        };
+        return Ok(GraphicsDesc {
+            vertex_entry: entries.0,
+            pixel_entry: entries.1,
+            vertex_buffer: None,
+            attributes,
+            render_target: target.name.clone(),
+            depth_target,
+            topology: fields
+                .read("Topology", read::name)?
+                .unwrap_or(Topology::TriangleList),
+            vertex_count: count,
+        });
+    };
     if attributes.is_empty() {
-        return Err(path.error(fields.at, "a graphics pipeline needs VertexAttributes"));
+        return Err(path.error(
+            fields.at,
+            "a graphics pipeline with a VertexBuffer needs VertexAttributes",
+        ));
     }
     let stride: u32 = attributes
         .iter()
@@ -205,7 +241,7 @@ pub(crate) fn graphics(
     Ok(GraphicsDesc {
         vertex_entry: entries.0,
         pixel_entry: entries.1,
-        vertex_buffer: vertices.name.clone(),
+        vertex_buffer: Some(vertices.name.clone()),
         attributes,
         render_target: target.name.clone(),
         depth_target,

@@ -550,7 +550,9 @@ pub fn run<'p>(
     if let Some(g) = &pipeline.graphics {
         return Err(RunError::new(format!(
             "this pipeline draws {} vertices from '{}' into '{}': give it a vertex and a pixel shader (lockstep run PIPELINE VS.hlsl PS.hlsl)",
-            g.vertex_count, g.vertex_buffer, g.render_target
+            g.vertex_count,
+            g.vertex_buffer.as_deref().unwrap_or("no vertex buffer"),
+            g.render_target
         )));
     }
     if let Some(entry) = &shader.module.entry

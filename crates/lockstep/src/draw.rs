@@ -238,15 +238,14 @@ pub(crate) fn stage_io<'s>(
 
 /// The vertex buffer's attributes, each vertex's components as words.
 fn attributes(pipeline: &Pipeline, g: &GraphicsDesc) -> Result<Vec<Attribute>, RunError> {
+    // Without a vertex buffer, the vertices are their system values alone.
+    let Some(name) = &g.vertex_buffer else {
+        return Ok(Vec::new());
+    };
     let vb = pipeline
-        .buffer_index(&g.vertex_buffer)
+        .buffer_index(name)
         .map(|i| &pipeline.buffers[i])
-        .ok_or_else(|| {
-            RunError::new(format!(
-                "no buffer named '{}' for the vertex buffer",
-                g.vertex_buffer
-            ))
-        })?;
+        .ok_or_else(|| RunError::new(format!("no buffer named '{name}' for the vertex buffer")))?;
     let stride = g.stride() as usize;
     let count = g.vertex_count as usize;
     if stride > 0 && vb.data.len() < count * stride {

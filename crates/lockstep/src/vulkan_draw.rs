@@ -161,15 +161,19 @@ pub fn draw_vulkan<'p>(
             });
         }
     }
-    let vertex_buffer = pipeline
-        .buffer_index(&g.vertex_buffer)
-        .map(|i| &pipeline.buffers[i])
-        .ok_or_else(|| {
-            RunError::new(format!(
-                "no buffer named '{}' for the vertex buffer",
-                g.vertex_buffer
-            ))
-        })?;
+    // Without a vertex buffer, one word stands in (no attribute reads it).
+    let vertices: &[u8] = match &g.vertex_buffer {
+        Some(name) => {
+            &pipeline
+                .buffer_index(name)
+                .map(|i| &pipeline.buffers[i])
+                .ok_or_else(|| {
+                    RunError::new(format!("no buffer named '{name}' for the vertex buffer"))
+                })?
+                .data
+        }
+        None => &[0; 4],
+    };
     let attributes = g
         .attributes
         .iter()
@@ -233,7 +237,7 @@ pub fn draw_vulkan<'p>(
         vertex: (&vm.words, ventry),
         pixel: (&pm.words, pentry),
         buffers,
-        vertices: &vertex_buffer.data,
+        vertices,
         stride: g.stride(),
         attributes,
         vertex_count: g.vertex_count,

@@ -69,8 +69,10 @@ impl<'c> Renderer<'c> {
         let props = target
             .output_props
             .ok_or_else(|| Error("the render target has no OutputProps".into()))?;
-        let vertex_buffer = pipeline
-            .buffer_index(&g.vertex_buffer)
+        let vertex_buffer = g
+            .vertex_buffer
+            .as_deref()
+            .and_then(|name| pipeline.buffer_index(name))
             .map(|i| &pipeline.buffers[i])
             .ok_or_else(|| Error("no vertex buffer".into()))?;
         let mut r = Renderer {

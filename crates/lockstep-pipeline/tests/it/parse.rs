@@ -409,8 +409,8 @@ fn graphics_pipelines() {
     assert_eq!(g.vertex_entry.as_deref(), Some("VSMain"));
     assert_eq!(g.pixel_entry.as_deref(), Some("PSMain"));
     assert_eq!(
-        (g.vertex_buffer.as_str(), g.render_target.as_str()),
-        ("Vertices", "Target")
+        (g.vertex_buffer.as_deref(), g.render_target.as_str()),
+        (Some("Vertices"), "Target")
     );
     assert_eq!(g.topology, lockstep_pipeline::Topology::TriangleList);
     // 72 bytes of 24-byte vertices.

@@ -1122,3 +1122,46 @@ fn vertex_shaders_sample_with_their_samplers_state() {
     let first = f32::from_le_bytes(out.contents[1][..4].try_into().unwrap());
     assert_eq!(first, 0.0);
 }
+
+/// A full-screen triangle from `SV_VertexID` needs no vertex buffer:
+/// `VertexCount` says how many vertices; each pixel centre's uv is its
+/// position over the target.
+#[test]
+fn vertices_from_the_vertex_id_alone() {
+    let yaml = "Shaders:\n  - Stage: Vertex\n    Entry: VSMain\n  - Stage: Pixel\n    Entry: PSMain\n\
+        Buffers:\n  - Name: Target\n    Format: Float32\n    Channels: 4\n    FillSize: 256\n    \
+        OutputProps: { Width: 4, Height: 4, Depth: 1 }\n\
+        Bindings:\n  RenderTarget: Target\nDispatchParameters:\n  VertexCount: 3\n";
+    let src = "struct V { float4 pos : SV_Position; float2 uv : TEXCOORD; };\n\
+        V VSMain(uint id : SV_VertexID) {\n\
+            V o;\n\
+            o.uv = float2((id << 1) & 2, id & 2);\n\
+            o.pos = float4(o.uv * float2(2, -2) + float2(-1, 1), 0, 1);\n\
+            return o;\n\
+        }\n\
+        float4 PSMain(V i) : SV_Target { return float4(i.uv, 0, 1); }\n";
+    let pipeline = lockstep::pipeline::parse(yaml).unwrap_or_else(|e| panic!("{e}"));
+    let (vs, ps) = stages(src);
+    let out = lockstep::draw(&vs, &ps, &pipeline, &RunOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let floats: Vec<f32> = out.contents[0]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for y in 0..4 {
+        for x in 0..4 {
+            let at = (y * 4 + x) * 4;
+            let want = [(x as f32 + 0.5) / 4.0, (y as f32 + 0.5) / 4.0, 0.0, 1.0];
+            assert_eq!(floats[at..at + 4], want, "({x}, {y})");
+        }
+    }
+    // Without VertexCount, nothing says how many vertices to draw.
+    let err =
+        lockstep::pipeline::parse(&yaml.replace("DispatchParameters:\n  VertexCount: 3\n", ""))
+            .unwrap_err()
+            .to_string();
+    assert!(
+        err.contains("without a VertexBuffer needs DispatchParameters"),
+        "{err}"
+    );
+}
