@@ -30,6 +30,7 @@ pub use error::{Location, PipelineError};
 pub use format::Format;
 pub use graphics::{GraphicsDesc, Topology, VertexAttribute};
 pub use parse::{MAX_GROUP_COUNT, parse, parse_file};
+pub use read::suggestion;
 pub use render::{Style, element_strings, render_buffer, render_buffers};
 pub use sampler::{Address, Comparison, Filter, SamplerDesc};
 

@@ -125,7 +125,7 @@ fn unknown_key(name: &str, known: &[&str]) -> String {
 /// The known name closest to `name`, when it is close enough to be a
 /// misspelling: a case-insensitive edit distance of at most a third of the
 /// name's length (so short names are only matched up to case).
-pub(crate) fn suggestion<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
+pub fn suggestion<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
     let lower = name.to_ascii_lowercase();
     let limit = name.chars().count() / 3;
     known

@@ -61,10 +61,21 @@ pub(crate) fn read(pragmas: &[Pragma], module: &Module, diags: &mut Diagnostics)
                     span,
                     format!("'{name}' is read-only: only writable resources can be unordered"),
                 )),
-                None => diags.push(Diagnostic::warning(
-                    span,
-                    format!("'{name}' names no resource of the shader"),
-                )),
+                None => {
+                    let writable: Vec<&str> = module
+                        .resources
+                        .iter()
+                        .filter(|r| r.kind.is_writable())
+                        .map(|r| r.name.as_str())
+                        .collect();
+                    let hint = lockstep_pipeline::suggestion(&name, &writable)
+                        .map(|c| format!("; did you mean '{c}'?"))
+                        .unwrap_or_default();
+                    diags.push(Diagnostic::warning(
+                        span,
+                        format!("'{name}' names no resource of the shader{hint}"),
+                    ));
+                }
             }
         }
     }

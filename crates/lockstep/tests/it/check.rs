@@ -405,7 +405,7 @@ fn unordered_buffers_compare_as_multisets() {
 fn bad_lockstep_pragmas_are_warnings() {
     let source = "StructuredBuffer<uint> In : register(t0);\n\
                   RWStructuredBuffer<uint> Out : register(u0);\n\
-                  #pragma lockstep unordered(Out, In, Missing)\n\
+                  #pragma lockstep unordered(Out, In, Missing, Outt)\n\
                   #pragma lockstep ordered(Out)\n\
                   #pragma lockstep unordered Out\n\
                   #pragma lockstep\n\
@@ -421,7 +421,8 @@ fn bad_lockstep_pragmas_are_warnings() {
     let text = lockstep::render_diagnostics(&shader.source_map, &shader.diagnostics, false);
     for expected in [
         "p.hlsl:3:33: warning: 'In' is read-only",
-        "p.hlsl:3:37: warning: 'Missing' names no resource of the shader",
+        "p.hlsl:3:37: warning: 'Missing' names no resource of the shader\n",
+        "p.hlsl:3:46: warning: 'Outt' names no resource of the shader; did you mean 'Out'?",
         "p.hlsl:4:18: warning: unknown '#pragma lockstep ordered'",
         "p.hlsl:5:28: warning: malformed '#pragma lockstep unordered'",
         "p.hlsl:6:1: warning: empty '#pragma lockstep'",
