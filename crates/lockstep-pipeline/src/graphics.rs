@@ -184,64 +184,57 @@ pub(crate) fn graphics(
             });
         }
     }
-    let Some(vertices) = vertices else {
+    let vertex_count = match vertices {
         // No vertex buffer: the vertex shader makes its vertices from
         // `SV_VertexID`, as many as `VertexCount` says.
-        if !attributes.is_empty() {
-            return Err(path.error(
-                fields.at,
-                "VertexAttributes without a VertexBuffer to read them from",
-            ));
+        None => {
+            if !attributes.is_empty() {
+                return Err(path.error(
+                    fields.at,
+                    "VertexAttributes without a VertexBuffer to read them from",
+                ));
+            }
+            let Some((count, _)) = vertex_count else {
+                return Err(path.error(
+                    fields.at,
+                    "a graphics pipeline without a VertexBuffer needs DispatchParameters: { VertexCount: N }",
+                ));
+            };
+            count
         }
-        let Some((count, _)) = vertex_count else {
-            return Err(path.error(
-                fields.at,
-                "a graphics pipeline without a VertexBuffer needs DispatchParameters: { VertexCount: N }",
-            ));
-        };
-        return Ok(GraphicsDesc {
-            vertex_entry: entries.0,
-            pixel_entry: entries.1,
-            vertex_buffer: None,
-            attributes,
-            render_target: target.name.clone(),
-            depth_target,
-            topology: fields
-                .read("Topology", read::name)?
-                .unwrap_or(Topology::TriangleList),
-            vertex_count: count,
-        });
-    };
-    if attributes.is_empty() {
-        return Err(path.error(
-            fields.at,
-            "a graphics pipeline with a VertexBuffer needs VertexAttributes",
-        ));
-    }
-    let stride: u32 = attributes
-        .iter()
-        .map(|a| a.offset + a.size())
-        .max()
-        .unwrap_or(0);
-    let available = (vertices.data.len() as u64 / u64::from(stride.max(1))) as u32;
-    let vertex_count = match vertex_count {
-        Some((count, at)) if count > available => {
-            return Err(PipelineError::at(
-                at,
-                format!(
-                    "VertexCount {count} exceeds the {available} vertices of `{}` ({} bytes, {stride} per vertex)",
-                    vertices.name,
-                    vertices.data.len()
-                ),
-            ));
+        Some(vertices) => {
+            if attributes.is_empty() {
+                return Err(path.error(
+                    fields.at,
+                    "a graphics pipeline with a VertexBuffer needs VertexAttributes",
+                ));
+            }
+            let stride: u32 = attributes
+                .iter()
+                .map(|a| a.offset + a.size())
+                .max()
+                .unwrap_or(0);
+            let available = (vertices.data.len() as u64 / u64::from(stride.max(1))) as u32;
+            match vertex_count {
+                Some((count, at)) if count > available => {
+                    return Err(PipelineError::at(
+                        at,
+                        format!(
+                            "VertexCount {count} exceeds the {available} vertices of `{}` ({} bytes, {stride} per vertex)",
+                            vertices.name,
+                            vertices.data.len()
+                        ),
+                    ));
+                }
+                Some((count, _)) => count,
+                None => available,
+            }
         }
-        Some((count, _)) => count,
-        None => available,
     };
     Ok(GraphicsDesc {
         vertex_entry: entries.0,
         pixel_entry: entries.1,
-        vertex_buffer: Some(vertices.name.clone()),
+        vertex_buffer: vertices.map(|v| v.name.clone()),
         attributes,
         render_target: target.name.clone(),
         depth_target,
