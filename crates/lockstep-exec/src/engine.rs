@@ -978,10 +978,8 @@ impl Wave {
                     level,
                     texel_size,
                 } => {
-                    let dims = ctx
-                        .resources
-                        .get(resource.index())
-                        .map_or([0; 3], |b| b.dims);
+                    let bound = ctx.resources.get(resource.index());
+                    let dims = bound.map_or([0; 3], |b| b.dims);
                     let count = usize::from(count).min(3);
                     // The texture's extent in each coordinate it has (1 in
                     // the others, whose coordinate is 0).
@@ -1013,12 +1011,18 @@ impl Wave {
                         for l in 0..w {
                             let at = |r: Reg| self.regs[r.0 as usize * w + l] & 0xFFFF_FFFF;
                             let xyz = coords.map(at);
-                            self.regs[dst.0 as usize * w + l] = if level.is_none_or(|r| at(r) == 0)
-                            {
-                                texel_offset(&xyz[..count], dims, texel_size)
-                            } else {
-                                TEXEL_OUT_OF_RANGE
-                            };
+                            self.regs[dst.0 as usize * w + l] =
+                                match level.map(at) {
+                                    None | Some(0) => texel_offset(&xyz[..count], dims, texel_size),
+                                    Some(level) => bound
+                                        .and_then(|b| b.level(level, texel_size))
+                                        .map_or(TEXEL_OUT_OF_RANGE, |(dims, base)| {
+                                            match texel_offset(&xyz[..count], dims, texel_size) {
+                                                TEXEL_OUT_OF_RANGE => TEXEL_OUT_OF_RANGE,
+                                                offset => base.saturating_add(offset),
+                                            }
+                                        }),
+                                };
                         }
                     }
                 }
@@ -1188,7 +1192,7 @@ impl Wave {
                         ResourceQuery::Width => u64::from(dims[0]),
                         ResourceQuery::Height => u64::from(dims[1]),
                         ResourceQuery::Depth | ResourceQuery::Elements => u64::from(dims[2]),
-                        ResourceQuery::Levels => 1,
+                        ResourceQuery::Levels => u64::from(bound.map_or(1, |b| b.levels)),
                     };
                     self.reg_mut(dst).fill(value & 0xFFFF_FFFF);
                 }

@@ -255,20 +255,63 @@ pub struct BoundResource<'a> {
     /// count (arrays); 1 for the dimensions a texture does not have.
     /// Buffers ignore it.
     pub dims: [u32; 3],
+    /// A texture's mip levels (1 for buffers), stored one after the
+    /// other from level 0, each of `dims` halved (at least 1) in its first
+    /// `mip_dims` dimensions: an array's slices do not shrink.
+    pub levels: u32,
+    /// How many of `dims`, from the first, shrink from level to level.
+    pub mip_dims: u8,
 }
 
 impl<'a> BoundResource<'a> {
     /// A buffer (its size is the memory's).
     pub fn buffer(memory: &'a Memory<'a>) -> BoundResource<'a> {
+        BoundResource::texture(memory, [0; 3])
+    }
+
+    /// A texture of `dims` texels, one mip level.
+    pub fn texture(memory: &'a Memory<'a>, dims: [u32; 3]) -> BoundResource<'a> {
         BoundResource {
             memory,
-            dims: [0; 3],
+            dims,
+            levels: 1,
+            mip_dims: 3,
         }
     }
 
-    /// A texture of `dims` texels.
-    pub fn texture(memory: &'a Memory<'a>, dims: [u32; 3]) -> BoundResource<'a> {
-        BoundResource { memory, dims }
+    /// The texture with `levels` mip levels, of which the first `mip_dims`
+    /// dimensions shrink.
+    pub fn with_levels(self, levels: u32, mip_dims: u8) -> BoundResource<'a> {
+        BoundResource {
+            levels: levels.max(1),
+            mip_dims,
+            ..self
+        }
+    }
+
+    /// Mip level `level`'s size in texels and the byte offset where its
+    /// texels start (`texel_size` bytes each), or `None` past the last
+    /// level.
+    pub fn level(&self, level: u64, texel_size: u32) -> Option<([u32; 3], u64)> {
+        if level >= u64::from(self.levels) {
+            return None;
+        }
+        let at = |l: u32| -> [u32; 3] {
+            std::array::from_fn(|i| {
+                if i < usize::from(self.mip_dims) {
+                    (self.dims[i] >> l.min(31)).max(1)
+                } else {
+                    self.dims[i]
+                }
+            })
+        };
+        let mut base = 0u64;
+        for l in 0..level as u32 {
+            let d = at(l);
+            let texels = d.iter().map(|&n| u64::from(n)).product::<u64>();
+            base = base.saturating_add(texels.saturating_mul(u64::from(texel_size)));
+        }
+        Some((at(level as u32), base))
     }
 }
 

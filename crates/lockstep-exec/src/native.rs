@@ -57,12 +57,12 @@ use lockstep_jit::wave::{
     ResourceField, State, Vote as NVote, WaveBuilder, WaveCode, WaveKind,
 };
 
-use crate::ExecError;
 use crate::bytecode::{Cmp32, Inst, Lanes as BLanes, Op32, OpForm, Reg, Space, Test, Vote};
 use crate::check::SharedTracker;
 use crate::compile::Program;
 use crate::engine::{Context, Deferred, Wave};
 use crate::memory::Memory;
+use crate::{BoundResource, ExecError};
 
 /// The lanes of one pass of the machine code over waves narrower than
 /// this. Measured with one wave per pass: 32 lanes ran `divergent_loop`
@@ -178,6 +178,7 @@ fn lanewise(inst: &Inst) -> bool {
         | Inst::CopyMasked { .. }
         | Inst::Gather { .. }
         | Inst::Scatter { .. }
+        | Inst::TexelAddress { .. }
         | Inst::Wave4 { .. }
         | Inst::MultiPrefix { .. } => true,
         Inst::Wave { op, .. } => !matches!(op, WaveOp::GroupWaveIndex | WaveOp::GroupWaveCount),
@@ -1421,10 +1422,7 @@ impl Translator<'_> {
                             self.b.constant(dst.0, stride);
                             continue;
                         }
-                        ResourceQuery::Levels => {
-                            self.b.constant(dst.0, 1);
-                            continue;
-                        }
+                        ResourceQuery::Levels => (ResourceField::Dim(3), 1),
                     };
                     self.b.resource_field(dst.0, slot, field, divisor);
                 }
@@ -1670,7 +1668,8 @@ fn atomic(op: lockstep_ir::AtomicOp, ty: ScalarType) -> Option<Atomic> {
 /// more of those reads in flight, 128 lanes to an instruction.
 ///
 /// A walk in program order: a register is loaded after an instruction
-/// writes it from memory or from a loaded register, and not after one
+/// writes it from memory at a lane's own address or from a loaded
+/// register, and not after one
 /// writes it from other registers (temporaries are reused). Both arms of
 /// a branch count, and each loop's body is walked twice, so that what one
 /// iteration loads reaches the next.
@@ -1734,7 +1733,12 @@ fn loaded_addresses(code: &[Inst], regs: usize) -> bool {
         let from_loaded = refs.iter().any(|&r| {
             is(&loaded, r) && (!written(r) || refs.iter().filter(|&&o| o == r).count() > 1)
         });
-        let value = from_loaded || matches!(inst, Inst::Load { .. } | Inst::Atomic { .. });
+        // A load at a fixed address gives every lane one value (a constant
+        // buffer's, a sampler's state): addresses made from it are not
+        // gathers.
+        let value = from_loaded
+            || matches!(inst, Inst::Atomic { .. })
+            || matches!(inst, Inst::Load { addr, .. } if addr.dynamic.is_some());
         for &r in &refs {
             if written(r)
                 && let Some(l) = loaded.get_mut(r.0 as usize)
@@ -1932,12 +1936,13 @@ impl NativeWorker {
         };
 
         self.resources.clear();
-        self.resources
-            .extend(ctx.resources.iter().map(|r| resource(r.memory, r.dims)));
+        self.resources.extend(ctx.resources.iter().map(resource));
         // Each group of a pass has its shared memory in a slot of its own.
         let gs_slot = self.resources.len();
-        self.resources
-            .extend(std::iter::repeat_n(resource(&gs[0], [0; 3]), per_pass));
+        self.resources.extend(std::iter::repeat_n(
+            resource(&BoundResource::buffer(&gs[0])),
+            per_pass,
+        ));
         let mut env = CalloutEnv {
             ctx,
             native,
@@ -1975,7 +1980,8 @@ impl NativeWorker {
             // A missing group's slot repeats the first group's memory,
             // which its lanes (none) never write.
             for g in 0..per_pass {
-                self.resources[gs_slot + g] = resource(&gs[g.min(gs.len() - 1)], [0; 3]);
+                self.resources[gs_slot + g] =
+                    resource(&BoundResource::buffer(&gs[g.min(gs.len() - 1)]));
             }
             env.gs = gs;
             env.group_ids = ids;
@@ -2110,14 +2116,17 @@ fn parts(
     (inputs, steps, outputs)
 }
 
-/// The table entry of a memory, with a texture's dimensions.
-fn resource(m: &Memory, [x, y, z]: [u32; 3]) -> Resource {
+/// The table entry of a bound resource, with a texture's dimensions and
+/// its mip level count.
+fn resource(r: &BoundResource) -> Resource {
+    let m = r.memory;
     let (base, words, writable) = m.raw_parts();
+    let [x, y, z] = r.dims;
     Resource {
         base,
         words,
         writable,
-        dims: [x, y, z, 0],
+        dims: [x, y, z, r.levels],
         bytes: m.len(),
         writable_bytes: m.writable_len(),
     }

@@ -34,7 +34,8 @@ pub struct SamplerDesc {
     pub min_filter: Filter,
     /// `MagFilter`: the filter at a level of detail of 0 and below.
     pub mag_filter: Filter,
-    /// `MipFilter`, read for completeness: textures have one mip level.
+    /// `MipFilter`: between mip levels, the nearest level or a blend of
+    /// the two around the level of detail.
     pub mip_filter: Filter,
     /// `AddressU`, `AddressV`, `AddressW` (`Address` sets all three).
     pub address: [Address; 3],

@@ -503,14 +503,8 @@ fn run_stage(
             "the stage's resources do not include its records",
         ));
     }
-    bound[io.input.index()] = BoundResource {
-        memory: &input,
-        dims: [0; 3],
-    };
-    bound[io.output.index()] = BoundResource {
-        memory: &output,
-        dims: [0; 3],
-    };
+    bound[io.input.index()] = BoundResource::buffer(&input);
+    bound[io.output.index()] = BoundResource::buffer(&output);
     let w = u64::from(config.wave_size.max(1));
     let groups = u32::try_from(lanes.div_ceil(w))
         .map_err(|_| DrawError::new("the draw needs more than 2^32 waves"))?;

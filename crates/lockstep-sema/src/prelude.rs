@@ -527,8 +527,9 @@ fn vector(scalar: &str, n: u8) -> String {
 
 /// Texture sampling (see `crate::sample`) for every texture kind a shader
 /// names (`wanted`), of every float texel shape. The level of detail picks
-/// the filter (magnification at 0 and below, else minification); texels
-/// come from mip level 0, the only one textures have. Linear filtering
+/// the filter (magnification at 0 and below, else minification) and, by
+/// the sampler's mip filter, the mip level or the two levels blended
+/// (`Gather` reads level 0). Linear filtering
 /// weighs the texels around `uv * size - 0.5` by their distance in exact
 /// float arithmetic. A cube's direction picks the face whose axis is
 /// largest in magnitude (x before y before z on ties), with the face
@@ -632,46 +633,46 @@ fn sampled_shape(out: &mut String, sh: &SampledShape, t: &str, derivatives: bool
     } else {
         "int3(0, 0, 0)".to_string()
     };
-    let (size_names, size) = match (d, sh.array, sh.cube) {
-        (1, false, _) => ("float(w)", "uint w; t.GetDimensions(w);"),
-        (1, true, _) => ("float(w)", "uint w, slices; t.GetDimensions(w, slices);"),
-        (2, false, _) => ("float2(w, h)", "uint w, h; t.GetDimensions(w, h);"),
-        (2, true, _) => (
-            "float2(w, h)",
-            "uint w, h, slices; t.GetDimensions(w, h, slices);",
-        ),
-        (_, false, false) => (
-            "float3(w, h, dd)",
-            "uint w, h, dd; t.GetDimensions(w, h, dd);",
-        ),
-        (_, false, true) => ("float(w)", "uint w, h; t.GetDimensions(w, h);"),
-        (_, true, _) => (
-            "float(w)",
-            "uint w, h, slices; t.GetDimensions(w, h, slices);",
-        ),
+    // The sizes of the texture at a mip level, and their level count.
+    let (size_names, sizes) = match (d, sh.array, sh.cube) {
+        (1, false, _) => ("float(w)", "w"),
+        (1, true, _) => ("float(w)", "w, slices"),
+        (2, false, _) => ("float2(w, h)", "w, h"),
+        (2, true, _) => ("float2(w, h)", "w, h, slices"),
+        (_, false, false) => ("float3(w, h, dd)", "w, h, dd"),
+        (_, false, true) => ("float(w)", "w, h"),
+        (_, true, _) => ("float(w)", "w, h, slices"),
     };
+    let size_at = |level: &str| {
+        format!("uint {sizes}, levels; t.GetDimensions((uint)({level}), {sizes}, levels);")
+    };
+    let size = size_at("0");
     let slice = if sh.array {
         format!("int slice = clamp((int)round(uv.{slice_c}), 0, (int)slices - 1);")
     } else {
         "int slice = 0;".to_string()
     };
-    // The texel at integer coordinates `i` (of the face, for a cube).
+    // The texel at integer coordinates `i` (of the face, for a cube), at
+    // mip level `level` (`__lockstep_texel_`) or at level 0
+    // (`__lockstep_texel0_`, whose loads name no level: machine code
+    // addresses them without the interpreter).
     let ivec = vector("int", if sh.cube { 2 } else { d });
+    let texels_from = out.len();
     if sh.cube {
         let _ = write!(
             out,
-            "{t} __lockstep_cube_across_{shape}_{t}({texture}<{t}> t, int x, int y, int n, int face, int base) {{\n\
+            "{t} __lockstep_cube_across_{shape}_{t}({texture}<{t}> t, int x, int y, int n, int face, int base, int level) {{\n\
              \x20   float u = (x + 0.5f) / n * 2.0f - 1.0f, v = (y + 0.5f) / n * 2.0f - 1.0f;\n\
              \x20   float3 st = __lockstep_cube_face(__lockstep_cube_direction(face, u, v));\n\
              \x20   int i = clamp((int)floor(st.x * n), 0, n - 1), j = clamp((int)floor(st.y * n), 0, n - 1);\n\
-             \x20   return t.Load(int4(i, j, base + (int)st.z, 0));\n\
+             \x20   return t.Load(int4(i, j, base + (int)st.z, __LEVEL__));\n\
              }}\n\
-             {t} __lockstep_texel_{shape}_{t}({texture}<{t}> t, SamplerState s, int2 i, int n, int face, int base) {{\n\
+             {t} __lockstep_texel_{shape}_{t}({texture}<{t}> t, SamplerState s, int2 i, int n, int face, int base, int level) {{\n\
              \x20   bool outx = i.x < 0 || i.x >= n, outy = i.y < 0 || i.y >= n;\n\
-             \x20   if (!outx && !outy) return t.Load(int4(i, base + face, 0));\n\
+             \x20   if (!outx && !outy) return t.Load(int4(i, base + face, __LEVEL__));\n\
              \x20   int cx = clamp(i.x, 0, n - 1), cy = clamp(i.y, 0, n - 1);\n\
-             \x20   if (outx && outy) return (t.Load(int4(cx, cy, base + face, 0)) + __lockstep_cube_across_{shape}_{t}(t, i.x, cy, n, face, base) + __lockstep_cube_across_{shape}_{t}(t, cx, i.y, n, face, base)) / 3.0f;\n\
-             \x20   return __lockstep_cube_across_{shape}_{t}(t, i.x, i.y, n, face, base);\n\
+             \x20   if (outx && outy) return (t.Load(int4(cx, cy, base + face, __LEVEL__)) + __lockstep_cube_across_{shape}_{t}(t, i.x, cy, n, face, base, level) + __lockstep_cube_across_{shape}_{t}(t, cx, i.y, n, face, base, level)) / 3.0f;\n\
+             \x20   return __lockstep_cube_across_{shape}_{t}(t, i.x, i.y, n, face, base, level);\n\
              }}\n"
         );
     } else {
@@ -694,14 +695,14 @@ fn sampled_shape(out: &mut String, sh: &SampledShape, t: &str, derivatives: bool
         let outside: Vec<String> = (0..d).map(|k| format!("a{k} < 0")).collect();
         let coords: Vec<String> = (0..d).map(|k| format!("a{k}")).collect();
         let load = match (d, sh.array) {
-            (1, false) => format!("int2({}, 0)", coords[0]),
+            (1, false) => format!("int2({}, __LEVEL__)", coords[0]),
             (1, true) | (2, false) => format!(
-                "int3({}, {}0)",
+                "int3({}, {}__LEVEL__)",
                 coords.join(", "),
                 if sh.array { "slice, " } else { "" }
             ),
-            (2, true) => format!("int4({}, slice, 0)", coords.join(", ")),
-            _ => format!("int4({}, 0)", coords.join(", ")),
+            (2, true) => format!("int4({}, slice, __LEVEL__)", coords.join(", ")),
+            _ => format!("int4({}, __LEVEL__)", coords.join(", ")),
         };
         let params = match d {
             1 => "int w",
@@ -710,7 +711,7 @@ fn sampled_shape(out: &mut String, sh: &SampledShape, t: &str, derivatives: bool
         };
         let _ = write!(
             out,
-            "{t} __lockstep_texel_{shape}_{t}({texture}<{t}> t, SamplerState s, {ivec} i, {params}, int slice) {{\n\
+            "{t} __lockstep_texel_{shape}_{t}({texture}<{t}> t, SamplerState s, {ivec} i, {params}, int slice, int level) {{\n\
              {body}\
              \x20   if ({}) return ({t})s.__lockstep_border;\n\
              \x20   return t.Load({load});\n\
@@ -718,10 +719,18 @@ fn sampled_shape(out: &mut String, sh: &SampledShape, t: &str, derivatives: bool
             outside.join(" || ")
         );
     }
+    let texels = out.split_off(texels_from);
+    out.push_str(&texels.replace("__LEVEL__", "level"));
+    out.push_str(
+        &texels
+            .replace("__LEVEL__", "0")
+            .replace("__lockstep_texel_", "__lockstep_texel0_")
+            .replace("__lockstep_cube_across_", "__lockstep_cube_across0_"),
+    );
     // The texel fetch at integer coordinates `i` plus `k`.
     let (dims_args, setup) = if sh.cube {
         (
-            "(int)w, face, base".to_string(),
+            "(int)w, face, base, level".to_string(),
             format!(
                 "float3 st = __lockstep_cube_face(uv.xyz);\n\
                  \x20   int face = (int)st.z;\n\
@@ -736,9 +745,9 @@ fn sampled_shape(out: &mut String, sh: &SampledShape, t: &str, derivatives: bool
         )
     } else {
         let args = match d {
-            1 => "(int)w, slice",
-            2 => "(int)w, (int)h, slice",
-            _ => "(int)w, (int)h, (int)dd, slice",
+            1 => "(int)w, slice, level",
+            2 => "(int)w, (int)h, slice, level",
+            _ => "(int)w, (int)h, (int)dd, slice, level",
         };
         (
             args.to_string(),
@@ -763,6 +772,12 @@ fn sampled_shape(out: &mut String, sh: &SampledShape, t: &str, derivatives: bool
             format!("i + int{face_dims}({})", add.join(", "))
         };
         format!("__lockstep_texel_{shape}_{t}(t, s, {shift}, {dims_args})")
+    };
+    // `Gather` reads level 0.
+    let at0 = |k: [u8; 3]| {
+        at(k)
+            .replace("__lockstep_texel_", "__lockstep_texel0_")
+            .replace(", level)", ", 0)")
     };
     let offset_use = if sh.cube { "" } else { " + offset" };
     // Nearest filtering on a cube reads the chosen face only (a direction
@@ -793,16 +808,27 @@ fn sampled_shape(out: &mut String, sh: &SampledShape, t: &str, derivatives: bool
             at([1, 1, 1])
         ),
     };
-    // A filtering function: `head` (its signature), the texel the nearest
-    // filter reads and the weighing of those linear filtering reads.
-    let filter_fn = |out: &mut String, head: &str, point: &str, linear: &str| {
+    // A filtering function `name` returning `rt`, with `params` (and
+    // `args` to pass them on) between the location and the level of
+    // detail: the texel the nearest filter reads and the weighing of those
+    // linear filtering reads, at one mip level (`name_level`); between
+    // levels, the nearest level or the blend of the two around the level
+    // of detail, by the sampler's mip filter (nearest: level
+    // `floor(lod + 0.5)`).
+    let level_size = size_at("level");
+    let filter_fn = |out: &mut String,
+                     name: &str,
+                     rt: &str,
+                     extra: [&str; 2],
+                     point: &str,
+                     linear: &str| {
+        let [params, args] = extra;
+        let mut level_fn = String::new();
         let _ = write!(
-            out,
-            "{head} {{\n\
-             \x20   {size}\n\
+            level_fn,
+            "{rt} {name}_level({texture}<{t}> t, SamplerState s, {location} uv{params}, int level, uint filter, {offset_ty} offset) {{\n\
+             \x20   {level_size}\n\
              \x20   {setup}\n\
-             \x20   lod = clamp(lod, s.__lockstep_min_lod, s.__lockstep_max_lod);\n\
-             \x20   uint filter = lod > 0.0f ? s.__lockstep_min_filter : s.__lockstep_mag_filter;\n\
              \x20   if (filter == 0) {{\n\
              \x20       {ivec} i = {ivec}(floor(p)){offset_use};\n\
              \x20       {point_clamp}\n\
@@ -814,12 +840,40 @@ fn sampled_shape(out: &mut String, sh: &SampledShape, t: &str, derivatives: bool
              \x20   return {linear};\n\
              }}\n"
         );
+        out.push_str(&level_fn);
+        out.push_str(
+            &level_fn
+                .replace("__lockstep_texel_", "__lockstep_texel0_")
+                .replace(&format!("{name}_level("), &format!("{name}_level0(")),
+        );
+        let _ = write!(
+            out,
+            "{rt} {name}({texture}<{t}> t, SamplerState s, {location} uv{params}, float lod, {offset_ty} offset) {{\n\
+             \x20   {size}\n\
+             \x20   lod = clamp(lod, s.__lockstep_min_lod, s.__lockstep_max_lod);\n\
+             \x20   uint filter = lod > 0.0f ? s.__lockstep_min_filter : s.__lockstep_mag_filter;\n\
+             \x20   if (lod <= 0.0f || levels <= 1) return {name}_level0(t, s, uv{args}, 0, filter, offset);\n\
+             \x20   int l0 = 0;\n\
+             \x20   float between = 0.0f;\n\
+             \x20   if (lod > 0.0f && levels > 1) {{\n\
+             \x20       float l = min(lod, (float)(levels - 1));\n\
+             \x20       l0 = (int)floor(s.__lockstep_mip_filter == 0 ? l + 0.5f : l);\n\
+             \x20       between = s.__lockstep_mip_filter == 0 ? 0.0f : l - (float)l0;\n\
+             \x20   }}\n\
+             \x20   {rt} near = ({rt})0;\n\
+             \x20   for (int k = 0; k < (between == 0.0f ? 1 : 2); k++) {{\n\
+             \x20       {rt} v = {name}_level(t, s, uv{args}, l0 + k, filter, offset);\n\
+             \x20       near = k == 0 ? v : lerp(near, v, ({rt})between);\n\
+             \x20   }}\n\
+             \x20   return near;\n\
+             }}\n"
+        );
     };
     filter_fn(
         out,
-        &format!(
-            "{t} __lockstep_filter_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv, float lod, {offset_ty} offset)"
-        ),
+        &format!("__lockstep_filter_{shape}_{t}"),
+        t,
+        ["", ""],
         &at([0, 0, 0]),
         &linear,
     );
@@ -896,10 +950,10 @@ fn sampled_shape(out: &mut String, sh: &SampledShape, t: &str, derivatives: bool
                  float4 __lockstep_gather_{c}_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv) {{\n\
                  \x20   return __lockstep_gather_{c}_{shape}_{t}(t, s, uv, int2(0, 0));\n\
                  }}\n",
-                at([0, 1, 0]),
-                at([1, 1, 0]),
-                at([1, 0, 0]),
-                at([0, 0, 0])
+                at0([0, 1, 0]),
+                at0([1, 1, 0]),
+                at0([1, 0, 0]),
+                at0([0, 0, 0])
             );
         }
     }
@@ -912,6 +966,7 @@ fn sampled_shape(out: &mut String, sh: &SampledShape, t: &str, derivatives: bool
             format!("__lockstep_compare(reference, {texel}.x, s.__lockstep_compare)")
         };
         let cat = |k: [u8; 3]| cmp(at(k));
+        let cat0 = |k: [u8; 3]| cmp(at0(k));
         let linear = match face_dims {
             1 => format!("lerp({}, {}, f)", cat([0, 0, 0]), cat([1, 0, 0])),
             _ => format!(
@@ -924,9 +979,9 @@ fn sampled_shape(out: &mut String, sh: &SampledShape, t: &str, derivatives: bool
         };
         filter_fn(
             out,
-            &format!(
-                "float __lockstep_cmpfilter_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv, float reference, float lod, {offset_ty} offset)"
-            ),
+            &format!("__lockstep_cmpfilter_{shape}_{t}"),
+            "float",
+            [", float reference", ", reference"],
             &cat([0, 0, 0]),
             &linear,
         );
@@ -965,16 +1020,16 @@ fn sampled_shape(out: &mut String, sh: &SampledShape, t: &str, derivatives: bool
                  float4 __lockstep_gather_cmp_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv, float reference) {{\n\
                  \x20   return __lockstep_gather_cmp_{shape}_{t}(t, s, uv, reference, int2(0, 0));\n\
                  }}\n",
-                cat([0, 1, 0]),
-                cat([1, 1, 0]),
-                cat([1, 0, 0]),
-                cat([0, 0, 0])
+                cat0([0, 1, 0]),
+                cat0([1, 1, 0]),
+                cat0([1, 0, 0]),
+                cat0([0, 0, 0])
             );
         }
     }
     // CalculateLevelOfDetail(Unclamped): the level `Sample` would take,
     // without the sampler's bias; the clamped one within the sampler's
-    // range and the texture's one level (so 0).
+    // range and the texture's levels.
     if derivatives {
         let _ = write!(
             out,
@@ -982,8 +1037,9 @@ fn sampled_shape(out: &mut String, sh: &SampledShape, t: &str, derivatives: bool
              \x20   return __lockstep_grad_lod_{shape}_{t}(t, uv, ddx(uv.{xyz}), ddy(uv.{xyz}));\n\
              }}\n\
              float __lockstep_calculate_lod_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv) {{\n\
+             \x20   {size}\n\
              \x20   float lod = __lockstep_calculate_lod_unclamped_{shape}_{t}(t, s, uv);\n\
-             \x20   return min(max(lod, max(s.__lockstep_min_lod, 0.0f)), min(s.__lockstep_max_lod, 0.0f));\n\
+             \x20   return min(max(lod, max(s.__lockstep_min_lod, 0.0f)), min(s.__lockstep_max_lod, (float)(levels - 1)));\n\
              }}\n"
         );
     }

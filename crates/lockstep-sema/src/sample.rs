@@ -15,8 +15,8 @@ pub(crate) const STATE_PREFIX: &str = "__lockstep_";
 
 /// The members of a sampler's state, in order: the border color, the
 /// address mode of u, v and w (1 wrap, 2 mirror, 3 clamp, 4 border, 5
-/// mirror once), the minification and magnification filters (0 point, 1
-/// linear), the LOD bias, the LOD range and the comparison (0 never, 1
+/// mirror once), the minification, magnification and mip filters (0
+/// point, 1 linear), the LOD bias, the LOD range and the comparison (0 never, 1
 /// less, 2 equal, 3 less-equal, 4 greater, 5 not-equal, 6 greater-equal, 7
 /// always).
 pub const SAMPLER_STATE: &[(&str, SamplerField)] = &[
@@ -28,6 +28,7 @@ pub const SAMPLER_STATE: &[(&str, SamplerField)] = &[
     ("__lockstep_min_lod", SamplerField::Float),
     ("__lockstep_max_lod", SamplerField::Float),
     ("__lockstep_compare", SamplerField::UInt),
+    ("__lockstep_mip_filter", SamplerField::UInt),
 ];
 
 /// The type of one member of the sampler state.

@@ -3,8 +3,8 @@
 //!
 //! A texel is addressed by `uint` (1D), `uint2` (2D) or `uint3` (2D array:
 //! x, y, slice; 3D: x, y, z) coordinates. `Load` on a read-only texture
-//! takes one more (signed) component, the mip level; textures have one
-//! level, so a level other than 0 reads 0.
+//! takes one more (signed) component, the mip level; a level past the
+//! texture's last reads 0.
 
 use lockstep_ir::{
     self as ir, BinaryOp, ExprKind, PlaceRoot, ResourceKind, ResourceQuery, Scalar, ScalarType,
@@ -88,8 +88,7 @@ impl Sema<'_> {
         Some(self.load(root, Vec::new(), info.element, span))
     }
 
-    /// `tex.mips[level][coord]`: the texel at `coord` of mip level `level`
-    /// (only level 0 has texels).
+    /// `tex.mips[level][coord]`: the texel at `coord` of mip level `level`.
     pub fn texel_at_level(
         &mut self,
         info: ResourceInfo,
@@ -177,8 +176,7 @@ impl Sema<'_> {
 
     /// `GetDimensions(out width[, out height][, out elements/depth])`, and
     /// for read-only textures `GetDimensions(mipLevel, out width, …, out
-    /// numberOfLevels)`. A mip level other than 0 gives 0 for every size
-    /// (there is one level); the level count is 1.
+    /// numberOfLevels)`: the sizes of that level, or 0 past the last.
     pub fn texture_dimensions(
         &mut self,
         info: ResourceInfo,
@@ -242,7 +240,9 @@ impl Sema<'_> {
             };
             let q = match &level {
                 Some(level) if query != ResourceQuery::Levels => {
-                    self.zero_unless_level_zero(q, level.clone(), arg.span)
+                    let shrinks = matches!(query, ResourceQuery::Width | ResourceQuery::Height)
+                        || (query == ResourceQuery::Depth && info.kind == ResourceKind::Texture3D);
+                    self.size_at_level(info, q, level.clone(), shrinks, arg.span)
                 }
                 _ => q,
             };
@@ -297,16 +297,61 @@ impl Sema<'_> {
         false
     }
 
-    /// `level == 0 ? value : 0`.
-    fn zero_unless_level_zero(&mut self, value: ir::Expr, level: ir::Expr, span: Span) -> ir::Expr {
+    /// A size of mip level `level`, from level 0's `value`: halved
+    /// `level` times (at least 1) where it `shrinks`, 0 past the last level
+    /// (as D3D's `resinfo` gives).
+    fn size_at_level(
+        &mut self,
+        info: ResourceInfo,
+        value: ir::Expr,
+        level: ir::Expr,
+        shrinks: bool,
+        span: Span,
+    ) -> ir::Expr {
         let uint = self.scalar(ScalarType::UInt32);
         let boolean = self.scalar(ScalarType::Bool);
         let zero = self.u32_const(0, span);
+        let levels = self.wrap(
+            ExprKind::ResourceQuery {
+                resource: info.id,
+                query: ResourceQuery::Levels,
+            },
+            uint,
+            span,
+        );
         let cond = self.wrap(
-            ExprKind::Binary(BinaryOp::Eq, Box::new(level), Box::new(zero.clone())),
+            ExprKind::Binary(BinaryOp::Lt, Box::new(level.clone()), Box::new(levels)),
             boolean,
             span,
         );
+        let value = if shrinks {
+            let shifted = self.wrap(
+                ExprKind::Binary(BinaryOp::Shr, Box::new(value), Box::new(level)),
+                uint,
+                span,
+            );
+            let one = self.u32_const(1, span);
+            let is_zero = self.wrap(
+                ExprKind::Binary(
+                    BinaryOp::Eq,
+                    Box::new(shifted.clone()),
+                    Box::new(zero.clone()),
+                ),
+                boolean,
+                span,
+            );
+            self.wrap(
+                ExprKind::Select {
+                    cond: Box::new(is_zero),
+                    accept: Box::new(one),
+                    reject: Box::new(shifted),
+                },
+                uint,
+                span,
+            )
+        } else {
+            value
+        };
         self.wrap(
             ExprKind::Select {
                 cond: Box::new(cond),

@@ -168,6 +168,9 @@ pub(crate) struct Bindings {
     /// buffers' (empty when the shader has no sampler).
     samplers: Vec<Vec<u8>>,
     dims: Vec<[u32; 3]>,
+    /// For each resource, its mip levels and how many of its dimensions
+    /// shrink from level to level ([`BoundResource::with_levels`]).
+    mips: Vec<(u32, u8)>,
     /// The starting values of the hidden counters (`IncrementCounter`,
     /// `Append`, `Consume`), each in a memory of its own after the
     /// pipeline's buffers: 0, or for a consume buffer the number of
@@ -203,6 +206,7 @@ impl Bindings {
             chunks,
             samplers,
             dims: Vec::new(),
+            mips: vec![(1, 3); shader.module.resources.len()],
             counters: Vec::new(),
         };
         let io = shader.module.entry.as_ref().and_then(|e| e.io.as_ref());
@@ -283,6 +287,9 @@ impl Bindings {
             });
             bindings.buffer_of.push(index);
             bindings.dims.push(dims);
+            if let Some(p) = pipeline.buffers[index].output_props {
+                bindings.mips[id] = (p.mip_levels, mip_dims(resource.kind));
+            }
         }
         Ok(bindings)
     }
@@ -484,6 +491,20 @@ impl Bindings {
         self.dims.get(resource).copied().unwrap_or([0; 3])
     }
 
+    /// An error naming the first texture with more than one mip level:
+    /// the SPIR-V Lockstep emits addresses level 0 alone.
+    pub(crate) fn one_level_each(&self, shader: &Shader, device: &str) -> Result<(), RunError> {
+        let many = self.mips.iter().position(|&(levels, _)| levels > 1);
+        match many.and_then(|id| Some((shader.module.resources.get(id)?, self.mips[id].0))) {
+            Some((r, levels)) => Err(RunError::new(format!(
+                "texture '{}' has {levels} mip levels: on {device} Lockstep's SPIR-V reads level 0 alone; run it on the CPU engine",
+                r.name
+            ))
+            .at(r.span)),
+            None => Ok(()),
+        }
+    }
+
     /// A sampler resource's state, as its element struct lays it out.
     pub fn sampler_state(&self, resource: usize) -> Option<&[u8]> {
         let first = self.chunks.iter().map(|c| c.1).sum::<usize>();
@@ -507,9 +528,9 @@ impl Bindings {
         self.memory_of
             .iter()
             .zip(&self.dims)
-            .map(|(&index, &dims)| BoundResource {
-                memory: &memories[index],
-                dims,
+            .zip(&self.mips)
+            .map(|((&index, &dims), &(levels, mip_dims))| {
+                BoundResource::texture(&memories[index], dims).with_levels(levels, mip_dims)
             })
             .collect()
     }
@@ -704,6 +725,7 @@ fn sampler_bytes(shader: &Shader, element: lockstep_ir::TypeId, desc: &SamplerDe
             ("__lockstep_min_lod", _) => vec![desc.min_lod.to_bits()],
             ("__lockstep_max_lod", _) => vec![desc.max_lod.to_bits()],
             ("__lockstep_compare", _) => vec![desc.comparison.code()],
+            ("__lockstep_mip_filter", _) => vec![filter(desc.mip_filter)],
             _ => Vec::new(),
         };
         for (i, word) in words.into_iter().enumerate() {
@@ -883,18 +905,51 @@ fn check_texture(
         )));
     }
     if props.mip_levels > 1 {
-        return Err(fail(format!(
-            "buffer '{}' has MipLevels {}, but textures with more than one mip level are not supported yet",
-            buffer.name, props.mip_levels
-        )));
+        let one_level = if resource.kind.is_writable() {
+            Some("an RW texture views one mip level")
+        } else if resource.kind == ResourceKind::Texture3D {
+            Some("3D textures with more than one mip level are not supported")
+        } else {
+            None
+        };
+        if let Some(why) = one_level {
+            return Err(fail(format!(
+                "buffer '{}' has MipLevels {}, but {kind} '{}' takes one: {why}",
+                buffer.name, props.mip_levels, resource.name
+            )));
+        }
+        let one_d = mip_dims(resource.kind) == 1 || resource.kind == ResourceKind::Texture1D;
+        let longest = w.max(if one_d { 1 } else { h });
+        let most = 32 - longest.leading_zeros();
+        if props.mip_levels > most {
+            return Err(fail(format!(
+                "buffer '{}' has MipLevels {}, but a {w}x{h} texture has at most {most} (down to 1x1)",
+                buffer.name, props.mip_levels
+            )));
+        }
     }
-    let need = props.texels().saturating_mul(texel);
+    let need = props.all_texels().saturating_mul(texel);
     if len != need {
+        let levels = if props.mip_levels > 1 {
+            format!(" in {} mip levels", props.mip_levels)
+        } else {
+            String::new()
+        };
         return Err(fail(format!(
-            "buffer '{}' holds {len} bytes, but its OutputProps give {} texels of {texel} bytes ({need} bytes)",
+            "buffer '{}' holds {len} bytes, but its OutputProps give {} texels{levels} of {texel} bytes ({need} bytes)",
             buffer.name,
-            props.texels()
+            props.all_texels()
         )));
     }
     Ok(())
+}
+
+/// How many of a texture's dimensions (`Bindings::dims`) shrink from mip
+/// level to level: not an array's slices, nor a cube's faces.
+fn mip_dims(kind: ResourceKind) -> u8 {
+    match kind {
+        ResourceKind::Texture1DArray | ResourceKind::RWTexture1DArray => 1,
+        k if k.is_texture_array() || k.is_cube() => 2,
+        _ => 3,
+    }
 }

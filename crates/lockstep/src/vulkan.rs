@@ -108,6 +108,7 @@ pub fn run_vulkan<'p>(
             info.name
         )));
     }
+    bindings.one_level_each(shader, &info.name)?;
     let data = resource_bytes(shader, pipeline, &bindings);
     let dims: Vec<u8> = module.dims.as_ref().map_or_else(Vec::new, |d| {
         d.textures

@@ -98,6 +98,8 @@ pub fn draw_vulkan<'p>(
             info.name
         )));
     }
+    vb.one_level_each(vertex, &info.name)?;
+    pb.one_level_each(pixel, &info.name)?;
     // Each stage's texture sizes, in its own order of its textures.
     let dims_of = |module: &lockstep_spirv::Spirv, bindings: &Bindings| -> Vec<u8> {
         module.dims.as_ref().map_or_else(Vec::new, |d| {

@@ -117,6 +117,13 @@ impl Wave {
             };
             let size = ty.size();
             findings.record(FindingKind::OutOfBounds, self.site(ctx), outside, || {
+                if first_outside >= crate::bytecode::TEXEL_OUT_OF_RANGE {
+                    // A texel address: a coordinate past its dimension, or
+                    // a mip level past the last.
+                    return format!(
+                        "{verb} a texel outside {what}: a coordinate is past its size, or the mip level past the last (first lane)"
+                    );
+                }
                 format!(
                     "{verb} out of bounds of {what}: {size} bytes at byte offset {} of its {} (first lane)",
                     first_outside as i64,

@@ -193,7 +193,7 @@ pub struct Resource {
     /// Words that may be written.
     pub writable: u64,
     /// A texture's width, height and depth in texels (see
-    /// [`WaveBuilder::texel_address`]), then 0.
+    /// [`WaveBuilder::texel_address`]), then its mip level count.
     pub dims: [u32; 4],
     /// Bytes that may be read by 16-bit accesses (the words hold them,
     /// the last one perhaps in part).
@@ -207,7 +207,8 @@ pub struct Resource {
 pub enum ResourceField {
     /// Its byte count.
     Bytes,
-    /// One of its texture dimensions (0 to 2: width, height, depth).
+    /// One of its texture dimensions (0 to 2: width, height, depth), or
+    /// (3) its mip level count.
     Dim(u8),
 }
 

@@ -107,9 +107,9 @@ fn get_dimensions_with_and_without_mip_level() {
               local %fw: float
               ((%w = t2.width()), (%h = t2.height()));
               ((%w = t2.width()), ((%h = t2.height()), (%levels = t2.levels())));
-              ((%fw = (float)select<uint>((%gi == 0u), ta.width(), 0u)), ((%h = select<uint>((%gi == 0u), ta.height(), 0u)), ((%d = select<uint>((%gi == 0u), ta.elements(), 0u)), (%levels = ta.levels()))));
+              ((%fw = (float)select<uint>((%gi < ta.levels()), select<uint>(((ta.width() >> %gi) == 0u), 1u, (ta.width() >> %gi)), 0u)), ((%h = select<uint>((%gi < ta.levels()), select<uint>(((ta.height() >> %gi) == 0u), 1u, (ta.height() >> %gi)), 0u)), ((%d = select<uint>((%gi < ta.levels()), ta.elements(), 0u)), (%levels = ta.levels()))));
               ((%w = t3.width()), ((%h = t3.height()), (%d = t3.depth())));
-              ((%w = select<uint>((1u == 0u), t1.width(), 0u)), (%levels = t1.levels()));
+              ((%w = select<uint>((1u < t1.levels()), select<uint>(((t1.width() >> 1u) == 0u), 1u, (t1.width() >> 1u)), 0u)), (%levels = t1.levels()));
               ((%w = rw.width()), (%h = rw.height()));
             }
             entry main: fn main, numthreads(1, 1, 1), inputs(GroupIndex)

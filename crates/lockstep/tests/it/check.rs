@@ -1175,3 +1175,45 @@ fn fences_in_branches_are_not_group_barriers() {
         assert!(report.is_clean(), "{fence}:\n{text}");
     }
 }
+
+/// A texel read past a texture's size or its last mip level is reported
+/// as such, without a byte offset (a texel address has none).
+#[test]
+fn texels_outside_a_texture_are_reported() {
+    let source = "Texture2D<float> T : register(t0);\n\
+                  RWStructuredBuffer<float> Out : register(u0);\n\
+                  [numthreads(2, 1, 1)]\n\
+                  void main(uint i : SV_GroupIndex) {\n\
+                      Out[i] = T.Load(int3(i, 0, i));\n\
+                  }\n";
+    let yaml = "Shaders:\n  - Stage: Compute\n    Entry: main\nBuffers:\n\
+        \x20 - Name: T\n    Format: Float32\n    Data: [ 1, 2, 3 ]\n\
+        \x20   OutputProps: { Width: 2, Height: 1, Depth: 1, MipLevels: 2 }\n\
+        \x20 - Name: Out\n    Format: Float32\n    FillSize: 8\n\
+        DescriptorSets:\n  - Resources:\n\
+        \x20   - { Name: T, Kind: Texture2D, DirectXBinding: { Register: 0, Space: 0 } }\n\
+        \x20   - { Name: Out, Kind: RWStructuredBuffer, DirectXBinding: { Register: 0, Space: 0 } }\n";
+    let shader = crate::harness::compile(source, &CompileOptions::default());
+    let p = lockstep::pipeline::parse(yaml).unwrap();
+    let opts = RunOptions {
+        wave_size: 4,
+        ..RunOptions::default()
+    };
+    let (out, report) = lockstep::run_checked(&shader, &p, &opts).unwrap();
+    // Lane 0 reads level 0's texel 0; lane 1 reads x 1 of level 1 (1×1).
+    assert_eq!(out.contents[1][..4], 1f32.to_le_bytes());
+    assert_eq!(out.contents[1][4..], [0; 4]);
+    let found: Vec<(&str, &[u32], &str)> = report
+        .findings
+        .iter()
+        .map(|f| (f.kind, f.lanes.as_slice(), f.message.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "out-of-bounds",
+            &[1u32][..],
+            "reads a texel outside 'T': a coordinate is past its size, or the mip level past the last (first lane)"
+        )]
+    );
+}

@@ -523,3 +523,101 @@ fn comparison_sampling_filters_the_comparisons() {
         ]
     );
 }
+
+/// A texture of three mip levels: 4×2 texels [[0, 1, 2, 3], [4, 5, 6, 7]],
+/// then 2×1 [10, 12], then 1×1 [20], stored one level after the other;
+/// a 2×2 array of two slices and two levels; a cube of two levels.
+#[test]
+fn mip_levels_are_loaded_measured_and_sampled() {
+    let source = "Texture2D<float> T : register(t0);\n\
+        Texture2DArray<float> A : register(t1);\n\
+        TextureCube<float> C : register(t2);\n\
+        SamplerState Lin : register(s0);\n\
+        SamplerState NearestMip : register(s1);\n\
+        SamplerState Capped : register(s2);\n\
+        RWStructuredBuffer<float> Out : register(u0);\n\
+        [numthreads(1, 1, 1)]\n\
+        void main() {\n\
+            float2 uv = float2(0.5, 0.5);\n\
+            Out[0] = T.SampleLevel(Lin, uv, 0);\n\
+            Out[1] = T.SampleLevel(Lin, uv, 1);\n\
+            Out[2] = T.SampleLevel(Lin, uv, 2);\n\
+            Out[3] = T.SampleLevel(Lin, uv, 1.5);\n\
+            Out[4] = T.SampleLevel(Lin, uv, 0.25);\n\
+            Out[5] = T.SampleLevel(Lin, uv, 7);\n\
+            Out[6] = T.SampleLevel(NearestMip, uv, 1.5);\n\
+            Out[7] = T.SampleLevel(NearestMip, uv, 0.25);\n\
+            Out[8] = T.SampleLevel(Capped, uv, 2);\n\
+            Out[9] = T.Load(int3(1, 0, 1)) + T.Load(int3(0, 0, 2)) * 100;\n\
+            Out[10] = T.Load(int3(0, 1, 1)) + T.Load(int3(0, 0, 3));\n\
+            Out[11] = T.mips[1][uint2(1, 0)];\n\
+            uint w, h, n;\n\
+            T.GetDimensions(1, w, h, n);\n\
+            Out[12] = w * 100 + h * 10 + n;\n\
+            T.GetDimensions(3, w, h, n);\n\
+            Out[13] = w * 100 + h * 10 + n;\n\
+            uint aw, ah, slices, an;\n\
+            A.GetDimensions(1, aw, ah, slices, an);\n\
+            Out[14] = aw * 1000 + ah * 100 + slices * 10 + an;\n\
+            Out[15] = A.Load(int4(0, 0, 1, 1));\n\
+            Out[16] = A.SampleLevel(Lin, float3(0.5, 0.5, 1), 0.5);\n\
+            Out[17] = C.SampleLevel(Lin, float3(0, 0, -1), 1);\n\
+            Out[18] = C.SampleLevel(Lin, float3(0, 0, -1), 0.5);\n\
+        }\n";
+    // A: slice k of level 0 holds k + 10x + 20y; level 1 (1×1) holds 100,
+    // 200. C: face f holds f at level 0 (2×2) and 10f at level 1 (1×1).
+    let array = "0, 10, 20, 30, 1, 11, 21, 31, 100, 200";
+    let cube: Vec<String> = (0..24)
+        .map(|n| (n / 4).to_string())
+        .chain((0..6).map(|f| (10 * f).to_string()))
+        .collect();
+    let yaml = format!(
+        "Shaders:\n  - Stage: Compute\n    Entry: main\nBuffers:\n\
+         \x20 - Name: T\n    Format: Float32\n    Data: [ 0, 1, 2, 3, 4, 5, 6, 7, 10, 12, 20 ]\n\
+         \x20   OutputProps: {{ Width: 4, Height: 2, Depth: 1, MipLevels: 3 }}\n\
+         \x20 - Name: A\n    Format: Float32\n    Data: [ {array} ]\n\
+         \x20   OutputProps: {{ Width: 2, Height: 2, Depth: 2, MipLevels: 2 }}\n\
+         \x20 - Name: C\n    Format: Float32\n    Data: [ {} ]\n\
+         \x20   OutputProps: {{ Width: 2, Height: 2, Depth: 6, MipLevels: 2 }}\n\
+         \x20 - Name: Out\n    Format: Float32\n    FillSize: 76\n\
+         Samplers:\n  - Name: Lin\n  - Name: NearestMip\n    MipFilter: Point\n\
+         \x20 - Name: Capped\n    MaxLOD: 1\n\
+         DescriptorSets:\n  - Resources:\n\
+         \x20   - {{ Name: T, Kind: Texture2D, DirectXBinding: {{ Register: 0, Space: 0 }} }}\n\
+         \x20   - {{ Name: A, Kind: Texture2DArray, DirectXBinding: {{ Register: 1, Space: 0 }} }}\n\
+         \x20   - {{ Name: C, Kind: TextureCube, DirectXBinding: {{ Register: 2, Space: 0 }} }}\n\
+         \x20   - {{ Name: Lin, Kind: Sampler, DirectXBinding: {{ Register: 0, Space: 0 }} }}\n\
+         \x20   - {{ Name: NearestMip, Kind: Sampler, DirectXBinding: {{ Register: 1, Space: 0 }} }}\n\
+         \x20   - {{ Name: Capped, Kind: Sampler, DirectXBinding: {{ Register: 2, Space: 0 }} }}\n\
+         \x20   - {{ Name: Out, Kind: RWStructuredBuffer, DirectXBinding: {{ Register: 0, Space: 0 }} }}\n",
+        cube.join(", ")
+    );
+    let expected = [
+        3.5,    // Level 0 at (1.5, 0.5) after the half-texel shift: (1 + 2 + 5 + 6) / 4.
+        11.0,   // Level 1 (2×1) at x 0.5: halfway from 10 to 12.
+        20.0,   // Level 2: its one texel.
+        15.5,   // Linear between levels 1 and 2.
+        5.375,  // A quarter of the way from level 0 (3.5) to level 1 (11).
+        20.0,   // The level of detail stops at the last level.
+        20.0,   // Nearest level: floor(1.5 + 0.5) = 2.
+        3.5,    // Nearest level: floor(0.25 + 0.5) = 0.
+        11.0,   // MaxLOD 1 caps the level.
+        2012.0, // Level 1's texel (1, 0) = 12; level 2's (0, 0) = 20.
+        0.0,    // y 1 is past level 1's one row; level 3 does not exist.
+        12.0,   // mips[1][(1, 0)].
+        213.0,  // Level 1: 2 × 1 texels, 3 levels.
+        3.0,    // Level 3 is past the last: every size 0, the count still 3.
+        1122.0, // A's level 1: 1 × 1 texels, 2 slices, 2 levels.
+        200.0,  // A's level 1, slice 1.
+        108.0,  // Slice 1 halfway between level 0 (centre: (1 + 11 + 21 + 31) / 4 = 16) and 200.
+        50.0,   // -Z (face 5) at level 1.
+        27.5,   // -Z halfway between level 0 (5) and level 1 (50).
+    ];
+    let out = run_floats(source, &yaml);
+    for (i, (&got, &want)) in out.iter().zip(&expected).enumerate() {
+        assert!(
+            (got - want).abs() < 1e-4,
+            "Out[{i}]: {got}, expected {want}"
+        );
+    }
+}

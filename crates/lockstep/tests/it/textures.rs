@@ -492,6 +492,34 @@ void main() { Out[0] = Tex[uint2(0, 0)].x; }
         try_run(source, &yaml, 32).unwrap_err(),
         "resource 'Tex' is a Texture2D at t0, space0 in the shader, but the pipeline binds buffer 'Tex' at u1, space0 as a RWTexture2D"
     );
+    // More mip levels than a 2×1 texture has (2: 2×1, then 1×1).
+    let yaml = pipeline_yaml(
+        [1, 1, 1],
+        &format!(
+            "  - Name: Tex\n    Format: Float32\n    Channels: 4\n    OutputProps: {{ Width: 2, Height: 1, MipLevels: 3 }}\n    FillSize: 64\n{out}"
+        ),
+        &bind,
+    );
+    assert_eq!(
+        try_run(source, &yaml, 32).unwrap_err(),
+        "buffer 'Tex' has MipLevels 3, but a 2x1 texture has at most 2 (down to 1x1)"
+    );
+    // An RW texture views one level.
+    let rw = source.replace(
+        "Texture2D<float4> Tex : register(t0)",
+        "RWTexture2D<float4> Tex : register(u1)",
+    );
+    let yaml = pipeline_yaml(
+        [1, 1, 1],
+        &format!(
+            "  - Name: Tex\n    Format: Float32\n    Channels: 4\n    OutputProps: {{ Width: 2, Height: 1, MipLevels: 2 }}\n    FillSize: 48\n{out}"
+        ),
+        &[("Tex", "RWTexture2D", 1), ("Out", "RWStructuredBuffer", 0)],
+    );
+    assert_eq!(
+        try_run(&rw, &yaml, 32).unwrap_err(),
+        "buffer 'Tex' has MipLevels 2, but RWTexture2D 'Tex' takes one: an RW texture views one mip level"
+    );
     // Bound as a typed buffer.
     let yaml = pipeline_yaml(
         [1, 1, 1],
