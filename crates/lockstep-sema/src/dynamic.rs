@@ -125,7 +125,7 @@ impl Sema<'_> {
 
     /// A new local holding `value`: the assignment goes to `setup`, the
     /// load of the local is returned.
-    fn temporary(&mut self, value: Expr, setup: &mut Vec<Expr>) -> Expr {
+    pub(crate) fn temporary(&mut self, value: Expr, setup: &mut Vec<Expr>) -> Expr {
         let span = value.span;
         let ty = value.ty;
         let Some(fcx) = self.fcx.as_mut() else {

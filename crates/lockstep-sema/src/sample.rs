@@ -227,19 +227,11 @@ impl Sema<'_> {
         let chosen_per_lane =
             |id: lockstep_ir::ResourceId| id.0 >= crate::context::DYNAMIC_RESOURCE_BASE;
         if chosen_per_lane(info.id) {
-            self.error(
-                receiver.span,
-                format!("not supported: '{name}' on a texture chosen per lane (an array element with a non-constant index)"),
-            );
-            return None;
+            return self.sample_each_element(info, receiver, None, name, args, span);
         }
         match self.resource_of(&args[0]) {
             Some(s) if chosen_per_lane(s.id) => {
-                self.error(
-                    args[0].span,
-                    format!("not supported: '{name}' with a sampler chosen per lane (an array element with a non-constant index)"),
-                );
-                return None;
+                return self.sample_each_element(info, receiver, Some(s), name, args, span);
             }
             Some(s) if s.kind == ResourceKind::SamplerState => {}
             _ => {
@@ -256,4 +248,195 @@ impl Sema<'_> {
         all.extend(args.iter().cloned());
         self.call_with_resources(&function, &all, span)
     }
+
+    /// `tex.Sample…(s, …)` where `tex`, or the sampler `s` (`sampler`), is
+    /// an element of a resource array chosen by a non-constant index
+    /// (uniform or per lane): the index and the value operands evaluated
+    /// once, then the method called with each element of the array, each
+    /// lane taking its own element's result (an index past the end takes
+    /// the last element, as other uses of such an element do). Every
+    /// element is sampled with every lane, so derivatives see whole quads.
+    fn sample_each_element(
+        &mut self,
+        info: ResourceInfo,
+        receiver: &ast::Expr,
+        sampler: Option<ResourceInfo>,
+        name: &str,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<TExpr> {
+        let base = crate::context::DYNAMIC_RESOURCE_BASE;
+        let chosen = sampler.unwrap_or(info);
+        let dynamic = self.dynamic_resources[(chosen.id.0 - base) as usize].clone();
+        let mut setup = Vec::new();
+        let index = self.temporary(dynamic.index.clone(), &mut setup);
+        self.push_scope();
+        let elements = Elements {
+            of: chosen,
+            dynamic: &dynamic,
+            index,
+            sampler: sampler.is_some(),
+        };
+        let chain = self.sample_elements(info, receiver, &elements, name, args, span, &mut setup);
+        self.pop_scope();
+        let (chain, ty) = chain?;
+        let e = setup
+            .into_iter()
+            .rev()
+            .fold(chain, |rest, first| lockstep_ir::Expr {
+                ty: rest.ty,
+                span: rest.span,
+                kind: lockstep_ir::ExprKind::Sequence(Box::new(first), Box::new(rest)),
+            });
+        let mut t = TExpr::of(e);
+        t.e.ty = ty;
+        Some(t)
+    }
+
+    /// [`Sema::sample_each_element`]'s choice among the elements, its
+    /// operands' evaluations added to `setup`.
+    #[allow(clippy::too_many_arguments)]
+    fn sample_elements(
+        &mut self,
+        info: ResourceInfo,
+        receiver: &ast::Expr,
+        elements: &Elements,
+        name: &str,
+        args: &[ast::Expr],
+        span: Span,
+        setup: &mut Vec<lockstep_ir::Expr>,
+    ) -> Option<(lockstep_ir::Expr, TypeId)> {
+        use lockstep_ir::{BinaryOp, Expr, ExprKind, Place, PlaceRoot, ResourceId};
+        // The value operands (all but the sampler), each in a local of its
+        // own unless a literal or a name.
+        let mut operands = Vec::with_capacity(args.len());
+        for (i, a) in args.iter().enumerate() {
+            let plain = matches!(
+                a.kind,
+                ast::ExprKind::Ident(_)
+                    | ast::ExprKind::IntLit { .. }
+                    | ast::ExprKind::FloatLit { .. }
+            );
+            if i == 0 || plain {
+                operands.push(a.clone());
+                continue;
+            }
+            let value = self.lower_value(a)?;
+            let ty = value.e.ty;
+            let ident = ast::Ident {
+                name: format!("__lockstep_operand{i}"),
+                span: a.span,
+            };
+            let id = self.declare_local(&ident, ty, true)?;
+            let place = Place {
+                root: PlaceRoot::Local(id),
+                path: Vec::new(),
+                ty,
+            };
+            setup.push(Expr {
+                kind: ExprKind::Assign {
+                    place,
+                    value: Box::new(value.e),
+                    yield_old: false,
+                    init: true,
+                },
+                ty,
+                span: crate::context::ir_span(a.span),
+            });
+            operands.push(ast::Expr {
+                kind: ast::ExprKind::Ident(ident),
+                span: a.span,
+            });
+        }
+        // A name for the element, one for textures and one for samplers:
+        // a call with both chosen expands the one inside the other.
+        let alias = if elements.sampler {
+            "__lockstep_sampler_element"
+        } else {
+            "__lockstep_texture_element"
+        };
+        let element = ast::Expr {
+            kind: ast::ExprKind::Ident(ast::Ident {
+                name: alias.to_string(),
+                span,
+            }),
+            span,
+        };
+        let (texture, operands) = if elements.sampler {
+            operands[0] = element;
+            (receiver.clone(), operands)
+        } else {
+            (element, operands)
+        };
+        let bool_ty = self.scalar(ScalarType::Bool);
+        let uint = self.scalar(ScalarType::UInt32);
+        let dynamic = elements.dynamic;
+        let mut chain: Option<(Expr, TypeId)> = None;
+        for k in (0..dynamic.count).rev() {
+            let chosen = ResourceInfo {
+                id: ResourceId(dynamic.first.0 + k),
+                ..elements.of
+            };
+            self.push_scope();
+            if let Some(fcx) = self.fcx.as_mut()
+                && let Some(scope) = fcx.resource_scopes.last_mut()
+            {
+                scope.insert(alias.to_string(), chosen);
+            }
+            let info = if elements.sampler { info } else { chosen };
+            let arm = self.texture_sample(info, &texture, name, &operands, span);
+            self.pop_scope();
+            let arm = arm?.e;
+            chain = Some(match chain {
+                None => {
+                    let ty = arm.ty;
+                    (arm, ty)
+                }
+                Some((rest, ty)) => {
+                    let k = Expr {
+                        kind: ExprKind::Const(vec![lockstep_ir::Scalar {
+                            ty: ScalarType::UInt32,
+                            bits: u64::from(k),
+                        }]),
+                        ty: uint,
+                        span: arm.span,
+                    };
+                    let cond = Expr {
+                        kind: ExprKind::Binary(
+                            BinaryOp::Eq,
+                            Box::new(elements.index.clone()),
+                            Box::new(k),
+                        ),
+                        ty: bool_ty,
+                        span: arm.span,
+                    };
+                    let span = arm.span;
+                    (
+                        Expr {
+                            kind: ExprKind::Select {
+                                cond: Box::new(cond),
+                                accept: Box::new(arm),
+                                reject: Box::new(rest),
+                            },
+                            ty,
+                            span,
+                        },
+                        ty,
+                    )
+                }
+            });
+        }
+        chain
+    }
+}
+
+/// The elements of a resource array one sampling call chooses among.
+struct Elements<'d> {
+    /// The chosen element (a placeholder), for its kind and element type.
+    of: ResourceInfo,
+    dynamic: &'d crate::context::DynamicResource,
+    /// The element index, evaluated once.
+    index: lockstep_ir::Expr,
+    /// Whether the sampler is chosen, rather than the texture.
+    sampler: bool,
 }

@@ -225,6 +225,11 @@ enum MacroKind {
     Line,
     /// `__FILE__`
     File,
+    /// `__COUNTER__`: 0, then one more at each use.
+    Counter,
+    /// `_Pragma("…")`: a pragma written as an operator, dropped as the
+    /// pragmas Lockstep ignores are.
+    PragmaOperator,
 }
 
 impl Macro {
@@ -310,6 +315,8 @@ struct Preprocessor<'a> {
     /// A fatal error stops preprocessing.
     fatal: bool,
     empty_hide: HideSet,
+    /// The next `__COUNTER__`.
+    counter: u64,
 }
 
 impl<'a> Preprocessor<'a> {
@@ -334,9 +341,12 @@ impl<'a> Preprocessor<'a> {
             expanded_count: 0,
             fatal: false,
             empty_hide: Rc::new(Vec::new()),
+            counter: 0,
         };
         pp.define_special("__LINE__", MacroKind::Line);
         pp.define_special("__FILE__", MacroKind::File);
+        pp.define_special("__COUNTER__", MacroKind::Counter);
+        pp.define_special("_Pragma", MacroKind::PragmaOperator);
         pp
     }
 
@@ -481,14 +491,22 @@ impl<'a> Preprocessor<'a> {
             .iter()
             .position(|t| t.kind == TokenKind::Ident && self.macros.contains_key(&t.text))
             .unwrap_or(tokens.len());
+        // Malformed numbers are reported as they are emitted (a macro's
+        // body may still complete one by pasting).
         let errors: Vec<(Span, String)> = tokens
             .iter()
+            .filter(|t| !matches!(t.error.as_deref(), Some(LexError::Number(_))))
             .filter_map(|t| Some((t.span, t.error.as_ref()?.to_string())))
             .collect();
         let (before, after) = tokens.split_at_mut(plain);
+        let mut numbers = Vec::new();
         for t in before {
             if t.kind != TokenKind::Unknown {
-                self.out.push(take_token(t));
+                let t = take_token(t);
+                if let Some(LexError::Number(e)) = t.error.as_deref() {
+                    numbers.push((t.span, e.to_string()));
+                }
+                self.out.push(t);
             }
         }
         let empty = &self.empty_hide;
@@ -500,7 +518,7 @@ impl<'a> Preprocessor<'a> {
                 placemarker: false,
             })
             .collect();
-        for (span, message) in errors {
+        for (span, message) in errors.into_iter().chain(numbers) {
             self.error(span, message);
         }
         if !rest.is_empty() {
@@ -512,8 +530,17 @@ impl<'a> Preprocessor<'a> {
     fn emit(&mut self, tokens: Vec<PpToken>) {
         for t in tokens {
             if !t.placemarker && t.tok.kind != TokenKind::Unknown {
+                self.report_number_error(&t.tok);
                 self.out.push(t.tok);
             }
+        }
+    }
+
+    /// A malformed number that reaches the parser.
+    fn report_number_error(&mut self, tok: &Token) {
+        if let Some(LexError::Number(e)) = tok.error.as_deref() {
+            let message = e.to_string();
+            self.error(tok.span, message);
         }
     }
 

@@ -8,7 +8,7 @@ use super::{
     Cond, CondState, MAX_INCLUDE_DEPTH, MAX_INCLUDES, Macro, MacroKind, Mode, Preprocessor, expr,
 };
 use crate::diag::Diagnostic;
-use crate::lexer::{self, MacroOrigin, Token, TokenKind};
+use crate::lexer::{self, LexError, MacroOrigin, Token, TokenKind};
 use crate::span::Span;
 
 impl Preprocessor<'_> {
@@ -42,7 +42,14 @@ impl Preprocessor<'_> {
             _ if !active => {}
             "error" | "warning" => self.user_diagnostic(directive, line, span),
             _ => {
-                self.report_line_errors(&line[1..]);
+                // A `#define`'s malformed numbers are reported where the
+                // macro expands: pasting may still complete them (`0x##F`).
+                let numbers = directive != "define";
+                for tok in &line[1..] {
+                    if numbers || !matches!(tok.error.as_deref(), Some(LexError::Number(_))) {
+                        self.report_lex_error(tok);
+                    }
+                }
                 match directive {
                     "define" => self.define(name, args),
                     "undef" => self.undef(name, args),
@@ -251,7 +258,10 @@ impl Preprocessor<'_> {
             return;
         }
         if let Some(previous) = self.macros.get(&name.text) {
-            if matches!(previous.kind, MacroKind::Line | MacroKind::File) {
+            if matches!(
+                previous.kind,
+                MacroKind::Line | MacroKind::File | MacroKind::Counter | MacroKind::PragmaOperator
+            ) {
                 self.warning(name.span, "redefining builtin macro");
             } else if !previous.same_as(&mac) {
                 let d = Diagnostic::warning(name.span, format!("'{}' macro redefined", name.text))

@@ -122,6 +122,19 @@ impl Preprocessor<'_> {
                     let name = self.map.presumed_location(tok.tok.span).name;
                     out.push(self.generated(&tok, TokenKind::StringLit, quote(&name)));
                 }
+                MacroKind::PragmaOperator => {
+                    if !stack.last().is_some_and(|t| t.tok.is_punct("(")) {
+                        out.push(tok);
+                        continue;
+                    }
+                    // Its one operand, a string, and nothing in its place.
+                    let _ = self.collect_args(&tok, &mut stack, 1, false);
+                }
+                MacroKind::Counter => {
+                    let n = self.counter;
+                    self.counter += 1;
+                    out.push(self.generated(&tok, TokenKind::IntLit, n.to_string()));
+                }
                 MacroKind::Object => {
                     let span = tok.tok.span;
                     let body = self.substitute(&mac, &tok, span, &[], mode, depth);

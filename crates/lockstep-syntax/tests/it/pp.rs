@@ -714,3 +714,22 @@ fn token_spans_of_expansions() {
         "#define INNER(v) (v + 1)\n#define OUTER(x) INNER(x) * K\n#define K 2\nOUTER(a)\nb\n",
     ));
 }
+
+/// `__COUNTER__` counts its uses; `_Pragma("…")` leaves nothing; a number
+/// made by pasting is checked as it is emitted, not in the `#define`.
+#[test]
+fn counter_pragma_operator_and_pasted_numbers() {
+    check_pp(
+        "#define HEX(x) 0x##x\n#define BAD 0x\n#define QUIET _Pragma(\"warning(disable : 3557)\") q\n__COUNTER__ __COUNTER__\nHEX(FF) HEX(1f)\nQUIET\nBAD 12ab\n__COUNTER__\n",
+        expect![[r#"
+            0 1
+            0xFF 0x1f
+            q
+            0x 12ab
+            2
+            ---
+            7:1: error: hexadecimal constant has no digits
+            7:5: error: invalid suffix 'ab' on integer constant
+        "#]],
+    );
+}
