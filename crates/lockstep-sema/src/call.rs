@@ -76,6 +76,19 @@ impl Sema<'_> {
                 return self.call_user(&full, &all, span);
             }
         }
+        // In a static member function of `S`, a sibling `S::f`.
+        if self.lookup_local("this").is_none()
+            && !name.contains("::")
+            && let Some(owner) = self
+                .fcx
+                .as_ref()
+                .and_then(|f| Some(f.name.rsplit_once('.')?.0.to_string()))
+        {
+            let full = format!("{owner}.{name}");
+            if self.functions.contains_key(&full) {
+                return self.call_user(&full, args, span);
+            }
+        }
         // `S::f(…)`: a member function named with its struct; inside a
         // member function of `S` or of a struct derived from it, the object
         // is `this` (or its base part).
@@ -206,7 +219,7 @@ impl Sema<'_> {
 
     // ----- constructors -----
 
-    fn lower_constructor(
+    pub(crate) fn lower_constructor(
         &mut self,
         te: &ast::TypeExpr,
         args: &[ast::Expr],

@@ -206,6 +206,50 @@ impl Sema<'_> {
         }
         // Cubes take no offset.
         let offsets = usize::from(!info.kind.is_cube());
+        // `Gather*` with an offset for each of the four texels: each
+        // component from the gather at its own offset.
+        if name.starts_with("Gather") && offsets == 1 && args.len() == fixed + 4 {
+            let parts: Vec<ast::Expr> = ["x", "y", "z", "w"]
+                .iter()
+                .zip(&args[fixed..])
+                .map(|(c, offset)| {
+                    let mut one = args[..fixed].to_vec();
+                    one.push(offset.clone());
+                    let gather = ast::Expr {
+                        kind: ast::ExprKind::MethodCall {
+                            receiver: Box::new(receiver.clone()),
+                            method: ast::Ident {
+                                name: name.to_string(),
+                                span,
+                            },
+                            template_args: Vec::new(),
+                            args: one,
+                        },
+                        span,
+                    };
+                    ast::Expr {
+                        kind: ast::ExprKind::Member {
+                            base: Box::new(gather),
+                            member: ast::Ident {
+                                name: c.to_string(),
+                                span,
+                            },
+                        },
+                        span,
+                    }
+                })
+                .collect();
+            let float4 = ast::TypeExpr {
+                name: ast::Ident {
+                    name: "float4".to_string(),
+                    span,
+                },
+                args: Vec::new(),
+                modifiers: Vec::new(),
+                span,
+            };
+            return self.lower_constructor(&float4, &parts, span);
+        }
         if args.len() != fixed && args.len() != fixed + offsets {
             let message = if args.len() > fixed + 1 {
                 format!("not supported: the clamp and status arguments of '{name}'")

@@ -40,10 +40,36 @@ impl<'a> Sema<'a> {
             .get(name)
             .cloned()
             .unwrap_or_default();
-        let Some(&f) = decls
+        // Among overloads of one arity, the first whose resource parameters
+        // take the arguments' kinds of resource.
+        let candidates: Vec<&'a ast::FunctionDecl> = decls
             .iter()
-            .find(|f| f.params.len() == args.len() && f.body.is_some())
-        else {
+            .copied()
+            .filter(|f| f.params.len() == args.len() && f.body.is_some())
+            .collect();
+        let fits = |this: &mut Self, f: &ast::FunctionDecl| {
+            f.params.iter().zip(args).all(|(p, a)| {
+                if !resource_kind_name(&p.ty.name.name) {
+                    return true;
+                }
+                match (this.resolve_type(&p.ty), this.resource_of(a)) {
+                    (Some(Resolved::Resource(kind, element)), Some(info)) => {
+                        info.id.0 >= crate::context::DYNAMIC_RESOURCE_BASE
+                            || (info.kind == kind && info.element == element)
+                    }
+                    _ => true,
+                }
+            })
+        };
+        let chosen = match candidates.len() {
+            0 | 1 => candidates.first().copied(),
+            _ => candidates
+                .iter()
+                .copied()
+                .find(|f| fits(self, f))
+                .or(candidates.first().copied()),
+        };
+        let Some(f) = chosen else {
             self.error(
                 span,
                 format!(

@@ -982,10 +982,15 @@ impl Parser<'_> {
             span: name.span,
         };
         let mut previous: Option<Ident> = None;
+        // The earlier enumerators, by the name a value may give them, with
+        // the name they are declared under.
+        let mut earlier: Vec<(String, Ident)> = Vec::new();
         while !self.at("}") && !self.at_eof() {
             let enumerator = self.ident("expected enumerator name")?;
             let value = if self.eat("=") {
-                self.conditional_top()?
+                let mut value = self.conditional_top()?;
+                name_enumerators(&mut value, &earlier);
+                value
             } else {
                 let span = enumerator.span;
                 let literal = |value: u64| Expr {
@@ -1053,6 +1058,7 @@ impl Parser<'_> {
                     span: enumerator.span,
                 }));
             }
+            earlier.push((enumerator.name.clone(), reference.clone()));
             previous = Some(reference);
             if !self.eat(",") {
                 break;
@@ -1143,5 +1149,45 @@ fn this_param(owner: &Ident, span: Span) -> Param {
         semantic: None,
         default: None,
         span,
+    }
+}
+
+/// Rewrites the names in an enumerator's value that name an earlier
+/// enumerator of the same enum (`B = A << 1`) to the name it is declared
+/// under, which its namespace or its scoped enum would otherwise hide.
+fn name_enumerators(e: &mut Expr, earlier: &[(String, Ident)]) {
+    match &mut e.kind {
+        ExprKind::Ident(id) => {
+            if let Some((_, declared)) = earlier.iter().rev().find(|(n, _)| *n == id.name) {
+                *id = Ident {
+                    name: declared.name.clone(),
+                    span: id.span,
+                };
+            }
+        }
+        ExprKind::Unary { operand, .. } | ExprKind::Cast { operand, .. } => {
+            name_enumerators(operand, earlier);
+        }
+        ExprKind::Binary { lhs, rhs, .. }
+        | ExprKind::Assign { lhs, rhs, .. }
+        | ExprKind::Comma { lhs, rhs } => {
+            name_enumerators(lhs, earlier);
+            name_enumerators(rhs, earlier);
+        }
+        ExprKind::Conditional {
+            cond,
+            then_expr,
+            else_expr,
+        } => {
+            name_enumerators(cond, earlier);
+            name_enumerators(then_expr, earlier);
+            name_enumerators(else_expr, earlier);
+        }
+        ExprKind::Call { args, .. } => args.iter_mut().for_each(|a| name_enumerators(a, earlier)),
+        ExprKind::Index { base, index } => {
+            name_enumerators(base, earlier);
+            name_enumerators(index, earlier);
+        }
+        _ => {}
     }
 }

@@ -1277,3 +1277,37 @@ void main()
 "#;
     assert_eq!(single(source, 2), vec![32, 127]);
 }
+
+/// Overloads told apart by their resource parameters, a static member
+/// function calling a sibling without `S::`, and enumerators whose values
+/// name earlier ones inside a namespace and a scoped enum.
+#[test]
+fn resource_overloads_static_siblings_and_enumerator_values() {
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+        StructuredBuffer<uint2> Pairs : register(t0);\n\
+        StructuredBuffer<uint> Words : register(t1);\n\
+        uint Get(StructuredBuffer<uint2> b, uint i) { return b[i].y; }\n\
+        uint Get(StructuredBuffer<uint> b, uint i) { return b[i] * 10; }\n\
+        struct S { static uint A() { return 3; } static uint B() { return A() + 1; } };\n\
+        namespace N { enum Channel { R = 1, G = R << 1, B = G | R }; }\n\
+        enum class Flags : uint { X = 4, Y = X << 1, Z = Y | X };\n\
+        [numthreads(1, 1, 1)]\n\
+        void main() {\n\
+            Out[0] = Get(Pairs, 1);\n\
+            Out[1] = Get(Words, 1);\n\
+            Out[2] = S::B();\n\
+            Out[3] = N::B;\n\
+            Out[4] = (uint)Flags::Z;\n\
+        }\n";
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 5]),
+            buf("Pairs", Kind::StructuredBuffer, 0, vec![1, 2, 3, 4]),
+            buf("Words", Kind::StructuredBuffer, 1, vec![5, 6]),
+        ],
+        4,
+    );
+    assert_eq!(out[0], [4, 60, 4, 3, 12]);
+}
