@@ -149,7 +149,7 @@ struct DiffArgs {
     #[arg(long, value_name = "FORMAT", default_value = "text")]
     format: String,
     /// Colour diagnostics: auto, always or never.
-    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
     color: String,
 }
 
@@ -173,7 +173,7 @@ struct SpirvArgs {
     #[arg(long)]
     maximal_reconvergence: bool,
     /// Colour diagnostics: auto, always or never.
-    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
     color: String,
 }
 
@@ -235,7 +235,7 @@ struct CheckArgs {
     #[arg(long, value_name = "FORMAT", default_value = "text")]
     format: String,
     /// Colour diagnostics: auto, always or never.
-    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
     color: String,
 }
 
@@ -344,7 +344,7 @@ struct InfoArgs {
     #[arg(long, value_name = "FORMAT", default_value = "text")]
     format: String,
     /// Colour diagnostics: auto, always or never.
-    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
     color: String,
 }
 
@@ -460,7 +460,7 @@ struct RunArgs {
     #[arg(long, value_name = "FORMAT", default_value = "text")]
     format: String,
     /// Colour diagnostics: auto, always or never.
-    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
     color: String,
 }
 
@@ -646,7 +646,7 @@ fn compile_file(
     args: &CompileArgs,
     color: bool,
 ) -> Result<lockstep::Shader, u8> {
-    let source = std::fs::read(path)
+    let source = lockstep::pipeline::read_file(path)
         .map(|bytes| lockstep::decode_source(&bytes))
         .map_err(|e| {
             let message = format!("cannot read shader '{}': {e}", path.display());
@@ -819,6 +819,28 @@ fn report_run_error(shader: &lockstep::Shader, e: lockstep::RunError, color: boo
     EXIT_ERROR
 }
 
+/// A pipeline file's error, at its place in the file; for a file named
+/// like a shader, with a note that the pipeline comes first.
+fn pipeline_error(path: &Path, e: &lockstep::pipeline::PipelineError) -> String {
+    let message = match e.location {
+        Some(_) => format!("{}:{e}", path.display()),
+        None => format!("{e}"),
+    };
+    let shader_like = path.extension().is_some_and(|x| {
+        ["hlsl", "hlsli", "fx", "vs", "ps", "cs"]
+            .iter()
+            .any(|s| x.eq_ignore_ascii_case(s))
+    });
+    if shader_like {
+        format!(
+            "{message}\nnote: '{}' is read as the pipeline: the pipeline file comes first (PIPELINE SHADER)",
+            path.display()
+        )
+    } else {
+        message
+    }
+}
+
 /// Reads and parses the pipeline, then compiles the shader with the
 /// pipeline's entry point unless `-E` names one; the exit code on failure.
 fn load_job(
@@ -830,10 +852,7 @@ fn load_job(
     // Read from the file: a large Data list is decoded once the text is
     // dropped.
     let pipeline = lockstep::pipeline::parse_file(pipeline).map_err(|e| {
-        let message = match e.location {
-            Some(_) => format!("{}:{e}", pipeline.display()),
-            None => format!("{e}"),
-        };
+        let message = pipeline_error(pipeline, &e);
         json_error(compile, &message);
         error(message)
     })?;
@@ -1340,10 +1359,7 @@ fn load_draw(
 ) -> Result<(lockstep::pipeline::Pipeline, Vec<lockstep::Shader>), u8> {
     use lockstep::ir::Stage;
     let pipeline = lockstep::pipeline::parse_file(pipeline_path).map_err(|e| {
-        let message = match e.location {
-            Some(_) => format!("{}:{e}", pipeline_path.display()),
-            None => format!("{e}"),
-        };
+        let message = pipeline_error(pipeline_path, &e);
         json_error(compile, &message);
         error(message)
     })?;
@@ -1630,6 +1646,23 @@ fn write_buffers(
     } else {
         Style::Offloader
     };
+    let extension = args
+        .output
+        .as_ref()
+        .and_then(|p| p.extension())
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let extension = extension.as_deref();
+    if args.resource.is_none()
+        && let Some(raw @ ("bin" | "png")) = extension
+    {
+        return Err(error(format!(
+            "-o {}: a .{raw} file holds one buffer: name it with -r NAME (without -r, every buffer is written as YAML)",
+            args.output
+                .as_ref()
+                .map_or(String::new(), |p| p.display().to_string())
+        )));
+    }
     let bytes = match &args.resource {
         Some(name) => {
             let index = pipeline.buffer_index(name).ok_or_else(|| {
@@ -1640,11 +1673,6 @@ fn write_buffers(
             let data = contents
                 .get(index)
                 .map_or(pipeline.buffers[index].data.as_slice(), AsRef::as_ref);
-            let extension = args
-                .output
-                .as_ref()
-                .and_then(|p| p.extension())
-                .and_then(|e| e.to_str());
             if extension == Some("bin") {
                 data.to_vec()
             } else if extension == Some("png") {
@@ -1674,7 +1702,7 @@ fn load_buffers(specs: &[String], pipeline: &mut lockstep::pipeline::Pipeline) -
                 "--buffer {spec}: expected NAME=FILE, such as --buffer In=in.bin"
             )));
         };
-        let bytes = std::fs::read(path)
+        let bytes = lockstep::pipeline::read_file(Path::new(path))
             .map_err(|e| error(format!("--buffer {spec}: cannot read '{path}': {e}")))?;
         pipeline
             .replace_data(name, bytes)
@@ -1684,11 +1712,23 @@ fn load_buffers(specs: &[String], pipeline: &mut lockstep::pipeline::Pipeline) -
 }
 
 /// The `.test` files under `path`: the file itself, or a directory's
-/// `*.test` files, recursively.
+/// `*.test` files, recursively, each directory once however many links
+/// lead to it.
 fn collect_tests(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    collect_tests_in(path, out, &mut std::collections::HashSet::new())
+}
+
+fn collect_tests_in(
+    path: &Path,
+    out: &mut Vec<PathBuf>,
+    seen: &mut std::collections::HashSet<PathBuf>,
+) -> std::io::Result<()> {
     if !path.is_dir() {
         std::fs::metadata(path)?;
         out.push(path.to_path_buf());
+        return Ok(());
+    }
+    if !seen.insert(std::fs::canonicalize(path)?) {
         return Ok(());
     }
     let mut entries: Vec<PathBuf> = std::fs::read_dir(path)?
@@ -1697,7 +1737,7 @@ fn collect_tests(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     entries.sort();
     for entry in entries {
         if entry.is_dir() {
-            collect_tests(&entry, out)?;
+            collect_tests_in(&entry, out, seen)?;
         } else if entry.extension().is_some_and(|e| e == "test") {
             out.push(entry);
         }

@@ -941,3 +941,83 @@ fn stats_name_groups_that_run_one_at_a_time() {
     let o = lockstep(&[EXAMPLE[0], EXAMPLE[1], EXAMPLE[2], "--stats"]);
     assert!(!stderr(&o).contains("groups:"), "{}", stderr(&o));
 }
+
+/// Bad input gets an error that names its cause: arguments in the wrong
+/// order, a device file, an empty entry point (which runs), a flood of
+/// errors (cut at 20), `-o FILE.png` without `-r`, and a test directory
+/// that links to itself (each test once).
+#[test]
+fn bad_input_is_named_and_bounded() {
+    let dir = scratch("bad-input");
+    let o = lockstep(&[
+        "run",
+        "examples/compact_write.hlsl",
+        "examples/compact_write.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("is read as the pipeline: the pipeline file comes first"),
+        "{}",
+        stderr(&o)
+    );
+    let o = lockstep(&["run", "examples/compact_write.yaml", "/dev/zero"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("it is not a regular file"),
+        "{}",
+        stderr(&o)
+    );
+    let empty = dir.join("empty.hlsl");
+    std::fs::write(&empty, "[numthreads(4, 1, 1)] void main() {}\n").unwrap();
+    let pipeline = dir.join("empty.yaml");
+    std::fs::write(
+        &pipeline,
+        "Shaders:\n  - Stage: Compute\n    Entry: main\nDispatchParameters:\n  DispatchGroupCount: [2, 1, 1]\n",
+    )
+    .unwrap();
+    for engine in ["native", "interpreter"] {
+        let o = lockstep(&[
+            "run",
+            pipeline.to_str().unwrap(),
+            empty.to_str().unwrap(),
+            "--engine",
+            engine,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{engine}: {}", stderr(&o));
+    }
+    let junk = dir.join("junk.hlsl");
+    std::fs::write(&junk, "@ ".repeat(500)).unwrap();
+    let o = lockstep(&["info", junk.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let text = stderr(&o);
+    assert_eq!(text.matches(": error: ").count(), 20, "{text}");
+    assert!(text.contains("error: too many errors; "), "{text}");
+    let png = dir.join("out.png");
+    let o = lockstep(&[
+        "run",
+        "examples/compact_write.yaml",
+        "examples/compact_write.hlsl",
+        "-o",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("name it with -r NAME"),
+        "{}",
+        stderr(&o)
+    );
+    #[cfg(unix)]
+    {
+        let tests = dir.join("tests");
+        std::fs::create_dir_all(&tests).unwrap();
+        std::fs::copy(
+            repo().join("tests/offload/fmod.test"),
+            tests.join("one.test"),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(&tests, tests.join("again")).unwrap();
+        let o = lockstep(&["test", tests.to_str().unwrap()]);
+        let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(stdout.contains("1 passed"), "{stdout}{}", stderr(&o));
+    }
+}

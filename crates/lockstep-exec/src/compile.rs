@@ -338,6 +338,7 @@ impl Program {
         c.allocate_statics();
         let function = module.function(entry.function);
         let locals = c.allocate_locals(function);
+        c.check_registers(function.span)?;
         let locals_named = locals.clone();
         let inputs: Vec<(SystemValue, Vec<Reg>, ScalarType)> = entry
             .inputs
@@ -368,6 +369,8 @@ impl Program {
         });
         c.block(&module.static_init)?;
         c.block(&function.body)?;
+        // Before the passes below, whose work grows with the registers.
+        c.check_registers(function.span)?;
         c.calls.pop();
         c.emit(Inst::CallEnd);
         c.frames.pop();
@@ -452,15 +455,7 @@ impl Program {
             .map(|r| !r.kind.is_texture())
             .collect();
         let resource_names = module.resources.iter().map(|r| r.name.clone()).collect();
-        if c.max_reg > MAX_REGISTERS {
-            return Err(ExecError::new(
-                format!(
-                    "the shader needs {} scalar registers per lane; the limit is {MAX_REGISTERS} (large local arrays are the usual cause)",
-                    c.max_reg
-                ),
-                Some(function.span),
-            ));
-        }
+        c.check_registers(function.span)?;
         let barriers = c.code.iter().any(|inst| matches!(inst, Inst::Barrier));
         let waits = waits::waits_on_groups(&c.code, c.max_reg);
         Ok(Program {
@@ -623,6 +618,9 @@ struct CallContext {
 
 const MAX_INLINE_DEPTH: usize = 64;
 
+/// The most bytecode instructions a shader may inline to.
+const MAX_INSTRUCTIONS: usize = 1 << 21;
+
 /// Scalar registers one lane may use: at the widest wave this is 64 MiB of
 /// registers per wave.
 const MAX_REGISTERS: u32 = 1 << 16;
@@ -784,6 +782,20 @@ impl<'m> Compiler<'m> {
             self.debug.call.push(self.user_call);
         }
         self.code.len() - 1
+    }
+
+    /// An error once the registers allocated pass [`MAX_REGISTERS`].
+    fn check_registers(&self, span: Span) -> Result<(), ExecError> {
+        if self.max_reg > MAX_REGISTERS {
+            return Err(ExecError::new(
+                format!(
+                    "the shader needs {} scalar registers per lane; the limit is {MAX_REGISTERS} (large local arrays are the usual cause)",
+                    self.max_reg
+                ),
+                Some(span),
+            ));
+        }
+        Ok(())
     }
 
     fn alloc(&mut self, n: u32) -> Vec<Reg> {

@@ -946,6 +946,9 @@ impl Wave {
                     delta,
                     limit,
                 } => {
+                    if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
+                        self.check_local_index(ctx, findings, delta, limit, Access::Read);
+                    }
                     for l in 0..w {
                         let d = self.regs[delta.0 as usize * w + l];
                         let v = if d < u64::from(limit) {
@@ -962,6 +965,9 @@ impl Wave {
                     limit,
                     src,
                 } => {
+                    if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
+                        self.check_local_index(ctx, findings, delta, limit, Access::Write);
+                    }
                     for l in self.lanes(w) {
                         let d = self.regs[delta.0 as usize * w + l];
                         if d < u64::from(limit) {

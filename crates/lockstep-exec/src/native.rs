@@ -1898,7 +1898,9 @@ impl NativeWorker {
         if !std::ptr::eq(self.for_code, native) || self.frame.len() * 8 != copies * frame_bytes {
             self.frame = vec![0; (copies * frame_bytes).div_ceil(8)];
             let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.frame);
-            for frame in bytes.chunks_exact_mut(frame_bytes) {
+            // A shader without registers (an empty entry point) has no
+            // frame.
+            for frame in bytes.chunks_exact_mut(frame_bytes.max(1)) {
                 for &(at, wide, bits) in &native.constants {
                     for l in 0..width {
                         if wide {

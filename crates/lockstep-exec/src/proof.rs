@@ -1018,6 +1018,16 @@ impl Walk<'_> {
                 let settled = state.shared.end_phase(self.threads);
                 state.settle_shared(settled);
             }
+            // A local array's index within its scalars, for every thread.
+            Inst::Gather { delta, limit, .. } | Inst::Scatter { delta, limit, .. } => {
+                let fact = state.facts.get(delta)?;
+                let v = match fact.width {
+                    Width::Full => fact.value,
+                    Width::Low32 => return None,
+                };
+                let (lo, hi) = v.bounds(t);
+                (lo >= 0 && hi < i128::from(limit)).then_some(())?;
+            }
             Inst::Load { addr, ty, .. }
             | Inst::Store { addr, ty, .. }
             | Inst::Atomic { addr, ty, .. }

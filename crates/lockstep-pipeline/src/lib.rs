@@ -29,7 +29,7 @@ pub use data::MAX_BUFFER_BYTES;
 pub use error::{Location, PipelineError};
 pub use format::Format;
 pub use graphics::{GraphicsDesc, Topology, VertexAttribute};
-pub use parse::{MAX_GROUP_COUNT, parse, parse_file};
+pub use parse::{MAX_GROUP_COUNT, parse, parse_file, read_file};
 pub use read::suggestion;
 pub use render::{Style, element_strings, render_buffer, render_buffers};
 pub use sampler::{Address, Comparison, Filter, SamplerDesc};

@@ -53,6 +53,19 @@ pub fn parse(text: &str) -> Result<Pipeline, PipelineError> {
     parse_with(text, false).map(|(pipeline, _)| pipeline)
 }
 
+/// The bytes of the file at `path`, which must be a regular file (a device
+/// such as `/dev/zero` never ends).
+pub fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(std::io::Error::other(if path.is_dir() {
+            "it is a directory"
+        } else {
+            "it is not a regular file"
+        }));
+    }
+    std::fs::read(path)
+}
+
 /// Reads, parses and checks the pipeline file at `path`. A large `Data`
 /// list is decoded after the rest, from the file a piece at a time, once
 /// the text is dropped: reading a file costs about the larger of its
@@ -60,7 +73,8 @@ pub fn parse(text: &str) -> Result<Pipeline, PipelineError> {
 pub fn parse_file(path: &std::path::Path) -> Result<Pipeline, PipelineError> {
     let io =
         |e: std::io::Error| PipelineError::new(format!("cannot read '{}': {e}", path.display()));
-    let text = std::fs::read_to_string(path).map_err(io)?;
+    let text = String::from_utf8(read_file(path).map_err(io)?)
+        .map_err(|_| PipelineError::new(format!("'{}' is not UTF-8 text", path.display())))?;
     let graphics = text.contains("Bindings:");
     let (mut pipeline, deferred) = parse_with(&text, !graphics)?;
     drop(text);

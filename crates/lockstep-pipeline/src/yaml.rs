@@ -188,6 +188,8 @@ struct Cursor<'a> {
     pos: usize,
     line: usize,
     line_start: usize,
+    /// Block collections open around the cursor.
+    depth: usize,
 }
 
 impl<'a> Cursor<'a> {
@@ -197,6 +199,7 @@ impl<'a> Cursor<'a> {
             pos: 0,
             line: 1,
             line_start: 0,
+            depth: 0,
         }
     }
 
@@ -397,7 +400,20 @@ impl<'a> Cursor<'a> {
         matches!(self.peek_at(1), None | Some(b' ' | b'\t' | b'\r' | b'\n'))
     }
 
+    /// Enters a block collection: an error past [`MAX_FLOW_DEPTH`] open
+    /// ones (each is a level of recursion).
+    fn enter_block(&mut self) -> Result<(), PipelineError> {
+        if self.depth >= MAX_FLOW_DEPTH {
+            return Err(self.error(format!(
+                "block collections nested more than {MAX_FLOW_DEPTH} deep"
+            )));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
     fn block_mapping(&mut self, indent: usize) -> Result<Node<'a>, PipelineError> {
+        self.enter_block()?;
         let at = self.location();
         let mut entries = Vec::new();
         loop {
@@ -430,6 +446,7 @@ impl<'a> Cursor<'a> {
                 break;
             }
         }
+        self.depth -= 1;
         Ok(Node {
             at,
             value: Value::Map(entries),
@@ -437,6 +454,7 @@ impl<'a> Cursor<'a> {
     }
 
     fn block_sequence(&mut self, indent: usize) -> Result<Node<'a>, PipelineError> {
+        self.enter_block()?;
         let at = self.location();
         let mut items = Vec::new();
         loop {
@@ -446,6 +464,7 @@ impl<'a> Cursor<'a> {
                 break;
             }
         }
+        self.depth -= 1;
         Ok(Node {
             at,
             value: Value::Seq(items),
@@ -995,6 +1014,9 @@ B: 'it''s # no comment'
         );
         let deep = format!("A: {}{}\n", "[".repeat(100), "]".repeat(100));
         assert!(read(&deep).contains("nested more than 64 deep"));
+        // Block collections too: a sequence of sequences 20,000 deep.
+        let deep_block = "- ".repeat(20_000) + "1\n";
+        assert!(read(&deep_block).contains("block collections nested more than 64 deep"));
     }
 
     #[test]

@@ -317,6 +317,24 @@ impl Sema<'_> {
     }
 
     fn check_shader_attribute(&mut self, decl: &ast::FunctionDecl) {
+        // The group's shape and wave size are given once: a second one
+        // (conflicting or not) is an error, not silently dropped.
+        let mut seen: Vec<(String, Span)> = Vec::new();
+        for attr in &decl.attributes {
+            let lower = attr.name.name.to_ascii_lowercase();
+            if matches!(lower.as_str(), "numthreads" | "numwaves" | "wavesize") {
+                if let Some((_, first)) = seen.iter().find(|(n, _)| *n == lower) {
+                    let d = lockstep_syntax::Diagnostic::error(
+                        attr.span,
+                        format!("attribute '{}' is given more than once", attr.name.name),
+                    )
+                    .with_label(*first, "first given here");
+                    self.push(d);
+                } else {
+                    seen.push((lower.clone(), attr.span));
+                }
+            }
+        }
         for attr in &decl.attributes {
             let lower = attr.name.name.to_ascii_lowercase();
             match lower.as_str() {

@@ -1210,13 +1210,23 @@ impl CheckReport {
         // One block per buffer and kind of variation (the shuffled orders'
         // seeds together), over the wave sizes it happened at; the
         // elements are those of the first.
-        let kind = |v: &str| v.split(" (seed ").next().unwrap_or_default().to_string();
-        let mut blocks: Vec<(&OrderIssue, Vec<u32>, Vec<&str>)> = Vec::new();
+        // A variation is `kind (seed N)suffix`, or has no seed.
+        let parts = |v: &str| -> (String, Option<String>, String) {
+            match v.split_once(" (seed ") {
+                Some((kind, rest)) => {
+                    let (seed, suffix) = rest.split_once(')').unwrap_or((rest, ""));
+                    (kind.to_string(), Some(seed.to_string()), suffix.to_string())
+                }
+                None => (v.to_string(), None, String::new()),
+            }
+        };
+        let kind = |v: &str| {
+            let (kind, _, suffix) = parts(v);
+            format!("{kind}{suffix}")
+        };
+        let mut blocks: Vec<(&OrderIssue, Vec<u32>, Vec<String>)> = Vec::new();
         for o in &self.order_dependence {
-            let seed = o
-                .variation
-                .split_once(" (seed ")
-                .map(|(_, s)| s.trim_end_matches(')'));
+            let seed = parts(&o.variation).1;
             match blocks
                 .iter_mut()
                 .find(|(b, ..)| b.buffer == o.buffer && kind(&b.variation) == kind(&o.variation))
@@ -1235,11 +1245,14 @@ impl CheckReport {
             sizes.sort_unstable();
             let variation = match seeds.len() {
                 0 | 1 => o.variation.clone(),
-                _ => format!(
-                    "{} (seeds {})",
-                    kind(&o.variation).replace("a shuffled order", "shuffled orders"),
-                    seeds.join(", ")
-                ),
+                _ => {
+                    let (kind, _, suffix) = parts(&o.variation);
+                    format!(
+                        "{} (seeds {}){suffix}",
+                        kind.replace("a shuffled order", "shuffled orders"),
+                        seeds.join(", ")
+                    )
+                }
             };
             let (at, first) = match sizes.len() {
                 1 => (format!("at wave size {}", o.wave_size), String::new()),

@@ -21,14 +21,30 @@ fn range(map: &SourceMap, span: Span) -> std::ops::Range<usize> {
     start..end
 }
 
-/// Renders diagnostics in order. With `color`, uses ANSI colours.
+/// The most errors rendered; those after them are counted (as clang's
+/// `-ferror-limit` does, most of them follow from the first).
+const ERROR_LIMIT: usize = 20;
+
+/// Renders diagnostics in order, at most [`ERROR_LIMIT`] errors. With
+/// `color`, uses ANSI colours.
 pub fn render_diagnostics(map: &SourceMap, diags: &[Diagnostic], color: bool) -> String {
     let mut files = SimpleFiles::new();
     for f in map.files() {
         files.add(f.name.clone(), f.text.clone());
     }
     let mut out = String::new();
+    let mut errors = 0;
     for d in diags {
+        if d.is_error() {
+            errors += 1;
+            if errors > ERROR_LIMIT {
+                let left = diags.iter().filter(|d| d.is_error()).count() - ERROR_LIMIT;
+                out.push_str(&format!(
+                    "error: too many errors; {left} more not shown (the first are the ones to fix)\n"
+                ));
+                break;
+            }
+        }
         for site in map.include_chain(d.span.file) {
             out.push_str(&format!("in file included from {}:\n", map.location(site)));
         }

@@ -662,6 +662,18 @@ impl Compiler<'_> {
         }
         let module = self.module;
         let f = module.function(id);
+        // Every call is inlined: a function that calls another twice, and
+        // so on down, doubles the code at each level.
+        if self.code.len() > super::MAX_INSTRUCTIONS {
+            return Err(ExecError::new(
+                format!(
+                    "the shader inlines to more than {} instructions (each call is a copy of the function): call '{}' from fewer places",
+                    super::MAX_INSTRUCTIONS,
+                    f.name
+                ),
+                Some(self.span),
+            ));
+        }
         let mut inputs = Vec::new();
         let mut places = Vec::new();
         for arg in args {
@@ -679,6 +691,7 @@ impl Compiler<'_> {
             }
         }
         let locals = self.allocate_locals(f);
+        self.check_registers(f.span)?;
         let first_pc = self.code.len() as u32;
         self.zero(&locals);
         let local_types = f.locals.iter().map(|l| l.ty).collect();

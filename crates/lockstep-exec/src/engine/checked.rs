@@ -153,6 +153,44 @@ impl Wave {
         }
     }
 
+    /// Lanes whose index into a local array (`delta`, in scalars) is past
+    /// its `limit` scalars: D3D leaves such an access undefined (here a
+    /// read gives 0 and a write is dropped).
+    pub(super) fn check_local_index(
+        &self,
+        ctx: &Context,
+        findings: &Findings,
+        delta: Reg,
+        limit: u32,
+        access: Access,
+    ) {
+        let w = ctx.wave_size;
+        let mut outside: Mask = 0;
+        let mut first = 0;
+        for l in self.lanes(w) {
+            let d = self.regs[delta.0 as usize * w + l];
+            if d >= u64::from(limit) {
+                if outside == 0 {
+                    first = d;
+                }
+                outside |= 1 << l;
+            }
+        }
+        if outside != 0 {
+            let verb = if access == Access::Read {
+                "reads"
+            } else {
+                "writes"
+            };
+            findings.record(FindingKind::OutOfBounds, self.site(ctx), outside, || {
+                format!(
+                    "{verb} a local array out of bounds: scalar {} of its {limit} (first lane)",
+                    first as i64
+                )
+            });
+        }
+    }
+
     /// Lanes that store different values at one address in one store:
     /// the lanes of a wave store at once, so which value lands is not
     /// specified (lanes storing one value agree).

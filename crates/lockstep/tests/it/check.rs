@@ -1217,3 +1217,38 @@ fn texels_outside_a_texture_are_reported() {
         )]
     );
 }
+
+/// A local array indexed past its end at run time is out of bounds (the
+/// read gives 0, the write is dropped), for the lanes that do it; `check`
+/// finds it too, as the proof cannot bound the index.
+#[test]
+fn local_arrays_indexed_past_their_end_are_reported() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(8, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    uint a[4] = { 1, 2, 3, 4 };
+    a[gi & 7] = 9;
+    Out[gi] = a[gi / 2];
+}
+"#;
+    let (words, report) = run_checked_at_wave_8(source, 8);
+    // Each lane has its own array: lanes 0..3 set their own element to 9
+    // (lanes 4..7 write past the end, dropped), then read element gi / 2:
+    // 9 for lane 0 (its own), the initial values for the others.
+    assert_eq!(words, [9, 1, 2, 2, 3, 3, 4, 4]);
+    let found: Vec<(&str, &[u32], &str)> = report
+        .findings
+        .iter()
+        .map(|f| (f.kind, f.lanes.as_slice(), f.message.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "out-of-bounds",
+            &[4u32, 5, 6, 7][..],
+            "writes a local array out of bounds: scalar 4 of its 4 (first lane)"
+        )]
+    );
+}

@@ -315,7 +315,7 @@ fn too_many_worker_threads() {
 fn huge_local_arrays_are_an_error() {
     let source = "RWStructuredBuffer<float> Out : register(u0);\n[numthreads(1,1,1)]\nvoid main() {\n    float big[100000];\n    big[3] = 1;\n    Out[0] = big[3];\n}\n";
     expect![[r#"
-        test.hlsl:2:1: error: the shader needs 100002 scalar registers per lane; the limit is 65536 (large local arrays are the usual cause)
+        test.hlsl:2:1: error: the shader needs 100000 scalar registers per lane; the limit is 65536 (large local arrays are the usual cause)
           |  
         2 | / [numthreads(1,1,1)]
         3 | | void main() {
