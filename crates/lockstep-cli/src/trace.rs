@@ -5,7 +5,6 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use lockstep::RunOptions;
 use lockstep::exec::TraceRequest;
 use lockstep::exec::trace::DEFAULT_MAX_STEPS;
 
@@ -54,7 +53,9 @@ pub(crate) struct TraceArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     threads: usize,
     /// Loop iterations one wave may run before the run stops with an error.
-    #[arg(long, value_name = "N", default_value_t = RunOptions::default().step_budget)]
+    /// As for `check`, lower than run's default: a trace runs in checked
+    /// mode.
+    #[arg(long, value_name = "N", default_value_t = crate::CHECK_STEP_BUDGET)]
     max_steps: u64,
     /// Where to write the trace, `-` for standard output (default:
     /// trace.html; for --format json, standard output).

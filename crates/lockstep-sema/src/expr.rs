@@ -64,6 +64,18 @@ impl Sema<'_> {
                 .size;
                 Some(TExpr::of(self.u32_const(size, span)))
             }
+            ast::ExprKind::SizeOfExpr(e) => {
+                // Only the type counts: the expression is lowered and
+                // dropped, never run.
+                let ty = self.lower_expr(e)?.ty();
+                let size = lockstep_ir::layout::size_align(
+                    &self.module.types,
+                    ty,
+                    lockstep_ir::LayoutRule::Packed,
+                )
+                .size;
+                Some(TExpr::of(self.u32_const(size, span)))
+            }
             ast::ExprKind::Ident(id) => self.lower_ident(id),
             ast::ExprKind::Unary { op, operand } => self.lower_unary(*op, operand, span),
             ast::ExprKind::Binary { op, lhs, rhs } => self.lower_binary(*op, lhs, rhs, span),

@@ -628,6 +628,9 @@ pub enum ExprKind {
     },
     /// `sizeof(T)`: the bytes of a type.
     SizeOf(TypeExpr),
+    /// `sizeof(e)`, `sizeof e`: the bytes of an expression's type (the
+    /// expression is not evaluated).
+    SizeOfExpr(Box<Expr>),
     /// `a, b`
     Comma {
         /// Evaluated first; its value is discarded.

@@ -492,6 +492,11 @@ fn write_expr(out: &mut String, expr: &Expr) {
         ExprKind::SizeOf(ty) => {
             let _ = write!(out, "(sizeof {})", ty.name.name);
         }
+        ExprKind::SizeOfExpr(e) => {
+            out.push_str("(sizeof ");
+            write_expr(out, e);
+            out.push(')');
+        }
         ExprKind::Ident(name) => out.push_str(&name.name),
         ExprKind::Unary { op, operand } => {
             let _ = write!(out, "({} ", unary_name(*op));

@@ -340,7 +340,7 @@ impl<'d> Parser<'d> {
             if !self.nesting_reported {
                 self.nesting_reported = true;
                 self.error_here(format!(
-                    "bracket nesting level exceeded maximum of {MAX_NESTING}"
+                    "nesting level exceeded maximum of {MAX_NESTING} (brackets, unary operators and statements inside one another)"
                 ));
             }
             return false;

@@ -554,12 +554,19 @@ impl Parser<'_> {
 
     #[inline(never)]
     fn identifier_expr(&mut self) -> PBox {
-        if self.at_kw("sizeof") && self.nth(1).is_punct("(") {
+        if self.at_kw("sizeof") && self.nth(1).is_punct("(") && self.at_type_start(2) {
             let start = self.advance();
             let open = self.advance();
             let ty = self.parse_type(Vec::new())?;
             self.expect_closing(")", open)?;
             return Ok(node(ExprKind::SizeOf(ty), start.to(self.prev_span)));
+        }
+        if self.at_kw("sizeof") {
+            // `sizeof(expression)` or `sizeof expression`.
+            let start = self.advance();
+            let operand = self.unary()?;
+            let span = start.to(operand.span);
+            return Ok(node(ExprKind::SizeOfExpr(operand), span));
         }
         if self.at_kw("true") || self.at_kw("false") {
             let value = self.at_kw("true");
@@ -733,7 +740,7 @@ fn for_each_child<'e>(expr: &'e Expr, f: &mut impl FnMut(&'e Expr)) {
         | ExprKind::StringLit(_)
         | ExprKind::SizeOf(_)
         | ExprKind::Ident(_) => {}
-        ExprKind::Unary { operand, .. } => f(operand),
+        ExprKind::Unary { operand, .. } | ExprKind::SizeOfExpr(operand) => f(operand),
         ExprKind::Binary { lhs, rhs, .. }
         | ExprKind::Assign { lhs, rhs, .. }
         | ExprKind::Comma { lhs, rhs } => {
@@ -800,7 +807,7 @@ fn dismantle(expr: Expr) {
     let mut stack = vec![expr];
     while let Some(expr) = stack.pop() {
         match expr.kind {
-            ExprKind::Unary { operand, .. } => stack.push(*operand),
+            ExprKind::Unary { operand, .. } | ExprKind::SizeOfExpr(operand) => stack.push(*operand),
             ExprKind::Binary { lhs, rhs, .. }
             | ExprKind::Assign { lhs, rhs, .. }
             | ExprKind::Comma { lhs, rhs } => {

@@ -591,7 +591,7 @@ fn deep_nesting_is_an_error_not_a_crash() {
         (fn void f ()
           (= b 1))
         ---
-        1:270: error: bracket nesting level exceeded maximum of 256
+        1:270: error: nesting level exceeded maximum of 256 (brackets, unary operators and statements inside one another)
     "#]]
     .assert_eq(&out);
 
@@ -603,7 +603,7 @@ fn deep_nesting_is_an_error_not_a_crash() {
     let diagnostics = &out[out.find("---").unwrap_or(0)..];
     expect![[r#"
         ---
-        1:139: error: bracket nesting level exceeded maximum of 256
+        1:139: error: nesting level exceeded maximum of 256 (brackets, unary operators and statements inside one another)
     "#]]
     .assert_eq(diagnostics);
     assert!(out.contains("(var float ok)"));
@@ -613,7 +613,7 @@ fn deep_nesting_is_an_error_not_a_crash() {
     expect![[r#"
         (fn void f ())
         ---
-        1:524: error: bracket nesting level exceeded maximum of 256
+        1:524: error: nesting level exceeded maximum of 256 (brackets, unary operators and statements inside one another)
     "#]]
     .assert_eq(&out);
 }

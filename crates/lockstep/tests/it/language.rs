@@ -640,7 +640,8 @@ fn member_functions_defined_outside_the_struct() {
     assert_eq!(out[0], [16, 46, 76, 106]);
 }
 
-/// `sizeof` gives a type's bytes as buffers lay it out, as a constant.
+/// `sizeof` gives a type's bytes as buffers lay it out, as a constant; of
+/// an expression, its type's.
 #[test]
 fn sizeof_types() {
     let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
@@ -652,15 +653,21 @@ fn sizeof_types() {
             Out[0] = sizeof(uint4);\n\
             Out[1] = a[7];\n\
             Out[2] = sizeof(bool);\n\
+            double x = 1.0;\n\
+            uint n = 0;\n\
+            Out[3] = sizeof(x + 1) * 100 + sizeof(-x) * 10 + sizeof x;\n\
+            Out[4] = sizeof(asuint(1.0f)) + sizeof(n++) * 10;\n\
+            Out[5] = n;\n\
         }\n";
     let out = run_words(
         source,
         [1, 1, 1],
-        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 3])],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 6])],
         4,
     );
-    // S: 12 + 4 bytes, then the double at offset 16.
-    assert_eq!(out[0], [16, 24, 4]);
+    // S: 12 + 4 bytes, then the double at offset 16. `sizeof` of an
+    // expression is its type's size, the expression not run (`n` stays 0).
+    assert_eq!(out[0], [16, 24, 4, 888, 44, 0]);
 }
 
 /// UAV counters: `IncrementCounter` returns the value before, and
