@@ -914,7 +914,7 @@ fn offload_step(
     }
     let found = match named.as_slice() {
         [one] => Some(*one),
-        [] if compiled.len() == 1 => compiled.last(),
+        [] if compiled.len() == 1 && step.shaders.is_empty() => compiled.last(),
         [] => None,
         _ => {
             return Err(

@@ -858,3 +858,14 @@ Results:
         other => panic!("{other:?}"),
     }
 }
+
+/// An `%offloader` line that names an object no `%dxc_target` line wrote
+/// fails, as it would under lit, even where the test compiles only one.
+#[test]
+fn the_offloader_runs_only_an_object_a_compile_wrote() {
+    let text = passing("").replace(
+        "%offloader %t/pipeline.yaml %t.o",
+        "%offloader %t/pipeline.yaml %t.b.o",
+    );
+    assert_fail(run(&text), "which no %dxc_target line produced");
+}
