@@ -243,7 +243,7 @@ pub(crate) struct Sema<'a> {
     /// The hidden counter of each structured buffer that uses one.
     pub counters: HashMap<ir::ResourceId, ir::ResourceId>,
     /// The compiled copies of those functions, by definition and resources.
-    pub specializations: HashMap<(Span, Vec<u32>), usize>,
+    pub specializations: HashMap<(Span, Vec<u32>, String), usize>,
     /// Functions that were called, with the first call site.
     pub called: HashMap<FunctionId, Span>,
     pub fcx: Option<FnCtx>,

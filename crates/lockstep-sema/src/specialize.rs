@@ -160,7 +160,20 @@ impl<'a> Sema<'a> {
         key: Vec<u32>,
         resources: HashMap<String, ResourceInfo>,
     ) -> Option<usize> {
-        let cache_key = (f.span, key);
+        self.specialize_instance(f, key, resources, String::new())
+    }
+
+    /// [`Sema::specialize`] for the template instance `instance` (its
+    /// arguments shown; empty for a function that is no template), whose
+    /// parameters the innermost template scope binds.
+    pub(crate) fn specialize_instance(
+        &mut self,
+        f: &'a ast::FunctionDecl,
+        key: Vec<u32>,
+        resources: HashMap<String, ResourceInfo>,
+        instance: String,
+    ) -> Option<usize> {
+        let cache_key = (f.span, key, instance);
         if let Some(&idx) = self.specializations.get(&cache_key) {
             return Some(idx);
         }

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use lockstep_ir::{self as ir, ScalarType, Type, TypeId};
 use lockstep_syntax::{Span, ast};
 
-use crate::context::{FnSym, Sema, TExpr};
+use crate::context::{FnSym, ResourceInfo, Sema, TExpr};
 
 /// How deeply template instances may instantiate others.
 const MAX_TEMPLATE_DEPTH: usize = 64;
@@ -39,7 +39,24 @@ impl<'a> Sema<'a> {
         span: Span,
     ) -> Option<TExpr> {
         let decls = self.templates.get(name).cloned().unwrap_or_default();
-        let values: Vec<Option<TExpr>> = args.iter().map(|a| self.lower_expr(a)).collect();
+        // Resources pass as themselves (each call a copy of the function
+        // for them); the other arguments as values.
+        let resources: Vec<Option<ResourceInfo>> = args
+            .iter()
+            .map(|a| match &a.kind {
+                ast::ExprKind::Ident(_)
+                | ast::ExprKind::Index { .. }
+                | ast::ExprKind::Member { .. } => self.resource_of(a),
+                _ => None,
+            })
+            .collect();
+        let value_args: Vec<ast::Expr> = args
+            .iter()
+            .zip(&resources)
+            .filter(|(_, r)| r.is_none())
+            .map(|(a, _)| a.clone())
+            .collect();
+        let values: Vec<Option<TExpr>> = value_args.iter().map(|a| self.lower_expr(a)).collect();
         let values: Vec<TExpr> = values.into_iter().collect::<Option<_>>()?;
         let values: Vec<TExpr> = values.into_iter().map(|v| self.default_lit(v)).collect();
         let mut reasons = Vec::new();
@@ -54,7 +71,24 @@ impl<'a> Sema<'a> {
                 ));
                 continue;
             }
-            match self.deduce(f, explicit, &values) {
+            // A resource argument for each resource parameter, and only
+            // there.
+            // A parameter whose type is a template parameter takes either.
+            let fits = f.params.iter().zip(&resources).all(|(p, r)| {
+                let generic = p.ty.args.is_empty()
+                    && f.template_params
+                        .iter()
+                        .any(|t| t.name.name == p.ty.name.name);
+                generic || crate::types::is_resource_name(&p.ty.name.name) == r.is_some()
+            });
+            if !fits {
+                reasons.push(
+                    "candidate template takes resources where the call passes values, or the reverse"
+                        .to_string(),
+                );
+                continue;
+            }
+            match self.deduce_with(f, explicit, &values, &resources) {
                 Ok(bindings) => {
                     chosen = Some((f, bindings));
                     break;
@@ -91,8 +125,48 @@ impl<'a> Sema<'a> {
                 return self.call_user(&special, args, span);
             }
         }
+        if resources.iter().any(Option::is_some) {
+            let idx = self.instantiate_with_resources(f, bindings, args, &resources)?;
+            return self.build_call(idx, values, &value_args, span);
+        }
         let idx = self.instantiate_function(f, bindings)?;
         self.build_call(idx, values, args, span)
+    }
+
+    /// The copy of template `f` for `bindings` whose resource parameters
+    /// name the call's resources (`resources`, by argument).
+    fn instantiate_with_resources(
+        &mut self,
+        f: &'a ast::FunctionDecl,
+        bindings: Vec<TemplateValue>,
+        args: &[ast::Expr],
+        resources: &[Option<ResourceInfo>],
+    ) -> Option<usize> {
+        let mut named = HashMap::new();
+        let mut key = Vec::new();
+        for ((p, r), a) in f.params.iter().zip(resources).zip(args) {
+            let Some(info) = *r else { continue };
+            if info.id.0 >= crate::context::DYNAMIC_RESOURCE_BASE {
+                self.error(
+                    a.span,
+                    "not supported: passing a resource chosen per lane (an array element with a non-constant index) to a function",
+                );
+                return None;
+            }
+            key.push(info.id.0);
+            named.insert(p.name.name.clone(), info);
+        }
+        let scope: HashMap<String, TemplateValue> = f
+            .template_params
+            .iter()
+            .map(|p| p.name.name.clone())
+            .zip(bindings.iter().copied())
+            .collect();
+        let instance = self.show_template_values(&bindings);
+        self.template_scopes.push(scope);
+        let idx = self.specialize_instance(f, key, named, instance);
+        self.template_scopes.pop();
+        idx
     }
 
     /// `T::f(…)` where type name `scope` (a typedef) stands for a struct
@@ -151,6 +225,20 @@ impl<'a> Sema<'a> {
         explicit: Option<&[ast::TemplateArg]>,
         values: &[TExpr],
     ) -> Result<Vec<TemplateValue>, String> {
+        self.deduce_with(f, explicit, values, &[])
+    }
+
+    /// [`Sema::deduce`] where the arguments marked in `resources` are
+    /// resources (`values` holding the others): a resource parameter's
+    /// template argument (`T` of `StructuredBuffer<T>`) is deduced from
+    /// the resource's element type.
+    fn deduce_with(
+        &mut self,
+        f: &ast::FunctionDecl,
+        explicit: Option<&[ast::TemplateArg]>,
+        values: &[TExpr],
+        resources: &[Option<ResourceInfo>],
+    ) -> Result<Vec<TemplateValue>, String> {
         let params = &f.template_params;
         let mut bound: Vec<Option<TemplateValue>> = vec![None; params.len()];
         let explicit = explicit.unwrap_or_default();
@@ -175,8 +263,23 @@ impl<'a> Sema<'a> {
         // parameters from its object (`this`, first), and the other
         // arguments convert to them.
         let object = f.params.first().is_some_and(|p| p.name.name == "this");
-        for (i, (p, v)) in f.params.iter().zip(values).enumerate() {
-            if let Some(name) = self.deduce_from(&p.ty, v.ty(), params, &fixed, &mut bound) {
+        let mut values = values.iter();
+        for (i, p) in f.params.iter().enumerate() {
+            let (te, ty) = match resources.get(i).copied().flatten() {
+                // `TEX t` given a resource: TEX stands for the resource,
+                // bound to its element type (the body names the resource
+                // through `t`).
+                Some(info) if p.ty.args.is_empty() => (&p.ty, info.element),
+                Some(info) => match p.ty.args.first() {
+                    Some(ast::TemplateArg::Type(te)) => (te, info.element),
+                    _ => continue,
+                },
+                None => match values.next() {
+                    Some(v) => (&p.ty, v.ty()),
+                    None => break,
+                },
+            };
+            if let Some(name) = self.deduce_from(te, ty, params, &fixed, &mut bound) {
                 return Err(format!(
                     "template parameter '{name}' is deduced as two different types or values"
                 ));

@@ -1318,3 +1318,34 @@ fn resource_overloads_static_siblings_and_enumerator_values() {
     );
     assert_eq!(out[0], [4, 60, 4, 3, 12]);
 }
+
+/// Function templates taking resources: `StructuredBuffer<T>` deduces `T`
+/// from the buffer's element type, a parameter of a template type takes a
+/// resource as it is, and each resource gets its own copy.
+#[test]
+fn templates_with_resource_parameters() {
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+        StructuredBuffer<uint2> Pairs : register(t0);\n\
+        StructuredBuffer<uint> Words : register(t1);\n\
+        template<typename T> T Fetch(StructuredBuffer<T> b, uint i) { return b[i]; }\n\
+        template<typename B> uint Count(B b) { uint n, stride; b.GetDimensions(n, stride); return n; }\n\
+        [numthreads(1, 1, 1)]\n\
+        void main() {\n\
+            uint2 p = Fetch(Pairs, 1);\n\
+            Out[0] = p.x * 10 + p.y;\n\
+            Out[1] = Fetch(Words, 2);\n\
+            Out[2] = Fetch<uint>(Words, 0);\n\
+            Out[3] = Count(Pairs) * 10 + Count(Words);\n\
+        }\n";
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 4]),
+            buf("Pairs", Kind::StructuredBuffer, 0, vec![1, 2, 3, 4]),
+            buf("Words", Kind::StructuredBuffer, 1, vec![5, 6, 7]),
+        ],
+        4,
+    );
+    assert_eq!(out[0], [34, 7, 5, 23]);
+}
