@@ -227,6 +227,19 @@ pub(crate) fn graphics(
                     ));
                 }
                 Some((count, _)) => count,
+                // Both topologies draw triangles: fewer than three whole
+                // vertices draw nothing, which the attributes' layout
+                // (an offset past the end, say) rather than the data means.
+                None if available < 3 => {
+                    return Err(path.error(
+                        fields.at,
+                        format!(
+                            "`{}` ({} bytes) holds {available} whole vertices of {stride} bytes (the end of the furthest attribute), fewer than a triangle: check the VertexAttributes' Offset and Format, or give DispatchParameters: {{ VertexCount: N }}",
+                            vertices.name,
+                            vertices.data.len()
+                        ),
+                    ));
+                }
                 None => available,
             }
         }

@@ -434,6 +434,14 @@ fn graphics_pipelines() {
         parse(&too_many).unwrap_err().to_string(),
         "7:16: VertexCount 4 exceeds the 3 vertices of `Vertices` (72 bytes, 24 per vertex)"
     );
+    // An attribute past the end leaves no whole vertex: an error, not a
+    // blank draw.
+    let past_end = text.replace("Offset: 12", "Offset: 4000");
+    let message = parse(&past_end).unwrap_err().to_string();
+    assert!(
+        message.contains("`Vertices` (72 bytes) holds 0 whole vertices of 4012 bytes"),
+        "{message}"
+    );
     let wrong_depth = text.replace(
         "  RenderTarget: Target",
         "  RenderTarget: Target\n  DepthTarget: Target",
