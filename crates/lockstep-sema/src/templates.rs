@@ -306,6 +306,16 @@ impl<'a> Sema<'a> {
         param: &ast::TemplateParam,
     ) -> Option<TemplateValue> {
         match (arg, &param.value_type) {
+            // A resource type stands for the resource a parameter of this
+            // type takes, bound as deduction binds it: its element type.
+            (ast::TemplateArg::Type(te), None) if crate::types::is_resource_name(&te.name.name) => {
+                match self.resolve_type(te)? {
+                    crate::types::Resolved::Resource(_, element) => {
+                        Some(TemplateValue::Type(element))
+                    }
+                    _ => None,
+                }
+            }
             (ast::TemplateArg::Type(te), None) => {
                 self.resolve_value_type(te).map(TemplateValue::Type)
             }

@@ -1321,7 +1321,8 @@ fn resource_overloads_static_siblings_and_enumerator_values() {
 
 /// Function templates taking resources: `StructuredBuffer<T>` deduces `T`
 /// from the buffer's element type, a parameter of a template type takes a
-/// resource as it is, and each resource gets its own copy.
+/// resource as it is (deduced or written), and each resource gets its own
+/// copy.
 #[test]
 fn templates_with_resource_parameters() {
     let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
@@ -1335,7 +1336,7 @@ fn templates_with_resource_parameters() {
             Out[0] = p.x * 10 + p.y;\n\
             Out[1] = Fetch(Words, 2);\n\
             Out[2] = Fetch<uint>(Words, 0);\n\
-            Out[3] = Count(Pairs) * 10 + Count(Words);\n\
+            Out[3] = Count(Pairs) * 10 + Count<StructuredBuffer<uint> >(Words);\n\
         }\n";
     let out = run_words(
         source,
