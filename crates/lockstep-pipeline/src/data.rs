@@ -129,7 +129,10 @@ pub(crate) fn buffer(
                 &path,
                 format,
                 channels,
-                deferred.is_none().then_some(data.len()),
+                // An `ArraySize` buffer holds one texture per element.
+                deferred
+                    .is_none()
+                    .then_some(data.len() / array_size.max(1) as usize),
             )
             .map_err(|e| match e.location {
                 Some(_) => e,
@@ -156,8 +159,13 @@ pub(crate) fn buffer(
 /// Checks a deferred buffer's `OutputProps` against its decoded data.
 pub(crate) fn check_deferred_props(buffer: &BufferDesc) -> Result<(), PipelineError> {
     match buffer.output_props {
-        Some(props) => texel_bytes(props, buffer.format, buffer.channels, buffer.data.len())
-            .map_err(|m| PipelineError::new(format!("buffer `{}`: {m}", buffer.name))),
+        Some(props) => texel_bytes(
+            props,
+            buffer.format,
+            buffer.channels,
+            buffer.data.len() / buffer.array_size.max(1) as usize,
+        )
+        .map_err(|m| PipelineError::new(format!("buffer `{}`: {m}", buffer.name))),
         None => Ok(()),
     }
 }

@@ -99,7 +99,9 @@ impl Pipeline {
             )));
         }
         if let Some(props) = buffer.output_props {
-            let need = props.all_texels() * buffer.texel_size() as u64;
+            let need = props.all_texels()
+                * buffer.texel_size() as u64
+                * u64::from(buffer.array_size.max(1));
             if need != bytes.len() as u64 {
                 return Err(PipelineError::new(format!(
                     "buffer `{name}`: its OutputProps take {need} bytes, but {} were given",

@@ -157,6 +157,7 @@ impl Sema<'_> {
                     stage.name()
                 ),
                 n if n.starts_with("__lockstep_sample") => "an implicit-LOD Sample takes derivatives, which vertex shaders do not have (use SampleLevel, or move it to the pixel shader)".to_string(),
+                n if n.starts_with("__lockstep_calculate_lod") => "'CalculateLevelOfDetail' takes derivatives, which vertex shaders do not have (move it to the pixel shader)".to_string(),
                 n => format!("'{n}' takes derivatives, which vertex shaders do not have (use SampleLevel, or move it to the pixel shader)"),
             };
             self.error(span, message);
@@ -211,6 +212,21 @@ impl Sema<'_> {
                     ),
                 );
                 return;
+            }
+            // Helper lanes stay out of wave operations here: running as
+            // if they joined would give other results, silently.
+            if name == "waveopsincludehelperlanes" {
+                self.error(
+                    attr.span,
+                    "not supported: [WaveOpsIncludeHelperLanes] (wave operations here leave helper lanes out)",
+                );
+                return;
+            }
+            if !matches!(name.as_str(), "earlydepthstencil" | "shader") {
+                self.warning(
+                    attr.name.span,
+                    format!("attribute '{}' is ignored", attr.name.name),
+                );
             }
         }
         let user = self.function_id(idx);

@@ -240,7 +240,14 @@ impl Sema<'_> {
             };
             let q = match &level {
                 Some(level) if query != ResourceQuery::Levels => {
-                    let shrinks = matches!(query, ResourceQuery::Width | ResourceQuery::Height)
+                    // A 1D array's slices are its rows (its Height): they
+                    // do not shrink.
+                    let one_d_array = matches!(
+                        info.kind,
+                        ResourceKind::Texture1DArray | ResourceKind::RWTexture1DArray
+                    );
+                    let shrinks = query == ResourceQuery::Width
+                        || (query == ResourceQuery::Height && !one_d_array)
                         || (query == ResourceQuery::Depth && info.kind == ResourceKind::Texture3D);
                     self.size_at_level(info, q, level.clone(), shrinks, arg.span)
                 }

@@ -782,6 +782,9 @@ fn check_size(
         }
         _ => {
             check_element_size(shader, resource, buffer)?;
+            if matches!(resource.kind, ResourceKind::Buffer | ResourceKind::RWBuffer) {
+                check_typed_view(shader, resource, buffer)?;
+            }
             let stride = u64::from(lockstep_ir::layout::array_stride(
                 types,
                 resource.element,
@@ -805,6 +808,41 @@ fn check_size(
         }
     }
     Ok(())
+}
+
+/// A typed buffer (`Buffer<T>`, `RWBuffer<T>`) is viewed in the format its
+/// pipeline buffer gives (`Format` × `Channels`): on a GPU the view
+/// converts each texel to `T`, and Lockstep reads the bytes as `T`, so
+/// the two must be the same size (a `Buffer<float4>` needs `Channels: 4`).
+fn check_typed_view(
+    shader: &Shader,
+    resource: &Resource,
+    buffer: &lockstep_pipeline::BufferDesc,
+) -> Result<(), RunError> {
+    let types = &shader.module.types;
+    let element =
+        lockstep_ir::layout::array_stride(types, resource.element, resource.kind.layout_rule())
+            as usize;
+    let texel = buffer.texel_size();
+    if element == 0 || texel == element {
+        return Ok(());
+    }
+    let format = buffer.format.size();
+    let hint = if element.is_multiple_of(format) {
+        format!(": give it Channels: {}", element / format)
+    } else {
+        String::new()
+    };
+    Err(RunError::new(format!(
+        "buffer '{}' has texels of {texel} bytes (Format {} x Channels {}), but {} '{}' reads '{}' elements of {element} bytes; a GPU's view would convert each texel, Lockstep does not{hint}",
+        buffer.name,
+        buffer.format,
+        buffer.channels,
+        pipeline_kind(resource.kind),
+        resource.name,
+        types.display(resource.element),
+    ))
+    .at(resource.span))
 }
 
 /// A structured or typed buffer whose element's components all have one

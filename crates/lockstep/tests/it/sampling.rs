@@ -678,3 +678,79 @@ fn textures_and_samplers_chosen_by_a_runtime_index_are_sampled() {
         );
     }
 }
+
+/// A 1D array's slices do not shrink with the mip level: 8 texels in 4
+/// slices over 3 levels, texel (level l, slice s, x) = 100l + 10s + x.
+#[test]
+fn one_dimensional_array_slices_keep_their_count_at_every_level() {
+    let source = "Texture1DArray<float> T : register(t0);\n\
+        SamplerState P : register(s0);\n\
+        RWStructuredBuffer<float> Out : register(u0);\n\
+        [numthreads(12, 1, 1)]\n\
+        void main(uint i : SV_GroupIndex) {\n\
+            uint mip = i / 4, slice = i % 4;\n\
+            uint w, elements, levels;\n\
+            T.GetDimensions(mip, w, elements, levels);\n\
+            Out[i] = T.SampleLevel(P, float2(0.3, slice), mip) * 1000 + w * 100 + elements * 10 + levels;\n\
+        }\n";
+    let data: Vec<String> = (0..3u32)
+        .flat_map(|l| (0..4u32).flat_map(move |s| (0..(8 >> l)).map(move |x| 100 * l + 10 * s + x)))
+        .map(|v| v.to_string())
+        .collect();
+    let yaml = format!(
+        "Shaders:\n  - Stage: Compute\n    Entry: main\nBuffers:\n\
+         \x20 - Name: T\n    Format: Float32\n    Data: [ {} ]\n\
+         \x20   OutputProps: {{ Width: 8, Height: 1, Depth: 4, MipLevels: 3 }}\n\
+         \x20 - Name: Out\n    Format: Float32\n    FillSize: 48\n\
+         Samplers:\n  - Name: P\n    Filter: Nearest\n\
+         DescriptorSets:\n  - Resources:\n\
+         \x20   - {{ Name: T, Kind: Texture1DArray, DirectXBinding: {{ Register: 0, Space: 0 }} }}\n\
+         \x20   - {{ Name: P, Kind: Sampler, DirectXBinding: {{ Register: 0, Space: 0 }} }}\n\
+         \x20   - {{ Name: Out, Kind: RWStructuredBuffer, DirectXBinding: {{ Register: 0, Space: 0 }} }}\n",
+        data.join(", ")
+    );
+    let out = run_floats(source, &yaml);
+    // Nearest at 0.3: texel 2 of 8, 1 of 4, 0 of 2; widths 8, 4, 2; 4
+    // slices and 3 levels at each.
+    for (i, &got) in out.iter().enumerate() {
+        let (l, s) = (i as u32 / 4, i as u32 % 4);
+        let texel = 100 * l + 10 * s + [2, 1, 0][l as usize];
+        let want = (texel * 1000 + (8 >> l) * 100 + 4 * 10 + 3) as f32;
+        assert_eq!(got, want, "Out[{i}]");
+    }
+}
+
+/// A vertex shader has no derivatives: `CalculateLevelOfDetail` there is
+/// an error naming the method; `[WaveOpsIncludeHelperLanes]` is refused
+/// rather than ignored.
+#[test]
+fn vertex_derivatives_and_helper_lane_waves_are_errors() {
+    let vertex = CompileOptions {
+        stage: lockstep::ir::Stage::Vertex,
+        entry: "main".to_string(),
+        ..CompileOptions::default()
+    };
+    let text = diagnostics(
+        "Texture2D<float4> T;\nSamplerState S;\n\
+         float4 main(float4 p : POSITION) : SV_Position { return p * T.CalculateLevelOfDetail(S, p.xy); }\n",
+        &vertex,
+    );
+    assert!(
+        text.contains(
+            "error: 'CalculateLevelOfDetail' takes derivatives, which vertex shaders do not have"
+        ),
+        "{text}"
+    );
+    let pixel = CompileOptions {
+        stage: lockstep::ir::Stage::Pixel,
+        ..vertex
+    };
+    let text = diagnostics(
+        "[WaveOpsIncludeHelperLanes]\nfloat4 main(float4 p : SV_Position) : SV_Target { return WaveActiveCountBits(true); }\n",
+        &pixel,
+    );
+    assert!(
+        text.contains("error: not supported: [WaveOpsIncludeHelperLanes]"),
+        "{text}"
+    );
+}

@@ -740,3 +740,54 @@ void main(uint3 id : SV_GroupThreadID, uint gi : SV_GroupIndex)
         assert_eq!(floats(&run(source, &yaml, w)[3]), want, "wave size {w}");
     }
 }
+
+/// An array of textures from one `ArraySize` buffer: each element has its
+/// share of the data, each share the texels its `OutputProps` give.
+#[test]
+fn texture_arrays_share_one_array_size_buffer() {
+    let source = r#"
+Texture2D<float> T[3] : register(t0);
+RWStructuredBuffer<float> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main() {
+    Out[0] = T[0][uint2(1, 0)];
+    Out[1] = T[1][uint2(0, 1)];
+    Out[2] = T[2][uint2(1, 1)];
+}
+"#;
+    let yaml = pipeline_yaml(
+        [1, 1, 1],
+        "  - Name: T\n    Format: Float32\n    ArraySize: 3\n    OutputProps: { Width: 2, Height: 2 }\n    Data:\n      - [ 0, 1, 2, 3 ]\n      - [ 10, 11, 12, 13 ]\n      - [ 20, 21, 22, 23 ]\n  - Name: Out\n    Format: Float32\n    FillSize: 12\n",
+        &[("T", "Texture2D", 0), ("Out", "RWStructuredBuffer", 0)],
+    );
+    assert_eq!(floats(&run(source, &yaml, 4)[1]), [1.0, 12.0, 23.0]);
+}
+
+/// A typed buffer's view has its pipeline buffer's format: a texel of
+/// another size than the shader's element is an error naming the channels
+/// to give, not a reinterpretation.
+#[test]
+fn typed_buffers_need_texels_of_their_element_size() {
+    let source = r#"
+Buffer<float4> In : register(t0);
+RWStructuredBuffer<float4> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main() { Out[0] = In[1]; }
+"#;
+    let out = "  - Name: Out\n    Format: Float32\n    Channels: 4\n    FillSize: 16\n";
+    let bind = [("In", "Buffer", 0), ("Out", "RWStructuredBuffer", 0)];
+    let one = pipeline_yaml(
+        [1, 1, 1],
+        &format!("  - Name: In\n    Format: Float32\n    Data: [ 1, 2, 3, 4, 5, 6, 7, 8 ]\n{out}"),
+        &bind,
+    );
+    assert_eq!(
+        try_run(source, &one, 4).unwrap_err(),
+        "buffer 'In' has texels of 4 bytes (Format Float32 x Channels 1), but Buffer 'In' reads 'float4' elements of 16 bytes; a GPU's view would convert each texel, Lockstep does not: give it Channels: 4"
+    );
+    let four = one.replace(
+        "    Format: Float32\n    Data",
+        "    Format: Float32\n    Channels: 4\n    Data",
+    );
+    assert_eq!(floats(&run(source, &four, 4)[1]), [5.0, 6.0, 7.0, 8.0]);
+}
