@@ -137,26 +137,35 @@ impl Sema<'_> {
             ty,
             span,
         });
-        let place = Place {
-            root: PlaceRoot::Local(id),
-            path: Vec::new(),
-            ty,
-        };
-        setup.push(Expr {
-            kind: ExprKind::Assign {
-                place: place.clone(),
-                value: Box::new(value),
-                yield_old: false,
-                init: false,
-            },
-            ty,
-            span,
-        });
+        setup.push(assign_local(id, value, false));
         Expr {
-            kind: ExprKind::Load(place),
+            kind: ExprKind::Load(Place {
+                root: PlaceRoot::Local(id),
+                path: Vec::new(),
+                ty,
+            }),
             ty,
             span,
         }
+    }
+}
+
+/// `local = value`; `init`: the local's initialization (a declaration).
+pub(crate) fn assign_local(id: ir::LocalId, value: Expr, init: bool) -> Expr {
+    let (ty, span) = (value.ty, value.span);
+    Expr {
+        kind: ExprKind::Assign {
+            place: Place {
+                root: PlaceRoot::Local(id),
+                path: Vec::new(),
+                ty,
+            },
+            value: Box::new(value),
+            yield_old: false,
+            init,
+        },
+        ty,
+        span,
     }
 }
 

@@ -17,6 +17,18 @@ impl Sema<'_> {
         result
     }
 
+    /// `sizeof` of type `ty`: its bytes as buffers lay it out (no padding
+    /// to 16-byte rows), a `uint` constant.
+    fn size_of(&mut self, ty: lockstep_ir::TypeId, span: Span) -> TExpr {
+        let size = lockstep_ir::layout::size_align(
+            &self.module.types,
+            ty,
+            lockstep_ir::LayoutRule::Packed,
+        )
+        .size;
+        TExpr::of(self.u32_const(size, span))
+    }
+
     /// Checks an expression whose value is used.
     pub fn lower_value(&mut self, e: &ast::Expr) -> Option<TExpr> {
         let t = self.lower_expr(e)?;
@@ -56,25 +68,13 @@ impl Sema<'_> {
                 } else {
                     self.resolve_value_type(ty)?
                 };
-                let size = lockstep_ir::layout::size_align(
-                    &self.module.types,
-                    ty,
-                    lockstep_ir::LayoutRule::Packed,
-                )
-                .size;
-                Some(TExpr::of(self.u32_const(size, span)))
+                Some(self.size_of(ty, span))
             }
             ast::ExprKind::SizeOfExpr(e) => {
                 // Only the type counts: the expression is lowered and
                 // dropped, never run.
                 let ty = self.lower_expr(e)?.ty();
-                let size = lockstep_ir::layout::size_align(
-                    &self.module.types,
-                    ty,
-                    lockstep_ir::LayoutRule::Packed,
-                )
-                .size;
-                Some(TExpr::of(self.u32_const(size, span)))
+                Some(self.size_of(ty, span))
             }
             ast::ExprKind::Ident(id) => self.lower_ident(id),
             ast::ExprKind::Unary { op, operand } => self.lower_unary(*op, operand, span),

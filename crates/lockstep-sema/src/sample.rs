@@ -350,7 +350,7 @@ impl Sema<'_> {
         span: Span,
         setup: &mut Vec<lockstep_ir::Expr>,
     ) -> Option<(lockstep_ir::Expr, TypeId)> {
-        use lockstep_ir::{BinaryOp, Expr, ExprKind, Place, PlaceRoot, ResourceId};
+        use lockstep_ir::{BinaryOp, Expr, ExprKind, ResourceId};
         // The value operands (all but the sampler), each in a local of its
         // own unless a literal or a name.
         let mut operands = Vec::with_capacity(args.len());
@@ -372,21 +372,7 @@ impl Sema<'_> {
                 span: a.span,
             };
             let id = self.declare_local(&ident, ty, true)?;
-            let place = Place {
-                root: PlaceRoot::Local(id),
-                path: Vec::new(),
-                ty,
-            };
-            setup.push(Expr {
-                kind: ExprKind::Assign {
-                    place,
-                    value: Box::new(value.e),
-                    yield_old: false,
-                    init: true,
-                },
-                ty,
-                span: crate::context::ir_span(a.span),
-            });
+            setup.push(crate::dynamic::assign_local(id, value.e, true));
             operands.push(ast::Expr {
                 kind: ast::ExprKind::Ident(ident),
                 span: a.span,
