@@ -23,15 +23,7 @@ use crate::span::{FileId, SourceMap, Span};
 
 /// Parses preprocessed tokens (as [`preprocess`] returns them).
 pub fn parse(tokens: Vec<Token>, diags: &mut Diagnostics) -> TranslationUnit {
-    let mut parser = Parser::new(tokens, diags);
-    let unit = parser.translation_unit();
-    if parser.stuck.get() {
-        let span = parser.peek_raw().span;
-        parser
-            .diags
-            .push(Diagnostic::error(span, "parser step limit exceeded"));
-    }
-    unit
+    Parser::new(tokens, Vec::new(), diags).finish()
 }
 
 /// Preprocesses and parses `main`.
@@ -42,8 +34,8 @@ pub fn parse_file(
     loader: &dyn SourceLoader,
     diags: &mut Diagnostics,
 ) -> TranslationUnit {
-    let (tokens, pragmas) = preprocess_with_pragmas(map, main, opts, loader, diags);
-    let mut tu = parse(tokens, diags);
+    let (tokens, pragmas, marks) = preprocess_with_pragmas(map, main, opts, loader, diags);
+    let mut tu = Parser::new(tokens, marks, diags).finish();
     tu.pragmas = pragmas;
     tu
 }
@@ -84,6 +76,9 @@ struct Parser<'d> {
     /// The tokens, always ending with an `Eof` token.
     tokens: Vec<Token>,
     pos: usize,
+    /// Where `#pragma pack_matrix` makes row-major (true) or column-major
+    /// packing the default, by token index.
+    pack_marks: crate::preprocess::PackMarks,
     diags: &'d mut Diagnostics,
     /// Struct and typedef names declared so far.
     type_names: HashSet<String>,
@@ -126,7 +121,11 @@ struct Parser<'d> {
 }
 
 impl<'d> Parser<'d> {
-    fn new(mut tokens: Vec<Token>, diags: &'d mut Diagnostics) -> Parser<'d> {
+    fn new(
+        mut tokens: Vec<Token>,
+        mut marks: crate::preprocess::PackMarks,
+        diags: &'d mut Diagnostics,
+    ) -> Parser<'d> {
         if tokens.last().is_none_or(|t| t.kind != TokenKind::Eof) {
             let span = tokens.last().map_or(Span::default(), |t| {
                 Span::new(t.span.file, t.span.end, t.span.end)
@@ -138,7 +137,8 @@ impl<'d> Parser<'d> {
             tokens.truncate(first_eof + 1);
         }
         Parser {
-            tokens: qualified_names(tokens),
+            tokens: qualified_names(tokens, &mut marks),
+            pack_marks: marks,
             pos: 0,
             diags,
             type_names: HashSet::new(),
@@ -160,6 +160,27 @@ impl<'d> Parser<'d> {
             block_namespace: 0,
             hoisted: Vec::new(),
         }
+    }
+
+    /// Parses the whole translation unit.
+    fn finish(mut self) -> TranslationUnit {
+        let unit = self.translation_unit();
+        if self.stuck.get() {
+            let span = self.peek_raw().span;
+            self.diags
+                .push(Diagnostic::error(span, "parser step limit exceeded"));
+        }
+        unit
+    }
+
+    /// The packing `#pragma pack_matrix` made the default at token `pos`
+    /// (true: row-major), if a pragma comes before it.
+    fn packing_at(&self, pos: usize) -> Option<bool> {
+        self.pack_marks
+            .iter()
+            .rev()
+            .find(|m| m.0 <= pos)
+            .map(|m| m.1)
     }
 
     // ---- looking at tokens ----
@@ -440,24 +461,33 @@ impl<'d> Parser<'d> {
 /// required) into one name token `A::B::C`: qualified names are names. A
 /// `::` before a name that follows no name (`::x`, the global scope's `x`)
 /// is dropped: the name is looked up as written.
-fn qualified_names(tokens: Vec<Token>) -> Vec<Token> {
+fn qualified_names(tokens: Vec<Token>, marks: &mut crate::preprocess::PackMarks) -> Vec<Token> {
     let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
-    let mut tokens = tokens.into_iter().peekable();
-    while let Some(tok) = tokens.next() {
+    let mut tokens = tokens.into_iter().enumerate().peekable();
+    // The marks move with the tokens they stand before.
+    let mut pending = marks.iter_mut().peekable();
+    while let Some((i, tok)) = tokens.next() {
+        while let Some(mark) = pending.next_if(|m| m.0 <= i) {
+            mark.0 = out.len();
+        }
+        let tokens_peek = tokens.peek().map(|(_, t)| t);
         let after_name = out.last().is_some_and(|t| t.kind == TokenKind::Ident);
-        let before_name = tokens.peek().is_some_and(|t| t.kind == TokenKind::Ident);
+        let before_name = tokens_peek.is_some_and(|t| t.kind == TokenKind::Ident);
         // `S<T>::f` keeps its `::`.
         let after_template = out.last().is_some_and(|t| t.is_punct(">"));
         if tok.is_punct("::") && before_name && !after_name && !after_template {
             continue;
         }
         let joins = tok.is_punct("::") && after_name && before_name;
-        if joins && let (Some(prev), Some(next)) = (out.last_mut(), tokens.next()) {
+        if joins && let (Some(prev), Some((_, next))) = (out.last_mut(), tokens.next()) {
             prev.text = format!("{}::{}", prev.text, next.text);
             prev.span = prev.span.to(next.span);
             continue;
         }
         out.push(tok);
+    }
+    for mark in pending {
+        mark.0 = out.len();
     }
     out
 }

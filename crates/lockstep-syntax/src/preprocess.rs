@@ -121,16 +121,26 @@ pub fn preprocess(
     preprocess_with_pragmas(map, main, opts, loader, diags).0
 }
 
-/// [`preprocess()`], also returning the `#pragma lockstep` directives.
+/// Where `#pragma pack_matrix` changes the default matrix packing: the
+/// index of the first output token after it, and whether row-major is the
+/// default from there.
+pub type PackMarks = Vec<(usize, bool)>;
+
+/// [`preprocess()`], also returning the `#pragma lockstep` directives and
+/// the `#pragma pack_matrix` marks.
 pub fn preprocess_with_pragmas(
     map: &mut SourceMap,
     main: FileId,
     opts: &PreprocessOptions,
     loader: &dyn SourceLoader,
     diags: &mut Diagnostics,
-) -> (Vec<Token>, Vec<Pragma>) {
+) -> (Vec<Token>, Vec<Pragma>, PackMarks) {
     let Some(main_file) = map.get(main) else {
-        return (vec![Token::eof(Span::new(main, 0, 0))], Vec::new());
+        return (
+            vec![Token::eof(Span::new(main, 0, 0))],
+            Vec::new(),
+            Vec::new(),
+        );
     };
     let main_end = main_file.text.len() as u32;
     let main_tokens = lexer::lex(main, &main_file.text);
@@ -152,7 +162,7 @@ pub fn preprocess_with_pragmas(
     pp.run();
     let mut out = pp.out;
     out.push(Token::eof(Span::new(main, main_end, main_end)));
-    (out, pp.pragmas)
+    (out, pp.pragmas, pp.pack_marks)
 }
 
 /// Moves a token out of a frame: frames are read once, and the `Eof`
@@ -308,6 +318,8 @@ struct Preprocessor<'a> {
     once: HashSet<String>,
     /// `#pragma lockstep` directives.
     pragmas: Vec<Pragma>,
+    /// `#pragma pack_matrix` changes, by output position.
+    pack_marks: PackMarks,
     frames: Vec<Frame>,
     out: Vec<Token>,
     include_count: usize,
@@ -335,6 +347,7 @@ impl<'a> Preprocessor<'a> {
             macro_ids: HashMap::new(),
             once: HashSet::new(),
             pragmas: Vec::new(),
+            pack_marks: Vec::new(),
             frames: Vec::new(),
             out: Vec::new(),
             include_count: 0,

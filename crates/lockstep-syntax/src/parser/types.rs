@@ -252,6 +252,18 @@ impl Parser<'_> {
                 span: tok.span,
             });
         }
+        // After `#pragma pack_matrix(…)`, a type without its own
+        // orientation takes the pragma's (which only changes matrices).
+        if let Some(row) = self.packing_at(self.pos)
+            && !modifiers
+                .iter()
+                .any(|m| m.name == "row_major" || m.name == "column_major")
+        {
+            modifiers.push(Ident {
+                name: if row { "row_major" } else { "column_major" }.to_string(),
+                span: self.peek().span,
+            });
+        }
         self.eat_kw("struct");
         let sign = modifiers
             .iter()

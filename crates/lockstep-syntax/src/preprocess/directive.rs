@@ -600,15 +600,15 @@ impl Preprocessor<'_> {
             });
             return;
         }
-        // Column-major packing is the default; row-major by default would
-        // change every matrix's layout, silently, if ignored.
+        // The default packing of the matrices declared after it: the
+        // parser reads the mark at each type.
         if args.first().is_some_and(|t| t.is_ident("pack_matrix")) {
-            if args.iter().any(|t| t.is_ident("row_major")) {
-                self.error(
-                    span,
-                    "not supported: #pragma pack_matrix(row_major) (row-major matrix packing by default); write 'row_major' on the matrix declarations",
-                );
+            let row = args.iter().any(|t| t.is_ident("row_major"));
+            if !row && !args.iter().any(|t| t.is_ident("column_major")) {
+                self.error(span, "#pragma pack_matrix takes row_major or column_major");
+                return;
             }
+            self.pack_marks.push((self.out.len(), row));
             return;
         }
         self.diags.push(Diagnostic::note(span, "pragma ignored"));

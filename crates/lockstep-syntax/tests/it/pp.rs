@@ -297,12 +297,12 @@ fn error_and_warning_directives() {
 #[test]
 fn pragmas() {
     check_pp(
-        "#pragma pack_matrix(column_major)\n#pragma\n#pragma once\n#pragma pack_matrix(row_major)\nafter\n",
+        "#pragma pack_matrix(column_major)\n#pragma\n#pragma once\n#pragma pack_matrix(row_major)\n#pragma pack_matrix(sideways)\nafter\n",
         expect![[r#"
             after
             ---
             2:1: note: pragma ignored
-            4:1: error: not supported: #pragma pack_matrix(row_major) (row-major matrix packing by default); write 'row_major' on the matrix declarations
+            5:1: error: #pragma pack_matrix takes row_major or column_major
         "#]],
     );
 }

@@ -1350,3 +1350,40 @@ fn templates_with_resource_parameters() {
     );
     assert_eq!(out[0], [34, 7, 5, 23]);
 }
+
+/// `#pragma pack_matrix` sets the packing of the matrices declared after
+/// it, until the next one; `row_major`/`column_major` written on a
+/// declaration win.
+#[test]
+fn pack_matrix_pragma_packs_the_declarations_after_it() {
+    let source = "StructuredBuffer<float2x2> Before : register(t0);\n\
+        #pragma pack_matrix(row_major)\n\
+        StructuredBuffer<float2x2> Rows : register(t1);\n\
+        StructuredBuffer<column_major float2x2> Written : register(t2);\n\
+        #pragma pack_matrix(column_major)\n\
+        StructuredBuffer<float2x2> After : register(t3);\n\
+        RWStructuredBuffer<float> Out : register(u0);\n\
+        [numthreads(1, 1, 1)]\n\
+        void main() {\n\
+            Out[0] = Before[0][0][1];\n\
+            Out[1] = Rows[0][0][1];\n\
+            Out[2] = Written[0][0][1];\n\
+            Out[3] = After[0][0][1];\n\
+        }\n";
+    // Each buffer holds 1, 2, 3, 4: element [0][1] (row 0, column 1) is 3
+    // column-major and 2 row-major.
+    let words = |_| [1.0f32, 2.0, 3.0, 4.0].map(f32::to_bits).to_vec();
+    let out = run_words(
+        source,
+        [1, 1, 1],
+        &[
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 4]),
+            buf("Before", Kind::StructuredBuffer, 0, words(0)),
+            buf("Rows", Kind::StructuredBuffer, 1, words(1)),
+            buf("Written", Kind::StructuredBuffer, 2, words(2)),
+            buf("After", Kind::StructuredBuffer, 3, words(3)),
+        ],
+        4,
+    );
+    assert_eq!(out[0], [3.0f32, 2.0, 3.0, 3.0].map(f32::to_bits));
+}
