@@ -321,6 +321,16 @@ pub(crate) enum Access {
     Atomic,
 }
 
+impl Access {
+    /// The verb of a finding about the access: `reads` or `writes`.
+    pub(crate) fn verb(self) -> &'static str {
+        match self {
+            Access::Read => "reads",
+            Access::Write | Access::Atomic => "writes",
+        }
+    }
+}
+
 impl SharedTracker {
     pub fn reset(&mut self, bytes: usize) {
         self.words.clear();

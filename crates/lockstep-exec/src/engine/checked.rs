@@ -110,11 +110,7 @@ impl Wave {
         }
         if outside != 0 {
             let what = memory_name(ctx, addr.space);
-            let verb = if access == Access::Read {
-                "reads"
-            } else {
-                "writes"
-            };
+            let verb = access.verb();
             let size = ty.size();
             findings.record(FindingKind::OutOfBounds, self.site(ctx), outside, || {
                 if first_outside >= crate::bytecode::TEXEL_OUT_OF_RANGE {
@@ -137,11 +133,7 @@ impl Wave {
         if misaligned != 0 {
             let what = memory_name(ctx, addr.space);
             let align = ty.size().min(4);
-            let verb = if access == Access::Read {
-                "reads"
-            } else {
-                "writes"
-            };
+            let verb = access.verb();
             findings.record(FindingKind::Misaligned, self.site(ctx), misaligned, || {
                 format!(
                     "{verb} {what} at byte offset {first_misaligned}, which is not a multiple of {align}"
@@ -177,11 +169,7 @@ impl Wave {
             }
         }
         if outside != 0 {
-            let verb = if access == Access::Read {
-                "reads"
-            } else {
-                "writes"
-            };
+            let verb = access.verb();
             findings.record(FindingKind::OutOfBounds, self.site(ctx), outside, || {
                 format!(
                     "{verb} a local array out of bounds: scalar {} of its {limit} (first lane)",
