@@ -357,7 +357,16 @@ fn texel_bytes(
     } = props;
     let texel = format.size() as u64 * u64::from(channels);
     let need = props.all_texels().saturating_mul(texel);
-    if need != len as u64 {
+    // With mip levels, a 3D texture's depth shrinks too (an array's
+    // slices do not); which one the buffer is, the binding tells.
+    let volume = (0..mip_levels.min(32))
+        .map(|level| {
+            let side = |size: u32| u64::from((size >> level).max(1));
+            side(width) * side(height) * side(depth)
+        })
+        .sum::<u64>()
+        .saturating_mul(texel);
+    if need != len as u64 && !(mip_levels > 1 && depth > 1 && volume == len as u64) {
         let mips = if mip_levels > 1 {
             format!(" in {mip_levels} mip levels")
         } else {

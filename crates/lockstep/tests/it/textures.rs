@@ -791,3 +791,25 @@ void main() { Out[0] = In[1]; }
     );
     assert_eq!(floats(&run(source, &four, 4)[1]), [5.0, 6.0, 7.0, 8.0]);
 }
+
+/// A 3D texture's data with mip levels is sized as a volume's (the depth
+/// shrinks too); the binding then says why it is refused.
+#[test]
+fn three_dimensional_mips_are_refused_for_what_they_are() {
+    let source = r#"
+Texture3D<float> T : register(t0);
+RWStructuredBuffer<float> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main() { Out[0] = T[uint3(0, 0, 0)]; }
+"#;
+    // 4×4×4 and 2×2×2 texels: 72 floats.
+    let yaml = pipeline_yaml(
+        [1, 1, 1],
+        "  - Name: T\n    Format: Float32\n    FillSize: 288\n    OutputProps: { Width: 4, Height: 4, Depth: 4, MipLevels: 2 }\n  - Name: Out\n    Format: Float32\n    FillSize: 4\n",
+        &[("T", "Texture3D", 0), ("Out", "RWStructuredBuffer", 0)],
+    );
+    assert_eq!(
+        try_run(source, &yaml, 4).unwrap_err(),
+        "buffer 'T' has MipLevels 2, but Texture3D 'T' takes one: 3D textures with more than one mip level are not supported"
+    );
+}
