@@ -648,7 +648,7 @@ impl Compiler<'_> {
     }
 
     /// `src != 0` (`ne`) or `src == 0` on `ty`, 1 or 0.
-    fn compare_zero(&mut self, src: Reg, ty: ScalarType, ne: bool) -> Option<Reg> {
+    pub(super) fn compare_zero(&mut self, src: Reg, ty: ScalarType, ne: bool) -> Option<Reg> {
         use lockstep_ir::BinaryOp as B;
         let zero = self.constant(0);
         let op = if ne { B::Ne } else { B::Eq };

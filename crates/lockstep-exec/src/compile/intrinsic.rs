@@ -390,23 +390,47 @@ impl Compiler<'_> {
             }
             return Ok(result);
         }
-        if self.checked && self.helper_reg().is_some() {
-            // Checked mode: the result is undefined on helper lanes, which
-            // take no part.
-            let temps: Vec<Reg> = (0..self.flatten(e.ty).len()).map(|_| self.temp()).collect();
+        let Some(helper) = self.helper_reg() else {
+            return self.wave_op(op, &vals, args, e);
+        };
+        // Helper lanes take no part while a lane of the wave that is not
+        // one is active: what they get back is undefined (checked mode
+        // marks it so; a normal run leaves what the destination held).
+        // A wave of helper lanes alone (the others gone, as from a loop
+        // each lane leaves once its turn came) runs the operation over
+        // them, so that such a loop ends for them too.
+        let temps: Vec<Reg> = (0..self.flatten(e.ty).len()).map(|_| self.temp()).collect();
+        if self.checked {
             for &t in &temps {
                 self.emit(Inst::Uninitialized { dst: t });
             }
-            self.unless_helper(|s| {
-                let regs = s.wave_op(op, &vals, args, e)?;
-                for (&t, &r) in temps.iter().zip(&regs) {
-                    s.emit(Inst::CopyMasked { dst: t, src: r });
-                }
-                Ok(())
-            })?;
-            return Ok(temps);
         }
-        self.unless_helper(|s| s.wave_op(op, &vals, args, e))
+        let not_helper = self
+            .compare_zero(helper, ScalarType::UInt32, false)
+            .ok_or_else(|| ExecError::new("a helper-lane test produced no value", None))?;
+        let any_pixel = self.temp();
+        let none = self.temp();
+        self.emit(Inst::Wave {
+            op: WaveOp::AnyTrue,
+            ty: ScalarType::Bool,
+            dst: any_pixel,
+            a: not_helper,
+            b: none,
+        });
+        let into_temps = |s: &mut Self| -> Result<(), ExecError> {
+            let regs = s.wave_op(op, &vals, args, e)?;
+            for (&t, &r) in temps.iter().zip(&regs) {
+                s.emit(Inst::CopyMasked { dst: t, src: r });
+            }
+            Ok(())
+        };
+        self.if_else_negated(
+            any_pixel,
+            false,
+            |s| s.unless_helper(|s| into_temps(s)),
+            |s| into_temps(s),
+        )?;
+        Ok(temps)
     }
 
     fn wave_op(

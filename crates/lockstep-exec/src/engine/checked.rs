@@ -595,7 +595,16 @@ impl Wave {
 
     /// Reports a branch whose condition is undefined in `lanes`, lanes it
     /// tests: where those lanes go is undefined too.
+    /// Helper lanes are left out: where one goes has no effect of its own
+    /// (its writes are dropped), and what it hands its quad is checked
+    /// where that reaches memory or an output.
     fn report_undefined_branch(&self, ctx: &Context, findings: &Findings, lanes: Mask) {
+        let helpers = ctx
+            .program
+            .debug
+            .helper
+            .map_or(0, |r| super::nonzero_lanes(self.reg(r)));
+        let lanes = lanes & !helpers;
         if lanes != 0 {
             findings.record(FindingKind::UndefinedValue, self.site(ctx), lanes, || {
                 "a branch's condition is undefined (from an inactive lane, a lane past the wave, or an uninitialized variable): which way these lanes go is undefined".to_string()

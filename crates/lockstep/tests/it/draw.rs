@@ -1165,3 +1165,20 @@ fn vertices_from_the_vertex_id_alone() {
         "{err}"
     );
 }
+
+#[test]
+fn a_waterfall_loop_ends_for_helper_lanes_too() {
+    // Each pass serves the lanes whose key is the first active lane's.
+    // Helper lanes take no part while a pixel's lane is active; once only
+    // they are left they run the loop among themselves, so it ends at
+    // every wave size (it used to run past the step budget at 4 and 8),
+    // and where they go is no finding.
+    let report = check_report(&source(
+        "uint key = (uint)i.pos.x % 3;\nfloat r = 0;\n[loop] while (true) {\n\
+         uint first = WaveReadLaneFirst(key);\nif (first == key) { r = first + 1; break; }\n}\n\
+         return float4(r, 0, 0, 1);",
+        ATTR,
+    ));
+    assert!(report.is_clean(), "{report:?}");
+    assert_eq!(report.wave_sizes, [4, 8, 16]);
+}
