@@ -53,8 +53,8 @@ use std::ffi::c_void;
 
 use lockstep_ir::{ResourceQuery, ScalarType, SystemValue, WaveOp};
 use lockstep_jit::wave::{
-    Address, Arg, Arg64, Atomic, Callout, Chain, HELD_SITES, Input, Label, Lanes, Op64, Resource,
-    ResourceField, State, Vote as NVote, WaveBuilder, WaveCode, WaveKind,
+    Address, Arg, Arg64, Atomic, Callout, Chain, Chain64, HELD_SITES, Input, Label, Lanes, Op64,
+    Resource, ResourceField, State, Vote as NVote, WaveBuilder, WaveCode, WaveKind,
 };
 
 use crate::bytecode::{Cmp32, Inst, Lanes as BLanes, Op32, OpForm, Reg, Space, Test, Vote};
@@ -966,41 +966,85 @@ impl Translator<'_> {
     /// An arithmetic instruction on 64-bit values: machine code where
     /// the operation has some, else a callout.
     fn wide_op(&mut self, pc: usize, form: OpForm) {
-        let (dst, a, b, masked) = match self.p.code[pc] {
-            Inst::Unary { dst, a, masked, .. } => (dst, a, None, masked),
+        if let Some(c) = self.wide_chain_at(pc) {
+            return self.b.op64(c.op, c.dst, c.a, c.b, c.masked);
+        }
+        match (form, &self.p.code[pc]) {
+            // Between 64-bit types: the bits as they are.
+            (OpForm::Bitcast(..), &Inst::Unary { dst, a, masked, .. })
+                if form.wide()[..2] == [true, true] =>
+            {
+                let (d, s) = (self.wide(dst), self.wide(a));
+                self.b.copy(d, s, masked);
+            }
+            _ => self.callout(pc),
+        }
+    }
+
+    /// The instruction at `pc` as an [`Op64`] on its registers, where it
+    /// is a 64-bit operation that machine code has.
+    fn wide_chain_at(&self, pc: usize) -> Option<Chain64> {
+        let (form, dst, a, b, masked) = match self.p.code[pc] {
+            Inst::Unary {
+                dst,
+                a,
+                masked,
+                form: Some(f),
+                ..
+            } => (f, dst, a, None, masked),
             Inst::Binary {
-                dst, a, b, masked, ..
-            } => (dst, a, Some(Ok(b)), masked),
+                dst,
+                a,
+                b,
+                masked,
+                form: Some(f),
+                ..
+            } => (f, dst, a, Some(Ok(b)), masked),
             Inst::BinaryImm {
                 dst,
                 a,
                 imm,
                 masked,
+                form: Some(f),
                 ..
-            } => (dst, a, Some(Err(imm)), masked),
-            _ => return self.callout(pc),
+            } => (f, dst, a, Some(Err(imm)), masked),
+            _ => return None,
         };
         let [wd, wa, ..] = form.wide();
-        let slot = |t: &Self, r: Reg, wide: bool| if wide { t.wide(r) } else { r.0 };
-        if let OpForm::Bitcast(..) = form {
-            // Between 64-bit types: the bits as they are.
-            if wd && wa {
-                let (d, s) = (self.wide(dst), self.wide(a));
-                self.b.copy(d, s, masked);
-                return;
-            }
+        if !(wd || wa) || matches!(form, OpForm::Bitcast(..)) {
+            return None;
         }
-        let Some(op) = op64(form) else {
-            return self.callout(pc);
-        };
+        let op = op64(form)?;
+        let slot = |r: Reg, wide: bool| if wide { self.wide(r) } else { r.0 };
         let b = match b {
             Some(Ok(r)) if self.constants.contains_key(&r.0) => Arg64::Imm(self.constants[&r.0]),
             Some(Ok(r)) => Arg64::Reg(self.wide(r)),
             Some(Err(imm)) => Arg64::Imm(imm),
             None => Arg64::Imm(0),
         };
-        let (d, a) = (slot(self, dst, wd), slot(self, a, wa));
-        self.b.op64(op, d, a, b, masked);
+        Some(Chain64 {
+            op,
+            dst: slot(dst, wd),
+            a: slot(a, wa),
+            b,
+            masked,
+        })
+    }
+
+    /// The 64-bit operations from `pc` on, in a row with no label between
+    /// them: two or more run four lanes at a time
+    /// ([`WaveBuilder::op64_chains`]).
+    fn wide_chains_from(&self, pc: usize) -> Vec<Chain64> {
+        let mut chains = Vec::new();
+        let mut at = pc;
+        while at < self.p.code.len() && (at == pc || self.labels[at].is_none()) {
+            let Some(chain) = self.wide_chain_at(at) else {
+                break;
+            };
+            chains.push(chain);
+            at += 1;
+        }
+        chains
     }
 
     /// A 16-bit operation as 32-bit ones ([`sixteen`]), in one pass.
@@ -1170,6 +1214,12 @@ impl Translator<'_> {
             if chains.len() >= 2 {
                 self.b.op_chains(&chains);
                 chained = pc + chains.len();
+                continue;
+            }
+            let wide = self.wide_chains_from(pc);
+            if wide.len() >= 2 {
+                self.b.op64_chains(&wide);
+                chained = pc + wide.len();
                 continue;
             }
             if let Some((load, addr, regs, size)) = self.vector_at(pc) {

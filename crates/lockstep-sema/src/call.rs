@@ -480,7 +480,8 @@ impl Sema<'_> {
         };
         let s = match i.class {
             Class::Arith if s == ScalarType::Bool => ScalarType::Int32,
-            Class::Float if !s.is_float() => ScalarType::Float32,
+            Class::Float if !s.is_float() || s == ScalarType::Float64 => ScalarType::Float32,
+            Class::AnyFloat if !s.is_float() => ScalarType::Float32,
             Class::Double => ScalarType::Float64,
             Class::UInt => ScalarType::UInt32,
             _ => s,

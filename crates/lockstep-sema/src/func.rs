@@ -244,6 +244,26 @@ impl<'a> Sema<'a> {
         Some(cost)
     }
 
+    /// DXC's float-like intrinsics take a `double` as a `float`: where
+    /// the library's `float` and `half` overloads tie (a `double` argument
+    /// with 16-bit types), the `float` one is called.
+    fn float_like_overload(&self, winners: Vec<usize>) -> Vec<usize> {
+        let library = |i: usize| self.library_file == Some(self.fn_syms[i].decl.span.file.0);
+        if winners.len() < 2 || !winners.iter().all(|&i| library(i)) {
+            return winners;
+        }
+        let float: Vec<usize> = winners
+            .iter()
+            .copied()
+            .filter(|&i| {
+                self.fn_syms[i].params.first().is_some_and(|p| {
+                    self.module.types.scalar_of(p.ty) == Some(ir::ScalarType::Float32)
+                })
+            })
+            .collect();
+        if float.len() == 1 { float } else { winners }
+    }
+
     pub fn call_user(&mut self, name: &str, args: &[ast::Expr], span: Span) -> Option<TExpr> {
         if !self.functions.contains_key(name) && self.templates.contains_key(name) {
             return self.call_template(name, None, args, span);
@@ -285,6 +305,7 @@ impl<'a> Sema<'a> {
             }
         }
         let winners: Vec<usize> = costs.iter().filter(|c| c.1 == best).map(|c| c.0).collect();
+        let winners = self.float_like_overload(winners);
         if winners.len() > 1 {
             let mut d = Diagnostic::error(span, format!("call to '{name}' is ambiguous"));
             for &i in &winners {

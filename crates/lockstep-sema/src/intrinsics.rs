@@ -14,8 +14,12 @@ pub(crate) enum Class {
     Numeric,
     /// Any numeric type; `bool` converts to `int` (math functions).
     Arith,
-    /// Floating point; integers convert to `float`.
+    /// DXC's `float_like`: `float` or `half`; integers and `double`
+    /// convert to `float`, as DXC converts them.
     Float,
+    /// DXC's `any_float`: `float`, `half` or `double`; integers convert
+    /// to `float`.
+    AnyFloat,
     /// `double` only; other types convert to it.
     Double,
     /// Integers only; floats and `bool` are an error.
@@ -151,7 +155,14 @@ pub(crate) const INTRINSICS: &[Intrinsic] = &[
     math("min", B::Min, C::Arith, Shapes::Any, T2, Ret::T),
     math("max", B::Max, C::Arith, Shapes::Any, T2, Ret::T),
     math("clamp", B::Clamp, C::Arith, Shapes::Any, T3, Ret::T),
-    float_fn("saturate", B::Saturate, T1),
+    math(
+        "saturate",
+        B::Saturate,
+        C::AnyFloat,
+        Shapes::Any,
+        T1,
+        Ret::T,
+    ),
     math(
         "sign",
         B::Sign,
@@ -167,7 +178,7 @@ pub(crate) const INTRINSICS: &[Intrinsic] = &[
     float_fn("frac", B::Frac, T1),
     float_fn("sqrt", B::Sqrt, T1),
     float_fn("rsqrt", B::Rsqrt, T1),
-    float_fn("rcp", B::Rcp, T1),
+    math("rcp", B::Rcp, C::AnyFloat, Shapes::Any, T1, Ret::T),
     float_fn("exp", B::Exp, T1),
     float_fn("exp2", B::Exp2, T1),
     float_fn("log", B::Log, T1),
@@ -598,7 +609,7 @@ pub(crate) fn signature(i: &Intrinsic) -> String {
     let class = match i.class {
         Class::Any => "any type",
         Class::Numeric | Class::Arith => "a numeric type",
-        Class::Float => "a floating-point type",
+        Class::Float | Class::AnyFloat => "a floating-point type",
         Class::Double => "double",
         Class::Int => "an integer type",
         Class::UInt => "uint",

@@ -81,8 +81,6 @@ pub trait NativeFloat:
     fn cosh(self) -> Self;
     /// The hyperbolic tangent.
     fn tanh(self) -> Self;
-    /// The four-quadrant arctangent of `self / x`.
-    fn atan2(self, x: Self) -> Self;
     /// `self * a + b` with a single rounding.
     fn mul_add(self, a: Self, b: Self) -> Self;
 }
@@ -132,8 +130,6 @@ macro_rules! impl_native_float {
             forward!($t: abs, floor, ceil, round_ties_even, trunc, sqrt, tan, asin, acos, atan,
                 sinh, cosh, tanh);
             transcendental!($math: exp, exp2, ln = log, log2, log10, sin, cos);
-            #[inline]
-            fn atan2(self, x: Self) -> Self { <$t>::atan2(self, x) }
             #[inline]
             fn mul_add(self, a: Self, b: Self) -> Self { <$t>::mul_add(self, a, b) }
         }

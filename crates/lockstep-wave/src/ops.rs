@@ -9,7 +9,7 @@
 
 use half::f16;
 
-use crate::float::{Float, NativeFloat, binary, unary};
+use crate::float::{Float, NativeFloat, unary};
 use crate::lane::{Arith, Bits};
 
 /// HLSL `countbits(x)`: the number of set bits.
@@ -163,9 +163,29 @@ pub fn rcp<T: Float>(x: T) -> T {
     T::ONE.div(x)
 }
 
-/// HLSL `atan2(y, x)`: the angle of the point `(x, y)`, in `[-pi, pi]`.
+/// HLSL `atan2(y, x)`: the angle of the point `(x, y)`, in `[-pi, pi]`, as DXC lowers it:
+/// `atan(y / x)`, then `+ pi` where `x < 0 <= y`, `- pi` where both are negative, and `-pi/2` or
+/// `pi/2` where `x == 0` (`y < 0`, or `y >= 0`), every comparison ordered and every step rounded in
+/// `T`. So `atan2(0, 0)` and `atan2(-0, -0)` are `pi/2`, `atan2(-0, -1)` is `pi`, and a NaN operand
+/// gives NaN.
 pub fn atan2<T: Float>(y: T, x: T) -> T {
-    binary(y, x, NativeFloat::atan2)
+    let constant = |k: f64| T::narrow(T::Native::from_f64(k));
+    let (yw, xw, zero) = (y.widen(), x.widen(), T::Native::from_f64(0.0));
+    let angle = atan(y.div(x));
+    if xw == zero {
+        return if yw < zero {
+            constant(-core::f64::consts::FRAC_PI_2)
+        } else if yw >= zero {
+            constant(core::f64::consts::FRAC_PI_2)
+        } else {
+            angle
+        };
+    }
+    match (xw < zero, yw >= zero, yw < zero) {
+        (true, true, _) => angle.add(constant(core::f64::consts::PI)),
+        (true, _, true) => angle.sub(constant(core::f64::consts::PI)),
+        _ => angle,
+    }
 }
 
 /// HLSL `pow(x, y)`, lowered as DXC does to `exp2(y * log2(x))`.

@@ -51,7 +51,7 @@ use crate::{Op32, Run};
 pub use chains::Chain;
 use dynasmrt::{AssemblyOffset, DynamicLabel, DynasmApi, DynasmLabelApi, dynasm};
 use std::mem::offset_of;
-pub use wide::{Arg64, Op64};
+pub use wide::{Arg64, Chain64, Op64};
 
 /// A wave's state, shared by the machine code and its callouts.
 #[repr(C, align(32))]

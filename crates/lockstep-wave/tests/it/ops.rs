@@ -269,7 +269,16 @@ fn trigonometry() {
     assert_close(atan(1.0f64), PI / 4.0);
     assert_close(atan2(1.0f64, -1.0), 3.0 * PI / 4.0);
     assert_close(atan2(0.0f64, -1.0), PI);
-    assert_close(atan2(-0.0f64, -1.0), -PI);
+    // DXC's lowering: `-0 >= 0` holds, so `atan(-0 / -1) + pi`, and
+    // `x == 0` gives `pi/2` for `y >= 0`, `-pi/2` below; NaN stays NaN.
+    assert_close(atan2(-0.0f64, -1.0), PI);
+    assert_close(atan2(-1.0f64, -1.0), -3.0 * PI / 4.0);
+    assert_eq!(atan2(0.0f32, 0.0), std::f32::consts::FRAC_PI_2);
+    assert_eq!(atan2(-0.0f32, -0.0), std::f32::consts::FRAC_PI_2);
+    assert_eq!(atan2(-2.0f32, 0.0), -std::f32::consts::FRAC_PI_2);
+    assert_eq!(atan2(h(0.0), h(0.0)), h(std::f32::consts::FRAC_PI_2));
+    assert!(isnan(atan2(f32::NAN, 0.0)));
+    assert!(isnan(atan2(0.0f32, f32::NAN)));
     assert_eq!(sinh(0.0f32), 0.0);
     assert_eq!(cosh(0.0f32), 1.0);
     assert_eq!(tanh(f32::INFINITY), 1.0);

@@ -100,6 +100,22 @@ fn float_builtins() {
         ("asfloat(0x40490FDBu)", std::f32::consts::PI),
         ("sign(-3.5)", -1.0),
         ("atan2(1.0, 1.0)", 1.0f32.atan2(1.0)),
+        // DXC's lowering: x == 0 gives pi/2 for y >= 0 (also 0 and -0),
+        // -pi/2 below; x < 0 <= y (-0 counts) adds pi to atan(y / x).
+        ("atan2(0.0, 0.0)", std::f32::consts::FRAC_PI_2),
+        ("atan2(-0.0, -0.0)", std::f32::consts::FRAC_PI_2),
+        ("atan2(-3.0, 0.0)", -std::f32::consts::FRAC_PI_2),
+        ("atan2(-0.0, -1.0)", std::f32::consts::PI),
+        // DXC's float-like functions take a double as a float: 2.5000001
+        // is 2.5 as a float, which rounds to even; 0.99999999 is 1.0.
+        ("round(2.5000001l)", 2.0),
+        ("trunc(0.99999999l)", 1.0),
+        ("frac(-0.99999999l)", 0.0),
+        // rcp takes a double as it is: 1/3 less the float nearest it.
+        (
+            "(rcp(3.0l) - 0.333333343267440796l) * 1e9l",
+            f32::from_bits(3_240_030_747),
+        ),
         ("fma(2.0l, 3.0l, 1.0l)", 7.0),
         // 3·6 − 8·4.
         ("determinant(float2x2(3, 8, 4, 6))", -14.0),

@@ -179,6 +179,14 @@ fn sixteen_bit_forms() {
     // -6 = -0.75 * 2^3.
     assert_eq!(&f[1..4], [-0.75, 3.0, 11.5]);
     assert_eq!(&u[..2], [8, (-5i32) as u32]);
+    // A double argument takes the float overloads of the library's
+    // float-like functions, as without 16-bit types: 5.5 - 2 * 2, and
+    // 5.5 * 2^1.
+    let (f, _) = run(
+        "double x = 5.5, y = 2.0; F[0] = fmod(x, y); F[1] = radians(x) * 0.0 + ldexp(x, 1.0);",
+        &opts,
+    );
+    assert_eq!(&f[..2], [1.5, 11.0]);
 }
 
 #[test]

@@ -1366,6 +1366,174 @@ void main(uint3 id : SV_DispatchThreadID)
     }
 }
 
+/// Products of 16-bit matrices with themselves: each product's two
+/// operands are chunks the machine code holds in vector registers, and
+/// loading the second must not take the first's register.
+#[test]
+fn sixteen_bit_matrix_products_agree() {
+    let source = r#"
+StructuredBuffer<half> In : register(t0);
+RWStructuredBuffer<half> Out : register(u0);
+RWStructuredBuffer<int16_t> Ints : register(u1);
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    half2x2 m = half2x2(In[0], In[1], In[2], In[3]);
+    half2x2 p = mul(m, m);
+    half2x2 q = mul(m, transpose(m));
+    uint o = id.x * 8u;
+    Out[o] = p[0][0]; Out[o + 1u] = p[0][1]; Out[o + 2u] = p[1][0]; Out[o + 3u] = p[1][1];
+    Out[o + 4u] = q[0][0]; Out[o + 5u] = q[0][1]; Out[o + 6u] = q[1][0]; Out[o + 7u] = q[1][1];
+    int16_t t = (int16_t)(id.x & 7u);
+    int16_t2x3 a = int16_t2x3(t, 2, 3, 4, 5, (int16_t)6 - t);
+    int16_t2x2 r = mul(a, transpose(a));
+    uint k = id.x * 4u;
+    Ints[k] = r[0][0]; Ints[k + 1u] = r[0][1]; Ints[k + 2u] = r[1][0]; Ints[k + 3u] = r[1][1];
+}
+"#;
+    let opts = CompileOptions {
+        enable_16bit_types: true,
+        ..CompileOptions::default()
+    };
+    let shader = compile(source, &opts);
+    let mut p = pipeline(
+        [1, 1, 1],
+        &[
+            // Rows (1, 2) and (3, 4).
+            buf(
+                "In",
+                Kind::StructuredBuffer,
+                0,
+                vec![0x4000_3C00, 0x4400_4200],
+            ),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 256]),
+            buf("Ints", Kind::RwStructuredBuffer, 1, vec![0; 128]),
+        ],
+    );
+    use lockstep::pipeline::Format;
+    p.buffers[0].format = Format::Float16;
+    p.buffers[1].format = Format::Float16;
+    p.buffers[2].format = Format::Int16;
+    let half = |x: f32| u32::from(half::f16::from_f32(x).to_bits());
+    let halves = |w: &[u32], i: usize| (w[i / 2] >> (16 * (i % 2))) & 0xFFFF;
+    for w in [8, 16, 32, 64] {
+        let out = agreeing(&shader, &p, w);
+        for t in 0..64usize {
+            // m·m = (7, 10; 15, 22); m·mᵀ = (5, 11; 11, 25).
+            let got: Vec<u32> = (0..8).map(|i| halves(&out[1], 8 * t + i)).collect();
+            let want: Vec<u32> = [7., 10., 15., 22., 5., 11., 11., 25.].map(half).to_vec();
+            assert_eq!(got, want, "wave size {w}, thread {t}");
+            // a = (t, 2, 3; 4, 5, 6 - t): a·aᵀ = (t² + 13, 4t + 28 - 3t; …, 41 + (6 - t)²).
+            let t16 = (t % 8) as i32;
+            let off = 4 * t16 + 10 + 3 * (6 - t16);
+            let want = [t16 * t16 + 13, off, off, 41 + (6 - t16) * (6 - t16)];
+            let got: Vec<i32> = (0..4)
+                .map(|i| halves(&out[2], 4 * t + i) as i16 as i32)
+                .collect();
+            assert_eq!(got, want, "wave size {w}, thread {t}");
+        }
+    }
+}
+
+/// Long runs of 64-bit operations with more live values than the machine
+/// code keeps in registers, some on divergent lanes: every value reaches
+/// its register whether a later operation overwrites it or not.
+#[test]
+fn long_wide_runs_agree() {
+    let source = r#"
+StructuredBuffer<uint2> Keys : register(t0);
+RWStructuredBuffer<uint64_t> Out : register(u0);
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint2 k = Keys[id.x];
+    uint64_t a = ((uint64_t)k.y << 32) | k.x;
+    uint64_t b = a * 3 + 1;
+    uint64_t c = b ^ (a >> 7);
+    uint64_t d = c * b - a;
+    uint64_t e = d + (c << 5);
+    uint64_t f = e ^ b ^ a;
+    uint64_t g = f * d + c;
+    uint64_t h = g - e * 9;
+    uint64_t i = h ^ (g >> 13) ^ f;
+    uint64_t j = i + a + b + c + d + e;
+    if ((k.x & 1u) != 0u)
+    {
+        j = j * 5 + h;
+        a = a ^ j;
+    }
+    uint64_t l = j * i + h * g - f * e + d * c - b * a;
+    Out[id.x * 3u] = l;
+    Out[id.x * 3u + 1u] = a ^ (j >> 1);
+    // x is updated in place: its value is let go while the products are
+    // made, read back, then overwritten.
+    uint64_t x = l * 0x100000001B3ull;
+    uint64_t y1 = x * 3, y2 = x * 5, y3 = x * 7, y4 = x * 9;
+    uint64_t y5 = x * 11, y6 = x * 13, y7 = x * 15, y8 = x * 17;
+    x = x + y1; x = x ^ y2; x = x + y3; x = x ^ y4;
+    x = x + y5; x = x ^ y6; x = x + y7; x = x ^ y8;
+    Out[id.x * 3u + 2u] = x;
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let keys: Vec<u32> = (0..128u32)
+        .map(|i| i.wrapping_mul(0x9E37_79B9) ^ (i << 3))
+        .collect();
+    let p = pipeline(
+        [1, 1, 1],
+        &[
+            buf("Keys", Kind::StructuredBuffer, 0, keys.clone()),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 384]),
+        ],
+    );
+    for w in [8, 16, 32, 64] {
+        let out = agreeing(&shader, &p, w);
+        for t in 0..64usize {
+            let (x, y) = (keys[2 * t], keys[2 * t + 1]);
+            let mut a = u64::from(y) << 32 | u64::from(x);
+            let b = a.wrapping_mul(3).wrapping_add(1);
+            let c = b ^ (a >> 7);
+            let d = c.wrapping_mul(b).wrapping_sub(a);
+            let e = d.wrapping_add(c << 5);
+            let f = e ^ b ^ a;
+            let g = f.wrapping_mul(d).wrapping_add(c);
+            let h = g.wrapping_sub(e.wrapping_mul(9));
+            let i = h ^ (g >> 13) ^ f;
+            let mut j = [a, b, c, d, e].iter().fold(i, |s, &v| s.wrapping_add(v));
+            if x & 1 != 0 {
+                j = j.wrapping_mul(5).wrapping_add(h);
+                a ^= j;
+            }
+            let l = j
+                .wrapping_mul(i)
+                .wrapping_add(h.wrapping_mul(g))
+                .wrapping_sub(f.wrapping_mul(e))
+                .wrapping_add(d.wrapping_mul(c))
+                .wrapping_sub(b.wrapping_mul(a));
+            let x = l.wrapping_mul(0x0100_0000_01B3);
+            let y = |k: u64| x.wrapping_mul(k);
+            let x = [3, 5, 7, 9, 11, 13, 15, 17]
+                .iter()
+                .enumerate()
+                .fold(x, |x, (n, &k)| {
+                    if n % 2 == 0 {
+                        x.wrapping_add(y(k))
+                    } else {
+                        x ^ y(k)
+                    }
+                });
+            let word = |i: usize| u64::from(out[1][2 * i + 1]) << 32 | u64::from(out[1][2 * i]);
+            assert_eq!(
+                [word(3 * t), word(3 * t + 1), word(3 * t + 2)],
+                [l, a ^ (j >> 1), x],
+                "wave size {w}, thread {t}"
+            );
+        }
+    }
+}
+
 /// Whole `float4`, `uint2`, `half4` and `half2` elements stored per lane:
 /// in order, on divergent lanes, at overlapping elements (two lanes to an
 /// element), past the end of the buffer, at a misaligned element, in

@@ -46,8 +46,12 @@ impl Cache {
         Some(SLOTS[at])
     }
 
-    /// A slot for `key`, dropping what it held.
-    fn take(&mut self, key: (u32, bool)) -> u8 {
+    /// A slot for `key`, dropping what it held; never `keep`, a slot
+    /// the operation being emitted still reads.
+    fn take(&mut self, key: (u32, bool), keep: Option<u8>) -> u8 {
+        if keep == Some(SLOTS[self.next]) {
+            self.next = (self.next + 1) % SLOTS.len();
+        }
         let at = self.next;
         self.next = (self.next + 1) % SLOTS.len();
         self.held[at] = Some(key);
@@ -84,9 +88,10 @@ impl WaveBuilder {
 
     /// One chain on chunk `k`.
     fn chain_chunk(&mut self, chain: &Chain, k: i32, cache: &mut Cache) {
-        let a = self.operand(chain.a, chain.widen, k, cache);
+        let a = self.operand(chain.a, chain.widen, k, cache, None);
         let second = match chain.b {
-            Arg::Reg(r) => Second::Reg(self.operand(r, chain.widen, k, cache)),
+            // Loading the second operand must not take the first's slot.
+            Arg::Reg(r) => Second::Reg(self.operand(r, chain.widen, k, cache, Some(a))),
             Arg::Imm(imm) => Second::Imm(imm),
         };
         self.b.step(chain.op, 3, a, second);
@@ -100,7 +105,7 @@ impl WaveBuilder {
                 ; vpmovzxwd ymm3, Rx(TEMP)
             );
             if !chain.masked {
-                let s = cache.take((chain.dst, true));
+                let s = cache.take((chain.dst, true), None);
                 dynasm!(self.b.asm; .arch x64; vcvtph2ps Ry(s), Rx(TEMP));
             }
         } else if let Some((n, imm)) = chain.narrow {
@@ -110,24 +115,32 @@ impl WaveBuilder {
         self.store_chunk(d, k, chain.masked);
         if !rounded || chain.masked {
             // What the frame now holds, blended or not.
-            let s = cache.take((chain.dst, false));
+            let s = cache.take((chain.dst, false), None);
             dynasm!(self.b.asm; .arch x64; vmovdqa Ry(s), ymm3);
         }
     }
 
-    /// The vector register holding chunk `k` of register `r`, widened.
-    fn operand(&mut self, r: u32, widen: Option<Op32>, k: i32, cache: &mut Cache) -> u8 {
+    /// The vector register holding chunk `k` of register `r`, widened;
+    /// a slot taken for it is never `keep`.
+    fn operand(
+        &mut self,
+        r: u32,
+        widen: Option<Op32>,
+        k: i32,
+        cache: &mut Cache,
+        keep: Option<u8>,
+    ) -> u8 {
         let widened = widen.is_some();
         if let Some(s) = cache.find((r, widened)) {
             return s;
         }
         if let (Some(w), Some(raw)) = (widen, cache.find((r, false))) {
-            let s = cache.take((r, true));
+            let s = cache.take((r, true), keep);
             self.b.step(w, s, raw, Second::Imm(0));
             return s;
         }
         // Loaded, and widened in place.
-        let s = cache.take((r, widened));
+        let s = cache.take((r, widened), keep);
         let at = self.narrow(r);
         dynasm!(self.b.asm; .arch x64; vmovdqu Ry(s), [r12 + at + 32 * k]);
         if let Some(w) = widen {

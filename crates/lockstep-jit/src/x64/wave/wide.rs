@@ -101,6 +101,22 @@ pub enum Arg64 {
     Imm(u64),
 }
 
+impl Arg64 {
+    fn reg(self) -> Option<u32> {
+        match self {
+            Arg64::Reg(r) => Some(r),
+            Arg64::Imm(_) => None,
+        }
+    }
+
+    fn imm(self) -> Option<u64> {
+        match self {
+            Arg64::Reg(_) => None,
+            Arg64::Imm(k) => Some(k),
+        }
+    }
+}
+
 /// Where an [`Op64`]'s operands and result live.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Shape {
@@ -231,31 +247,38 @@ impl WaveBuilder {
     /// `ymm3` = `op(ymm0, ymm1)` on 64-bit lanes (`imm`: `ymm1` holds this
     /// constant); uses `ymm2` and `ymm4`.
     fn wide_step(&mut self, op: Op64, imm: Option<u64>) {
+        self.wide_step_on(op, imm, 0, 1);
+    }
+
+    /// `ymm3` = `op(ymm{x}, ymm{y})` on 64-bit lanes (`imm`: `ymm{y}`
+    /// holds this constant, unless the operation is a shift by it); uses
+    /// `ymm2` and `ymm4` and changes neither operand.
+    fn wide_step_on(&mut self, op: Op64, imm: Option<u64>, x: u8, y: u8) {
         use Op64 as O;
         if let (O::Shl | O::ShrU, Some(k)) = (op, imm) {
-            shift_q(&mut self.b.asm, op == O::Shl, 3, 0, (k & 63) as u8);
+            shift_q(&mut self.b.asm, op == O::Shl, 3, x, (k & 63) as u8);
             return;
         }
         let asm = &mut self.b.asm;
         match op {
-            O::Add => dynasm!(asm; .arch x64; vpaddq ymm3, ymm0, ymm1),
-            O::Sub => dynasm!(asm; .arch x64; vpsubq ymm3, ymm0, ymm1),
-            O::And => dynasm!(asm; .arch x64; vpand ymm3, ymm0, ymm1),
-            O::Or => dynasm!(asm; .arch x64; vpor ymm3, ymm0, ymm1),
-            O::Xor => dynasm!(asm; .arch x64; vpxor ymm3, ymm0, ymm1),
-            O::FAdd => dynasm!(asm; .arch x64; vaddpd ymm3, ymm0, ymm1),
-            O::FSub => dynasm!(asm; .arch x64; vsubpd ymm3, ymm0, ymm1),
-            O::FMul => dynasm!(asm; .arch x64; vmulpd ymm3, ymm0, ymm1),
-            O::FDiv => dynasm!(asm; .arch x64; vdivpd ymm3, ymm0, ymm1),
+            O::Add => dynasm!(asm; .arch x64; vpaddq ymm3, Ry(x), Ry(y)),
+            O::Sub => dynasm!(asm; .arch x64; vpsubq ymm3, Ry(x), Ry(y)),
+            O::And => dynasm!(asm; .arch x64; vpand ymm3, Ry(x), Ry(y)),
+            O::Or => dynasm!(asm; .arch x64; vpor ymm3, Ry(x), Ry(y)),
+            O::Xor => dynasm!(asm; .arch x64; vpxor ymm3, Ry(x), Ry(y)),
+            O::FAdd => dynasm!(asm; .arch x64; vaddpd ymm3, Ry(x), Ry(y)),
+            O::FSub => dynasm!(asm; .arch x64; vsubpd ymm3, Ry(x), Ry(y)),
+            O::FMul => dynasm!(asm; .arch x64; vmulpd ymm3, Ry(x), Ry(y)),
+            O::FDiv => dynasm!(asm; .arch x64; vdivpd ymm3, Ry(x), Ry(y)),
             // The low halves' product, plus each high half times the other
             // low half, shifted up.
             O::Mul => {
-                dynasm!(asm; .arch x64; vpmuludq ymm3, ymm0, ymm1);
-                shift_q(asm, false, 2, 0, 32);
-                dynasm!(asm; .arch x64; vpmuludq ymm2, ymm2, ymm1);
-                shift_q(asm, false, 4, 1, 32);
+                dynasm!(asm; .arch x64; vpmuludq ymm3, Ry(x), Ry(y));
+                shift_q(asm, false, 2, x, 32);
+                dynasm!(asm; .arch x64; vpmuludq ymm2, ymm2, Ry(y));
+                shift_q(asm, false, 4, y, 32);
                 dynasm!(asm; .arch x64
-                    ; vpmuludq ymm4, ymm4, ymm0
+                    ; vpmuludq ymm4, ymm4, Ry(x)
                     ; vpaddq ymm2, ymm2, ymm4
                 );
                 shift_q(asm, true, 2, 2, 32);
@@ -263,25 +286,25 @@ impl WaveBuilder {
             }
             O::Not => dynasm!(asm; .arch x64
                 ; vpcmpeqd ymm2, ymm2, ymm2
-                ; vpxor ymm3, ymm0, ymm2
+                ; vpxor ymm3, Ry(x), ymm2
             ),
             O::INeg => dynasm!(asm; .arch x64
                 ; vpxor ymm2, ymm2, ymm2
-                ; vpsubq ymm3, ymm2, ymm0
+                ; vpsubq ymm3, ymm2, Ry(x)
             ),
             O::Shl | O::ShrU | O::ShrS => {
                 let c63 = self.qwords([63; 4]);
                 let sign = self.qwords([SIGN; 4]);
                 let asm = &mut self.b.asm;
-                dynasm!(asm; .arch x64; vpand ymm2, ymm1, [=>c63]);
+                dynasm!(asm; .arch x64; vpand ymm2, Ry(y), [=>c63]);
                 match op {
-                    O::Shl => dynasm!(asm; .arch x64; vpsllvq ymm3, ymm0, ymm2),
-                    O::ShrU => dynasm!(asm; .arch x64; vpsrlvq ymm3, ymm0, ymm2),
+                    O::Shl => dynasm!(asm; .arch x64; vpsllvq ymm3, Ry(x), ymm2),
+                    O::ShrU => dynasm!(asm; .arch x64; vpsrlvq ymm3, Ry(x), ymm2),
                     // No arithmetic shift of 64-bit lanes in AVX2: shift
                     // logically, then extend the sign bit from where it
                     // landed, `(t ^ m) - m` with `m` the shifted sign bit.
                     _ => dynasm!(asm; .arch x64
-                        ; vpsrlvq ymm3, ymm0, ymm2
+                        ; vpsrlvq ymm3, Ry(x), ymm2
                         ; vmovdqa ymm4, [=>sign]
                         ; vpsrlvq ymm4, ymm4, ymm2
                         ; vpxor ymm3, ymm3, ymm4
@@ -437,6 +460,252 @@ impl WaveBuilder {
             );
             self.store_wide_chunk(d, k, masked);
         }
+    }
+}
+
+/// One [`WaveBuilder::op64`] of a run that [`WaveBuilder::op64_chains`]
+/// runs four lanes at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chain64 {
+    /// The operation.
+    pub op: Op64,
+    /// The register written: wide or narrow as the operation makes it.
+    pub dst: u32,
+    /// The first operand: wide or narrow as the operation takes it.
+    pub a: u32,
+    /// The second operand (ignored by the one-operand operations).
+    pub b: Arg64,
+    /// Only the active lanes are written.
+    pub masked: bool,
+}
+
+/// The vector registers that hold a wide chunk's values between the
+/// operations of a run: none is an operand, result or temporary of
+/// [`WaveBuilder::op64`]'s steps, nor the mask.
+const WIDE_SLOTS: [u8; 9] = [6, 7, 8, 9, 10, 11, 12, 13, 14];
+
+/// Which wide register's half chunk each of [`WIDE_SLOTS`] holds: the
+/// same calls make the same choices, so a dry run of a chunk tells which
+/// registers the real one loads.
+#[derive(Default)]
+struct WideCache {
+    held: [Option<(u32, i32)>; WIDE_SLOTS.len()],
+    /// Slots are taken in turn: the last ones taken are still held.
+    next: usize,
+}
+
+impl WideCache {
+    /// The slot holding `key`, and whether it must be loaded first; a
+    /// slot taken for it is never `keep`.
+    fn lookup(&mut self, key: (u32, i32), keep: Option<u8>) -> (u8, bool) {
+        if let Some(at) = self.held.iter().position(|&h| h == Some(key)) {
+            return (WIDE_SLOTS[at], false);
+        }
+        if keep == Some(WIDE_SLOTS[self.next]) {
+            self.next = (self.next + 1) % WIDE_SLOTS.len();
+        }
+        (self.take(key), true)
+    }
+
+    /// The slots of the wide operands of `c` on half `h`, each with
+    /// whether it must be loaded first.
+    fn operands(&mut self, c: &Chain64, h: i32) -> [Option<(u8, bool)>; 2] {
+        if c.op.shape() == Shape::Widening {
+            return [None, None];
+        }
+        let a = self.lookup((c.a, h), None);
+        let b = match c.b {
+            Arg64::Reg(r) => Some(self.lookup((r, h), Some(a.0))),
+            Arg64::Imm(_) => None,
+        };
+        [Some(a), b]
+    }
+
+    /// A slot for `key`, the old value of that half let go. The other
+    /// half keeps its old value until it is taken too: the operation
+    /// that writes it may still read it.
+    fn take(&mut self, key: (u32, i32)) -> u8 {
+        for h in &mut self.held {
+            if *h == Some(key) {
+                *h = None;
+            }
+        }
+        let at = self.next;
+        self.next = (self.next + 1) % WIDE_SLOTS.len();
+        self.held[at] = Some(key);
+        WIDE_SLOTS[at]
+    }
+
+    /// Forgets every half of register `r` that is not the one taken.
+    fn forget(&mut self, r: u32) {
+        for h in &mut self.held {
+            if h.is_some_and(|(reg, _)| reg == r) {
+                *h = None;
+            }
+        }
+    }
+}
+
+impl Chain64 {
+    /// Whether the operation writes a wide register.
+    fn writes_wide(&self) -> bool {
+        self.op.shape() != Shape::Narrowing
+    }
+}
+
+/// Which operations of a run must write their result to the frame: all
+/// but those of a wide register that a later operation of the run
+/// overwrites on every lane, when nothing in between reads the frame's
+/// copy (a value the cache has let go, or a masked write's old lanes).
+fn frame_writes(chains: &[Chain64]) -> Vec<bool> {
+    // A dry run of one chunk: which operations load which registers.
+    let mut cache = WideCache::default();
+    let mut loads: Vec<Vec<u32>> = Vec::with_capacity(chains.len());
+    for c in chains {
+        let mut loaded = Vec::new();
+        for h in 0..2 {
+            let [a, b] = cache.operands(c, h);
+            if a.is_some_and(|(_, load)| load) {
+                loaded.push(c.a);
+            }
+            if let (Some((_, true)), Arg64::Reg(r)) = (b, c.b) {
+                loaded.push(r);
+            }
+            match c.writes_wide() {
+                true => {
+                    cache.take((c.dst, h));
+                }
+                false => cache.forget(c.dst),
+            }
+        }
+        loads.push(loaded);
+    }
+    (0..chains.len())
+        .map(|i| {
+            let c = &chains[i];
+            if !c.writes_wide() {
+                return true;
+            }
+            for j in i + 1..chains.len() {
+                if loads[j].contains(&c.dst) {
+                    return true;
+                }
+                if chains[j].dst == c.dst && chains[j].writes_wide() {
+                    return chains[j].masked;
+                }
+            }
+            true
+        })
+        .collect()
+}
+
+impl WaveBuilder {
+    /// The operations in order, as [`WaveBuilder::op64`] each, but eight
+    /// lanes at a time: every operation on one chunk (two wide chunks)
+    /// before the next chunk, with the wide values the chunk has loaded
+    /// or made kept in vector registers for the operations after. A
+    /// result that a later operation of the run overwrites is written to
+    /// the frame only where something still reads it there. None of the
+    /// operations reads other lanes.
+    pub fn op64_chains(&mut self, chains: &[Chain64]) {
+        if chains.iter().any(|c| c.masked) {
+            self.need_lanes();
+        }
+        let writes = frame_writes(chains);
+        for c in self.chunks() {
+            let mut cache = WideCache::default();
+            for (chain, &write) in chains.iter().zip(&writes) {
+                for h in 0..2 {
+                    self.chain64_half(chain, c, h, write, &mut cache);
+                }
+            }
+        }
+    }
+
+    /// One operation of a run on half `h` of chunk `c`: wide chunk
+    /// `2c + h`.
+    fn chain64_half(
+        &mut self,
+        c: &Chain64,
+        chunk: i32,
+        h: i32,
+        write: bool,
+        cache: &mut WideCache,
+    ) {
+        let k = 2 * chunk + h;
+        let d = self.offsets[c.dst as usize];
+        let shape = c.op.shape();
+        let [a, b] = cache.operands(c, h);
+        for (slot, r) in [(a, c.a), (b, c.b.reg().unwrap_or(0))] {
+            if let Some((s, true)) = slot {
+                let at = self.wide_at(r);
+                dynasm!(self.b.asm; .arch x64; vmovdqu Ry(s), [r12 + at + 32 * k]);
+            }
+        }
+        match (shape, a) {
+            (Shape::Widening, _) => self.widening_step(c.op, self.narrow(c.a) + 16 * k),
+            (_, Some((x, _))) => {
+                let y = match (b, c.b) {
+                    (Some((y, _)), _) => y,
+                    // Shifts by a constant take no second operand.
+                    (_, Arg64::Imm(_)) if matches!(c.op, Op64::Shl | Op64::ShrU) => 1,
+                    (_, Arg64::Imm(imm)) => {
+                        let l = self.qwords([imm; 4]);
+                        dynasm!(self.b.asm; .arch x64; vmovdqa ymm1, [=>l]);
+                        1
+                    }
+                    (None, Arg64::Reg(_)) => unreachable!("a register operand has a slot"),
+                };
+                if shape == Shape::Narrowing {
+                    // The narrowing steps change their operands.
+                    dynasm!(self.b.asm; .arch x64
+                        ; vmovdqa ymm0, Ry(x)
+                        ; vmovdqa ymm1, Ry(y)
+                    );
+                    self.narrowing_half(c, d, chunk, h);
+                    cache.forget(c.dst);
+                    return;
+                }
+                self.wide_step_on(c.op, c.b.imm(), x, y);
+            }
+            (_, None) => unreachable!("an operation on wide values reads its first operand"),
+        }
+        if c.masked {
+            dynasm!(self.b.asm; .arch x64
+                ; vpmovsxdq Ry(MASK32), [rbx + LANES + 16 * k]
+                ; vmovdqu ymm4, [r12 + d + 32 * k]
+                ; vpblendvb ymm3, ymm4, ymm3, Ry(MASK32)
+            );
+        }
+        if write {
+            dynasm!(self.b.asm; .arch x64; vmovdqu [r12 + d + 32 * k], ymm3);
+        }
+        let s = cache.take((c.dst, h));
+        dynasm!(self.b.asm; .arch x64; vmovdqa Ry(s), ymm3);
+    }
+
+    /// A narrowing operation on half `h` of chunk `c`, its operands in
+    /// `ymm0` and `ymm1`: the first half's four narrow lanes wait in
+    /// `ymm3`, the second's join them and the eight are written at `d`
+    /// in one store, as the 32-bit code reads them.
+    fn narrowing_half(&mut self, ch: &Chain64, d: i32, c: i32, h: i32) {
+        self.narrowing_step(ch.op);
+        if ch.op != Op64::F64ToF32 {
+            let low_halves = self.b.constant(Constant::LowHalves);
+            dynasm!(self.b.asm; .arch x64
+                ; vmovdqa ymm5, [=>low_halves]
+                ; vpermd ymm2, ymm5, ymm2
+            );
+        }
+        if h == 0 {
+            dynasm!(self.b.asm; .arch x64; vmovdqa xmm3, xmm2);
+            return;
+        }
+        dynasm!(self.b.asm; .arch x64; vinserti128 ymm3, ymm3, xmm2, 1);
+        if ch.op.is_compare() {
+            dynasm!(self.b.asm; .arch x64; vpsrld ymm3, ymm3, 31);
+        }
+        self.store_chunk(d, c, ch.masked);
     }
 }
 
