@@ -289,14 +289,19 @@ impl Findings {
     }
 }
 
-/// Per-word history of groupshared memory in the current group, for the
-/// race and uninitialized-read checks. An epoch is the stretch between two
+/// Per-half-word history of groupshared memory in the current group, for
+/// the race and uninitialized-read checks: two bytes at a time, the
+/// smallest element (`half`, `uint16_t`), so that waves writing the two
+/// halves of one word do not race. An epoch is the stretch between two
 /// barriers.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SharedTracker {
     words: Vec<WordState>,
     pub epoch: u32,
 }
+
+/// The bytes of groupshared memory one [`SharedTracker`] entry covers.
+pub(crate) const TRACKED_BYTES: u64 = 2;
 
 #[derive(Clone, Copy, Debug, Default)]
 struct WordState {
@@ -318,7 +323,10 @@ const MANY: u32 = u32::MAX;
 pub(crate) enum Access {
     Read,
     Write,
+    /// An atomic that combines the old value with its operand.
     Atomic,
+    /// `InterlockedExchange`: an atomic whose new value is its operand.
+    Exchange,
 }
 
 impl Access {
@@ -326,21 +334,27 @@ impl Access {
     pub(crate) fn verb(self) -> &'static str {
         match self {
             Access::Read => "reads",
-            Access::Write | Access::Atomic => "writes",
+            Access::Write | Access::Atomic | Access::Exchange => "writes",
         }
+    }
+
+    /// An atomic access.
+    pub(crate) fn is_atomic(self) -> bool {
+        matches!(self, Access::Atomic | Access::Exchange)
     }
 }
 
 impl SharedTracker {
     pub fn reset(&mut self, bytes: usize) {
         self.words.clear();
-        self.words.resize(bytes.div_ceil(4), WordState::default());
+        self.words
+            .resize(bytes.div_ceil(TRACKED_BYTES as usize), WordState::default());
         self.epoch = 0;
     }
 
-    /// Records an access by `wave` to the word at byte `offset`; returns a
-    /// finding when it races with another wave's access in this epoch or
-    /// reads a word never written.
+    /// Records an access by `wave` to the half word at byte `offset`;
+    /// returns a finding when it races with another wave's access in this
+    /// epoch or reads (or atomically combines with) memory never written.
     pub fn access(
         &mut self,
         offset: u64,
@@ -348,7 +362,9 @@ impl SharedTracker {
         access: Access,
     ) -> Option<(FindingKind, &'static str)> {
         let e = self.epoch + 1;
-        let w = self.words.get_mut(usize::try_from(offset / 4).ok()?)?;
+        let w = self
+            .words
+            .get_mut(usize::try_from(offset / TRACKED_BYTES).ok()?)?;
         let other_wrote = w.write_epoch == e && w.writer != wave;
         let other_read = w.read_epoch == e && w.reader != wave;
         let other_atomic = w.atomic_epoch == e && w.atomic_wave != wave;
@@ -365,7 +381,11 @@ impl SharedTracker {
                 FindingKind::GroupsharedRace,
                 "writes a groupshared word that another wave accesses without a barrier between",
             )),
-            Access::Atomic if other_wrote || other_read => Some((
+            Access::Atomic if !w.written => Some((
+                FindingKind::UninitializedGroupshared,
+                "atomically updates groupshared memory that nothing wrote in this group: the value it combines with is undefined",
+            )),
+            Access::Atomic | Access::Exchange if other_wrote || other_read => Some((
                 FindingKind::GroupsharedRace,
                 "atomically updates a groupshared word that another wave accesses non-atomically without a barrier between",
             )),
@@ -385,7 +405,7 @@ impl SharedTracker {
                 w.write_epoch = e;
                 w.writer = wave;
             }
-            Access::Atomic => {
+            Access::Atomic | Access::Exchange => {
                 w.written = true;
                 w.atomic_epoch = e;
                 w.atomic_wave = wave;

@@ -1171,7 +1171,11 @@ impl Wave {
                     deferrable,
                 } => {
                     if let Some(findings) = ctx.findings.filter(|_| CHECKED) {
-                        self.check_access(ctx, findings, tracker, &gs[0], addr, ty, Access::Atomic);
+                        let access = match op {
+                            lockstep_ir::AtomicOp::Exchange => Access::Exchange,
+                            _ => Access::Atomic,
+                        };
+                        self.check_access(ctx, findings, tracker, &gs[0], addr, ty, access);
                     }
                     if let Space::Resource(id) = addr.space {
                         if deferrable && self.hold_atomic(ctx, deferred, op, ty, addr, a) {

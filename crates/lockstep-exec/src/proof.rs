@@ -1053,7 +1053,16 @@ impl Walk<'_> {
                         state.shared.reads.push(access);
                     }
                     Inst::Store { .. } => state.shared.writes.push((access, exact)),
-                    _ => state.shared.atomics.push(access),
+                    // An atomic other than an exchange combines with what
+                    // the memory held: it must have been written.
+                    Inst::Atomic { op, .. } => {
+                        if *op != lockstep_ir::AtomicOp::Exchange {
+                            let initialized = state.shared.initialized(at, size, t);
+                            state.settle_shared(initialized);
+                        }
+                        state.shared.atomics.push(access);
+                    }
+                    _ => unreachable!("a groupshared access is a load, store or atomic"),
                 }
             }
             Inst::Load { addr, ty, .. }

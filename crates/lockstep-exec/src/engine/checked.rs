@@ -91,8 +91,11 @@ impl Wave {
                     continue;
                 }
                 let mut found = false;
-                for word in (at / 4)..(at + u64::from(ty.size())).div_ceil(4) {
-                    if let Some((kind, message)) = tracker.access(word * 4, self.index, access) {
+                let tracked = crate::check::TRACKED_BYTES;
+                for part in (at / tracked)..(at + u64::from(ty.size())).div_ceil(tracked) {
+                    if let Some((kind, message)) =
+                        tracker.access(part * tracked, self.index, access)
+                    {
                         let lanes = shared.map_or(0, |s| s.2) | 1 << l;
                         shared = Some((kind, message, lanes));
                         found = true;
@@ -105,7 +108,7 @@ impl Wave {
             && !written.is_empty()
         {
             let len = (mem.len() / 4) as usize;
-            let atomic = access == Access::Atomic;
+            let atomic = access.is_atomic();
             findings.wrote(id.index(), len, self.pc.wrapping_sub(1), &written, atomic);
         }
         if outside != 0 {

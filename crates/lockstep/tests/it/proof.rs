@@ -562,6 +562,7 @@ const CLEAN: &[&str] = &[
     "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
      groupshared uint Count;\n\
      [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex) {\n\
+       if (gi == 0) Count = 0; GroupMemoryBarrierWithGroupSync();\n\
        uint slot; InterlockedAdd(Count, 1, slot); Out[id.x] = slot; }",
     // Clean: a counter per thread, and a total by atomics.
     "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n\
