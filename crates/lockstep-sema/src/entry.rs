@@ -83,10 +83,15 @@ impl Sema<'_> {
         let inputs = inputs.into_iter().map(|(input, _)| input).collect();
         let function = self.function_id(idx);
         self.check_derivative_group(function, group, decl.name.span);
-        // SM 6.6 defines compute quads in group-thread space.
+        // SM 6.6 defines compute quads in group-thread space, for the quad
+        // operations and derivatives; a shader with none keeps the lanes in
+        // group-index order.
         let quads = match group {
             ir::GroupShape::Threads([x, y, _])
-                if self.opts.shader_model >= (6, 6) && x % 2 == 0 && y % 2 == 0 =>
+                if self.opts.shader_model >= (6, 6)
+                    && x % 2 == 0
+                    && y % 2 == 0
+                    && self.uses_quads(function) =>
             {
                 ir::QuadLayout::Blocks
             }
@@ -108,6 +113,32 @@ impl Sema<'_> {
     /// 6.6), need quads: numthreads X and Y even, or X a multiple of 4 with
     /// Y = Z = 1. (Functions it never calls do not count, nor the library's
     /// explicit-LOD samples beside an implicit one.)
+    /// Whether the entry point reaches a quad operation or a derivative.
+    fn uses_quads(&self, entry: ir::FunctionId) -> bool {
+        use ir::WaveOp as W;
+        self.reachable(entry)
+            .into_iter()
+            .filter_map(|id| self.module.functions.get(id.index()))
+            .any(|f| {
+                let mut quad = takes_derivatives(&f.name);
+                ir::walk::each_expr(&f.body, &mut |e| {
+                    quad |= matches!(
+                        e.kind,
+                        ir::ExprKind::Wave(
+                            W::QuadReadAcrossX
+                                | W::QuadReadAcrossY
+                                | W::QuadReadAcrossDiagonal
+                                | W::QuadReadLaneAt
+                                | W::QuadAny
+                                | W::QuadAll,
+                            _
+                        )
+                    );
+                });
+                quad
+            })
+    }
+
     fn check_derivative_group(
         &mut self,
         entry: ir::FunctionId,

@@ -1117,7 +1117,15 @@ impl WaveBuilder {
     /// wide register at `a` follow each other from an aligned one in
     /// bounds; else `rax` = the first word's index.
     fn contiguous(&mut self, a: i32, c: i32, slow: DynamicLabel) {
-        self.strided(a, c, slow, 1);
+        self.strided(a, c, slow, 1, false);
+    }
+
+    /// [`WaveBuilder::contiguous`] for loads: only the active lanes'
+    /// addresses must follow the first lane's. The span from the first
+    /// lane's is in bounds, so a load may read the others' words too and
+    /// leave them unused (a partial wave, or waves of 4 lanes in 8).
+    fn contiguous_active(&mut self, a: i32, c: i32, slow: DynamicLabel) {
+        self.strided(a, c, slow, 1, true);
     }
 
     /// Words of memory a strided load of eight lanes `stride` words apart
@@ -1151,9 +1159,9 @@ impl WaveBuilder {
     }
 
     /// [`WaveBuilder::contiguous`] for addresses `stride` words apart:
-    /// [`WaveBuilder::first_in_bounds`], then every lane's address
-    /// compared with the first's.
-    fn strided(&mut self, a: i32, c: i32, slow: DynamicLabel, stride: u32) {
+    /// [`WaveBuilder::first_in_bounds`], then every lane's address (every
+    /// active lane's, with `active`) compared with the first's.
+    fn strided(&mut self, a: i32, c: i32, slow: DynamicLabel, stride: u32, active: bool) {
         let step = u64::from(4 * stride);
         let low = self.qwords([0, step, 2 * step, 3 * step]);
         let high = self.qwords([4 * step, 5 * step, 6 * step, 7 * step]);
@@ -1166,6 +1174,18 @@ impl WaveBuilder {
             ; vpaddq ymm2, ymm0, [=>high]
             ; vpcmpeqq ymm2, ymm2, [r12 + at + 32]
         );
+        if active {
+            // The inactive lanes compare equal whatever they hold.
+            dynasm!(self.b.asm; .arch x64
+                ; vpmovsxdq ymm0, [rbx + LANES + 32 * c]
+                ; vpcmpeqd ymm4, ymm4, ymm4
+                ; vpxor ymm0, ymm0, ymm4
+                ; vpor ymm1, ymm1, ymm0
+                ; vpmovsxdq ymm0, [rbx + LANES + 32 * c + 16]
+                ; vpxor ymm0, ymm0, ymm4
+                ; vpor ymm2, ymm2, ymm0
+            );
+        }
         self.unless_all_equal(slow);
     }
 
@@ -1195,7 +1215,7 @@ impl WaveBuilder {
         if at.consecutive {
             self.first_in_bounds(a, c, slow, stride);
         } else {
-            self.strided(a, c, slow, stride);
+            self.strided(a, c, slow, stride, false);
         }
         Some(stride)
     }
@@ -1389,12 +1409,12 @@ impl WaveBuilder {
                 self.fetch_ahead(at.ahead);
                 dynasm!(self.b.asm; .arch x64; vmovdqu ymm3, [rdx + rax * 4]);
             } else if !self.quads {
-                self.contiguous(a, c, slow);
+                self.contiguous_active(a, c, slow);
                 self.fetch_ahead(at.ahead);
                 dynasm!(self.b.asm; .arch x64; vmovdqu ymm3, [rdx + rax * 4]);
             } else {
                 let quads = self.b.asm.new_dynamic_label();
-                self.contiguous(a, c, quads);
+                self.contiguous_active(a, c, quads);
                 self.fetch_ahead(at.ahead);
                 dynasm!(self.b.asm; .arch x64
                     ; vmovdqu ymm3, [rdx + rax * 4]
@@ -1410,11 +1430,18 @@ impl WaveBuilder {
                     ; vpermd ymm3, ymm4, ymm3
                 );
             }
+            // Every active lane at the first lane's word (an index that
+            // is the same in the wave): that word, broadcast.
+            let gather = self.b.asm.new_dynamic_label();
             dynasm!(self.b.asm; .arch x64
                 ; jmp =>done
                 ; =>slow
             );
+            self.strided(a, c, gather, 0, true);
             dynasm!(self.b.asm; .arch x64
+                ; vpbroadcastd ymm3, [rdx + rax * 4]
+                ; jmp =>done
+                ; =>gather
                 ; vmovdqa ymm15, [rbx + LANES + 32 * c]
             );
             // Each half of four lanes: the byte addresses, the lanes that

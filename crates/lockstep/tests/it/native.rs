@@ -988,7 +988,8 @@ RWStructuredBuffer<uint> Packed : register(u2);
 [numthreads({x}, {y}, 1)]
 void main(uint3 id : SV_DispatchThreadID, uint3 g : SV_GroupID, uint3 gt : SV_GroupThreadID)
 {{
-    uint v = Tex[id.xy] * 3u + Flat[id.y * 20u + id.x];
+    // A quad operation (adding 0): the lanes are 2×2 blocks of the group.
+    uint v = Tex[id.xy] * 3u + Flat[id.y * 20u + id.x] + QuadReadLaneAt(0u, 0u);
     if ((id.x + id.y) % 3u != 1u)
         OutTex[id.xy] = v;
     Out[id.y * 24u + id.x] = v ^ 5u;
@@ -2096,14 +2097,20 @@ void main(uint3 id : SV_DispatchThreadID, uint3 gtid : SV_GroupThreadID, uint gi
 /// twice, or on some lanes only, or scaled by a lane's own value.
 #[test]
 fn addresses_are_consecutive_only_by_construction() {
-    let cases: [(&str, &str, &[u32]); 14] = [
+    let cases: [(&str, &str, &[u32]); 15] = [
         ("64, 1, 1", "Out[id.x] = 1u;", &[4]),
         ("64, 1, 1", "Out[id.x * 2u + 1u] = 1u;", &[8]),
         ("64, 1, 1", "Out[gi * 3u] = 1u;", &[12]),
         ("64, 1, 1", "Out[gi * 9u] = 1u;", &[0]),
         ("100, 1, 1", "Out[id.x] = 1u;", &[4]),
         ("8, 3, 1", "Out[gtid.y * 8u + gtid.x] = 1u;", &[4]),
-        ("8, 4, 1", "Out[gtid.y * 8u + gtid.x] = 1u;", &[0]),
+        ("8, 4, 1", "Out[gtid.y * 8u + gtid.x] = 1u;", &[4]),
+        // A quad operation: the lanes are 2×2 blocks of the group.
+        (
+            "8, 4, 1",
+            "Out[gtid.y * 8u + gtid.x] = QuadReadLaneAt(1u, 0u);",
+            &[0],
+        ),
         ("4, 4, 1", "Out[gtid.x] = 1u;", &[0]),
         ("64, 1, 1", "int k = (int)id.x - 5; Out[k] = 1u;", &[4]),
         ("64, 1, 1", "Out[id.x * id.x] = 1u;", &[0]),

@@ -366,18 +366,18 @@ fn given_bindings_are_kept_and_duplicates_are_errors() {
     );
 }
 
+/// Vulkan has no double-precision transcendentals, and needs none: a
+/// `double` argument takes the `float` function, as DXC converts it.
 #[test]
-fn what_the_back_end_lacks_is_an_error_at_its_source() {
-    let e = emit(
+fn a_double_takes_the_float_transcendental() {
+    emit(
         "RWStructuredBuffer<double> Out : register(u0);
          [numthreads(4, 1, 1)]
          void main(uint i : SV_DispatchThreadID) {
              Out[i] = sin(Out[i]);
          }",
     )
-    .unwrap_err();
-    assert!(e.contains("test.hlsl:4:"), "{e}");
-    assert!(e.contains("no double-precision transcendental"), "{e}");
+    .unwrap_or_else(|e| panic!("{e}"));
 }
 
 #[test]

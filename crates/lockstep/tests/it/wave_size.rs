@@ -24,7 +24,15 @@ fn sm(minor: u32) -> CompileOptions {
 /// within a wave.
 #[test]
 fn group_wave_index_and_count_over_group_shapes() {
-    for [x, y, z] in [[1, 1, 1], [20, 1, 1], [64, 1, 1], [8, 8, 1], [3, 5, 7]] {
+    let shapes = [[1, 1, 1], [20, 1, 1], [64, 1, 1], [8, 8, 1], [3, 5, 7]];
+    for ([x, y, z], quad) in shapes.into_iter().flat_map(|s| [(s, false), (s, true)]) {
+        // A quad operation (adding 0) makes SM 6.6's 2×2 quads decide the
+        // lanes; without one they follow SV_GroupIndex.
+        let read = if quad {
+            " + QuadReadLaneAt(0u, 0u)"
+        } else {
+            ""
+        };
         let source = format!(
             r#"
 RWStructuredBuffer<uint4> Out : register(u0);
@@ -32,7 +40,7 @@ RWStructuredBuffer<uint4> Out : register(u0);
 void main(uint gi : SV_GroupIndex, uint3 gid : SV_GroupID)
 {{
     uint index = GetGroupWaveIndex();
-    Out[gid.x * {x} * {y} * {z} + gi] = uint4(index, GetGroupWaveCount(), WaveActiveAllEqual(index), WaveGetLaneIndex());
+    Out[gid.x * {x} * {y} * {z} + gi] = uint4(index, GetGroupWaveCount(), WaveActiveAllEqual(index), WaveGetLaneIndex(){read});
 }}
 "#
         );
@@ -54,9 +62,10 @@ void main(uint gi : SV_GroupIndex, uint3 gid : SV_GroupID)
             let mut seen = vec![false; count as usize];
             for t in 0..threads * 2 {
                 let gi = (t % threads) as u32;
-                // Shader model 6.10: an 8×8 group's quads are 2×2 blocks,
-                // four adjacent lanes each, blocks in row-major order.
-                let lane = if x % 2 == 0 && y % 2 == 0 {
+                // Shader model 6.10 with a quad operation: an 8×8 group's
+                // quads are 2×2 blocks, four adjacent lanes each, blocks in
+                // row-major order.
+                let lane = if quad && x % 2 == 0 && y % 2 == 0 {
                     let (tx, ty) = (gi % x, gi / x);
                     4 * ((ty / 2) * (x / 2) + tx / 2) + (tx & 1) + 2 * (ty & 1)
                 } else {

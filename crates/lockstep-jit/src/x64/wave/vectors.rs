@@ -74,7 +74,7 @@ impl WaveBuilder {
             if at.consecutive && at.stride == 4 * words {
                 self.first_in_bounds(a, c, slow, words);
             } else {
-                self.strided(a, c, slow, words);
+                self.strided(a, c, slow, words, false);
             }
             dynasm!(self.b.asm; .arch x64; next:);
         }
