@@ -120,6 +120,10 @@ struct DiffArgs {
     stages: StageArgs,
     #[command(flatten)]
     compile: CompileArgs,
+    /// Take buffer NAME's initial contents from a binary file of
+    /// little-endian elements instead of the pipeline's Data.
+    #[arg(long = "buffer", value_name = "NAME=FILE")]
+    buffers: Vec<String>,
     /// The device: vulkan, vulkan:N or vulkan:NAME.
     #[arg(long = "device", value_name = "DEVICE", default_value = "vulkan")]
     target: String,
@@ -231,6 +235,10 @@ struct CheckArgs {
     /// another lane of its wave never ends.
     #[arg(long, value_name = "N", default_value_t = CHECK_STEP_BUDGET)]
     max_steps: u64,
+    /// Take buffer NAME's initial contents from a binary file of
+    /// little-endian elements instead of the pipeline's Data.
+    #[arg(long = "buffer", value_name = "NAME=FILE")]
+    buffers: Vec<String>,
     /// Output format: text or json.
     #[arg(long, value_name = "FORMAT", default_value = "text")]
     format: String,
@@ -889,10 +897,14 @@ fn check(args: &CheckArgs) -> u8 {
     if let Err(e) = args.stages.check_compute() {
         return error(e);
     }
-    let (pipeline, shader) = match load_job(&args.pipeline, &args.shader, &args.compile, color) {
+    let (mut pipeline, shader) = match load_job(&args.pipeline, &args.shader, &args.compile, color)
+    {
         Ok(job) => job,
         Err(code) => return code,
     };
+    if let Err(code) = load_buffers(&args.buffers, &mut pipeline) {
+        return code;
+    }
     let bar = progress_bar();
     let mut progress = |done: usize, total: usize| {
         bar.set_length(total as u64);
@@ -931,7 +943,7 @@ fn progress_bar() -> indicatif::ProgressBar {
 
 /// `lockstep check PIPELINE VS PS`: a draw at every wave size and packing.
 fn check_draw(args: &CheckArgs, run_opts: &RunOptions, color: bool) -> u8 {
-    let (pipeline, shaders) = match load_draw(
+    let (mut pipeline, shaders) = match load_draw(
         &args.pipeline,
         &args.shader,
         &args.stages,
@@ -941,6 +953,9 @@ fn check_draw(args: &CheckArgs, run_opts: &RunOptions, color: bool) -> u8 {
         Ok(job) => job,
         Err(code) => return code,
     };
+    if let Err(code) = load_buffers(&args.buffers, &mut pipeline) {
+        return code;
+    }
     let bar = progress_bar();
     let mut progress = |done: usize, total: usize| {
         bar.set_length(total as u64);
@@ -1145,7 +1160,7 @@ fn diff(args: &DiffArgs) -> u8 {
             error(e)
         })
     };
-    let (pipeline, shaders) = match load_stages(
+    let (mut pipeline, shaders) = match load_stages(
         &args.pipeline,
         &args.shader,
         &args.stages,
@@ -1155,6 +1170,9 @@ fn diff(args: &DiffArgs) -> u8 {
         Ok(job) => job,
         Err(code) => return code,
     };
+    if let Err(code) = load_buffers(&args.buffers, &mut pipeline) {
+        return code;
+    }
     let device = match open() {
         Ok(d) => d,
         Err(code) => return code,

@@ -52,6 +52,10 @@ pub(crate) struct TraceArgs {
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "N", default_value_t = 0)]
     threads: usize,
+    /// Take buffer NAME's initial contents from a binary file of
+    /// little-endian elements instead of the pipeline's Data.
+    #[arg(long = "buffer", value_name = "NAME=FILE")]
+    buffers: Vec<String>,
     /// Loop iterations one wave may run before the run stops with an error.
     /// As for `check`, lower than run's default: a trace runs in checked
     /// mode.
@@ -159,7 +163,7 @@ pub(crate) fn trace(args: &TraceArgs) -> u8 {
         Ok(o) => o,
         Err(e) => return error(e),
     };
-    let (pipeline, shaders) = match load_stages(
+    let (mut pipeline, shaders) = match load_stages(
         &args.pipeline,
         &args.shader,
         &args.stages,
@@ -169,6 +173,9 @@ pub(crate) fn trace(args: &TraceArgs) -> u8 {
         Ok(job) => job,
         Err(code) => return code,
     };
+    if let Err(code) = crate::load_buffers(&args.buffers, &mut pipeline) {
+        return code;
+    }
     let doc = match shaders.as_slice() {
         [vs, ps] => match lockstep::trace_draw(vs, ps, &pipeline, &opts) {
             Ok(doc) => doc,

@@ -176,6 +176,43 @@ fn binary_buffers_in_and_out() {
     );
 }
 
+/// `check` and `trace` take `--buffer` as `run` does: an index read from
+/// the file (100, past `Out`'s three elements) is out of bounds where the
+/// pipeline's own (1) is not.
+#[test]
+fn check_and_trace_take_binary_buffers() {
+    let dir = scratch("check-binary");
+    let input = dir.join("in.bin");
+    let values: Vec<u8> = [100.0f32, 8.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    std::fs::write(&input, &values).unwrap();
+    let buffer = format!("In={}", input.display());
+    // Writes the pipeline and shader.
+    let o = run_floats(&dir, "Out[(uint)In[0]] = 1.0;", &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (pipeline, hlsl) = (dir.join("p.yaml"), dir.join("s.hlsl"));
+    let (pipeline, hlsl) = (pipeline.to_str().unwrap(), hlsl.to_str().unwrap());
+    let o = lockstep(&["check", pipeline, hlsl]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let o = lockstep(&["check", pipeline, hlsl, "--buffer", &buffer]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).contains("out-of-bounds"), "{}", stdout(&o));
+    let page = dir.join("t.json");
+    let page = page.to_str().unwrap();
+    let args = [
+        "trace", pipeline, hlsl, "--format", "json", "-o", page, "--buffer",
+    ];
+    let o = lockstep(&[&args[..], &[buffer.as_str()]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let trace = std::fs::read_to_string(page).unwrap();
+    assert!(trace.contains("out-of-bounds"), "{trace}");
+    let o = lockstep(&["check", pipeline, hlsl, "--buffer", "Q=x.bin"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--buffer Q=x.bin"), "{}", stderr(&o));
+}
+
 /// LLVM's FileCheck: the newest Debian installation, or `FileCheck` on the
 /// PATH. CI installs it; elsewhere the tests that need it say so and pass.
 fn filecheck() -> Option<PathBuf> {
