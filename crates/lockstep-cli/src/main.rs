@@ -75,8 +75,9 @@ enum Command {
     /// Compile SHADER (a compute, vertex or pixel shader, as -T says) to
     /// SPIR-V 1.5 for Vulkan and write it to OUT.spv (default: the shader's
     /// file name with `.spv`, in the current directory). Prints each resource's descriptor set and
-    /// binding: set = the register space, binding = the register number
-    /// where it is free in the set; the others (`t0` next to `u0`, hidden
+    /// binding: `[[vk::binding(binding, set)]]` where the shader gives one;
+    /// else set = the register space, binding = the register number where
+    /// it is free in the set; the others (`t0` next to `u0`, hidden
     /// counters) take the lowest free numbers, in declaration order.
     ///
     /// Exit status: 0 when the module was written, 2 on a compile error or

@@ -278,6 +278,9 @@ pub struct Resource {
     pub space: u32,
     /// `true` when the shader wrote `register(...)`.
     pub explicit_binding: bool,
+    /// `[[vk::binding(binding, set)]]`: the descriptor binding and set the
+    /// shader asks for under Vulkan.
+    pub vk_binding: Option<(u32, u32)>,
     /// The hidden counter of a structured buffer (`IncrementCounter`,
     /// `Append`, `Consume`): a 4-byte read-write byte-address buffer with no
     /// register, which the runtime supplies, zeroed, for each dispatch.

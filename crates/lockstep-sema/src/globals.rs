@@ -188,8 +188,11 @@ impl<'a> Sema<'a> {
                     self.error(v.span, "resources cannot be 'static' or 'groupshared'");
                     return;
                 }
+                let vulkan = self.vk_binding(&v.attributes);
                 for d in &v.declarators {
-                    self.declare_resource(d, kind, element);
+                    if let Some(id) = self.declare_resource(d, kind, element) {
+                        self.module.resources[id.index()].vk_binding = vulkan;
+                    }
                 }
                 return;
             }
@@ -226,23 +229,47 @@ impl<'a> Sema<'a> {
         }
     }
 
-    fn declare_resource(&mut self, d: &ast::Declarator, kind: ResourceKind, element: TypeId) {
+    /// Declares one resource (the id, where it is one) or array of them.
+    fn declare_resource(
+        &mut self,
+        d: &ast::Declarator,
+        kind: ResourceKind,
+        element: TypeId,
+    ) -> Option<ir::ResourceId> {
         if !self.check_global_name(&d.name) {
-            return;
+            return None;
         }
         if d.init.is_some() {
             self.error(d.span, "resources cannot have an initializer");
-            return;
+            return None;
         }
         if !d.array_dims.is_empty() {
             self.declare_resource_array(d, kind, element);
-            return;
+            return None;
         }
         let id = self.add_resource(&d.name.name, kind, element, d.register.clone(), d.span);
         self.globals.insert(
             d.name.name.clone(),
             GlobalSym::Resource(ResourceInfo { id, kind, element }),
         );
+        Some(id)
+    }
+
+    /// `[[vk::binding(binding[, set])]]` among `attributes`, as (binding,
+    /// set); the set is 0 where not written.
+    fn vk_binding(&mut self, attributes: &[ast::Attribute]) -> Option<(u32, u32)> {
+        let a = attributes.iter().find(|a| a.name.name == "vk::binding")?;
+        match a.args.as_slice() {
+            [b] => Some((self.const_u32(b, "binding")?, 0)),
+            [b, s] => Some((self.const_u32(b, "binding")?, self.const_u32(s, "set")?)),
+            _ => {
+                self.error(
+                    a.span,
+                    "vk::binding takes a binding and, optionally, a descriptor set",
+                );
+                None
+            }
+        }
     }
 
     /// The resources of a global variable of a struct type with resource
@@ -360,6 +387,7 @@ impl<'a> Sema<'a> {
             register: 0,
             space: 0,
             explicit_binding: register.is_some(),
+            vk_binding: None,
             counter_of: None,
             span: ir_span(span),
         });
@@ -493,6 +521,7 @@ impl<'a> Sema<'a> {
             c.register.clone(),
             c.span,
         );
+        self.module.resources[resource.index()].vk_binding = self.vk_binding(&c.attributes);
         // Each member with its declarator and, where written, its
         // packoffset in bytes.
         let mut declared: Vec<(Member, &ast::Declarator, Option<u32>)> = Vec::new();

@@ -561,6 +561,7 @@ impl Sema<'_> {
             register: u32::MAX,
             space: u32::MAX,
             explicit_binding: true,
+            vk_binding: None,
             counter_of: None,
             span: ir_span(span),
         });

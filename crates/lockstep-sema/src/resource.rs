@@ -455,6 +455,7 @@ impl Sema<'_> {
             register: 0,
             space: 0,
             explicit_binding: false,
+            vk_binding: None,
             counter_of: Some(info.id),
             span: base.span,
         });

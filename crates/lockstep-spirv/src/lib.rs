@@ -170,7 +170,8 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// The bindings resources take without [`Options::bindings`]: set = the
+/// The bindings resources take without [`Options::bindings`]: the
+/// shader's `[[vk::binding(binding, set)]]` where it gives one, else set = the
 /// register space and binding = the register number (as DXC does) where
 /// that number is still free in the set; a resource whose number is taken
 /// (`t0` next to `u0`), and a hidden counter, take the lowest number its
@@ -194,6 +195,24 @@ pub fn bindings(
         }
         if let Some(slot) = out.get_mut(id.index()) {
             *slot = Some(b);
+        }
+    }
+    // What `[[vk::binding]]` asks for, where the caller gave nothing.
+    for (i, r) in module.resources.iter().enumerate() {
+        if let Some((binding, set)) = r.vk_binding
+            && out[i].is_none()
+        {
+            let wanted = VulkanBinding { set, binding };
+            if let Some(j) = out.iter().position(|x| *x == Some(wanted)) {
+                return Err(Error::new(
+                    format!(
+                        "'{}' and '{}' are both bound to binding {binding} of descriptor set {set}",
+                        module.resources[j].name, r.name
+                    ),
+                    Some(r.span),
+                ));
+            }
+            out[i] = Some(wanted);
         }
     }
     let set_of = |r: &ir::Resource| {

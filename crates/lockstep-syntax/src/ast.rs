@@ -223,6 +223,9 @@ pub struct TypedefDecl {
 /// declarators.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VarDecl {
+    /// `[[vk::binding(0, 1)]]` and the other `vk::` attributes before a
+    /// top-level declaration; empty elsewhere.
+    pub attributes: Vec<Attribute>,
     /// `static`, `const`, `groupshared`, `uniform`, `extern`, `precise`,
     /// `volatile`, `shared`, `globallycoherent` in source order.
     pub storage: Vec<Ident>,
@@ -279,6 +282,8 @@ pub enum Initializer {
 /// `cbuffer Name : register(b0) { float4 a; uint b; };`, also `tbuffer`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CBufferDecl {
+    /// `[[vk::binding(0, 1)]]` and the other `vk::` attributes before it.
+    pub attributes: Vec<Attribute>,
     /// Which keyword introduced the block.
     pub kind: CBufferKind,
     /// The block's name: `Name` in `cbuffer Name`.

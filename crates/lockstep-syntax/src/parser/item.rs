@@ -60,7 +60,9 @@ impl Parser<'_> {
             }
             "typedef" if tok.kind == TokenKind::Ident => self.typedef(items),
             "cbuffer" | "tbuffer" if tok.kind == TokenKind::Ident => {
-                items.push(Item::CBuffer(self.cbuffer()?));
+                let mut c = self.cbuffer()?;
+                c.attributes = attributes;
+                items.push(Item::CBuffer(c));
                 Ok(())
             }
             "namespace" if tok.kind == TokenKind::Ident => self.namespace_item(items),
@@ -203,7 +205,12 @@ impl Parser<'_> {
             }
             return Ok(Item::Function(f));
         }
-        if let Some(attribute) = attributes.first() {
+        // Vulkan's `[[vk::binding(…)]]` and its kind are kept (DXC reads
+        // them for SPIR-V and passes over them for DXIL); others do nothing.
+        let (vulkan, others): (Vec<Attribute>, Vec<Attribute>) = attributes
+            .into_iter()
+            .partition(|a| a.name.name.starts_with("vk::"));
+        if let Some(attribute) = others.first() {
             self.diags.push(Diagnostic::warning(
                 attribute.span,
                 "attributes on variable declarations are ignored",
@@ -222,6 +229,7 @@ impl Parser<'_> {
         }
         self.expect_semi("expected ';' after top level declarator");
         Ok(Item::Variable(VarDecl {
+            attributes: vulkan,
             storage,
             ty,
             declarators,
@@ -541,6 +549,7 @@ impl Parser<'_> {
             let first = self.ident("expected identifier")?;
             let declarators = self.declarators(first)?;
             items.push(Item::Variable(VarDecl {
+                attributes: Vec::new(),
                 storage: Vec::new(),
                 ty,
                 declarators,
@@ -706,6 +715,7 @@ impl Parser<'_> {
             self.namespaced.insert(d.name.name.clone());
         }
         self.hoisted.push(Item::Variable(VarDecl {
+            attributes: Vec::new(),
             storage,
             ty,
             declarators,
@@ -1035,6 +1045,7 @@ impl Parser<'_> {
             };
             for declared in names {
                 items.push(Item::Variable(VarDecl {
+                    attributes: Vec::new(),
                     storage: vec![
                         Ident {
                             name: "static".to_string(),
@@ -1099,6 +1110,7 @@ impl Parser<'_> {
         let span = keyword.span.to(self.prev_span);
         self.eat(";");
         Ok(CBufferDecl {
+            attributes: Vec::new(),
             kind,
             name,
             register,
@@ -1121,6 +1133,7 @@ impl Parser<'_> {
         let declarators = self.declarators(name)?;
         self.expect_semi("expected ';' at end of declaration");
         Ok(VarDecl {
+            attributes: Vec::new(),
             storage: specifiers.storage,
             ty,
             declarators,

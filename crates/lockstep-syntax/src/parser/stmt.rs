@@ -189,6 +189,7 @@ impl Parser<'_> {
         }
         let declarators = self.declarators(name)?;
         Ok(VarDecl {
+            attributes: Vec::new(),
             storage: specifiers.storage,
             ty,
             declarators,

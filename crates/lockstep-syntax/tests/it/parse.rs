@@ -361,7 +361,7 @@ fn typedefs() {
 #[test]
 fn functions() {
     check(
-        "uint helper(in uint a, out uint b, inout float c, in out float d, uniform float e, const uint f = 2, float g[4] : G);\nvoid none(void) {}\nfloat4 ps(float4 p : SV_Position) : SV_Target { return p; }\nstatic inline float sq(float x) { return x * x; }\nexport const float k() { return 1; }\n[numthreads(8, 8, 1)] [WaveSize(32)]\nvoid main(uint3 id : SV_DispatchThreadID) {}\n[shader(\"compute\")]\n[numthreads(64, 1, 1)]\nvoid entry() {}\n[[vk::binding(0, 1)]] RWBuffer<uint> vkb;\nfloat proto(float, int);\n",
+        "uint helper(in uint a, out uint b, inout float c, in out float d, uniform float e, const uint f = 2, float g[4] : G);\nvoid none(void) {}\nfloat4 ps(float4 p : SV_Position) : SV_Target { return p; }\nstatic inline float sq(float x) { return x * x; }\nexport const float k() { return 1; }\n[numthreads(8, 8, 1)] [WaveSize(32)]\nvoid main(uint3 id : SV_DispatchThreadID) {}\n[shader(\"compute\")]\n[numthreads(64, 1, 1)]\nvoid entry() {}\n[[vk::binding(0, 1)]] RWBuffer<uint> vkb;\n[[maybe_unused]] RWBuffer<uint> other;\nfloat proto(float, int);\n",
         expect![[r#"
             (fn uint helper ((uint a) (out uint b) (inout float c) (inout float d) (uniform float e) (const uint f = 2) (float g[4] : G)) proto)
             (fn void none ())
@@ -374,9 +374,10 @@ fn functions() {
             (fn [numthreads 8 8 1] [WaveSize 32] void main ((uint3 id : SV_DispatchThreadID)))
             (fn [shader "compute"] [numthreads 64 1 1] void entry ())
             (var RWBuffer<uint> vkb)
+            (var RWBuffer<uint> other)
             (fn float proto ((float) (int)) proto)
             ---
-            11:1: warning: attributes on variable declarations are ignored
+            12:1: warning: attributes on variable declarations are ignored
         "#]],
     );
 }

@@ -331,6 +331,41 @@ fn registers_that_collide_take_the_lowest_free_binding() {
     }
 }
 
+/// `[[vk::binding(binding, set)]]` places a resource or constant buffer
+/// (set 0 where only the binding is written); the others take theirs
+/// around it, and two asking for one binding are an error naming both.
+#[test]
+fn vk_binding_attributes_place_resources() {
+    let m = emit(
+        "[[vk::binding(5, 1)]] RWStructuredBuffer<uint> Out : register(u0);
+         [[vk::binding(0)]] StructuredBuffer<uint> In : register(t0);
+         [[vk::binding(3, 0)]] cbuffer C : register(b0) { uint k; };
+         RWStructuredBuffer<uint> Free : register(u1);
+         [numthreads(4, 1, 1)]
+         void main(uint i : SV_DispatchThreadID) { Out[i] = In[i] + k; Free[i] = i; }",
+    )
+    .unwrap();
+    let got: Vec<(String, u32, u32)> = m
+        .bindings
+        .iter()
+        .map(|b| (b.name.clone(), b.binding.set, b.binding.binding))
+        .collect();
+    for want in [("Out", 1, 5), ("In", 0, 0), ("C", 0, 3), ("Free", 0, 1)] {
+        assert!(
+            got.contains(&(want.0.to_string(), want.1, want.2)),
+            "{want:?}: {got:?}"
+        );
+    }
+    let e = emit(
+        "[[vk::binding(2)]] RWStructuredBuffer<uint> A : register(u0);
+         [[vk::binding(2)]] RWStructuredBuffer<uint> B : register(u1);
+         [numthreads(4, 1, 1)]
+         void main(uint i : SV_DispatchThreadID) { A[i] = i; B[i] = i; }",
+    )
+    .unwrap_err();
+    assert!(e.contains("'A' and 'B' are both bound to binding 2"), "{e}");
+}
+
 #[test]
 fn given_bindings_are_kept_and_duplicates_are_errors() {
     let source = "StructuredBuffer<uint> In : register(t0);
