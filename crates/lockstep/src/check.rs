@@ -1140,17 +1140,34 @@ fn render_at(shader: &Shader, f: &ReportedFinding, context: &str, color: bool) -
                 span.start,
                 span.end,
             );
-            let mut d =
-                lockstep_syntax::Diagnostic::error(span, format!("{}: {}", f.kind, f.message));
+            // A loop that waits on another wave's or group's progress is
+            // a hazard no GPU rules out, not undefined behaviour.
+            let message = format!("{}: {}", f.kind, f.message);
+            let mut d = if f.kind == PROGRESS {
+                lockstep_syntax::Diagnostic::warning(span, message)
+            } else {
+                lockstep_syntax::Diagnostic::error(span, message)
+            };
             if let Some(call) = &f.called_from {
                 d = d.with_note(format!("in the call at {call}"));
             }
             let d = d.with_note(context.to_string());
             crate::render_diagnostics(&shader.source_map, &[d], color)
         }
-        None => format!("error: {}: {}\n  = {context}\n\n", f.kind, f.message),
+        None => {
+            let severity = if f.kind == PROGRESS {
+                "warning"
+            } else {
+                "error"
+            };
+            format!("{severity}: {}: {}\n  = {context}\n\n", f.kind, f.message)
+        }
     }
 }
+
+/// The kind of a finding about a loop that waits on another wave's or
+/// group's progress.
+const PROGRESS: &str = "progress-dependence";
 
 impl CheckReport {
     /// The human-readable report (diagnostics rendered through the source
@@ -1316,10 +1333,19 @@ impl CheckReport {
             let count = |n: usize, one: &str, many: &str| {
                 format!("{n} {}", if n == 1 { one } else { many })
             };
+            let progress = self.findings.iter().filter(|f| f.kind == PROGRESS).count();
+            let waits = if progress == 0 {
+                String::new()
+            } else {
+                format!(
+                    "{}, ",
+                    count(progress, "progress dependence", "progress dependences")
+                )
+            };
             format!(
-                "{}, {}, {}, {} (wave sizes {})\n",
+                "{}, {waits}{}, {}, {} (wave sizes {})\n",
                 count(
-                    self.findings.len(),
+                    self.findings.len() - progress,
                     "undefined-behaviour finding",
                     "undefined-behaviour findings"
                 ),

@@ -345,17 +345,20 @@ pub(super) fn check_barrier_agreement(ctx: &Context, findings: &Findings, waves:
     let mut waiting = waves.iter().filter(|w| w.status == Status::AtBarrier);
     let Some(first) = waiting.next() else { return };
     if let Some(other) = waiting.find(|w| w.pc != first.pc) {
-        findings.record(
-            FindingKind::DivergentBarrier,
-            other.site(ctx),
-            other.cur,
-            || {
-                format!(
-                    "waves of the group wait at different barriers (wave {} waits elsewhere)",
-                    first.index
-                )
-            },
-        );
+        // Reported at both barriers: either may be the misplaced one.
+        for (here, there) in [(other, first), (first, other)] {
+            findings.record(
+                FindingKind::DivergentBarrier,
+                here.site(ctx),
+                here.cur,
+                || {
+                    format!(
+                        "waves of the group wait at different barriers: wave {} waits here, wave {} at another barrier",
+                        here.index, there.index
+                    )
+                },
+            );
+        }
     }
 }
 

@@ -929,9 +929,17 @@ fn spin_waits_between_groups_are_findings() {
         "{text}"
     );
     assert!(
-        text.contains("progress-dependence: this loop ran past the step budget"),
+        text.contains("warning: progress-dependence: this loop ran past the step budget"),
         "{text}"
     );
+    // A hazard, counted apart from undefined behaviour.
+    let ub = report.findings.len() - spin.len();
+    let summary = format!(
+        "{ub} undefined-behaviour finding{}, {} progress dependence",
+        if ub == 1 { "" } else { "s" },
+        spin.len()
+    );
+    assert!(text.contains(&summary), "{text}");
     // The report goes on: every wave size was checked.
     assert_eq!(report.wave_sizes, vec![4, 8, 16, 32, 64, 128], "{text}");
     let json = serde_json::to_string(&report).unwrap();
