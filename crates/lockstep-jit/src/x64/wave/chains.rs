@@ -68,26 +68,111 @@ impl Cache {
     }
 }
 
+/// Where an operand of a chain comes from on a chunk.
+enum Fetch {
+    /// A slot holds it as the chain reads it.
+    Held(u8),
+    /// A slot holds it unwidened: widened into the other slot.
+    Widen { from: u8, to: u8 },
+    /// Loaded from the frame into the slot (and widened there).
+    Load(u8),
+}
+
+impl Cache {
+    fn new() -> Cache {
+        Cache {
+            held: [None; SLOTS.len()],
+            next: 0,
+        }
+    }
+
+    /// Where register `r` (widened with `widen`) comes from; a slot taken
+    /// for it is never `keep`.
+    fn fetch(&mut self, r: u32, widen: bool, keep: Option<u8>) -> Fetch {
+        if let Some(s) = self.find((r, widen)) {
+            return Fetch::Held(s);
+        }
+        if widen && let Some(from) = self.find((r, false)) {
+            return Fetch::Widen {
+                from,
+                to: self.take((r, true), keep),
+            };
+        }
+        Fetch::Load(self.take((r, widen), keep))
+    }
+
+    /// The slots a chain's result is kept in once computed: the float of
+    /// a rounded half (unmasked), and the frame's word.
+    fn written(&mut self, chain: &Chain) -> (Option<u8>, Option<u8>) {
+        self.forget(chain.dst);
+        let rounded = chain.narrow == Some((Op32::F32ToF16, 0));
+        let float = (rounded && !chain.masked).then(|| self.take((chain.dst, true), None));
+        let word = (!rounded || chain.masked).then(|| self.take((chain.dst, false), None));
+        (float, word)
+    }
+}
+
+/// Which chains of a run must write their result to the frame: all but
+/// those whose register a later chain of the run overwrites on every lane,
+/// when no chain in between loads it from the frame. A dry run of one
+/// chunk's cache tells which chains load which registers: every chunk's
+/// is the same.
+fn frame_writes(chains: &[Chain]) -> Vec<bool> {
+    let mut cache = Cache::new();
+    let mut loads: Vec<Vec<u32>> = Vec::with_capacity(chains.len());
+    for c in chains {
+        let mut loaded = Vec::new();
+        let a = match cache.fetch(c.a, c.widen.is_some(), None) {
+            Fetch::Load(s) => {
+                loaded.push(c.a);
+                s
+            }
+            Fetch::Held(s) | Fetch::Widen { to: s, .. } => s,
+        };
+        if let Arg::Reg(r) = c.b
+            && let Fetch::Load(_) = cache.fetch(r, c.widen.is_some(), Some(a))
+        {
+            loaded.push(r);
+        }
+        cache.written(c);
+        loads.push(loaded);
+    }
+    (0..chains.len())
+        .map(|i| {
+            let dst = chains[i].dst;
+            for j in i + 1..chains.len() {
+                if loads[j].contains(&dst) {
+                    return true;
+                }
+                if chains[j].dst == dst {
+                    return chains[j].masked;
+                }
+            }
+            true
+        })
+        .collect()
+}
+
 impl WaveBuilder {
     /// The chains in order, as [`WaveBuilder::op_chain`] each, chunk by
     /// chunk. No chain may read lanes of another chunk, which none does.
+    /// A result a later chain of the run overwrites is written to the
+    /// frame only where something still reads it there.
     pub fn op_chains(&mut self, chains: &[Chain]) {
         if chains.iter().any(|c| c.masked) {
             self.need_lanes();
         }
+        let writes = frame_writes(chains);
         for k in self.chunks() {
-            let mut cache = Cache {
-                held: [None; SLOTS.len()],
-                next: 0,
-            };
-            for chain in chains {
-                self.chain_chunk(chain, k, &mut cache);
+            let mut cache = Cache::new();
+            for (chain, &write) in chains.iter().zip(&writes) {
+                self.chain_chunk(chain, k, write, &mut cache);
             }
         }
     }
 
     /// One chain on chunk `k`.
-    fn chain_chunk(&mut self, chain: &Chain, k: i32, cache: &mut Cache) {
+    fn chain_chunk(&mut self, chain: &Chain, k: i32, write: bool, cache: &mut Cache) {
         let a = self.operand(chain.a, chain.widen, k, cache, None);
         let second = match chain.b {
             // Loading the second operand must not take the first's slot.
@@ -95,7 +180,7 @@ impl WaveBuilder {
             Arg::Imm(imm) => Second::Imm(imm),
         };
         self.b.step(chain.op, 3, a, second);
-        cache.forget(chain.dst);
+        let (float, word) = cache.written(chain);
         let rounded = chain.narrow == Some((Op32::F32ToF16, 0));
         if rounded {
             // The halves, packed: stored widened to words, and read by
@@ -104,18 +189,18 @@ impl WaveBuilder {
                 ; vcvtps2ph Rx(TEMP), ymm3, 0
                 ; vpmovzxwd ymm3, Rx(TEMP)
             );
-            if !chain.masked {
-                let s = cache.take((chain.dst, true), None);
+            if let Some(s) = float {
                 dynasm!(self.b.asm; .arch x64; vcvtph2ps Ry(s), Rx(TEMP));
             }
         } else if let Some((n, imm)) = chain.narrow {
             self.b.step(n, 3, 3, Second::Imm(imm));
         }
-        let d = self.narrow(chain.dst);
-        self.store_chunk(d, k, chain.masked);
-        if !rounded || chain.masked {
-            // What the frame now holds, blended or not.
-            let s = cache.take((chain.dst, false), None);
+        if write || chain.masked {
+            let d = self.narrow(chain.dst);
+            self.store_chunk(d, k, chain.masked);
+        }
+        if let Some(s) = word {
+            // What the frame holds, blended or not.
             dynasm!(self.b.asm; .arch x64; vmovdqa Ry(s), ymm3);
         }
     }
@@ -130,22 +215,22 @@ impl WaveBuilder {
         cache: &mut Cache,
         keep: Option<u8>,
     ) -> u8 {
-        let widened = widen.is_some();
-        if let Some(s) = cache.find((r, widened)) {
-            return s;
+        match (cache.fetch(r, widen.is_some(), keep), widen) {
+            (Fetch::Held(s), _) => s,
+            (Fetch::Widen { from, to }, Some(w)) => {
+                self.b.step(w, to, from, Second::Imm(0));
+                to
+            }
+            (Fetch::Load(s), _) => {
+                // Loaded, and widened in place.
+                let at = self.narrow(r);
+                dynasm!(self.b.asm; .arch x64; vmovdqu Ry(s), [r12 + at + 32 * k]);
+                if let Some(w) = widen {
+                    self.b.step(w, s, s, Second::Imm(0));
+                }
+                s
+            }
+            (Fetch::Widen { .. }, None) => unreachable!("only a widened operand is widened"),
         }
-        if let (Some(w), Some(raw)) = (widen, cache.find((r, false))) {
-            let s = cache.take((r, true), keep);
-            self.b.step(w, s, raw, Second::Imm(0));
-            return s;
-        }
-        // Loaded, and widened in place.
-        let s = cache.take((r, widened), keep);
-        let at = self.narrow(r);
-        dynasm!(self.b.asm; .arch x64; vmovdqu Ry(s), [r12 + at + 32 * k]);
-        if let Some(w) = widen {
-            self.b.step(w, s, s, Second::Imm(0));
-        }
-        s
     }
 }
