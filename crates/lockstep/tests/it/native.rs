@@ -601,6 +601,37 @@ fn interpreted_at(w: u32, bodies: &[&str]) {
 /// consecutive stores agree with the interpreter and with values derived
 /// by hand, in groups fixed in threads or in waves. A lane read at an
 /// index that may be 4 or more keeps the interpreter.
+/// Waves of 4 that take turns at a barrier inside a loop run one to a
+/// pass, half of each 8-lane chunk idle: the default engine interprets
+/// them there, and takes machine code at wave size 8.
+#[test]
+fn waves_of_four_at_barriers_in_loops_are_interpreted_by_default() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+groupshared uint Tile[64];
+
+[numthreads(64, 1, 1)]
+void main(uint t : SV_GroupIndex)
+{
+    uint acc = 0u;
+    for (uint k = 0u; k < 4u; k++) {
+        Tile[t] = t * k;
+        GroupMemoryBarrierWithGroupSync();
+        acc += Tile[63u - t];
+        GroupMemoryBarrierWithGroupSync();
+    }
+    Out[t] = acc;
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let auto = |w| shader.program.engine_report(w, lockstep::Engine::Auto);
+    assert!(!auto(4).native, "{:?}", auto(4).reason);
+    assert!(auto(4).reason.unwrap().contains("waves of 4 lanes"));
+    assert!(auto(8).native, "{:?}", auto(8).reason);
+    let forced = shader.program.engine_report(4, lockstep::Engine::Native);
+    assert!(forced.native, "{:?}", forced.reason);
+}
+
 #[test]
 fn waves_of_four_run_as_machine_code() {
     let source = r#"
