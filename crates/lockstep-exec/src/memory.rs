@@ -153,11 +153,21 @@ impl<'a> Memory<'a> {
         }
     }
 
-    /// Memory of `len` zero bytes. Nothing writes its words here: a large
-    /// memory's pages are zeroed by the kernel where the dispatch first
-    /// writes them, by the thread that writes.
+    /// Memory of `len` zero bytes: the words of a large buffer an earlier
+    /// run gave back ([`recycle`]), cleared, where one fits (clearing costs
+    /// less than the kernel's faulting and zeroing of fresh pages); else
+    /// fresh pages, zeroed by the kernel where the dispatch first writes
+    /// them, by the thread that writes.
     pub fn zeroed(len: usize) -> Memory<'a> {
-        Memory::own(zero_words(len.div_ceil(4)), len)
+        match take_recycled(len.div_ceil(4)) {
+            Some(mut words) => {
+                words.par_chunks_mut(1 << 18).for_each(|chunk| {
+                    chunk.iter_mut().for_each(|w| *w.get_mut() = 0);
+                });
+                Memory::own(words, len)
+            }
+            None => Memory::own(zero_words(len.div_ceil(4)), len),
+        }
     }
 
     /// Memory holding `words` (each in little-endian byte order, as
