@@ -147,7 +147,7 @@ pub fn info(shader: &Shader, device: &Device) -> ShaderInfo {
                 "linear: four consecutive SV_GroupIndex values".to_string()
             }
             lockstep_ir::QuadLayout::Blocks => {
-                "2x2 blocks of SV_GroupThreadID.xy (SM 6.6), as four adjacent lanes".to_string()
+                "2x2 blocks of SV_GroupThreadID.xy, as four adjacent lanes (from SM 6.6; below it, four consecutive SV_GroupIndex values)".to_string()
             }
         },
         groupshared_bytes: shader.program.groupshared_bytes,
