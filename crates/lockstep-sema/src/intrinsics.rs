@@ -121,15 +121,16 @@ const fn wave(
         name,
         op: Op::Wave(w),
         class,
-        shapes: Shapes::ScalarVector,
+        // DXC's `numeric<>`: matrices too, component by component.
+        shapes: Shapes::Any,
         params,
         ret,
         min_sm,
     }
 }
 
-/// A wave intrinsic that also takes matrices, structs and arrays, component
-/// by component (the broadcasts and `WaveActiveAllEqual`).
+/// A wave intrinsic that also takes structs and arrays, component by
+/// component (the broadcasts and `WaveActiveAllEqual`).
 const fn wave_any_value(
     name: &'static str,
     w: WaveOp,

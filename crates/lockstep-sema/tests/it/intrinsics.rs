@@ -303,7 +303,7 @@ fn wave_result_types() {
 fn wave_argument_errors() {
     check(
         &body(
-            "float f; bool b; float2x2 m; float3 v;
+            "float f; bool b; float m[2]; float3 v;
             WaveActiveBitAnd(f); WaveActiveBitOr(b); WaveActiveSum(b); WaveActiveSum(m);
             WaveReadLaneAt(f); WaveIsFirstLane(1); WaveActiveBitXor(v);",
         ),
@@ -312,7 +312,7 @@ fn wave_argument_errors() {
             4:34: error: WaveActiveBitOr requires an integer type, but argument has type 'bool'
             4:54: error: WaveActiveSum requires a numeric type, but argument has type 'bool'
             4:72: error: no matching function for call to 'WaveActiveSum'
-              note: candidate: T WaveActiveSum(T) with T a scalar or vector of a numeric type
+              note: candidate: T WaveActiveSum(T) with T a scalar, vector or matrix of a numeric type
             5:13: error: no matching function for call to 'WaveReadLaneAt'
               note: candidate function not viable: requires 2 arguments, but 1 was provided
             5:32: error: no matching function for call to 'WaveIsFirstLane'

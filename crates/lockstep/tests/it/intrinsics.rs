@@ -463,3 +463,45 @@ proptest! {
         prop_assert!(check_case(case, &shader, w, &active, &vals).is_ok(), "{:?}", check_case(case, &shader, w, &active, &vals));
     }
 }
+
+/// DXC's wave reductions, scans and quad reads take `numeric<>`: a matrix
+/// too, component by component.
+#[test]
+fn wave_operations_take_matrices() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(8, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    uint2x2 m = uint2x2(gi, 1, 2, gi * 2);
+    uint2x2 s = WaveActiveSum(m);
+    uint2x2 p = WavePrefixSum(m);
+    uint2x2 q = QuadReadAcrossX(m);
+    uint2x2 x = WaveMultiPrefixProduct(m + 1, uint4(0xFF, 0, 0, 0));
+    Out[gi * 4] = s._11 + 1000 * s._22;
+    Out[gi * 4 + 1] = p._11 + 1000 * p._12;
+    Out[gi * 4 + 2] = q._22;
+    Out[gi * 4 + 3] = x._22;
+}
+"#;
+    let shader = compile(source, &lockstep::CompileOptions::default());
+    let out = run_compiled(
+        &shader,
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 32])],
+        8,
+    );
+    for l in 0..8u32 {
+        // Sums over lanes 0..8 of l and 2l; prefix sums over the lanes
+        // below; the lane across the quad's x; the product of 2l + 1 below.
+        let below = 0..l;
+        let product: u32 = below.clone().map(|k| 2 * k + 1).product();
+        let want = [
+            28 + 1000 * 56,
+            below.clone().sum::<u32>() + 1000 * l,
+            2 * (l ^ 1),
+            product,
+        ];
+        assert_eq!(out[0][4 * l as usize..4 * l as usize + 4], want, "lane {l}");
+    }
+}
