@@ -1091,6 +1091,13 @@ impl<'m> Compiler<'m> {
         self.statics.get(id.index())?.first().copied()
     }
 
+    /// Whether a pixel shader's wave operations take its helper lanes in
+    /// (`[WaveOpsIncludeHelperLanes]`).
+    pub(super) fn wave_ops_include_helpers(&self) -> bool {
+        let io = self.module.entry.as_ref().and_then(|e| e.io.as_ref());
+        io.is_some_and(|io| io.wave_ops_include_helpers)
+    }
+
     /// The register of the flag of lanes that called `discard`, in a pixel
     /// shader.
     pub(super) fn discarded_reg(&self) -> Option<Reg> {

@@ -435,6 +435,9 @@ pub struct StageIo {
     /// depth write) happens before the shader runs, so pixels that fail it
     /// never run but as helper lanes, and `discard` keeps the depth written.
     pub early_depth: bool,
+    /// `[WaveOpsIncludeHelperLanes]` on a pixel shader (SM 6.7): its wave
+    /// operations take the helper lanes in as any active lane.
+    pub wave_ops_include_helpers: bool,
 }
 
 /// One value a vertex or pixel shader reads or writes, by semantic.

@@ -213,16 +213,26 @@ impl Sema<'_> {
                 );
                 return;
             }
-            // Helper lanes stay out of wave operations here: running as
-            // if they joined would give other results, silently.
             if name == "waveopsincludehelperlanes" {
-                self.error(
-                    attr.span,
-                    "not supported: [WaveOpsIncludeHelperLanes] (wave operations here leave helper lanes out)",
-                );
-                return;
+                if stage != Stage::Pixel {
+                    self.error(
+                        attr.span,
+                        format!(
+                            "'{}' applies to pixel shaders, and this is a {} shader",
+                            attr.name.name,
+                            stage.name()
+                        ),
+                    );
+                    return;
+                }
+                if !self.check_shader_model(&attr.name.name, (6, 7), attr.span) {
+                    return;
+                }
             }
-            if !matches!(name.as_str(), "earlydepthstencil" | "shader") {
+            if !matches!(
+                name.as_str(),
+                "earlydepthstencil" | "shader" | "waveopsincludehelperlanes"
+            ) {
                 self.warning(
                     attr.name.span,
                     format!("attribute '{}' is ignored", attr.name.name),
@@ -329,6 +339,12 @@ impl Sema<'_> {
                     .attributes
                     .iter()
                     .any(|a| a.name.name.eq_ignore_ascii_case("earlydepthstencil")),
+            wave_ops_include_helpers: stage == Stage::Pixel
+                && decl.attributes.iter().any(|a| {
+                    a.name
+                        .name
+                        .eq_ignore_ascii_case("WaveOpsIncludeHelperLanes")
+                }),
         };
         let function = self.entry_function(user, &params, result, &inputs, &outputs, &io, decl);
         self.module.entry = Some(ir::EntryPoint {

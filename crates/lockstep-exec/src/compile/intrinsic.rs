@@ -390,7 +390,11 @@ impl Compiler<'_> {
             }
             return Ok(result);
         }
-        let Some(helper) = self.helper_reg() else {
+        // `[WaveOpsIncludeHelperLanes]`: helper lanes join as any lane.
+        let Some(helper) = self
+            .helper_reg()
+            .filter(|_| !self.wave_ops_include_helpers())
+        else {
             return self.wave_op(op, &vals, args, e);
         };
         // Helper lanes take no part while a lane of the wave that is not

@@ -371,6 +371,30 @@ fn wave_and_quad_intrinsics_in_quads_with_one_two_and_three_covered_pixels() {
     }
 }
 
+/// `[WaveOpsIncludeHelperLanes]` (SM 6.7): the helper lanes of a quad
+/// take part in wave operations as any active lane; only covered pixels
+/// write.
+#[test]
+fn wave_operations_include_helper_lanes_where_the_shader_asks() {
+    let src = source(
+        "return float4(WaveActiveCountBits(true), WaveActiveBallot(true).x,\n\
+                       WavePrefixCountBits(true), WaveReadLaneFirst(WaveGetLaneIndex()));",
+        ATTR,
+    )
+    .replace(
+        "float4 PSMain",
+        "[WaveOpsIncludeHelperLanes]\nfloat4 PSMain",
+    );
+    // Pixel (1, 1) alone of its quad (lane 3): the quad's four lanes
+    // count, lane 0 (a helper) is the first.
+    let scene = Scene::new(4, 4, on_target([(1.1, 1.1), (2.0, 1.1), (1.1, 2.0)]));
+    for wave in [4, 32] {
+        let (image, _) = render(&scene, &src, wave, Packing::Dense);
+        assert_eq!(image[5], [4.0, 15.0, 3.0, 0.0], "wave {wave}");
+        assert_eq!(image.iter().filter(|p| p[0] != 0.0).count(), 1);
+    }
+}
+
 #[test]
 fn coarse_and_fine_derivatives_of_x_times_y() {
     // f = x·y at pixel centres. Fine: ddx is f(x+1, y) - f(x, y) = y on
