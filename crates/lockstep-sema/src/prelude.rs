@@ -1029,14 +1029,19 @@ fn sampled_shape(out: &mut String, sh: &SampledShape, t: &str, derivatives: bool
     }
     // CalculateLevelOfDetail(Unclamped): the level `Sample` would take,
     // without the sampler's bias; the clamped one within the sampler's
-    // range and the texture's levels.
+    // range and the texture's levels. The location has no array index.
     if derivatives {
+        let at = if sh.array {
+            format!("{location}(uv, 0)")
+        } else {
+            "uv".to_string()
+        };
         let _ = write!(
             out,
-            "float __lockstep_calculate_lod_unclamped_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv) {{\n\
-             \x20   return __lockstep_grad_lod_{shape}_{t}(t, uv, ddx(uv.{xyz}), ddy(uv.{xyz}));\n\
+            "float __lockstep_calculate_lod_unclamped_{shape}_{t}({texture}<{t}> t, SamplerState s, {spatial} uv) {{\n\
+             \x20   return __lockstep_grad_lod_{shape}_{t}(t, {at}, ddx(uv), ddy(uv));\n\
              }}\n\
-             float __lockstep_calculate_lod_{shape}_{t}({texture}<{t}> t, SamplerState s, {location} uv) {{\n\
+             float __lockstep_calculate_lod_{shape}_{t}({texture}<{t}> t, SamplerState s, {spatial} uv) {{\n\
              \x20   {size}\n\
              \x20   float lod = __lockstep_calculate_lod_unclamped_{shape}_{t}(t, s, uv);\n\
              \x20   return min(max(lod, max(s.__lockstep_min_lod, 0.0f)), min(s.__lockstep_max_lod, (float)(levels - 1)));\n\

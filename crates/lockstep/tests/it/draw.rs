@@ -755,6 +755,41 @@ fn sample_takes_its_level_of_detail_from_the_quads_derivatives() {
     }
 }
 
+/// `CalculateLevelOfDetail` of a texture array takes the location without
+/// the array index, as DXIL's `CalculateLOD` does: a 2×2 array, stepped
+/// half a texel (LOD −1) and two texels (LOD 1) a pixel.
+#[test]
+fn array_levels_of_detail_take_the_location_without_the_slice() {
+    let scene = Scene::new(4, 4, two_triangles());
+    let yaml = scene
+        .yaml()
+        .replace(
+            "Buffers:\n",
+            "Buffers:\n  - Name: Tex\n    Format: Float32\n    Data: [ 0, 10, 20, 30, 0, 10, 20, 30 ]\n    OutputProps: { Width: 2, Height: 2, Depth: 2 }\n",
+        )
+        + "Samplers:\n  - Name: Near\n\
+           DescriptorSets:\n  - Resources:\n    - { Name: Tex, Kind: Texture2DArray, DirectXBinding: { Register: 0, Space: 0 } }\n    \
+           - { Name: Near, Kind: Sampler, DirectXBinding: { Register: 0, Space: 0 } }\n";
+    let src = source(
+        "float2 uv = i.pos.xy / 4;\n\
+         return float4(Tex.CalculateLevelOfDetailUnclamped(Near, uv), Tex.CalculateLevelOfDetailUnclamped(Near, uv * 4), Tex.CalculateLevelOfDetail(Near, uv * 4), 0);",
+        ATTR,
+    )
+    .replace("struct V", "Texture2DArray<float> Tex : register(t0);\nSamplerState Near : register(s0);\nstruct V");
+    let pipeline = lockstep::pipeline::parse(&yaml).unwrap_or_else(|e| panic!("{e}"));
+    let (vs, ps) = stages(&src);
+    let out = lockstep::draw(&vs, &ps, &pipeline, &RunOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let target = pipeline.buffer_index("Target").unwrap();
+    let floats: Vec<f32> = out.contents[target]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    for p in floats.chunks_exact(4) {
+        assert_eq!(p[..3], [-1.0, 1.0, 0.0]);
+    }
+}
+
 #[test]
 fn info_describes_a_pixel_shaders_inputs_and_quads() {
     let src = source(
