@@ -268,6 +268,14 @@ impl Sema<'_> {
             self.error(span, message);
             return None;
         }
+        // An immediate offset of the sampling methods lies in -8..=7.
+        if !name.starts_with("Gather")
+            && args.len() == fixed + 1
+            && literal_vector(&args[fixed])
+            && let Some(o) = self.lower_value(&args[fixed])
+        {
+            self.check_offset_range(&o.e, args[fixed].span)?;
+        }
         let chosen_per_lane =
             |id: lockstep_ir::ResourceId| id.0 >= crate::context::DYNAMIC_RESOURCE_BASE;
         if chosen_per_lane(info.id) {
@@ -469,4 +477,20 @@ struct Elements<'d> {
     index: lockstep_ir::Expr,
     /// Whether the sampler is chosen, rather than the texture.
     sampler: bool,
+}
+
+/// An integer literal, or a constructor (`int2(-1, 9)`) of such: an
+/// offset that is lowered twice (checked, then passed on) without a
+/// second diagnostic.
+fn literal_vector(e: &ast::Expr) -> bool {
+    use ast::ExprKind as K;
+    match &e.kind {
+        K::IntLit { .. } => true,
+        K::Unary { operand, .. } => literal_vector(operand),
+        K::Call {
+            callee: ast::Callee::Type(_),
+            args,
+        } => args.iter().all(literal_vector),
+        _ => false,
+    }
 }

@@ -421,6 +421,27 @@ impl Sema<'_> {
         }
     }
 
+    /// A constant texel offset must lie in -8..=7 (four bits, as DXC
+    /// validates it); `None` after the error.
+    pub(crate) fn check_offset_range(&mut self, o: &ir::Expr, span: Span) -> Option<()> {
+        let Some(values) = self.fold(o) else {
+            return Some(());
+        };
+        let outside: Vec<i128> = values
+            .iter()
+            .map(|&v| crate::fold::as_i128(v))
+            .filter(|v| !(-8..=7).contains(v))
+            .collect();
+        if let Some(v) = outside.first() {
+            self.error(
+                span,
+                format!("a texel offset is -8 to 7 in each component, not {v}"),
+            );
+            return None;
+        }
+        Some(())
+    }
+
     /// `coord` (the first components of `location`) moved by the integer
     /// `offset`, which has one component per dimension of the texel (the
     /// slice of an array does not move).
@@ -436,6 +457,7 @@ impl Sema<'_> {
         let o = self.lower_value(offset)?;
         let int_ty = self.int_vector(ScalarType::Int32, spatial);
         let o = self.coerce(o, int_ty, offset.span)?;
+        self.check_offset_range(&o, offset.span)?;
         let moved_part = if spatial == n {
             coord
         } else {

@@ -753,3 +753,36 @@ fn vertex_derivatives_and_helper_lane_waves_are_errors() {
     assert!(text.contains("WaveOpsIncludeHelperLanes"), "{text}");
     assert!(text.contains("6.7"), "{text}");
 }
+
+/// An immediate texel offset lies in -8..=7 in each component, as DXC
+/// validates it: `Load` and the sampling methods refuse others at the
+/// offset.
+#[test]
+fn texel_offsets_outside_four_bits_are_errors() {
+    let shader = |call: &str| {
+        format!(
+            "Texture2D<float> T : register(t0);\nSamplerState S : register(s0);\n\
+             RWStructuredBuffer<float> Out : register(u0);\n\
+             [numthreads(1, 1, 1)] void main() {{ Out[0] = {call}; }}\n"
+        )
+    };
+    let opts = CompileOptions::default();
+    for call in [
+        "T.Load(int3(0, 0, 0), int2(8, 0))",
+        "T.Load(int3(0, 0, 0), int2(0, -9))",
+        "T.SampleLevel(S, float2(0, 0), 0, int2(12, 0))",
+    ] {
+        let text = diagnostics(&shader(call), &opts);
+        assert!(
+            text.contains("error: a texel offset is -8 to 7 in each component"),
+            "{call}: {text}"
+        );
+    }
+    for call in [
+        "T.Load(int3(0, 0, 0), int2(7, -8))",
+        "T.SampleLevel(S, float2(0, 0), 0, int2(-8, 7))",
+    ] {
+        let text = diagnostics(&shader(call), &opts);
+        assert!(!text.contains("error"), "{call}: {text}");
+    }
+}
