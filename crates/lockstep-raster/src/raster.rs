@@ -104,6 +104,34 @@ impl Setup {
                             written.join(", ")
                         ))
                     })?;
+                    let name = format!(
+                        "{}{}",
+                        v.semantic,
+                        if v.index == 0 {
+                            String::new()
+                        } else {
+                            v.index.to_string()
+                        }
+                    );
+                    // The stages link as a GPU's signatures must: every
+                    // component read is written, as a float or an integer
+                    // alike (a GPU passes the bits; Lockstep does not
+                    // guess which conversion was meant).
+                    if v.components > out.components {
+                        return Err(DrawError::new(format!(
+                            "the pixel shader reads '{name}' as {} components, but the vertex shader writes {}",
+                            v.components, out.components
+                        )));
+                    }
+                    let float = |k: VaryingKind| k == VaryingKind::Float;
+                    if float(v.kind) != float(out.kind) {
+                        let kind = |k: VaryingKind| if float(k) { "a float" } else { "an integer" };
+                        return Err(DrawError::new(format!(
+                            "the pixel shader reads '{name}' as {}, but the vertex shader writes {}",
+                            kind(v.kind),
+                            kind(out.kind)
+                        )));
+                    }
                     Source::Attribute {
                         word: out.word,
                         components: out.components,

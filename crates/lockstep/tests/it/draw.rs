@@ -790,6 +790,39 @@ fn array_levels_of_detail_take_the_location_without_the_slice() {
     }
 }
 
+/// The stages link as a GPU's signatures must: a pixel shader may not
+/// read more components than the vertex shader writes, nor a float where
+/// it writes an integer.
+#[test]
+fn stages_link_by_components_and_kind() {
+    let scene = Scene::new(4, 4, two_triangles());
+    let pipeline = lockstep::pipeline::parse(&scene.yaml()).unwrap_or_else(|e| panic!("{e}"));
+    for (written, read, error) in [
+        (
+            "float2 t : TEXCOORD0",
+            "float4 t : TEXCOORD0",
+            "the pixel shader reads 'TEXCOORD' as 4 components, but the vertex shader writes 2",
+        ),
+        (
+            "uint t : MATID",
+            "float t : MATID",
+            "the pixel shader reads 'MATID' as a float, but the vertex shader writes an integer",
+        ),
+    ] {
+        let src = format!(
+            "struct O {{ float4 pos : SV_Position; {written}; }};\n\
+             struct I {{ float4 pos : SV_Position; nointerpolation {read}; }};\n\
+             O VSMain(float4 pos : POSITION, float4 attr : ATTR) {{ O o = (O)0; o.pos = pos; return o; }}\n\
+             float4 PSMain(I i) : SV_Target {{ return (float4)i.t; }}\n"
+        );
+        let (vs, ps) = stages(&src);
+        let e = lockstep::draw(&vs, &ps, &pipeline, &RunOptions::default())
+            .err()
+            .unwrap_or_else(|| panic!("{written} → {read} drew"));
+        assert!(e.to_string().contains(error), "{e}");
+    }
+}
+
 #[test]
 fn info_describes_a_pixel_shaders_inputs_and_quads() {
     let src = source(
