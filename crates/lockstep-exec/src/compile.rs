@@ -303,7 +303,7 @@ impl Program {
                 report.callouts = n.callouts();
                 if n.costly() && engine == crate::Engine::Auto {
                     report.reason = Some(
-                        "the interpreter is faster here: instructions the machine code would hand to it one wave at a time, loads at addresses read from memory, or waves of 4 lanes taking turns at barriers in branches or loops (--engine native runs the machine code)"
+                        "the interpreter is faster here: instructions the machine code would hand to it one wave at a time, or waves of 4 lanes taking turns at barriers in branches or loops (--engine native runs the machine code)"
                             .into(),
                     );
                 } else {

@@ -198,8 +198,7 @@ pub enum Engine {
     /// Machine code where the program gets it and it pays, else the
     /// interpreter: it does not pay where the machine code would hand a
     /// wave operation, or an instruction in a loop, to the interpreter,
-    /// or where loads go through addresses read from memory (gathers),
-    /// which the interpreter overlaps 128 lanes at a time.
+    /// or where waves of 4 take turns at barriers in branches or loops.
     #[default]
     Auto,
     /// Machine code wherever the program gets it.

@@ -92,8 +92,8 @@ pub(crate) struct Native {
     constants: Vec<(usize, bool, u64)>,
     /// The interpreter measured faster: the program has a callout other
     /// than arithmetic (which runs once per wave, where the interpreter
-    /// runs sixteen waves at once), loads through loaded indices, or waves
-    /// of 4 that take turns at nested barriers.
+    /// runs sixteen waves at once), or waves of 4 that take turns at
+    /// nested barriers.
     costly: bool,
     /// The atomics whose updates the code holds, by site ([`HeldSite`]).
     held: Vec<HeldSite>,
@@ -792,8 +792,7 @@ impl Native {
         // at barriers inside branches or loops, one wave to a pass, the
         // interpreter is faster (a tiled matrix product: 2.4×).
         let half_waves_at_barriers = lanes < wave && width == wave && p.barriers;
-        let costly =
-            t.costly || loaded_addresses(&p.code, p.reg_count as usize) || half_waves_at_barriers;
+        let costly = t.costly || half_waves_at_barriers;
         let Translator {
             b,
             wide,
@@ -1717,126 +1716,6 @@ fn atomic(op: lockstep_ir::AtomicOp, ty: ScalarType) -> Option<Atomic> {
         A::Max => Atomic::UMax,
         A::CompareStore => return None,
     })
-}
-
-/// Whether some load has an address computed from a value read from
-/// memory (a gather through an index buffer, say): the interpreter keeps
-/// more of those reads in flight, 128 lanes to an instruction.
-///
-/// A walk in program order: a register is loaded after an instruction
-/// writes it from memory at a lane's own address or from a loaded
-/// register, and not after one
-/// writes it from other registers (temporaries are reused). Both arms of
-/// a branch count, and each loop's body is walked twice, so that what one
-/// iteration loads reaches the next.
-fn loaded_addresses(code: &[Inst], regs: usize) -> bool {
-    /// Loops nested deeper than this are walked once (each level doubles
-    /// the walk).
-    const REWALKED_DEPTH: usize = 8;
-    let mut loaded = vec![false; regs];
-    let is = |loaded: &[bool], r: Reg| loaded.get(r.0 as usize).copied().unwrap_or(false);
-    // Per open `if`: the state before it, and after its first arm.
-    let mut branches: Vec<(Vec<bool>, Option<Vec<bool>>)> = Vec::new();
-    // Per open loop: its `LoopBegin`, and whether the body is on its
-    // second walk.
-    let mut loops: Vec<(usize, bool)> = Vec::new();
-    let mut refs: Vec<Reg> = Vec::new();
-    let mut pc = 0;
-    while let Some(inst) = code.get(pc) {
-        match *inst {
-            Inst::IfBegin { .. } => branches.push((loaded.clone(), None)),
-            Inst::Else { .. } => {
-                if let Some((before, then)) = branches.last_mut() {
-                    *then = Some(std::mem::replace(&mut loaded, before.clone()));
-                }
-            }
-            Inst::IfEnd => {
-                if let Some((before, then)) = branches.pop() {
-                    for (l, o) in loaded.iter_mut().zip(then.unwrap_or(before)) {
-                        *l |= o;
-                    }
-                }
-            }
-            Inst::LoopBegin => loops.push((pc, loops.len() >= REWALKED_DEPTH)),
-            Inst::LoopEnd => {
-                if let Some((begin, again)) = loops.last_mut()
-                    && !*again
-                {
-                    *again = true;
-                    pc = *begin + 1;
-                    continue;
-                }
-                loops.pop();
-            }
-            Inst::Load {
-                addr:
-                    crate::bytecode::Address {
-                        dynamic: Some(r), ..
-                    },
-                ..
-            } if is(&loaded, r) => return true,
-            _ => {}
-        }
-        if let Inst::Block32(block) = inst {
-            block_loaded(block, &mut loaded);
-            pc += 1;
-            continue;
-        }
-        refs.clear();
-        inst.for_each_reg_ref(|r| refs.push(*r));
-        let written = |r: Reg| inst.writes_in(r.0..r.0 + 1);
-        // A written register is read too where it is named twice.
-        let from_loaded = refs.iter().any(|&r| {
-            is(&loaded, r) && (!written(r) || refs.iter().filter(|&&o| o == r).count() > 1)
-        });
-        // A load at a fixed address gives every lane one value (a constant
-        // buffer's, a sampler's state): addresses made from it are not
-        // gathers.
-        let value = from_loaded
-            || matches!(inst, Inst::Atomic { .. })
-            || matches!(inst, Inst::Load { addr, .. } if addr.dynamic.is_some());
-        for &r in &refs {
-            if written(r)
-                && let Some(l) = loaded.get_mut(r.0 as usize)
-            {
-                *l = value;
-            }
-        }
-        if let Inst::Scatter { base, limit, .. } = *inst {
-            for r in base.0..base.0.saturating_add(limit) {
-                if let Some(l) = loaded.get_mut(r as usize) {
-                    *l |= value;
-                }
-            }
-        }
-        pc += 1;
-    }
-    false
-}
-
-/// [`loaded_addresses`]' step over a block: each output is loaded as the
-/// slots it is computed from are (a masked one keeps its old lanes too).
-fn block_loaded(block: &crate::bytecode::Block32, loaded: &mut [bool]) {
-    use crate::bytecode::Slot32Kind;
-    let is = |loaded: &[bool], r: Reg| loaded.get(r.0 as usize).copied().unwrap_or(false);
-    let mut slots: Vec<bool> = block.inputs.iter().map(|&r| is(loaded, r)).collect();
-    for op in &block.ops {
-        let slot = |s: u16| slots.get(usize::from(s)).copied().unwrap_or(true);
-        let mut l = slot(op.a) || op.old.is_some_and(slot);
-        match op.kind {
-            Slot32Kind::Slots { b, .. } => l |= slot(b),
-            Slot32Kind::Imm { .. } => {}
-            Slot32Kind::Select { b, c, .. } => l |= slot(b) || slot(c),
-        }
-        slots.push(l);
-    }
-    let before: Vec<bool> = block.outputs.iter().map(|o| is(loaded, o.reg)).collect();
-    for (o, old) in block.outputs.iter().zip(before) {
-        let l = slots.get(usize::from(o.slot)).copied().unwrap_or(true) || (o.masked && old);
-        if let Some(r) = loaded.get_mut(o.reg.0 as usize) {
-            *r = l;
-        }
-    }
 }
 
 /// The instructions `inst` may jump to.
