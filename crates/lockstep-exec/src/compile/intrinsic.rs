@@ -93,9 +93,12 @@ impl Compiler<'_> {
         span: lockstep_ir::Span,
     ) -> Result<Option<Vec<Reg>>, ExecError> {
         use lockstep_ir::BinaryOp as B;
+        let n = vals.first().map_or(0, Vec::len);
+        if ty == ScalarType::Float16 && vals.iter().all(|v| v.len() == n) {
+            return Ok(self.composed_half(b, vals, span));
+        }
         let float = ty == ScalarType::Float32;
         let word = float || matches!(ty, ScalarType::Int32 | ScalarType::UInt32);
-        let n = vals.first().map_or(0, Vec::len);
         if !word || vals.iter().any(|v| v.len() != n) {
             return Ok(None);
         }
@@ -190,6 +193,44 @@ impl Compiler<'_> {
     }
 
     /// A component-wise builtin over registers (scalar arguments splat).
+    /// `clamp`, `saturate` and `lerp` on 16-bit `half`s as `max`, `min`
+    /// and operators, each rounded to `half` as `lockstep_wave::ops`
+    /// computes them, so that they join runs of 16-bit operations; `None`
+    /// for the others.
+    fn composed_half(
+        &mut self,
+        b: Builtin,
+        vals: &[Vec<Reg>],
+        span: lockstep_ir::Span,
+    ) -> Option<Vec<Reg>> {
+        use lockstep_ir::BinaryOp as B;
+        let ty = ScalarType::Float16;
+        let n = vals.first().map_or(0, Vec::len);
+        let tys = vec![ty; n];
+        let both = |x: &[Reg], y: &[Reg]| [x.to_vec(), y.to_vec()];
+        Some(match b {
+            Builtin::Clamp => {
+                let low = self.map_builtin(Builtin::Max, &both(&vals[0], &vals[1]), ty)?;
+                self.map_builtin(Builtin::Min, &both(&low, &vals[2]), ty)?
+            }
+            Builtin::Saturate => {
+                // 0 and 1.0 as `half` bits.
+                let (zero, one) = (vec![self.constant(0); n], vec![self.constant(0x3C00); n]);
+                let low = self.map_builtin(Builtin::Max, &both(&vals[0], &zero), ty)?;
+                self.map_builtin(Builtin::Min, &both(&low, &one), ty)?
+            }
+            // `a + t * (b - a)`.
+            Builtin::Lerp => {
+                let d = self
+                    .binary_regs(B::Sub, &vals[1], &vals[0], &tys, span)
+                    .ok()?;
+                let m = self.binary_regs(B::Mul, &vals[2], &d, &tys, span).ok()?;
+                self.binary_regs(B::Add, &vals[0], &m, &tys, span).ok()?
+            }
+            _ => return None,
+        })
+    }
+
     pub(super) fn map_builtin(
         &mut self,
         b: Builtin,

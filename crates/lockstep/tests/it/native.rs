@@ -1468,6 +1468,81 @@ void main(uint3 id : SV_DispatchThreadID)
     }
 }
 
+/// `min`, `max`, `clamp`, `saturate` and `lerp` on 16-bit `half`s run as
+/// machine code with no callout, and give `lockstep_wave::ops`' bits for
+/// NaNs, signed zeros, infinities and subnormals.
+#[test]
+fn half_min_max_clamp_saturate_and_lerp_agree() {
+    use half::f16;
+    use lockstep::wave::{Arith, ops};
+    let source = r#"
+StructuredBuffer<half> In : register(t0);
+RWStructuredBuffer<half> Out : register(u0);
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    half x = In[id.x], y = In[(id.x * 7u + 3u) % 64u], z = In[(id.x * 5u + 1u) % 64u];
+    uint o = id.x * 5u;
+    Out[o] = min(x, y);
+    Out[o + 1u] = max(x, y);
+    Out[o + 2u] = clamp(x, y, z);
+    Out[o + 3u] = saturate(x);
+    Out[o + 4u] = lerp(x, y, z);
+}
+"#;
+    let opts = CompileOptions {
+        enable_16bit_types: true,
+        ..CompileOptions::default()
+    };
+    let shader = compile(source, &opts);
+    let specials = [
+        0x7E00u16, 0xFE00, 0x0000, 0x8000, 0x7C00, 0xFC00, 0x0001, 0x8001, 0x3C00, 0xBC00, 0x3800,
+        0x7BFF, 0x03FF, 0x4200, 0xC500, 0x3555,
+    ];
+    let input: Vec<u16> = (0..64)
+        .map(|i| specials[i % 16] ^ ((i / 16) as u16 & 1))
+        .collect();
+    let words: Vec<u32> = input
+        .chunks(2)
+        .map(|p| u32::from(p[0]) | u32::from(p[1]) << 16)
+        .collect();
+    let mut p = pipeline(
+        [1, 1, 1],
+        &[
+            buf("In", Kind::StructuredBuffer, 0, words),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 160]),
+        ],
+    );
+    use lockstep::pipeline::Format;
+    p.buffers[0].format = Format::Float16;
+    p.buffers[1].format = Format::Float16;
+    let report = shader.program.engine_report(8, lockstep::Engine::Native);
+    assert_eq!(report.callouts, 0, "{report:?}");
+    let h = |i: usize| f16::from_bits(input[i]);
+    for w in [8, 32] {
+        let out = agreeing(&shader, &p, w);
+        let got = |i: usize| (out[1][i / 2] >> (16 * (i % 2))) as u16;
+        for t in 0..64 {
+            let (x, y, z) = (h(t), h((t * 7 + 3) % 64), h((t * 5 + 1) % 64));
+            let want = [
+                Arith::min(x, y),
+                Arith::max(x, y),
+                ops::clamp(x, y, z),
+                ops::saturate(x),
+                ops::lerp(x, y, z),
+            ];
+            for (k, want) in want.iter().enumerate() {
+                assert_eq!(
+                    got(5 * t + k),
+                    want.to_bits(),
+                    "wave size {w}, thread {t}, result {k}"
+                );
+            }
+        }
+    }
+}
+
 /// Long runs of 64-bit operations with more live values than the machine
 /// code keeps in registers, some on divergent lanes: every value reaches
 /// its register whether a later operation overwrites it or not.
