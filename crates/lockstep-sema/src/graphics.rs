@@ -191,7 +191,11 @@ impl Sema<'_> {
         let decl = self.fn_syms[idx].decl;
         for attr in &decl.attributes {
             let name = attr.name.name.to_ascii_lowercase();
-            if name == "earlydepthstencil" && stage != Stage::Pixel {
+            let pixel_only = matches!(
+                name.as_str(),
+                "earlydepthstencil" | "waveopsincludehelperlanes"
+            );
+            if pixel_only && stage != Stage::Pixel {
                 self.error(
                     attr.span,
                     format!(
@@ -213,21 +217,10 @@ impl Sema<'_> {
                 );
                 return;
             }
-            if name == "waveopsincludehelperlanes" {
-                if stage != Stage::Pixel {
-                    self.error(
-                        attr.span,
-                        format!(
-                            "'{}' applies to pixel shaders, and this is a {} shader",
-                            attr.name.name,
-                            stage.name()
-                        ),
-                    );
-                    return;
-                }
-                if !self.check_shader_model(&attr.name.name, (6, 7), attr.span) {
-                    return;
-                }
+            if name == "waveopsincludehelperlanes"
+                && !self.check_shader_model(&attr.name.name, (6, 7), attr.span)
+            {
+                return;
             }
             if !matches!(
                 name.as_str(),

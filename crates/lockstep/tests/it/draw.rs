@@ -136,6 +136,20 @@ fn render(scene: &Scene, src: &str, wave: u32, packing: Packing) -> (Vec<[f32; 4
     (image, uavs)
 }
 
+/// The render target's floats after drawing `src` with the pipeline
+/// `yaml` (one that binds textures or samplers of its own).
+fn target_floats(yaml: &str, src: &str) -> Vec<f32> {
+    let pipeline = lockstep::pipeline::parse(yaml).unwrap_or_else(|e| panic!("{e}"));
+    let (vs, ps) = stages(src);
+    let out = lockstep::draw(&vs, &ps, &pipeline, &RunOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let target = pipeline.buffer_index("Target").unwrap();
+    out.contents[target]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
 fn v(x: f32, y: f32) -> ([f32; 4], [f32; 4]) {
     ([x, y, 0.0, 1.0], [0.0; 4])
 }
@@ -733,15 +747,7 @@ fn sample_takes_its_level_of_detail_from_the_quads_derivatives() {
         ATTR,
     )
     .replace("struct V", "Texture2D<float> Tex : register(t0);\nSamplerState Mixed : register(s0);\nstruct V");
-    let pipeline = lockstep::pipeline::parse(&yaml).unwrap_or_else(|e| panic!("{e}"));
-    let (vs, ps) = stages(&src);
-    let out = lockstep::draw(&vs, &ps, &pipeline, &RunOptions::default())
-        .unwrap_or_else(|e| panic!("{e}"));
-    let target = pipeline.buffer_index("Target").unwrap();
-    let floats: Vec<f32> = out.contents[target]
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
+    let floats = target_floats(&yaml, &src);
     let weight = [0.0, 0.25, 0.75, 1.0];
     for y in 0..4 {
         for x in 0..4 {
@@ -776,15 +782,7 @@ fn array_levels_of_detail_take_the_location_without_the_slice() {
         ATTR,
     )
     .replace("struct V", "Texture2DArray<float> Tex : register(t0);\nSamplerState Near : register(s0);\nstruct V");
-    let pipeline = lockstep::pipeline::parse(&yaml).unwrap_or_else(|e| panic!("{e}"));
-    let (vs, ps) = stages(&src);
-    let out = lockstep::draw(&vs, &ps, &pipeline, &RunOptions::default())
-        .unwrap_or_else(|e| panic!("{e}"));
-    let target = pipeline.buffer_index("Target").unwrap();
-    let floats: Vec<f32> = out.contents[target]
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
+    let floats = target_floats(&yaml, &src);
     for p in floats.chunks_exact(4) {
         assert_eq!(p[..3], [-1.0, 1.0, 0.0]);
     }
