@@ -1023,8 +1023,7 @@ impl WaveBuilder {
 
     /// Wide `dst = base + index * scale` on every lane, the narrow `index`
     /// sign- or zero-extended, wrapping. `false`, with no code, when
-    /// `scale` is neither a power of two nor (for an unsigned index) below
-    /// 2^32.
+    /// `scale` is neither a power of two nor below 2^32.
     pub fn scale(
         &mut self,
         dst: u32,
@@ -1036,7 +1035,7 @@ impl WaveBuilder {
         let shift = scale
             .is_power_of_two()
             .then(|| scale.trailing_zeros() as i8);
-        if shift.is_none() && (signed || scale > u64::from(u32::MAX)) {
+        if shift.is_none() && scale > u64::from(u32::MAX) {
             return false;
         }
         let factor = self.qwords([scale; 4]);
@@ -1053,6 +1052,17 @@ impl WaveBuilder {
                 match shift {
                     Some(0) => {}
                     Some(k) => dynasm!(self.b.asm; .arch x64; vpsllq ymm0, ymm0, k),
+                    // The sign-extended index's low and high halves, each
+                    // times the scale: the high half's product lands 32
+                    // bits up (all ones times the scale, for a negative
+                    // index, subtracts the scale there).
+                    None if signed => dynasm!(self.b.asm; .arch x64
+                        ; vpmuludq ymm1, ymm0, [=>factor]
+                        ; vpsrlq ymm2, ymm0, 32
+                        ; vpmuludq ymm2, ymm2, [=>factor]
+                        ; vpsllq ymm2, ymm2, 32
+                        ; vpaddq ymm0, ymm1, ymm2
+                    ),
                     None => dynasm!(self.b.asm; .arch x64; vpmuludq ymm0, ymm0, [=>factor]),
                 }
                 if let Some(b) = base {

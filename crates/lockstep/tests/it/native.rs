@@ -1543,6 +1543,49 @@ void main(uint3 id : SV_DispatchThreadID)
     }
 }
 
+/// Signed indices scaled by a size that is no power of two (a `float3`
+/// of 12 bytes, a row of 20 words), negative ones included: machine code
+/// with no callout, as the interpreter computes the addresses.
+#[test]
+fn signed_indices_scale_by_any_size() {
+    let source = r#"
+RWStructuredBuffer<float> Out : register(u0);
+groupshared float3 T[64];
+groupshared float Rows[4][20];
+
+[numthreads(64, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    int i = int(gi) - 8;
+    T[gi] = float3(gi, gi * 2, gi * 3);
+    int r = int(gi / 20u), c = int(gi % 20u);
+    if (r < 3) Rows[r + 1][c] = gi;
+    GroupMemoryBarrierWithGroupSync();
+    float3 v = i >= 0 ? T[i] : float3(0, 0, 0);
+    Out[gi] = v.x + v.y * 1000.0 + (r < 3 ? Rows[r + 1][c] : 0.0) * 1000000.0;
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let report = shader.program.engine_report(8, lockstep::Engine::Native);
+    assert_eq!(report.callouts, 0, "{report:?}");
+    let p = pipeline(
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 64])],
+    );
+    for w in [8, 32] {
+        let out = agreeing(&shader, &p, w);
+        for g in 0..64u32 {
+            let v = if g >= 8 { (g - 8) as f32 * 2001.0 } else { 0.0 };
+            let row = if g < 60 { g as f32 * 1_000_000.0 } else { 0.0 };
+            assert_eq!(
+                f32::from_bits(out[0][g as usize]),
+                v + row,
+                "wave size {w}, thread {g}"
+            );
+        }
+    }
+}
+
 /// Long runs of 64-bit operations with more live values than the machine
 /// code keeps in registers, some on divergent lanes: every value reaches
 /// its register whether a later operation overwrites it or not.
