@@ -1381,6 +1381,13 @@ impl Translator<'_> {
                     Some(b.0),
                     masked,
                 ),
+                Inst::Gather {
+                    dst,
+                    base,
+                    delta,
+                    limit,
+                } if self.wide[delta.0 as usize].is_some()
+                    && self.b.gather_regs(dst.0, base.0, self.wide(delta), limit) => {}
                 Inst::IndexScale {
                     dst,
                     index,

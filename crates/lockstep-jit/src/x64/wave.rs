@@ -123,6 +123,9 @@ pub struct State {
 /// How many atomics can hold their updates in a [`State`].
 pub const HELD_SITES: usize = 8;
 
+/// `1 << 63` in a 64-bit lane: flips unsigned order into signed.
+const SIGN_BIT: u64 = 1 << 63;
+
 /// A callout: runs instruction `id` on the wave in `state`; nonzero stops
 /// the group with that result.
 pub type Callout = unsafe extern "sysv64" fn(state: *mut State, id: u32) -> u32;
@@ -1070,6 +1073,60 @@ impl WaveBuilder {
                 }
                 dynasm!(self.b.asm; .arch x64; vmovdqu [r12 + to], ymm0);
             }
+        }
+        true
+    }
+
+    /// Narrow `dst` = narrow register `base + delta` of each lane, 0 where
+    /// the wide `delta` is `limit` or more: a local array read at each
+    /// lane's own index, one gather a half chunk. `false`, with no code,
+    /// where the array's registers are not evenly spaced narrow ones.
+    pub fn gather_regs(&mut self, dst: u32, base: u32, delta: u32, limit: u32) -> bool {
+        let regs = base as usize..base as usize + limit as usize;
+        let stride = (self.width * 4) as i64;
+        let Some(&first) = self.offsets.get(base as usize) else {
+            return false;
+        };
+        let even = regs.clone().enumerate().all(|(k, r)| {
+            self.wide.get(r) == Some(&false)
+                && self.offsets.get(r).map(|&o| i64::from(o))
+                    == Some(i64::from(first) + k as i64 * stride)
+        });
+        if limit == 0 || !even {
+            return false;
+        }
+        let (d, deltas) = (self.narrow(dst), self.wide_at(delta));
+        let sign = self.qwords([SIGN_BIT; 4]);
+        let limit = self.qwords([u64::from(limit) ^ SIGN_BIT; 4]);
+        let step = self.qwords([stride as u64; 4]);
+        let low_halves = self.b.constant(Constant::LowHalves);
+        for c in self.chunks() {
+            for h in 0..2 {
+                // Each lane's word within a register: 4 bytes a lane.
+                let lanes = self.qwords(std::array::from_fn(|j| {
+                    (32 * c + 16 * h) as u64 + 4 * j as u64
+                }));
+                let at = deltas + 64 * c + 32 * h;
+                dynasm!(self.b.asm; .arch x64
+                    ; vmovdqu ymm0, [r12 + at]
+                    // `delta < limit`, unsigned: both with the sign flipped.
+                    ; vpxor ymm1, ymm0, [=>sign]
+                    ; vmovdqa ymm2, [=>limit]
+                    ; vpcmpgtq ymm1, ymm2, ymm1
+                    ; vpmuludq ymm0, ymm0, [=>step]
+                    ; vpaddq ymm0, ymm0, [=>lanes]
+                    ; vmovdqa ymm2, [=>low_halves]
+                    ; vpermd ymm1, ymm2, ymm1
+                    ; vpxor xmm5, xmm5, xmm5
+                    ; vpgatherqd xmm5, [r12 + ymm0 * 1 + first], xmm1
+                );
+                if h == 0 {
+                    dynasm!(self.b.asm; .arch x64; vmovdqa xmm3, xmm5);
+                } else {
+                    dynasm!(self.b.asm; .arch x64; vinserti128 ymm3, ymm3, xmm5, 1);
+                }
+            }
+            self.store_chunk(d, c, false);
         }
         true
     }

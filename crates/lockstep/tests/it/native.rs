@@ -1586,6 +1586,43 @@ void main(uint gi : SV_GroupIndex)
     }
 }
 
+/// Local and `static const` arrays read at each lane's own index run as
+/// machine code with no callout; an index past the end reads 0.
+#[test]
+fn local_arrays_read_at_lane_indices_agree() {
+    let source = r#"
+RWStructuredBuffer<uint> Out : register(u0);
+static const uint W[5] = { 10, 20, 30, 40, 50 };
+
+[numthreads(64, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    uint t[6] = { gi, gi * 2u, gi * 3u, 7u, 8u, 9u };
+    uint i = gi % 7u;
+    Out[gi] = t[i] + W[gi % 5u] * 1000u;
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let report = shader.program.engine_report(8, lockstep::Engine::Native);
+    assert_eq!(report.callouts, 0, "{report:?}");
+    let p = pipeline(
+        [1, 1, 1],
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 64])],
+    );
+    for w in [8, 16, 32, 64] {
+        let out = agreeing(&shader, &p, w);
+        for g in 0..64u32 {
+            let t = [g, g * 2, g * 3, 7, 8, 9];
+            let read = t.get((g % 7) as usize).copied().unwrap_or(0);
+            assert_eq!(
+                out[0][g as usize],
+                read + [10, 20, 30, 40, 50][(g % 5) as usize] * 1000,
+                "wave size {w}, thread {g}"
+            );
+        }
+    }
+}
+
 /// Long runs of 64-bit operations with more live values than the machine
 /// code keeps in registers, some on divergent lanes: every value reaches
 /// its register whether a later operation overwrites it or not.
