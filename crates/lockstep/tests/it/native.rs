@@ -1623,6 +1623,81 @@ void main(uint gi : SV_GroupIndex)
     }
 }
 
+/// `double` negation, `abs`, `min` and `max` run as machine code with no
+/// callout, with `lockstep_wave`'s bits for NaNs, signed zeros and
+/// infinities.
+#[test]
+fn double_neg_abs_min_max_agree() {
+    use lockstep::wave::Arith;
+    let source = r#"
+StructuredBuffer<double> In : register(t0);
+RWStructuredBuffer<double> Out : register(u0);
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    double x = In[id.x], y = In[(id.x * 7u + 3u) % 64u];
+    uint o = id.x * 4u;
+    Out[o] = -x;
+    Out[o + 1u] = abs(x);
+    Out[o + 2u] = min(x, y);
+    Out[o + 3u] = max(x, y);
+}
+"#;
+    let shader = compile(source, &CompileOptions::default());
+    let report = shader.program.engine_report(8, lockstep::Engine::Native);
+    assert_eq!(report.callouts, 0, "{report:?}");
+    let specials = [
+        f64::NAN.to_bits(),
+        (-f64::NAN).to_bits(),
+        0,
+        (-0.0f64).to_bits(),
+        f64::INFINITY.to_bits(),
+        f64::NEG_INFINITY.to_bits(),
+        1,
+        1.5f64.to_bits(),
+        (-2.25f64).to_bits(),
+        f64::MAX.to_bits(),
+        0x7FF0_0000_0000_0001,
+        (-1.0e-300f64).to_bits(),
+    ];
+    let input: Vec<u64> = (0..64)
+        .map(|i| specials[i % specials.len()] ^ (i as u64 / 12))
+        .collect();
+    let words: Vec<u32> = input
+        .iter()
+        .flat_map(|&v| [v as u32, (v >> 32) as u32])
+        .collect();
+    let p = pipeline(
+        [1, 1, 1],
+        &[
+            buf("In", Kind::StructuredBuffer, 0, words),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 512]),
+        ],
+    );
+    let d = |i: usize| f64::from_bits(input[i]);
+    for w in [8, 32] {
+        let out = agreeing(&shader, &p, w);
+        let got = |i: usize| u64::from(out[1][2 * i + 1]) << 32 | u64::from(out[1][2 * i]);
+        for t in 0..64 {
+            let (x, y) = (d(t), d((t * 7 + 3) % 64));
+            let want = [
+                Arith::neg(x),
+                Arith::abs(x),
+                Arith::min(x, y),
+                Arith::max(x, y),
+            ];
+            for (k, want) in want.iter().enumerate() {
+                assert_eq!(
+                    got(4 * t + k),
+                    want.to_bits(),
+                    "wave size {w}, thread {t}, result {k}"
+                );
+            }
+        }
+    }
+}
+
 /// Long runs of 64-bit operations with more live values than the machine
 /// code keeps in registers, some on divergent lanes: every value reaches
 /// its register whether a later operation overwrites it or not.

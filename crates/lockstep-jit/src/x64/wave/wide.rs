@@ -40,6 +40,14 @@ pub enum Op64 {
     FMul,
     /// `double` `a / b`.
     FDiv,
+    /// `double` IEEE minNum: a NaN loses to a number, `-0.0 < +0.0`.
+    FMin,
+    /// `double` IEEE maxNum: a NaN loses to a number, `-0.0 < +0.0`.
+    FMax,
+    /// `double` `-a`: the sign flipped (one operand).
+    FNeg,
+    /// `double` `|a|`: the sign cleared (one operand).
+    FAbs,
     /// `a == b`.
     Eq,
     /// `a != b`.
@@ -270,6 +278,45 @@ impl WaveBuilder {
             O::FSub => dynasm!(asm; .arch x64; vsubpd ymm3, Ry(x), Ry(y)),
             O::FMul => dynasm!(asm; .arch x64; vmulpd ymm3, Ry(x), Ry(y)),
             O::FDiv => dynasm!(asm; .arch x64; vdivpd ymm3, Ry(x), Ry(y)),
+            O::FNeg | O::FAbs => {
+                let sign = self.qwords([SIGN; 4]);
+                let asm = &mut self.b.asm;
+                match op {
+                    O::FNeg => dynasm!(asm; .arch x64; vpxor ymm3, Ry(x), [=>sign]),
+                    _ => dynasm!(asm; .arch x64
+                        ; vmovdqa ymm2, [=>sign]
+                        ; vpandn ymm3, ymm2, Ry(x)
+                    ),
+                }
+            }
+            // `b` where `a` is a NaN, `b` orders before (after) `a`, or
+            // they are equal and `b` is negative (not negative): as
+            // `lockstep_wave`'s `min_num` and `max_num` pick.
+            O::FMin | O::FMax => {
+                // vcmppd ymm2, ymm(x), ymm(x), unordered: `a` is a NaN.
+                vex256(asm, 1, 0xC2, 2, x, x);
+                asm.push(0x03);
+                // vcmppd ymm4, ymm(y), ymm(x), LT_OQ (GT_OQ for max).
+                vex256(asm, 1, 0xC2, 4, y, x);
+                asm.push(if op == O::FMin { 0x11 } else { 0x1E });
+                dynasm!(asm; .arch x64; vpor ymm2, ymm2, ymm4);
+                // vcmppd ymm4, ymm(y), ymm(x), EQ_OQ.
+                vex256(asm, 1, 0xC2, 4, y, x);
+                asm.push(0x00);
+                dynasm!(asm; .arch x64
+                    ; vpxor ymm3, ymm3, ymm3
+                    ; vpcmpgtq ymm3, ymm3, Ry(y)
+                );
+                if op == O::FMin {
+                    dynasm!(asm; .arch x64; vpand ymm4, ymm4, ymm3);
+                } else {
+                    dynasm!(asm; .arch x64; vpandn ymm4, ymm3, ymm4);
+                }
+                dynasm!(asm; .arch x64
+                    ; vpor ymm2, ymm2, ymm4
+                    ; vblendvpd ymm3, Ry(x), Ry(y), ymm2
+                );
+            }
             // The low halves' product, plus each high half times the other
             // low half, shifted up.
             O::Mul => {
