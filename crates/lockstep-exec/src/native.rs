@@ -420,6 +420,10 @@ fn sixteen(form: OpForm) -> Option<Sixteen> {
         // IEEE minNum and maxNum of the widened values, exact back in
         // `half`, as the interpreter computes them.
         OpForm::Builtin(lockstep_ir::Builtin::Min, S::Float16) => (f16, Op32::FMin, to_f16),
+        // The sign flipped or cleared on the widened value, as the
+        // interpreter's `half` negation and `abs` compute it.
+        OpForm::Unary(lockstep_ir::UnaryOp::Neg, S::Float16) => (f16, Op32::FNeg, to_f16),
+        OpForm::Builtin(lockstep_ir::Builtin::Abs, S::Float16) => (f16, Op32::FAbs, to_f16),
         OpForm::Builtin(lockstep_ir::Builtin::Max, S::Float16) => (f16, Op32::FMax, to_f16),
         OpForm::Convert(S::Float16, S::Float32) => (None, Op32::F16ToF32, None),
         OpForm::Convert(S::Float32, S::Float16) => (None, Op32::F32ToF16, None),

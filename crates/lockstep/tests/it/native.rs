@@ -1468,7 +1468,8 @@ void main(uint3 id : SV_DispatchThreadID)
     }
 }
 
-/// `min`, `max`, `clamp`, `saturate` and `lerp` on 16-bit `half`s run as
+/// `min`, `max`, `clamp`, `saturate`, `lerp`, negation and `abs` on
+/// 16-bit `half`s run as
 /// machine code with no callout, and give `lockstep_wave::ops`' bits for
 /// NaNs, signed zeros, infinities and subnormals.
 #[test]
@@ -1483,12 +1484,14 @@ RWStructuredBuffer<half> Out : register(u0);
 void main(uint3 id : SV_DispatchThreadID)
 {
     half x = In[id.x], y = In[(id.x * 7u + 3u) % 64u], z = In[(id.x * 5u + 1u) % 64u];
-    uint o = id.x * 5u;
+    uint o = id.x * 7u;
     Out[o] = min(x, y);
     Out[o + 1u] = max(x, y);
     Out[o + 2u] = clamp(x, y, z);
     Out[o + 3u] = saturate(x);
     Out[o + 4u] = lerp(x, y, z);
+    Out[o + 5u] = -x;
+    Out[o + 6u] = abs(y);
 }
 "#;
     let opts = CompileOptions {
@@ -1498,7 +1501,7 @@ void main(uint3 id : SV_DispatchThreadID)
     let shader = compile(source, &opts);
     let specials = [
         0x7E00u16, 0xFE00, 0x0000, 0x8000, 0x7C00, 0xFC00, 0x0001, 0x8001, 0x3C00, 0xBC00, 0x3800,
-        0x7BFF, 0x03FF, 0x4200, 0xC500, 0x3555,
+        0x7BFF, 0x03FF, 0x4200, 0xC500, 0x7D00,
     ];
     let input: Vec<u16> = (0..64)
         .map(|i| specials[i % 16] ^ ((i / 16) as u16 & 1))
@@ -1511,7 +1514,7 @@ void main(uint3 id : SV_DispatchThreadID)
         [1, 1, 1],
         &[
             buf("In", Kind::StructuredBuffer, 0, words),
-            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 160]),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 224]),
         ],
     );
     use lockstep::pipeline::Format;
@@ -1531,10 +1534,12 @@ void main(uint3 id : SV_DispatchThreadID)
                 ops::clamp(x, y, z),
                 ops::saturate(x),
                 ops::lerp(x, y, z),
+                Arith::neg(x),
+                Arith::abs(y),
             ];
             for (k, want) in want.iter().enumerate() {
                 assert_eq!(
-                    got(5 * t + k),
+                    got(7 * t + k),
                     want.to_bits(),
                     "wave size {w}, thread {t}, result {k}"
                 );
