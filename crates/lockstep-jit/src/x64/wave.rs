@@ -123,6 +123,33 @@ pub struct State {
 /// How many atomics can hold their updates in a [`State`].
 pub const HELD_SITES: usize = 8;
 
+/// Which operations of a run of them must write their result to the
+/// frame, given each one's written register and whether it writes only the
+/// active lanes (`None`: one that always writes), and the registers each
+/// loads from the frame (a dry run of the run's register cache): all but
+/// those whose register a later operation overwrites on every lane before
+/// anything loads it back.
+fn frame_writes(writes: &[Option<(u32, bool)>], loads: &[Vec<u32>]) -> Vec<bool> {
+    (0..writes.len())
+        .map(|i| {
+            let Some((dst, _)) = writes[i] else {
+                return true;
+            };
+            for j in i + 1..writes.len() {
+                if loads[j].contains(&dst) {
+                    return true;
+                }
+                if let Some((later, masked)) = writes[j]
+                    && later == dst
+                {
+                    return masked;
+                }
+            }
+            true
+        })
+        .collect()
+}
+
 /// `1 << 63` in a 64-bit lane: flips unsigned order into signed.
 const SIGN_BIT: u64 = 1 << 63;
 

@@ -269,6 +269,13 @@ fn agreeing(shader: &lockstep::Shader, p: &lockstep::pipeline::Pipeline, w: u32)
     native
 }
 
+/// The machine code at wave size 8 hands no instruction to the
+/// interpreter.
+fn assert_no_callouts(shader: &lockstep::Shader) {
+    let report = shader.program.engine_report(8, lockstep::Engine::Native);
+    assert_eq!(report.callouts, 0, "{report:?}");
+}
+
 /// 200 programs from a fixed seed, so that every run of the suite tries the
 /// same ones; `PROPTEST_RNG_SEED` and `PROPTEST_CASES` explore others.
 fn random_program_config() -> ProptestConfig {
@@ -1520,8 +1527,7 @@ void main(uint3 id : SV_DispatchThreadID)
     use lockstep::pipeline::Format;
     p.buffers[0].format = Format::Float16;
     p.buffers[1].format = Format::Float16;
-    let report = shader.program.engine_report(8, lockstep::Engine::Native);
-    assert_eq!(report.callouts, 0, "{report:?}");
+    assert_no_callouts(&shader);
     let h = |i: usize| f16::from_bits(input[i]);
     for w in [8, 32] {
         let out = agreeing(&shader, &p, w);
@@ -1571,8 +1577,7 @@ void main(uint gi : SV_GroupIndex)
 }
 "#;
     let shader = compile(source, &CompileOptions::default());
-    let report = shader.program.engine_report(8, lockstep::Engine::Native);
-    assert_eq!(report.callouts, 0, "{report:?}");
+    assert_no_callouts(&shader);
     let p = pipeline(
         [1, 1, 1],
         &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 64])],
@@ -1608,8 +1613,7 @@ void main(uint gi : SV_GroupIndex)
 }
 "#;
     let shader = compile(source, &CompileOptions::default());
-    let report = shader.program.engine_report(8, lockstep::Engine::Native);
-    assert_eq!(report.callouts, 0, "{report:?}");
+    assert_no_callouts(&shader);
     let p = pipeline(
         [1, 1, 1],
         &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 64])],
@@ -1650,8 +1654,7 @@ void main(uint3 id : SV_DispatchThreadID)
 }
 "#;
     let shader = compile(source, &CompileOptions::default());
-    let report = shader.program.engine_report(8, lockstep::Engine::Native);
-    assert_eq!(report.callouts, 0, "{report:?}");
+    assert_no_callouts(&shader);
     let specials = [
         f64::NAN.to_bits(),
         (-f64::NAN).to_bits(),

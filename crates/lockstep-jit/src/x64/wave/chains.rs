@@ -137,20 +137,8 @@ fn frame_writes(chains: &[Chain]) -> Vec<bool> {
         cache.written(c);
         loads.push(loaded);
     }
-    (0..chains.len())
-        .map(|i| {
-            let dst = chains[i].dst;
-            for j in i + 1..chains.len() {
-                if loads[j].contains(&dst) {
-                    return true;
-                }
-                if chains[j].dst == dst {
-                    return chains[j].masked;
-                }
-            }
-            true
-        })
-        .collect()
+    let writes: Vec<_> = chains.iter().map(|c| Some((c.dst, c.masked))).collect();
+    super::frame_writes(&writes, &loads)
 }
 
 impl WaveBuilder {

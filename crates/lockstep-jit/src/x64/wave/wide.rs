@@ -627,23 +627,11 @@ fn frame_writes(chains: &[Chain64]) -> Vec<bool> {
         }
         loads.push(loaded);
     }
-    (0..chains.len())
-        .map(|i| {
-            let c = &chains[i];
-            if !c.writes_wide() {
-                return true;
-            }
-            for j in i + 1..chains.len() {
-                if loads[j].contains(&c.dst) {
-                    return true;
-                }
-                if chains[j].dst == c.dst && chains[j].writes_wide() {
-                    return chains[j].masked;
-                }
-            }
-            true
-        })
-        .collect()
+    let writes: Vec<_> = chains
+        .iter()
+        .map(|c| c.writes_wide().then_some((c.dst, c.masked)))
+        .collect();
+    super::frame_writes(&writes, &loads)
 }
 
 impl WaveBuilder {
