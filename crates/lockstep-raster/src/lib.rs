@@ -295,7 +295,10 @@ pub fn draw(
     let early = draw.pixel.io.early_depth && pass.image.depth.is_some();
     for (t, tri) in triangles.iter().enumerate() {
         raster::triangle_quads(t, tri, draw.target, |q| {
-            let q = if early { pass.early_depth(q) } else { q };
+            if !early {
+                return pass.push(q);
+            }
+            let q = pass.early_depth(q);
             if q.covered == 0 {
                 return Ok(());
             }

@@ -80,6 +80,9 @@ enum Source {
 pub(crate) struct Setup {
     pub words: u32,
     inputs: Vec<(u32, u32, VaryingKind, Interpolation, Source)>,
+    /// Whether an input needs the vertices' weights: depth, w or an
+    /// attribute.
+    weighted: bool,
 }
 
 impl Setup {
@@ -141,9 +144,17 @@ impl Setup {
             };
             inputs.push((v.word, v.components, v.kind, v.interpolation, source));
         }
+        let weighted = inputs
+            .iter()
+            .any(|&(_, components, _, _, source)| match source {
+                Source::Position => components > 2,
+                Source::Attribute { .. } => true,
+                Source::FrontFace | Source::Primitive => false,
+            });
         Ok(Setup {
             words: ps.input_words,
             inputs,
+            weighted,
         })
     }
 
@@ -155,9 +166,10 @@ impl Setup {
         let (x, y) = (f64::from(q.x) + 0.5, f64::from(q.y) + 0.5);
         let xs = [x, x + 1.0, x, x + 1.0];
         let ys = [y, y, y + 1.0, y + 1.0];
-        // The weights of each vertex at each pixel, as `Plane::weights`.
+        // The weights of each vertex at each pixel, as `Plane::weights`
+        // (where an input needs them).
         let mut l = [[0.0f64; 4]; 3];
-        for (k, l) in l.iter_mut().enumerate() {
+        for (k, l) in l.iter_mut().enumerate().filter(|_| self.weighted) {
             let (a, b) = plane.edges[k];
             let (dx, dy) = (b.0 - a.0, b.1 - a.1);
             for p in 0..4 {
@@ -171,6 +183,7 @@ impl Setup {
         // The weights over w, and their sum, 1/w.
         let lw: [[f64; 4]; 3] = std::array::from_fn(|i| l[i].map(|l| l * tri.v[i].inv_w));
         let inv_w: [f64; 4] = std::array::from_fn(|p| lw[0][p] + lw[1][p] + lw[2][p]);
+        debug_assert!(self.weighted || inv_w == [0.0; 4]);
         let mut put = |at: usize, values: [u32; 4]| {
             for (p, v) in values.into_iter().enumerate() {
                 chunk[p * words + at] = v;
@@ -185,14 +198,22 @@ impl Setup {
             let word = word as usize;
             match source {
                 Source::Position => {
-                    let z = blend(tri.v.each_ref().map(|v| v.z)).map(|z| f64::from(z as f32));
-                    let w = inv_w.map(|w| 1.0 / w);
-                    for (c, v) in [xs, ys, z, w]
-                        .into_iter()
-                        .enumerate()
-                        .take(components as usize)
-                    {
-                        put(word + c, bits(v));
+                    put(word, bits(xs));
+                    if components > 1 {
+                        put(word + 1, bits(ys));
+                    }
+                    if components > 2 {
+                        let z = blend(tri.v.each_ref().map(|v| v.z));
+                        put(word + 2, bits(z.map(|z| f64::from(z as f32))));
+                    }
+                    if components > 3 {
+                        // Where every vertex has one w, every pixel has it
+                        // (the weights sum to one).
+                        let w = match tri.v.each_ref().map(|v| v.inv_w) {
+                            [a, b, c] if a == b && b == c => [1.0 / a; 4],
+                            _ => inv_w.map(|w| 1.0 / w),
+                        };
+                        put(word + 3, bits(w));
                     }
                 }
                 Source::FrontFace => put(word, [u32::from(tri.front); 4]),
@@ -245,6 +266,24 @@ fn fedge(a: (f64, f64), b: (f64, f64), p: (f64, f64)) -> f64 {
 fn top_left(a: (i64, i64), b: (i64, i64)) -> bool {
     let (dx, dy) = (b.0 - a.0, b.1 - a.1);
     (dy == 0 && dx > 0) || dy < 0
+}
+
+/// The `i` with `value + slope · i ≥ 0`: a range from 0 or to the end.
+fn nonnegative(value: i64, slope: i64) -> std::ops::Range<i64> {
+    match slope.cmp(&0) {
+        std::cmp::Ordering::Equal if value >= 0 => 0..i64::MAX,
+        std::cmp::Ordering::Equal => 0..0,
+        // value + slope · i ≥ 0 from i = ⌈-value / slope⌉.
+        std::cmp::Ordering::Greater => {
+            (-value).div_euclid(slope) + i64::from((-value).rem_euclid(slope) != 0)..i64::MAX
+        }
+        // ... up to i = ⌊value / -slope⌋.
+        std::cmp::Ordering::Less => 0..value.div_euclid(-slope) + 1,
+    }
+}
+
+fn intersect(a: std::ops::Range<i64>, b: std::ops::Range<i64>) -> std::ops::Range<i64> {
+    a.start.max(b.start)..a.end.min(b.end)
 }
 
 /// Each triangle's plane.
@@ -306,33 +345,49 @@ pub(crate) fn triangle_quads<E>(
     // Inside: every edge positive, or zero on an inclusive one.
     let bias = inclusive.map(|inclusive| if inclusive { 0 } else { -1 });
     let qx0 = x0 & !1;
-    // What each edge adds at its smallest over a quad's four pixels.
+    let quads = (x1 - qx0) / 2 + 1;
+    // What each edge adds at its smallest and at its largest over a
+    // quad's four pixels.
     let least = steps.map(|(sx, sy)| sx.min(0) + sy.min(0));
+    let most = steps.map(|(sx, sy)| sx.max(0) + sy.max(0));
     let (width, height) = (i64::from(target.width), i64::from(target.height));
+    // The last quad of a row reaches past an odd target's edge.
+    let whole_quads = if qx0 + 2 * (quads - 1) + 1 < width {
+        quads
+    } else {
+        quads - 1
+    };
     for qy in (y0 & !1..=y1).step_by(2) {
         // The edges at the centre of the row's first pixel.
-        let mut e = edges.map(|(a, b)| edge(a, b, (qx0 * 256 + HALF, qy * 256 + HALF)));
-        for qx in (qx0..=x1).step_by(2) {
-            // A quad inside every edge and the target at each of its
-            // pixels needs no test per pixel: an edge is linear, so it is
-            // least at a corner.
-            let whole =
-                qx + 1 < width && qy + 1 < height && (0..3).all(|k| e[k] + least[k] + bias[k] >= 0);
-            let mut covered = if whole { 0b1111 } else { 0u8 };
+        let e = edges.map(|(a, b)| edge(a, b, (qx0 * 256 + HALF, qy * 256 + HALF)));
+        // An edge is linear, so over a quad it is least and largest at
+        // corners: the quads where some pixel may be inside every edge, and
+        // those inside at each of their pixels, are ranges of the row.
+        let mut some = 0..quads;
+        let mut whole = if qy + 1 < height {
+            0..whole_quads
+        } else {
+            0..0
+        };
+        for k in 0..3 {
+            let slope = 2 * steps[k].0;
+            some = intersect(some, nonnegative(e[k] + most[k] + bias[k], slope));
+            whole = intersect(whole, nonnegative(e[k] + least[k] + bias[k], slope));
+        }
+        for i in some {
+            let qx = qx0 + 2 * i;
+            let mut covered = if whole.contains(&i) { 0b1111 } else { 0u8 };
             for p in 0..4 {
-                if whole {
+                if covered == 0b1111 {
                     break;
                 }
                 let (dx, dy) = (p as i64 & 1, p as i64 >> 1);
                 let (px, py) = (qx + dx, qy + dy);
-                let inside =
-                    (0..3).all(|k| e[k] + dx * steps[k].0 + dy * steps[k].1 + bias[k] >= 0);
+                let inside = (0..3)
+                    .all(|k| e[k] + (2 * i + dx) * steps[k].0 + dy * steps[k].1 + bias[k] >= 0);
                 if inside && px < width && py < height {
                     covered |= 1 << p;
                 }
-            }
-            for (e, step) in e.iter_mut().zip(&steps) {
-                *e += 2 * step.0;
             }
             if covered != 0 {
                 emit(Quad {

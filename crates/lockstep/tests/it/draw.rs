@@ -320,6 +320,34 @@ fn attributes_are_interpolated_with_perspective() {
     }
 }
 
+#[test]
+fn one_w_at_every_vertex_is_every_pixels_w_exactly() {
+    // Every vertex at w = 3 (positions scaled by w): SV_Position.w is 3
+    // at every pixel, to the bit, whatever the weights' rounding.
+    let at = |x: f32, y: f32| ([3.0 * x, 3.0 * y, 0.3, 3.0], [0.0; 4]);
+    let scene = Scene::new(
+        4,
+        4,
+        vec![
+            at(-1.0, 1.0),
+            at(1.0, 1.0),
+            at(-1.0, -1.0),
+            at(1.0, 1.0),
+            at(1.0, -1.0),
+            at(-1.0, -1.0),
+        ],
+    );
+    let (image, _) = render(
+        &scene,
+        &source("return i.pos.wwww;", ATTR),
+        4,
+        Packing::Dense,
+    );
+    for (p, px) in image.iter().enumerate() {
+        assert_eq!(px[0].to_bits(), 3.0f32.to_bits(), "pixel {p}: {px:?}");
+    }
+}
+
 /// A triangle given on the 4×4 target, in pixels.
 fn on_target(points: [(f32, f32); 3]) -> Vec<([f32; 4], [f32; 4])> {
     points
