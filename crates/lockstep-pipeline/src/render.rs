@@ -145,35 +145,122 @@ fn flow_list(out: &mut String, items: impl Iterator<Item = String>) {
     out.push_str(" ]\n");
 }
 
-/// A YAML scalar reading back as `text`: plain for identifier-like names
-/// that YAML would not take for another type, double-quoted otherwise.
+/// How LLVM's YAML writer (`yaml::needsQuotes`) quotes a scalar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Quoting {
+    None,
+    Single,
+    Double,
+}
+
+/// `text` as the offloader's YAML writer prints it: plain where LLVM's
+/// `needsQuotes` allows, else single-quoted (a quote doubled), or
+/// double-quoted with `yaml::escape`'s escapes for line breaks and control
+/// characters.
 fn yaml_string(text: &str) -> String {
-    const RESERVED: [&str; 11] = [
-        "true", "false", "null", "yes", "no", "on", "off", "y", "n", "nan", "inf",
-    ];
-    let mut chars = text.chars();
-    let identifier = chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-    if identifier && !RESERVED.iter().any(|r| r.eq_ignore_ascii_case(text)) {
-        return text.to_owned();
-    }
-    let mut quoted = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' | '\\' => {
-                quoted.push('\\');
-                quoted.push(c);
+    match needs_quotes(text) {
+        Quoting::None => text.to_owned(),
+        Quoting::Single => format!("'{}'", text.replace('\'', "''")),
+        Quoting::Double => {
+            let mut quoted = String::from("\"");
+            for c in text.chars() {
+                match c {
+                    '\0' => quoted.push_str("\\0"),
+                    '\u{7}' => quoted.push_str("\\a"),
+                    '\u{8}' => quoted.push_str("\\b"),
+                    '\t' => quoted.push_str("\\t"),
+                    '\n' => quoted.push_str("\\n"),
+                    '\u{b}' => quoted.push_str("\\v"),
+                    '\u{c}' => quoted.push_str("\\f"),
+                    '\r' => quoted.push_str("\\r"),
+                    '\u{1b}' => quoted.push_str("\\e"),
+                    '"' => quoted.push_str("\\\""),
+                    '\\' => quoted.push_str("\\\\"),
+                    '\u{85}' => quoted.push_str("\\N"),
+                    '\u{a0}' => quoted.push_str("\\_"),
+                    '\u{2028}' => quoted.push_str("\\L"),
+                    '\u{2029}' => quoted.push_str("\\P"),
+                    c if u32::from(c) < 0x20 => {
+                        let _ = write!(quoted, "\\x{:02X}", u32::from(c));
+                    }
+                    c => quoted.push(c),
+                }
             }
-            c if c.is_control() => {
-                let _ = write!(quoted, "\\u{:04X}", u32::from(c));
-            }
-            c => quoted.push(c),
+            quoted.push('"');
+            quoted
         }
     }
-    quoted.push('"');
-    quoted
+}
+
+/// LLVM's `yaml::needsQuotes`.
+fn needs_quotes(s: &str) -> Quoting {
+    let Some(first) = s.bytes().next() else {
+        return Quoting::Single;
+    };
+    let space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r');
+    let mut most = Quoting::None;
+    let reserved = [
+        "null", "Null", "NULL", "~", "true", "True", "TRUE", "false", "False", "FALSE",
+    ];
+    if space(first) || s.bytes().last().is_some_and(space) || reserved.contains(&s) || is_numeric(s)
+    {
+        most = Quoting::Single;
+    }
+    // Plain scalars must not begin with most indicators.
+    if "-?:\\,[]{}#&*!|>'\"%@`".as_bytes().contains(&first) {
+        most = Quoting::Single;
+    }
+    for c in s.bytes() {
+        match c {
+            c if c.is_ascii_alphanumeric() => {}
+            b'_' | b'-' | b'^' | b'.' | b',' | b' ' | b'\t' => {}
+            b'\n' | b'\r' | 0x7F => return Quoting::Double,
+            c if c <= 0x1F || c & 0x80 != 0 => return Quoting::Double,
+            _ => most = Quoting::Single,
+        }
+    }
+    most
+}
+
+/// LLVM's `yaml::isNumeric`: YAML 1.2 core schema numbers.
+fn is_numeric(s: &str) -> bool {
+    let digits = |t: &str| t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if s.is_empty() || s == "+" || s == "-" {
+        return false;
+    }
+    if matches!(s, ".nan" | ".NaN" | ".NAN") {
+        return true;
+    }
+    let tail = s.strip_prefix(['-', '+']).unwrap_or(s);
+    if matches!(tail, ".inf" | ".Inf" | ".INF") {
+        return true;
+    }
+    if let Some(octal) = s.strip_prefix("0o") {
+        return !octal.is_empty() && octal.bytes().all(|b| (b'0'..=b'7').contains(&b));
+    }
+    if let Some(hex) = s.strip_prefix("0x") {
+        return !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit());
+    }
+    let s = tail;
+    if s.starts_with('.') && !s[1..].starts_with(|c: char| c.is_ascii_digit()) {
+        return false;
+    }
+    if s.starts_with(['e', 'E']) {
+        return false;
+    }
+    // [0-9]* (\. [0-9]*)? ([eE] [-+]? [0-9]+)?
+    let mut rest = &s[s.len() - digits(s)..];
+    if let Some(after) = rest.strip_prefix('.') {
+        rest = &after[after.len() - digits(after)..];
+    }
+    if rest.is_empty() {
+        return true;
+    }
+    let Some(exponent) = rest.strip_prefix(['e', 'E']) else {
+        return false;
+    };
+    let exponent = exponent.strip_prefix(['-', '+']).unwrap_or(exponent);
+    !exponent.is_empty() && digits(exponent) == 0
 }
 
 #[cfg(test)]
@@ -183,12 +270,39 @@ mod tests {
 
     #[test]
     fn names_are_quoted_when_needed() {
-        assert_eq!(yaml_string("Out"), "Out");
-        assert_eq!(yaml_string("out_2.x"), "out_2.x");
-        assert_eq!(yaml_string("True"), "\"True\"");
-        assert_eq!(yaml_string("1st"), "\"1st\"");
-        assert_eq!(yaml_string(""), "\"\"");
-        assert_eq!(yaml_string("a: \"b\"\n"), "\"a: \\\"b\\\"\\u000A\"");
+        // As LLVM 14's `obj2yaml` prints section names.
+        for (name, printed) in [
+            ("Out", "Out"),
+            ("out_2.x", "out_2.x"),
+            ("Y", "Y"),
+            ("yes", "yes"),
+            ("Off", "Off"),
+            ("a b", "a b"),
+            ("x-y", "x-y"),
+            ("True", "'True'"),
+            ("null", "'null'"),
+            ("~", "'~'"),
+            ("12", "'12'"),
+            ("1e3", "'1e3'"),
+            ("-1.5E+2", "'-1.5E+2'"),
+            (".5", "'.5'"),
+            ("0x1F", "'0x1F'"),
+            (".inf", "'.inf'"),
+            ("1st", "1st"),
+            ("e3", "e3"),
+            ("1.2.3", "1.2.3"),
+            ("a/b", "'a/b'"),
+            ("a:b", "'a:b'"),
+            ("-x", "'-x'"),
+            (" x", "' x'"),
+            ("it's", "'it''s'"),
+            ("", "''"),
+            ("a: \"b\"\n", "\"a: \\\"b\\\"\\n\""),
+            ("tab\u{1}", "\"tab\\x01\""),
+            ("é", "\"é\""),
+        ] {
+            assert_eq!(yaml_string(name), printed, "{name:?}");
+        }
     }
 
     #[test]

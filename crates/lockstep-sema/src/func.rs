@@ -222,7 +222,7 @@ impl<'a> Sema<'a> {
     }
 
     /// The cost of calling `sym` with these arguments; `None` if not viable.
-    fn candidate_cost(&self, sym: &FnSym, values: &[TExpr]) -> Option<u32> {
+    pub(crate) fn candidate_cost(&self, sym: &FnSym, values: &[TExpr]) -> Option<u32> {
         let required = sym
             .params
             .iter()

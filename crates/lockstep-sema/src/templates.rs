@@ -60,7 +60,7 @@ impl<'a> Sema<'a> {
         let values: Vec<TExpr> = values.into_iter().collect::<Option<_>>()?;
         let values: Vec<TExpr> = values.into_iter().map(|v| self.default_lit(v)).collect();
         let mut reasons = Vec::new();
-        let mut chosen = None;
+        let mut viable = Vec::new();
         // Prototypes declare; the definitions are what is instantiated.
         for f in decls.into_iter().filter(|f| f.body.is_some()) {
             if f.params.len() != args.len() {
@@ -89,13 +89,39 @@ impl<'a> Sema<'a> {
                 continue;
             }
             match self.deduce_with(f, explicit, &values, &resources) {
-                Ok(bindings) => {
-                    chosen = Some((f, bindings));
-                    break;
-                }
+                Ok(bindings) => viable.push((f, bindings)),
                 Err(reason) => reasons.push(reason),
             }
         }
+        // Of the templates whose deduction succeeds, the one whose
+        // parameters take the arguments with the fewest conversions, as for
+        // functions; of a tie, the more specialized (fewer parameters that
+        // are a bare template parameter: `f(vector<T, 2>)` over `f(T)`),
+        // then the first declared.
+        if viable.len() > 1 && resources.iter().all(Option::is_none) {
+            let ranks: Vec<Option<(u32, usize)>> = viable
+                .iter()
+                .map(|(f, bindings)| {
+                    let cost = self.template_cost(f, bindings, &values)?;
+                    let generic = f
+                        .params
+                        .iter()
+                        .filter(|p| {
+                            p.ty.args.is_empty()
+                                && f.template_params
+                                    .iter()
+                                    .any(|t| t.name.name == p.ty.name.name)
+                        })
+                        .count();
+                    Some((cost, generic))
+                })
+                .collect();
+            if let Some(best) = ranks.iter().flatten().min().copied() {
+                let at = ranks.iter().position(|&r| r == Some(best)).unwrap_or(0);
+                viable.swap(0, at);
+            }
+        }
+        let chosen = viable.into_iter().next();
         let Some((f, bindings)) = chosen else {
             let mut d = lockstep_syntax::Diagnostic::error(
                 span,
@@ -458,20 +484,7 @@ impl<'a> Sema<'a> {
             );
             return None;
         }
-        let mut scope: HashMap<String, TemplateValue> = f
-            .template_params
-            .iter()
-            .map(|p| p.name.name.clone())
-            .zip(bindings.iter().copied())
-            .collect();
-        // In a member function of a struct template, the struct's own name
-        // is this instance.
-        if let Some(this) = f.params.first().filter(|p| p.name.name == "this") {
-            self.template_scopes.push(scope.clone());
-            let instance = self.resolve_value_type(&this.ty);
-            self.template_scopes.pop();
-            scope.insert(this.ty.name.name.clone(), TemplateValue::Type(instance?));
-        }
+        let scope = self.template_scope(f, &bindings)?;
         self.template_scopes.push(scope);
         let signature = self.function_signature(f);
         let name = format!("{}<{}>", f.name.name, self.show_template_values(&bindings));
@@ -496,6 +509,59 @@ impl<'a> Sema<'a> {
         }
         self.template_scopes.pop();
         Some(idx)
+    }
+
+    /// What the names of template `f` stand for with `bindings`.
+    fn template_scope(
+        &mut self,
+        f: &ast::FunctionDecl,
+        bindings: &[TemplateValue],
+    ) -> Option<HashMap<String, TemplateValue>> {
+        let mut scope: HashMap<String, TemplateValue> = f
+            .template_params
+            .iter()
+            .map(|p| p.name.name.clone())
+            .zip(bindings.iter().copied())
+            .collect();
+        // In a member function of a struct template, the struct's own name
+        // is this instance.
+        if let Some(this) = f.params.first().filter(|p| p.name.name == "this") {
+            self.template_scopes.push(scope.clone());
+            let instance = self.resolve_value_type(&this.ty);
+            self.template_scopes.pop();
+            scope.insert(this.ty.name.name.clone(), TemplateValue::Type(instance?));
+        }
+        Some(scope)
+    }
+
+    /// The conversions a call of template `f` with `bindings` makes of
+    /// the arguments `values` (as [`Sema::candidate_cost`]); `None` where
+    /// they do not convert. Nothing is reported.
+    fn template_cost(
+        &mut self,
+        f: &'a ast::FunctionDecl,
+        bindings: &[TemplateValue],
+        values: &[TExpr],
+    ) -> Option<u32> {
+        let diagnostics = self.diags.items.len();
+        let scope = self.template_scope(f, bindings);
+        let signature = scope.and_then(|scope| {
+            self.template_scopes.push(scope);
+            let signature = self.function_signature(f);
+            self.template_scopes.pop();
+            signature
+        });
+        self.diags.items.truncate(diagnostics);
+        let (result, params) = signature?;
+        let sym = FnSym {
+            name: f.name.name.clone(),
+            params,
+            result,
+            id: None,
+            defined: false,
+            decl: f,
+        };
+        self.candidate_cost(&sym, values)
     }
 
     /// The instance of struct template `s` for the arguments `args`.

@@ -86,6 +86,10 @@ struct Parser<'d> {
     namespace: Vec<String>,
     /// The qualified names (`N::f`) declared in namespaces so far.
     namespaced: HashSet<String>,
+    /// `using namespace N;` so far, with the depth of namespaces it was
+    /// written at: until that namespace closes, `N`'s names are found
+    /// without their qualifier.
+    using_namespaces: Vec<(usize, String)>,
     /// The structs whose body is being read, innermost last, by qualified
     /// name: their `static` data members are found by name inside.
     member_scopes: Vec<String>,
@@ -144,6 +148,7 @@ impl<'d> Parser<'d> {
             type_names: HashSet::new(),
             namespace: Vec::new(),
             namespaced: HashSet::new(),
+            using_namespaces: Vec::new(),
             member_scopes: Vec::new(),
             template_names: HashSet::new(),
             static_members: HashSet::new(),
@@ -457,10 +462,10 @@ impl<'d> Parser<'d> {
     }
 }
 
-/// Joins each `A::B::C` (names and `::` with no space between them
-/// required) into one name token `A::B::C`: qualified names are names. A
-/// `::` before a name that follows no name (`::x`, the global scope's `x`)
-/// is dropped: the name is looked up as written.
+/// Joins each `A::B::C` (names and `::`, spaces allowed between them) into
+/// one name token `A::B::C`: qualified names are names. A `::` before a
+/// name that follows no name (`::x`, the global scope's `x`; `return ::x`)
+/// stays on the name, `::x`, which is looked up in the global scope only.
 fn qualified_names(tokens: Vec<Token>, marks: &mut crate::preprocess::PackMarks) -> Vec<Token> {
     let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
     let mut tokens = tokens.into_iter().enumerate().peekable();
@@ -471,11 +476,26 @@ fn qualified_names(tokens: Vec<Token>, marks: &mut crate::preprocess::PackMarks)
             mark.0 = out.len();
         }
         let tokens_peek = tokens.peek().map(|(_, t)| t);
-        let after_name = out.last().is_some_and(|t| t.kind == TokenKind::Ident);
-        let before_name = tokens_peek.is_some_and(|t| t.kind == TokenKind::Ident);
+        let name = |t: &Token| {
+            t.kind == TokenKind::Ident && !crate::parser::types::KEYWORDS.contains(&t.text.as_str())
+        };
+        let after_name = out.last().is_some_and(name);
+        let before_name = tokens_peek.is_some_and(name);
         // `S<T>::f` keeps its `::`.
         let after_template = out.last().is_some_and(|t| t.is_punct(">"));
-        if tok.is_punct("::") && before_name && !after_name && !after_template {
+        if tok.is_punct("::")
+            && before_name
+            && !after_name
+            && !after_template
+            && let Some((_, next)) = tokens.next()
+        {
+            out.push(Token {
+                text: format!("::{}", next.text),
+                span: tok.span.to(next.span),
+                leading_space: tok.leading_space,
+                line_start: tok.line_start,
+                ..next
+            });
             continue;
         }
         let joins = tok.is_punct("::") && after_name && before_name;

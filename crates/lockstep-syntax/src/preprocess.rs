@@ -74,6 +74,9 @@ pub struct PreprocessOptions {
     pub include_dirs: Vec<String>,
     /// `(major, minor)` of the target profile, e.g. `(6, 6)` for `cs_6_6`.
     pub shader_model: (u32, u32),
+    /// The target profile's stage as `__SHADER_STAGE_<STAGE>` names it:
+    /// `COMPUTE` (`cs_`), `VERTEX` (`vs_`), `PIXEL` (`ps_`).
+    pub stage: &'static str,
 }
 
 impl Default for PreprocessOptions {
@@ -82,6 +85,7 @@ impl Default for PreprocessOptions {
             defines: Vec::new(),
             include_dirs: Vec::new(),
             shader_model: (6, 10),
+            stage: "COMPUTE",
         }
     }
 }
@@ -154,9 +158,11 @@ pub fn preprocess_with_pragmas(
         let tokens = lexer::lex(id, &pp.map.file(id).text);
         pp.push_frame(id, tokens);
     }
-    let builtin = pp
-        .map
-        .add("<built-in>", builtin_text(opts.shader_model), None);
+    let builtin = pp.map.add(
+        "<built-in>",
+        builtin_text(opts.shader_model, opts.stage),
+        None,
+    );
     let tokens = lexer::lex(builtin, &pp.map.file(builtin).text);
     pp.push_frame(builtin, tokens);
     pp.run();
@@ -180,8 +186,8 @@ fn command_line_text(defines: &[(String, String)]) -> String {
     text
 }
 
-/// The predefined macros, as DXC defines them for a compute shader.
-fn builtin_text((major, minor): (u32, u32)) -> String {
+/// The predefined macros, as DXC defines them for a shader of `stage`.
+fn builtin_text((major, minor): (u32, u32), stage: &str) -> String {
     let stages = [
         ("PIXEL", 0),
         ("VERTEX", 1),
@@ -200,7 +206,9 @@ fn builtin_text((major, minor): (u32, u32)) -> String {
     for (stage, value) in stages {
         text.push_str(&format!("#define __SHADER_STAGE_{stage} {value}\n"));
     }
-    text.push_str("#define __SHADER_TARGET_STAGE __SHADER_STAGE_COMPUTE\n");
+    text.push_str(&format!(
+        "#define __SHADER_TARGET_STAGE __SHADER_STAGE_{stage}\n"
+    ));
     text
 }
 

@@ -327,6 +327,11 @@ pub fn compile(
         defines,
         include_dirs: opts.include_dirs.clone(),
         shader_model: opts.shader_model,
+        stage: match opts.stage {
+            ir::Stage::Compute => "COMPUTE",
+            ir::Stage::Vertex => "VERTEX",
+            ir::Stage::Pixel => "PIXEL",
+        },
     };
     let mut tu = lockstep_syntax::parser::parse_file(&mut map, main, &pp, loader, &mut diags);
     let fail = |map: SourceMap, diags: Diagnostics| CompileError {

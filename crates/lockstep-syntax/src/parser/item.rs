@@ -59,6 +59,7 @@ impl Parser<'_> {
                 self.struct_item(start, attributes, items)
             }
             "typedef" if tok.kind == TokenKind::Ident => self.typedef(items),
+            "using" if tok.kind == TokenKind::Ident => self.using(items),
             "cbuffer" | "tbuffer" if tok.kind == TokenKind::Ident => {
                 let mut c = self.cbuffer()?;
                 c.attributes = attributes;
@@ -747,6 +748,71 @@ impl Parser<'_> {
         Ok(())
     }
 
+    /// `using namespace N;` (`N`'s names found without `N::` until the
+    /// namespace around it closes) or `using Name = type;` (a typedef).
+    pub(super) fn using(&mut self, items: &mut Vec<Item>) -> PResult<()> {
+        let start = self.bump().span;
+        if self.at_kw("namespace") {
+            self.bump();
+            let tok = self.peek().clone();
+            let name = self.ident("expected namespace name")?;
+            let resolved = self.resolve_namespace(&name.name);
+            if resolved.is_none() {
+                self.error_at(&tok, format!("no namespace named '{}'", name.name));
+            }
+            self.using_namespaces
+                .push((self.namespace.len(), resolved.unwrap_or(name.name)));
+            self.expect_semi("expected ';' after using directive");
+            return Ok(());
+        }
+        let name = self.ident("expected identifier or 'namespace' after 'using'")?;
+        if !self.eat("=") {
+            self.error_here("expected '=' after the alias's name");
+            return Err(Reported);
+        }
+        self.check_type_start(&[])?;
+        let ty = self.parse_type(Vec::new())?;
+        let array_dims = self.array_dims()?;
+        self.declare_type_name(&name.name);
+        items.push(Item::Typedef(TypedefDecl {
+            ty,
+            name,
+            array_dims,
+            span: start.to(self.prev_span),
+        }));
+        self.expect_semi("expected ';' after alias declaration");
+        Ok(())
+    }
+
+    /// The namespace `name` names from here (`N`, or `Outer::N` inside
+    /// `Outer`), where one was declared.
+    fn resolve_namespace(&self, name: &str) -> Option<String> {
+        let name = name.strip_prefix("::").unwrap_or(name);
+        let prefix = format!("{name}::");
+        let declared = |n: &String| {
+            self.namespaced
+                .iter()
+                .any(|q| q.starts_with(&format!("{n}::")))
+        };
+        (0..=self.namespace.len())
+            .rev()
+            .map(|depth| {
+                let outer = self.namespace[..depth].join("::");
+                if outer.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{outer}::{name}")
+                }
+            })
+            .find(|n| declared(n))
+            .or_else(|| {
+                self.namespaced
+                    .iter()
+                    .any(|q| q.starts_with(&prefix))
+                    .then(|| name.to_string())
+            })
+    }
+
     /// `template <typename T, uint N> item`: a function or struct with
     /// template parameters. A struct's member functions take its
     /// parameters too, with the object as `S<T, N>`.
@@ -905,6 +971,8 @@ impl Parser<'_> {
             }
         }
         self.namespace.pop();
+        let depth = self.namespace.len();
+        self.using_namespaces.retain(|&(at, _)| at <= depth);
         self.expect_closing("}", open)?;
         Ok(())
     }

@@ -18,9 +18,9 @@ fn stmt_node(attributes: Vec<Attribute>, kind: StmtKind, span: Span) -> Box<Stmt
 
 /// The words that start a statement other than a declaration or an
 /// expression; from `case` on, only to be reported.
-const STMT_KEYWORDS: [&str; 15] = [
+const STMT_KEYWORDS: [&str; 16] = [
     "if", "for", "while", "do", "switch", "break", "continue", "discard", "return", "case",
-    "default", "struct", "typedef", "cbuffer", "tbuffer",
+    "default", "struct", "typedef", "using", "cbuffer", "tbuffer",
 ];
 
 impl Parser<'_> {
@@ -91,7 +91,7 @@ impl Parser<'_> {
                     self.error_here(format!("'{word}' statement not in switch statement"));
                     return Err(Reported);
                 }
-                Some("struct" | "class" | "typedef") => {
+                Some("struct" | "class" | "typedef" | "using") => {
                     self.local_type(start, attributes.clone())?
                 }
                 Some(word) => {
@@ -124,6 +124,8 @@ impl Parser<'_> {
         let mut items = Vec::new();
         if self.at_kw("typedef") {
             self.typedef(&mut items)?;
+        } else if self.at_kw("using") {
+            self.using(&mut items)?;
         } else {
             self.struct_item(start, attributes, &mut items)?;
         }

@@ -7,7 +7,7 @@ use crate::ast::{Attribute, Expr, Ident, RegisterBinding, TemplateArg, TypeExpr}
 use crate::lexer::{Token, TokenKind};
 
 /// Words that can never name a variable or function.
-const KEYWORDS: &[&str] = &[
+pub(super) const KEYWORDS: &[&str] = &[
     "if",
     "else",
     "for",
@@ -207,12 +207,17 @@ fn is_shape_suffix(rest: &[u8]) -> bool {
 
 impl Parser<'_> {
     pub(super) fn is_type_name(&self, word: &str) -> bool {
-        is_builtin_type(word) || self.type_names.contains(&*self.resolve_name(word))
+        let name = self.resolve_name(word);
+        is_builtin_type(&name) || self.type_names.contains(&*name)
     }
 
     /// A name as written inside the current namespaces: the innermost
     /// `N::name` declared so far, else the name itself.
     pub(super) fn resolve_name<'w>(&self, word: &'w str) -> std::borrow::Cow<'w, str> {
+        // `::name`: the global scope's.
+        if let Some(global) = word.strip_prefix("::") {
+            return global.into();
+        }
         for scope in self.member_scopes.iter().rev() {
             let qualified = format!("{scope}::{word}");
             if self.namespaced.contains(&qualified) {
@@ -221,6 +226,12 @@ impl Parser<'_> {
         }
         for depth in (1..=self.namespace.len()).rev() {
             let qualified = format!("{}::{word}", self.namespace[..depth].join("::"));
+            if self.namespaced.contains(&qualified) {
+                return qualified.into();
+            }
+        }
+        for (_, used) in self.using_namespaces.iter().rev() {
+            let qualified = format!("{used}::{word}");
             if self.namespaced.contains(&qualified) {
                 return qualified.into();
             }

@@ -364,6 +364,20 @@ fn predefined_macros() {
             wave_size_ok
         "#]],
     );
+    let pixel = PreprocessOptions {
+        stage: "PIXEL",
+        ..opts()
+    };
+    check_pp_with(
+        &[(
+            MAIN,
+            "#if __SHADER_TARGET_STAGE == __SHADER_STAGE_PIXEL\npixel\n#endif\n",
+        )],
+        &pixel,
+        expect![[r#"
+            pixel
+        "#]],
+    );
 }
 
 #[test]

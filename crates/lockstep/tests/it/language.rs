@@ -785,6 +785,79 @@ fn sm66_compute_quads_are_2x2_blocks() {
     );
 }
 
+/// Of several templates of one name whose deduction succeeds, the one
+/// whose parameters take the arguments with the fewest conversions, then
+/// the more specialized: as DXC (clang) ranks them, whatever the order of
+/// declaration. Member functions and operators of struct templates alike.
+#[test]
+fn template_overloads_rank_by_conversions() {
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+        template <typename T> uint f(T x, float k) { return 1; }\n\
+        template <typename T> uint f(T x, uint2 k) { return 3; }\n\
+        template <typename T> uint f(T x, uint k) { return 2; }\n\
+        template <typename T> uint g(T x) { return 1; }\n\
+        template <typename T> uint g(vector<T, 2> x) { return 2; }\n\
+        template <typename T> struct V {\n\
+            T v;\n\
+            uint m(float k) { return 10; }\n\
+            uint m(uint k) { return 20; }\n\
+            V<T> operator*(T k) { V<T> r; r.v = v * k; return r; }\n\
+            V<T> operator*(V<T> o) { V<T> r; r.v = v * o.v + 1000; return r; }\n\
+        };\n\
+        [numthreads(1, 1, 1)]\n\
+        void main() {\n\
+            V<int> a; a.v = 2; V<int> b; b.v = 4;\n\
+            Out[0] = f(1, 4.5f); Out[1] = f(1, 4u); Out[2] = f(1, uint2(1, 2));\n\
+            Out[3] = g(5u); Out[4] = g(uint2(1, 2));\n\
+            Out[5] = a.m(4.5f); Out[6] = a.m(4u);\n\
+            Out[7] = (a * 4).v; Out[8] = (a * b).v;\n\
+        }\n";
+    let out = single(source, 9);
+    assert_eq!(out, [1, 2, 3, 1, 2, 10, 20, 8, 1008]);
+}
+
+/// `::name` is the global scope's `name`, also inside a namespace that
+/// declares its own, and after `return`.
+#[test]
+fn global_scope_qualifier() {
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+        uint f() { return 1; }\n\
+        namespace N {\n\
+            uint f() { return 2; }\n\
+            uint g() { uint a = ::f(); return a; }\n\
+            uint h() { return ::f() + f() * 10; }\n\
+            uint k() { return::N::f(); }\n\
+        }\n\
+        [numthreads(1, 1, 1)]\n\
+        void main() { Out[0] = N::g(); Out[1] = N::h(); Out[2] = N::k(); Out[3] = ::f(); }\n";
+    assert_eq!(single(source, 4), [1, 21, 2, 1]);
+}
+
+/// `using namespace N;` finds `N`'s names unqualified until the namespace
+/// around it closes; `using Name = type;` is a typedef, at file scope and
+/// in a function; a `using` of no namespace is an error that names it.
+#[test]
+fn using_directives_and_aliases() {
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+        namespace Outer { namespace N { static const uint K = 7; uint f() { return 3; } } }\n\
+        namespace M { using namespace Outer::N; uint g() { return f() + K; } }\n\
+        using UInt = uint;\n\
+        using Pair = uint2;\n\
+        [numthreads(1, 1, 1)]\n\
+        void main() {\n\
+            using Local = uint[2];\n\
+            Local l = { 5, 6 };\n\
+            UInt q = 11; Pair p = Pair(1, 2);\n\
+            Out[0] = M::g(); Out[1] = q + p.y; Out[2] = l[1];\n\
+        }\n";
+    assert_eq!(single(source, 3), [10, 13, 6]);
+    let text = crate::harness::diagnostics(
+        "using namespace Nowhere;\n[numthreads(1, 1, 1)] void main() {}\n",
+        &CompileOptions::default(),
+    );
+    assert!(text.contains("no namespace named 'Nowhere'"), "{text}");
+}
+
 /// A function template that names itself with other arguments is
 /// instantiated for each, and an endless chain of instances is an error,
 /// not a hang.
