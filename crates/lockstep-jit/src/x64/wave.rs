@@ -1086,13 +1086,15 @@ impl WaveBuilder {
                     // times the scale: the high half's product lands 32
                     // bits up (all ones times the scale, for a negative
                     // index, subtracts the scale there).
-                    None if signed => dynasm!(self.b.asm; .arch x64
-                        ; vpmuludq ymm1, ymm0, [=>factor]
-                        ; vpsrlq ymm2, ymm0, 32
-                        ; vpmuludq ymm2, ymm2, [=>factor]
-                        ; vpsllq ymm2, ymm2, 32
-                        ; vpaddq ymm0, ymm1, ymm2
-                    ),
+                    None if signed => {
+                        dynasm!(self.b.asm; .arch x64; vpmuludq ymm1, ymm0, [=>factor]);
+                        crate::x64::shift_q(&mut self.b.asm, false, 2, 0, 32);
+                        dynasm!(self.b.asm; .arch x64
+                            ; vpmuludq ymm2, ymm2, [=>factor]
+                            ; vpsllq ymm2, ymm2, 32
+                            ; vpaddq ymm0, ymm1, ymm2
+                        );
+                    }
                     None => dynasm!(self.b.asm; .arch x64; vpmuludq ymm0, ymm0, [=>factor]),
                 }
                 if let Some(b) = base {

@@ -1331,6 +1331,89 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID, uint gi : SV
     }
 }
 
+/// Vector loads whose lanes read elements of one aligned run of eight out
+/// of order (a neighbour's, `x ^ 1`; a run reversed; a shuffle), which
+/// machine code loads whole and permutes, and those that leave the run
+/// (`x + 1`), reach past the end or wrap below 0, which it loads component
+/// by component: every bit agrees with the interpreter, on divergent lanes
+/// and partial waves too.
+#[test]
+fn vector_loads_within_a_run_agree() {
+    let source = r#"
+StructuredBuffer<float4> F4 : register(t0);
+StructuredBuffer<float2> F2 : register(t1);
+StructuredBuffer<half4> H4 : register(t2);
+StructuredBuffer<half2> H2 : register(t3);
+ByteAddressBuffer Raw : register(t4);
+RWStructuredBuffer<float4> Out : register(u0);
+
+[numthreads(60, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint t = id.x;
+    float4 a = F4[t ^ 1u] + F4[(t & ~7u) | (7u - (t & 7u))] * 2.0;
+    float2 b = F2[t ^ 3u] - F2[t + 1u];
+    half4 c = H4[t ^ 1u] * H4[(t & ~7u) | ((t * 5u) & 7u)];
+    half2 d = H2[t ^ 2u];
+    float4 e = asfloat(Raw.Load4((t ^ 1u) * 16u));
+    if ((t % 3u) != 0u)
+        a += F4[(t ^ 4u) + 8u] + F4[t - 70u];
+    if (t > 100u)
+        b += F2[t ^ 1u];
+    Out[t] = a + float4(b, b) + (float4)c + float4((float2)d, 1.0, 2.0) + e;
+}
+"#;
+    let opts = CompileOptions {
+        enable_16bit_types: true,
+        ..CompileOptions::default()
+    };
+    let shader = compile(source, &opts);
+    let floats =
+        |n: u32| -> Vec<u32> { (0..n).map(|i| (i as f32 * 0.75 - 9.0).to_bits()).collect() };
+    let mut p = pipeline(
+        [3, 1, 1],
+        &[
+            buf("F4", Kind::StructuredBuffer, 0, floats(4 * 185)),
+            buf("F2", Kind::StructuredBuffer, 1, floats(2 * 181)),
+            buf(
+                "H4",
+                Kind::StructuredBuffer,
+                2,
+                halves(4 * 179, &|i| (i % 29) as f32 * 0.5 - 6.0),
+            ),
+            buf(
+                "H2",
+                Kind::StructuredBuffer,
+                3,
+                halves(2 * 183, &|i| (i % 13) as f32 - 4.0),
+            ),
+            buf("Raw", Kind::ByteAddressBuffer, 4, floats(4 * 178)),
+            buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 4 * 180]),
+        ],
+    );
+    use lockstep::pipeline::Format;
+    for (b, format) in [(2, Format::Float16), (3, Format::Float16)] {
+        p.buffers[b].format = format;
+    }
+    let shuffled = agreeing(&shader, &p, 8);
+    for w in [4, 16, 32, 64] {
+        assert_eq!(agreeing(&shader, &p, w), shuffled, "wave size {w}");
+    }
+    // Thread 2's x: F4[3] and F4[5] (7 - 2 in the run 0..8), F4[14]
+    // (2 ^ 4, plus 8), F4[2 - 70] out of bounds (0); F2[1] - F2[3];
+    // H4[3] * H4[2]; H2[0]; the raw words 12..16.
+    let f = |i: u32| i as f32 * 0.75 - 9.0;
+    let out = f32::from_bits(shuffled[5][4 * 2]);
+    let a = f(4 * 3) + f(4 * 5) * 2.0 + f(4 * 14);
+    let b = f(2) - f(2 * 3);
+    let c = (12.0 * 0.5 - 6.0) * (8.0 * 0.5 - 6.0);
+    let d = 0.0 - 4.0;
+    let e = f(12);
+    let want = a + b + c + d + e;
+    assert_eq!(want, 38.0);
+    assert_eq!(out, want, "thread 2's x");
+}
+
 /// `GetDimensions` of structured buffers (4- and 12-byte elements, a
 /// buffer that ends inside an element) and of a byte-address buffer, in
 /// machine code: the same counts as the interpreter and as the buffers'
@@ -1573,7 +1656,11 @@ void main(uint gi : SV_GroupIndex)
     if (r < 3) Rows[r + 1][c] = gi;
     GroupMemoryBarrierWithGroupSync();
     float3 v = i >= 0 ? T[i] : float3(0, 0, 0);
-    Out[gi] = v.x + v.y * 1000.0 + (r < 3 ? Rows[r + 1][c] : 0.0) * 1000000.0;
+    // A negative row plus a column past the row's end: word 22 from every
+    // lane, the negative rows on lanes 2 and 3 of each four.
+    uint k = gi & 3u;
+    float w = Rows[1 - int(k)][k * 20u + 2u];
+    Out[gi] = v.x + v.y * 1000.0 + (r < 3 ? Rows[r + 1][c] : 0.0) * 1000000.0 + (w == 2.0 ? 0.0 : 0.5);
 }
 "#;
     let shader = compile(source, &CompileOptions::default());

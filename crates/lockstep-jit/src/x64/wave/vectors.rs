@@ -3,8 +3,9 @@
 //! in one pass, the lanes' elements side by side in memory, instead of one
 //! strided access per component.
 
-use super::{Address, WaveBuilder};
-use dynasmrt::{DynasmApi, DynasmLabelApi, dynasm};
+use super::{Address, LANES, WaveBuilder};
+use crate::x64::TEMP2;
+use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, dynasm};
 
 impl WaveBuilder {
     /// Stores narrow registers `srcs` (two or four, `size` bytes each: 4,
@@ -54,6 +55,13 @@ impl WaveBuilder {
             self.b.asm.new_dynamic_label(),
             self.b.asm.new_dynamic_label(),
         );
+        // Loads whose lanes do not follow each other may still each read an
+        // element of one aligned run of eight.
+        let window = if store {
+            slow
+        } else {
+            self.b.asm.new_dynamic_label()
+        };
         for c in self.chunks() {
             self.chunk_memory(at, c);
             dynasm!(self.b.asm; .arch x64
@@ -69,12 +77,12 @@ impl WaveBuilder {
                 ; mov rax, [r12 + a + 64 * c]
                 ; add rax, r9
                 ; test al, (4 * words - 1) as i8
-                ; jnz =>slow
+                ; jnz =>window
             );
             if at.consecutive && at.stride == 4 * words {
-                self.first_in_bounds(a, c, slow, words);
+                self.first_in_bounds(a, c, window, words);
             } else {
-                self.strided(a, c, slow, words, false);
+                self.strided(a, c, window, words, false);
             }
             dynasm!(self.b.asm; .arch x64; next:);
         }
@@ -106,9 +114,110 @@ impl WaveBuilder {
             }
             dynasm!(self.b.asm; .arch x64; skip:);
         }
-        dynasm!(self.b.asm; .arch x64; jmp =>done; =>slow);
+        dynasm!(self.b.asm; .arch x64; jmp =>done);
+        if !store {
+            dynasm!(self.b.asm; .arch x64; =>window);
+            self.windows(at, a, regs, size, slow);
+            dynasm!(self.b.asm; .arch x64; jmp =>done);
+        }
+        dynasm!(self.b.asm; .arch x64; =>slow);
         self.components(at, regs, size, store);
         dynasm!(self.b.asm; .arch x64; =>done);
+    }
+
+    /// Loads whose active lanes each read an aligned element of the eight
+    /// in one aligned run (a neighbour's, `x ^ 1`; a reversed run): where
+    /// every chunk with an active lane has one, in bounds, each chunk is
+    /// the run's loads, then each word put in its lanes (`vpermd`); else
+    /// jumps to `slow`.
+    fn windows(&mut self, at: Address, a: i32, regs: &[u32], size: u32, slow: DynamicLabel) {
+        let words = regs.len() as u32 * size / 4;
+        // An element's bytes, and the run's.
+        let (element, run) = (4 * words, 32 * words);
+        // The bits an offset into the run may have: element-aligned, below
+        // the run's size.
+        let outside = self.qwords([!u64::from(run - element); 4]);
+        let low_halves = self.b.constant(super::Constant::LowHalves);
+        // Each chunk's run from the first lane's (`rax`), `ymm0` = the
+        // run's first byte less the offset, in every 64-bit lane.
+        let run_of = |w: &mut Self, c: i32| {
+            dynasm!(w.b.asm; .arch x64
+                ; mov rax, [r12 + a + 64 * c]
+                ; add rax, r9
+                ; and rax, -(run as i32)
+                ; mov rcx, rax
+                ; sub rcx, r9
+                ; vmovq xmm0, rcx
+                ; vpbroadcastq ymm0, xmm0
+                ; vmovdqu ymm1, [r12 + a + 64 * c]
+                ; vpsubq ymm1, ymm1, ymm0
+                ; vmovdqu ymm2, [r12 + a + 64 * c + 32]
+                ; vpsubq ymm2, ymm2, ymm0
+            );
+        };
+        self.memory(at.slot, false, at.offset);
+        for c in self.chunks() {
+            self.chunk_memory(at, c);
+            dynasm!(self.b.asm; .arch x64
+                ; mov r10, r13
+                ; shr r10, (8 * c) as i8
+                ; test r10d, 0xFF
+                ; jz >next
+            );
+            run_of(self, c);
+            // The run in bounds (below 2^29 words: see `first_in_bounds`),
+            // and every active lane inside it, aligned.
+            dynasm!(self.b.asm; .arch x64
+                ; shr rax, 2
+                ; cmp rax, (1 << 29) - 64
+                ; jae =>slow
+                ; add rax, (8 * words) as i32
+                ; cmp rax, r8
+                ; ja =>slow
+                ; vpxor ymm4, ymm4, ymm4
+                ; vpand ymm1, ymm1, [=>outside]
+                ; vpcmpeqq ymm1, ymm1, ymm4
+                ; vpand ymm2, ymm2, [=>outside]
+                ; vpcmpeqq ymm2, ymm2, ymm4
+                // The inactive lanes pass whatever they hold.
+                ; vpcmpeqd ymm4, ymm4, ymm4
+                ; vpmovsxdq ymm0, [rbx + LANES + 32 * c]
+                ; vpxor ymm0, ymm0, ymm4
+                ; vpor ymm1, ymm1, ymm0
+                ; vpmovsxdq ymm0, [rbx + LANES + 32 * c + 16]
+                ; vpxor ymm0, ymm0, ymm4
+                ; vpor ymm2, ymm2, ymm0
+            );
+            self.unless_all_equal(slow);
+            dynasm!(self.b.asm; .arch x64; next:);
+        }
+        self.memory(at.slot, false, at.offset);
+        let shift = element.trailing_zeros() as u8;
+        for c in self.chunks() {
+            self.chunk_memory(at, c);
+            dynasm!(self.b.asm; .arch x64
+                ; mov r10, r13
+                ; shr r10, (8 * c) as i8
+                ; test r10d, 0xFF
+                ; jz >skip
+            );
+            run_of(self, c);
+            // Each lane's element in the run, as words in `TEMP2`.
+            crate::x64::shift_q(&mut self.b.asm, false, 1, 1, shift);
+            crate::x64::shift_q(&mut self.b.asm, false, 2, 2, shift);
+            dynasm!(self.b.asm; .arch x64
+                ; vmovdqa ymm3, [=>low_halves]
+                ; vpermd ymm1, ymm3, ymm1
+                ; vpermd ymm2, ymm3, ymm2
+                ; vinserti128 Ry(TEMP2), ymm1, xmm2, 1
+            );
+            self.load_elements(words);
+            for w in 0..words as u8 {
+                dynasm!(self.b.asm; .arch x64; vpermd Ry(w), Ry(TEMP2), Ry(w));
+            }
+            self.split_words(regs, size, c);
+            dynasm!(self.b.asm; .arch x64; skip:);
+        }
     }
 
     /// The components stored (or loaded) one after another.
