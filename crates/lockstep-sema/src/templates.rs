@@ -63,10 +63,15 @@ impl<'a> Sema<'a> {
         let mut viable = Vec::new();
         // Prototypes declare; the definitions are what is instantiated.
         for f in decls.into_iter().filter(|f| f.body.is_some()) {
-            if f.params.len() != args.len() {
+            let required = f.params.iter().take_while(|p| p.default.is_none()).count();
+            if args.len() > f.params.len() || args.len() < required {
+                let count = if required == f.params.len() {
+                    required.to_string()
+                } else {
+                    format!("{required} to {}", f.params.len())
+                };
                 reasons.push(format!(
-                    "candidate template takes {} arguments, but {} were given",
-                    f.params.len(),
+                    "candidate template takes {count} arguments, but {} were given",
                     args.len()
                 ));
                 continue;
@@ -316,13 +321,36 @@ impl<'a> Sema<'a> {
                 }
             }
         }
-        bound
-            .into_iter()
-            .zip(params)
-            .map(|(b, p)| {
-                b.ok_or_else(|| format!("could not deduce template parameter '{}'", p.name.name))
-            })
-            .collect()
+        let mut bindings = Vec::with_capacity(params.len());
+        for (i, (b, p)) in bound.into_iter().zip(params).enumerate() {
+            let value = b.or_else(|| self.template_default(params, &bindings, i));
+            bindings.push(
+                value.ok_or_else(|| {
+                    format!("could not deduce template parameter '{}'", p.name.name)
+                })?,
+            );
+        }
+        Ok(bindings)
+    }
+
+    /// The default of template parameter `i` of `params`, where it has one,
+    /// with the parameters before it bound to `before`.
+    fn template_default(
+        &mut self,
+        params: &[ast::TemplateParam],
+        before: &[TemplateValue],
+        i: usize,
+    ) -> Option<TemplateValue> {
+        let default = params[i].default.as_ref()?;
+        let scope = params
+            .iter()
+            .map(|p| p.name.name.clone())
+            .zip(before.iter().copied())
+            .collect();
+        self.template_scopes.push(scope);
+        let value = self.template_arg(default, &params[i]);
+        self.template_scopes.pop();
+        value
     }
 
     /// The value of one written template argument for `param`.
@@ -572,21 +600,31 @@ impl<'a> Sema<'a> {
         span: Span,
     ) -> Option<TypeId> {
         let params = &s.template_params;
-        if args.len() != params.len() {
+        let required = params.iter().take_while(|p| p.default.is_none()).count();
+        if args.len() > params.len() || args.len() < required {
+            let count = if required == params.len() {
+                params.len().to_string()
+            } else {
+                format!("{required} to {}", params.len())
+            };
             self.error(
                 span,
                 format!(
-                    "'{}' takes {} template arguments, but {} were given",
+                    "'{}' takes {count} template arguments, but {} were given",
                     s.name.name,
-                    params.len(),
                     args.len()
                 ),
             );
             return None;
         }
-        let mut bindings = Vec::with_capacity(args.len());
-        for (arg, param) in args.iter().zip(params) {
-            let Some(value) = self.template_arg(arg, param) else {
+        let mut bindings = Vec::with_capacity(params.len());
+        for (i, param) in params.iter().enumerate() {
+            // A default may name the parameters before it.
+            let value = match args.get(i) {
+                Some(arg) => self.template_arg(arg, param),
+                None => self.template_default(params, &bindings, i),
+            };
+            let Some(value) = value else {
                 self.error(
                     span,
                     format!(

@@ -133,6 +133,8 @@ pub struct TemplateParam {
     /// `None` for a type (`typename T`, `class T`); the value's type for a
     /// constant (`uint N`).
     pub value_type: Option<TypeExpr>,
+    /// `= uint` or `= 4`: the argument where none is given or deduced.
+    pub default: Option<TemplateArg>,
 }
 
 /// How a parameter passes its value: `in`, `out` or `inout`.

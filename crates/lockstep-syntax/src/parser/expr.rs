@@ -251,6 +251,16 @@ impl Parser<'_> {
     }
 
     fn unary(&mut self) -> PBox {
+        // `&x` and `*p`: HLSL has no pointers.
+        if self.at("&") || self.at("*") {
+            let what = if self.at("&") {
+                "the address-of operator"
+            } else {
+                "pointer dereference"
+            };
+            self.error_here(format!("{what} is not supported: HLSL has no pointers"));
+            return Err(Reported);
+        }
         if let Some(op) = prefix_op(self.peek()) {
             let start = self.advance();
             let operand = self.nested(|p| p.unary())?;
@@ -381,6 +391,11 @@ impl Parser<'_> {
             } else if self.at(".") {
                 self.advance();
                 expr = self.member(expr)?;
+            } else if self.at("->") {
+                self.error_here(
+                    "member reference with '->': HLSL has no pointers ('this' is a reference); use '.'",
+                );
+                return Err(Reported);
             } else if self.at("++") || self.at("--") {
                 let op = if self.at("++") {
                     UnaryOp::PostInc

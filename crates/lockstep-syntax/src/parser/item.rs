@@ -145,6 +145,26 @@ impl Parser<'_> {
             return Ok(());
         }
         let tok = self.peek().clone();
+        let unsupported = match tok.text.as_str() {
+            "virtual" => Some("virtual functions are not supported in HLSL"),
+            "explicit" | "friend" | "mutable" => {
+                Some("this C++ specifier is not supported in HLSL")
+            }
+            "public" | "private" | "protected" if self.nth(1).is_punct(":") => Some(
+                "access specifiers are not supported: every member of an HLSL struct is public",
+            ),
+            "operator" => {
+                Some("overloading a non-member operator is not allowed: declare it in the struct")
+            }
+            "~" => Some("constructors and destructors are not supported in HLSL"),
+            _ => None,
+        };
+        if let Some(message) =
+            unsupported.filter(|_| tok.kind == TokenKind::Ident || tok.text == "~")
+        {
+            self.error_at(&tok, message);
+            return Err(Reported);
+        }
         if tok.kind == TokenKind::Ident && !is_keyword(&tok.text) {
             let next = self.nth(1);
             if next.kind == TokenKind::Ident && !is_keyword(&next.text) {
@@ -164,6 +184,16 @@ impl Parser<'_> {
         storage: Vec<Ident>,
         ty: TypeExpr,
     ) -> PResult<Item> {
+        if self.at("*") || self.at("&") {
+            self.error_here("pointers and references are not supported in HLSL");
+            return Err(Reported);
+        }
+        if self.at_kw("operator") {
+            self.error_here(
+                "overloading a non-member operator is not allowed: declare it in the struct",
+            );
+            return Err(Reported);
+        }
         let mut name = self.ident("expected identifier")?;
         // `template <> T f<T>(…)`: the arguments of an explicit
         // specialization.
@@ -623,6 +653,19 @@ impl Parser<'_> {
         if specifiers.storage.iter().any(|s| s.name == "static") && !self.nth(1).is_punct("(") {
             return self.static_data_member(start, specifiers.storage, ty);
         }
+        // `S(…)` or `~S()` in `struct S`: a constructor or destructor.
+        let own = self
+            .member_scopes
+            .last()
+            .is_some_and(|scope| scope.rsplit("::").next() == Some(ty.name.name.as_str()));
+        if own && self.at("(") {
+            self.error_here("constructors and destructors are not supported in HLSL");
+            return Err(Reported);
+        }
+        if self.at("*") || self.at("&") {
+            self.error_here("pointers and references are not supported in HLSL");
+            return Err(Reported);
+        }
         loop {
             let mut name = self.ident("expected member name")?;
             if name.name == "operator" {
@@ -912,11 +955,18 @@ impl Parser<'_> {
                 Some(self.parse_type(Vec::new())?)
             };
             let name = self.ident("expected template parameter name")?;
-            if self.at("=") {
-                self.error_here("not supported: default template arguments");
-                return Err(Reported);
-            }
-            params.push(TemplateParam { name, value_type });
+            let default = if !self.eat("=") {
+                None
+            } else if value_type.is_none() {
+                Some(TemplateArg::Type(self.parse_type(Vec::new())?))
+            } else {
+                Some(TemplateArg::Expr(self.conditional_top()?))
+            };
+            params.push(TemplateParam {
+                name,
+                value_type,
+                default,
+            });
             if !self.eat(",") {
                 return Ok(());
             }

@@ -184,6 +184,10 @@ impl Parser<'_> {
         let specifiers = self.specifiers();
         self.check_type_start(&specifiers.type_modifiers)?;
         let ty = self.parse_type(specifiers.type_modifiers)?;
+        if self.at("*") || self.at("&") {
+            self.error_here("pointers and references are not supported in HLSL");
+            return Err(Reported);
+        }
         let name = self.ident("expected identifier")?;
         if self.at("(") {
             self.error_here("function declarations are not allowed inside a function");

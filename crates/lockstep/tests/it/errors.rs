@@ -59,6 +59,61 @@ fn unsupported_constructs_are_named() {
     );
 }
 
+/// C++ that HLSL does not have gets an error that says so, at the
+/// construct: constructors, `virtual`, pointers, `->`, non-member
+/// operators.
+#[test]
+fn cpp_constructs_hlsl_lacks_are_named() {
+    let cases = [
+        (
+            "struct S { uint a; S(uint x) { a = x; } };",
+            "constructors and destructors are not supported in HLSL",
+        ),
+        (
+            "struct S { uint a; ~S() {} };",
+            "constructors and destructors are not supported in HLSL",
+        ),
+        (
+            "struct S { virtual uint get() { return 1; } };",
+            "virtual functions are not supported in HLSL",
+        ),
+        (
+            "struct S { uint a; uint get() { return this->a; } };",
+            "member reference with '->': HLSL has no pointers ('this' is a reference); use '.'",
+        ),
+        (
+            "struct S { uint a; };\nS operator+(S l, S r) { return l; }",
+            "overloading a non-member operator is not allowed: declare it in the struct",
+        ),
+        (
+            "void f() { uint a = 1; uint* p = 0; }",
+            "pointers and references are not supported in HLSL",
+        ),
+        (
+            "void f() { uint a = 1; uint b = *a; }",
+            "pointer dereference is not supported: HLSL has no pointers",
+        ),
+        (
+            "void f() { uint a = 1; uint b = &a; }",
+            "the address-of operator is not supported: HLSL has no pointers",
+        ),
+        (
+            "uint* g;",
+            "pointers and references are not supported in HLSL",
+        ),
+    ];
+    for (source, message) in cases {
+        let text = diagnostics(
+            &format!("{source}\n[numthreads(1, 1, 1)] void main() {{}}\n"),
+            &CompileOptions::default(),
+        );
+        assert!(
+            text.contains(&format!("error: {message}")),
+            "{source}: {text}"
+        );
+    }
+}
+
 #[test]
 fn wrong_argument_type() {
     check(

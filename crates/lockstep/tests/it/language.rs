@@ -816,6 +816,37 @@ fn template_overloads_rank_by_conversions() {
     assert_eq!(out, [1, 2, 3, 1, 2, 10, 20, 8, 1008]);
 }
 
+/// Default template arguments (which may name the parameters before
+/// them) fill what is neither given nor deduced, for struct and function
+/// templates; a function template's default function arguments let a call
+/// leave them out.
+#[test]
+fn template_defaults() {
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
+        template <typename T, uint N = 3, uint M = N * 2> struct Arr { T v[N]; uint size() { return N * 100 + M; } };\n\
+        template <uint N = 7> uint seven() { return N; }\n\
+        template <typename T = uint> T next(T x) { return x + 1; }\n\
+        template <typename T> T add(T a, T b = 10) { return a + b; }\n\
+        [numthreads(1, 1, 1)]\n\
+        void main() {\n\
+            Arr<uint> a; Arr<uint, 5> b; Arr<uint, 2, 9> c;\n\
+            Out[0] = a.size(); Out[1] = b.size(); Out[2] = c.size();\n\
+            Out[3] = seven(); Out[4] = seven<2>(); Out[5] = next(4u);\n\
+            Out[6] = add(1u); Out[7] = add(1u, 2u);\n\
+        }\n";
+    assert_eq!(single(source, 8), [306, 510, 209, 7, 2, 5, 11, 3]);
+    let text = crate::harness::diagnostics(
+        "RWStructuredBuffer<uint> Out;\n\
+         template <typename T, uint N = 3> struct A { T v[N]; };\n\
+         [numthreads(1, 1, 1)] void main() { A<uint, 1, 2> a; Out[0] = 0; }\n",
+        &CompileOptions::default(),
+    );
+    assert!(
+        text.contains("'A' takes 1 to 2 template arguments, but 3 were given"),
+        "{text}"
+    );
+}
+
 /// `::name` is the global scope's `name`, also inside a namespace that
 /// declares its own, and after `return`.
 #[test]
