@@ -4,7 +4,7 @@
 
 use lockstep_ir::{Builtin, Expr, ScalarType, Type};
 use rspirv::dr::Operand;
-use rspirv::spirv::{Decoration, GlslStd450Op as GLOp, Op, Word};
+use rspirv::spirv::{GlslStd450Op as GLOp, Op, Word};
 
 use crate::Error;
 use crate::module::{Emitter, ids};
@@ -103,9 +103,7 @@ impl Emitter<'_> {
                 let f = e.glsl(GLOp::Floor, t, &[arg(0, i)]);
                 e.op(Op::FSub, t, ids(&[arg(0, i), f]))
             }),
-            Builtin::Fmod => each(self, &mut |e, i| {
-                e.op(Op::FRem, t, ids(&[arg(0, i), arg(1, i)]))
-            }),
+            Builtin::Fmod => each(self, &mut |e, i| e.float_rem(s, arg(0, i), arg(1, i))),
             Builtin::Sqrt => self.glsl_each(GLOp::Sqrt, t, &a),
             Builtin::Rsqrt => self.glsl_each(GLOp::InverseSqrt, t, &a),
             Builtin::Rcp => each(self, &mut |e, i| {
@@ -281,13 +279,10 @@ impl Emitter<'_> {
             .collect()
     }
 
-    /// An arithmetic instruction the driver may not fuse with another.
+    /// An arithmetic instruction the driver may not fuse with another
+    /// (every float operation is `NoContraction`: [`Emitter::op`]).
     fn exact(&mut self, op: Op, t: Word, x: Word, y: Word) -> Word {
-        let r = self.op(op, t, ids(&[x, y]));
-        if matches!(op, Op::FMul | Op::FAdd | Op::FSub) {
-            self.b.decorate(r, Decoration::NoContraction, []);
-        }
-        r
+        self.op(op, t, ids(&[x, y]))
     }
 
     /// `min` or `max`: minNum/maxNum for floats.

@@ -344,7 +344,7 @@ impl Emitter<'_> {
             BinaryOp::Mul if float => simple(Op::FMul),
             BinaryOp::Mul => simple(Op::IMul),
             BinaryOp::Div if float => simple(Op::FDiv),
-            BinaryOp::Rem if float => simple(Op::FRem),
+            BinaryOp::Rem if float => return self.float_rem(s, a, b),
             BinaryOp::Div | BinaryOp::Rem => return self.int_divide(op == BinaryOp::Div, s, a, b),
             BinaryOp::Shl | BinaryOp::Shr => {
                 let mask = self.konst(s, u64::from(s.bits() - 1));
@@ -381,6 +381,101 @@ impl Emitter<'_> {
             BinaryOp::Ge => cmp(Op::UGreaterThanEqual),
         };
         self.op(o, t, ids(&[a, b]))
+    }
+
+    /// Float `%` as the engine computes it: C's `fmod`, exact (`OpFRem`
+    /// may be `x - y * trunc(x / y)` on a device, off by a whole `y`).
+    /// `|x|` less the largest `|y| · 2^k` that fits, until below `|y|`:
+    /// each subtraction is exact (the two within a factor of two) and at
+    /// least halves what is left. The sign is `x`'s; NaN where `x` is not
+    /// finite or `y` is 0 or NaN.
+    pub(crate) fn float_rem(&mut self, s: ScalarType, x: Word, y: Word) -> Word {
+        use rspirv::spirv::GlslStd450Op as GLOp;
+        let ty = self.scalar(s);
+        let bool_ty = self.scalar(ScalarType::Bool);
+        let int_ty = self.scalar(ScalarType::Int32);
+        let frexp_ty = self.b.type_struct([ty, int_ty]);
+        let (ax, ay) = (
+            self.glsl(GLOp::FAbs, ty, &[x]),
+            self.glsl(GLOp::FAbs, ty, &[y]),
+        );
+        let zero = self.zero(s);
+        let (inf_bits, nan_bits, sign) = match s.bits() {
+            16 => (0x7C00, 0x7E00, 0x8000),
+            32 => (0x7F80_0000, 0x7FC0_0000, 0x8000_0000),
+            _ => (0x7FF0 << 48, 0x7FF8 << 48, 1 << 63),
+        };
+        let inf = self.konst(s, inf_bits);
+        // Whether a subtraction may apply: `|x|` finite, `|y|` above 0 (a
+        // NaN compares false).
+        let finite = self.op(Op::FOrdLessThan, bool_ty, ids(&[ax, inf]));
+        let positive = self.op(Op::FOrdGreaterThan, bool_ty, ids(&[ay, zero]));
+        let ok = self.op(Op::LogicalAnd, bool_ty, ids(&[finite, positive]));
+        let fy = self.glsl(GLOp::FrexpStruct, frexp_ty, &[ay]);
+        let ey = self.op(
+            Op::CompositeExtract,
+            int_ty,
+            vec![Operand::IdRef(fy), Operand::LiteralBit32(1)],
+        );
+        let var = self.temp_var(ty);
+        self.op_void(Op::Store, ids(&[var, ax]));
+        let (header, step, cont, merge) = (self.label(), self.label(), self.label(), self.label());
+        self.branch(header);
+        self.start(header);
+        let r = self.op(Op::Load, ty, ids(&[var]));
+        let above = self.op(Op::FOrdGreaterThanEqual, bool_ty, ids(&[r, ay]));
+        let go = self.op(Op::LogicalAnd, bool_ty, ids(&[ok, above]));
+        self.op_void(
+            Op::LoopMerge,
+            vec![
+                Operand::IdRef(merge),
+                Operand::IdRef(cont),
+                Operand::LoopControl(rspirv::spirv::LoopControl::NONE),
+            ],
+        );
+        self.branch_if(go, step, merge);
+        self.start(step);
+        let fr = self.glsl(GLOp::FrexpStruct, frexp_ty, &[r]);
+        let er = self.op(
+            Op::CompositeExtract,
+            int_ty,
+            vec![Operand::IdRef(fr), Operand::LiteralBit32(1)],
+        );
+        let k = self.op(Op::ISub, int_ty, ids(&[er, ey]));
+        let one = self.konst(ScalarType::Int32, 1);
+        let k1 = self.op(Op::ISub, int_ty, ids(&[k, one]));
+        let t = self.glsl(GLOp::Ldexp, ty, &[ay, k]);
+        let t1 = self.glsl(GLOp::Ldexp, ty, &[ay, k1]);
+        let over = self.op(Op::FOrdGreaterThan, bool_ty, ids(&[t, r]));
+        let t = self.op(Op::Select, ty, ids(&[over, t1, t]));
+        let next = self.op(Op::FSub, ty, ids(&[r, t]));
+        self.op_void(Op::Store, ids(&[var, next]));
+        self.branch(cont);
+        self.start(cont);
+        self.branch(header);
+        self.start(merge);
+        let r = self.op(Op::Load, ty, ids(&[var]));
+        // `x`'s sign on what is left, then NaN where no remainder exists.
+        let uint = match s.bits() {
+            16 => ScalarType::UInt16,
+            32 => ScalarType::UInt32,
+            _ => ScalarType::UInt64,
+        };
+        let u = self.scalar(uint);
+        let (xb, rb) = (self.bitcast(x, s, uint), self.bitcast(r, s, uint));
+        let sign = self.konst(uint, sign);
+        let xs = self.op(Op::BitwiseAnd, u, ids(&[xb, sign]));
+        let signed = self.op(Op::BitwiseOr, u, ids(&[rb, xs]));
+        let signed = self.bitcast(signed, uint, s);
+        let x_nan = self.op(Op::IsNan, bool_ty, ids(&[x]));
+        let y_nan = self.op(Op::IsNan, bool_ty, ids(&[y]));
+        let y_zero = self.op(Op::FOrdEqual, bool_ty, ids(&[ay, zero]));
+        let x_inf = self.op(Op::IsInf, bool_ty, ids(&[x]));
+        let bad = self.op(Op::LogicalOr, bool_ty, ids(&[x_nan, y_nan]));
+        let bad = self.op(Op::LogicalOr, bool_ty, ids(&[bad, y_zero]));
+        let bad = self.op(Op::LogicalOr, bool_ty, ids(&[bad, x_inf]));
+        let nan = self.konst(s, nan_bits);
+        self.op(Op::Select, ty, ids(&[bad, nan, signed]))
     }
 
     /// Integer `/` and `%` with the engine's results where SPIR-V's are

@@ -414,8 +414,19 @@ impl<'m> Emitter<'m> {
 
     // ----- instructions and blocks -----
 
+    /// An instruction with a result. Float arithmetic is `NoContraction`:
+    /// the driver neither fuses it nor rewrites it (`x - x` to 0), as the
+    /// engine computes each operation on its own, in IEEE arithmetic.
     pub fn op(&mut self, op: Op, ty: Word, operands: Vec<Operand>) -> Word {
         let id = self.b.id();
+        let exact = matches!(
+            op,
+            Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem | Op::FMod | Op::FNegate
+        );
+        if exact && self.f.open {
+            self.b
+                .decorate(id, rspirv::spirv::Decoration::NoContraction, []);
+        }
         self.push(dr::Instruction::new(op, Some(ty), Some(id), operands));
         id
     }
