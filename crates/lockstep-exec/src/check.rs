@@ -26,8 +26,12 @@ pub enum FindingKind {
     GroupsharedRace,
     /// A read of groupshared memory nothing wrote in this group.
     UninitializedGroupshared,
-    /// A buffer, texture or groupshared access out of bounds.
+    /// A groupshared or local array access out of bounds.
     OutOfBounds,
+    /// A buffer or texture access out of bounds: defined on D3D12 (a read
+    /// gives 0, a write is dropped), undefined on Vulkan without its
+    /// robustness features.
+    ResourceOutOfBounds,
     /// An access whose byte offset is not a multiple of its alignment
     /// (4 bytes, or the value's size when smaller).
     Misaligned,
@@ -62,6 +66,7 @@ impl FindingKind {
             FindingKind::GroupsharedRace => "groupshared-race",
             FindingKind::UninitializedGroupshared => "uninitialized-groupshared",
             FindingKind::OutOfBounds => "out-of-bounds",
+            FindingKind::ResourceOutOfBounds => "out-of-bounds-resource",
             FindingKind::Misaligned => "misaligned-access",
             FindingKind::ConflictingStores => "conflicting-stores",
             FindingKind::DivisionByZero => "division-by-zero",
@@ -373,7 +378,9 @@ impl SharedTracker {
                 FindingKind::UninitializedGroupshared,
                 "reads groupshared memory that nothing wrote in this group",
             )),
-            Access::Read if other_wrote || other_atomic => Some((
+            // A read racing only with atomics sees the word before or
+            // after each (the compare-exchange loop's first read).
+            Access::Read if other_wrote => Some((
                 FindingKind::GroupsharedRace,
                 "reads a groupshared word that another wave writes without a barrier between",
             )),
@@ -385,9 +392,9 @@ impl SharedTracker {
                 FindingKind::UninitializedGroupshared,
                 "atomically updates groupshared memory that nothing wrote in this group: the value it combines with is undefined",
             )),
-            Access::Atomic | Access::Exchange if other_wrote || other_read => Some((
+            Access::Atomic | Access::Exchange if other_wrote => Some((
                 FindingKind::GroupsharedRace,
-                "atomically updates a groupshared word that another wave accesses non-atomically without a barrier between",
+                "atomically updates a groupshared word that another wave writes non-atomically without a barrier between",
             )),
             _ => None,
         };

@@ -71,10 +71,35 @@ impl CheckReport {
     /// Whether the check found nothing: no findings, no dependence on wave
     /// size or order, and every `Results` rule holding at every size.
     pub fn is_clean(&self) -> bool {
-        self.findings.is_empty()
+        self.findings.iter().all(|f| f.severity == Severity::Note)
             && self.portability.is_empty()
             && self.order_dependence.is_empty()
             && self.results.is_empty()
+    }
+}
+
+/// How much a finding weighs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Undefined behaviour: the check fails.
+    Error,
+    /// A hazard no GPU rules out (a loop waiting on another group's
+    /// progress): the check fails.
+    Warning,
+    /// Defined on D3D12 but not everywhere (an out-of-bounds buffer or
+    /// texture access): reported, and the check still passes.
+    Note,
+}
+
+impl Severity {
+    /// The severity of findings of kind `kind` (its short name).
+    pub fn of(kind: &str) -> Severity {
+        match kind {
+            PROGRESS => Severity::Warning,
+            RESOURCE_BOUNDS => Severity::Note,
+            _ => Severity::Error,
+        }
     }
 }
 
@@ -83,6 +108,9 @@ impl CheckReport {
 pub struct ReportedFinding {
     /// The kind's short name, e.g. `out-of-bounds`.
     pub kind: &'static str,
+    /// Whether it fails the check: `error` and `warning` do, `note` does
+    /// not.
+    pub severity: Severity,
     /// What went wrong, in the first occurrence.
     pub message: String,
     /// `file:line:col`, when known.
@@ -852,6 +880,7 @@ pub(crate) fn reported(shader: &Shader, f: Finding) -> ReportedFinding {
     };
     ReportedFinding {
         kind: f.kind.name(),
+        severity: Severity::of(f.kind.name()),
         message: f.message.clone(),
         location: at(f.span),
         called_from: at(f.called_from),
@@ -1141,24 +1170,28 @@ fn render_at(shader: &Shader, f: &ReportedFinding, context: &str, color: bool) -
                 span.end,
             );
             // A loop that waits on another wave's or group's progress is
-            // a hazard no GPU rules out, not undefined behaviour.
+            // a hazard no GPU rules out, not undefined behaviour; an access
+            // past a resource is defined on D3D12.
             let message = format!("{}: {}", f.kind, f.message);
-            let mut d = if f.kind == PROGRESS {
-                lockstep_syntax::Diagnostic::warning(span, message)
-            } else {
-                lockstep_syntax::Diagnostic::error(span, message)
+            let mut d = match f.severity {
+                Severity::Error => lockstep_syntax::Diagnostic::error(span, message),
+                Severity::Warning | Severity::Note => {
+                    lockstep_syntax::Diagnostic::warning(span, message)
+                }
             };
             if let Some(call) = &f.called_from {
                 d = d.with_note(format!("in the call at {call}"));
+            }
+            if f.severity == Severity::Note {
+                d = d.with_note(ROBUSTNESS);
             }
             let d = d.with_note(context.to_string());
             crate::render_diagnostics(&shader.source_map, &[d], color)
         }
         None => {
-            let severity = if f.kind == PROGRESS {
-                "warning"
-            } else {
-                "error"
+            let severity = match f.severity {
+                Severity::Error => "error",
+                Severity::Warning | Severity::Note => "warning",
             };
             format!("{severity}: {}: {}\n  = {context}\n\n", f.kind, f.message)
         }
@@ -1168,6 +1201,13 @@ fn render_at(shader: &Shader, f: &ReportedFinding, context: &str, color: bool) -
 /// The kind of a finding about a loop that waits on another wave's or
 /// group's progress.
 const PROGRESS: &str = "progress-dependence";
+
+/// The kind of a finding about a buffer or texture access out of bounds.
+const RESOURCE_BOUNDS: &str = "out-of-bounds-resource";
+
+/// Why an access past a resource does not fail the check.
+const ROBUSTNESS: &str = "defined on D3D12 (a read gives 0, a write is dropped), as Lockstep runs it; \
+     undefined on Vulkan without robustBufferAccess or robustImageAccess, and through D3D12 root descriptors";
 
 impl CheckReport {
     /// The human-readable report (diagnostics rendered through the source
@@ -1324,9 +1364,25 @@ impl CheckReport {
                 s.wave_size, s.reason
             ));
         }
+        let notes = self
+            .findings
+            .iter()
+            .filter(|f| f.severity == Severity::Note)
+            .count();
         let summary = if self.is_clean() {
+            let (what, notes) = match notes {
+                0 => ("findings", String::new()),
+                1 => (
+                    "undefined behaviour",
+                    " (1 out-of-bounds buffer or texture access, defined on D3D12)".to_string(),
+                ),
+                n => (
+                    "undefined behaviour",
+                    format!(" ({n} out-of-bounds buffer or texture accesses, defined on D3D12)"),
+                ),
+            };
             format!(
-                "clean: no findings at wave sizes {}\n",
+                "clean: no {what} at wave sizes {}{notes}\n",
                 sizes_text(&self.wave_sizes)
             )
         } else {
@@ -1334,18 +1390,27 @@ impl CheckReport {
                 format!("{n} {}", if n == 1 { one } else { many })
             };
             let progress = self.findings.iter().filter(|f| f.kind == PROGRESS).count();
-            let waits = if progress == 0 {
-                String::new()
-            } else {
-                format!(
+            let mut waits = String::new();
+            if progress > 0 {
+                waits += &format!(
                     "{}, ",
                     count(progress, "progress dependence", "progress dependences")
-                )
-            };
+                );
+            }
+            if notes > 0 {
+                waits += &format!(
+                    "{}, ",
+                    count(
+                        notes,
+                        "out-of-bounds resource access",
+                        "out-of-bounds resource accesses"
+                    )
+                );
+            }
             format!(
                 "{}, {waits}{}, {}, {} (wave sizes {})\n",
                 count(
-                    self.findings.len() - progress,
+                    self.findings.len() - progress - notes,
                     "undefined-behaviour finding",
                     "undefined-behaviour findings"
                 ),

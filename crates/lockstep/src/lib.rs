@@ -52,7 +52,7 @@ pub use lockstep_wave as wave;
 pub use bind::{RunError, RunOptions, RunOutput, run};
 pub use check::{
     CheckReport, ElementDiff, OrderIssue, PortabilityIssue, ReportedFinding, ResultFailure,
-    SkippedSize, check, check_in_checked_mode, check_wave_sizes, run_checked,
+    Severity, SkippedSize, check, check_in_checked_mode, check_wave_sizes, run_checked,
 };
 pub use contents::BufferContents;
 #[cfg(feature = "vulkan")]

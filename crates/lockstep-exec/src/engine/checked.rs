@@ -115,7 +115,11 @@ impl Wave {
             let what = memory_name(ctx, addr.space);
             let verb = access.verb();
             let size = ty.size();
-            findings.record(FindingKind::OutOfBounds, self.site(ctx), outside, || {
+            let kind = match addr.space {
+                Space::Resource(_) => FindingKind::ResourceOutOfBounds,
+                Space::Groupshared => FindingKind::OutOfBounds,
+            };
+            findings.record(kind, self.site(ctx), outside, || {
                 if first_outside >= crate::bytecode::TEXEL_OUT_OF_RANGE {
                     // A texel address: a coordinate past its dimension, or
                     // a mip level past the last.

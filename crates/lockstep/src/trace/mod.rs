@@ -268,6 +268,7 @@ fn error_finding(shader: &Shader, e: &RunError) -> crate::ReportedFinding {
     });
     crate::ReportedFinding {
         kind: "error",
+        severity: crate::Severity::Error,
         message: e.message.clone(),
         location,
         called_from: None,

@@ -1,5 +1,6 @@
-// Shifts the input right by one element. Bug: the last of the 1024 threads
-// writes Out[1024], one past the end of Out. (numthreads 256)
+// Shifts the input right by one element. The last of the 1024 threads
+// writes Out[1024], one past the end of Out: D3D12 drops the write, so the
+// check passes with a note at the store. (numthreads 256)
 StructuredBuffer<uint> In : register(t0);
 RWStructuredBuffer<uint> Out : register(u0);
 
