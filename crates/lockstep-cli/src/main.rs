@@ -240,6 +240,11 @@ struct CheckArgs {
     /// little-endian elements instead of the pipeline's Data.
     #[arg(long = "buffer", value_name = "NAME=FILE")]
     buffers: Vec<String>,
+    /// Float outputs this many units in the last place apart (or both NaN)
+    /// count as the same between wave sizes and orders: a float reduction
+    /// over another number of lanes rounds otherwise.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    ulps: u64,
     /// Output format: text or json.
     #[arg(long, value_name = "FORMAT", default_value = "text")]
     format: String,
@@ -266,7 +271,10 @@ struct DeviceArgs {
     prefer_wave_size: String,
     /// What runs the shader: auto (machine code where it pays, the
     /// interpreter elsewhere), native (machine code wherever the shader
-    /// gets it) or interpreter. The results are the same.
+    /// gets it) or interpreter. The results are the same, except where
+    /// the order groups take turns shows (an append's slots, atomics
+    /// whose returned values are used): each engine is deterministic, in
+    /// an order of its own.
     #[arg(long, value_name = "ENGINE", default_value = "auto")]
     engine: String,
 }
@@ -290,6 +298,7 @@ impl DeviceArgs {
             threads,
             step_budget,
             engine: self.engine()?,
+            ulps: 0,
         })
     }
 
@@ -889,7 +898,10 @@ fn check(args: &CheckArgs) -> u8 {
         ));
     }
     let run_opts = match args.device.run_options(args.threads, args.max_steps) {
-        Ok(o) => o,
+        Ok(o) => RunOptions {
+            ulps: args.ulps,
+            ..o
+        },
         Err(e) => return error(e),
     };
     if args.stages.pixel.is_some() {

@@ -27,6 +27,10 @@ pub struct RunOptions {
     pub step_budget: u64,
     /// Which engine runs the shader (default: machine code where it pays).
     pub engine: Engine,
+    /// `check`: float outputs at most this many units in the last place
+    /// apart (or both NaN) count as the same between wave sizes and orders
+    /// (0: every bit).
+    pub ulps: u64,
 }
 
 impl Default for RunOptions {
@@ -40,6 +44,7 @@ impl Default for RunOptions {
             threads: d.threads,
             step_budget: d.step_budget,
             engine: d.engine,
+            ulps: 0,
         }
     }
 }

@@ -370,6 +370,7 @@ fn check_with(
     let same = |b: usize, x: &[u8], y: &[u8]| {
         x == y
             || (unordered[b] && sorted_elements(pipeline, b, x) == sorted_elements(pipeline, b, y))
+            || (opts.ulps > 0 && floats_within(pipeline.buffers[b].format, x, y, opts.ulps))
     };
     // Orders that cannot change this dispatch's memory are not run: see
     // `needed`.
@@ -1028,6 +1029,17 @@ pub(crate) fn order_issue(
     }
 }
 
+/// Whether two contents of a float buffer have every element at most
+/// `ulps` apart (or both NaN).
+fn floats_within(format: lockstep_pipeline::Format, x: &[u8], y: &[u8], ulps: u64) -> bool {
+    let size = format.size();
+    format.is_float()
+        && x.len() == y.len()
+        && x.chunks(size).zip(y.chunks(size)).all(|(a, b)| {
+            crate::diff::agree(format, format.read_bits(a), format.read_bits(b), 0.0, ulps)
+        })
+}
+
 /// Whether two contents of a buffer count as the same.
 pub(crate) type SameContents<'a> = dyn Fn(usize, &[u8], &[u8]) -> bool + 'a;
 
@@ -1254,11 +1266,21 @@ impl CheckReport {
                 out.push_str(&format!("  written at {at}: {line}\n"));
             }
             for e in &p.elements {
-                let values: Vec<String> = p
-                    .agreeing
-                    .iter()
-                    .zip(&e.values)
-                    .map(|(ws, v)| format!("{v} at [{}]", sizes_text(ws)))
+                // Classes that differ elsewhere may agree on this element:
+                // one value, with every size that holds it.
+                let mut values: Vec<(&str, Vec<u32>)> = Vec::new();
+                for (ws, v) in p.agreeing.iter().zip(&e.values) {
+                    match values.iter_mut().find(|(seen, _)| *seen == v.as_str()) {
+                        Some((_, sizes)) => sizes.extend(ws),
+                        None => values.push((v, ws.clone())),
+                    }
+                }
+                let values: Vec<String> = values
+                    .into_iter()
+                    .map(|(v, mut ws)| {
+                        ws.sort_unstable();
+                        format!("{v} at [{}]", sizes_text(&ws))
+                    })
                     .collect();
                 out.push_str(&format!("  [{}] {}\n", e.index, values.join(", ")));
             }

@@ -383,7 +383,18 @@ fn line_of(location: &str) -> String {
 /// Whether two elements agree: the same bits, or for floats both NaN, or
 /// within `opts.tolerance` or `opts.ulps` of each other.
 fn same(format: lockstep_pipeline::Format, a: u64, b: u64, opts: &DiffOptions) -> bool {
-    let ulps = opts.ulps;
+    agree(format, a, b, opts.tolerance, opts.ulps)
+}
+
+/// Whether two elements of `format` agree: the same bits, or for floats
+/// both NaN, or at most `tolerance` or `ulps` apart.
+pub(crate) fn agree(
+    format: lockstep_pipeline::Format,
+    a: u64,
+    b: u64,
+    tolerance: f64,
+    ulps: u64,
+) -> bool {
     if a == b {
         return true;
     }
@@ -396,7 +407,7 @@ fn same(format: lockstep_pipeline::Format, a: u64, b: u64, opts: &DiffOptions) -
     if x.is_nan() || y.is_nan() {
         return false;
     }
-    if opts.tolerance > 0.0 && (x - y).abs() <= opts.tolerance {
+    if tolerance > 0.0 && (x - y).abs() <= tolerance {
         return true;
     }
     if ulps == 0 {

@@ -1361,3 +1361,27 @@ fn reads_racing_only_with_atomics_are_no_race() {
         "{text}"
     );
 }
+
+/// `ulps`: float outputs a few units in the last place apart count as the
+/// same between wave sizes and reduction orders, so a float wave sum passes
+/// with a tolerance and fails without one.
+#[test]
+fn float_outputs_agree_within_ulps() {
+    let dir = repo().join("tests/check");
+    let (mut pipeline, shader) = load(&dir.join("ub.yaml"), &dir.join("float_order.hlsl"));
+    // Only float buffers compare with a tolerance: `Out` as floats.
+    pipeline.buffers[1].format = lockstep::pipeline::Format::Float32;
+    let exact =
+        lockstep::check(&shader, &pipeline, &RunOptions::default(), &mut |_, _| {}).unwrap();
+    assert!(
+        !exact.order_dependence.is_empty(),
+        "{}",
+        exact.render(&shader, false)
+    );
+    let opts = RunOptions {
+        ulps: 1 << 20,
+        ..RunOptions::default()
+    };
+    let loose = lockstep::check(&shader, &pipeline, &opts, &mut |_, _| {}).unwrap();
+    assert!(loose.is_clean(), "{}", loose.render(&shader, false));
+}
