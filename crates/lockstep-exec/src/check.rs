@@ -87,6 +87,9 @@ pub struct Finding {
     /// Inside a function the entry point calls: that call (a finding in a
     /// helper is kept apart for each call of it).
     pub called_from: Option<Span>,
+    /// Inside functions the entry point calls: the calls, innermost
+    /// first; the last is `called_from`.
+    pub calls: Vec<Span>,
     /// The wave size of the run that found it.
     pub wave_size: u32,
     /// The group's id in the dispatch, in x, y and z.
@@ -186,10 +189,10 @@ impl Writers {
 
 /// Where a finding happened.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Site {
+pub(crate) struct Site<'a> {
     pub span: Option<Span>,
-    /// The entry point's call of the function the finding is in.
-    pub call: Option<Span>,
+    /// The calls of the functions the finding is in, innermost first.
+    pub calls: &'a [Span],
     pub wave_size: u32,
     pub group: [u32; 3],
     pub wave: u32,
@@ -210,7 +213,7 @@ impl Findings {
         let mut items = self.items.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(f) = items
             .iter_mut()
-            .find(|f| f.kind == kind && f.span == site.span && f.called_from == site.call)
+            .find(|f| f.kind == kind && f.span == site.span && f.calls == site.calls)
         {
             f.count += 1;
             return;
@@ -219,7 +222,8 @@ impl Findings {
             items.push(Finding {
                 kind,
                 span: site.span,
-                called_from: site.call,
+                called_from: site.calls.last().copied(),
+                calls: site.calls.to_vec(),
                 wave_size: site.wave_size,
                 group: site.group,
                 wave: site.wave,

@@ -635,10 +635,12 @@ struct Compiler<'m> {
     /// Inside the inlined body of a library function: the call's span,
     /// which every instruction of the body carries.
     call_span: Option<Span>,
-    /// Checked mode, inside the inlined body of a function the shader's
-    /// entry point calls: that call's span (the outermost call), which
+    /// Checked mode, inside the inlined bodies of functions the shader's
+    /// entry point calls: those calls' spans, outermost first, which
     /// findings in the body name.
-    user_call: Option<Span>,
+    user_calls: Vec<Span>,
+    /// `user_calls`' index in `debug.chains`, while it is not empty.
+    user_chain: u32,
     /// Checked mode: instrument what the engine cannot see at run time
     /// (integer divisors).
     checked: bool,
@@ -676,7 +678,8 @@ impl<'m> Compiler<'m> {
             spans: Vec::new(),
             span: Span::default(),
             call_span: None,
-            user_call: None,
+            user_calls: Vec::new(),
+            user_chain: u32::MAX,
             checked: false,
             next_reg: 0,
             max_reg: 0,
@@ -779,7 +782,7 @@ impl<'m> Compiler<'m> {
             self.debug
                 .start
                 .push(std::mem::take(&mut self.step_pending));
-            self.debug.call.push(self.user_call);
+            self.debug.call.push(self.user_chain);
         }
         self.code.len() - 1
     }

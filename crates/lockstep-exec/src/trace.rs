@@ -223,9 +223,11 @@ pub(crate) struct DebugInfo {
     pub stmt: Vec<u32>,
     /// Per instruction: whether a step begins there.
     pub start: Vec<bool>,
-    /// Per instruction: inside a function the entry point calls, that
-    /// call's span.
-    pub call: Vec<Option<Span>>,
+    /// Per instruction: inside functions the entry point calls, an index
+    /// into `chains` (the calls, innermost first); `u32::MAX` outside.
+    pub call: Vec<u32>,
+    /// The chains of calls instructions are in, each innermost first.
+    pub chains: Vec<Vec<Span>>,
     pub statements: Vec<Span>,
     pub variables: Vec<Variable>,
     /// The helper-lane flag's register (pixel shaders).

@@ -118,6 +118,9 @@ pub struct ReportedFinding {
     /// Inside a function the entry point calls: that call's
     /// `file:line:col`.
     pub called_from: Option<String>,
+    /// Inside functions the entry point calls: each call's
+    /// `file:line:col`, innermost first (the last is `called_from`).
+    pub calls: Vec<String>,
     /// The wave sizes it happened at; the details below are of the first.
     pub wave_sizes: Vec<u32>,
     /// The wave size of the first occurrence.
@@ -859,6 +862,7 @@ fn loop_finding(e: &lockstep_exec::ExecError, w: u32, message: String) -> Findin
         kind: lockstep_exec::FindingKind::ProgressDependence,
         span: e.span,
         called_from: None,
+        calls: Vec::new(),
         wave_size: w,
         group: [0; 3],
         wave: 0,
@@ -885,6 +889,7 @@ pub(crate) fn reported(shader: &Shader, f: Finding) -> ReportedFinding {
         message: f.message.clone(),
         location: at(f.span),
         called_from: at(f.called_from),
+        calls: f.calls.iter().filter_map(|&c| at(Some(c))).collect(),
         wave_sizes: vec![f.wave_size],
         wave_size: f.wave_size,
         group: f.group,
@@ -1191,8 +1196,12 @@ fn render_at(shader: &Shader, f: &ReportedFinding, context: &str, color: bool) -
                     lockstep_syntax::Diagnostic::warning(span, message)
                 }
             };
-            if let Some(call) = &f.called_from {
-                d = d.with_note(format!("in the call at {call}"));
+            if let Some((first, outer)) = f.calls.split_first() {
+                let mut note = format!("in the call at {first}");
+                for call in outer {
+                    note += &format!(", called at {call}");
+                }
+                d = d.with_note(note);
             }
             if f.severity == Severity::Note {
                 d = d.with_note(ROBUSTNESS);

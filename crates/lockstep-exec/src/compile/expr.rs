@@ -722,14 +722,22 @@ impl Compiler<'_> {
         }
         // A function the entry point calls (past the wrapper of a vertex
         // or pixel shader): its findings name the call.
-        let outer_user = self.user_call;
+        let outer_chain = self.user_chain;
         let entry_depth = usize::from(self.module.entry.as_ref().is_some_and(|e| e.io.is_some()));
-        if self.checked && !f.library && outer_user.is_none() && self.calls.len() > entry_depth {
-            self.user_call = Some(self.span);
+        let user = self.checked && !f.library && self.calls.len() > entry_depth;
+        if user {
+            self.user_calls.push(self.span);
+            self.user_chain = self.debug.chains.len() as u32;
+            self.debug
+                .chains
+                .push(self.user_calls.iter().rev().copied().collect());
         }
         let body = self.block(&f.body);
         self.call_span = outer_call;
-        self.user_call = outer_user;
+        if user {
+            self.user_calls.pop();
+            self.user_chain = outer_chain;
+        }
         body?;
         if !flat {
             self.emit(Inst::CallEnd);

@@ -11,16 +11,16 @@ use crate::memory::Memory;
 
 impl Wave {
     /// Where the current instruction is, for a finding.
-    pub(super) fn site(&self, ctx: &Context) -> Site {
+    pub(super) fn site<'c>(&self, ctx: &'c Context) -> Site<'c> {
+        let debug = &ctx.program.debug;
+        let calls = debug
+            .call
+            .get(self.pc.wrapping_sub(1))
+            .and_then(|&c| debug.chains.get(c as usize))
+            .map_or(&[][..], Vec::as_slice);
         Site {
             span: ctx.program.spans.get(self.pc.wrapping_sub(1)).copied(),
-            call: ctx
-                .program
-                .debug
-                .call
-                .get(self.pc.wrapping_sub(1))
-                .copied()
-                .flatten(),
+            calls,
             wave_size: ctx.wave_size as u32,
             group: self.group_id,
             wave: self.index,

@@ -272,6 +272,7 @@ fn error_finding(shader: &Shader, e: &RunError) -> crate::ReportedFinding {
         message: e.message.clone(),
         location,
         called_from: None,
+        calls: Vec::new(),
         wave_sizes: Vec::new(),
         wave_size: 0,
         group: [0; 3],

@@ -1021,6 +1021,57 @@ fn findings_in_helpers_name_their_call() {
     assert!(text.contains("in the call at "), "{text}");
 }
 
+/// A finding two helpers deep names the whole chain of calls, innermost
+/// first, and is kept apart for each chain.
+#[test]
+fn findings_in_nested_helpers_name_every_call() {
+    let dir = repo().join("tests/check");
+    let source = "StructuredBuffer<uint> In : register(t0);\n\
+        RWStructuredBuffer<uint> Out : register(u0);\n\
+        uint ReadNext(uint v) {\n\
+        \x20   return WaveReadLaneAt(v, WaveGetLaneIndex() + 1);\n\
+        }\n\
+        uint Twice(uint v) { return ReadNext(v) * 2; }\n\
+        [numthreads(8, 1, 1)]\n\
+        void main(uint gi : SV_GroupIndex) {\n\
+        \x20   uint a = 0;\n\
+        \x20   if (In[gi] > 4)\n\
+        \x20       a = Twice(In[gi]);\n\
+        \x20   if (In[gi] > 6)\n\
+        \x20       a += Twice(In[gi]);\n\
+        \x20   Out[gi] = a;\n\
+        }\n";
+    let (report, text) = check_source(&dir.join("ub.yaml"), "nested.hlsl", source);
+    let mut chains: Vec<Vec<String>> = report
+        .findings
+        .iter()
+        .filter(|f| f.kind == "inactive-lane-read")
+        .map(|f| {
+            f.calls
+                .iter()
+                .map(|c| {
+                    let file_line = c.rsplit_once(':').map_or(c.as_str(), |(l, _)| l);
+                    file_line
+                        .rsplit('/')
+                        .next()
+                        .unwrap_or(file_line)
+                        .to_string()
+                })
+                .collect()
+        })
+        .collect();
+    chains.sort();
+    assert_eq!(
+        chains,
+        [
+            vec!["nested.hlsl:6".to_string(), "nested.hlsl:11".to_string()],
+            vec!["nested.hlsl:6".to_string(), "nested.hlsl:13".to_string()],
+        ],
+        "{text}"
+    );
+    assert!(text.contains("nested.hlsl:6:29, called at "), "{text}");
+}
+
 /// A lock taken lane by lane never ends where a wave's lanes run in
 /// lockstep: the check reports the loop as a progress dependence at every
 /// size, keeps what it found before it, and goes on.
