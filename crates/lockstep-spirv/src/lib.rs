@@ -105,6 +105,9 @@ pub struct Spirv {
     /// Whether the module uses `SPV_NV_shader_subgroup_partitioned`
     /// (`WaveMatch`, `WaveMultiPrefix*`).
     pub partitioned: bool,
+    /// Whether the module's quads are 2×2 blocks of a compute group
+    /// (`SPV_NV_compute_shader_derivatives`' quad derivative groups).
+    pub derivative_quads: bool,
     /// The workgroup size, or `None` where it is a specialization constant
     /// (a `[numWaves]` shader emitted without a wave size).
     pub workgroup_size: Option<[u32; 3]>,

@@ -168,6 +168,7 @@ impl<'m> Emitter<'m> {
             e.b.extension(x);
         }
         let partitioned = e.partitioned;
+        let derivative_quads = e.caps.contains(&Capability::ComputeDerivativeGroupQuadsKHR);
         let loops = std::mem::take(&mut e.loops);
         let records: Vec<ir::ResourceId> = e
             .records
@@ -195,6 +196,7 @@ impl<'m> Emitter<'m> {
             words,
             bindings,
             partitioned,
+            derivative_quads,
             workgroup_size,
             dims,
             status,

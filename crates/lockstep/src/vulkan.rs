@@ -108,6 +108,12 @@ pub fn run_vulkan<'p>(
             info.name
         )));
     }
+    if module.derivative_quads && !info.derivative_quads {
+        return Err(RunError::new(format!(
+            "this shader's quad operations (or derivatives) run on 2x2 quads of its 2D group (SM 6.6), which need VK_NV_compute_shader_derivatives with quad groups; {} does not have it",
+            info.name
+        )));
+    }
     bindings.one_level_each(shader, &info.name)?;
     let data = resource_bytes(shader, pipeline, &bindings);
     let dims: Vec<u8> = module.dims.as_ref().map_or_else(Vec::new, |d| {

@@ -187,6 +187,38 @@ fn float_remainders_and_exact_arithmetic_match_on_the_device() {
     );
 }
 
+/// SM 6.6's 2×2 quads of a 2D compute group need quad derivative groups;
+/// on a device without them (lavapipe) the run is refused with why, not
+/// run on quads of four consecutive invocations.
+#[test]
+fn block_quads_need_compute_derivatives_on_the_device() {
+    let Some(device) = lavapipe() else { return };
+    if device.info.derivative_quads {
+        return;
+    }
+    let source = "RWStructuredBuffer<uint> Out : register(u0);
+        [numthreads(8, 2, 1)]
+        void main(uint3 t : SV_GroupThreadID, uint gi : SV_GroupIndex) {
+            Out[gi] = QuadReadAcrossY(t.y);
+        }";
+    let opts = CompileOptions {
+        shader_model: (6, 6),
+        ..CompileOptions::default()
+    };
+    let shader = lockstep::compile("quads.hlsl", source, &opts, &MemoryLoader::default()).unwrap();
+    let pipeline = lockstep::pipeline::parse(
+        "DispatchParameters:\n  DispatchGroupCount: [1, 1, 1]\nBuffers:\n  - { Name: Out, Format: UInt32, FillSize: 64 }\nDescriptorSets:\n  - Resources:\n    - { Name: Out, Kind: RWStructuredBuffer, DirectXBinding: { Register: 0 } }\n",
+    )
+    .unwrap();
+    let err = lockstep::diff(&shader, &pipeline, &device, &DiffOptions::default())
+        .err()
+        .expect("refused");
+    assert!(
+        err.to_string().contains("VK_NV_compute_shader_derivatives"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_difference_is_reported_with_the_statement_that_wrote_it() {
     let Some(device) = lavapipe() else { return };
