@@ -141,7 +141,9 @@ struct DiffArgs {
     #[arg(long, value_name = "X", default_value_t = 0.0)]
     tolerance: f64,
     /// Exit 0 when every differing element was written by a statement with
-    /// undefined behaviour (a value the specification leaves open).
+    /// undefined behaviour (a value the specification leaves open), or
+    /// changes in the engine too when its groups take turns in another
+    /// order (an append's slots: the device's order is its own).
     #[arg(long)]
     mask_undefined: bool,
     /// Worker threads for the engine's run (default: one per core).

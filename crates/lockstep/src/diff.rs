@@ -77,6 +77,10 @@ pub struct BufferDiff {
     /// where the engine's checked run found undefined behaviour: values the
     /// specification leaves open.
     pub undefined: usize,
+    /// How many of the other differing elements change in the engine too
+    /// when its waves and groups take turns in another order (an append's
+    /// slots): the device's order is its own.
+    pub ordered: usize,
 }
 
 /// Differing elements listed per buffer.
@@ -107,9 +111,13 @@ impl DiffReport {
         !self.buffers.is_empty()
     }
 
-    /// Differing elements that no undefined behaviour explains.
+    /// Differing elements that no undefined behaviour or order of groups
+    /// explains.
     pub fn unexplained(&self) -> usize {
-        self.buffers.iter().map(|b| b.differing - b.undefined).sum()
+        self.buffers
+            .iter()
+            .map(|b| b.differing - b.undefined - b.ordered)
+            .sum()
     }
 
     /// The human-readable report.
@@ -124,6 +132,12 @@ impl DiffReport {
                 out += &format!(
                     "  {} of them written by statements with undefined behaviour (below): values the specification leaves open\n",
                     b.undefined
+                );
+            }
+            if b.ordered > 0 {
+                out += &format!(
+                    "  {} of them change in Lockstep too when its waves and groups take turns in another order: the device's order is its own\n",
+                    b.ordered
                 );
             }
             for e in &b.first {
@@ -204,6 +218,32 @@ pub fn diff(
         .map(line_of)
         .collect();
     let outputs = bindings.buffers_where(shader, pipeline.buffers.len(), |r| r.kind.is_writable());
+    // The engine's outputs with its waves and groups taking turns in two
+    // shuffled orders, as `check` runs them.
+    let mut shuffled = Vec::new();
+    for seed in [1, 2] {
+        let memories = bindings.memories(shader, pipeline, &workers);
+        let config = DispatchConfig {
+            schedule: lockstep_exec::Schedule::Shuffled(seed),
+            ..config.clone()
+        };
+        // An order where a loop waits on another group past the budget
+        // tells nothing here (`check` reports it).
+        let run = lockstep_exec::dispatch_on(
+            &workers,
+            &shader.program,
+            &bindings.bound(&memories),
+            &config,
+        );
+        if run.is_err() {
+            continue;
+        }
+        shuffled.push(
+            (0..pipeline.buffers.len())
+                .map(|b| bindings.buffer_bytes(&memories, b))
+                .collect::<Vec<_>>(),
+        );
+    }
     let mut buffers = Vec::new();
     for (b, desc) in pipeline.buffers.iter().enumerate() {
         if !outputs[b] {
@@ -214,18 +254,31 @@ pub fn diff(
         else {
             continue;
         };
+        // Elements another order changes in the engine as well.
         let size = desc.format.size().max(1);
+        let moves = |i: usize| {
+            let at = i * size..(i + 1) * size;
+            shuffled
+                .iter()
+                .any(|run| run[b].get(at.clone()) != engine[b].get(at.clone()))
+        };
         let slots = bindings.slots_of_buffer(pipeline, b);
         // An element is explained when every statement that wrote it is
         // one where the checked run found undefined behaviour.
-        d.undefined = differing
+        let undefined: Vec<bool> = differing
             .iter()
             .take(EXPLAINED_AT_MOST)
-            .filter(|&&i| {
+            .map(|&i| {
                 let spans = written_by(&[&writers], &slots, &[i], size);
                 let (at, _) = locations(shader, &spans);
                 !at.is_empty() && at.iter().all(|l| finding_lines.contains(&line_of(l)))
             })
+            .collect();
+        d.undefined = undefined.iter().filter(|&&u| u).count();
+        d.ordered = differing
+            .iter()
+            .zip(undefined.iter().chain(std::iter::repeat(&false)))
+            .filter(|&(&i, &u)| !u && moves(i))
             .count();
         let spans = written_by(&[&writers], &slots, &differing, size);
         (d.written_at, d.written_lines) = locations(shader, &spans);
@@ -348,6 +401,7 @@ fn compare(
         written_at: Vec::new(),
         written_lines: Vec::new(),
         undefined: 0,
+        ordered: 0,
     };
     Some((diff, differing))
 }

@@ -219,6 +219,41 @@ fn block_quads_need_compute_derivatives_on_the_device() {
     );
 }
 
+/// Slots an atomic hands out across groups follow the order groups run
+/// in: where the device's order puts elements elsewhere, those elements
+/// change in the engine's own shuffled orders too, and the report counts
+/// them as the device's order, not as unexplained differences.
+#[test]
+fn an_append_order_is_the_device_s_own() {
+    let Some(device) = lavapipe() else { return };
+    let source = "RWStructuredBuffer<uint> Out : register(u0);
+        RWStructuredBuffer<uint> Counter : register(u1);
+        [numthreads(64, 1, 1)]
+        void main(uint3 id : SV_DispatchThreadID) {
+            uint slot;
+            InterlockedAdd(Counter[0], 1, slot);
+            Out[slot] = id.x;
+        }";
+    let shader = lockstep::compile(
+        "append.hlsl",
+        source,
+        &CompileOptions::default(),
+        &MemoryLoader::default(),
+    )
+    .unwrap();
+    let pipeline = lockstep::pipeline::parse(
+        "DispatchParameters:\n  DispatchGroupCount: [64, 1, 1]\nBuffers:\n\
+         - { Name: Out, Format: UInt32, FillSize: 16384 }\n\
+         - { Name: Counter, Format: UInt32, FillSize: 4 }\n\
+         DescriptorSets:\n  - Resources:\n\
+         \x20   - { Name: Out, Kind: RWStructuredBuffer, DirectXBinding: { Register: 0 } }\n\
+         \x20   - { Name: Counter, Kind: RWStructuredBuffer, DirectXBinding: { Register: 1 } }\n",
+    )
+    .unwrap();
+    let report = lockstep::diff(&shader, &pipeline, &device, &DiffOptions::default()).unwrap();
+    assert_eq!(report.unexplained(), 0, "{}", report.render(&shader, false));
+}
+
 #[test]
 fn a_difference_is_reported_with_the_statement_that_wrote_it() {
     let Some(device) = lavapipe() else { return };
