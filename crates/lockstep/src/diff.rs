@@ -81,6 +81,10 @@ pub struct BufferDiff {
     /// when its waves and groups take turns in another order (an append's
     /// slots): the device's order is its own.
     pub ordered: usize,
+    /// How many of the other differing elements are zeros of opposite
+    /// signs: Vulkan keeps the sign of zero only under
+    /// `SignedZeroInfNanPreserve`, and `min`/`max` may return either.
+    pub signed_zeros: usize,
 }
 
 /// Differing elements listed per buffer.
@@ -116,7 +120,7 @@ impl DiffReport {
     pub fn unexplained(&self) -> usize {
         self.buffers
             .iter()
-            .map(|b| b.differing - b.undefined - b.ordered)
+            .map(|b| b.differing - b.undefined - b.ordered - b.signed_zeros)
             .sum()
     }
 
@@ -132,6 +136,12 @@ impl DiffReport {
                 out += &format!(
                     "  {} of them written by statements with undefined behaviour (below): values the specification leaves open\n",
                     b.undefined
+                );
+            }
+            if b.signed_zeros > 0 {
+                out += &format!(
+                    "  {} of them are zeros of opposite signs: the device's to choose (Vulkan keeps the sign of zero only under SignedZeroInfNanPreserve; min and max may return either)\n",
+                    b.signed_zeros
                 );
             }
             if b.ordered > 0 {
@@ -275,11 +285,31 @@ pub fn diff(
             })
             .collect();
         d.undefined = undefined.iter().filter(|&&u| u).count();
-        d.ordered = differing
+        let zeros = |i: usize| {
+            let at = i * size..(i + 1) * size;
+            let value = |bytes: &[u8]| {
+                bytes
+                    .get(at.clone())
+                    .and_then(|e| desc.format.float_value(desc.format.read_bits(e)))
+            };
+            matches!(
+                (value(&engine[b]), value(&on_device.output.contents[b])),
+                (Some(x), Some(y)) if x == 0.0 && y == 0.0
+            )
+        };
+        for (&i, &u) in differing
             .iter()
             .zip(undefined.iter().chain(std::iter::repeat(&false)))
-            .filter(|&(&i, &u)| !u && moves(i))
-            .count();
+        {
+            if u {
+                continue;
+            }
+            if moves(i) {
+                d.ordered += 1;
+            } else if zeros(i) {
+                d.signed_zeros += 1;
+            }
+        }
         let spans = written_by(&[&writers], &slots, &differing, size);
         (d.written_at, d.written_lines) = locations(shader, &spans);
         for e in &mut d.first {
@@ -402,6 +432,7 @@ fn compare(
         written_lines: Vec::new(),
         undefined: 0,
         ordered: 0,
+        signed_zeros: 0,
     };
     Some((diff, differing))
 }

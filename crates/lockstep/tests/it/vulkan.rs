@@ -254,6 +254,38 @@ fn an_append_order_is_the_device_s_own() {
     assert_eq!(report.unexplained(), 0, "{}", report.render(&shader, false));
 }
 
+/// `min` and `max` of zeros of opposite signs may return either: where
+/// the device's sign differs, the report says it is the device's choice.
+#[test]
+fn signs_of_zero_are_the_device_s_choice() {
+    let Some(device) = lavapipe() else { return };
+    let source = "StructuredBuffer<float> In : register(t0);
+        RWStructuredBuffer<float2> Out : register(u0);
+        [numthreads(4, 1, 1)]
+        void main(uint3 id : SV_DispatchThreadID) {
+            float a = In[id.x];
+            Out[id.x] = float2(min(a, 0.0), max(-0.0, a));
+        }";
+    let shader = lockstep::compile(
+        "zeros.hlsl",
+        source,
+        &CompileOptions::default(),
+        &MemoryLoader::default(),
+    )
+    .unwrap();
+    let pipeline = lockstep::pipeline::parse(
+        "DispatchParameters:\n  DispatchGroupCount: [1, 1, 1]\nBuffers:\n\
+         - { Name: In, Format: Float32, Data: [ -0.0, 0.0, -0.0, 0.0 ] }\n\
+         - { Name: Out, Format: Float32, FillSize: 32 }\n\
+         DescriptorSets:\n  - Resources:\n\
+         \x20   - { Name: In, Kind: StructuredBuffer, DirectXBinding: { Register: 0 } }\n\
+         \x20   - { Name: Out, Kind: RWStructuredBuffer, DirectXBinding: { Register: 0 } }\n",
+    )
+    .unwrap();
+    let report = lockstep::diff(&shader, &pipeline, &device, &DiffOptions::default()).unwrap();
+    assert_eq!(report.unexplained(), 0, "{}", report.render(&shader, false));
+}
+
 #[test]
 fn a_difference_is_reported_with_the_statement_that_wrote_it() {
     let Some(device) = lavapipe() else { return };
