@@ -102,6 +102,10 @@ pub struct DiffReport {
     /// Undefined behaviour the engine's checked run met: results the
     /// specification leaves open, which a device may give otherwise.
     pub findings: Vec<ReportedFinding>,
+    /// Where the device forms subgroups from other invocations than
+    /// Lockstep's waves (wave `w` holds group indices `[w·W, (w+1)·W)`):
+    /// the first invocation placed otherwise, as the report says it.
+    pub layout: Option<String>,
     /// Output buffers compared.
     pub compared: usize,
     /// How long the dispatch took on the device's queue.
@@ -163,6 +167,9 @@ impl DiffReport {
             for (at, line) in b.written_at.iter().zip(&b.written_lines) {
                 out += &format!("  written at {at}: {line}\n");
             }
+        }
+        if let Some(layout) = &self.layout {
+            out += &format!("note: {layout}\n");
         }
         if !self.findings.is_empty() {
             out += "Lockstep's checked run met behaviour the specification leaves undefined; a device may resolve it otherwise:\n";
@@ -317,14 +324,84 @@ pub fn diff(
         }
         buffers.push(d);
     }
+    let layout = if buffers.is_empty() {
+        None
+    } else {
+        subgroup_layout(shader, device, w, opts.step_budget)
+    };
     Ok(DiffReport {
         device: device.info.name.clone(),
         wave_size: w,
         buffers,
         findings,
+        layout,
         compared: outputs.iter().filter(|&&o| o).count(),
         dispatch_time: on_device.dispatch_times.iter().sum(),
     })
+}
+
+/// Where `device`, at subgroup size `w`, forms subgroups of `shader`'s group
+/// from other invocations than Lockstep's waves: a probe of the same group
+/// shape writes each invocation's subgroup (its first invocation's group
+/// index) and lane. `None` where they agree, or the probe cannot run.
+fn subgroup_layout(
+    shader: &Shader,
+    device: &lockstep_vulkan::Device,
+    w: u32,
+    step_budget: u64,
+) -> Option<String> {
+    let entry = shader.module.entry.as_ref()?;
+    let lockstep_ir::GroupShape::Threads([x, y, z]) = entry.group else {
+        return None;
+    };
+    let threads = x.checked_mul(y)?.checked_mul(z)?;
+    let source = format!(
+        "RWStructuredBuffer<uint> Out : register(u0);\n\
+         [numthreads({x}, {y}, {z})]\n\
+         void main(uint gi : SV_GroupIndex) {{\n\
+         \x20   Out[gi] = WaveReadLaneFirst(gi) * 65536u + WaveGetLaneIndex();\n\
+         }}\n"
+    );
+    let probe = crate::compile(
+        "layout.hlsl",
+        &source,
+        &crate::CompileOptions::default(),
+        &crate::MemoryLoader::default(),
+    )
+    .ok()?;
+    let pipeline = lockstep_pipeline::parse(&format!(
+        "DispatchParameters:\n  DispatchGroupCount: [1, 1, 1]\nBuffers:\n\
+         \x20 - {{ Name: Out, Format: UInt32, FillSize: {} }}\n\
+         DescriptorSets:\n  - Resources:\n\
+         \x20   - {{ Name: Out, Kind: RWStructuredBuffer, DirectXBinding: {{ Register: 0 }} }}\n",
+        4 * u64::from(threads)
+    ))
+    .ok()?;
+    let vulkan = crate::VulkanOptions {
+        wave_size: Some(w),
+        step_budget,
+        runs: 1,
+    };
+    let run = run_vulkan(&probe, &pipeline, device, &vulkan).ok()?;
+    let words = run.output.contents.first()?;
+    for (gi, word) in words.chunks_exact(4).enumerate() {
+        let got = u32::from_le_bytes(word.try_into().ok()?);
+        let gi = gi as u32;
+        let ours = (gi - gi % w) * 65536 + gi % w;
+        if got != ours {
+            return Some(format!(
+                "{} forms subgroups of this group from other invocations than Lockstep's waves \
+                 (wave w holds group indices [w·{w}, (w+1)·{w})): group index {gi} is lane {} of the subgroup \
+                 led by group index {} there, lane {} of wave {} here; wave operations may differ for that alone",
+                device.info.name,
+                got & 0xFFFF,
+                got >> 16,
+                gi % w,
+                gi / w
+            ));
+        }
+    }
+    None
 }
 
 /// A draw on `device` and on Lockstep's engine (checked, at the device's
@@ -388,6 +465,7 @@ pub fn diff_draw(
         wave_size: w,
         buffers,
         findings: report.findings,
+        layout: None,
         compared: outputs.iter().filter(|&&o| o).count(),
         dispatch_time: on_device.dispatch_times.iter().sum(),
     })

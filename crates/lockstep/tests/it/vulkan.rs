@@ -254,6 +254,46 @@ fn an_append_order_is_the_device_s_own() {
     assert_eq!(report.unexplained(), 0, "{}", report.render(&shader, false));
 }
 
+/// A device may form subgroups from other invocations than Lockstep's
+/// waves (lavapipe: a row of a 2D group): where wave operations then
+/// differ, the report says how the device placed the first invocation
+/// that moved.
+#[test]
+fn a_device_s_own_subgroup_layout_is_named() {
+    let Some(device) = lavapipe() else { return };
+    let source = "RWStructuredBuffer<uint> Out : register(u0);
+        [numthreads(4, 2, 1)]
+        void main(uint gi : SV_GroupIndex) {
+            Out[gi] = WaveActiveCountBits(true);
+        }";
+    let shader = lockstep::compile(
+        "rows.hlsl",
+        source,
+        &CompileOptions::default(),
+        &MemoryLoader::default(),
+    )
+    .unwrap();
+    let pipeline = lockstep::pipeline::parse(
+        "DispatchParameters:\n  DispatchGroupCount: [1, 1, 1]\nBuffers:\n  - { Name: Out, Format: UInt32, FillSize: 32 }\nDescriptorSets:\n  - Resources:\n    - { Name: Out, Kind: RWStructuredBuffer, DirectXBinding: { Register: 0 } }\n",
+    )
+    .unwrap();
+    let opts = DiffOptions {
+        wave_size: Some(8),
+        ..DiffOptions::default()
+    };
+    let Ok(report) = lockstep::diff(&shader, &pipeline, &device, &opts) else {
+        return;
+    };
+    let text = report.render(&shader, false);
+    if report.differs() {
+        let layout = report.layout.as_deref().unwrap_or_else(|| panic!("{text}"));
+        assert!(layout.contains("group index 4 is lane 0"), "{text}");
+        assert!(text.contains("note: "), "{text}");
+    } else {
+        assert!(report.layout.is_none(), "{text}");
+    }
+}
+
 /// `min` and `max` of zeros of opposite signs may return either: where
 /// the device's sign differs, the report says it is the device's choice.
 #[test]
