@@ -359,6 +359,8 @@ pub struct EntryPoint {
     pub group: GroupShape,
     /// `[WaveSize(...)]`, when present.
     pub wave_size: Option<WaveSizeRange>,
+    /// Where `[WaveSize(...)]` is written, when it is.
+    pub wave_size_span: Option<Span>,
     /// The system values the parameters receive, in order: one for each
     /// parameter, or one for each field of a struct parameter.
     pub inputs: Vec<EntryInput>,

@@ -97,11 +97,17 @@ impl Sema<'_> {
             }
             _ => ir::QuadLayout::Linear,
         };
+        let wave_size_span = decl
+            .attributes
+            .iter()
+            .find(|a| a.name.name.eq_ignore_ascii_case("WaveSize"))
+            .map(|a| crate::context::ir_span(a.span));
         self.module.entry = Some(ir::EntryPoint {
             function,
             name,
             group,
             wave_size,
+            wave_size_span,
             inputs,
             quads,
             stage: ir::Stage::Compute,

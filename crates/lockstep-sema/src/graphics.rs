@@ -345,6 +345,7 @@ impl Sema<'_> {
             name: self.opts.entry.clone(),
             group: ir::GroupShape::Waves(1),
             wave_size: None,
+            wave_size_span: None,
             inputs: vec![ir::EntryInput {
                 value: ir::SystemValue::DispatchThreadId,
                 param: 0,

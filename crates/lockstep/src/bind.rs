@@ -550,7 +550,11 @@ pub(crate) fn choose_wave_size(
     let entry = shader.module.entry.as_ref();
     lockstep_exec::select_wave_size(entry.and_then(|e| e.wave_size), device).map_err(|e| RunError {
         message: e.message,
-        span: entry.map(|entry| shader.module.function(entry.function).span),
+        span: entry.map(|entry| {
+            entry
+                .wave_size_span
+                .unwrap_or(shader.module.function(entry.function).span)
+        }),
         notes: e.notes,
     })
 }
