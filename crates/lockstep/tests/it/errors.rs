@@ -527,3 +527,28 @@ fn a_pixel_shader_without_its_profile_is_told_so() {
         "{text}"
     );
 }
+
+/// A `[WaveSize]` the device cannot give is an error at the attribute.
+#[test]
+fn unsupported_wave_size_points_at_the_attribute() {
+    let source = "RWStructuredBuffer<uint> Out : register(u0);\n[WaveSize(32)]\n[numthreads(32, 1, 1)]\nvoid main(uint gi : SV_GroupIndex) {\n    Out[gi] = gi;\n}\n";
+    let opts = RunOptions {
+        wave_size: 8,
+        wave_sizes: (4, 16),
+        ..RunOptions::default()
+    };
+    let got = run_error(
+        source,
+        &[buf("Out", Kind::RwStructuredBuffer, 0, vec![0; 32])],
+        &opts,
+    );
+    expect![[r#"
+        test.hlsl:2:1: error: the shader requires [WaveSize(32)], but the device supports wave sizes 4..16 only
+          |
+        2 | [WaveSize(32)]
+          | ^^^^^^^^^^^^^^
+          |
+          = choose the device's wave sizes with --wave-size and --wave-sizes MIN..MAX
+
+    "#]].assert_eq(&got);
+}
