@@ -199,7 +199,11 @@ fn check_and_trace_take_binary_buffers() {
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     let o = lockstep(&["check", pipeline, hlsl, "--buffer", &buffer]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stdout(&o).contains("warning: out-of-bounds-resource"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("warning: out-of-bounds-resource"),
+        "{}",
+        stdout(&o)
+    );
     let page = dir.join("t.json");
     let page = page.to_str().unwrap();
     let args = [

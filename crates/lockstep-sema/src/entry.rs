@@ -151,17 +151,21 @@ impl Sema<'_> {
         group: ir::GroupShape,
         at: lockstep_syntax::Span,
     ) {
+        let uses = self
+            .reachable(entry)
+            .into_iter()
+            .filter_map(|id| self.module.functions.get(id.index()))
+            .any(|f| takes_derivatives(&f.name) && self.opts.shader_model >= (6, 6));
+        // Derivatives in a compute shader are SM 6.6's.
+        if uses {
+            self.require_shader_model((6, 6));
+        }
         let ir::GroupShape::Threads([x, y, z]) = group else {
             return;
         };
         if (x % 2 == 0 && y % 2 == 0) || (x % 4 == 0 && y == 1 && z == 1) {
             return;
         }
-        let uses = self
-            .reachable(entry)
-            .into_iter()
-            .filter_map(|id| self.module.functions.get(id.index()))
-            .any(|f| takes_derivatives(&f.name) && self.opts.shader_model >= (6, 6));
         if uses {
             self.error(
                 at,
@@ -328,11 +332,11 @@ impl Sema<'_> {
             },
             _ => return None,
         };
-        if range.min > range.max {
+        if values.len() > 1 && range.min >= range.max {
             self.error(
                 attr.span,
                 format!(
-                    "WaveSize minimum {} is greater than its maximum {}",
+                    "minimum WaveSize value {} must be less than maximum WaveSize value {}",
                     range.min, range.max
                 ),
             );

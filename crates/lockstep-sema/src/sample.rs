@@ -268,6 +268,9 @@ impl Sema<'_> {
             self.error(span, message);
             return None;
         }
+        if name == "SampleCmpLevel" && !self.check_shader_model(name, (6, 7), span) {
+            return None;
+        }
         // An immediate offset of the sampling methods lies in -8..=7.
         if !name.starts_with("Gather")
             && args.len() == fixed + 1

@@ -506,6 +506,48 @@ fn newer_intrinsics_name_their_shader_model() {
     assert_eq!(shader.module.required_shader_model, (6, 6));
 }
 
+/// Texture and wave-size features of SM 6.6 to 6.8: `SampleCmpLevel` is
+/// 6.7's; derivatives in a compute shader make the model 6.6 in `info`; a
+/// `[WaveSize]` range must have its minimum below its maximum.
+#[test]
+fn texture_and_wave_size_features_name_their_shader_model() {
+    let at = |minor| CompileOptions {
+        shader_model: (6, minor),
+        ..CompileOptions::default()
+    };
+    let source = "Texture2D<float> T : register(t0);\n\
+        SamplerComparisonState S : register(s0);\n\
+        RWStructuredBuffer<float> Out : register(u0);\n\
+        [numthreads(4, 1, 1)]\n\
+        void main(uint gi : SV_GroupIndex) {\n\
+            Out[gi] = T.SampleCmpLevel(S, float2(0.5, 0.5), 0.25, 0.0);\n\
+        }\n";
+    let text = diagnostics(source, &at(6));
+    assert!(
+        text.contains("6:11: error: 'SampleCmpLevel' requires shader model 6.7 or later"),
+        "{text}"
+    );
+    assert_eq!(compile(source, &at(7)).module.required_shader_model, (6, 7));
+    let derivatives = "RWStructuredBuffer<float> Out : register(u0);\n\
+        [numthreads(4, 4, 1)]\n\
+        void main(uint gi : SV_GroupIndex) { Out[gi] = ddx((float)gi); }\n";
+    assert_eq!(
+        compile(derivatives, &at(8)).module.required_shader_model,
+        (6, 6)
+    );
+    let range = "RWStructuredBuffer<uint> Out : register(u0);\n\
+        [WaveSize(16, 16)]\n\
+        [numthreads(16, 1, 1)]\n\
+        void main(uint gi : SV_GroupIndex) { Out[gi] = gi; }\n";
+    let text = diagnostics(range, &at(8));
+    assert!(
+        text.contains(
+            "error: minimum WaveSize value 16 must be less than maximum WaveSize value 16"
+        ),
+        "{text}"
+    );
+}
+
 /// A pixel shader compiled as the default compute shader: the notes name
 /// the file's own functions (not the library's `ddx`) and the profile to
 /// give.

@@ -349,7 +349,7 @@ fn wave_size_attribute_validation() {
         "[numthreads(64,1,1)]\n[WaveSize(64, 16)]\nvoid main() {}\n",
         &CompileOptions::default(),
         expect![[r#"
-        test.hlsl:2:1: error: WaveSize minimum 64 is greater than its maximum 16
+        test.hlsl:2:1: error: minimum WaveSize value 64 must be less than maximum WaveSize value 16
           |
         2 | [WaveSize(64, 16)]
           | ^^^^^^^^^^^^^^^^^^
