@@ -629,6 +629,12 @@ impl Sema<'_> {
                     | "SampleCmpBias" => format!(
                         "'{name}' is not supported by Lockstep yet (SampleCmp, SampleCmpLevelZero, SampleCmpLevel and GatherCmp are)"
                     ),
+                    "GatherRaw" => format!(
+                        "'{name}' (SM 6.7) is not supported by Lockstep yet: Load each of the four texels"
+                    ),
+                    "InterlockedExchangeFloat" | "InterlockedCompareExchangeFloat" => format!(
+                        "'{name}' (SM 6.6) is not supported by Lockstep yet: use InterlockedExchange with asuint, or InterlockedCompareExchangeFloatBitwise"
+                    ),
                     _ => format!("no member named '{name}' in '{shown}'"),
                 };
                 self.error(method.span, message);

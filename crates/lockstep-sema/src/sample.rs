@@ -136,7 +136,9 @@ impl Sema<'_> {
                 let shown = self.resource_display(info);
                 self.error(
                     span,
-                    format!("'{name}' needs a texture of float texels, not a '{shown}'"),
+                    format!(
+                        "'{name}' on a texture of integer texels ('{shown}') is not supported by Lockstep yet: Load the texels"
+                    ),
                 );
                 return None;
             }

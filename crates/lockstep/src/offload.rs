@@ -361,7 +361,12 @@ struct FeatureParser<'a> {
     tokens: Vec<Tok>,
     pos: usize,
     features: &'a BTreeSet<String>,
+    /// `!` and `(` open around the current position.
+    depth: usize,
 }
+
+/// The most `!` and parentheses one feature expression may nest.
+const MAX_FEATURE_DEPTH: usize = 256;
 
 impl FeatureParser<'_> {
     fn eat(&mut self, tok: &Tok) -> bool {
@@ -395,7 +400,16 @@ impl FeatureParser<'_> {
     fn not(&mut self) -> Result<bool, String> {
         let tok = self.tokens.get(self.pos).cloned();
         self.pos += 1;
-        match tok {
+        let nests = matches!(tok, Some(Tok::Not | Tok::Open));
+        if nests {
+            self.depth += 1;
+            if self.depth > MAX_FEATURE_DEPTH {
+                return Err(format!(
+                    "'!' and parentheses nest more than {MAX_FEATURE_DEPTH} deep"
+                ));
+            }
+        }
+        let value = match tok {
             Some(Tok::Not) => Ok(!self.not()?),
             Some(Tok::Open) => {
                 let value = self.or()?;
@@ -409,7 +423,11 @@ impl FeatureParser<'_> {
             Some(Tok::And) => Err("unexpected '&&'".to_string()),
             Some(Tok::Or) => Err("unexpected '||'".to_string()),
             None => Err("expected a feature name".to_string()),
+        };
+        if nests {
+            self.depth -= 1;
         }
+        value
     }
 }
 
@@ -421,6 +439,7 @@ pub fn eval_features(expr: &str, features: &BTreeSet<String>) -> Result<bool, St
         tokens: feature_tokens(expr)?,
         pos: 0,
         features,
+        depth: 0,
     };
     let value = parser.or()?;
     match parser.tokens.get(parser.pos) {

@@ -179,7 +179,7 @@ fn sampling_errors() {
     }
     for wanted in [
         "'SampleLevel' needs a read-only texture, not a 'RWTexture2D<float>'",
-        "'SampleLevel' needs a texture of float texels, not a 'Texture2D<int>'",
+        "'SampleLevel' on a texture of integer texels ('Texture2D<int>') is not supported by Lockstep yet: Load the texels",
         "the first argument of 'SampleLevel' must be a SamplerState",
         "'SampleCmpGrad' is not supported by Lockstep yet",
     ] {
