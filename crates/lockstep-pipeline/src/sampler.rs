@@ -258,6 +258,28 @@ pub(crate) fn sampler(
             .unwrap_or(Comparison::LessEqual),
         name,
     };
+    for (field, value) in [
+        ("MipLODBias", desc.mip_lod_bias),
+        ("MinLOD", desc.min_lod),
+        ("MaxLOD", desc.max_lod),
+    ] {
+        if value.is_nan() {
+            return Err(path.error(
+                fields.at,
+                format!("sampler `{}`: {field} is NaN", desc.name),
+            ));
+        }
+    }
+    // D3D12_MIP_LOD_BIAS_MIN and _MAX.
+    if !(-16.0..=15.99).contains(&desc.mip_lod_bias) {
+        return Err(path.error(
+            fields.at,
+            format!(
+                "sampler `{}`: MipLODBias {} is outside -16 to 15.99",
+                desc.name, desc.mip_lod_bias
+            ),
+        ));
+    }
     if desc.min_lod > desc.max_lod {
         return Err(path.error(
             fields.at,

@@ -90,6 +90,9 @@ struct Parser<'d> {
     /// written at: until that namespace closes, `N`'s names are found
     /// without their qualifier.
     using_namespaces: Vec<(usize, String)>,
+    /// `using N::name;` so far, with the depth of namespaces it was written
+    /// at: `name` is `N::name` until that namespace closes.
+    using_names: Vec<(usize, String, String)>,
     /// The structs whose body is being read, innermost last, by qualified
     /// name: their `static` data members are found by name inside.
     member_scopes: Vec<String>,
@@ -149,6 +152,7 @@ impl<'d> Parser<'d> {
             namespace: Vec::new(),
             namespaced: HashSet::new(),
             using_namespaces: Vec::new(),
+            using_names: Vec::new(),
             member_scopes: Vec::new(),
             template_names: HashSet::new(),
             static_members: HashSet::new(),

@@ -453,3 +453,24 @@ fn locations_are_one_based() {
         })
     );
 }
+
+#[test]
+fn sampler_levels_of_detail_must_be_numbers_in_range() {
+    for (fields, message) in [
+        ("MinLOD: 5, MaxLOD: 1", "MinLOD 5 is above MaxLOD 1"),
+        ("MinLOD: .nan", "MinLOD is NaN"),
+        (
+            "MipLODBias: 1e300",
+            "MipLODBias inf is outside -16 to 15.99",
+        ),
+        ("MipLODBias: -17", "MipLODBias -17 is outside -16 to 15.99"),
+    ] {
+        let error = rejection(&format!("Samplers:\n  - {{ Name: S, {fields} }}\n"));
+        assert!(
+            error
+                .to_string()
+                .contains(&format!("sampler `S`: {message}")),
+            "{fields}: {error}"
+        );
+    }
+}

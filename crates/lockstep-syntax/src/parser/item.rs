@@ -809,6 +809,20 @@ impl Parser<'_> {
             return Ok(());
         }
         let name = self.ident("expected identifier or 'namespace' after 'using'")?;
+        // `using N::name;`: `name` stands for `N::name` from here.
+        if let Some((_, short)) = name.name.rsplit_once("::")
+            && self.at(";")
+        {
+            let full = name
+                .name
+                .strip_prefix("::")
+                .unwrap_or(&name.name)
+                .to_string();
+            self.using_names
+                .push((self.namespace.len(), short.to_string(), full));
+            self.expect_semi("expected ';' after using declaration");
+            return Ok(());
+        }
         if !self.eat("=") {
             self.error_here("expected '=' after the alias's name");
             return Err(Reported);
@@ -1023,6 +1037,7 @@ impl Parser<'_> {
         self.namespace.pop();
         let depth = self.namespace.len();
         self.using_namespaces.retain(|&(at, _)| at <= depth);
+        self.using_names.retain(|&(at, _, _)| at <= depth);
         self.expect_closing("}", open)?;
         Ok(())
     }

@@ -230,6 +230,9 @@ impl Parser<'_> {
                 return qualified.into();
             }
         }
+        if let Some((_, _, full)) = self.using_names.iter().rev().find(|(_, n, _)| n == word) {
+            return full.clone().into();
+        }
         for (_, used) in self.using_namespaces.iter().rev() {
             let qualified = format!("{used}::{word}");
             if self.namespaced.contains(&qualified) {

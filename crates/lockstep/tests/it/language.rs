@@ -865,8 +865,9 @@ fn global_scope_qualifier() {
 }
 
 /// `using namespace N;` finds `N`'s names unqualified until the namespace
-/// around it closes; `using Name = type;` is a typedef, at file scope and
-/// in a function; a `using` of no namespace is an error that names it.
+/// around it closes; `using N::name;` finds that one; `using Name = type;`
+/// is a typedef, at file scope and in a function; a `using` of no namespace
+/// is an error that names it.
 #[test]
 fn using_directives_and_aliases() {
     let source = "RWStructuredBuffer<uint> Out : register(u0);\n\
@@ -880,8 +881,9 @@ fn using_directives_and_aliases() {
             Local l = { 5, 6 };\n\
             UInt q = 11; Pair p = Pair(1, 2);\n\
             Out[0] = M::g(); Out[1] = q + p.y; Out[2] = l[1];\n\
+            { using Outer::N::f; Out[3] = f() * 100; }\n\
         }\n";
-    assert_eq!(single(source, 3), [10, 13, 6]);
+    assert_eq!(single(source, 4), [10, 13, 6, 300]);
     let text = crate::harness::diagnostics(
         "using namespace Nowhere;\n[numthreads(1, 1, 1)] void main() {}\n",
         &CompileOptions::default(),

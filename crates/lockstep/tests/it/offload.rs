@@ -357,7 +357,10 @@ fn feature_names_and_errors() {
         assert_eq!(eval_features(expr, &f), Err(message.to_string()), "{expr}");
     }
     // Nesting past the limit is an error, not a stack overflow.
-    for deep in ["!".repeat(100_000) + "a", "(".repeat(100_000) + "a" + &")".repeat(100_000)] {
+    for deep in [
+        "!".repeat(100_000) + "a",
+        "(".repeat(100_000) + "a" + &")".repeat(100_000),
+    ] {
         assert_eq!(
             eval_features(&deep, &f),
             Err("'!' and parentheses nest more than 256 deep".to_string())
