@@ -299,6 +299,17 @@ impl Emitter<'_> {
                 targets.push((literal, label));
             }
         }
+        // An instruction has at most 65535 words: spirv-val takes at most
+        // 16383 targets (64-bit ones take three words).
+        if targets.len() > 16383 {
+            return Err(Error::new(
+                format!(
+                    "a switch with {} case values: a SPIR-V OpSwitch takes at most 16383",
+                    targets.len()
+                ),
+                Some(selector.span),
+            ));
+        }
         self.selection_merge(merge);
         if self.f.open {
             let _ = self.b.switch(sel, default, targets);

@@ -436,3 +436,24 @@ fn a_numwaves_group_takes_its_size_from_the_wave_size() {
     let m = lockstep::emit_spirv(&shader, &Options::default()).unwrap();
     assert_eq!(m.workgroup_size, None);
 }
+
+/// A switch past what one OpSwitch can hold is an error at the switch, not
+/// a module spirv-val rejects.
+#[test]
+fn a_switch_past_an_opswitch_s_size_is_an_error() {
+    let cases = |n: u32| -> String {
+        (0..n).map(|i| format!("case {i}: v = {i}; break;\n")).collect()
+    };
+    let source = |n: u32| {
+        format!(
+            "RWStructuredBuffer<uint> Out : register(u0);\n[numthreads(1, 1, 1)]\nvoid main(uint3 id : SV_DispatchThreadID) {{\n    uint v = 0;\n    switch (id.x) {{\n{}    }}\n    Out[0] = v;\n}}\n",
+            cases(n)
+        )
+    };
+    let err = emit(&source(16384)).err().expect("refused");
+    assert!(
+        err.contains("a switch with 16384 case values: a SPIR-V OpSwitch takes at most 16383"),
+        "{err}"
+    );
+    assert!(emit(&source(100)).is_ok());
+}
