@@ -1271,18 +1271,24 @@ impl WaveBuilder {
             ; vpcmpeqq ymm2, ymm2, [r12 + at + 32]
         );
         if active {
-            // The inactive lanes compare equal whatever they hold.
-            dynasm!(self.b.asm; .arch x64
-                ; vpmovsxdq ymm0, [rbx + LANES + 32 * c]
-                ; vpcmpeqd ymm4, ymm4, ymm4
-                ; vpxor ymm0, ymm0, ymm4
-                ; vpor ymm1, ymm1, ymm0
-                ; vpmovsxdq ymm0, [rbx + LANES + 32 * c + 16]
-                ; vpxor ymm0, ymm0, ymm4
-                ; vpor ymm2, ymm2, ymm0
-            );
+            self.inactive_pass(c);
         }
         self.unless_all_equal(slow);
+    }
+
+    /// Sets the 64-bit comparisons in `ymm1` (lanes 0..4 of chunk `c`) and
+    /// `ymm2` (lanes 4..8) of the inactive lanes: they pass whatever they
+    /// hold. Uses `ymm0` and `ymm4`.
+    pub(super) fn inactive_pass(&mut self, c: i32) {
+        dynasm!(self.b.asm; .arch x64
+            ; vpmovsxdq ymm0, [rbx + LANES + 32 * c]
+            ; vpcmpeqd ymm4, ymm4, ymm4
+            ; vpxor ymm0, ymm0, ymm4
+            ; vpor ymm1, ymm1, ymm0
+            ; vpmovsxdq ymm0, [rbx + LANES + 32 * c + 16]
+            ; vpxor ymm0, ymm0, ymm4
+            ; vpor ymm2, ymm2, ymm0
+        );
     }
 
     /// Jumps to `slow` unless both `ymm1` and `ymm2` are all ones (eight

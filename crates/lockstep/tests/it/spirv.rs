@@ -442,7 +442,9 @@ fn a_numwaves_group_takes_its_size_from_the_wave_size() {
 #[test]
 fn a_switch_past_an_opswitch_s_size_is_an_error() {
     let cases = |n: u32| -> String {
-        (0..n).map(|i| format!("case {i}: v = {i}; break;\n")).collect()
+        (0..n)
+            .map(|i| format!("case {i}: v = {i}; break;\n"))
+            .collect()
     };
     let source = |n: u32| {
         format!(
@@ -450,7 +452,7 @@ fn a_switch_past_an_opswitch_s_size_is_an_error() {
             cases(n)
         )
     };
-    let err = emit(&source(16384)).err().expect("refused");
+    let err = emit(&source(16384)).expect_err("refused");
     assert!(
         err.contains("a switch with 16384 case values: a SPIR-V OpSwitch takes at most 16383"),
         "{err}"

@@ -25,6 +25,28 @@ fn lavapipe() -> Option<Device> {
     }
 }
 
+/// A dispatch of `groups` groups over `buffers`: each `(name, kind,
+/// register, fields)` with its YAML fields (`Format: UInt32, FillSize: 64`).
+fn dispatch(groups: u32, buffers: &[(&str, &str, u32, &str)]) -> lockstep::pipeline::Pipeline {
+    let mut text =
+        format!("DispatchParameters:\n  DispatchGroupCount: [{groups}, 1, 1]\nBuffers:\n");
+    for (name, _, _, fields) in buffers {
+        text += &format!("  - {{ Name: {name}, {fields} }}\n");
+    }
+    text += "DescriptorSets:\n  - Resources:\n";
+    for (name, kind, register, _) in buffers {
+        text += &format!(
+            "    - {{ Name: {name}, Kind: {kind}, DirectXBinding: {{ Register: {register} }} }}\n"
+        );
+    }
+    lockstep::pipeline::parse(&text).unwrap()
+}
+
+/// `source` compiled with `opts`, named `name`.
+fn shader(name: &str, source: &str, opts: &CompileOptions) -> lockstep::Shader {
+    lockstep::compile(name, source, opts, &MemoryLoader::default()).unwrap()
+}
+
 const PREFIXES: &str = "
 RWStructuredBuffer<uint> Sums : register(u0);
 RWStructuredBuffer<uint> Counts : register(u1);
@@ -123,7 +145,7 @@ fn float_remainders_and_exact_arithmetic_match_on_the_device() {
         enable_16bit_types: true,
         ..CompileOptions::default()
     };
-    let shader = lockstep::compile("rem.hlsl", source, &opts, &MemoryLoader::default()).unwrap();
+    let shader = shader("rem.hlsl", source, &opts);
     let a = [
         1.0f32,
         -1.0,
@@ -160,25 +182,24 @@ fn float_remainders_and_exact_arithmetic_match_on_the_device() {
         f32::NAN,
         7.0,
     ];
-    let list = |v: &[f32]| {
-        v.iter()
-            .map(|x| format!("{:?}", x.to_bits()))
-            .collect::<Vec<_>>()
-            .join(", ")
+    let data = |v: &[f32]| {
+        let words: Vec<String> = v.iter().map(|x| x.to_bits().to_string()).collect();
+        format!("Format: UInt32, Data: [{}]", words.join(", "))
     };
-    let pipeline = lockstep::pipeline::parse(&format!(
-        "DispatchParameters:\n  DispatchGroupCount: [1, 1, 1]\nBuffers:\n\
-         - {{ Name: A, Format: UInt32, Data: [{}] }}\n\
-         - {{ Name: B, Format: UInt32, Data: [{}] }}\n\
-         - {{ Name: Out, Format: Float32, FillSize: 256 }}\n\
-         DescriptorSets:\n  - Resources:\n\
-         \x20   - {{ Name: A, Kind: StructuredBuffer, DirectXBinding: {{ Register: 0 }} }}\n\
-         \x20   - {{ Name: B, Kind: StructuredBuffer, DirectXBinding: {{ Register: 1 }} }}\n\
-         \x20   - {{ Name: Out, Kind: RWStructuredBuffer, DirectXBinding: {{ Register: 0 }} }}\n",
-        list(&a),
-        list(&b)
-    ))
-    .unwrap();
+    let (a, b) = (data(&a), data(&b));
+    let pipeline = dispatch(
+        1,
+        &[
+            ("A", "StructuredBuffer", 0, &a),
+            ("B", "StructuredBuffer", 1, &b),
+            (
+                "Out",
+                "RWStructuredBuffer",
+                0,
+                "Format: Float32, FillSize: 256",
+            ),
+        ],
+    );
     let report = lockstep::diff(&shader, &pipeline, &device, &DiffOptions::default()).unwrap();
     assert!(
         report.buffers.iter().all(|b| b.differing == 0),
@@ -205,14 +226,18 @@ fn block_quads_need_compute_derivatives_on_the_device() {
         shader_model: (6, 6),
         ..CompileOptions::default()
     };
-    let shader = lockstep::compile("quads.hlsl", source, &opts, &MemoryLoader::default()).unwrap();
-    let pipeline = lockstep::pipeline::parse(
-        "DispatchParameters:\n  DispatchGroupCount: [1, 1, 1]\nBuffers:\n  - { Name: Out, Format: UInt32, FillSize: 64 }\nDescriptorSets:\n  - Resources:\n    - { Name: Out, Kind: RWStructuredBuffer, DirectXBinding: { Register: 0 } }\n",
-    )
-    .unwrap();
-    let err = lockstep::diff(&shader, &pipeline, &device, &DiffOptions::default())
-        .err()
-        .expect("refused");
+    let shader = shader("quads.hlsl", source, &opts);
+    let pipeline = dispatch(
+        1,
+        &[(
+            "Out",
+            "RWStructuredBuffer",
+            0,
+            "Format: UInt32, FillSize: 64",
+        )],
+    );
+    let err =
+        lockstep::diff(&shader, &pipeline, &device, &DiffOptions::default()).expect_err("refused");
     assert!(
         err.to_string().contains("VK_NV_compute_shader_derivatives"),
         "{err}"
@@ -234,22 +259,24 @@ fn an_append_order_is_the_device_s_own() {
             InterlockedAdd(Counter[0], 1, slot);
             Out[slot] = id.x;
         }";
-    let shader = lockstep::compile(
-        "append.hlsl",
-        source,
-        &CompileOptions::default(),
-        &MemoryLoader::default(),
-    )
-    .unwrap();
-    let pipeline = lockstep::pipeline::parse(
-        "DispatchParameters:\n  DispatchGroupCount: [64, 1, 1]\nBuffers:\n\
-         - { Name: Out, Format: UInt32, FillSize: 16384 }\n\
-         - { Name: Counter, Format: UInt32, FillSize: 4 }\n\
-         DescriptorSets:\n  - Resources:\n\
-         \x20   - { Name: Out, Kind: RWStructuredBuffer, DirectXBinding: { Register: 0 } }\n\
-         \x20   - { Name: Counter, Kind: RWStructuredBuffer, DirectXBinding: { Register: 1 } }\n",
-    )
-    .unwrap();
+    let shader = shader("append.hlsl", source, &CompileOptions::default());
+    let pipeline = dispatch(
+        64,
+        &[
+            (
+                "Out",
+                "RWStructuredBuffer",
+                0,
+                "Format: UInt32, FillSize: 16384",
+            ),
+            (
+                "Counter",
+                "RWStructuredBuffer",
+                1,
+                "Format: UInt32, FillSize: 4",
+            ),
+        ],
+    );
     let report = lockstep::diff(&shader, &pipeline, &device, &DiffOptions::default()).unwrap();
     assert_eq!(report.unexplained(), 0, "{}", report.render(&shader, false));
 }
@@ -266,17 +293,16 @@ fn a_device_s_own_subgroup_layout_is_named() {
         void main(uint gi : SV_GroupIndex) {
             Out[gi] = WaveActiveCountBits(true);
         }";
-    let shader = lockstep::compile(
-        "rows.hlsl",
-        source,
-        &CompileOptions::default(),
-        &MemoryLoader::default(),
-    )
-    .unwrap();
-    let pipeline = lockstep::pipeline::parse(
-        "DispatchParameters:\n  DispatchGroupCount: [1, 1, 1]\nBuffers:\n  - { Name: Out, Format: UInt32, FillSize: 32 }\nDescriptorSets:\n  - Resources:\n    - { Name: Out, Kind: RWStructuredBuffer, DirectXBinding: { Register: 0 } }\n",
-    )
-    .unwrap();
+    let shader = shader("rows.hlsl", source, &CompileOptions::default());
+    let pipeline = dispatch(
+        1,
+        &[(
+            "Out",
+            "RWStructuredBuffer",
+            0,
+            "Format: UInt32, FillSize: 32",
+        )],
+    );
     let opts = DiffOptions {
         wave_size: Some(8),
         ..DiffOptions::default()
@@ -306,22 +332,24 @@ fn signs_of_zero_are_the_device_s_choice() {
             float a = In[id.x];
             Out[id.x] = float2(min(a, 0.0), max(-0.0, a));
         }";
-    let shader = lockstep::compile(
-        "zeros.hlsl",
-        source,
-        &CompileOptions::default(),
-        &MemoryLoader::default(),
-    )
-    .unwrap();
-    let pipeline = lockstep::pipeline::parse(
-        "DispatchParameters:\n  DispatchGroupCount: [1, 1, 1]\nBuffers:\n\
-         - { Name: In, Format: Float32, Data: [ -0.0, 0.0, -0.0, 0.0 ] }\n\
-         - { Name: Out, Format: Float32, FillSize: 32 }\n\
-         DescriptorSets:\n  - Resources:\n\
-         \x20   - { Name: In, Kind: StructuredBuffer, DirectXBinding: { Register: 0 } }\n\
-         \x20   - { Name: Out, Kind: RWStructuredBuffer, DirectXBinding: { Register: 0 } }\n",
-    )
-    .unwrap();
+    let shader = shader("zeros.hlsl", source, &CompileOptions::default());
+    let pipeline = dispatch(
+        1,
+        &[
+            (
+                "In",
+                "StructuredBuffer",
+                0,
+                "Format: Float32, Data: [ -0.0, 0.0, -0.0, 0.0 ]",
+            ),
+            (
+                "Out",
+                "RWStructuredBuffer",
+                0,
+                "Format: Float32, FillSize: 32",
+            ),
+        ],
+    );
     let report = lockstep::diff(&shader, &pipeline, &device, &DiffOptions::default()).unwrap();
     assert_eq!(report.unexplained(), 0, "{}", report.render(&shader, false));
 }

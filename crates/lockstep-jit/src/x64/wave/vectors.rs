@@ -3,7 +3,7 @@
 //! in one pass, the lanes' elements side by side in memory, instead of one
 //! strided access per component.
 
-use super::{Address, LANES, WaveBuilder};
+use super::{Address, WaveBuilder};
 use crate::x64::TEMP2;
 use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, dynasm};
 
@@ -179,15 +179,8 @@ impl WaveBuilder {
                 ; vpcmpeqq ymm1, ymm1, ymm4
                 ; vpand ymm2, ymm2, [=>outside]
                 ; vpcmpeqq ymm2, ymm2, ymm4
-                // The inactive lanes pass whatever they hold.
-                ; vpcmpeqd ymm4, ymm4, ymm4
-                ; vpmovsxdq ymm0, [rbx + LANES + 32 * c]
-                ; vpxor ymm0, ymm0, ymm4
-                ; vpor ymm1, ymm1, ymm0
-                ; vpmovsxdq ymm0, [rbx + LANES + 32 * c + 16]
-                ; vpxor ymm0, ymm0, ymm4
-                ; vpor ymm2, ymm2, ymm0
             );
+            self.inactive_pass(c);
             self.unless_all_equal(slow);
             dynasm!(self.b.asm; .arch x64; next:);
         }
