@@ -176,7 +176,15 @@ impl<'a> Sema<'a> {
     }
 
     pub fn declare_global(&mut self, v: &ast::VarDecl) {
+        // A declaration rejected with an error declares its names anyway,
+        // for uses to report nothing more.
+        let quiet = |this: &mut Self| {
+            for d in &v.declarators {
+                this.quiet_names.insert(d.name.name.clone());
+            }
+        };
         let Some(resolved) = self.resolve_type(&v.ty) else {
+            quiet(self);
             return;
         };
         let is_static = has(&v.storage, "static");
@@ -190,8 +198,11 @@ impl<'a> Sema<'a> {
                 }
                 let vulkan = self.vk_binding(&v.attributes);
                 for d in &v.declarators {
-                    if let Some(id) = self.declare_resource(d, kind, element) {
-                        self.module.resources[id.index()].vk_binding = vulkan;
+                    match self.declare_resource(d, kind, element) {
+                        Some(id) => self.module.resources[id.index()].vk_binding = vulkan,
+                        None => {
+                            self.quiet_names.insert(d.name.name.clone());
+                        }
                     }
                 }
                 return;

@@ -594,3 +594,23 @@ fn unsupported_wave_size_points_at_the_attribute() {
 
     "#]].assert_eq(&got);
 }
+
+/// A declaration rejected as unsupported reports once: its uses add no
+/// "undeclared identifier".
+#[test]
+fn rejected_declarations_report_once() {
+    for (source, message) in [
+        (
+            "Texture2DMS<float4> T : register(t0);\nRWStructuredBuffer<float4> Out : register(u0);\n[numthreads(1, 1, 1)] void main() { Out[0] = T.Load(int2(0, 0), 0); }\n",
+            "type 'Texture2DMS' is not supported",
+        ),
+        (
+            "Texture2D<float> T[] : register(t0);\nRWStructuredBuffer<float> Out : register(u0);\n[numthreads(1, 1, 1)] void main() { Out[0] = T[0].Load(int3(0, 0, 0)); }\n",
+            "not supported: a resource array without a size",
+        ),
+    ] {
+        let text = diagnostics(source, &CompileOptions::default());
+        assert!(text.contains(message), "{text}");
+        assert!(!text.contains("undeclared identifier"), "{text}");
+    }
+}
