@@ -510,7 +510,8 @@ fn comparison_sampling_filters_the_comparisons() {
         \x20   - { Name: Gt, Kind: Sampler, DirectXBinding: { Register: 1, Space: 0 } }\n\
         \x20   - { Name: PointLe, Kind: Sampler, DirectXBinding: { Register: 2, Space: 0 } }\n\
         \x20   - { Name: Out, Kind: RWStructuredBuffer, DirectXBinding: { Register: 0, Space: 0 } }\n";
-    let out = run_floats(source, yaml);
+    // SampleCmpLevel is SM 6.7's.
+    let out = run_floats_sm(source, yaml, 7);
     assert_eq!(
         out,
         [
