@@ -173,17 +173,24 @@ fn window(
         if !inst.runs_in_line() {
             return None;
         }
-        let mut regs = Vec::new();
-        inst.for_each_reg_ref(|r| regs.push(*r));
-        if regs.contains(&x) {
+        // Whether the instruction names `x`, how often `t`, and whether
+        // `t` first (counted without collecting the registers).
+        let (mut has_x, mut t_count, mut first_t, mut first) = (false, 0, false, true);
+        inst.for_each_reg_ref(|r| {
+            has_x |= *r == x;
+            t_count += usize::from(*r == t);
+            first_t |= first && *r == t;
+            first = false;
+        });
+        if has_x {
             return None;
         }
-        if !regs.contains(&t) {
+        if t_count == 0 {
             continue;
         }
-        if writes_every_lane(inst, top[at]) && regs[0] == t {
+        if writes_every_lane(inst, top[at]) && first_t {
             // The write of `t` that the copy reads: it must not read `t`.
-            return (!regs[1..].contains(&t)).then_some((at, uses));
+            return (t_count == 1).then_some((at, uses));
         }
         if writes(inst, t) {
             return None;
