@@ -196,6 +196,8 @@ pub(crate) struct Sema<'a> {
     /// Names already reported as undeclared, or whose declaration failed:
     /// later uses are not reported again.
     pub quiet_names: std::collections::HashSet<String>,
+    /// Functions already warned of a missing return, by definition.
+    pub missing_returns: std::collections::HashSet<Span>,
     pub functions: HashMap<String, Vec<usize>>,
     pub fn_syms: Vec<FnSym<'a>>,
     /// Folded values of `static const` globals.
@@ -274,6 +276,7 @@ impl<'a> Sema<'a> {
             member_semantics: HashMap::new(),
             member_modifiers: HashMap::new(),
             quiet_names: std::collections::HashSet::new(),
+            missing_returns: std::collections::HashSet::new(),
             functions: HashMap::new(),
             fn_syms: Vec::new(),
             const_values: HashMap::new(),
@@ -348,6 +351,11 @@ impl<'a> Sema<'a> {
 
     pub fn push(&mut self, d: Diagnostic) {
         self.diags.push(d);
+    }
+
+    /// Errors reported so far.
+    pub(crate) fn error_count(&self) -> usize {
+        self.diags.items.iter().filter(|d| d.is_error()).count()
     }
 
     /// Reports a use of an undeclared name, once per name.

@@ -189,8 +189,32 @@ impl<'a> Sema<'a> {
             self.declare_local(&p.name, sig.ty, false);
         }
         self.call_graph.entry(id).or_default();
+        let errors = self.error_count();
         let mut block = self.lower_block(body);
         self.resolve_dynamic_resources(&mut block);
+        // A function with a result whose end may be reached returns an
+        // undefined value there (once per definition, not per instance).
+        let library = self.library_file == Some(f.span.file.0);
+        // (A statement that failed to lower is missing from `block`.)
+        if !library
+            && self.error_count() == errors
+            && !self.is_void(sym.result)
+            && may_reach_end(&block.stmts)
+            && self.missing_returns.insert(f.span)
+        {
+            let end = lockstep_syntax::Span::new(
+                body.span.file,
+                body.span.end.saturating_sub(1),
+                body.span.end,
+            );
+            self.warning(
+                end,
+                format!(
+                    "control may reach the end of non-void function '{}': its result is undefined there",
+                    f.name.name
+                ),
+            );
+        }
         let Some(fcx) = self.fcx.take() else {
             return;
         };
@@ -551,5 +575,84 @@ impl<'a> Sema<'a> {
         }
         stack.pop();
         state.insert(f, 2);
+    }
+}
+
+/// Whether running `stmts` may reach their end: no statement on every path
+/// returns, breaks or continues, and no loop on the way runs forever.
+fn may_reach_end(stmts: &[ir::Stmt]) -> bool {
+    stmts.iter().all(completes)
+}
+
+/// Whether `s` may complete and let the next statement run.
+fn completes(s: &ir::Stmt) -> bool {
+    match s {
+        ir::Stmt::Return(_) | ir::Stmt::Break | ir::Stmt::Continue => false,
+        ir::Stmt::If {
+            cond,
+            accept,
+            reject,
+        } => match constant_bool(cond) {
+            Some(true) => may_reach_end(&accept.stmts),
+            Some(false) => may_reach_end(&reject.stmts),
+            None => may_reach_end(&accept.stmts) || may_reach_end(&reject.stmts),
+        },
+        // A loop ends only through a `break` of its own; its continuing
+        // statements run where the body ends or continues.
+        ir::Stmt::Loop {
+            body, continuing, ..
+        } => {
+            breaks(&body.stmts)
+                || ((may_reach_end(&body.stmts) || jumps(&body.stmts, &ir::Stmt::Continue))
+                    && breaks(&continuing.stmts))
+        }
+        ir::Stmt::Switch { cases, .. } => {
+            !cases.iter().any(|c| c.is_default)
+                || cases.iter().any(|c| breaks(&c.body.stmts))
+                || cases.last().is_none_or(|c| may_reach_end(&c.body.stmts))
+        }
+        ir::Stmt::Expr(_) | ir::Stmt::Barrier(_) => true,
+    }
+}
+
+/// Whether `stmts` hold a `break` of the loop or switch around them (not
+/// one of a loop or switch inside).
+fn breaks(stmts: &[ir::Stmt]) -> bool {
+    jumps(stmts, &ir::Stmt::Break)
+}
+
+/// Whether `stmts` hold `jump` (`break` or `continue`) of the construct
+/// around them, outside loops and switches inside.
+fn jumps(stmts: &[ir::Stmt], jump: &ir::Stmt) -> bool {
+    stmts.iter().any(|s| match s {
+        ir::Stmt::Break => matches!(jump, ir::Stmt::Break),
+        ir::Stmt::Continue => matches!(jump, ir::Stmt::Continue),
+        ir::Stmt::If {
+            cond,
+            accept,
+            reject,
+        } => match constant_bool(cond) {
+            Some(true) => jumps(&accept.stmts, jump),
+            Some(false) => jumps(&reject.stmts, jump),
+            None => jumps(&accept.stmts, jump) || jumps(&reject.stmts, jump),
+        },
+        // A `continue` in a switch continues the loop around it.
+        ir::Stmt::Switch { cases, .. } if matches!(jump, ir::Stmt::Continue) => {
+            cases.iter().any(|c| jumps(&c.body.stmts, jump))
+        }
+        _ => false,
+    })
+}
+
+/// A condition's value where it is a constant (`while (true)`'s exit test
+/// is `!true`).
+fn constant_bool(e: &ir::Expr) -> Option<bool> {
+    match &e.kind {
+        ir::ExprKind::Const(values) => match values[..] {
+            [v] => Some(v.bits != 0),
+            _ => None,
+        },
+        ir::ExprKind::Unary(ir::UnaryOp::Not, inner) => constant_bool(inner).map(|b| !b),
+        _ => None,
     }
 }

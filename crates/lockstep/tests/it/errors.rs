@@ -614,3 +614,30 @@ fn rejected_declarations_report_once() {
         assert!(!text.contains("undeclared identifier"), "{text}");
     }
 }
+
+/// A function with a result whose end may be reached gets a warning at its
+/// closing brace, once per definition; ends no path reaches (a loop
+/// without a break, a switch whose cases all return, a `do` whose body
+/// returns) get none.
+#[test]
+fn missing_returns_warn() {
+    let warned = "uint f(uint x) { if (x > 0) return 1; }\n\
+        template <typename T> T g(T x) { while (x > 0) { return x; } }\n\
+        RWStructuredBuffer<uint> Out : register(u0);\n\
+        [numthreads(1, 1, 1)] void main() { Out[0] = f(0) + g(1u) + g(2); }\n";
+    let text = diagnostics(warned, &CompileOptions::default());
+    assert!(
+        text.contains("1:39: warning: control may reach the end of non-void function 'f'"),
+        "{text}"
+    );
+    assert_eq!(text.matches("non-void function 'g'").count(), 1, "{text}");
+    let fine = "uint a(uint x) { for (;;) { if (x > 3) return x; x++; } }\n\
+        uint b(uint x) { switch (x) { case 0: return 1; default: return 2; } }\n\
+        uint c(uint x) { do { return x; } while (x > 0); }\n\
+        uint d(uint x) { if (x > 0) return 1; else return 2; }\n\
+        uint e(uint x) { while (true) { if (x == 0) continue; return x; } }\n\
+        RWStructuredBuffer<uint> Out : register(u0);\n\
+        [numthreads(1, 1, 1)] void main() { Out[0] = a(0) + b(0) + c(0) + d(0) + e(1); }\n";
+    let text = diagnostics(fine, &CompileOptions::default());
+    assert!(!text.contains("control may reach"), "{text}");
+}
