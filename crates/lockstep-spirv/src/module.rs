@@ -340,7 +340,12 @@ impl<'m> Emitter<'m> {
                 self.b.type_array(el, len)
             }
             Type::Struct { members, .. } => {
-                let tys: Vec<Word> = members.iter().map(|mb| self.value_type(mb.ty)).collect();
+                let mut tys: Vec<Word> = members.iter().map(|mb| self.value_type(mb.ty)).collect();
+                // A struct of methods only: some drivers (lavapipe) refuse an
+                // empty struct, so it holds one unused word.
+                if tys.is_empty() {
+                    tys.push(self.scalar(ScalarType::UInt32));
+                }
                 self.b.type_struct(tys)
             }
         };
@@ -666,10 +671,14 @@ impl<'m> Emitter<'m> {
                 self.op(Op::CompositeConstruct, t, ids(&parts))
             }
             Type::Struct { members, .. } => {
-                let parts: Vec<Word> = members
+                let mut parts: Vec<Word> = members
                     .iter()
                     .map(|mb| self.compose_from(mb.ty, comps, at))
                     .collect();
+                // The unused word of a struct of methods only.
+                if parts.is_empty() {
+                    parts.push(self.u32c(0));
+                }
                 self.op(Op::CompositeConstruct, t, ids(&parts))
             }
         }
