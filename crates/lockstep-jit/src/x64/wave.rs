@@ -1276,6 +1276,16 @@ impl WaveBuilder {
         self.unless_all_equal(slow);
     }
 
+    /// Jumps to `skip` when chunk `c` has no active lane (uses `r10`).
+    pub(super) fn unless_active(&mut self, c: i32, skip: DynamicLabel) {
+        dynasm!(self.b.asm; .arch x64
+            ; mov r10, r13
+            ; shr r10, (8 * c) as i8
+            ; test r10d, 0xFF
+            ; jz =>skip
+        );
+    }
+
     /// Sets the 64-bit comparisons in `ymm1` (lanes 0..4 of chunk `c`) and
     /// `ymm2` (lanes 4..8) of the inactive lanes: they pass whatever they
     /// hold. Uses `ymm0` and `ymm4`.

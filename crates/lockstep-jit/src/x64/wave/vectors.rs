@@ -158,12 +158,8 @@ impl WaveBuilder {
         self.memory(at.slot, false, at.offset);
         for c in self.chunks() {
             self.chunk_memory(at, c);
-            dynasm!(self.b.asm; .arch x64
-                ; mov r10, r13
-                ; shr r10, (8 * c) as i8
-                ; test r10d, 0xFF
-                ; jz >next
-            );
+            let next = self.b.asm.new_dynamic_label();
+            self.unless_active(c, next);
             run_of(self, c);
             // The run in bounds (below 2^29 words: see `first_in_bounds`),
             // and every active lane inside it, aligned.
@@ -182,18 +178,14 @@ impl WaveBuilder {
             );
             self.inactive_pass(c);
             self.unless_all_equal(slow);
-            dynasm!(self.b.asm; .arch x64; next:);
+            dynasm!(self.b.asm; .arch x64; =>next);
         }
         self.memory(at.slot, false, at.offset);
         let shift = element.trailing_zeros() as u8;
         for c in self.chunks() {
             self.chunk_memory(at, c);
-            dynasm!(self.b.asm; .arch x64
-                ; mov r10, r13
-                ; shr r10, (8 * c) as i8
-                ; test r10d, 0xFF
-                ; jz >skip
-            );
+            let skip = self.b.asm.new_dynamic_label();
+            self.unless_active(c, skip);
             run_of(self, c);
             // Each lane's element in the run, as words in `TEMP2`.
             crate::x64::shift_q(&mut self.b.asm, false, 1, 1, shift);
@@ -209,7 +201,7 @@ impl WaveBuilder {
                 dynasm!(self.b.asm; .arch x64; vpermd Ry(w), Ry(TEMP2), Ry(w));
             }
             self.split_words(regs, size, c);
-            dynasm!(self.b.asm; .arch x64; skip:);
+            dynasm!(self.b.asm; .arch x64; =>skip);
         }
     }
 
